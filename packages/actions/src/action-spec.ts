@@ -1,0 +1,61 @@
+// The shape of one registry entry. The registry (registry.ts) is the ONLY place an endpoint
+// is declared: the api app builds its routes, permission checks and request validation
+// from it, the OpenAPI document is generated from it, and the typed client calls by name.
+
+export type Permission = "worker" | "read" | "operate" | "deploy" | "admin";
+export const PERMISSIONS: readonly Permission[] = ["worker", "read", "operate", "deploy", "admin"];
+
+export type JsonSchema = { [keyword: string]: unknown };
+
+export type HttpMethod = "get" | "post" | "put" | "delete";
+
+export type ApiCode =
+  | "invalid"
+  | "unauthenticated"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "internal"
+  | "unsupported"
+  | "unavailable";
+
+/** The HTTP status of each ApiCode (DESIGN §4). */
+export const API_CODE_STATUS: Record<ApiCode, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  internal: 500,
+  unsupported: 501,
+  unavailable: 503,
+};
+
+export interface ActionSpec {
+  /** operationId, camelCase, unique: e.g. "putDefinition". */
+  name: string;
+  method: HttpMethod;
+  /** OpenAPI path template. Relative to `/api` unless `root` is true. */
+  path: string;
+  /** Served at the server root (only `/healthz`). */
+  root?: boolean;
+  tag: string;
+  summary: string;
+  description: string;
+  /**
+   * Any one admits the call; `admin` always does. `[]` = declares nothing = admin only.
+   * "public" = no credential needed (healthz).
+   */
+  permissions: Permission[] | "public";
+  /** Object schema of the path parameters. */
+  params?: JsonSchema;
+  /** Object schema of the query parameters (strings on the wire, coerced to the declared types). */
+  query?: JsonSchema;
+  /** Request body schema; strict (additionalProperties false) wherever the body is an object. */
+  body?: JsonSchema;
+  /** Success responses by status. A response without schema has no body (204). */
+  responses: { [status: number]: { description: string; schema?: JsonSchema } };
+  /** Error statuses this endpoint can answer with (SPEC "Fails with"). */
+  errors: number[];
+  example?: { request?: unknown; response?: unknown };
+}

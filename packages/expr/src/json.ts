@@ -1,0 +1,36 @@
+// Lossless JSON: numbers that a float64 cannot hold exactly (integers beyond 2^53, long
+// decimal fractions) are kept as LosslessNumber so they survive input → state → output
+// unchanged. Every place that reads or writes instance data (HTTP bodies, stored state,
+// fetch responses) must go through parseJson/stringifyJson, never JSON.parse/stringify.
+import { isLosslessNumber, isSafeNumber, LosslessNumber, parse, stringify } from "lossless-json";
+
+export { isLosslessNumber, LosslessNumber };
+
+export type Json = null | boolean | string | number | LosslessNumber | Json[] | { [key: string]: Json };
+
+function parseNumber(text: string): number | LosslessNumber {
+  return isSafeNumber(text) ? Number(text) : new LosslessNumber(text);
+}
+
+/** Parses JSON text; throws SyntaxError with a position on malformed input. */
+export function parseJson(text: string): Json {
+  return parse(text, null, parseNumber) as Json;
+}
+
+export function stringifyJson(value: unknown, indent?: number): string {
+  const out = stringify(value as Json, undefined, indent);
+  if (out === undefined) throw new TypeError("value is not representable as JSON");
+  return out;
+}
+
+/** A copy with every LosslessNumber turned into the nearest float64 (for ajv, which only knows `number`). */
+export function toPlainJson(value: Json): unknown {
+  if (isLosslessNumber(value)) return Number((value as LosslessNumber).value);
+  if (Array.isArray(value)) return value.map(toPlainJson);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toPlainJson(v as Json);
+    return out;
+  }
+  return value;
+}
