@@ -1,0 +1,63 @@
+import type { LogLevel } from "./logger.js";
+
+export type AuthMode = "none" | "token";
+
+/** Everything the flags of `baton-api` decide (main.ts parses them; tests build it directly). */
+export interface ServerConfig {
+  host: string;
+  /** 0 = any free port (the bound address is logged as `listening`). */
+  port: number;
+  /** PostgreSQL URL (`--db` or DATABASE_URL); absent = PGlite in dataDir. */
+  dbUrl?: string;
+  dataDir: string;
+  /** Engine poll interval in ms; 0 = only /tick advances. */
+  pollMs: number;
+  maxConcurrent: number;
+  auth: AuthMode;
+  jwtAudience?: string;
+  jwtIssuer?: string;
+  jwtSecretFile?: string;
+  logLevel: LogLevel;
+  /** Request body cap in bytes (413 above). */
+  maxBodyBytes: number;
+  /** JSON values larger than this are externalized into `objects`. */
+  objectThresholdBytes: number;
+  /** `detail?resolve=true` splices objects up to this size back into the state. */
+  objectResolveLimitBytes: number;
+  /** Hosts a fetch task may call (empty = any) and may not call. Entries: host names or `*.suffix`. */
+  fetchAllowHosts: string[];
+  fetchDenyHosts: string[];
+  /** Whether POST /tick is enabled (otherwise 501). */
+  tickEnabled: boolean;
+}
+
+export const DEFAULT_CONFIG: ServerConfig = {
+  host: "127.0.0.1",
+  port: 8449,
+  dataDir: "./.baton",
+  pollMs: 500,
+  maxConcurrent: 200,
+  auth: "none",
+  logLevel: "info",
+  maxBodyBytes: 4 * 1024 * 1024,
+  objectThresholdBytes: 2048,
+  objectResolveLimitBytes: 1024 * 1024,
+  fetchAllowHosts: [],
+  fetchDenyHosts: [],
+  tickEnabled: true,
+};
+
+/** Parses `HOST:PORT`, `:PORT`, `[::1]:PORT` or `PORT`. Throws with the expected forms. */
+export function parseListenAddress(value: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value) ?? /^()()(\d+)$/.exec(value);
+  const port = m ? Number(m[3]) : Number.NaN;
+  if (!m || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`--http "${value}" is not a listen address; expected HOST:PORT, :PORT or PORT (0-65535)`);
+  }
+  const host = m[1] ?? (m[2] || "0.0.0.0");
+  return { host, port };
+}
+
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host.startsWith("127.");
+}

@@ -1,0 +1,37 @@
+import type { ActionSpec } from "@baton/actions";
+import type { Services } from "../services.js";
+
+/** Who made a request: `token:<id>` or a JWT `sub`. */
+export interface Principal {
+  /** null under `--auth none` (no identity). */
+  actor: string | null;
+  perms: readonly string[];
+}
+
+export interface ActionRequest {
+  action: ActionSpec;
+  /** Path parameters, decoded. */
+  params: Record<string, string>;
+  /** Query parameters, validated and coerced to the registry's declared types. */
+  query: Record<string, any>;
+  /** Parsed losslessly (@baton/expr parseJson) and validated against the registry's body schema. */
+  body: any;
+  principal: Principal;
+  /** The request URL, for links (per-process docs). */
+  url: URL;
+}
+
+export interface ActionReply {
+  /** Default 200. 204 sends no body. */
+  status?: number;
+  /** Serialised with stringifyJson unless `contentType` says otherwise. */
+  body?: unknown;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+/** Throws ApiError for client-visible failures. */
+export type ActionHandler = (request: ActionRequest, services: Services) => Promise<ActionReply>;
+
+/** Action name → handler. An action without a handler answers 501 `unsupported`. */
+export type ActionHandlers = Record<string, ActionHandler>;

@@ -1,0 +1,28 @@
+import type { Database, Db, DbKind } from "./storage/db.js";
+import type { Clock } from "./storage/clock.js";
+import type { Logger } from "./logger.js";
+import type { ServerConfig } from "./config.js";
+
+/** What the engine exposes to the HTTP layer and to /healthz. */
+export interface EngineHandle {
+  /** Ask the pump to look for due work now (after a start, resolve, resume…). */
+  wake(): void;
+  /** One full claim round; resolves with the number of instances advanced once their writes are committed. */
+  tick(): Promise<number>;
+  /** Milliseconds since this worker last renewed or took a lease (0 when idle). */
+  leaseAgeMs(): number;
+  /** Stop claiming, let in-flight advances finish (bounded), release leases. */
+  stop(): Promise<void>;
+}
+
+export interface Services {
+  db: Db;
+  database: Database;
+  dbKind: DbKind;
+  clock: Clock;
+  config: ServerConfig;
+  log: Logger;
+  /** Unique per process: host, pid and a random suffix. */
+  workerId: string;
+  engine: EngineHandle;
+}

@@ -1,0 +1,3 @@
+export * from "./definitions.js";
+export * from "./instances.js";
+export * from "./tokens.js";

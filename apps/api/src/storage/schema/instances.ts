@@ -1,0 +1,73 @@
+import { bigint, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+
+// One row is the queue entry, the state and the tree node of an instance (DESIGN §2).
+// JSON values (state, output) are text so exact decimals survive (see @baton/expr json.ts).
+export const instances = pgTable(
+  "instances",
+  {
+    id: text("id").primaryKey(),
+    rootId: text("root_id").notNull(),
+    parentId: text("parent_id"),
+    spawnTask: text("spawn_task"),
+    spawnKey: text("spawn_key"),
+    parentTaskEpoch: integer("parent_task_epoch").notNull().default(0),
+    process: text("process").notNull(),
+    version: integer("version").notNull(),
+    status: text("status").notNull(),
+    phase: text("phase"),
+    task: text("task").notNull(),
+    state: text("state").notNull(),
+    retryCount: integer("retry_count").notNull().default(0),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    output: text("output"),
+    /** Due time for the pump; null = not runnable by time (parked, settled, paused). */
+    wakeAt: bigint("wake_at", { mode: "number" }),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: bigint("lease_expires_at", { mode: "number" }),
+    previousOwner: text("previous_owner"),
+    leaseEpoch: integer("lease_epoch").notNull().default(0),
+    taskEpoch: integer("task_epoch").notNull().default(0),
+    externalClaimEpoch: integer("external_claim_epoch").notNull().default(0),
+    nextReplayable: boolean("next_replayable").notNull().default(true),
+    /** Operator request landed while a worker held the lease: "pause" | "cancel". */
+    requested: text("requested"),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    index("instances_due_idx").on(t.status, t.wakeAt),
+    index("instances_root_idx").on(t.rootId),
+    index("instances_parent_idx").on(t.parentId),
+    index("instances_created_idx").on(t.createdAt, t.id),
+    index("instances_updated_idx").on(t.updatedAt, t.id),
+    index("instances_process_idx").on(t.process, t.version),
+    index("instances_error_idx").on(t.errorCode),
+  ],
+);
+
+export const logs = pgTable(
+  "logs",
+  {
+    id: text("id").primaryKey(),
+    instanceId: text("instance_id").notNull(),
+    rootId: text("root_id").notNull(),
+    level: text("level").notNull(),
+    event: text("event").notNull(),
+    message: text("message").notNull(),
+    task: text("task"),
+    actor: text("actor"),
+    /** JSON object text or null. */
+    data: text("data"),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  },
+  (t) => [index("logs_root_idx").on(t.rootId, t.createdAt, t.id), index("logs_instance_idx").on(t.instanceId, t.createdAt, t.id)],
+);
+
+/** Content-addressed values externalized from instance state (sha256 of the JSON text). */
+export const objects = pgTable("objects", {
+  ref: text("ref").primaryKey(),
+  value: text("value").notNull(),
+  size: integer("size").notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+});

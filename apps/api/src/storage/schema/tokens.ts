@@ -1,0 +1,15 @@
+import { bigint, pgTable, text } from "drizzle-orm/pg-core";
+
+export const tokens = pgTable("tokens", {
+  id: text("id").primaryKey(),
+  label: text("label").notNull(),
+  /** JSON array of permission names, or null (no permissions). */
+  perms: text("perms"),
+  /** sha256 hex of the full secret; the secret itself is never stored. */
+  secretHash: text("secret_hash").notNull().unique(),
+  actor: text("actor"),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  lastUsedAt: bigint("last_used_at", { mode: "number" }),
+  expiresAt: bigint("expires_at", { mode: "number" }),
+  revokedAt: bigint("revoked_at", { mode: "number" }),
+});
