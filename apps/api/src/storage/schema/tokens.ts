@@ -7,9 +7,12 @@ export const tokens = pgTable("tokens", {
   perms: text("perms"),
   /** sha256 hex of the full secret; the secret itself is never stored. */
   secretHash: text("secret_hash").notNull().unique(),
+  /** Who created the token: `token:<id>`, a JWT `sub`, `bootstrap` (the tokens command) or null under --auth none. */
   actor: text("actor"),
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
   lastUsedAt: bigint("last_used_at", { mode: "number" }),
   expiresAt: bigint("expires_at", { mode: "number" }),
   revokedAt: bigint("revoked_at", { mode: "number" }),
+  /** Who revoked it, same forms as `actor`. */
+  revokedBy: text("revoked_by"),
 });
