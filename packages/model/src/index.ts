@@ -1,1 +1,12 @@
+export * from "./canonical.js";
+export * from "./decode/decode-definition.js";
 export * from "./definition.js";
+export * from "./duration.js";
+export * from "./error-codes.js";
+export * from "./input.js";
+export { formatProblems } from "./problems.js";
+export * from "./raises.js";
+export * from "./retry-delay.js";
+export * from "./schema-conform.js";
+export * from "./schema-subset.js";
+export * from "./schema-validate.js";

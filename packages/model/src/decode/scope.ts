@@ -1,0 +1,78 @@
+import type { DefinitionProblem } from "../definition.js";
+import { describeKind, isPlainObject } from "../json-kind.js";
+import type { ProblemSink } from "../problems.js";
+import { checkSchema } from "../schema-subset.js";
+
+/** Where a decoder is: the sink, the task it is inside (if any), and the definition's `$defs` names. */
+export interface Scope {
+  sink: ProblemSink;
+  task?: string;
+  defNames: readonly string[];
+}
+
+export function report(sc: Scope, path: string, message: string): void {
+  sc.sink.add(path, message, sc.task);
+}
+
+export function reportAll(sc: Scope, problems: DefinitionProblem[]): void {
+  for (const p of problems) sc.sink.add(p.path, p.message, sc.task);
+}
+
+/** The object, or undefined after reporting what was expected. */
+export function expectObject(sc: Scope, raw: unknown, path: string, what: string): Record<string, unknown> | undefined {
+  if (isPlainObject(raw)) return raw;
+  report(sc, path, `expected ${what}, got ${describeKind(raw)}`);
+  return undefined;
+}
+
+export function rejectUnknownFields(sc: Scope, obj: Record<string, unknown>, allowed: readonly string[], path: string, hint?: (key: string) => string | undefined): void {
+  for (const key of Object.keys(obj)) {
+    if (allowed.includes(key)) continue;
+    const extra = hint?.(key) ?? suggest(key, allowed);
+    report(sc, path, `unknown field "${key}"${extra === undefined ? "" : ` (${extra})`}`);
+  }
+}
+
+function suggest(key: string, allowed: readonly string[]): string | undefined {
+  const close = allowed.find((a) => editDistance(a, key) <= Math.max(1, Math.min(2, Math.floor(a.length / 3))));
+  return close === undefined ? `expected one of ${allowed.join(", ")}` : `did you mean "${close}"?`;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length];
+}
+
+export function expectString(sc: Scope, raw: unknown, path: string, what = "a string"): string | undefined {
+  if (typeof raw === "string") return raw;
+  report(sc, path, `expected ${what}, got ${describeKind(raw)}`);
+  return undefined;
+}
+
+export function expectBoolean(sc: Scope, raw: unknown, path: string): boolean | undefined {
+  if (typeof raw === "boolean") return raw;
+  report(sc, path, `expected true or false, got ${describeKind(raw)}`);
+  return undefined;
+}
+
+/** A schema of the subset (§6), checked with `$ref`s resolved against the definition's `$defs`. */
+export function decodeSchema(sc: Scope, raw: unknown, path: string): Record<string, unknown> | undefined {
+  const problems = checkSchema(raw, path, { defs: sc.defNames });
+  reportAll(sc, problems);
+  return isPlainObject(raw) ? raw : undefined;
+}
+
+/** A map of name → schema or null (`raises`, `responses`). */
+export function decodeSchemaOrNull(sc: Scope, raw: unknown, path: string): Record<string, unknown> | null | undefined {
+  if (raw === null) return null;
+  return decodeSchema(sc, raw, path);
+}

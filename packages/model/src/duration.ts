@@ -1,0 +1,55 @@
+// Durations of LANGUAGE.md §2.7: "250ms", "30s", "2h30m", "1d", a bare number of ms.
+// "$: expr" durations are evaluated by the engine at run time; parseDuration refuses them.
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const UNIT_ORDER = ["d", "h", "m", "s", "ms"];
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/y;
+
+export function isDynamicDuration(text: string | number): boolean {
+  return typeof text === "string" && text.trimStart().startsWith("$:");
+}
+
+/** Milliseconds; throws an Error saying what was wrong and what is expected. */
+export function parseDuration(text: string | number): number {
+  if (typeof text === "number") {
+    if (!Number.isFinite(text) || text < 0) throw new Error(`duration ${text} must be a non-negative number of milliseconds`);
+    return Math.round(text);
+  }
+  if (typeof text !== "string") throw new Error(`a duration must be a string like "30s" or a number of milliseconds`);
+  if (isDynamicDuration(text)) throw new Error(`duration "${text}" is an expression; only the engine can evaluate it`);
+  const s = text.trim();
+  if (/^\d+(\.\d+)?$/.test(s)) return Math.round(Number(s));
+  if (s === "") throw new Error(`duration is empty; expected e.g. "250ms", "30s", "2h30m", "1d" or a number of milliseconds`);
+  let total = 0;
+  let pos = 0;
+  let lastUnit = -1;
+  PART.lastIndex = 0;
+  while (pos < s.length) {
+    PART.lastIndex = pos;
+    const m = PART.exec(s);
+    if (m === null) throw new Error(badDuration(text));
+    const unitIndex = UNIT_ORDER.indexOf(m[2]);
+    if (unitIndex <= lastUnit) throw new Error(`${badDuration(text)} (units must go from largest to smallest, each once)`);
+    lastUnit = unitIndex;
+    total += Number(m[1]) * UNIT_MS[m[2]];
+    pos = PART.lastIndex;
+  }
+  return Math.round(total);
+}
+
+function badDuration(text: string): string {
+  return `invalid duration "${text}"; expected e.g. "250ms", "30s", "2h30m", "1d" or a number of milliseconds`;
+}
+
+/** Problem text for a static duration, or undefined when it parses. */
+export function durationProblem(value: unknown, allowDynamic: boolean): string | undefined {
+  if (typeof value !== "string" && typeof value !== "number")
+    return `expected a duration like "30s" or a number of milliseconds, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`;
+  if (isDynamicDuration(value)) return allowDynamic ? undefined : `duration "${value}" cannot be an expression here`;
+  try {
+    parseDuration(value);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
