@@ -1,1 +1,3 @@
-export {};
+export * from "./http.js";
+export * from "./server.js";
+export * from "./upstream.js";

@@ -1,0 +1,147 @@
+import { and, eq, inArray, type SQL } from "drizzle-orm";
+import { childReferences } from "../definitions/child-references.js";
+import { getDefinition } from "../definitions/store.js";
+import type { ActionHandlers } from "../http/action-handler.js";
+import { invalid, notFound } from "../http/api-error.js";
+import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
+import { iso } from "../http/time.js";
+import type { Db } from "../storage/db.js";
+import { channels, definitionPins, definitions } from "../storage/schema/index.js";
+
+type ChannelRow = typeof channels.$inferSelect;
+
+const CHANNEL_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+
+const channelList: ListSpec<ChannelRow> = {
+  list: "channels",
+  sorts: {
+    name: { columns: [channels.name, channels.channel], values: (r) => [r.name, r.channel] },
+    updated_at: { columns: [channels.updatedAt, channels.name, channels.channel], values: (r) => [r.updatedAt, r.name, r.channel] },
+  },
+  defaultSort: "name",
+  defaultOrder: "asc",
+};
+
+function channelEntry(row: ChannelRow) {
+  return { channel: row.channel, name: row.name, version: row.version, ...(row.actor ? { actor: row.actor } : {}), updated_at: iso(row.updatedAt) };
+}
+
+function checkChannelName(field: string, value: string): void {
+  if (!CHANNEL_NAME.test(value)) {
+    throw invalid(`${field} "${value}" is not a valid channel name; expected lower-case letters, digits, "_", "." or "-" (at most 64, starting with a letter or digit)`, [
+      { path: `body.${field}`, message: "must match ^[a-z0-9][a-z0-9_.-]{0,63}$" },
+    ]);
+  }
+}
+
+async function channelRows(db: Db, channel: string): Promise<ChannelRow[]> {
+  const rows = await db.select().from(channels).where(eq(channels.channel, channel));
+  if (rows.length === 0) throw notFound(`channel "${channel}" points at no process`);
+  return rows;
+}
+
+/** `root` and every process it references as a child, transitively, at the versions on `rows`. */
+async function subtree(db: Db, rows: ChannelRow[], root: string): Promise<Set<string>> {
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  if (!byName.has(root)) throw notFound(`process "${root}" is not on the channel`);
+  const seen = new Set<string>();
+  const queue = [root];
+  while (queue.length > 0) {
+    const name = queue.pop()!;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const row = byName.get(name);
+    if (!row) continue;
+    const def = await getDefinition(db, name, row.version);
+    for (const ref of def ? childReferences(def.definition) : []) queue.push(ref.child);
+  }
+  return seen;
+}
+
+export const channelHandlers: ActionHandlers = {
+  listChannels: async ({ query }, { db }) => {
+    const filters: SQL[] = [];
+    if (query.name !== undefined) filters.push(eq(channels.name, query.name));
+    if (query.channel !== undefined) filters.push(eq(channels.channel, query.channel));
+    const page = await paginate(db, channels, and(...filters), channelList, query);
+    return { body: mapPage(page, channelEntry) };
+  },
+
+  setChannel: async ({ body, principal }, { db, clock }) => {
+    const { name, channel, version } = body as { name: string; channel: string; version: number };
+    checkChannelName("channel", channel);
+    const def = await getDefinition(db, name, version);
+    if (!def) {
+      const [any] = await db.select({ version: definitions.version }).from(definitions).where(eq(definitions.name, name)).limit(1);
+      throw notFound(any ? `process "${name}" has no version ${version}` : `process "${name}" is not registered`);
+    }
+    const now = clock.now();
+    await db
+      .insert(channels)
+      .values({ name, channel, version, actor: principal.actor, updatedAt: now })
+      .onConflictDoUpdate({ target: [channels.channel, channels.name], set: { version, actor: principal.actor, updatedAt: now } });
+    return { body: { channel, name, version } };
+  },
+
+  deleteChannel: async ({ body }, { db }) => {
+    const { name, channel } = body as { name: string; channel: string };
+    const deleted = await db
+      .delete(channels)
+      .where(and(eq(channels.channel, channel), eq(channels.name, name)))
+      .returning({ name: channels.name });
+    return { body: { deleted: deleted.length > 0 } };
+  },
+
+  promoteChannel: async ({ body, principal }, { db, clock }) => {
+    const { from, to, process } = body as { from: string; to: string; process?: string };
+    checkChannelName("from", from);
+    checkChannelName("to", to);
+    if (from === to) throw invalid(`"from" and "to" are both "${from}"; promote copies pointers between two different channels`);
+    const now = clock.now();
+    const promoted = await db.transaction(async (txRaw) => {
+      const tx = txRaw as unknown as Db;
+      const rows = await channelRows(tx, from);
+      const scope = process ? await subtree(tx, rows, process) : undefined;
+      const chosen = rows.filter((r) => !scope || scope.has(r.name)).sort((a, b) => a.name.localeCompare(b.name));
+      const current = new Map(
+        (
+          await tx
+            .select()
+            .from(channels)
+            .where(and(eq(channels.channel, to), inArray(channels.name, chosen.length ? chosen.map((r) => r.name) : [""])))
+        ).map((r) => [r.name, r.version] as const),
+      );
+      const out: Array<{ name: string; version: number; previous: number | null }> = [];
+      for (const row of chosen) {
+        await tx
+          .insert(channels)
+          .values({ name: row.name, channel: to, version: row.version, actor: principal.actor, updatedAt: now })
+          .onConflictDoUpdate({ target: [channels.channel, channels.name], set: { version: row.version, actor: principal.actor, updatedAt: now } });
+        out.push({ name: row.name, version: row.version, previous: current.get(row.name) ?? null });
+      }
+      return out;
+    });
+    return { body: { from, to, promoted } };
+  },
+
+  channelStatus: async ({ body }, { db }) => {
+    const { channel } = body as { channel: string };
+    const rows = await channelRows(db, channel);
+    const onChannel = new Map(rows.map((r) => [r.name, r.version] as const));
+    const items: Array<{ name: string; version: number; task: string; child: string; pinned_version: number; channel_version: number | null }> = [];
+    for (const row of rows.sort((a, b) => a.name.localeCompare(b.name))) {
+      const pins = await db
+        .select()
+        .from(definitionPins)
+        .where(and(eq(definitionPins.name, row.name), eq(definitionPins.version, row.version)));
+      for (const pin of pins) {
+        const current = onChannel.get(pin.child) ?? null;
+        if (current !== pin.childVersion) {
+          items.push({ name: row.name, version: row.version, task: pin.task, child: pin.child, pinned_version: pin.childVersion, channel_version: current });
+        }
+      }
+    }
+    return { body: { items } };
+  },
+};
+

@@ -1,0 +1,19 @@
+import type { ActionHandlers } from "../http/action-handler.js";
+import { channelHandlers } from "./channels.js";
+import { debugHandlers } from "./debug.js";
+import { definitionHandlers } from "./definitions.js";
+import { instanceHandlers } from "./instances.js";
+import { lifecycleHandlers } from "./lifecycle.js";
+import { processDocsHandlers } from "./process-docs.js";
+import { tokenHandlers } from "./tokens.js";
+
+/** Every implemented action; the registry entries missing here answer 501. */
+export const handlers: ActionHandlers = {
+  ...definitionHandlers,
+  ...channelHandlers,
+  ...processDocsHandlers,
+  ...instanceHandlers,
+  ...lifecycleHandlers,
+  ...tokenHandlers,
+  ...debugHandlers,
+};

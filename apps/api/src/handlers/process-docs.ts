@@ -1,0 +1,23 @@
+import { buildOpenApi, buildProcessOpenApi, docsHtml, registry } from "@baton/actions";
+import type { ActionHandlers } from "../http/action-handler.js";
+import { requireDefinition } from "./definitions.js";
+
+let base: ReturnType<typeof buildOpenApi> | undefined;
+
+export const processDocsHandlers: ActionHandlers = {
+  getProcessOpenApi: async ({ params }, { db }) => {
+    const def = await requireDefinition(db, params.name!);
+    base ??= buildOpenApi(registry);
+    return { body: buildProcessOpenApi(base, def.definition) };
+  },
+
+  getProcessDocs: async ({ params }, { db }) => {
+    const def = await requireDefinition(db, params.name!);
+    const html = docsHtml({
+      specUrl: `/api/definitions/${encodeURIComponent(def.name)}/openapi.json`,
+      assetBase: "/public/docs/assets/",
+      title: `Baton: ${def.name}`,
+    });
+    return { contentType: "text/html; charset=utf-8", body: html };
+  },
+};

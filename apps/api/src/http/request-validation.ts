@@ -1,0 +1,121 @@
+import type { ActionSpec, JsonSchema } from "@baton/actions";
+import { type Json, toPlainJson } from "@baton/expr";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+import { type FieldProblem, invalid } from "./api-error.js";
+
+// ajv-formats is CommonJS: under NodeNext the callable is on `.default`.
+const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+// Two instances: query strings are coerced to the declared types (and defaults filled);
+// bodies are JSON already and must match exactly.
+const queryAjv = addFormats(new Ajv({ allErrors: true, coerceTypes: "array", useDefaults: true, strict: false }));
+const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
+
+interface CompiledAction {
+  params?: ValidateFunction;
+  query?: ValidateFunction;
+  body?: ValidateFunction;
+}
+
+const compiled = new Map<string, CompiledAction>();
+
+function compile(action: ActionSpec): CompiledAction {
+  let entry = compiled.get(action.name);
+  if (!entry) {
+    entry = {
+      params: action.params ? queryAjv.compile(action.params) : undefined,
+      query: action.query ? queryAjv.compile(action.query) : undefined,
+      body: action.body ? bodyAjv.compile(action.body) : undefined,
+    };
+    compiled.set(action.name, entry);
+  }
+  return entry;
+}
+
+/** Compiles every action's validators up front, so a broken schema fails at start, not on a request. */
+export function precompile(actions: readonly ActionSpec[]): void {
+  for (const action of actions) compile(action);
+}
+
+/** `/tasks/0/id` → `tasks[0].id`, prefixed with the part of the request (body, query, path). */
+export function jsonPointerToPath(prefix: string, pointer: string): string {
+  let out = prefix;
+  for (const raw of pointer.split("/").slice(1)) {
+    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (/^\d+$/.test(seg)) out += `[${seg}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(seg)) out += out ? `.${seg}` : seg;
+    else out += `[${JSON.stringify(seg)}]`;
+  }
+  return out;
+}
+
+function describe(error: ErrorObject, prefix: string): FieldProblem {
+  const base = jsonPointerToPath(prefix, error.instancePath);
+  const join = (name: string) => jsonPointerToPath(prefix, `${error.instancePath}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`);
+  const p = error.params as Record<string, any>;
+  switch (error.keyword) {
+    case "required":
+      return { path: join(p.missingProperty), message: "is required" };
+    case "additionalProperties":
+      return { path: join(p.additionalProperty), message: `unknown field "${p.additionalProperty}"` };
+    case "type":
+      return { path: base || prefix, message: `must be of type ${p.type}` };
+    case "enum":
+      return { path: base || prefix, message: `must be one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` };
+    default:
+      return { path: base || prefix, message: error.message ?? `fails ${error.keyword}` };
+  }
+}
+
+function problems(errors: ErrorObject[] | null | undefined, prefix: string): FieldProblem[] {
+  const seen = new Set<string>();
+  const out: FieldProblem[] = [];
+  for (const e of errors ?? []) {
+    // oneOf/anyOf report every branch; the summary line is enough and the rest is noise.
+    if (e.keyword === "if") continue;
+    const p = describe(e, prefix);
+    const key = `${p.path}|${p.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+function fail(where: string, list: FieldProblem[]): never {
+  const first = list[0];
+  const summary = first ? `${first.path} ${first.message}` : "does not match the expected shape";
+  const more = list.length > 1 ? ` (and ${list.length - 1} more problem${list.length > 2 ? "s" : ""})` : "";
+  throw invalid(`invalid ${where}: ${summary}${more}`, list);
+}
+
+export function validateParams(action: ActionSpec, params: Record<string, string>): Record<string, string> {
+  const v = compile(action).params;
+  if (v && !v(params)) fail("path parameter", problems(v.errors, "path"));
+  return params;
+}
+
+/** Coerces query strings to the declared types; unknown parameters are refused by the strict schemas. */
+export function validateQuery(action: ActionSpec, raw: Record<string, string>): Record<string, any> {
+  const query: Record<string, any> = { ...raw };
+  const v = compile(action).query;
+  if (v) {
+    if (!v(query)) fail("query parameter", problems(v.errors, "query"));
+  } else if (Object.keys(raw).length > 0) {
+    fail("query parameter", Object.keys(raw).map((k) => ({ path: `query.${k}`, message: `unknown parameter "${k}"` })));
+  }
+  return query;
+}
+
+/** Validates a lossless body (big numbers checked as their nearest float). Returns the body unchanged. */
+export function validateBody(action: ActionSpec, body: Json | undefined): Json | undefined {
+  const v = compile(action).body;
+  if (!v) return body;
+  if (body === undefined) fail("request body", [{ path: "body", message: "is required (a JSON request body)" }]);
+  if (!v(toPlainJson(body))) fail("request body", problems(v.errors, "body"));
+  return body;
+}
+
+export type { JsonSchema };

@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { registerTokensCommand } from "./commands/tokens.js";
+import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.js";
+import { createLogger, isLogLevel, type LogLevel } from "./logger.js";
+import { startServer } from "./server.js";
+
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+
+function integer(name: string, min: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
+    return n;
+  };
+}
+
+function hostList(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)];
+}
+
+const program = new Command("baton-api")
+  .description("Baton API server: durable business-process orchestration over HTTP")
+  .version(pkg.version, "--version", "print the version and exit")
+  .addOption(new Option("--http <addr>", "listen address HOST:PORT (port 0 = any free port)").default("127.0.0.1:8449"))
+  .addOption(new Option("--db <url>", "PostgreSQL URL; default: embedded PGlite in --data-dir").env("DATABASE_URL"))
+  .option("--data-dir <dir>", 'PGlite data directory ("memory://" for a throwaway database)', DEFAULT_CONFIG.dataDir)
+  .option("--poll <ms>", "engine poll interval in ms; 0 = only POST /tick advances", integer("--poll", 0), DEFAULT_CONFIG.pollMs)
+  .option("--max-concurrent <n>", "advances in flight at once in this process", integer("--max-concurrent", 1), DEFAULT_CONFIG.maxConcurrent)
+  .addOption(new Option("--auth <mode>", "authentication mode").choices(["none", "token"]).default("none"))
+  .option("--jwt-audience <aud>", "audience the sign-in proxy's JWTs must carry")
+  .option("--jwt-issuer <iss>", "issuer the sign-in proxy's JWTs must carry")
+  .option("--jwt-secret-file <path>", "file holding the HS256 secret shared with the sign-in proxy (at least 32 characters)")
+  .addOption(new Option("--log-level <level>", "debug | info | warn | error").default("info"))
+  .option("--max-body <bytes>", "request body limit in bytes (413 above)", integer("--max-body", 1024), DEFAULT_CONFIG.maxBodyBytes)
+  .option("--object-threshold <bytes>", "JSON values larger than this are stored once in objects", integer("--object-threshold", 64), DEFAULT_CONFIG.objectThresholdBytes)
+  .option("--object-resolve-limit <bytes>", "detail?resolve=true splices objects up to this size", integer("--object-resolve-limit", 0), DEFAULT_CONFIG.objectResolveLimitBytes)
+  .option("--fetch-allow <hosts>", "hosts fetch tasks may call (comma-separated; *.suffix allowed); default any", hostList, [])
+  .option("--fetch-deny <hosts>", "hosts fetch tasks may not call (comma-separated; *.suffix allowed)", hostList, [])
+  .option("--no-tick", "disable POST /tick (it then answers 501)")
+  .showHelpAfterError()
+  .action(async (opts) => {
+    if (!isLogLevel(opts.logLevel)) fatal(`--log-level must be one of debug, info, warn, error (got "${opts.logLevel}")`);
+    let listen: { host: string; port: number };
+    try {
+      listen = parseListenAddress(opts.http);
+    } catch (error) {
+      return fatal((error as Error).message);
+    }
+    if (opts.db !== undefined && !/^postgres(ql)?:\/\//.test(opts.db)) fatal(`--db must be a postgres:// or postgresql:// URL (got "${redactUrl(opts.db)}")`);
+    const config: ServerConfig = {
+      ...DEFAULT_CONFIG,
+      host: listen.host,
+      port: listen.port,
+      dbUrl: opts.db,
+      dataDir: opts.dataDir,
+      pollMs: opts.poll,
+      maxConcurrent: opts.maxConcurrent,
+      auth: opts.auth,
+      jwtAudience: opts.jwtAudience,
+      jwtIssuer: opts.jwtIssuer,
+      jwtSecretFile: opts.jwtSecretFile,
+      logLevel: opts.logLevel as LogLevel,
+      maxBodyBytes: opts.maxBody,
+      objectThresholdBytes: opts.objectThreshold,
+      objectResolveLimitBytes: opts.objectResolveLimit,
+      fetchAllowHosts: opts.fetchAllow,
+      fetchDenyHosts: opts.fetchDeny,
+      tickEnabled: opts.tick !== false,
+    };
+    const log = createLogger(config.logLevel);
+    let server: Awaited<ReturnType<typeof startServer>>;
+    try {
+      server = await startServer(config, log);
+    } catch (error) {
+      return fatal(startupMessage(error, config));
+    }
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info("shutting down", { signal });
+      const force = setTimeout(() => {
+        log.error("shutdown took longer than 30s; exiting");
+        process.exit(1);
+      }, 30_000);
+      force.unref();
+      server.close().then(
+        () => process.exit(0),
+        (error) => {
+          log.error("shutdown failed", { error: (error as Error).message });
+          process.exit(1);
+        },
+      );
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+  });
+
+registerTokensCommand(program);
+
+function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
+}
+
+function startupMessage(error: unknown, config: ServerConfig): string {
+  const e = error as NodeJS.ErrnoException;
+  if (e.code === "EADDRINUSE") return `cannot listen on ${config.host}:${config.port}: the address is already in use`;
+  if (e.code === "EACCES") return `cannot listen on ${config.host}:${config.port}: permission denied`;
+  if (e.code === "ECONNREFUSED" || e.code === "ENOTFOUND" || e.code === "ETIMEDOUT" || e.code === "CONNECT_TIMEOUT") {
+    return `cannot reach the database at ${redactUrl(config.dbUrl ?? "")}: ${e.message}`;
+  }
+  return `cannot start: ${(error as Error).message}`;
+}
+
+function fatal(message: string): never {
+  process.stderr.write(`baton-api: ${message}\n`);
+  process.exit(1);
+}
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,62 @@
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import { createAuthenticator } from "./auth/index.js";
+import type { ServerConfig } from "./config.js";
+import { createEngine } from "./engine/index.js";
+import { handlers } from "./handlers/index.js";
+import { createApp } from "./http/app.js";
+import type { Logger } from "./logger.js";
+import type { Services } from "./services.js";
+import { createClock } from "./storage/clock.js";
+import { openDatabase } from "./storage/db.js";
+
+export interface RunningServer {
+  url: string;
+  services: Services;
+  /** Stop accepting, let the engine drain (bounded), close the database. Idempotent. */
+  close(): Promise<void>;
+}
+
+function formatUrl(host: string, port: number): string {
+  const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  return `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
+}
+
+export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
+  const database = await openDatabase({ url: config.dbUrl, dataDir: config.dataDir });
+  const clock = createClock();
+  const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  let engine: Services["engine"] | undefined;
+  let server: ServerType | undefined;
+  try {
+    const authenticator = await createAuthenticator(config, { db: database.db, clock, log });
+    engine = createEngine({ db: database.db, clock, config, log, workerId });
+    const services: Services = { db: database.db, database, dbKind: database.kind, clock, config, log, workerId, engine };
+    const app = createApp(services, handlers, authenticator);
+    const address = await new Promise<AddressInfo>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => resolve(info));
+      s.once("error", reject);
+      server = s;
+    });
+    const url = formatUrl(config.host, address.port);
+    log.info("listening", { url, database: database.kind, worker_id: workerId, auth: config.auth, poll_ms: config.pollMs });
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      services,
+      close: () =>
+        (closing ??= (async () => {
+          await new Promise<void>((resolve) => server!.close(() => resolve()));
+          await engine!.stop();
+          await database.close();
+        })()),
+    };
+  } catch (error) {
+    if (server) server.close();
+    await engine?.stop().catch(() => {});
+    await database.close().catch(() => {});
+    throw error;
+  }
+}
