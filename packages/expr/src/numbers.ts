@@ -1,0 +1,101 @@
+// Exact decimal arithmetic over JSON numbers. A number that a float64 round-trips exactly
+// (its shortest decimal text equals the decimal value) comes back as a JS number; anything
+// else as a LosslessNumber, so big integers and long fractions survive unchanged.
+import { Decimal } from "decimal.js";
+import { isLosslessNumber, LosslessNumber } from "./json.js";
+
+export type JsonNumber = number | LosslessNumber;
+
+/** + - * % are exact up to this many significant digits (far beyond any real payload). */
+export const EXACT_DIGITS = 1000;
+/** `/` rounds to this many significant digits, half-even (IEEE 754 decimal128). */
+export const QUOTIENT_DIGITS = 34;
+
+const Exact = Decimal.clone({ precision: EXACT_DIGITS, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -7, toExpPos: 21 });
+const Quotient = Exact.clone({ precision: QUOTIENT_DIGITS });
+
+export function isJsonNumber(value: unknown): value is JsonNumber {
+  return typeof value === "number" || isLosslessNumber(value);
+}
+
+export function toDecimal(value: JsonNumber): Decimal {
+  return new Exact(typeof value === "number" ? value : value.value);
+}
+
+export function fromDecimal(value: Decimal): JsonNumber {
+  const n = value.toNumber();
+  if (Number.isFinite(n) && new Exact(n).eq(value)) return n === 0 ? 0 : n;
+  return new LosslessNumber(value.toString());
+}
+
+/** The value of a number literal written in an expression (digits, optional fraction and exponent). */
+export function numberFromText(text: string): JsonNumber {
+  return fromDecimal(new Exact(text));
+}
+
+const bothSafeIntegers = (a: JsonNumber, b: JsonNumber): boolean =>
+  typeof a === "number" && typeof b === "number" && Number.isSafeInteger(a) && Number.isSafeInteger(b);
+
+export function add(a: JsonNumber, b: JsonNumber): JsonNumber {
+  if (bothSafeIntegers(a, b)) {
+    const sum = (a as number) + (b as number);
+    if (Number.isSafeInteger(sum)) return sum;
+  }
+  return fromDecimal(toDecimal(a).plus(toDecimal(b)));
+}
+
+export function subtract(a: JsonNumber, b: JsonNumber): JsonNumber {
+  if (bothSafeIntegers(a, b)) {
+    const difference = (a as number) - (b as number);
+    if (Number.isSafeInteger(difference)) return difference === 0 ? 0 : difference;
+  }
+  return fromDecimal(toDecimal(a).minus(toDecimal(b)));
+}
+
+export function multiply(a: JsonNumber, b: JsonNumber): JsonNumber {
+  if (bothSafeIntegers(a, b)) {
+    const product = (a as number) * (b as number);
+    if (Number.isSafeInteger(product)) return product === 0 ? 0 : product;
+  }
+  return fromDecimal(toDecimal(a).times(toDecimal(b)));
+}
+
+export function isZero(a: JsonNumber): boolean {
+  return typeof a === "number" ? a === 0 : toDecimal(a).isZero();
+}
+
+/** Callers check for a zero divisor first. */
+export function divide(a: JsonNumber, b: JsonNumber): JsonNumber {
+  return fromDecimal(new Quotient(toDecimal(a)).div(toDecimal(b)));
+}
+
+/** Truncated remainder (sign of the dividend, like JS `%`), exact. Callers check for a zero divisor. */
+export function remainder(a: JsonNumber, b: JsonNumber): JsonNumber {
+  if (bothSafeIntegers(a, b)) {
+    const r = (a as number) % (b as number);
+    return r === 0 ? 0 : r;
+  }
+  return fromDecimal(toDecimal(a).mod(toDecimal(b)));
+}
+
+export function negate(a: JsonNumber): JsonNumber {
+  if (typeof a === "number") return a === 0 ? 0 : -a;
+  return fromDecimal(toDecimal(a).neg());
+}
+
+/** -1, 0 or 1 by decimal value. */
+export function compareNumbers(a: JsonNumber, b: JsonNumber): number {
+  // Distinct float64 values have distinct shortest decimal texts in the same order, so native comparison agrees.
+  if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : 0;
+  return toDecimal(a).comparedTo(toDecimal(b));
+}
+
+export function isIntegerNumber(a: JsonNumber): boolean {
+  return typeof a === "number" ? Number.isInteger(a) : toDecimal(a).isInteger();
+}
+
+/** Plain decimal text without exponent or trailing zeros: `1e21` → `1000000000000000000000`, `-0` → `0`. */
+export function canonicalNumberText(a: JsonNumber): string {
+  if (typeof a === "number" && Number.isSafeInteger(a)) return String(a === 0 ? 0 : a);
+  return toDecimal(a).toFixed();
+}

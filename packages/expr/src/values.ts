@@ -1,0 +1,67 @@
+import { type Json, stringifyJson } from "./json.js";
+import { canonicalNumberText, compareNumbers, isJsonNumber } from "./numbers.js";
+
+export type ValueKind = "null" | "boolean" | "string" | "number" | "array" | "object";
+
+export function kindOf(value: Json): ValueKind {
+  if (value === null) return "null";
+  if (typeof value === "boolean") return "boolean";
+  if (typeof value === "string") return "string";
+  if (isJsonNumber(value)) return "number";
+  if (Array.isArray(value)) return "array";
+  return "object";
+}
+
+/** `a string "abc"`, `the number 3`, `null`, `an object` — for runtime error messages. */
+export function describeValue(value: Json): string {
+  const kind = kindOf(value);
+  switch (kind) {
+    case "null":
+      return "null";
+    case "boolean":
+      return `the boolean ${value}`;
+    case "number":
+      return `the number ${canonicalNumberText(value as number)}`;
+    case "string": {
+      const s = value as string;
+      return `the string ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)}`;
+    }
+    case "array":
+      return "an array";
+    default:
+      return "an object";
+  }
+}
+
+/** Deep equality by value; numbers compare by decimal value (1 == 1.0), key order is irrelevant. */
+export function deepEqual(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if (isJsonNumber(a)) return isJsonNumber(b) && compareNumbers(a, b) === 0;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object" || isJsonNumber(b)) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const aKeys = Object.keys(a);
+  if (aKeys.length !== Object.keys(b).length) return false;
+  for (const key of aKeys) {
+    if (!Object.hasOwn(b, key) || !deepEqual(a[key], b[key])) return false;
+  }
+  return true;
+}
+
+/** How `${ }` renders a value: strings as is, numbers in canonical decimal, others as JSON. */
+export function renderValue(value: Json): string {
+  if (typeof value === "string") return value;
+  if (isJsonNumber(value)) return canonicalNumberText(value);
+  if (value === null || typeof value === "boolean") return String(value);
+  return stringifyJson(value);
+}
+
+/** Sets an own property, also for the key "__proto__" (plain assignment would replace the prototype). */
+export function setKey(target: { [k: string]: Json }, key: string, value: Json): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
