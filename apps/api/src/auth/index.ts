@@ -1,22 +1,75 @@
-import type { ActionSpec } from "@baton/actions";
-import type { ServerConfig } from "../config.js";
+import { type ServerConfig, isLoopback } from "../config.js";
 import type { Principal } from "../http/action-handler.js";
+import { ApiError } from "../http/api-error.js";
 import type { Logger } from "../logger.js";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
+import { parseBearerCredential } from "./bearer-credential.js";
+import { loadJwtSettings } from "./jwt-settings.js";
+import { type JwtSettings, verifyJwt } from "./jwt-verifier.js";
+import { authenticateToken } from "./token-authentication.js";
+
+export { authorize } from "./permissions.js";
 
 export interface Authenticator {
   /** Throws ApiError `unauthenticated` (with WWW-Authenticate: Bearer) for a missing or bad credential. */
   authenticate(authorization: string | undefined): Promise<Principal>;
 }
 
-const OPEN: Principal = { actor: null, perms: ["admin"] };
+/** Everyone under `--auth none`: no identity, every endpoint open. */
+export const OPEN_PRINCIPAL: Principal = Object.freeze({ actor: null, perms: Object.freeze(["admin"]) });
 
-// Placeholder until the auth issue lands: only `--auth none`.
-export async function createAuthenticator(config: ServerConfig, _deps: { db: Db; clock: Clock; log: Logger }): Promise<Authenticator> {
-  if (config.auth !== "none") throw new Error(`--auth ${config.auth} is not implemented yet`);
-  return { authenticate: async () => OPEN };
+export function unauthenticated(reason: string): ApiError {
+  return new ApiError("unauthenticated", reason, { headers: { "WWW-Authenticate": "Bearer" } });
 }
 
-/** Throws ApiError `forbidden` naming the permission needed. */
-export function authorize(_principal: Principal, _action: ActionSpec): void {}
+/**
+ * Throws (one line, for main.ts to print before exiting) when the JWT flags are incomplete or
+ * the secret file is missing, unreadable or shorter than 32 characters after trimming.
+ * Warns when `--auth none` listens beyond loopback.
+ */
+export async function createAuthenticator(config: ServerConfig, deps: { db: Db; clock: Clock; log: Logger }): Promise<Authenticator> {
+  const { db, clock, log } = deps;
+  const jwt = loadJwtSettings(config);
+  if (config.auth === "none") {
+    if (!isLoopback(config.host)) {
+      log.warn(
+        `authentication is off (--auth none) while listening on ${config.host}: anyone who can reach this address can use every endpoint, tokens and /tick included; start with --auth token`,
+        { auth: "none", host: config.host },
+      );
+    }
+    if (jwt) log.warn("the --jwt-* flags have no effect under --auth none; add --auth token to require credentials", { auth: "none" });
+    // The header is never read in this mode.
+    return { authenticate: async () => OPEN_PRINCIPAL };
+  }
+  if (config.auth !== "token") throw new Error(`--auth ${String(config.auth)} is not an auth mode; expected none or token`);
+  log.info("authentication required (--auth token)", { auth: "token", jwt: jwt ? { issuer: jwt.issuer, audience: jwt.audience } : false });
+  return { authenticate: (header) => authenticateBearer(header, { db, clock, log, jwt }) };
+}
+
+async function authenticateBearer(
+  header: string | undefined,
+  deps: { db: Db; clock: Clock; log: Logger; jwt: JwtSettings | null },
+): Promise<Principal> {
+  const credential = parseBearerCredential(header);
+  if (credential.kind === "refused") throw refuse(deps.log, credential.reason, "none");
+  if (credential.kind === "token") {
+    const verdict = await authenticateToken(deps.db, credential.secret, deps.clock.now());
+    if (!verdict.ok) throw refuse(deps.log, verdict.reason, "token", verdict.tokenId);
+    deps.log.debug("authenticated", { actor: verdict.principal.actor, credential: "token" });
+    return verdict.principal;
+  }
+  if (!deps.jwt) {
+    throw refuse(deps.log, "this server accepts no JWTs: it was started without --jwt-secret-file, --jwt-issuer and --jwt-audience", "jwt");
+  }
+  const verdict = await verifyJwt(credential.jwt, deps.jwt, deps.clock.now());
+  if (!verdict.ok) throw refuse(deps.log, verdict.reason, "jwt");
+  deps.log.debug("authenticated", { actor: verdict.principal.actor, credential: "jwt" });
+  return verdict.principal;
+}
+
+// Logged fields are the reason and the token id only: never the header, secret or JWT.
+function refuse(log: Logger, reason: string, credential: "none" | "token" | "jwt", tokenId?: string): ApiError {
+  log.info("credential refused", tokenId ? { credential, reason, token_id: tokenId } : { credential, reason });
+  return unauthenticated(reason);
+}
