@@ -53,9 +53,28 @@ export interface ActionSpec {
   query?: JsonSchema;
   /** Request body schema; strict (additionalProperties false) wherever the body is an object. */
   body?: JsonSchema;
+  /** The body may be omitted entirely (the api then validates `{}`); default: required when `body` is set. */
+  bodyOptional?: boolean;
   /** Success responses by status. A response without schema has no body (204). */
-  responses: { [status: number]: { description: string; schema?: JsonSchema } };
+  responses: { [status: number]: ActionResponseSpec };
   /** Error statuses this endpoint can answer with (SPEC "Fails with"). */
   errors: number[];
-  example?: { request?: unknown; response?: unknown };
+  /** What a given error status means on this endpoint, when more can be said than the generic text. */
+  errorDescriptions?: { [status: number]: string };
+  example?: ActionExample;
+}
+
+export interface ActionResponseSpec {
+  description: string;
+  schema?: JsonSchema;
+  /** Media type of the body; default "application/json". */
+  contentType?: string;
+}
+
+/** One worked call. `request` holds the already-typed values (query values as numbers/booleans, not wire strings). */
+export interface ActionExample {
+  request?: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
+  /** The success status the example response goes with; default the first declared success status. */
+  status?: number;
+  response?: unknown;
 }

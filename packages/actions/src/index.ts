@@ -1,1 +1,12 @@
 export * from "./action-spec.js";
+export * from "./client.js";
+export * from "./client-errors.js";
+export * from "./docs-html.js";
+export * from "./error-body.js";
+export * from "./list-all.js";
+export * from "./openapi.js";
+export * from "./pagination.js";
+export * from "./process-openapi.js";
+export * from "./registry.js";
+export * from "./schema.js";
+export type * from "./types.js";

@@ -1,0 +1,52 @@
+import { bool, int, responseObject, str, strictObject } from "../schema.js";
+import { action } from "./define.js";
+
+const TAG = "debug";
+
+const HEALTH_SCHEMA = responseObject(
+  {
+    status: str("`ok` when this worker reaches its database, `unavailable` when it cannot.", { enum: ["ok", "unavailable"] }),
+    worker_id: str("This server process's worker id."),
+    database: str("The storage driver in use.", { enum: ["postgres", "pglite"] }),
+    lease_age_ms: int("How long ago this worker's engine last completed a poll cycle, in ms.", { minimum: 0 }),
+    manual_tick: bool("True when polling is off and only `POST /tick` advances the engine."),
+  },
+  ["status", "worker_id", "database", "lease_age_ms", "manual_tick"],
+  { title: "Health" },
+);
+
+export const debugActions = [
+  action({
+    name: "health",
+    method: "get",
+    path: "/healthz",
+    root: true,
+    tag: TAG,
+    summary: "Readiness probe",
+    description: "Served at the server root (`/healthz`, outside `/api`). 200 when this worker can reach its database, 503 (same body, `status: unavailable`) when it cannot. Needs no credential.",
+    permissions: "public",
+    responses: {
+      200: { description: "Ready.", schema: HEALTH_SCHEMA },
+      503: { description: "The database is unreachable.", schema: HEALTH_SCHEMA },
+    },
+    errors: [400, 500, 503],
+    example: { response: { status: "ok", worker_id: "api-1:4711", database: "postgres", lease_age_ms: 120, manual_tick: false } },
+  }),
+  action({
+    name: "tick",
+    method: "post",
+    path: "/tick",
+    tag: TAG,
+    summary: "Run one engine poll cycle (testing)",
+    description:
+      "Runs exactly one claim round of the engine, for servers started with polling off. With `advance_ms` the server clock first moves forward by that much, expiring leases and retry timers without real waiting. " +
+      "For tests only; 501 where it is not enabled. The body may be omitted.",
+    permissions: ["admin"],
+    body: strictObject({ advance_ms: int("Move the server clock forward by this many ms first.", { minimum: 0 }) }),
+    bodyOptional: true,
+    responses: { 200: { description: "The round ran.", schema: responseObject({ count: int("Instances advanced in this round.", { minimum: 0 }) }, ["count"]) } },
+    errors: [400, 500, 501],
+    errorDescriptions: { 501: "Manual ticking is not enabled on this server." },
+    example: { request: { body: { advance_ms: 60000 } }, response: { count: 2 } },
+  }),
+];

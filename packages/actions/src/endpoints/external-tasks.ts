@@ -1,0 +1,227 @@
+import type { JsonSchema } from "../action-spec.js";
+import { AUTHORED_CODE_PATTERN, anyJson, arrayOf, bool, dateTime, int, nullable, processName, responseObject, str, strictObject } from "../schema.js";
+import { action } from "./define.js";
+
+const TAG = "external-tasks";
+
+export const CLAIM_LIMIT = { min: 1, max: 100, default: 1 } as const;
+export const LEASE_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
+
+function leaseMs(description: string): JsonSchema {
+  return int(`${description} ${LEASE_MS.min} to ${LEASE_MS.max}, default ${LEASE_MS.default}.`, {
+    minimum: LEASE_MS.min,
+    maximum: LEASE_MS.max,
+    default: LEASE_MS.default,
+  });
+}
+
+const CLAIM_TOKEN = str("The claim token returned by claim.", { minLength: 1 });
+const WORKER_ID = str("A stable id of the worker process, shown as `claimed_by`.", { minLength: 1, maxLength: 200 });
+
+export const EXTERNAL_TASK_SCHEMA = responseObject(
+  {
+    token: str("The only handle accepted while the claim is live (renew, release, resolve)."),
+    process: str("Process name."),
+    version: int("Process version.", { minimum: 1 }),
+    task: str("Task id."),
+    external_input: anyJson("The evaluated `input` of the external action: what the worker works on."),
+    result_schema: { type: "object", description: "JSON Schema the `result` of resolve must match (`{}` when the task declares none)." },
+    raises: {
+      type: "object",
+      description: "Error codes the task accepts in an `error` outcome → the schema of `error.data` (null: no data).",
+      additionalProperties: { type: ["object", "null"], description: "Schema of `error.data`, or null." },
+    },
+    waiting_since: dateTime("When the task parked (ISO 8601 UTC)."),
+    deadline: nullable(dateTime("When the wait times out with `external.timeout` (ISO 8601 UTC); null without a timeout.")),
+    claimed_by: str("The worker id holding the claim."),
+    claim_expires: dateTime("When the claim lapses unless renewed (ISO 8601 UTC)."),
+  },
+  ["token", "process", "version", "task", "external_input", "result_schema", "raises", "waiting_since", "deadline", "claimed_by", "claim_expires"],
+  { title: "ExternalTask" },
+);
+
+const ERROR_OUTCOME = strictObject(
+  {
+    code: str("One of the task's declared `raises` codes (lower_snake_case).", { pattern: AUTHORED_CODE_PATTERN }),
+    message: str("What happened, for a person."),
+    data: anyJson("Details matching the schema declared for `code` (omit when it declares null)."),
+  },
+  ["code"],
+  { description: "An error outcome: routed through the task's on_error rules with `error.data` set." },
+);
+
+function outcomeBody(handle: Record<string, JsonSchema>, required: string[]): JsonSchema {
+  return {
+    description: "Either a `result` (validated and conformed against the task's `result_schema`) or an `error` outcome; not both.",
+    oneOf: [
+      strictObject({ ...handle, result: anyJson("The task's result; must match its `result_schema`.") }, required, { title: "ResultOutcome" }),
+      strictObject({ ...handle, error: ERROR_OUTCOME }, [...required, "error"], { title: "ErrorOutcome" }),
+    ],
+  };
+}
+
+const SAMPLE_TOKEN = "ext_01J9Z4K2QX8M";
+
+export const externalTaskActions = [
+  action({
+    name: "claimExternalTasks",
+    method: "post",
+    path: "/external-tasks/claim",
+    tag: TAG,
+    summary: "Claim waiting external tasks",
+    description:
+      "Leases up to `limit` parked tasks without a live claim, oldest park first, optionally only of `process`, `task` and `version`. " +
+      `\`limit\` is ${CLAIM_LIMIT.min} to ${CLAIM_LIMIT.max} (default ${CLAIM_LIMIT.default}); \`lease_ms\` is ${LEASE_MS.min} to ${LEASE_MS.max} (default ${LEASE_MS.default}). ` +
+      "Renew every claim within `renew_before_ms` (`POST /external-tasks/renew`): renewal is the only way a worker learns that its task was cancelled or lost. An empty `items` means nothing is waiting.",
+    permissions: ["worker"],
+    body: strictObject(
+      {
+        worker_id: WORKER_ID,
+        limit: int(`How many tasks at most, ${CLAIM_LIMIT.min} to ${CLAIM_LIMIT.max}, default ${CLAIM_LIMIT.default}.`, {
+          minimum: CLAIM_LIMIT.min,
+          maximum: CLAIM_LIMIT.max,
+          default: CLAIM_LIMIT.default,
+        }),
+        lease_ms: leaseMs("Lease length in ms,"),
+        process: processName("Only tasks of this process."),
+        task: str("Only tasks with this task id (pair with `process`).", { minLength: 1 }),
+        version: int("Only tasks of this process version.", { minimum: 1 }),
+      },
+      ["worker_id"],
+    ),
+    responses: {
+      200: {
+        description: "The claimed tasks.",
+        schema: responseObject(
+          {
+            items: arrayOf(EXTERNAL_TASK_SCHEMA, "The claimed tasks; empty when nothing waits."),
+            renew_before_ms: int("Renew within this many ms of the claim.", { minimum: 0 }),
+          },
+          ["items", "renew_before_ms"],
+        ),
+      },
+    },
+    errors: [400, 500],
+    example: {
+      request: { body: { worker_id: "mailer-1", limit: 1, lease_ms: 30000, process: "order-fulfilment" } },
+      response: {
+        items: [
+          {
+            token: SAMPLE_TOKEN,
+            process: "order-fulfilment",
+            version: 3,
+            task: "approve",
+            external_input: { order_id: "A-1001", amount: "129.90" },
+            result_schema: { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] },
+            raises: { rejected: { type: "object", properties: { reason: { type: "string" } } }, withdrawn: null },
+            waiting_since: "2026-01-02T10:00:05.000Z",
+            deadline: "2026-01-03T10:00:05.000Z",
+            claimed_by: "mailer-1",
+            claim_expires: "2026-01-02T10:01:35.000Z",
+          },
+        ],
+        renew_before_ms: 10000,
+      },
+    },
+  }),
+  action({
+    name: "renewExternalTasks",
+    method: "post",
+    path: "/external-tasks/renew",
+    tag: TAG,
+    summary: "Renew claims",
+    description:
+      "Extends the claims of `tokens` by `lease_ms` " +
+      `(${LEASE_MS.min} to ${LEASE_MS.max}, default ${LEASE_MS.default}). ` +
+      "Each token lands in one list: `renewed` (still yours), `lost` (claimed by another worker or lapsed: stop, do not release), `cancelled` (the instance was cancelled or no longer wants the task: stop, then release).",
+    permissions: ["worker"],
+    body: strictObject(
+      {
+        worker_id: WORKER_ID,
+        tokens: arrayOf(CLAIM_TOKEN, "The claims to renew.", { minItems: 1, maxItems: 1000, uniqueItems: true }),
+        lease_ms: leaseMs("New lease length in ms from now,"),
+      },
+      ["worker_id", "tokens"],
+    ),
+    responses: {
+      200: {
+        description: "Every token, sorted by fate.",
+        schema: responseObject(
+          {
+            renewed: arrayOf(str("A token."), "Still yours; keep working."),
+            lost: arrayOf(str("A token."), "No longer yours; stop and do not release."),
+            cancelled: arrayOf(str("A token."), "No longer wanted; stop, then release."),
+            renew_before_ms: int("Renew again within this many ms.", { minimum: 0 }),
+          },
+          ["renewed", "lost", "cancelled", "renew_before_ms"],
+        ),
+      },
+    },
+    errors: [400, 500],
+    example: {
+      request: { body: { worker_id: "mailer-1", tokens: [SAMPLE_TOKEN] } },
+      response: { renewed: [SAMPLE_TOKEN], lost: [], cancelled: [], renew_before_ms: 10000 },
+    },
+  }),
+  action({
+    name: "releaseExternalTask",
+    method: "post",
+    path: "/external-tasks/release",
+    tag: TAG,
+    summary: "Give a claimed task back",
+    description: "Ends the claim at once; the task goes back to the queue and can be claimed again.",
+    permissions: ["worker"],
+    body: strictObject({ token: CLAIM_TOKEN }, ["token"]),
+    responses: { 200: { description: "Released.", schema: responseObject({ released: bool("Whether the claim was ended.") }, ["released"]) } },
+    errors: [400, 409, 500],
+    errorDescriptions: { 409: "The claim is not held (it lapsed or another worker holds the task)." },
+    example: { request: { body: { token: SAMPLE_TOKEN } }, response: { released: true } },
+  }),
+  action({
+    name: "resolveExternalTask",
+    method: "post",
+    path: "/external-tasks/resolve",
+    tag: TAG,
+    summary: "Resolve a claimed task",
+    description:
+      "Delivers the outcome of a claimed (or still parked) task: a `result`, validated and conformed against the task's `result_schema`, or an `error: {code, message?, data?}` whose `code` must be one of the task's `raises` and whose `data` must match its schema. " +
+      "The process then resumes; an error outcome is routed through the task's on_error rules. A mismatch is a 400 and the task keeps waiting.",
+    permissions: ["worker"],
+    body: outcomeBody({ token: CLAIM_TOKEN }, ["token"]),
+    responses: { 200: { description: "Resolved.", schema: responseObject({ resolved: bool("Whether the outcome was accepted.") }, ["resolved"]) } },
+    errors: [400, 404, 409, 500],
+    errorDescriptions: {
+      400: "The result does not match `result_schema`, or the error code/data is not declared; `fields` says where. The task keeps waiting.",
+      404: "Unknown token or task.",
+      409: "The claim is no longer live or the task already moved on (a late answer to an earlier visit).",
+    },
+    example: { request: { body: { token: SAMPLE_TOKEN, result: { approved: true } } }, response: { resolved: true } },
+  }),
+  action({
+    name: "signalExternalTask",
+    method: "post",
+    path: "/external-tasks/signal",
+    tag: TAG,
+    summary: "Deliver an outcome by instance and task",
+    description:
+      "Delivers a `result` or an `error` outcome (as in resolve) to task `task` of instance `instance_id` without a claim. When the task is waiting now, it resolves (`delivered`); otherwise the outcome is buffered FIFO until the task next waits (`buffered`).",
+    permissions: ["worker"],
+    body: outcomeBody({ instance_id: str("The instance.", { minLength: 1 }), task: str("The external task id in its definition.", { minLength: 1 }) }, ["instance_id", "task"]),
+    responses: {
+      200: {
+        description: "Delivered or buffered.",
+        schema: responseObject({ delivered: bool("The task was waiting and resolved."), buffered: bool("Queued until the task next waits.") }, ["delivered", "buffered"]),
+      },
+    },
+    errors: [400, 404, 409, 500],
+    errorDescriptions: {
+      400: "The result or error outcome does not match the task's declaration; `fields` says where.",
+      404: "Unknown instance, or the task is not an external task of its definition.",
+      409: "The instance is settled and will never wait on that task again.",
+    },
+    example: {
+      request: { body: { instance_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55", task: "approve", error: { code: "rejected", message: "over budget", data: { reason: "budget" } } } },
+      response: { delivered: true, buffered: false },
+    },
+  }),
+];

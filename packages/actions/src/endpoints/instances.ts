@@ -1,0 +1,444 @@
+import type { JsonSchema } from "../action-spec.js";
+import { LIST_SORTS, listQuerySchema, pageEnvelopeSchema } from "../pagination.js";
+import { anyJson, arrayOf, bool, dateTime, int, nullable, processName, responseObject, str, strictObject, unixMs } from "../schema.js";
+import { action } from "./define.js";
+
+const TAG = "instances";
+
+export const INSTANCE_STATUSES = ["running", "pausing", "paused", "failing", "cancelling", "completed", "failed", "raised", "cancelled"] as const;
+export const INSTANCE_PHASES = ["children", "collecting", "external"] as const;
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export const LIFECYCLE_OUTCOMES = ["paused", "pausing", "resumed", "cancelled", "cancelling", "retried"] as const;
+
+const STATUS = str("Instance status.", { enum: [...INSTANCE_STATUSES] });
+const PHASE = nullable(str("Why a running instance waits: `children` (blocked until its children settle), `collecting` (children settled, outputs to merge), `external` (parked for a worker); null otherwise. Survives a pause.", { enum: [...INSTANCE_PHASES] }));
+
+const STATUS_FIELDS: Record<string, JsonSchema> = {
+  id: str("Instance id (time-ordered)."),
+  process: str("Process name."),
+  version: int("Process version the instance runs.", { minimum: 1 }),
+  status: STATUS,
+  task: str("The task the instance sits on; after it settled, the last task it ran."),
+  retry_count: int("Retries scheduled on the current task visit.", { minimum: 0 }),
+  error_code: str("On failure: the error code (authored lower_snake_case, or an engine code with a dot such as `http.500`)."),
+  error_message: str("On failure: what happened."),
+  output: anyJson("When finished with output: the process output."),
+  created_at: dateTime("When the instance started (ISO 8601 UTC)."),
+  updated_at: dateTime("When the instance last changed (ISO 8601 UTC)."),
+};
+const STATUS_REQUIRED = ["id", "process", "version", "status", "task", "retry_count", "created_at", "updated_at"];
+
+const TREE_FIELDS: Record<string, JsonSchema> = {
+  parent_id: nullable(str("The parent instance; null for a root.")),
+  root_id: str("The root of the tree (its own id for a root)."),
+  phase: PHASE,
+};
+
+export const INSTANCE_STATUS_SCHEMA = responseObject(STATUS_FIELDS, STATUS_REQUIRED, { title: "InstanceStatusView" });
+export const INSTANCE_ROW_SCHEMA = responseObject({ ...STATUS_FIELDS, ...TREE_FIELDS }, [...STATUS_REQUIRED, "parent_id", "root_id", "phase"], {
+  title: "InstanceRow",
+});
+
+const DETAIL_FIELDS: Record<string, JsonSchema> = {
+  id: STATUS_FIELDS.id,
+  process: STATUS_FIELDS.process,
+  version: STATUS_FIELDS.version,
+  status: STATUS,
+  task: STATUS_FIELDS.task,
+  retry_count: STATUS_FIELDS.retry_count,
+  created_at: STATUS_FIELDS.created_at,
+  updated_at: STATUS_FIELDS.updated_at,
+  ...TREE_FIELDS,
+  state: responseObject(
+    {
+      _children: { type: "object", description: "Task id → the child instance id(s) it spawned." },
+      input: anyJson("The conformed instance input."),
+      outputs: { type: "object", description: "Task id → its output." },
+    },
+    [],
+    { description: "The stored state verbatim. Externalized values appear as references unless `resolve=true`." },
+  ),
+  lease_epoch: int("Increments on every lease; fences stale workers.", { minimum: 0 }),
+  task_epoch: int("Increments on every task entry.", { minimum: 0 }),
+  parent_task_epoch: int("The parent's task epoch when this child was spawned (0 for a root).", { minimum: 0 }),
+  next_replayable: bool("Whether the current task may run again after an interruption."),
+  external_claim_epoch: int("Increments on every external claim of the current task visit.", { minimum: 0 }),
+  objects: arrayOf(
+    responseObject(
+      {
+        path: arrayOf(str("A key or index."), "Where the value sits in this response."),
+        ref: str("Content hash; fetch with `GET /objects/{ref}`."),
+        size: int("Size of its JSON in bytes.", { minimum: 0 }),
+      },
+      ["path", "ref", "size"],
+    ),
+    "Externalized values still referenced from this response (all of them, or those over the per-object limit with `resolve=true`).",
+  ),
+};
+
+export const INSTANCE_DETAIL_SCHEMA = responseObject(DETAIL_FIELDS, Object.keys(DETAIL_FIELDS), { title: "InstanceDetail" });
+
+export const LOG_ENTRY_SCHEMA = responseObject(
+  {
+    id: str("Log entry id (time-ordered)."),
+    instance_id: str("The instance it belongs to."),
+    level: str("Severity.", { enum: [...LOG_LEVELS] }),
+    event: str("Machine-readable event name, e.g. `task.completed`."),
+    message: str("What happened, for a person."),
+    task: nullable(str("The task it concerns, if any.")),
+    actor: nullable(str("Who caused it (`token:<id>` or a subject), for operator actions.")),
+    data: { type: "object", description: "Structured details; never contains secrets." },
+    created_at: dateTime("When it was written (ISO 8601 UTC)."),
+  },
+  ["id", "instance_id", "level", "event", "message", "created_at"],
+  { title: "LogEntry" },
+);
+
+const LIFECYCLE_SCHEMA = responseObject(
+  {
+    outcome: str("What the call did: `paused`, `pausing` (a task in flight is still draining), `resumed`, `cancelled`, `cancelling` (draining), `retried`.", {
+      enum: [...LIFECYCLE_OUTCOMES],
+    }),
+    status: str("The root's status after the call.", { enum: [...INSTANCE_STATUSES] }),
+    instances: int("How many instances of the tree the call changed.", { minimum: 0 }),
+  },
+  ["outcome", "status", "instances"],
+  { title: "LifecycleResponse" },
+);
+
+const ID_PARAMS = strictObject({ id: str("Instance id.", { minLength: 1 }) }, ["id"]);
+const ROOT_PARAMS = strictObject({ id: str("Root instance id (a child id is refused with 400).", { minLength: 1 }) }, ["id"]);
+
+const STATUS_LIST_PATTERN = `^(${INSTANCE_STATUSES.join("|")})(,(${INSTANCE_STATUSES.join("|")}))*$`;
+
+const SAMPLE_ID = "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55";
+const SAMPLE_STATUS = {
+  id: SAMPLE_ID,
+  process: "order-fulfilment",
+  version: 3,
+  status: "failed",
+  task: "charge",
+  retry_count: 3,
+  error_code: "http.503",
+  error_message: 'task "charge": http.503: Service Unavailable',
+  created_at: "2026-01-02T10:00:00.000Z",
+  updated_at: "2026-01-02T10:00:42.000Z",
+};
+
+const LIFECYCLE_NOTE =
+  "It acts on the whole tree through the root id and refuses a child id with 400. The body reports `outcome`, the root's `status` after the call and the number of `instances` changed.";
+
+export const instanceActions = [
+  action({
+    name: "startInstance",
+    method: "post",
+    path: "/instances",
+    tag: TAG,
+    summary: "Start an instance of a process",
+    description:
+      "Starts `process` at `version` (omit for the latest) with `input`, which is validated and conformed against the process's `input_schema` (defaults filled, undeclared keys stripped). " +
+      "A process without `input_schema` takes no input. Poll `GET /instances/{id}` for its progress.",
+    permissions: ["operate"],
+    body: strictObject(
+      {
+        process: processName("Process name."),
+        version: int("Version to run; omit for the latest.", { minimum: 1 }),
+        input: { type: "object", description: "The instance input; must conform to the process's `input_schema`." },
+      },
+      ["process"],
+    ),
+    responses: {
+      200: {
+        description: "Started.",
+        schema: responseObject(
+          { id: STATUS_FIELDS.id, process: STATUS_FIELDS.process, version: STATUS_FIELDS.version, status: STATUS },
+          ["id", "process", "version", "status"],
+          { title: "StartedInstance" },
+        ),
+      },
+    },
+    errors: [400, 404, 500],
+    errorDescriptions: { 400: "The body or the input is invalid; `fields` names each offending input path.", 404: "The process or that version is not registered." },
+    example: {
+      request: { body: { process: "order-fulfilment", input: { order_id: "A-1001" } } },
+      response: { id: SAMPLE_ID, process: "order-fulfilment", version: 3, status: "running" },
+    },
+  }),
+  action({
+    name: "listInstances",
+    method: "get",
+    path: "/instances",
+    tag: TAG,
+    summary: "List instances",
+    description:
+      "Roots only (one row per tree) unless `children=true`. Filters combine with AND. `status` takes one status or several comma-separated (`failed,raised`) from: " +
+      `${INSTANCE_STATUSES.join(", ")}. ` +
+      "`task` is an exact task id; pair it with `process`, since task ids are unique only within a definition. `version` 0 means any. Time bounds are unix ms: `*_after` at or after, `*_before` strictly before. " +
+      "Sort keys: `created_at` (default, desc: newest first), `updated_at`.",
+    permissions: ["read"],
+    query: listQuerySchema(LIST_SORTS.instances, {
+      status: str(`One status or several comma-separated, from: ${INSTANCE_STATUSES.join(", ")}.`, { pattern: STATUS_LIST_PATTERN }),
+      phase: str("Only running instances waiting in this phase.", { enum: [...INSTANCE_PHASES] }),
+      task: str("Exact task id the instance sits on (pair with `process`).", { minLength: 1 }),
+      error_code: str("Exact error code, e.g. `http.503` or `out_of_stock`.", { minLength: 1 }),
+      process: processName("Exact process name, across every version."),
+      version: int("Exact process version; 0 means any.", { minimum: 0 }),
+      children: bool("Include child instances. Omitted or false: roots only, one row per tree."),
+      created_after: unixMs("Created at or after this instant (unix ms)."),
+      created_before: unixMs("Created strictly before this instant (unix ms)."),
+      updated_after: unixMs("Updated at or after this instant (unix ms)."),
+      updated_before: unixMs("Updated strictly before this instant (unix ms)."),
+    }),
+    responses: { 200: { description: "A page of instance rows.", schema: pageEnvelopeSchema(INSTANCE_ROW_SCHEMA, "InstancePage") } },
+    errors: [400, 500],
+    example: {
+      request: { query: { status: "failed,raised", process: "order-fulfilment", limit: 1 } },
+      response: {
+        items: [{ ...SAMPLE_STATUS, parent_id: null, root_id: SAMPLE_ID, phase: null }],
+        page: { size: 1, items_before: 0, items_after: 12, sort: "created_at", order: "desc", next_cursor: "MDE5YTNjMWU", previous_cursor: null },
+      },
+    },
+  }),
+  action({
+    name: "getInstance",
+    method: "get",
+    path: "/instances/{id}",
+    tag: TAG,
+    summary: "Get an instance's status",
+    description: "The status view: where the instance is, and on failure its `error_code` and `error_message`; when finished with output, its `output`.",
+    permissions: ["read"],
+    params: ID_PARAMS,
+    responses: { 200: { description: "The status view.", schema: INSTANCE_STATUS_SCHEMA } },
+    errors: [400, 404, 500],
+    errorDescriptions: { 404: "No instance with that id." },
+    example: { request: { params: { id: SAMPLE_ID } }, response: SAMPLE_STATUS },
+  }),
+  action({
+    name: "getInstanceDetail",
+    method: "get",
+    path: "/instances/{id}/detail",
+    tag: TAG,
+    summary: "Get an instance's full state",
+    description:
+      "The detail view: the stored state verbatim (`input`, `outputs` per task, `_children`), the epochs and the tree links. Large values are stored outside the state and listed under `objects`; " +
+      "with `resolve=true` they are spliced back in where they fit, and only those over the per-object limit stay listed for you to fetch with `GET /objects/{ref}`.",
+    permissions: ["read"],
+    params: ID_PARAMS,
+    query: strictObject({ resolve: bool("Splice externalized values into the state (up to the per-object limit).") }),
+    responses: { 200: { description: "The detail view.", schema: INSTANCE_DETAIL_SCHEMA } },
+    errors: [400, 404, 500],
+    errorDescriptions: { 404: "No instance with that id." },
+    example: {
+      request: { params: { id: SAMPLE_ID }, query: { resolve: true } },
+      response: {
+        id: SAMPLE_ID,
+        process: "order-fulfilment",
+        version: 3,
+        status: "running",
+        task: "ship",
+        retry_count: 0,
+        created_at: "2026-01-02T10:00:00.000Z",
+        updated_at: "2026-01-02T10:00:01.000Z",
+        phase: null,
+        parent_id: null,
+        root_id: SAMPLE_ID,
+        state: { _children: {}, input: { order_id: "A-1001" }, outputs: { charge: { receipt: "r-77" } } },
+        lease_epoch: 2,
+        task_epoch: 2,
+        parent_task_epoch: 0,
+        next_replayable: true,
+        external_claim_epoch: 0,
+        objects: [],
+      },
+    },
+  }),
+  action({
+    name: "listInstanceLogs",
+    method: "get",
+    path: "/instances/{id}/logs",
+    tag: TAG,
+    summary: "List an instance's log entries",
+    description:
+      "The audit trail, newest first. For a root id every row of its tree is returned unless `flat=true`; a child id returns its own rows either way. " +
+      "`level` keeps that level and everything above (`warn` keeps errors). Time bounds are unix ms. Sort key: `created_at` (default, desc).",
+    permissions: ["read"],
+    params: ID_PARAMS,
+    query: listQuerySchema(LIST_SORTS.logs, {
+      level: str("Minimum level: `debug`, `info`, `warn` or `error`.", { enum: [...LOG_LEVELS] }),
+      created_after: unixMs("Written at or after this instant (unix ms)."),
+      created_before: unixMs("Written strictly before this instant (unix ms)."),
+      flat: bool("Only this instance's own rows, not its tree's."),
+    }),
+    responses: { 200: { description: "A page of log entries.", schema: pageEnvelopeSchema(LOG_ENTRY_SCHEMA, "LogPage") } },
+    errors: [400, 404, 500],
+    errorDescriptions: { 404: "No instance with that id." },
+    example: {
+      request: { params: { id: SAMPLE_ID }, query: { level: "warn", limit: 1 } },
+      response: {
+        items: [
+          {
+            id: "019a3c1f-0000-7000-8000-000000000001",
+            instance_id: SAMPLE_ID,
+            level: "error",
+            event: "instance.failed",
+            message: 'task "charge": http.503: Service Unavailable',
+            task: "charge",
+            actor: null,
+            data: { code: "http.503" },
+            created_at: "2026-01-02T10:00:42.000Z",
+          },
+        ],
+        page: { size: 1, items_before: 0, items_after: 0, sort: "created_at", order: "desc", next_cursor: null, previous_cursor: null },
+      },
+    },
+  }),
+  action({
+    name: "pauseInstance",
+    method: "post",
+    path: "/instances/{id}/pause",
+    tag: TAG,
+    summary: "Pause an instance tree",
+    description:
+      `Stops the tree at the next task boundary; a task in flight finishes first. ${LIFECYCLE_NOTE} ` +
+      "200 (`outcome: paused`): the whole tree is paused. 202 (`outcome: pausing`): a task in flight is still draining; the root shows `pausing` until it lands. 204, no body: the tree was not running, nothing changed. Resume with `POST /instances/{id}/resume`.",
+    permissions: ["operate"],
+    params: ROOT_PARAMS,
+    responses: {
+      200: { description: "The tree is paused.", schema: LIFECYCLE_SCHEMA },
+      202: { description: "Pausing: a task in flight is still draining.", schema: LIFECYCLE_SCHEMA },
+      204: { description: "The tree was not running; nothing changed." },
+    },
+    errors: [400, 404, 500],
+    errorDescriptions: { 400: "A child id was given (act on its root), or the id is malformed.", 404: "No instance with that id." },
+    example: { request: { params: { id: SAMPLE_ID } }, response: { outcome: "paused", status: "paused", instances: 3 } },
+  }),
+  action({
+    name: "resumeInstance",
+    method: "post",
+    path: "/instances/{id}/resume",
+    tag: TAG,
+    summary: "Resume a paused instance tree",
+    description:
+      `Continues the tree exactly where it stopped; timers kept running while it was paused. ${LIFECYCLE_NOTE} ` +
+      "200 (`outcome: resumed`): running again. 204, no body: the tree was already advancing. 409: the tree is settled and cannot advance (use retry for a failed one).",
+    permissions: ["operate"],
+    params: ROOT_PARAMS,
+    responses: {
+      200: { description: "Resumed.", schema: LIFECYCLE_SCHEMA },
+      204: { description: "Already advancing; nothing changed." },
+    },
+    errors: [400, 404, 409, 500],
+    errorDescriptions: { 400: "A child id was given (act on its root).", 404: "No instance with that id.", 409: "The tree is settled and cannot advance." },
+    example: { request: { params: { id: SAMPLE_ID } }, response: { outcome: "resumed", status: "running", instances: 3 } },
+  }),
+  action({
+    name: "cancelInstance",
+    method: "post",
+    path: "/instances/{id}/cancel",
+    tag: TAG,
+    summary: "Cancel an instance tree",
+    description:
+      `Stops every live instance of the tree for good at the next task boundary: cancelled is terminal and not retryable. A worker holding a claim learns of it on its next renewal. ${LIFECYCLE_NOTE} ` +
+      "200 (`outcome: cancelled`): the tree stopped. 202 (`outcome: cancelling`): a task in flight is still draining. 204, no body: nothing live to stop.",
+    permissions: ["operate"],
+    params: ROOT_PARAMS,
+    responses: {
+      200: { description: "The tree is cancelled.", schema: LIFECYCLE_SCHEMA },
+      202: { description: "Cancelling: a task in flight is still draining.", schema: LIFECYCLE_SCHEMA },
+      204: { description: "Nothing live to stop." },
+    },
+    errors: [400, 404, 500],
+    errorDescriptions: { 400: "A child id was given (act on its root).", 404: "No instance with that id." },
+    example: { request: { params: { id: SAMPLE_ID } }, response: { outcome: "cancelling", status: "cancelling", instances: 2 } },
+  }),
+  action({
+    name: "retryInstance",
+    method: "post",
+    path: "/instances/{id}/retry",
+    tag: TAG,
+    summary: "Retry a failed instance tree",
+    description:
+      `Revives a failed tree where it died: the failing task gets another attempt beyond its on_error budget. ${LIFECYCLE_NOTE} ` +
+      "An instance that failed on an only_once task may already have had its effect; it is refused (409) unless `force=true` (or its code is `pre.*`, which provably never left).",
+    permissions: ["operate"],
+    params: ROOT_PARAMS,
+    query: strictObject({ force: bool("Override the only_once protection: retry even though the failed call may have taken effect.") }),
+    responses: { 200: { description: "Retried (`outcome: retried`).", schema: LIFECYCLE_SCHEMA } },
+    errors: [400, 404, 409, 500],
+    errorDescriptions: {
+      400: "A child id was given (act on its root).",
+      404: "No instance with that id.",
+      409: "Retry refused: the tree is not failed (a cancelled tree never is), or only_once protection applies without `force=true`.",
+    },
+    example: { request: { params: { id: SAMPLE_ID }, query: { force: false } }, response: { outcome: "retried", status: "running", instances: 1 } },
+  }),
+  action({
+    name: "upgradeInstance",
+    method: "post",
+    path: "/instances/{id}/upgrade",
+    tag: TAG,
+    summary: "Move a live instance tree to another version",
+    description:
+      "Moves the root and every live descendant running `from_version` of its process to `to_version`, after the upgrade compatibility check for the tasks the tree sits on (see `POST /definitions/compat`). " +
+      "`moves` lists every instance moved. Refuses a child id with 400.",
+    permissions: ["deploy"],
+    params: ROOT_PARAMS,
+    body: strictObject(
+      {
+        from_version: int("The version the tree runs now (guards against racing another upgrade).", { minimum: 1 }),
+        to_version: int("The version to move to.", { minimum: 1 }),
+      },
+      ["from_version", "to_version"],
+    ),
+    responses: {
+      200: {
+        description: "The result.",
+        schema: responseObject(
+          {
+            upgraded: bool("Whether anything moved."),
+            moves: nullable(
+              arrayOf(
+                responseObject(
+                  {
+                    instance_id: str("The instance moved."),
+                    process: str("Its process."),
+                    from_version: int("Its version before.", { minimum: 1 }),
+                    to_version: int("Its version now.", { minimum: 1 }),
+                    task: str("The task it sits on."),
+                  },
+                  ["instance_id", "process", "from_version", "to_version", "task"],
+                ),
+                "Every instance moved; null when nothing moved.",
+              ),
+            ),
+          },
+          ["upgraded", "moves"],
+        ),
+      },
+    },
+    errors: [400, 404, 409, 500],
+    errorDescriptions: {
+      400: "A child id was given (act on its root), or the body is invalid.",
+      404: "No instance with that id, or `to_version` is not registered.",
+      409: "The tree does not run `from_version`, is not live, or the upgrade check failed for a task it sits on (the message names it).",
+    },
+    example: {
+      request: { params: { id: SAMPLE_ID }, body: { from_version: 3, to_version: 4 } },
+      response: { upgraded: true, moves: [{ instance_id: SAMPLE_ID, process: "order-fulfilment", from_version: 3, to_version: 4, task: "ship" }] },
+    },
+  }),
+  action({
+    name: "getObject",
+    method: "get",
+    path: "/objects/{ref}",
+    tag: TAG,
+    summary: "Fetch an externalized value",
+    description: "A value stored outside an instance's state, by the content hash listed under `objects` of the detail view. The body is the stored JSON value itself.",
+    permissions: ["worker", "read"],
+    params: strictObject({ ref: str("Content hash of the value, from `objects[].ref`.", { minLength: 1 }) }, ["ref"]),
+    responses: { 200: { description: "The stored JSON value.", schema: anyJson("The stored JSON value.") } },
+    errors: [400, 404, 500],
+    errorDescriptions: { 404: "No object with that ref." },
+    example: { request: { params: { ref: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" } }, response: { lines: [{ sku: "X-1", qty: 2 }] } },
+  }),
+];

@@ -1,0 +1,149 @@
+// The OpenAPI 3.1 document, generated from the registry. The base path `/api` is declared
+// once in `servers`; root entries (healthz) override it on their path item.
+
+import type { ActionSpec, JsonSchema } from "./action-spec.js";
+import { API_CODE_STATUS } from "./action-spec.js";
+import { ERROR_BODY_SCHEMA, apiCodeOfStatus } from "./error-body.js";
+import { TAGS } from "./registry.js";
+
+export type OpenApiDocument = { [key: string]: unknown };
+
+export const API_VERSION = "1.0.0";
+
+const GENERIC_ERROR: Record<number, string> = {
+  400: "The request is invalid: the message says what and where; `fields` lists each offending field.",
+  401: "Missing or invalid credential: send `Authorization: Bearer <token>`.",
+  403: "The credential is valid but lacks a permission this endpoint requires.",
+  404: "Not found.",
+  409: "Conflict with the current state.",
+  500: "Internal error; the server logged the details.",
+  501: "Not implemented on this server.",
+  503: "Unavailable.",
+};
+
+const AUTH_STATUSES = [401, 403];
+
+/** The permissions that admit a call, as the description and the extension state them. */
+export function admittingPermissions(spec: ActionSpec): string[] {
+  if (spec.permissions === "public") return [];
+  return [...new Set([...spec.permissions, "admin"])];
+}
+
+function permissionSentence(spec: ActionSpec): string {
+  if (spec.permissions === "public") return "Needs no credential.";
+  return `Requires one of: ${admittingPermissions(spec).join(", ")}.`;
+}
+
+function errorResponse(status: number, text: string): unknown {
+  const code = apiCodeOfStatus(status);
+  return {
+    description: `${text} (code \`${code}\`)`,
+    content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
+  };
+}
+
+function parameters(spec: ActionSpec): unknown[] {
+  const out: unknown[] = [];
+  const examples = spec.example?.request ?? {};
+  for (const [location, schema, example] of [
+    ["path", spec.params, examples.params],
+    ["query", spec.query, examples.query],
+  ] as const) {
+    if (!schema) continue;
+    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((schema.required ?? []) as string[]);
+    for (const [name, property] of Object.entries(properties)) {
+      const { description, ...rest } = property;
+      const parameter: Record<string, unknown> = {
+        name,
+        in: location,
+        required: location === "path" || required.has(name),
+        description,
+        schema: rest,
+      };
+      if (example && name in example) parameter.example = example[name];
+      out.push(parameter);
+    }
+  }
+  return out;
+}
+
+function operation(spec: ActionSpec): Record<string, unknown> {
+  const successStatuses = Object.keys(spec.responses).map(Number);
+  const exampleStatus = spec.example?.status ?? successStatuses[0];
+  const responses: Record<string, unknown> = {};
+  for (const status of successStatuses) {
+    const response = spec.responses[status];
+    if (!response.schema) {
+      responses[status] = { description: response.description };
+      continue;
+    }
+    const media: Record<string, unknown> = { schema: response.schema };
+    if (spec.example && "response" in spec.example && status === exampleStatus) media.example = spec.example.response;
+    responses[status] = { description: response.description, content: { [response.contentType ?? "application/json"]: media } };
+  }
+  const errorStatuses = [...spec.errors, ...(spec.permissions === "public" ? [] : AUTH_STATUSES)].sort((a, b) => a - b);
+  for (const status of errorStatuses) {
+    if (responses[status]) continue; // a declared response (healthz 503) describes that status itself
+    responses[status] = errorResponse(status, spec.errorDescriptions?.[status] ?? GENERIC_ERROR[status] ?? "Error.");
+  }
+
+  const op: Record<string, unknown> = {
+    operationId: spec.name,
+    tags: [spec.tag],
+    summary: spec.summary,
+    description: `${spec.description}\n\n${permissionSentence(spec)}`,
+  };
+  const params = parameters(spec);
+  if (params.length > 0) op.parameters = params;
+  if (spec.body) {
+    const media: Record<string, unknown> = { schema: spec.body };
+    const request = spec.example?.request;
+    if (request && "body" in request) media.example = request.body;
+    op.requestBody = { required: !spec.bodyOptional, content: { "application/json": media } };
+  }
+  op.responses = responses;
+  op.security = spec.permissions === "public" ? [] : [{ bearerAuth: [] }];
+  op["x-baton-permissions"] = admittingPermissions(spec);
+  return op;
+}
+
+const DESCRIPTION = [
+  "The HTTP interface of Baton, a durable business-process orchestrator: register process definitions, point channels at versions, run and control instances, serve external-task workers, manage API tokens.",
+  "",
+  "Every path is relative to `/api`, except the readiness probe `/healthz` at the server root. Bodies are JSON; numbers are exact (integers beyond 2^53 and long decimals survive unchanged).",
+  "",
+  "Authenticate with `Authorization: Bearer <credential>`: an `svc_sk_` API token or a JWT minted by the sign-in proxy. Each operation states the permissions that admit it; `admin` admits everything. A server started with `--auth none` reads no credential.",
+  "",
+  `Errors answer with an \`ErrorBody\` \`{code, error, fields?}\`; \`code\` is fixed per status: ${Object.entries(API_CODE_STATUS)
+    .map(([code, status]) => `${status} ${code}`)
+    .join(", ")}.`,
+  "",
+  "Lists are paginated: `limit` (1 to 100, default 20), `sort` and `order` from each endpoint's whitelist, and opaque cursors `after`/`before` taken from `page.next_cursor`/`page.previous_cursor`.",
+].join("\n");
+
+/** The OpenAPI 3.1 document of every entry of `registry`. */
+export function buildOpenApi(registry: readonly ActionSpec[]): OpenApiDocument {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const spec of registry) {
+    const item = (paths[spec.path] ??= {});
+    if (item[spec.method]) throw new Error(`two registry entries declare ${spec.method.toUpperCase()} ${spec.path}`);
+    if (spec.root) item.servers = [{ url: "/" }];
+    item[spec.method] = operation(spec);
+  }
+  const usedTags = new Set(registry.map((spec) => spec.tag));
+  return {
+    openapi: "3.1.0",
+    info: { title: "Baton API", version: API_VERSION, description: DESCRIPTION },
+    servers: [{ url: "/api" }],
+    tags: TAGS.filter((tag) => usedTags.has(tag.name)),
+    paths,
+    components: {
+      schemas: { ErrorBody: ERROR_BODY_SCHEMA },
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "An `svc_sk_` API token, or a JWT minted by the sign-in proxy." },
+      },
+    },
+    security: [{ bearerAuth: [] }],
+  };
+}

@@ -1,0 +1,75 @@
+// Small builders for the JSON Schemas of the registry. Request objects are strict
+// (`additionalProperties: false`: an unknown or misspelled field is a 400 naming it);
+// response objects stay open so that a server adding a field does not break old clients.
+
+import type { JsonSchema } from "./action-spec.js";
+
+export function str(description: string, extra: JsonSchema = {}): JsonSchema {
+  return { type: "string", description, ...extra };
+}
+
+export function int(description: string, extra: JsonSchema = {}): JsonSchema {
+  return { type: "integer", description, ...extra };
+}
+
+export function bool(description: string, extra: JsonSchema = {}): JsonSchema {
+  return { type: "boolean", description, ...extra };
+}
+
+export function dateTime(description: string): JsonSchema {
+  return { type: "string", format: "date-time", description };
+}
+
+/** Unix milliseconds, as the time-bound filters take them. */
+export function unixMs(description: string): JsonSchema {
+  return { type: "integer", minimum: 0, description };
+}
+
+export function arrayOf(items: JsonSchema, description: string, extra: JsonSchema = {}): JsonSchema {
+  return { type: "array", items, description, ...extra };
+}
+
+/** Any JSON value (numbers may exceed float64: the client parses losslessly). */
+export function anyJson(description: string): JsonSchema {
+  return { description };
+}
+
+/** `schema` or null; the schema's `type` must be a single string. */
+export function nullable(schema: JsonSchema): JsonSchema {
+  const type = schema.type;
+  if (typeof type !== "string") throw new Error(`nullable() needs a schema with a single type, got ${JSON.stringify(type)}`);
+  const out: JsonSchema = { ...schema, type: [type, "null"] };
+  if (Array.isArray(schema.enum)) out.enum = [...schema.enum, null];
+  return out;
+}
+
+/** A request object: unknown keys are refused. */
+export function strictObject(properties: Record<string, JsonSchema>, required: string[] = [], extra: JsonSchema = {}): JsonSchema {
+  return { type: "object", properties, required, additionalProperties: false, ...extra };
+}
+
+/** A response object: the listed fields, more may be added by later server versions. */
+export function responseObject(properties: Record<string, JsonSchema>, required: string[], extra: JsonSchema = {}): JsonSchema {
+  return { type: "object", properties, required, ...extra };
+}
+
+/** A JSON Schema carried as data (a definition's input_schema, an inferred schema…). */
+export function schemaValue(description: string): JsonSchema {
+  return { type: "object", description };
+}
+
+export const PROCESS_NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]{0,127}$";
+
+export function processName(description: string): JsonSchema {
+  return str(description, { pattern: PROCESS_NAME_PATTERN });
+}
+
+export const AUTHORED_CODE_PATTERN = "^[a-z][a-z0-9_]*$";
+
+/**
+ * Formats used by the registry's schemas, as plain RegExps: pass them to ajv
+ * (`new Ajv({ formats: SCHEMA_FORMATS })`) so validation needs no ajv-formats.
+ */
+export const SCHEMA_FORMATS: Record<string, RegExp> = {
+  "date-time": /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/,
+};

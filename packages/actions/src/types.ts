@@ -1,0 +1,475 @@
+// Hand-written TypeScript mirrors of the registry's request and response schemas, keyed by
+// action name so that `client.call("getInstance", …)` is typed. registry.test.ts checks
+// that every ActionName has exactly one registry entry; keep the two in step by hand.
+
+import type { Json } from "@baton/expr";
+import type { Permission } from "./action-spec.js";
+import type { SortOrder } from "./pagination.js";
+
+/** A JSON value as the client returns it (big numbers arrive as LosslessNumber). */
+export type JsonValue = Json;
+/** A JSON Schema carried as data. */
+export type JsonSchemaValue = { [keyword: string]: JsonValue };
+
+export type InstanceStatus = "running" | "pausing" | "paused" | "failing" | "cancelling" | "completed" | "failed" | "raised" | "cancelled";
+export type InstancePhase = "children" | "collecting" | "external";
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+// ---- shared ------------------------------------------------------------------------
+
+export interface ListQuery<Sort extends string> {
+  sort?: Sort;
+  order?: SortOrder;
+  limit?: number;
+  after?: string;
+  before?: string;
+}
+
+export interface PageInfo {
+  size: number;
+  items_before: number;
+  items_after: number;
+  sort: string;
+  order: SortOrder;
+  next_cursor: string | null;
+  previous_cursor: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  page: PageInfo;
+}
+
+/** An error outcome of an external task (LANGUAGE §2.2). */
+export interface ErrorOutcome {
+  code: string;
+  message?: string;
+  data?: JsonValue;
+}
+
+/** A process definition as sent (LANGUAGE.md); the server validates it. */
+export type DefinitionInput = { [field: string]: JsonValue };
+
+// ---- definitions -------------------------------------------------------------------
+
+export interface PutDefinitionResponse {
+  name: string;
+  saved: boolean;
+  version: number;
+}
+
+export interface DefinitionSummary {
+  name: string;
+  version: number;
+  created_at: string;
+  actor?: string;
+  raises?: string[];
+}
+
+export interface ListDefinitionsQuery extends ListQuery<"created_at" | "name" | "version"> {
+  created_after?: number;
+  created_before?: number;
+}
+
+export interface PutDefinitionBatchBody {
+  definitions: DefinitionInput[];
+  channel: string;
+}
+
+export interface BatchResult {
+  name: string;
+  version: number;
+  saved: boolean;
+  previous: number;
+}
+
+export interface TaskSchemas {
+  action_type: string | null;
+  input?: JsonSchemaValue;
+  output?: JsonSchemaValue;
+  result?: JsonSchemaValue;
+}
+
+export interface ValidateResult {
+  process: string;
+  version: number;
+  process_input: JsonSchemaValue;
+  process_output: JsonSchemaValue;
+  tasks: { [taskId: string]: TaskSchemas };
+  $defs?: { [name: string]: JsonSchemaValue };
+}
+
+export type CompatSelector = { channel: string } | { definitions: DefinitionInput[] } | { versions: { [process: string]: number | string } };
+
+export interface CompatBody {
+  from: CompatSelector;
+  to: CompatSelector;
+  process?: string;
+  ignore?: "contract"[];
+}
+
+export interface CompatIssue {
+  member: "upgrade" | "contract";
+  address: string;
+  path: string;
+  message: string;
+  gating: boolean;
+}
+
+export interface CompatReport {
+  name: string;
+  status: string;
+  from: number | null;
+  to: number | null;
+  upgrade: { compatible: boolean };
+  contract: { compatible: boolean };
+  changed: { address: string; task: string | null }[];
+  issues: CompatIssue[];
+}
+
+export interface CompatResponse {
+  compatible: boolean;
+  passes: boolean;
+  processes: CompatReport[] | null;
+}
+
+export interface ProcessNameParams {
+  name: string;
+}
+
+// ---- channels ----------------------------------------------------------------------
+
+export interface ChannelEntry {
+  channel: string;
+  name: string;
+  version: number;
+  actor?: string;
+  updated_at?: string;
+}
+
+export interface ListChannelsQuery extends ListQuery<"name" | "updated_at"> {
+  name?: string;
+}
+
+export interface SetChannelBody {
+  name: string;
+  channel: string;
+  version: number;
+}
+
+export interface SetChannelResponse {
+  channel: string;
+  name: string;
+  version: number;
+}
+
+export interface DeleteChannelBody {
+  name: string;
+  channel: string;
+}
+
+export interface PromoteChannelBody {
+  from: string;
+  to: string;
+  process?: string;
+}
+
+export interface PromoteChannelResponse {
+  from: string;
+  to: string;
+  promoted: { name: string; version: number; previous: number | null }[];
+}
+
+export interface StaleChildReference {
+  name: string;
+  version: number;
+  task: string;
+  child: string;
+  pinned_version: number;
+  channel_version: number | null;
+}
+
+// ---- instances ---------------------------------------------------------------------
+
+export interface StartInstanceBody {
+  process: string;
+  version?: number;
+  input?: { [key: string]: JsonValue };
+}
+
+export interface StartInstanceResponse {
+  id: string;
+  process: string;
+  version: number;
+  status: InstanceStatus;
+}
+
+export interface InstanceStatusView {
+  id: string;
+  process: string;
+  version: number;
+  status: InstanceStatus;
+  task: string;
+  retry_count: number;
+  error_code?: string;
+  error_message?: string;
+  output?: JsonValue;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InstanceRow extends InstanceStatusView {
+  parent_id: string | null;
+  root_id: string;
+  phase: InstancePhase | null;
+}
+
+export interface ListInstancesQuery extends ListQuery<"created_at" | "updated_at"> {
+  /** One status or several comma-separated. */
+  status?: string;
+  phase?: InstancePhase;
+  task?: string;
+  error_code?: string;
+  process?: string;
+  version?: number;
+  children?: boolean;
+  created_after?: number;
+  created_before?: number;
+  updated_after?: number;
+  updated_before?: number;
+}
+
+export interface ExternalizedObject {
+  path: string[];
+  ref: string;
+  size: number;
+}
+
+export interface InstanceDetail {
+  id: string;
+  process: string;
+  version: number;
+  status: InstanceStatus;
+  task: string;
+  retry_count: number;
+  created_at: string;
+  updated_at: string;
+  phase: InstancePhase | null;
+  parent_id: string | null;
+  root_id: string;
+  state: {
+    _children?: { [taskId: string]: string | string[] | { [key: string]: string } };
+    input?: JsonValue;
+    outputs?: { [taskId: string]: JsonValue };
+    [key: string]: JsonValue | undefined;
+  };
+  lease_epoch: number;
+  task_epoch: number;
+  parent_task_epoch: number;
+  next_replayable: boolean;
+  external_claim_epoch: number;
+  objects: ExternalizedObject[];
+}
+
+export interface InstanceIdParams {
+  id: string;
+}
+
+export interface LogEntry {
+  id: string;
+  instance_id: string;
+  level: LogLevel;
+  event: string;
+  message: string;
+  task?: string | null;
+  actor?: string | null;
+  data?: { [key: string]: JsonValue };
+  created_at: string;
+}
+
+export interface ListInstanceLogsQuery extends ListQuery<"created_at"> {
+  level?: LogLevel;
+  created_after?: number;
+  created_before?: number;
+  flat?: boolean;
+}
+
+export type LifecycleOutcome = "paused" | "pausing" | "resumed" | "cancelled" | "cancelling" | "retried";
+
+export interface LifecycleResponse {
+  outcome: LifecycleOutcome;
+  status: InstanceStatus;
+  instances: number;
+}
+
+export interface UpgradeBody {
+  from_version: number;
+  to_version: number;
+}
+
+export interface InstanceMove {
+  instance_id: string;
+  process: string;
+  from_version: number;
+  to_version: number;
+  task: string;
+}
+
+export interface UpgradeResponse {
+  upgraded: boolean;
+  moves: InstanceMove[] | null;
+}
+
+// ---- external tasks ----------------------------------------------------------------
+
+export interface ExternalTask {
+  token: string;
+  process: string;
+  version: number;
+  task: string;
+  external_input: JsonValue;
+  result_schema: JsonSchemaValue;
+  raises: { [code: string]: JsonSchemaValue | null };
+  waiting_since: string;
+  deadline: string | null;
+  claimed_by: string;
+  claim_expires: string;
+}
+
+export interface ClaimBody {
+  worker_id: string;
+  limit?: number;
+  lease_ms?: number;
+  process?: string;
+  task?: string;
+  version?: number;
+}
+
+export interface ClaimResponse {
+  items: ExternalTask[];
+  renew_before_ms: number;
+}
+
+export interface RenewBody {
+  worker_id: string;
+  tokens: string[];
+  lease_ms?: number;
+}
+
+export interface RenewResponse {
+  renewed: string[];
+  lost: string[];
+  cancelled: string[];
+  renew_before_ms: number;
+}
+
+export type ResolveBody = { token: string; result?: JsonValue } | { token: string; error: ErrorOutcome };
+export type SignalBody = { instance_id: string; task: string; result?: JsonValue } | { instance_id: string; task: string; error: ErrorOutcome };
+
+// ---- tokens ------------------------------------------------------------------------
+
+export interface CreateTokenBody {
+  label: string;
+  perms: Permission[] | null;
+  expires_in?: number;
+  expires_at?: string;
+}
+
+export interface CreatedToken {
+  id: string;
+  token: string;
+  label: string;
+  perms: Permission[] | null;
+  created_at: string;
+  expires_at: string | null;
+}
+
+export interface TokenListItem {
+  id: string;
+  label: string;
+  perms: Permission[] | null;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+// ---- debug -------------------------------------------------------------------------
+
+export interface HealthResponse {
+  status: "ok" | "unavailable";
+  worker_id: string;
+  database: "postgres" | "pglite";
+  lease_age_ms: number;
+  manual_tick: boolean;
+}
+
+// ---- the map -----------------------------------------------------------------------
+
+interface Io<Params, Query, Body, Response> {
+  params: Params;
+  query: Query;
+  body: Body;
+  response: Response;
+}
+
+type None = undefined;
+
+/** Request parts and response body of every action, by action name. */
+export interface ActionTypes {
+  putDefinition: Io<None, None, DefinitionInput, PutDefinitionResponse>;
+  listDefinitions: Io<None, ListDefinitionsQuery, None, Page<DefinitionSummary>>;
+  putDefinitionBatch: Io<None, None, PutDefinitionBatchBody, BatchResult[]>;
+  validateDefinitions: Io<None, None, DefinitionInput[], ValidateResult[]>;
+  compatDefinitions: Io<None, None, CompatBody, CompatResponse>;
+  getProcessOpenApi: Io<ProcessNameParams, None, None, { [key: string]: JsonValue }>;
+  getProcessDocs: Io<ProcessNameParams, None, None, string>;
+  listChannels: Io<None, ListChannelsQuery, None, Page<ChannelEntry>>;
+  setChannel: Io<None, None, SetChannelBody, SetChannelResponse>;
+  deleteChannel: Io<None, None, DeleteChannelBody, { deleted: boolean }>;
+  promoteChannel: Io<None, None, PromoteChannelBody, PromoteChannelResponse>;
+  channelStatus: Io<None, None, { channel: string }, { items: StaleChildReference[] }>;
+  startInstance: Io<None, None, StartInstanceBody, StartInstanceResponse>;
+  listInstances: Io<None, ListInstancesQuery, None, Page<InstanceRow>>;
+  getInstance: Io<InstanceIdParams, None, None, InstanceStatusView>;
+  getInstanceDetail: Io<InstanceIdParams, { resolve?: boolean }, None, InstanceDetail>;
+  listInstanceLogs: Io<InstanceIdParams, ListInstanceLogsQuery, None, Page<LogEntry>>;
+  /** 204 (nothing to do) resolves to undefined. */
+  pauseInstance: Io<InstanceIdParams, None, None, LifecycleResponse | undefined>;
+  resumeInstance: Io<InstanceIdParams, None, None, LifecycleResponse | undefined>;
+  cancelInstance: Io<InstanceIdParams, None, None, LifecycleResponse | undefined>;
+  retryInstance: Io<InstanceIdParams, { force?: boolean }, None, LifecycleResponse>;
+  upgradeInstance: Io<InstanceIdParams, None, UpgradeBody, UpgradeResponse>;
+  getObject: Io<{ ref: string }, None, None, JsonValue>;
+  claimExternalTasks: Io<None, None, ClaimBody, ClaimResponse>;
+  renewExternalTasks: Io<None, None, RenewBody, RenewResponse>;
+  releaseExternalTask: Io<None, None, { token: string }, { released: boolean }>;
+  resolveExternalTask: Io<None, None, ResolveBody, { resolved: boolean }>;
+  signalExternalTask: Io<None, None, SignalBody, { delivered: boolean; buffered: boolean }>;
+  createToken: Io<None, None, CreateTokenBody, CreatedToken>;
+  listTokens: Io<None, None, None, { items: TokenListItem[] }>;
+  revokeToken: Io<InstanceIdParams, None, None, { revoked: boolean }>;
+  health: Io<None, None, None, HealthResponse>;
+  tick: Io<None, None, { advance_ms?: number } | undefined, { count: number }>;
+}
+
+export type ActionName = keyof ActionTypes;
+
+type ParamsPart<T> = [T] extends [undefined] ? {} : { params: T };
+type QueryPart<T> = [T] extends [undefined] ? {} : { query?: T };
+type BodyPart<T> = [T] extends [undefined] ? {} : undefined extends T ? { body?: Exclude<T, undefined> } : { body: T };
+
+/** The request of an action: `params` and (unless optional) `body` are required where the action has them. */
+export type ActionRequest<N extends ActionName> = ParamsPart<ActionTypes[N]["params"]> &
+  QueryPart<ActionTypes[N]["query"]> &
+  BodyPart<ActionTypes[N]["body"]> & { signal?: AbortSignal };
+
+export type ActionResponse<N extends ActionName> = ActionTypes[N]["response"];
+
+/** The actions whose response is a page envelope (what listAll can follow). */
+export type ListActionName = { [N in ActionName]: ActionResponse<N> extends Page<unknown> ? N : never }[ActionName];
+
+export type ListItem<N extends ListActionName> = ActionResponse<N> extends Page<infer T> ? T : never;
+
+/** The rest arguments of a call: the request may be left out when nothing in it is required. */
+export type RequestArgs<N extends ActionName> = {} extends ActionRequest<N> ? [req?: ActionRequest<N>] : [req: ActionRequest<N>];
