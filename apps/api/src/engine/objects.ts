@@ -145,6 +145,16 @@ export async function loadObjects(tx: Db, refs: readonly string[]): Promise<Map<
   return found;
 }
 
+/** Sizes (bytes of JSON) of the stored objects among `refs`, without loading their values. */
+export async function objectSizes(tx: Db, refs: readonly string[]): Promise<Map<string, number>> {
+  const unique = [...new Set(refs)].filter(isObjectRef);
+  const sizes = new Map<string, number>();
+  if (unique.length === 0) return sizes;
+  const rows = await tx.select({ ref: objects.ref, size: objects.size }).from(objects).where(inArray(objects.ref, unique));
+  for (const row of rows) sizes.set(row.ref, row.size);
+  return sizes;
+}
+
 /** One stored value, parsed losslessly; undefined when unknown. */
 export async function loadObject(tx: Db, ref: string): Promise<Json | undefined> {
   const found = await loadObjects(tx, [ref]);

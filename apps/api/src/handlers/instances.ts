@@ -1,4 +1,223 @@
+import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import { validateInput } from "@baton/model";
+import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
+import { getDefinition, latestDefinition, type StoredDefinition } from "../definitions/store.js";
+import { detailView, type InstanceRow, type LogRow, listRow, logView, type ObjectListing, statusView, storedOutput } from "../engine/instance-view.js";
+import { appendLog, type LogEntry, levelsFrom } from "../engine/logs.js";
+import { externalize, listRefs, loadObjects, objectSizes, spliceRefs } from "../engine/objects.js";
 import type { ActionHandlers } from "../http/action-handler.js";
+import { invalid, notFound } from "../http/api-error.js";
+import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
+import type { Db } from "../storage/db.js";
+import { newId } from "../storage/ids.js";
+import { instances, logs } from "../storage/schema/index.js";
+import type { Services } from "../services.js";
 
-/** startInstance, getInstance, getInstanceDetail, listInstances, listInstanceLogs, getObject. */
-export const instanceHandlers: ActionHandlers = {};
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const REF = /^[0-9a-f]{64}$/i;
+
+/** The instance id of a path, lower-cased; 400 when it is not a UUID. */
+export function instanceIdParam(value: string): string {
+  if (!UUID.test(value)) throw invalid(`instance id "${value}" is malformed; expected a UUID such as 019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55`, [{ path: "id", message: "not a UUID" }]);
+  return value.toLowerCase();
+}
+
+async function findInstance(db: Db, id: string): Promise<InstanceRow> {
+  const [row] = await db.select().from(instances).where(eq(instances.id, id)).limit(1);
+  if (!row) throw notFound(`instance "${id}" does not exist`);
+  return row;
+}
+
+async function resolveDefinition(db: Db, process: string, version: number | undefined): Promise<StoredDefinition> {
+  if (version === undefined) {
+    const latest = await latestDefinition(db, process);
+    if (!latest) throw notFound(`process "${process}" is not registered`);
+    return latest;
+  }
+  const exact = await getDefinition(db, process, version);
+  if (exact) return exact;
+  const latest = await latestDefinition(db, process);
+  if (!latest) throw notFound(`process "${process}" is not registered`);
+  throw notFound(`process "${process}" has no version ${version}; latest is ${latest.version}`);
+}
+
+// ---- start ----------------------------------------------------------------------------
+
+async function startInstance(body: { process: string; version?: number; input?: Json }, actor: string | null, services: Services) {
+  const stored = await resolveDefinition(services.db, body.process, body.version);
+  const def = stored.definition;
+  const checked = validateInput(def, body.input);
+  if (!checked.ok) {
+    const lines = checked.problems.map((p) => `${p.path}: ${p.message}`).join("; ");
+    throw invalid(`the input does not match the input_schema of process "${stored.name}" version ${stored.version}: ${lines}`, checked.problems);
+  }
+  const first = def.tasks[0];
+  if (!first) throw invalid(`process "${stored.name}" version ${stored.version} has no tasks to run`);
+
+  const now = services.clock.now();
+  const id = newId(now);
+  const state: Json = { input: checked.value, outputs: {}, _children: {} };
+  const started: LogEntry = {
+    instanceId: id,
+    rootId: id,
+    level: "info",
+    event: "instance.started",
+    message: `started ${stored.name} version ${stored.version} at task "${first.id}"`,
+    task: first.id,
+    actor,
+    data: { process: stored.name, version: stored.version },
+  };
+  await services.db.transaction(async (tx) => {
+    const storedState = await externalize(tx, services.clock, state, services.config.objectThresholdBytes);
+    await tx.insert(instances).values({
+      id,
+      rootId: id,
+      parentId: null,
+      process: stored.name,
+      version: stored.version,
+      status: "running",
+      phase: null,
+      task: first.id,
+      state: stringifyJson(storedState),
+      taskEpoch: 1,
+      leaseEpoch: 0,
+      wakeAt: now,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await appendLog(tx, services.clock, started);
+  });
+  services.engine.wake();
+  return { id, process: stored.name, version: stored.version, status: "running" };
+}
+
+// ---- objects in views -----------------------------------------------------------------
+
+interface Located {
+  path: string[];
+  ref: string;
+}
+
+/**
+ * Splices stored objects no larger than `limit` back into `values` (each keyed by its top-level
+ * name in the response) and lists every stored object left as a placeholder. limit < 0 splices
+ * nothing. Placeholder-shaped data with no stored object is neither spliced nor listed.
+ */
+async function showObjects(db: Db, values: Record<string, Json | undefined>, limit: number): Promise<{ values: Record<string, Json | undefined>; objects: ObjectListing[] }> {
+  const located: Located[] = [];
+  for (const [name, value] of Object.entries(values)) {
+    if (value !== undefined) for (const r of listRefs(value)) located.push({ path: [name, ...r.path], ref: r.ref });
+  }
+  if (located.length === 0) return { values, objects: [] };
+  const sizes = await objectSizes(
+    db,
+    located.map((l) => l.ref),
+  );
+  const splice = [...sizes].filter(([, size]) => size <= limit).map(([ref]) => ref);
+  const loaded = await loadObjects(db, splice);
+  const parsed = new Map<string, Json>();
+  for (const [ref, hit] of loaded) parsed.set(ref, parseJson(hit.text));
+  const out: Record<string, Json | undefined> = {};
+  for (const [name, value] of Object.entries(values)) out[name] = value === undefined || parsed.size === 0 ? value : spliceRefs(value, (ref) => parsed.get(ref));
+  const objects = located.filter((l) => sizes.has(l.ref) && !parsed.has(l.ref)).map((l) => ({ path: l.path, ref: l.ref, size: sizes.get(l.ref)! }));
+  return { values: out, objects };
+}
+
+/** Outputs shown in status views and list rows: objects within the resolve limit spliced back. */
+async function shownOutputs(db: Db, rows: InstanceRow[], limit: number): Promise<Map<string, Json | undefined>> {
+  const values: Record<string, Json | undefined> = {};
+  for (const row of rows) values[row.id] = storedOutput(row);
+  const shown = await showObjects(db, values, limit);
+  return new Map(Object.entries(shown.values));
+}
+
+// ---- lists ----------------------------------------------------------------------------
+
+const instanceList: ListSpec<InstanceRow> = {
+  list: "instances",
+  sorts: {
+    created_at: { columns: [instances.createdAt, instances.id], values: (r) => [r.createdAt, r.id] },
+    updated_at: { columns: [instances.updatedAt, instances.id], values: (r) => [r.updatedAt, r.id] },
+  },
+  defaultSort: "created_at",
+  defaultOrder: "desc",
+};
+
+const logList: ListSpec<LogRow> = {
+  list: "logs",
+  sorts: { created_at: { columns: [logs.createdAt, logs.id], values: (r) => [r.createdAt, r.id] } },
+  defaultSort: "created_at",
+  defaultOrder: "desc",
+};
+
+/** The SQL of GET /instances's filters (the registry has validated their types). */
+export function instanceFilters(query: Record<string, any>): SQL | undefined {
+  const where: Array<SQL | undefined> = [];
+  if (query.status !== undefined) {
+    const statuses = [...new Set(String(query.status).split(","))];
+    where.push(inArray(instances.status, statuses));
+  }
+  if (query.phase !== undefined) where.push(eq(instances.phase, query.phase));
+  if (query.task !== undefined) {
+    if (query.process === undefined) {
+      throw invalid(`query parameter "task" needs "process" as well: task ids are unique only within a definition`, [
+        { path: "process", message: `required when "task" is given` },
+      ]);
+    }
+    where.push(eq(instances.task, query.task));
+  }
+  if (query.error_code !== undefined) where.push(eq(instances.errorCode, query.error_code));
+  if (query.process !== undefined) where.push(eq(instances.process, query.process));
+  if (query.version !== undefined && query.version !== 0) where.push(eq(instances.version, query.version));
+  if (query.children !== true) where.push(isNull(instances.parentId));
+  if (query.created_after !== undefined) where.push(gte(instances.createdAt, query.created_after));
+  if (query.created_before !== undefined) where.push(lt(instances.createdAt, query.created_before));
+  if (query.updated_after !== undefined) where.push(gte(instances.updatedAt, query.updated_after));
+  if (query.updated_before !== undefined) where.push(lt(instances.updatedAt, query.updated_before));
+  return and(...where);
+}
+
+// ---- handlers -------------------------------------------------------------------------
+
+export const instanceHandlers: ActionHandlers = {
+  startInstance: async ({ body, principal }, services) => ({ body: await startInstance(body, principal.actor, services) }),
+
+  getInstance: async ({ params }, services) => {
+    const row = await findInstance(services.db, instanceIdParam(params.id!));
+    const outputs = await shownOutputs(services.db, [row], services.config.objectResolveLimitBytes);
+    return { body: statusView(row, outputs.get(row.id)) };
+  },
+
+  getInstanceDetail: async ({ params, query }, services) => {
+    const row = await findInstance(services.db, instanceIdParam(params.id!));
+    const limit = query.resolve === true ? services.config.objectResolveLimitBytes : -1;
+    const shown = await showObjects(services.db, { state: parseJson(row.state), output: storedOutput(row) }, limit);
+    return { body: detailView(row, { state: shown.values.state!, output: shown.values.output, objects: shown.objects }) };
+  },
+
+  listInstances: async ({ query }, services) => {
+    const page = await paginate(services.db, instances, instanceFilters(query), instanceList, query);
+    const outputs = await shownOutputs(services.db, page.items, services.config.objectResolveLimitBytes);
+    return { body: mapPage(page, (row) => listRow(row, outputs.get(row.id))) };
+  },
+
+  listInstanceLogs: async ({ params, query }, services) => {
+    const row = await findInstance(services.db, instanceIdParam(params.id!));
+    const wholeTree = row.parentId === null && query.flat !== true;
+    const where: Array<SQL | undefined> = [wholeTree ? eq(logs.rootId, row.id) : eq(logs.instanceId, row.id)];
+    if (query.level !== undefined) where.push(inArray(logs.level, levelsFrom(query.level)));
+    if (query.created_after !== undefined) where.push(gte(logs.createdAt, query.created_after));
+    if (query.created_before !== undefined) where.push(lt(logs.createdAt, query.created_before));
+    const page = await paginate(services.db, logs, and(...where), logList, query);
+    return { body: mapPage(page, logView) };
+  },
+
+  getObject: async ({ params }, services) => {
+    const ref = params.ref!;
+    if (!REF.test(ref)) throw invalid(`object ref "${ref}" is malformed; expected the 64 hex digits of a sha256, as listed under objects[].ref of an instance detail`, [{ path: "ref", message: "not 64 hex digits" }]);
+    const hit = (await loadObjects(services.db, [ref.toLowerCase()])).get(ref.toLowerCase());
+    if (!hit) throw notFound(`object "${ref}" does not exist`);
+    // The stored text is already lossless JSON (stringifyJson); sent as is.
+    return { body: hit.text, contentType: "application/json" };
+  },
+};
