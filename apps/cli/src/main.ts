@@ -1,2 +1,32 @@
 #!/usr/bin/env node
-console.log("baton");
+import { homedir } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import { runCli } from "./run-cli.js";
+
+const exitCode = await runCli(process.argv.slice(2), {
+  stdout: {
+    write: (text) => process.stdout.write(text),
+    get isTTY() {
+      return Boolean(process.stdout.isTTY);
+    },
+    get columns() {
+      return process.stdout.columns;
+    },
+  },
+  stderr: {
+    write: (text) => process.stderr.write(text),
+    get isTTY() {
+      return Boolean(process.stderr.isTTY);
+    },
+    get columns() {
+      return process.stderr.columns;
+    },
+  },
+  env: process.env,
+  cwd: process.cwd(),
+  homedir: homedir(),
+  now: () => Date.now(),
+  sleep: (ms) => sleep(ms),
+});
+// exitCode, not exit(): let stdout drain when it is a pipe.
+process.exitCode = exitCode;

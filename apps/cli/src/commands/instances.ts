@@ -1,0 +1,101 @@
+import type { InstanceRow, ListInstancesQuery } from "@baton/actions";
+import type { Command } from "commander";
+import { UsageError } from "../cli-error.js";
+import { act, collectList, type ContextFactory, examples } from "../command-kit.js";
+import { parseSince } from "../duration.js";
+import { INSTANCE_PHASES, INSTANCE_STATUSES } from "../instance-status.js";
+import { listPages } from "../list-pages.js";
+import type { Output } from "../output.js";
+import { colorStatus } from "../style.js";
+import { addListOptions, hintMorePages } from "./list-options.js";
+
+export function registerInstances(program: Command, makeContext: ContextFactory): void {
+  const instances = addListOptions(
+    program
+      .command("instances")
+      .summary("list instances, newest first, with the API's filters")
+      .description("Lists instances, newest first: root instances only unless --children. Filters combine.")
+      .option("--status <statuses>", `only these statuses, comma-separated (${INSTANCE_STATUSES.join(", ")})`, collectList)
+      .option("-p, --process <process>", "only this process")
+      .option("--version <n>", "only this version of the process (0 = any)")
+      .option("--phase <phase>", `only this phase (${INSTANCE_PHASES.join(", ")})`)
+      .option("--task <task>", "only instances sitting on this task (pair with --process)")
+      .option("--error-code <code>", "only instances with this error code")
+      .option("--children", "include child instances")
+      .option("--since <duration|timestamp>", "only instances created since (1h, 2d, or an ISO 8601 time)"),
+  ).action(
+    act(makeContext, async (ctx, _args, options) => {
+      const query = instanceQuery(options, ctx.io.now());
+      const api = await ctx.api();
+      const result = await listPages(api, "listInstances", { query }, options);
+      const { out } = ctx;
+      if (out.json) return out.printJson(result.single ?? { items: result.items });
+      if (result.items.length === 0) out.info("no instances");
+      else printInstanceTable(out, result.items);
+      hintMorePages(out, result.page, options.all);
+    }),
+  );
+  examples(instances, [
+    "baton instances",
+    "baton instances --status failed,raised --since 1d",
+    "baton instances --process orders --task charge --phase external",
+    "baton instances --children --all --json",
+  ]);
+}
+
+export function instanceQuery(options: Record<string, any>, now: number): ListInstancesQuery {
+  const query: ListInstancesQuery = {};
+  if (options.status) {
+    for (const status of options.status as string[]) {
+      if (!(INSTANCE_STATUSES as readonly string[]).includes(status)) {
+        throw new UsageError(`--status: unknown status "${status}"; expected one of ${INSTANCE_STATUSES.join(", ")}`);
+      }
+    }
+    query.status = (options.status as string[]).join(",");
+  }
+  if (options.phase) {
+    if (!(INSTANCE_PHASES as readonly string[]).includes(options.phase)) {
+      throw new UsageError(`--phase: unknown phase "${options.phase}"; expected one of ${INSTANCE_PHASES.join(", ")}`);
+    }
+    query.phase = options.phase;
+  }
+  if (options.process) query.process = options.process;
+  if (options.version !== undefined) {
+    const version = /^[0-9]+$/.test(options.version) ? Number(options.version) : Number.NaN;
+    if (!Number.isSafeInteger(version)) throw new UsageError(`--version: expected a version number (0 = any), got "${options.version}"`);
+    query.version = version;
+  }
+  if (options.task) query.task = options.task;
+  if (options.errorCode) query.error_code = options.errorCode;
+  if (options.children) query.children = true;
+  if (options.since) query.created_after = parseSince(options.since, now);
+  return query;
+}
+
+export function printInstanceTable(out: Output, rows: InstanceRow[]): void {
+  const showParent = rows.some((row) => row.parent_id);
+  out.table(
+    [
+      { header: "ID", keep: true },
+      ...(showParent ? [{ header: "PARENT" }] : []),
+      { header: "PROCESS" },
+      { header: "VERSION", align: "right" as const },
+      { header: "STATUS" },
+      { header: "PHASE" },
+      { header: "TASK" },
+      { header: "UPDATED" },
+      { header: "ERROR" },
+    ],
+    rows.map((row) => [
+      row.id,
+      ...(showParent ? [row.parent_id ?? "-"] : []),
+      row.process,
+      `v${row.version}`,
+      { text: row.status, paint: (text: string) => colorStatus(out.style, text) },
+      row.phase ?? "",
+      row.task ?? "",
+      row.updated_at,
+      row.error_code ?? "",
+    ]),
+  );
+}

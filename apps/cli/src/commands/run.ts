@@ -1,0 +1,100 @@
+import type { InstanceStatusView, StartInstanceBody } from "@baton/actions";
+import type { Command } from "commander";
+import { CliError } from "../cli-error.js";
+import { act, collect, type ContextFactory, examples } from "../command-kit.js";
+import type { Context } from "../context.js";
+import { formatElapsed, parseDuration } from "../duration.js";
+import { ExitCode } from "../exit-code.js";
+import { buildInput } from "../input-values.js";
+import { SETTLED_STATUSES } from "../instance-status.js";
+import { rememberLastInstance } from "../last-instance.js";
+import { formatJson } from "../output.js";
+import { parseProcessRef } from "../process-ref.js";
+import { createProgressLine } from "../progress-line.js";
+import { colorStatus } from "../style.js";
+
+export function registerRun(program: Command, makeContext: ContextFactory): void {
+  const run = program
+    .command("run")
+    .summary("start an instance and print its id; --wait follows it to the end")
+    .description(
+      "Starts an instance of PROCESS (latest version, or PROCESS@VERSION) and prints its id, which @last then stands for. " +
+        "--wait polls until the instance settles, with a live progress line on a terminal, and exits 0 completed (printing the output), " +
+        "1 failed, raised or cancelled (printing the error), 2 when --timeout passes first (the instance keeps running).",
+    )
+    .argument("<process>", "PROCESS or PROCESS@VERSION")
+    .option("-i, --input <json>", "the input: a JSON object, or @file.json")
+    .option("-s, --set <key=value>", "set one input field (repeatable; dotted keys nest; the value is JSON when it parses, else a string)", collect)
+    .option("-w, --wait", "wait until the instance settles")
+    .option("-t, --timeout <duration>", "with --wait: give up after this long (30s, 5m, 1h; a bare number is seconds)")
+    .action(
+      act(makeContext, async (ctx, [reference], options) => {
+        const { process, version } = parseProcessRef(reference);
+        const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, "--timeout");
+        if (timeoutMs !== undefined && !options.wait) throw new CliError("--timeout needs --wait", ExitCode.usage);
+        const input = await buildInput(options.input, options.set ?? [], ctx.io.cwd);
+        const body: StartInstanceBody = { process };
+        if (version !== undefined) body.version = version;
+        if (input !== undefined) body.input = input;
+        const api = await ctx.api();
+        const started = await api.call("startInstance", { body });
+        await rememberLastInstance(ctx.io, started.id);
+        if (!options.wait) {
+          if (ctx.out.json) ctx.out.printJson(started);
+          else ctx.out.print(started.id);
+          return;
+        }
+        await waitForInstance(ctx, started.id, timeoutMs);
+      }),
+    );
+  examples(run, [
+    "baton run orders --input '{\"order_id\": 7}'",
+    "baton run orders@3 --input @order.json --wait --timeout 2m",
+    "baton run orders --set order_id=7 --set customer.tier=gold --wait --json",
+  ]);
+}
+
+const FIRST_POLL_MS = 200;
+const MAX_POLL_MS = 1000;
+
+async function waitForInstance(ctx: Context, id: string, timeoutMs: number | undefined): Promise<void> {
+  const { io, out } = ctx;
+  const api = await ctx.api();
+  const start = io.now();
+  const progress = createProgressLine(io.stderr, io.stderr.isTTY && !out.quiet && !out.json);
+  let interval = FIRST_POLL_MS;
+  let view: InstanceStatusView;
+  try {
+    for (;;) {
+      view = await api.call("getInstance", { params: { id } });
+      const elapsed = io.now() - start;
+      if (SETTLED_STATUSES.has(view.status)) break;
+      progress.update(`${id}  ${view.process} v${view.version}  ${colorStatus(out.style, view.status)}  task ${view.task}  ${formatElapsed(elapsed)}`);
+      if (timeoutMs !== undefined && elapsed >= timeoutMs) {
+        progress.clear();
+        throw new CliError(
+          `timed out after ${formatElapsed(timeoutMs)} waiting for instance ${id} (${view.status} at task ${view.task}); it keeps running: baton get ${id}`,
+          ExitCode.usage,
+        );
+      }
+      await io.sleep(timeoutMs === undefined ? interval : Math.max(0, Math.min(interval, timeoutMs - elapsed)));
+      interval = Math.min(MAX_POLL_MS, Math.round(interval * 1.5));
+    }
+  } finally {
+    progress.clear();
+  }
+  const elapsed = formatElapsed(io.now() - start);
+  if (out.json) out.printJson(view);
+  if (view.status === "completed") {
+    out.hint(`${id} completed (${view.process} v${view.version}, ${elapsed})`);
+    if (!out.json && view.output !== undefined) out.print(formatJson(view.output));
+    return;
+  }
+  throw new CliError(settledFailure(view), ExitCode.failed);
+}
+
+export function settledFailure(view: InstanceStatusView): string {
+  const detail = view.error_code ? `: ${view.error_code}${view.error_message ? `: ${view.error_message}` : ""}` : "";
+  if (view.status === "cancelled") return `instance ${view.id} was cancelled (at task ${view.task})`;
+  return `instance ${view.id} ${view.status} at task ${view.task}${detail}`;
+}

@@ -1,0 +1,43 @@
+import { ApiError, ConnectionError } from "@baton/actions";
+import { CliError } from "./cli-error.js";
+import { ExitCode } from "./exit-code.js";
+
+export interface ErrorReport {
+  lines: string[];
+  exitCode: ExitCode;
+}
+
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status === 401 || status === 403) return ExitCode.auth;
+  if (status === 404) return ExitCode.notFound;
+  return ExitCode.failed;
+}
+
+export function unreachableMessage(server: string): string {
+  return `error: cannot reach the Baton server at ${server} (is it running? set --server or BATON_SERVER)`;
+}
+
+export function formatFieldPath(path: unknown): string {
+  if (Array.isArray(path)) {
+    return path.reduce<string>((out, part) => (typeof part === "number" || /^\d+$/.test(String(part)) ? `${out}[${part}]` : out ? `${out}.${part}` : String(part)), "");
+  }
+  return String(path ?? "");
+}
+
+/** The stderr lines and exit code for anything a command threw; never a stack trace. */
+export function reportError(error: unknown, server?: string): ErrorReport {
+  if (error instanceof CliError) return { lines: error.lines, exitCode: error.exitCode };
+  if (error instanceof ApiError) {
+    const lines = [`error: ${error.code}: ${error.message}`];
+    for (const field of error.fields ?? []) {
+      const path = formatFieldPath(field.path);
+      lines.push(`  ${path ? `${path}: ` : ""}${field.message}`);
+    }
+    return { lines, exitCode: exitCodeForStatus(error.status) };
+  }
+  if (error instanceof ConnectionError) {
+    return { lines: [unreachableMessage(error.server || server || "?")], exitCode: ExitCode.unreachable };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { lines: [`error: ${message.split("\n")[0]}`], exitCode: ExitCode.failed };
+}

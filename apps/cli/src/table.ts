@@ -1,0 +1,72 @@
+export interface Column {
+  header: string;
+  align?: "left" | "right";
+  /** Never shortened (ids people copy); other columns give way first. */
+  keep?: boolean;
+}
+
+export interface Cell {
+  text: string;
+  /** Applied after padding and truncation, so it never changes the measured width. */
+  paint?: (text: string) => string;
+}
+
+const GAP = "  ";
+const MIN_WIDTH = 3;
+
+/**
+ * A plain-text table no wider than `width` when that is possible: the widest shrinkable columns
+ * are truncated (with "…") until it fits. Trailing spaces are trimmed from every line.
+ */
+export function renderTable(columns: Column[], rows: (string | Cell)[][], width: number, paintHeader = (text: string) => text): string {
+  const cells = rows.map((row) => columns.map((_, i) => toCell(row[i])));
+  const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((row) => row[i].text.length)));
+  fitWidths(columns, widths, width);
+  const lines = [
+    formatLine(columns.map((column) => ({ text: column.header, paint: paintHeader })), columns, widths),
+    ...cells.map((row) => formatLine(row, columns, widths)),
+  ];
+  return lines.join("\n");
+}
+
+function toCell(value: string | Cell | undefined): Cell {
+  if (value === undefined) return { text: "" };
+  return typeof value === "string" ? { text: oneLine(value) } : { ...value, text: oneLine(value.text) };
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ");
+}
+
+function fitWidths(columns: Column[], widths: number[], width: number): void {
+  const total = () => widths.reduce((sum, w) => sum + w, 0) + GAP.length * (widths.length - 1);
+  let excess = total() - width;
+  while (excess > 0) {
+    let widest = -1;
+    for (let i = 0; i < widths.length; i++) {
+      if (columns[i].keep || widths[i] <= Math.max(MIN_WIDTH, Math.min(columns[i].header.length, 8))) continue;
+      if (widest === -1 || widths[i] > widths[widest]) widest = i;
+    }
+    if (widest === -1) return;
+    widths[widest]--;
+    excess--;
+  }
+}
+
+function formatLine(row: Cell[], columns: Column[], widths: number[]): string {
+  const parts = row.map((cell, i) => {
+    const text = truncate(cell.text, widths[i]);
+    const padded = columns[i].align === "right" ? text.padStart(widths[i]) : text.padEnd(widths[i]);
+    if (!cell.paint) return padded;
+    const trailing = padded.length - padded.trimEnd().length;
+    const leading = padded.length - padded.trimStart().length;
+    return padded.slice(0, leading) + cell.paint(padded.trim()) + " ".repeat(trailing);
+  });
+  return parts.join(GAP).trimEnd();
+}
+
+export function truncate(text: string, width: number): string {
+  if (text.length <= width) return text;
+  if (width <= 1) return text.slice(0, width);
+  return `${text.slice(0, width - 1)}…`;
+}
