@@ -1,0 +1,113 @@
+import { sql } from "drizzle-orm";
+import { type Db, rowsOf } from "../storage/db.js";
+import { LEASE_MS } from "./statuses.js";
+
+/** A row as the claim leased it; `leaseEpoch` is the fence for every write of this advance. */
+export interface ClaimedRow {
+  id: string;
+  rootId: string;
+  process: string;
+  version: number;
+  task: string;
+  stateText: string;
+  retryCount: number;
+  taskEpoch: number;
+  leaseEpoch: number;
+  /** Lease owner whose lease expired without a write: the previous attempt may have run. */
+  reclaimedFrom: string | null;
+}
+
+/**
+ * One claim statement (its own commit): due, unleased running rows, oldest due first, skipping
+ * rows another replica is claiming right now. Each claimed row gets this worker's lease and a
+ * new lease_epoch; a row whose expired lease still names an owner keeps that owner as
+ * previous_owner.
+ */
+export async function claimDue(db: Db, workerId: string, now: number, limit: number): Promise<ClaimedRow[]> {
+  if (limit <= 0) return [];
+  const result = await db.execute(sql`
+    WITH due AS (
+      SELECT id, lease_owner AS old_owner FROM instances
+      WHERE status = 'running' AND wake_at IS NOT NULL AND wake_at <= ${now}
+        AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+      ORDER BY wake_at
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE instances AS i
+    SET lease_owner = ${workerId}, lease_expires_at = ${now + LEASE_MS}, lease_epoch = i.lease_epoch + 1,
+        previous_owner = COALESCE(due.old_owner, i.previous_owner)
+    FROM due WHERE i.id = due.id
+    RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch, due.old_owner`);
+  return rowsOf<Record<string, unknown>>(result).map((r) => ({
+    id: String(r.id),
+    rootId: String(r.root_id),
+    process: String(r.process),
+    version: Number(r.version),
+    task: String(r.task),
+    stateText: String(r.state),
+    retryCount: Number(r.retry_count),
+    taskEpoch: Number(r.task_epoch),
+    leaseEpoch: Number(r.lease_epoch),
+    reclaimedFrom: r.old_owner === null || r.old_owner === undefined ? null : String(r.old_owner),
+  }));
+}
+
+/** Extends the leases this worker still holds; returns the ids whose lease was lost (fence moved). */
+export async function renewLeases(db: Db, workerId: string, now: number, held: ReadonlyArray<{ id: string; leaseEpoch: number }>): Promise<string[]> {
+  if (held.length === 0) return [];
+  const ids = held.map((h) => h.id);
+  const epochs = held.map((h) => h.leaseEpoch);
+  const result = await db.execute(sql`
+    UPDATE instances AS i SET lease_expires_at = ${now + LEASE_MS}
+    FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(epochs)}) AS epoch) AS h
+    WHERE i.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}
+    RETURNING i.id`);
+  const kept = new Set(rowsOf<{ id: string }>(result).map((r) => r.id));
+  return ids.filter((id) => !kept.has(id));
+}
+
+/** Lets other replicas take these rows at once; the owner stays recorded as evidence of a possible run. */
+export async function expireLeases(db: Db, workerId: string, now: number, held: ReadonlyArray<{ id: string; leaseEpoch: number }>): Promise<void> {
+  if (held.length === 0) return;
+  await db.execute(sql`
+    UPDATE instances AS i SET lease_expires_at = ${now}
+    FROM (SELECT unnest(${sqlTextArray(held.map((h) => h.id))}) AS id, unnest(${sqlIntArray(held.map((h) => h.leaseEpoch))}) AS epoch) AS h
+    WHERE i.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}`);
+}
+
+export interface FinalisedRow {
+  id: string;
+  rootId: string;
+  task: string;
+  status: "paused" | "cancelled";
+}
+
+/**
+ * Pausing/cancelling rows whose worker died before its write: the request lands now. The lease
+ * owner is kept so the next claim still sees that the interrupted attempt may have run.
+ */
+export async function finaliseAbandoned(db: Db, now: number): Promise<FinalisedRow[]> {
+  const result = await db.execute(sql`
+    UPDATE instances
+    SET status = CASE WHEN status = 'cancelling' THEN 'cancelled' ELSE 'paused' END,
+        wake_at = CASE WHEN status = 'cancelling' THEN NULL ELSE wake_at END,
+        requested = NULL, updated_at = ${now}
+    WHERE status IN ('pausing', 'cancelling') AND lease_expires_at IS NOT NULL AND lease_expires_at <= ${now}
+    RETURNING id, root_id, task, status`);
+  return rowsOf<Record<string, unknown>>(result).map((r) => ({
+    id: String(r.id),
+    rootId: String(r.root_id),
+    task: String(r.task),
+    status: r.status as "paused" | "cancelled",
+  }));
+}
+
+// Arrays as one text literal parameter: both drivers pass it through unchanged.
+export function sqlTextArray(values: readonly string[]) {
+  return sql`${`{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`}::text[]`;
+}
+
+export function sqlIntArray(values: readonly number[]) {
+  return sql`${`{${values.map((v) => String(Math.trunc(v))).join(",")}}`}::int[]`;
+}

@@ -1,0 +1,127 @@
+import { type Json, stringifyJson } from "@baton/expr";
+import { and, eq, inArray } from "drizzle-orm";
+import type { Clock } from "../storage/clock.js";
+import type { Db } from "../storage/db.js";
+import { instances } from "../storage/schema/index.js";
+import type { AdvanceResult } from "./advance.js";
+import type { ClaimedRow } from "./claim.js";
+import type { InstanceState } from "./instance-state.js";
+import { appendLogs, type LogEntry } from "./logs.js";
+import { externalize } from "./objects.js";
+
+/** One finished advance waiting for its fenced write. */
+export interface PendingWrite {
+  claim: ClaimedRow;
+  /** The state as stored when claimed (placeholders kept), so unchanged big values are not re-stored. */
+  storedState: InstanceState;
+  result: AdvanceResult;
+}
+
+export interface WriteOutcome {
+  /** false: the fence moved (another worker or an operator took the row); nothing was written. */
+  applied: boolean;
+  status?: string;
+  wakeAt?: number | null;
+}
+
+// Statuses a leased row can have when its advance lands; anything else was decided by someone else.
+const WRITABLE = new Set(["running", "pausing", "cancelling"]);
+
+/**
+ * Writes many advances in the caller's transaction, each fenced by its claimed lease_epoch.
+ * Locks the rows first so a concurrent operator verb is either fully before this write (its
+ * `requested` is applied here) or fully after it (it sees the advance's result).
+ */
+export async function writeAdvances(tx: Db, clock: Clock, thresholdBytes: number, writes: readonly PendingWrite[]): Promise<WriteOutcome[]> {
+  if (writes.length === 0) return [];
+  const now = clock.now();
+  const current = await tx
+    .select({ id: instances.id, status: instances.status, requested: instances.requested, leaseEpoch: instances.leaseEpoch })
+    .from(instances)
+    .where(
+      inArray(
+        instances.id,
+        writes.map((w) => w.claim.id),
+      ),
+    )
+    .for("update");
+  const byId = new Map(current.map((row) => [row.id, row]));
+  const logs: LogEntry[] = [];
+  const outcomes: WriteOutcome[] = [];
+  for (const { claim, storedState, result } of writes) {
+    const row = byId.get(claim.id);
+    if (row === undefined || row.leaseEpoch !== claim.leaseEpoch || !WRITABLE.has(row.status)) {
+      outcomes.push({ applied: false });
+      continue;
+    }
+    let status: string = result.status;
+    let wakeAt = result.wakeAt;
+    const landed: LogEntry[] = [];
+    if (status === "running" && row.requested === "cancel") {
+      status = "cancelled";
+      wakeAt = null;
+      landed.push(entry(claim, "info", "instance.cancelled", `cancelled at the boundary of task "${result.task}"`, result.task));
+    } else if (status === "running" && row.requested === "pause") {
+      status = "paused";
+      landed.push(entry(claim, "info", "instance.paused", `paused at the boundary of task "${result.task}"`, result.task));
+    }
+    const state = await externalize(tx, clock, toStore(storedState, result), thresholdBytes);
+    const output = result.output === undefined ? null : stringifyJson(await externalize(tx, clock, result.output, thresholdBytes));
+    const updated = await tx
+      .update(instances)
+      .set({
+        status,
+        task: result.task,
+        taskEpoch: result.taskEpoch,
+        retryCount: result.retryCount,
+        state: stringifyJson(state),
+        errorCode: result.errorCode,
+        errorMessage: result.errorMessage,
+        output,
+        wakeAt,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        requested: null,
+        updatedAt: now,
+      })
+      .where(and(eq(instances.id, claim.id), eq(instances.leaseEpoch, claim.leaseEpoch)))
+      .returning({ id: instances.id });
+    if (updated.length === 0) {
+      outcomes.push({ applied: false });
+      continue;
+    }
+    for (const log of result.logs) logs.push(entry(claim, log.level, log.event, log.message, log.task ?? null, log.data ?? null));
+    logs.push(...landed);
+    outcomes.push({ applied: true, status, wakeAt });
+  }
+  await appendLogs(tx, clock, logs);
+  return outcomes;
+}
+
+function entry(
+  claim: ClaimedRow,
+  level: LogEntry["level"],
+  event: string,
+  message: string,
+  task: string | null,
+  data: Record<string, Json> | null = null,
+): LogEntry {
+  return { instanceId: claim.id, rootId: claim.rootId, level, event, message, task, data };
+}
+
+/** The new state with values this advance did not write kept in their stored (placeholder) form. */
+function toStore(stored: InstanceState, result: AdvanceResult): Json {
+  const next = result.state;
+  const outputs: { [task: string]: Json } = {};
+  for (const [task, value] of Object.entries(next.outputs)) {
+    outputs[task] = result.written.has(task) || !(task in stored.outputs) ? value : stored.outputs[task];
+  }
+  const out: { [key: string]: Json } = {};
+  for (const [key, value] of Object.entries(next)) {
+    if (value !== undefined) out[key] = key in stored && stored[key] !== undefined && key !== "_error" ? (stored[key] as Json) : value;
+  }
+  out.outputs = outputs;
+  if (next._error !== undefined) out._error = next._error;
+  else delete out._error;
+  return out;
+}

@@ -1,0 +1,145 @@
+import { type CompiledShape, compileShape, type Expr, type Json, parseExpression, parseJson } from "@baton/expr";
+import { type Definition, type FetchAction, parseDuration, type SwitchCase, type Task } from "@baton/model";
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../storage/db.js";
+import { definitions } from "../storage/schema/index.js";
+
+export interface CompiledFetch {
+  action: FetchAction;
+  url: CompiledShape;
+  headers?: CompiledShape;
+  query?: CompiledShape;
+  body?: CompiledShape;
+  /** A static `timeout.for`, or the expression of a `"$: expr"` one. */
+  timeout: { ms: number } | { expr: Expr };
+}
+
+export interface CompiledCase {
+  condition?: Expr;
+  clause: SwitchCase;
+}
+
+export interface CompiledTask {
+  task: Task;
+  index: number;
+  output?: CompiledShape;
+  cases: CompiledCase[];
+  fetch?: CompiledFetch;
+}
+
+export interface CompiledDefinition {
+  definition: Definition;
+  name: string;
+  version: number;
+  tasks: CompiledTask[];
+  byId: Map<string, CompiledTask>;
+  output?: CompiledShape;
+}
+
+/** A stored definition the engine cannot execute: instances on it fail with `engine.definition`. */
+export class DefinitionFault extends Error {
+  override readonly name = "DefinitionFault";
+}
+
+export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
+
+export function compileDefinition(definition: Definition, version: number): CompiledDefinition {
+  const tasks = definition.tasks.map((task, index) => compileTask(task, index));
+  return {
+    definition,
+    name: definition.name,
+    version,
+    tasks,
+    byId: new Map(tasks.map((t) => [t.task.id, t])),
+    output: definition.output === undefined ? undefined : shape(definition.output, "output"),
+  };
+}
+
+function compileTask(task: Task, index: number): CompiledTask {
+  const at = `tasks[${index}] ("${task.id}")`;
+  const cases = (task.switch ?? []).map((clause, i) => ({
+    clause,
+    condition: clause.case === undefined ? undefined : expression(clause.case, `${at}.switch[${i}].case`),
+  }));
+  const compiled: CompiledTask = { task, index, cases, output: task.output === undefined ? undefined : shape(task.output, `${at}.output`) };
+  if (task.action?.type === "fetch") compiled.fetch = compileFetch(task.action, `${at}.action`);
+  return compiled;
+}
+
+function compileFetch(action: FetchAction, at: string): CompiledFetch {
+  const out: CompiledFetch = { action, url: shape(action.url, `${at}.url`), timeout: { ms: DEFAULT_FETCH_TIMEOUT_MS } };
+  if (action.headers !== undefined) out.headers = shape(action.headers as Json, `${at}.headers`);
+  if (action.query !== undefined) out.query = shape(action.query as Json, `${at}.query`);
+  if (action.body !== undefined) out.body = shape(action.body, `${at}.body`);
+  const limit = action.timeout?.for;
+  if (typeof limit === "string" && limit.trimStart().startsWith("$:")) {
+    out.timeout = { expr: expression(limit.trimStart().slice(2), `${at}.timeout.for`) };
+  } else if (limit !== undefined) {
+    out.timeout = { ms: staticDuration(limit, `${at}.timeout.for`) };
+  }
+  return out;
+}
+
+function shape(value: Json, path: string): CompiledShape {
+  try {
+    return compileShape(value, path);
+  } catch (error) {
+    throw new DefinitionFault(`${path}: ${(error as Error).message}`);
+  }
+}
+
+function expression(source: string, path: string): Expr {
+  try {
+    return parseExpression(source);
+  } catch (error) {
+    throw new DefinitionFault(`${path}: ${(error as Error).message}`);
+  }
+}
+
+function staticDuration(value: string | number, path: string): number {
+  try {
+    return parseDuration(value);
+  } catch (error) {
+    throw new DefinitionFault(`${path}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Definitions are immutable once stored, so a compiled one is cached forever by (name, version).
+ * A definition that fails to compile is cached as its fault.
+ */
+export function createDefinitionCache(db: Db) {
+  const cache = new Map<string, Promise<CompiledDefinition>>();
+  return {
+    get(name: string, version: number): Promise<CompiledDefinition> {
+      const key = `${version}:${name}`;
+      let entry = cache.get(key);
+      if (entry === undefined) {
+        entry = load(db, name, version);
+        cache.set(key, entry);
+        // A database error is not a property of the definition: let the next advance try again.
+        entry.catch((error) => {
+          if (!(error instanceof DefinitionFault)) cache.delete(key);
+        });
+      }
+      return entry;
+    },
+  };
+}
+
+export type DefinitionCache = ReturnType<typeof createDefinitionCache>;
+
+async function load(db: Db, name: string, version: number): Promise<CompiledDefinition> {
+  const rows = await db
+    .select({ definition: definitions.definition })
+    .from(definitions)
+    .where(and(eq(definitions.name, name), eq(definitions.version, version)));
+  if (rows.length === 0) throw new DefinitionFault(`process "${name}" version ${version} is not registered`);
+  let parsed: Definition;
+  try {
+    parsed = parseJson(rows[0].definition) as unknown as Definition;
+  } catch (error) {
+    throw new DefinitionFault(`process "${name}" version ${version}: stored definition is not JSON: ${(error as Error).message}`);
+  }
+  return compileDefinition(parsed, version);
+}

@@ -1,0 +1,271 @@
+import { type Json, parseJson, type Scope } from "@baton/expr";
+import type { ServerConfig } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { EngineHandle } from "../services.js";
+import type { Clock } from "../storage/clock.js";
+import type { Db } from "../storage/db.js";
+import { advance, type AdvanceResult } from "./advance.js";
+import { claimDue, type ClaimedRow, expireLeases, finaliseAbandoned, renewLeases } from "./claim.js";
+import type { WriteOutcome } from "./commit.js";
+import { createCommitter } from "./committer.js";
+import { type CompiledDefinition, type CompiledTask, createDefinitionCache, DefinitionFault } from "./compiled-definition.js";
+import { configRoot } from "./config-root.js";
+import { runFetch } from "./fetch-task.js";
+import { asInstanceState } from "./instance-state.js";
+import { appendLogs } from "./logs.js";
+import { listRefs, resolveRefs } from "./objects.js";
+import { LEASE_RENEW_MS } from "./statuses.js";
+
+export interface EngineDeps {
+  db: Db;
+  clock: Clock;
+  config: ServerConfig;
+  log: Logger;
+  workerId: string;
+  /** Source of `config.<NAME>` values (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+const STOP_GRACE_MS = 5_000;
+
+/**
+ * The pump (DESIGN §3): claim rounds every `pollMs` and on wake(), at most `maxConcurrent`
+ * advances in flight, leases renewed while they run, results group-committed.
+ */
+export function createEngine(deps: EngineDeps): EngineHandle {
+  const { db, clock, config, log, workerId } = deps;
+  const env = deps.env ?? process.env;
+  const definitions = createDefinitionCache(db);
+  const committer = createCommitter(db, clock, config.objectThresholdBytes, log);
+  const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
+  const inFlight = new Map<string, { leaseEpoch: number; abort: AbortController; done: Promise<unknown> }>();
+  let reserved = 0;
+  let lastLeaseAt = 0;
+  let stopped = false;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let wakeScheduled = false;
+  let pumpRound: Promise<void> | undefined;
+  let pumpAgain = false;
+
+  const renewTimer = setInterval(() => void renew(), LEASE_RENEW_MS);
+  renewTimer.unref();
+
+  async function renew(): Promise<void> {
+    if (inFlight.size === 0) return;
+    const held = [...inFlight].map(([id, v]) => ({ id, leaseEpoch: v.leaseEpoch }));
+    try {
+      const lost = await renewLeases(db, workerId, clock.now(), held);
+      lastLeaseAt = clock.now();
+      for (const id of lost) {
+        const entry = inFlight.get(id);
+        if (entry && entry.leaseEpoch === held.find((h) => h.id === id)?.leaseEpoch) {
+          log.warn("lease lost; abandoning the advance", { instance: id });
+          entry.abort.abort();
+        }
+      }
+    } catch (error) {
+      log.error("lease renewal failed", { error: (error as Error).message });
+    }
+  }
+
+  async function finalise(): Promise<void> {
+    try {
+      await db.transaction(async (tx) => {
+        const rows = await finaliseAbandoned(tx as unknown as Db, clock.now());
+        await appendLogs(
+          tx as unknown as Db,
+          clock,
+          rows.map((r) => ({
+            instanceId: r.id,
+            rootId: r.rootId,
+            level: "info" as const,
+            event: `instance.${r.status}`,
+            message: `${r.status}: the worker that held the lease stopped before the task boundary`,
+            task: r.task,
+          })),
+        );
+      });
+    } catch (error) {
+      log.error("finalising abandoned pause/cancel failed", { error: (error as Error).message });
+    }
+  }
+
+  /** Claims up to the free slots and starts their advances; each promise says whether the write landed. */
+  async function claimRound(): Promise<Array<Promise<WriteOutcome>>> {
+    await finalise();
+    const free = Math.max(0, config.maxConcurrent - inFlight.size - reserved);
+    if (free === 0) return [];
+    reserved += free;
+    let claimed: ClaimedRow[];
+    try {
+      claimed = await claimDue(db, workerId, clock.now(), free);
+    } finally {
+      reserved -= free;
+    }
+    if (claimed.length > 0) lastLeaseAt = clock.now();
+    return claimed.map((row) => start(row));
+  }
+
+  function start(row: ClaimedRow): Promise<WriteOutcome> {
+    const abort = new AbortController();
+    const done = run(row, abort.signal).finally(() => {
+      if (inFlight.get(row.id)?.leaseEpoch === row.leaseEpoch) inFlight.delete(row.id);
+    });
+    inFlight.set(row.id, { leaseEpoch: row.leaseEpoch, abort, done });
+    return done;
+  }
+
+  async function run(row: ClaimedRow, signal: AbortSignal): Promise<WriteOutcome> {
+    try {
+      const storedState = asInstanceState(parseJson(row.stateText));
+      const stored = storedState as unknown as Json;
+      const state = listRefs(stored).length > 0 ? asInstanceState(await resolveRefs(db, stored)) : storedState;
+      let result: AdvanceResult;
+      try {
+        const def = await definitions.get(row.process, row.version);
+        result = await advance(
+          def,
+          {
+            id: row.id,
+            process: row.process,
+            version: row.version,
+            task: row.task,
+            taskEpoch: row.taskEpoch,
+            retryCount: row.retryCount,
+            state,
+            reclaimed: row.reclaimedFrom !== null,
+            previousOwner: row.reclaimedFrom,
+          },
+          {
+            now: () => clock.now(),
+            random: Math.random,
+            config: () => {
+              let root = configRoots.get(def);
+              if (root === undefined) {
+                root = configRoot(def.definition, env);
+                configRoots.set(def, root);
+              }
+              return root;
+            },
+            fetch: (task: CompiledTask, scope: Scope, taskEpoch: number) =>
+              runFetch(task.fetch!, {
+                instanceId: row.id,
+                taskId: task.task.id,
+                taskEpoch,
+                scope,
+                allowHosts: config.fetchAllowHosts,
+                denyHosts: config.fetchDenyHosts,
+                defs: def.definition.$defs,
+                signal,
+              }),
+          },
+        );
+      } catch (error) {
+        if (!(error instanceof DefinitionFault)) throw error;
+        result = definitionFailure(row, state, error.message);
+      }
+      if (signal.aborted) return { applied: false };
+      const outcome = await committer.submit({ claim: row, storedState, result });
+      if (!outcome.applied) log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
+      return outcome;
+    } catch (error) {
+      // The lease expires and another round retries the instance (as a reclaim).
+      log.error("advance failed", { instance: row.id, error: (error as Error).message, stack: (error as Error).stack });
+      return { applied: false };
+    }
+  }
+
+  function dueAgain(outcome: WriteOutcome): boolean {
+    return outcome.applied && outcome.status === "running" && outcome.wakeAt !== null && outcome.wakeAt !== undefined && outcome.wakeAt <= clock.now();
+  }
+
+  function pump(): void {
+    if (stopped) return;
+    if (pumpRound !== undefined) {
+      pumpAgain = true;
+      return;
+    }
+    pumpRound = (async () => {
+      try {
+        const runs = await claimRound();
+        for (const r of runs) {
+          void r.then((outcome) => {
+            if (dueAgain(outcome) || inFlight.size + 1 >= config.maxConcurrent) wake();
+          });
+        }
+        if (runs.length > 0 && inFlight.size < config.maxConcurrent) pumpAgain = true;
+      } catch (error) {
+        log.error("claim round failed", { error: (error as Error).message });
+      } finally {
+        pumpRound = undefined;
+        if (pumpAgain) {
+          pumpAgain = false;
+          wake();
+        }
+      }
+    })();
+  }
+
+  function wake(): void {
+    if (stopped || config.pollMs <= 0 || wakeScheduled) return;
+    wakeScheduled = true;
+    setImmediate(() => {
+      wakeScheduled = false;
+      pump();
+    });
+  }
+
+  function schedulePoll(): void {
+    if (stopped || config.pollMs <= 0) return;
+    pollTimer = setTimeout(() => {
+      pump();
+      schedulePoll();
+    }, config.pollMs);
+  }
+  schedulePoll();
+  wake();
+
+  return {
+    wake,
+    async tick(): Promise<number> {
+      const runs = await claimRound();
+      const outcomes = await Promise.all(runs);
+      return outcomes.filter((o) => o.applied).length;
+    },
+    leaseAgeMs: () => (inFlight.size === 0 ? 0 : Math.max(0, clock.now() - lastLeaseAt)),
+    async stop(): Promise<void> {
+      stopped = true;
+      if (pollTimer) clearTimeout(pollTimer);
+      clearInterval(renewTimer);
+      await pumpRound;
+      const pending = [...inFlight.values()].map((v) => v.done);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled(pending), new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
+      clearTimeout(timer);
+      const left = [...inFlight].map(([id, v]) => {
+        v.abort.abort();
+        return { id, leaseEpoch: v.leaseEpoch };
+      });
+      await committer.idle();
+      if (left.length > 0) {
+        await expireLeases(db, workerId, clock.now(), left).catch((error) => log.error("releasing leases failed", { error: (error as Error).message }));
+      }
+    },
+  };
+}
+
+function definitionFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceState>, message: string): AdvanceResult {
+  const text = `task "${row.task}": engine.definition: ${message}`;
+  return {
+    status: "failed",
+    task: row.task,
+    taskEpoch: row.taskEpoch,
+    retryCount: row.retryCount,
+    state,
+    written: new Set(),
+    errorCode: "engine.definition",
+    errorMessage: text,
+    wakeAt: null,
+    logs: [{ level: "error", event: "instance.failed", message: text, task: row.task, data: { code: "engine.definition" } }],
+  };
+}

@@ -1,0 +1,1 @@
+export { createEngine, type EngineDeps } from "./engine.js";

@@ -1,0 +1,200 @@
+import { type Json, parseJson } from "@baton/expr";
+import type { Definition } from "@baton/model";
+import { and, eq, sql } from "drizzle-orm";
+import type { Clock } from "../storage/clock.js";
+import { type Db, rowsOf } from "../storage/db.js";
+import { definitions, instances } from "../storage/schema/index.js";
+import { appendLogs, type LogEntry } from "./logs.js";
+import { isSettled } from "./statuses.js";
+
+export type LifecycleOutcome = "paused" | "pausing" | "resumed" | "cancelled" | "cancelling" | "retried";
+
+/** What a verb did: `http` is SPEC's status code for it; 204 carries no body. */
+export interface LifecycleResult {
+  http: 200 | 202 | 204;
+  outcome?: LifecycleOutcome;
+  /** The root's status after the call. */
+  status: string;
+  /** Rows changed. */
+  instances: number;
+}
+
+/** A verb refused for a reason the caller can act on (mapped to 409 by the handler). */
+export class LifecycleConflict extends Error {
+  override readonly name = "LifecycleConflict";
+}
+
+interface ChangedRow {
+  id: string;
+  status: string;
+  task: string;
+}
+
+const leaseLive = (now: number) => sql`(lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at > ${now})`;
+
+function changedRows(result: unknown): ChangedRow[] {
+  return rowsOf<Record<string, unknown>>(result).map((r) => ({ id: String(r.id), status: String(r.status), task: String(r.task) }));
+}
+
+async function rootStatus(tx: Db, rootId: string): Promise<string> {
+  const [row] = await tx.select({ status: instances.status }).from(instances).where(eq(instances.id, rootId));
+  return row?.status ?? "unknown";
+}
+
+function logsFor(rows: ChangedRow[], rootId: string, actor: string | null, describe: (row: ChangedRow) => { event: string; message: string }): LogEntry[] {
+  return rows.map((row) => ({ instanceId: row.id, rootId, level: "info", actor, task: row.task, ...describe(row) }));
+}
+
+/** Running rows stop at their next task boundary: at once when no worker holds them, else `pausing` until its write lands. */
+export async function pauseTree(db: Db, clock: Clock, rootId: string, actor: string | null): Promise<LifecycleResult> {
+  return db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    const now = clock.now();
+    const live = leaseLive(now);
+    const rows = changedRows(
+      await tx.execute(sql`
+        UPDATE instances
+        SET status = CASE WHEN ${live} THEN 'pausing' ELSE 'paused' END,
+            requested = CASE WHEN ${live} THEN 'pause' ELSE requested END,
+            updated_at = ${now}
+        WHERE root_id = ${rootId} AND status = 'running'
+        RETURNING id, status, task`),
+    );
+    await appendLogs(
+      tx,
+      clock,
+      logsFor(rows, rootId, actor, (row) =>
+        row.status === "paused"
+          ? { event: "instance.paused", message: `paused by ${actor ?? "an operator"}` }
+          : { event: "instance.pausing", message: `pause requested by ${actor ?? "an operator"}; task "${row.task}" is still in flight` },
+      ),
+    );
+    const status = await rootStatus(tx, rootId);
+    const draining = await countStatus(tx, rootId, "pausing");
+    if (rows.length === 0 && draining === 0) return { http: 204, status, instances: 0 };
+    return draining > 0
+      ? { http: 202, outcome: "pausing", status, instances: rows.length }
+      : { http: 200, outcome: "paused", status, instances: rows.length };
+  });
+}
+
+/** Every live row ends `cancelled`; one a worker holds becomes `cancelling` until that worker's write lands. */
+export async function cancelTree(db: Db, clock: Clock, rootId: string, actor: string | null): Promise<LifecycleResult> {
+  return db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    const now = clock.now();
+    const live = leaseLive(now);
+    const rows = changedRows(
+      await tx.execute(sql`
+        UPDATE instances
+        SET status = CASE WHEN ${live} THEN 'cancelling' ELSE 'cancelled' END,
+            requested = CASE WHEN ${live} THEN 'cancel' ELSE NULL END,
+            wake_at = CASE WHEN ${live} THEN wake_at ELSE NULL END,
+            updated_at = ${now}
+        WHERE root_id = ${rootId} AND status IN ('running', 'pausing', 'paused', 'failing')
+        RETURNING id, status, task`),
+    );
+    await appendLogs(
+      tx,
+      clock,
+      logsFor(rows, rootId, actor, (row) =>
+        row.status === "cancelled"
+          ? { event: "instance.cancelled", message: `cancelled by ${actor ?? "an operator"}` }
+          : { event: "instance.cancelling", message: `cancel requested by ${actor ?? "an operator"}; task "${row.task}" is still in flight` },
+      ),
+    );
+    const status = await rootStatus(tx, rootId);
+    const draining = await countStatus(tx, rootId, "cancelling");
+    if (rows.length === 0 && draining === 0) return { http: 204, status, instances: 0 };
+    return draining > 0
+      ? { http: 202, outcome: "cancelling", status, instances: rows.length }
+      : { http: 200, outcome: "cancelled", status, instances: rows.length };
+  });
+}
+
+/** Paused rows run again where they stopped (a due timer fires at once); a `pausing` row just keeps going. */
+export async function resumeTree(db: Db, clock: Clock, rootId: string, actor: string | null): Promise<LifecycleResult> {
+  return db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    const now = clock.now();
+    const before = await rootStatus(tx, rootId);
+    if (isSettled(before) || before === "cancelling") {
+      throw new LifecycleConflict(`instance ${rootId} is ${before} and cannot be resumed`);
+    }
+    const rows = changedRows(
+      await tx.execute(sql`
+        UPDATE instances SET status = 'running', requested = NULL, updated_at = ${now}
+        WHERE root_id = ${rootId} AND status IN ('paused', 'pausing')
+        RETURNING id, status, task`),
+    );
+    await appendLogs(
+      tx,
+      clock,
+      logsFor(rows, rootId, actor, () => ({ event: "instance.resumed", message: `resumed by ${actor ?? "an operator"}` })),
+    );
+    const status = await rootStatus(tx, rootId);
+    if (rows.length === 0) return { http: 204, status, instances: 0 };
+    return { http: 200, outcome: "resumed", status, instances: rows.length };
+  });
+}
+
+/**
+ * A failed root runs its failing task once more (a new task visit: task_epoch + 1, so a new
+ * Idempotency-Key). Refused for anything but `failed`, and for an only_once task whose call
+ * may have left unless `force` (LANGUAGE §2.5).
+ */
+export async function retryTree(db: Db, clock: Clock, rootId: string, actor: string | null, force: boolean): Promise<LifecycleResult> {
+  return db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    const now = clock.now();
+    const [row] = await tx.select().from(instances).where(eq(instances.id, rootId)).for("update");
+    if (row === undefined) throw new LifecycleConflict(`instance ${rootId} does not exist`);
+    if (row.status !== "failed") {
+      throw new LifecycleConflict(
+        row.status === "cancelled"
+          ? `instance ${rootId} is cancelled; a cancelled instance is terminal and cannot be retried`
+          : `instance ${rootId} is ${row.status}; only a failed instance can be retried`,
+      );
+    }
+    const code = row.errorCode ?? "";
+    if (!force && !code.startsWith("pre.") && (await isOnlyOnce(tx, row.process, row.version, row.task))) {
+      throw new LifecycleConflict(
+        `instance ${rootId} failed on only_once task "${row.task}" with ${code || "an error"}; its call may have taken effect, so retry it only with force=true`,
+      );
+    }
+    const updated = await tx
+      .update(instances)
+      .set({ status: "running", wakeAt: now, errorCode: null, errorMessage: null, taskEpoch: row.taskEpoch + 1, requested: null, updatedAt: now })
+      .where(and(eq(instances.id, rootId), eq(instances.status, "failed")))
+      .returning({ id: instances.id });
+    const data: Record<string, Json> = { code: row.errorCode, force };
+    await appendLogs(tx, clock, [
+      {
+        instanceId: rootId,
+        rootId,
+        level: "info",
+        event: "instance.retried",
+        message: `retried by ${actor ?? "an operator"} at task "${row.task}" (was ${code || "failed"})${force ? " with force=true" : ""}`,
+        task: row.task,
+        actor,
+        data,
+      },
+    ]);
+    return { http: 200, outcome: "retried", status: "running", instances: updated.length };
+  });
+}
+
+async function isOnlyOnce(tx: Db, name: string, version: number, task: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ definition: definitions.definition })
+    .from(definitions)
+    .where(and(eq(definitions.name, name), eq(definitions.version, version)));
+  if (row === undefined) return false;
+  const definition = parseJson(row.definition) as unknown as Definition;
+  return definition.tasks.some((t) => t.id === task && t.only_once === true);
+}
+
+async function countStatus(tx: Db, rootId: string, status: string): Promise<number> {
+  const result = await tx.execute(sql`SELECT count(*)::int AS n FROM instances WHERE root_id = ${rootId} AND status = ${status}`);
+  return Number(rowsOf<{ n: number }>(result)[0]?.n ?? 0);
+}

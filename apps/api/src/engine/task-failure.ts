@@ -1,0 +1,14 @@
+import type { Json } from "@baton/expr";
+
+/** An action or evaluation ended with an error code (LANGUAGE §5); routed through on_error unless `engine.*`. */
+export class TaskFailure extends Error {
+  override readonly name = "TaskFailure";
+  readonly code: string;
+  readonly data?: Json;
+
+  constructor(code: string, message: string, data?: Json) {
+    super(message);
+    this.code = code;
+    this.data = data;
+  }
+}
