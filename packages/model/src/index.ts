@@ -10,3 +10,4 @@ export * from "./retry-delay.js";
 export * from "./schema-conform.js";
 export * from "./schema-subset.js";
 export * from "./schema-validate.js";
+export * from "./infer.js";

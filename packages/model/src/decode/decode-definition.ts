@@ -5,6 +5,7 @@ import { MAP_KEY, PROCESS_NAME } from "../names.js";
 import { joinPath, problemSink } from "../problems.js";
 import { authoredCodeSites, declaredRaises } from "../raises.js";
 import { unreachableTasks } from "../reachability.js";
+import { typeDefinition } from "../typing.js";
 import { decodeTask } from "./decode-task.js";
 import { decodeSchema, expectObject, rejectUnknownFields, report, type Scope } from "./scope.js";
 
@@ -66,6 +67,7 @@ export function decodeDefinition(raw: unknown, ctx: DecodeContext = {}): DecodeR
   if (def.tasks.length > 0) {
     checkRaisedAndPanicked(sc, def);
     checkChildPatterns(sc, def, ctx);
+    for (const p of typeDefinition(def).problems) sink.add(p.path, p.message, p.task);
     // Reachability over a half-decoded routing graph would only add noise to the real problems.
     if (routingOk)
       for (const task of unreachableTasks(def))
