@@ -132,7 +132,8 @@ export function buildOpenApi(registry: readonly ActionSpec[]): OpenApiDocument {
     item[spec.method] = operation(spec);
   }
   const usedTags = new Set(registry.map((spec) => spec.tag));
-  return {
+  // Cloned: callers patch the document (buildProcessOpenApi, the api) and must not reach the registry's schemas.
+  return structuredClone({
     openapi: "3.1.0",
     info: { title: "Baton API", version: API_VERSION, description: DESCRIPTION },
     servers: [{ url: "/api" }],
@@ -145,5 +146,5 @@ export function buildOpenApi(registry: readonly ActionSpec[]): OpenApiDocument {
       },
     },
     security: [{ bearerAuth: [] }],
-  };
+  });
 }

@@ -32,9 +32,8 @@ function rehomeRefs(schema: unknown, process: string): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (key === "$ref" && typeof value === "string" && value.startsWith("#/$defs/")) {
       out[key] = `#/components/schemas/${componentName(process, value.slice("#/$defs/".length))}`;
-    } else if (key === "$defs") {
-      continue; // hoisted to components by the caller
-    } else {
+    } else if (key !== "$defs") {
+      // a nested $defs is dropped: the caller hoists the definition's $defs into components
       out[key] = rehomeRefs(value, process);
     }
   }

@@ -151,7 +151,7 @@ describe("registry", () => {
       const placeholders = [...spec.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
       const declared = Object.keys((spec.params?.properties as object) ?? {}).sort();
       expect(declared).toEqual(placeholders);
-      if (placeholders.length > 0) expect([...(spec.params?.required as string[])].sort()).toEqual(placeholders);
+      if (placeholders.length > 0) expect([...((spec.params?.required as string[] | undefined) ?? [])].sort()).toEqual(placeholders);
     });
 
     it("makes every request object strict and every required field declared", () => {

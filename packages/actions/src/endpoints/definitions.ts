@@ -29,6 +29,7 @@ const SAMPLE_DEFINITION = {
   name: "order-fulfilment",
   input_schema: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
   tasks: [
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a Baton `${ }` template, interpolated by the engine
     { id: "charge", action: { type: "fetch", url: "https://payments.example/charge/${input.order_id}", method: "post" } },
     { id: "ship", action: { type: "fetch", url: "https://shipping.example/ship", method: "post", body: { order: "$: input.order_id" } } },
   ],

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { docsHtml } from "./docs-html.js";
+
+describe("docsHtml", () => {
+  const html = docsHtml({ specUrl: "/public/openapi.json", assetBase: "/public/docs/assets/", title: "Baton API" });
+
+  it("loads swagger-ui from the asset base, not a CDN", () => {
+    expect(html).toContain('<link rel="stylesheet" href="/public/docs/assets/swagger-ui.css">');
+    expect(html).toContain('<script src="/public/docs/assets/swagger-ui-bundle.js"></script>');
+    expect(html).not.toMatch(/https?:\/\//);
+  });
+
+  it("initialises the explorer with the spec URL", () => {
+    expect(html).toContain('SwaggerUIBundle({ url: "/public/openapi.json", dom_id: "#swagger-ui"');
+    expect(html).toContain("<title>Baton API</title>");
+  });
+
+  it("escapes a title and a spec URL that carry markup", () => {
+    const hostile = docsHtml({ specUrl: '/api/definitions/x"</script><script>alert(1)</script>/openapi.json', assetBase: "/a", title: "<b>&" });
+    expect(hostile).toContain("<title>&lt;b&gt;&amp;</title>");
+    expect(hostile).not.toContain("</script><script>alert(1)");
+    expect(hostile.match(/<\/script>/g)?.length, "only the two script elements close").toBe(2);
+  });
+});

@@ -1,0 +1,115 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { describe, expect, it } from "vitest";
+import { buildOpenApi } from "./openapi.js";
+import { findAction, registry } from "./registry.js";
+
+type Doc = Record<string, any>;
+
+const doc = buildOpenApi(registry) as Doc;
+
+function operationOf(name: string): Doc {
+  const spec = findAction(name);
+  return doc.paths[spec.path][spec.method];
+}
+
+describe("buildOpenApi", () => {
+  it("produces a valid OpenAPI 3.1 document", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors, JSON.stringify(result.errors, null, 2)).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  it("declares version 1.0.0 and the /api base path once", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info).toMatchObject({ title: "Baton API", version: "1.0.0" });
+    expect(doc.servers).toEqual([{ url: "/api" }]);
+    for (const path of Object.keys(doc.paths)) expect(path.startsWith("/api"), `${path} must be relative to the server`).toBe(false);
+  });
+
+  it("serves /healthz from the root, without credentials", () => {
+    expect(doc.paths["/healthz"].servers).toEqual([{ url: "/" }]);
+    const health = operationOf("health");
+    expect(health.security).toEqual([]);
+    expect(health.responses["503"].content["application/json"].schema, "503 carries the health body, not an ErrorBody").toEqual(
+      findAction("health").responses[503].schema,
+    );
+    expect(health.responses["401"]).toBeUndefined();
+    expect(doc.paths["/instances"].servers, "only root paths override the server").toBeUndefined();
+  });
+
+  it("contains every registry entry as an operation with its operationId and tag", () => {
+    const ids: string[] = [];
+    for (const item of Object.values(doc.paths) as Doc[]) {
+      for (const [method, op] of Object.entries(item)) if (method !== "servers") ids.push(op.operationId);
+    }
+    expect(ids.sort()).toEqual(registry.map((spec) => spec.name).sort());
+    for (const spec of registry) expect(operationOf(spec.name).tags).toEqual([spec.tag]);
+    const tagNames = (doc.tags as { name: string }[]).map((tag) => tag.name);
+    for (const spec of registry) expect(tagNames).toContain(spec.tag);
+  });
+
+  it("states permissions in the description, the extension and the security requirement", () => {
+    const get = operationOf("getObject");
+    expect(get["x-baton-permissions"]).toEqual(["worker", "read", "admin"]);
+    expect(get.description).toContain("Requires one of: worker, read, admin.");
+    expect(get.security).toEqual([{ bearerAuth: [] }]);
+    expect(operationOf("createToken")["x-baton-permissions"]).toEqual(["admin"]);
+    expect(operationOf("health")["x-baton-permissions"]).toEqual([]);
+    expect(operationOf("health").description).toContain("Needs no credential.");
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
+  it("answers every error status with an ErrorBody, plus 401 and 403 on non-public endpoints", () => {
+    for (const spec of registry) {
+      const op = operationOf(spec.name);
+      const expected = [...spec.errors, ...(spec.permissions === "public" ? [] : [401, 403])];
+      for (const status of expected) {
+        const response = op.responses[String(status)];
+        expect(response, `${spec.name} ${status}`).toBeDefined();
+        if (spec.responses[status]) continue;
+        expect(response.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
+      }
+    }
+    expect(doc.components.schemas.ErrorBody.required).toEqual(["code", "error"]);
+  });
+
+  it("uses the endpoint's own wording for an error when it has one", () => {
+    expect(operationOf("resumeInstance").responses["409"].description).toContain("settled and cannot advance");
+    expect(operationOf("resumeInstance").responses["409"].description).toContain("`conflict`");
+  });
+
+  it("turns path and query schemas into described parameters", () => {
+    const params = operationOf("listInstanceLogs").parameters as Doc[];
+    const id = params.find((p) => p.name === "id")!;
+    expect(id).toMatchObject({ in: "path", required: true, schema: { type: "string" } });
+    expect(id.description).toBeTruthy();
+    const limit = params.find((p) => p.name === "limit")!;
+    expect(limit).toMatchObject({ in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } });
+    expect(limit.example).toBe(1);
+    for (const p of params) expect(p.schema.description, "the description lives on the parameter").toBeUndefined();
+  });
+
+  it("documents request bodies, 204 responses and examples", () => {
+    const start = operationOf("startInstance");
+    expect(start.requestBody.required).toBe(true);
+    expect(start.requestBody.content["application/json"].example).toEqual(findAction("startInstance").example!.request!.body);
+    expect(start.responses["200"].content["application/json"].example).toEqual(findAction("startInstance").example!.response);
+    expect(operationOf("pauseInstance").responses["204"]).toEqual({ description: expect.any(String) });
+    expect(operationOf("tick").requestBody.required, "tick may be called without a body").toBe(false);
+    expect(operationOf("getInstance").requestBody).toBeUndefined();
+    expect(operationOf("getProcessDocs").responses["200"].content["text/html"]).toBeDefined();
+  });
+
+  it("refuses two entries with the same method and path", () => {
+    const twice = [findAction("getInstance"), { ...findAction("getInstance"), name: "again" }];
+    expect(() => buildOpenApi(twice)).toThrow("two registry entries declare GET /instances/{id}");
+  });
+
+  it("returns a document that does not share objects with the registry", () => {
+    const copy = buildOpenApi(registry) as Doc;
+    copy.paths["/instances"].post.requestBody.content["application/json"].schema.properties.process = { const: "x" };
+    expect((findAction("startInstance").body!.properties as Doc).process.const, "mutating the document must not change the registry").toBeUndefined();
+  });
+});
