@@ -1,6 +1,7 @@
 // Exact decimal arithmetic over JSON numbers. A number that a float64 round-trips exactly
 // (its shortest decimal text equals the decimal value) comes back as a JS number; anything
-// else as a LosslessNumber, so big integers and long fractions survive unchanged.
+// else as a LosslessNumber (plain digits, no exponent), so big integers and long fractions
+// survive unchanged.
 import { Decimal } from "decimal.js";
 import { isLosslessNumber, LosslessNumber } from "./json.js";
 
@@ -11,7 +12,7 @@ export const EXACT_DIGITS = 1000;
 /** `/` rounds to this many significant digits, half-even (IEEE 754 decimal128). */
 export const QUOTIENT_DIGITS = 34;
 
-const Exact = Decimal.clone({ precision: EXACT_DIGITS, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -7, toExpPos: 21 });
+const Exact = Decimal.clone({ precision: EXACT_DIGITS, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -EXACT_DIGITS, toExpPos: EXACT_DIGITS });
 const Quotient = Exact.clone({ precision: QUOTIENT_DIGITS });
 
 export function isJsonNumber(value: unknown): value is JsonNumber {

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { isLosslessNumber, LosslessNumber, stringifyJson } from "./json.js";
+import { add, canonicalNumberText, compareNumbers, divide, fromDecimal, isIntegerNumber, multiply, negate, numberFromText, remainder, subtract, toDecimal } from "./numbers.js";
+
+const text = (n: number | LosslessNumber) => stringifyJson(n);
+
+describe("exact decimal numbers", () => {
+  it("adds decimal fractions exactly: 0.1 + 0.2 is 0.3", () => {
+    expect(add(0.1, 0.2)).toBe(0.3);
+    expect(subtract(0.3, 0.1)).toBe(0.2);
+    expect(multiply(1.1, 1.1)).toBe(1.21);
+  });
+
+  it("keeps integers beyond 2^53 exact as LosslessNumber", () => {
+    const sum = add(new LosslessNumber("12345678901234567890"), 1);
+    expect(isLosslessNumber(sum)).toBe(true);
+    expect(text(sum)).toBe("12345678901234567891");
+    expect(text(multiply(new LosslessNumber("9007199254740993"), 2))).toBe("18014398509481986");
+  });
+
+  it("returns a plain number whenever a float64 round-trips the exact value", () => {
+    expect(typeof add(new LosslessNumber("12345678901234567890"), new LosslessNumber("-12345678901234567889"))).toBe("number");
+    expect(fromDecimal(toDecimal(2.5))).toBe(2.5);
+  });
+
+  it("keeps long decimal fractions exact", () => {
+    expect(text(add(new LosslessNumber("0.10000000000000000000001"), 0.1))).toBe("0.20000000000000000000001");
+  });
+
+  it("falls back from the safe-integer fast path when the result would overflow", () => {
+    expect(text(add(Number.MAX_SAFE_INTEGER, 2))).toBe("9007199254740993");
+    expect(text(multiply(2 ** 40, 2 ** 40))).toBe("1208925819614629174706176");
+  });
+
+  it("divides to 34 significant digits, exact when the quotient terminates", () => {
+    expect(divide(10, 4)).toBe(2.5);
+    expect(text(divide(1, 3))).toBe("0.3333333333333333333333333333333333");
+  });
+
+  it("takes remainders with the sign of the dividend, also on decimals", () => {
+    expect(remainder(10, 3)).toBe(1);
+    expect(remainder(-10, 3)).toBe(-1);
+    expect(remainder(5.5, 2)).toBe(1.5);
+    expect(remainder(0.3, 0.1)).toBe(0);
+  });
+
+  it("never produces negative zero", () => {
+    expect(Object.is(negate(0), 0)).toBe(true);
+    expect(Object.is(multiply(-1, 0), 0)).toBe(true);
+    expect(Object.is(remainder(-4, 2), 0)).toBe(true);
+  });
+
+  it("compares by decimal value across representations", () => {
+    expect(compareNumbers(1, 1.0)).toBe(0);
+    expect(compareNumbers(new LosslessNumber("12345678901234567890"), new LosslessNumber("12345678901234567891"))).toBe(-1);
+    expect(compareNumbers(new LosslessNumber("1.000"), 1)).toBe(0);
+    expect(compareNumbers(2, 1)).toBe(1);
+  });
+
+  it("reads number literals and tells integers apart", () => {
+    expect(numberFromText("1.0")).toBe(1);
+    expect(numberFromText("2e3")).toBe(2000);
+    expect(isIntegerNumber(numberFromText("1.0"))).toBe(true);
+    expect(isIntegerNumber(1.5)).toBe(false);
+    expect(isIntegerNumber(new LosslessNumber("123456789012345678901234567890"))).toBe(true);
+  });
+
+  it("renders canonical decimal text without exponent", () => {
+    expect(canonicalNumberText(1e21)).toBe("1000000000000000000000");
+    expect(canonicalNumberText(1e-7)).toBe("0.0000001");
+    expect(canonicalNumberText(new LosslessNumber("1.500"))).toBe("1.5");
+    expect(canonicalNumberText(-0)).toBe("0");
+    expect(canonicalNumberText(42)).toBe("42");
+  });
+});
