@@ -90,7 +90,8 @@ export function createClient(options: ClientOptions): BatonClient {
   async function send(name: string, req: LooseRequest = {}): Promise<{ status: number; statusText: string; data: unknown; headers: Headers; spec: ActionSpec }> {
     const spec = findAction(name);
     const url = actionUrl(server, spec, req);
-    const headers: Record<string, string> = { accept: "application/json" };
+    const contentTypes = Object.values(spec.responses).map((response) => response.contentType ?? "application/json");
+    const headers: Record<string, string> = { accept: [...new Set([...contentTypes, "application/json"])].join(", ") };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.userAgent) headers["user-agent"] = options.userAgent;
     let body: string | undefined;

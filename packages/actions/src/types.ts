@@ -225,8 +225,8 @@ export interface InstanceRow extends InstanceStatusView {
 }
 
 export interface ListInstancesQuery extends ListQuery<"created_at" | "updated_at"> {
-  /** One status or several comma-separated. */
-  status?: string;
+  /** One status, several comma-separated, or an array (the client joins it with commas). */
+  status?: string | InstanceStatus[];
   phase?: InstancePhase;
   task?: string;
   error_code?: string;
@@ -272,6 +272,10 @@ export interface InstanceDetail {
 }
 
 export interface InstanceIdParams {
+  id: string;
+}
+
+export interface TokenIdParams {
   id: string;
 }
 
@@ -448,7 +452,7 @@ export interface ActionTypes {
   signalExternalTask: Io<None, None, SignalBody, { delivered: boolean; buffered: boolean }>;
   createToken: Io<None, None, CreateTokenBody, CreatedToken>;
   listTokens: Io<None, None, None, { items: TokenListItem[] }>;
-  revokeToken: Io<InstanceIdParams, None, None, { revoked: boolean }>;
+  revokeToken: Io<TokenIdParams, None, None, { revoked: boolean }>;
   health: Io<None, None, None, HealthResponse>;
   tick: Io<None, None, { advance_ms?: number } | undefined, { count: number }>;
 }
