@@ -181,6 +181,32 @@ describe("createClient", () => {
     expect(seen).toEqual([]);
   });
 
+  it("writes a LosslessNumber query value as its exact digits", () => {
+    expect(actionUrl("http://h", findAction("listInstances"), { query: { created_after: new LosslessNumber("1767225600000123") } })).toBe(
+      "http://h/api/instances?created_after=1767225600000123",
+    );
+  });
+
+  it("throws ApiError when a success answer is not valid JSON", async () => {
+    reply = () => json(200, "{not json");
+    await expect(createClient({ server: baseUrl }).call("listTokens")).rejects.toMatchObject({ name: "ApiError", status: 200, code: "internal" });
+  });
+
+  it("passes an abort through as an abort, not as a connection failure", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const error = await createClient({ server: baseUrl })
+      .call("listTokens", { signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(ConnectionError);
+    expect((error as Error).name).toBe("AbortError");
+  });
+
+  it("refuses a body on an action that takes none", async () => {
+    await expect(createClient({ server: baseUrl }).call("listTokens", { body: {} } as never)).rejects.toThrow("listTokens: this action takes no request body");
+    expect(seen).toEqual([]);
+  });
+
   it("uses the injected fetch", async () => {
     const calls: string[] = [];
     const fake: typeof fetch = async (input) => {

@@ -61,6 +61,13 @@ describe("buildOpenApi", () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
   });
 
+  it("says who may call in every operation's description", () => {
+    for (const spec of registry) {
+      const sentence = spec.permissions === "public" ? "Needs no credential." : `Requires one of: ${[...new Set([...spec.permissions, "admin"])].join(", ")}.`;
+      expect(operationOf(spec.name).description.endsWith(sentence), spec.name).toBe(true);
+    }
+  });
+
   it("answers every error status with an ErrorBody, plus 401 and 403 on non-public endpoints", () => {
     for (const spec of registry) {
       const op = operationOf(spec.name);

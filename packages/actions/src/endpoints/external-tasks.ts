@@ -138,7 +138,7 @@ export const externalTaskActions = [
     body: strictObject(
       {
         worker_id: WORKER_ID,
-        tokens: arrayOf(CLAIM_TOKEN, "The claims to renew.", { minItems: 1, maxItems: 1000, uniqueItems: true }),
+        tokens: arrayOf(CLAIM_TOKEN, "The claims to renew (an empty list is a no-op that still answers `renew_before_ms`).", { maxItems: 1000, uniqueItems: true }),
         lease_ms: leaseMs("New lease length in ms from now,"),
       },
       ["worker_id", "tokens"],
