@@ -1,3 +1,4 @@
+import { LosslessNumber } from "@baton/expr";
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, openHarness } from "./engine-harness.js";
@@ -124,7 +125,7 @@ describe("fetch tasks", () => {
     up.handle((req, res) => json(res, 200, { path: req.path, got: req.body ? JSON.parse(req.body) : null }));
     await h.deploy({
       name: "caller",
-      input_schema: { type: "object", properties: { who: { type: "string" } }, required: ["who"] },
+      input_schema: { type: "object", properties: { who: { type: "string" }, big: { type: "integer" } }, required: ["who", "big"] },
       tasks: [
         {
           id: "hello",
@@ -134,7 +135,7 @@ describe("fetch tasks", () => {
             url: `${up.url}/hello/\${input.who}`,
             query: { tag: ["x", "y"], none: null, n: 5 },
             headers: { "x-custom": "$: input.who" },
-            body: { name: "$: input.who", big: 12345678901234567890 },
+            body: { name: "$: input.who", big: "$: input.big" },
           },
           output: { echoed: "$: self.result.got.name", status: "$: self.status" },
         },
@@ -142,7 +143,7 @@ describe("fetch tasks", () => {
       ],
     });
     const before = up.requests.length;
-    const id = await h.start("caller", { who: "ada" });
+    const id = await h.start("caller", { who: "ada", big: new LosslessNumber("12345678901234567890") });
     expect(await h.tick()).toBe(1);
     let view = await h.get(id);
     expect(view.status).toBe("running");
@@ -155,7 +156,7 @@ describe("fetch tasks", () => {
     expect(first.headers["x-baton-instance-id"]).toBe(id);
     expect(first.headers["x-baton-task-id"]).toBe("hello");
     expect(first.headers["idempotency-key"]).toBe(`${id}:1`);
-    expect(first.body, "big integers go out exactly").toBe('{"name":"ada","big":12345678901234567890}');
+    expect(first.body, "big integers go out exactly").toBe('{"big":12345678901234567890,"name":"ada"}');
     await h.tick();
     view = await h.get(id);
     expect(view.status).toBe("completed");
