@@ -70,6 +70,17 @@ describe("buildProcessOpenApi", () => {
     expect(startBody(bare).example).toEqual({ process: "ping" });
   });
 
+  it("stays valid with the language's own schema keywords (secret, default, oneOf)", async () => {
+    const input_schema = {
+      type: "object",
+      properties: { api_key: { type: "string", secret: true }, mode: { type: "string", enum: ["a", "b"], default: "a" }, n: { oneOf: [{ type: "integer" }, { type: "null" }] } },
+    };
+    const patched = buildProcessOpenApi(full, { name: "keys", input_schema }) as Doc;
+    const result = await new Validator().validate(structuredClone(patched));
+    expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+    expect(startBody(patched).example).toEqual({ process: "keys", input: { api_key: "string", mode: "a", n: 0 } });
+  });
+
   it("refuses a document without the start operation", () => {
     expect(() => buildProcessOpenApi({ ...full, paths: {} }, { name: "x" })).toThrow("no startInstance operation");
   });

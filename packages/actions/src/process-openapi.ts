@@ -114,6 +114,7 @@ function exampleFor(schema: unknown): unknown {
   const s = schema as Record<string, any>;
   if ("default" in s) return s.default;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  for (const combinator of ["oneOf", "anyOf"]) if (Array.isArray(s[combinator]) && s[combinator].length > 0) return exampleFor(s[combinator][0]);
   const type = Array.isArray(s.type) ? s.type[0] : s.type;
   switch (type) {
     case "object": {
