@@ -111,8 +111,8 @@ export const definitionHandlers: ActionHandlers = {
 
   putDefinitionBatch: async ({ body, principal }, { db, clock }) => {
     const { definitions: raws, channel } = body as { definitions: Json[]; channel: string };
-    const names = raws.map((r) => (r && typeof r === "object" && !Array.isArray(r) && typeof r.name === "string" ? r.name : "")).filter(Boolean);
-    const decoded = decodeBatch(raws, await decodeContext(db, names));
+    const names = namesOf(raws);
+    const decoded = decodeBatch(raws, await decodeContext(db, names.filter(Boolean)));
     if (!decoded.ok) refuse(decoded.problems, (p) => joinPath(`body.definitions${batchIndex(p, names)}`, p.path));
     const defs = decoded.definitions;
     const now = clock.now();
@@ -156,14 +156,22 @@ export const definitionHandlers: ActionHandlers = {
   validateDefinitions: async ({ body }, { db }) => {
     const raws = body as Json[];
     if (!Array.isArray(raws)) throw invalid("the request body must be an array of definitions");
-    const names = raws.map((r) => (r && typeof r === "object" && !Array.isArray(r) && typeof r.name === "string" ? r.name : "")).filter(Boolean);
-    const decoded = decodeBatch(raws, await decodeContext(db, names));
+    const names = namesOf(raws);
+    const decoded = decodeBatch(raws, await decodeContext(db, names.filter(Boolean)));
     if (!decoded.ok) refuse(decoded.problems, (p) => joinPath(`body${batchIndex(p, names)}`, p.path));
     const results = [];
     for (const def of decoded.definitions) results.push(inferSchemas(def, await versionItWouldGet(db, def)));
     return { body: results };
   },
 };
+
+/** The `name` of each raw definition that has one, in order (for batch-member checks and paths). */
+function namesOf(raws: Json[]): string[] {
+  return raws.map((r) => {
+    const name = (r as { name?: unknown } | null)?.name;
+    return typeof name === "string" ? name : "";
+  });
+}
 
 /** `[i]` of the batch member a problem belongs to (by process name), or "" when unknown. */
 function batchIndex(problem: DefinitionProblem, names: string[]): string {
