@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${ }" in plain strings is the template syntax under test
 import { describe, expect, it } from "vitest";
 import { type Expr, sourceOf } from "./ast.js";
 import { ExprSyntaxError } from "./errors.js";

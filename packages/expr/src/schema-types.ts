@@ -165,12 +165,21 @@ function branchesOf(s: JsonSchema): JsonSchema[] | undefined {
   return (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined) as JsonSchema[] | undefined;
 }
 
-/** Combines per-branch lookups: fine if any branch can answer; the problem of the first branch otherwise. */
-function lookupInBranches(branches: JsonSchema[], lookup: (b: JsonSchema) => Lookup): Lookup {
+/**
+ * Combines per-branch lookups: fine if a non-null branch can answer (null branches read as
+ * null but never vouch for a property); otherwise the first branch problem.
+ */
+function lookupInBranches(branches: JsonSchema[], lookup: (b: JsonSchema) => Lookup, defs: Defs): Lookup {
   const results = branches.map(lookup);
-  const ok = results.filter((r) => r.problem === undefined);
-  if (ok.length === 0) return results[0] ?? { type: UNKNOWN };
-  return { type: unionOf(ok.map((r) => r.type)) };
+  const failed = results.find((r) => r.problem !== undefined);
+  const answered = results.filter((r, i) => r.problem === undefined && !isNullOnly(branches[i], defs));
+  if (failed && answered.length === 0) return failed;
+  return { type: unionOf(results.filter((r) => r.problem === undefined).map((r) => r.type)) };
+}
+
+function isNullOnly(schema: JsonSchema, defs: Defs): boolean {
+  const types = typesOf(schema, defs);
+  return types !== null && types.size === 1 && types.has("null");
 }
 
 /** The type of `value.name` for a value of `schema`. A missing key reads as null. */
@@ -178,11 +187,11 @@ function lookupInBranches(branches: JsonSchema[], lookup: (b: JsonSchema) => Loo
 export function propertyType(schema: JsonSchema, name: string, defs: Defs, subject = "the value"): Lookup {
   const s = resolveSchema(schema, defs);
   const branches = branchesOf(s);
-  if (branches) return lookupInBranches(branches, (b) => propertyType(b, name, defs, subject));
+  if (branches) return lookupInBranches(branches, (b) => propertyType(b, name, defs, subject), defs);
   const types = typesOf(s, defs);
   if (types !== null && !types.has("object")) {
     if (types.size === 1 && types.has("null")) return { type: NULL_TYPE };
-    return { type: UNKNOWN, problem: { what: `cannot read property "${name}" of ${subject}, which is ${describeType(s, defs)}`, expected: "an object" } };
+    return { type: UNKNOWN, problem: { what: `cannot read property "${name}" of ${subject}, which is ${describeType(s, defs)}`, expected: "expected an object" } };
   }
   const nullable = (t: JsonSchema) => withNull(t, defs);
   const properties = isObject(s.properties) ? s.properties : undefined;
@@ -210,11 +219,11 @@ export function propertyType(schema: JsonSchema, name: string, defs: Defs, subje
 export function itemType(schema: JsonSchema, defs: Defs, subject = "the value"): Lookup {
   const s = resolveSchema(schema, defs);
   const branches = branchesOf(s);
-  if (branches) return lookupInBranches(branches, (b) => itemType(b, defs, subject));
+  if (branches) return lookupInBranches(branches, (b) => itemType(b, defs, subject), defs);
   const types = typesOf(s, defs);
   if (types !== null && !types.has("array")) {
     if (types.size === 1 && types.has("null")) return { type: NULL_TYPE };
-    return { type: UNKNOWN, problem: { what: `cannot index ${subject} with a number: it is ${describeType(s, defs)}`, expected: "an array" } };
+    return { type: UNKNOWN, problem: { what: `cannot index ${subject} with a number: it is ${describeType(s, defs)}`, expected: "expected an array" } };
   }
   return { type: isObject(s.items) && !isUnknown(s.items) ? withNull(s.items, defs) : UNKNOWN };
 }

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${ }" in plain strings is the template syntax under test
 import { describe, expect, it } from "vitest";
 import { ExprSyntaxError } from "./errors.js";
 import { type Json, parseJson } from "./json.js";
