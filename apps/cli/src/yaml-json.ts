@@ -51,9 +51,18 @@ export function parseYamlDocuments(text: string): { documents: YamlDocument[]; p
       problems.push({ ...at, message: firstLine(error.message) });
     }
     if (document.errors.length > 0 || document.contents === null) return;
-    const value = document.toJS({ maxAliasCount: 1000 }) as Json;
     const start = document.contents.range?.[0] ?? 0;
     const line = positionOf(lineStarts, start).line;
+    let value: Json;
+    try {
+      value = document.toJS({ maxAliasCount: 1000 }) as Json;
+    } catch (error) {
+      // e.g. an alias to an anchor of another document (anchors do not cross "---").
+      problems.push({ line, message: `document ${i + 1}: ${firstLine((error as Error).message)}` });
+      return;
+    }
+    // An empty document (a trailing "---", only comments) holds nothing, not a null definition.
+    if (value === null) return;
     const invalid = findNonJson(value, "");
     if (invalid) {
       problems.push({ line, message: `document ${i + 1}${invalid.path ? ` at ${invalid.path}` : ""}: ${invalid.message}` });
