@@ -21,7 +21,7 @@ export function problemSink(process?: string): ProblemSink {
   return sink;
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_]*$/;
 
 /** `a` + `b` → `a.b`; keys that are not identifiers use `a["b-c"]`; indexes use `a[0]`. */
 export function joinPath(base: string, key: string | number): string {

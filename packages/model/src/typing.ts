@@ -342,7 +342,8 @@ function parseTaskSites(task: Task, path: string, report: (path: string, message
   }
   if (task.output !== undefined) shape(task.output, joinPath(path, "output"), "output", "output");
   task.switch.forEach((c, j) => {
-    if (c.case === undefined) return;
+    // A "$:" case is already reported by the decoder; parsing it would only add a second problem.
+    if (c.case === undefined || c.case.trimStart().startsWith("$:")) return;
     const at = joinPath(joinPath(joinPath(path, "switch"), j), "case");
     try {
       sites.push({ kind: "case", phase: "switch", path: at, expr: parseExpression(c.case), source: c.case });

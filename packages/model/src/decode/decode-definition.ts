@@ -100,7 +100,7 @@ export function decodeBatch(raws: unknown[], ctx: DecodeContext = {}): { ok: tru
   raws.forEach((raw, i) => {
     const r = decodeDefinition(raw, full);
     if (r.ok) definitions.push(r.definition);
-    else problems.push(...r.problems.map((p) => (p.process === undefined ? { ...p, path: joinPath(`definitions[${i}]`, p.path) } : p)));
+    else problems.push(...r.problems.map((p) => (p.process === undefined ? { ...p, path: p.path === "" ? `definitions[${i}]` : `definitions[${i}].${p.path}` } : p)));
   });
   return problems.length === 0 ? { ok: true, definitions } : { ok: false, problems };
 }
