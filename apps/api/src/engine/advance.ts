@@ -65,7 +65,7 @@ type Decision = { kind: "goto"; target: string } | { kind: "raise"; code: string
 
 /**
  * One advance (DESIGN §3): run the current task's action, evaluate its output and switch, and
- * continue inline through routing-only tasks until a checkpoint (after an action task), a
+ * continue inline through routing-only tasks until the next action task (the checkpoint), a
  * retry wait, or a settled result. Pure apart from `env.fetch`: the caller persists the result.
  */
 export async function advance(def: CompiledDefinition, input: AdvanceInput, env: AdvanceEnvironment): Promise<AdvanceResult> {
@@ -113,6 +113,9 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
   }
 
   let config: { [key: string]: Json } | undefined;
+  let ranAction = false;
+  // An advance runs at most one action: it stops (checkpoints) on entering the next action task.
+  const mustCheckpoint = (target: CompiledTask, steps: number) => (ranAction && target.task.action !== undefined) || steps >= MAX_INLINE_STEPS;
   for (let steps = 1; ; steps++) {
     const here: CompiledTask = current;
     const id = here.task.id;
@@ -136,6 +139,7 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
       }
       let self: { [key: string]: Json } = { previous };
       if (isAction) {
+        ranAction = true;
         log("info", "task.started", `task "${id}" started (${here.task.action!.type})`, id, { task_epoch: result.taskEpoch });
         if (here.fetch === undefined) {
           throw new TaskFailure("engine.definition", `action type "${here.task.action!.type}" is not supported by this engine yet`);
@@ -189,7 +193,7 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
       state._error = errorRoot;
       enter(result, target);
       current = target;
-      if (isAction || steps >= MAX_INLINE_STEPS) return checkpoint(result, env);
+      if (mustCheckpoint(target, steps)) return checkpoint(result, env);
       continue;
     }
 
@@ -205,7 +209,7 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
     }
     enter(result, target);
     current = target;
-    if (isAction || steps >= MAX_INLINE_STEPS) return checkpoint(result, env);
+    if (mustCheckpoint(target, steps)) return checkpoint(result, env);
   }
 }
 
