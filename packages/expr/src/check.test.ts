@@ -172,6 +172,21 @@ describe("checkExpression: operator problems", () => {
     expect(problemsOf(source)).toEqual([reason]);
   });
 
+  it("reports == and != between types that can never be equal", () => {
+    expect(problemsOf("self.status == '200'")).toEqual([
+      '"==" compares integer with string, which is always false at 12, expected operands of the same type (values are never converted: 1 == "1" is false)',
+    ]);
+    expect(problemsOf("input.tags != 'x'")[0]).toContain('"!=" compares array with string, which is always true at 11');
+  });
+
+  it("accepts == between overlapping types, numbers of either kind, and against null", () => {
+    expect(problemsOf("input.id == 1.5")).toEqual([]);
+    expect(problemsOf("input.note == 'x'")).toEqual([]);
+    expect(problemsOf("input.id == null"), "a defensive null test is not an error").toEqual([]);
+    expect(problemsOf("input.meta == 1")).toEqual([]);
+    expect(problemsOf("input.kind == 'a'")).toEqual([]);
+  });
+
   it("does not report what only may go wrong at run time (nullable operands, unknown types)", () => {
     expect(problemsOf("input.note + '!'")).toEqual([]);
     expect(problemsOf("input.meta + 1")).toEqual([]);

@@ -237,8 +237,16 @@ function inferBinary(node: Extract<Expr, { kind: "binary" }>, ctx: Context): Jso
   const defs = ctx.defs;
   switch (op) {
     case "==":
-    case "!=":
+    case "!=": {
+      const l = typesOf(left, defs);
+      const r = typesOf(right, defs);
+      const nullOnly = (t: Set<JsonType>) => t.size === 1 && t.has("null");
+      if (l !== null && r !== null && !nullOnly(l) && !nullOnly(r) && ![...l].some((t) => admits(r, t))) {
+        const outcome = op === "==" ? "always false" : "always true";
+        report(ctx, node.opStart, `"${op}" compares ${describeType(left, defs)} with ${describeType(right, defs)}, which is ${outcome}`, 'expected operands of the same type (values are never converted: 1 == "1" is false)');
+      }
       return BOOLEAN_TYPE;
+    }
     case "&&":
     case "||":
       expect(ctx, node.left, left, ["boolean"], (got) => `left side of "${op}" is ${got}`, "expected a boolean");

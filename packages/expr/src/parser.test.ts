@@ -227,3 +227,16 @@ describe("parseExpression: error messages", () => {
     expect(syntaxError(source).reason).toBe(reason);
   });
 });
+
+describe("parseExpression: nesting limit", () => {
+  it("refuses absurdly deep nesting with a syntax error instead of overflowing the stack", () => {
+    expect(syntaxError(`${"(".repeat(5000)}1${")".repeat(5000)}`).reason).toMatch(/^expression nested too deeply at \d+, expected at most 200 levels/);
+    expect(syntaxError(`${"!".repeat(5000)}true`).reason).toContain("nested too deeply");
+    expect(syntaxError(Array(5000).fill("1").join(" + ")).reason, "left-deep chains count too: the evaluator recurses on them").toContain("nested too deeply");
+  });
+
+  it("accepts realistic nesting", () => {
+    expect(() => parseExpression(Array(150).fill("1").join(" + "))).not.toThrow();
+    expect(() => parseExpression(`${"[".repeat(60)}${"]".repeat(60)}`)).not.toThrow();
+  });
+});

@@ -17,6 +17,8 @@ const PRECEDENCE: { [op: string]: number } = {
 
 const KEYWORDS: { [word: string]: true | false | null } = { true: true, false: false, null: null };
 
+const MAX_DEPTH = 200;
+
 export const FUNCTION_NAMES: readonly string[] = [...Object.keys(BUILTINS), "map"].sort();
 
 /** Parses a whole expression (a switch `case`, or the text after `$:`). Throws ExprSyntaxError. */
@@ -37,6 +39,7 @@ export function parseExpressionIn(source: string, from: number, to: number): Exp
 
 class Parser {
   private pos = 0;
+  private depth = 0;
   private readonly parenthesized = new WeakSet<Expr>();
 
   constructor(
@@ -48,6 +51,8 @@ class Parser {
     const expr = this.parseConditional();
     const next = this.peek();
     if (next.kind !== "eof") this.fail(next, "an operator or the end of the expression");
+    const deepest = findTooDeep(expr);
+    if (deepest !== undefined) this.tooDeep(deepest.start);
     return expr;
   }
 
@@ -75,11 +80,26 @@ class Parser {
     throw new ExprSyntaxError(`unexpected ${describeToken(token)} at ${token.start}, expected ${expected}`, this.source, token.start);
   }
 
+  tooDeep(position: number): never {
+    this.error(`expression nested too deeply at ${position}, expected at most ${MAX_DEPTH} levels of nesting`, position);
+  }
+
   private error(reason: string, position: number): never {
     throw new ExprSyntaxError(reason, this.source, position);
   }
 
   private parseConditional(): Expr {
+    // Every nesting (parentheses, brackets, arguments, branches) passes here, so this bounds the
+    // recursion of the parser, the evaluator and the checker alike.
+    if (++this.depth > MAX_DEPTH) this.tooDeep(this.peek().start);
+    try {
+      return this.parseConditionalBody();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private parseConditionalBody(): Expr {
     const test = this.parseBinary(1);
     if (!this.isPunct("?")) return test;
     this.next();
@@ -121,7 +141,9 @@ class Parser {
     const token = this.peek();
     if (token.kind === "punct" && (token.value === "!" || token.value === "-" || token.value === "+")) {
       this.next();
+      if (++this.depth > MAX_DEPTH) this.tooDeep(token.start);
       const operand = this.parseUnary();
+      this.depth--;
       return { kind: "unary", op: token.value, operand, start: token.start, end: operand.end };
     }
     return this.parsePostfix(this.parsePrimary());
@@ -252,4 +274,45 @@ class Parser {
     this.expectPunct("=>", `"=>" in ${expected}`);
     return params as [string] | [string, string];
   }
+}
+
+function childrenOf(e: Expr): Expr[] {
+  switch (e.kind) {
+    case "literal":
+    case "identifier":
+      return [];
+    case "array":
+      return e.items;
+    case "object":
+      return e.entries.map((entry) => entry.value);
+    case "member":
+      return [e.object];
+    case "index":
+      return [e.object, e.index];
+    case "unary":
+      return [e.operand];
+    case "binary":
+      return [e.left, e.right];
+    case "conditional":
+      return [e.test, e.consequent, e.alternate];
+    case "call":
+      return e.args;
+    case "map":
+      return [e.list, e.body];
+  }
+}
+
+/**
+ * The first node deeper than MAX_DEPTH, found without recursion. Left-associative chains
+ * (`1 + 1 + … + 1`) are parsed by a loop, so only the finished tree shows how deep the
+ * evaluator and the checker would recurse.
+ */
+function findTooDeep(root: Expr): Expr | undefined {
+  const stack: Array<[Expr, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > MAX_DEPTH) return node;
+    for (const child of childrenOf(node)) stack.push([child, depth + 1]);
+  }
+  return undefined;
 }
