@@ -128,6 +128,25 @@ describe("GET /api/definitions", () => {
   });
 });
 
+describe("GET /api/definitions/{name}/versions/{version}", () => {
+  it("returns the canonical stored form of a version, and the latest for version 0", async () => {
+    const res = await api.get("/api/definitions/orders/versions/1");
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ name: "orders", version: 1 });
+    expect(res.body.definition.tasks[0].action.method, "the canonical form stores methods lower case").toBe("post");
+    expect(res.body.definition.tasks[0].on_error[0].retry.retries).toBe(2);
+    expect((await api.get("/api/definitions/orders/versions/0")).body.version).toBe(2);
+  });
+
+  it("answers 404 for an unknown process or version and 400 for a non-numeric version", async () => {
+    expect((await api.get("/api/definitions/orders/versions/99")).status).toBe(404);
+    expect((await api.get("/api/definitions/ghost/versions/1")).status).toBe(404);
+    const bad = await api.get("/api/definitions/orders/versions/latest");
+    expect(bad.status).toBe(400);
+    expect(bad.body.fields[0].path).toBe("path.version");
+  });
+});
+
 describe("channels", () => {
   it("points a channel at a version and lists it", async () => {
     const set = await api.put("/api/channels", { name: "orders", channel: "staging", version: 2 });

@@ -66,7 +66,12 @@ export interface DefinitionSummary {
   raises?: string[];
 }
 
+export interface StoredDefinition extends DefinitionSummary {
+  definition: { [key: string]: JsonValue };
+}
+
 export interface ListDefinitionsQuery extends ListQuery<"created_at" | "name" | "version"> {
+  name?: string;
   created_after?: number;
   created_before?: number;
 }
@@ -426,6 +431,7 @@ export interface ActionTypes {
   putDefinitionBatch: Io<None, None, PutDefinitionBatchBody, BatchResult[]>;
   validateDefinitions: Io<None, None, DefinitionInput[], ValidateResult[]>;
   compatDefinitions: Io<None, None, CompatBody, CompatResponse>;
+  getDefinition: Io<{ name: string; version: number }, None, None, StoredDefinition>;
   getProcessOpenApi: Io<ProcessNameParams, None, None, { [key: string]: JsonValue }>;
   getProcessDocs: Io<ProcessNameParams, None, None, string>;
   listChannels: Io<None, ListChannelsQuery, None, Page<ChannelEntry>>;

@@ -1,5 +1,8 @@
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 
+/** Header values left undefined are not sent (handy for "no Authorization" cases). */
+type Headers_ = Record<string, string | undefined>;
+
 export interface HttpResult {
   status: number;
   headers: Headers;
@@ -14,9 +17,11 @@ export async function request(
   method: string,
   path: string,
   body?: unknown,
-  headers: Record<string, string> = {},
+  headers: Headers_ = {},
 ): Promise<HttpResult> {
-  const init: RequestInit = { method, headers: { ...headers } };
+  const clean: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) clean[k] = v;
+  const init: RequestInit = { method, headers: clean };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : stringifyJson(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";
@@ -31,11 +36,11 @@ export async function request(
 }
 
 /** Bound to one server: `api.get("/api/definitions")`. */
-export function client(baseUrl: string, headers: Record<string, string> = {}) {
+export function client(baseUrl: string, headers: Headers_ = {}) {
   return {
-    get: (path: string, h?: Record<string, string>) => request(baseUrl, "GET", path, undefined, { ...headers, ...h }),
-    post: (path: string, body?: unknown, h?: Record<string, string>) => request(baseUrl, "POST", path, body ?? {}, { ...headers, ...h }),
-    put: (path: string, body?: unknown, h?: Record<string, string>) => request(baseUrl, "PUT", path, body, { ...headers, ...h }),
-    delete: (path: string, body?: unknown, h?: Record<string, string>) => request(baseUrl, "DELETE", path, body, { ...headers, ...h }),
+    get: (path: string, h?: Headers_) => request(baseUrl, "GET", path, undefined, { ...headers, ...h }),
+    post: (path: string, body?: unknown, h?: Headers_) => request(baseUrl, "POST", path, body ?? {}, { ...headers, ...h }),
+    put: (path: string, body?: unknown, h?: Headers_) => request(baseUrl, "PUT", path, body, { ...headers, ...h }),
+    delete: (path: string, body?: unknown, h?: Headers_) => request(baseUrl, "DELETE", path, body, { ...headers, ...h }),
   };
 }

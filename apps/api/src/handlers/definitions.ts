@@ -109,6 +109,21 @@ export const definitionHandlers: ActionHandlers = {
     return { body: mapPage(page, definitionSummary) };
   },
 
+  getDefinition: async ({ params }, { db }) => {
+    const version = Number(params.version);
+    const stored = await requireDefinition(db, params.name!, version);
+    return {
+      body: {
+        name: stored.name,
+        version: stored.version,
+        created_at: iso(stored.createdAt),
+        ...(stored.actor ? { actor: stored.actor } : {}),
+        ...(stored.raises.length ? { raises: stored.raises } : {}),
+        definition: stored.definition,
+      },
+    };
+  },
+
   putDefinitionBatch: async ({ body, principal }, { db, clock }) => {
     const { definitions: raws, channel } = body as { definitions: Json[]; channel: string };
     const names = namesOf(raws);

@@ -113,7 +113,10 @@ export function validateQuery(action: ActionSpec, raw: Record<string, string>): 
 export function validateBody(action: ActionSpec, body: Json | undefined): Json | undefined {
   const v = compile(action).body;
   if (!v) return body;
-  if (body === undefined) fail("request body", [{ path: "body", message: "is required (a JSON request body)" }]);
+  if (body === undefined) {
+    if (action.bodyOptional) body = {};
+    else fail("request body", [{ path: "body", message: "is required (a JSON request body)" }]);
+  }
   if (!v(toPlainJson(body))) fail("request body", problems(v.errors, "body"));
   return body;
 }

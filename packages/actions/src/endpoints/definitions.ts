@@ -187,10 +187,11 @@ export const definitionActions = [
     tag: TAG,
     summary: "List registered definition versions",
     description:
-      "One row per registered version, newest registered first. Filter by registration time with `created_after` (at or after) and `created_before` (strictly before), in unix milliseconds. " +
+      "One row per registered version, newest registered first. Filter by process with `name`, by registration time with `created_after` (at or after) and `created_before` (strictly before), in unix milliseconds. " +
       "Sort keys: `created_at` (default, desc), `name`, `version`. Follow `page.next_cursor` with `after` for more.",
     permissions: ["read"],
     query: listQuerySchema(LIST_SORTS.definitions, {
+      name: processName("Only versions of this process."),
       created_after: unixMs("Only versions registered at or after this instant (unix ms)."),
       created_before: unixMs("Only versions registered strictly before this instant (unix ms)."),
     }),
@@ -293,6 +294,41 @@ export const definitionActions = [
           },
         ],
       },
+    },
+  }),
+  action({
+    name: "getDefinition",
+    method: "get",
+    path: "/definitions/{name}/versions/{version}",
+    tag: TAG,
+    summary: "Get one stored definition version",
+    description:
+      "The canonical form of one registered version (shorthands expanded, as the engine runs it), with its summary fields. `version` 0 means the latest version. " +
+      "Not in the original interface table: added so that a stored definition can be read back (the CLI's `baton definitions get`).",
+    permissions: ["read"],
+    params: strictObject({ name: processName("Process name."), version: int("Version number; 0 = the latest.", { minimum: 0 }) }, ["name", "version"]),
+    responses: {
+      200: {
+        description: "The stored definition.",
+        schema: responseObject(
+          {
+            name: str("Process name."),
+            version: int("Version number.", { minimum: 1 }),
+            created_at: dateTime("When this version was registered (ISO 8601 UTC)."),
+            actor: str("Who registered it."),
+            raises: arrayOf(str("An authored error code."), "Every authored error code the process can end with."),
+            definition: { type: "object", description: "The canonical definition." },
+          },
+          ["name", "version", "created_at", "definition"],
+          { title: "StoredDefinition" },
+        ),
+      },
+    },
+    errors: [400, 404, 500],
+    errorDescriptions: { 404: "No process of that name, or no such version." },
+    example: {
+      request: { params: { name: "order-fulfilment", version: 3 } },
+      response: { name: "order-fulfilment", version: 3, created_at: "2026-11-22T10:00:00.000Z", definition: SAMPLE_DEFINITION },
     },
   }),
   action({
