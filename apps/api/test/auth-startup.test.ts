@@ -52,7 +52,7 @@ describe("start-up refusals of the JWT settings", () => {
 
   it("refuses a secret file shorter than 32 characters after trimming, in one line, without printing it", async () => {
     const path = join(dir, "short");
-    writeFileSync(path, "  thirty-one-characters-long-xx \n\n");
+    writeFileSync(path, "  thirty-one-characters-long-xxxx \n\n");
     const run = await runApi([...base, "--jwt-secret-file", path, "--jwt-issuer", "i", "--jwt-audience", "a"]);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(`--jwt-secret-file ${path}: the secret is 31 characters after trimming whitespace; at least 32 are required`);
