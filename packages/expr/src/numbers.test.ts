@@ -32,9 +32,18 @@ describe("exact decimal numbers", () => {
     expect(text(multiply(2 ** 40, 2 ** 40))).toBe("1208925819614629174706176");
   });
 
-  it("divides to 34 significant digits, exact when the quotient terminates", () => {
+  it("divides exactly when the quotient terminates, else to 34 significant digits", () => {
     expect(divide(10, 4)).toBe(2.5);
+    expect(divide(1, 1024)).toBe(0.0009765625);
     expect(text(divide(1, 3))).toBe("0.3333333333333333333333333333333333");
+    expect(text(divide(2, 3)), "rounded half-even, not truncated").toBe("0.6666666666666666666666666666666667");
+    expect(text(divide(new LosslessNumber("1234567890123456789012345678901234567891"), 2))).toBe("617283945061728394506172839450617283945.5");
+    expect(text(divide(new LosslessNumber("100000000000000000000000000000000000000000"), 7))).toBe("14285714285714285714285714285714290000000");
+  });
+
+  it("does not mistake a rounded quotient for an exact one", () => {
+    expect(text(divide(1, 7))).toBe("0.1428571428571428571428571428571429");
+    expect(multiply(divide(1, 7), 7), "1/7 is rounded, so times 7 is not exactly 1").not.toBe(1);
   });
 
   it("takes remainders with the sign of the dividend, also on decimals", () => {

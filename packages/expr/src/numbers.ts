@@ -65,9 +65,26 @@ export function isZero(a: JsonNumber): boolean {
   return typeof a === "number" ? a === 0 : toDecimal(a).isZero();
 }
 
-/** Callers check for a zero divisor first. */
+/**
+ * Exact when the quotient terminates within the digits of both operands (plus slack), e.g. a
+ * 40-digit integer halved; otherwise rounded to QUOTIENT_DIGITS (1/3). Callers check for a zero divisor.
+ */
 export function divide(a: JsonNumber, b: JsonNumber): JsonNumber {
-  return fromDecimal(new Quotient(toDecimal(a)).div(toDecimal(b)));
+  const x = toDecimal(a);
+  const y = toDecimal(b);
+  const digits = Math.min(EXACT_DIGITS, Math.max(QUOTIENT_DIGITS, x.sd() + y.sd()) + 16);
+  const q = new (quotientAt(digits))(x).div(y);
+  // Verify at full precision: a rounded product could look equal to the dividend.
+  if (new Exact(q).times(y).eq(x)) return fromDecimal(new Exact(q));
+  return fromDecimal(new Quotient(q).toSignificantDigits(QUOTIENT_DIGITS));
+}
+
+const quotientConstructors = new Map<number, typeof Decimal>();
+
+function quotientAt(digits: number): typeof Decimal {
+  let ctor = quotientConstructors.get(digits);
+  if (ctor === undefined) quotientConstructors.set(digits, (ctor = Exact.clone({ precision: digits })));
+  return ctor;
 }
 
 /** Truncated remainder (sign of the dividend, like JS `%`), exact. Callers check for a zero divisor. */
