@@ -42,6 +42,8 @@ export interface DefinitionTyping {
 }
 
 const UNKNOWN: JsonSchema = {};
+/** The type of no value at all: the start of the output fixpoint. */
+const NOTHING: JsonSchema = { type: [] };
 const NULL: JsonSchema = { type: "null" };
 const STRING: JsonSchema = { type: "string" };
 const MAX_ROUNDS = 8;
@@ -81,20 +83,7 @@ export function typeDefinition(def: Definition): DefinitionTyping {
   const processOutput = def.output === undefined ? undefined : compileAll(def.output, "output", (path, msg) => add(path, msg));
   const flow = outputFlow(def);
 
-  // Output types feed each other through `outputs` (and loops): iterate to a fixpoint,
-  // starting from "unknown", which never produces false problems.
-  let outputs: Array<JsonSchema | undefined> = def.tasks.map((t) => (t.output === undefined ? undefined : UNKNOWN));
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    const next = def.tasks.map((task, i) => {
-      const site = sites[i].find((s) => s.kind === "shape" && s.role === "output");
-      if (task.output === undefined) return undefined;
-      if (site === undefined || site.kind !== "shape") return UNKNOWN;
-      return checkShape(site.shape, envFor(def, i, "output", outputs, flow)).type;
-    });
-    const same = stableStringify(next) === stableStringify(outputs);
-    outputs = next;
-    if (same) break;
-  }
+  const outputs = solveOutputTypes(def, sites, flow);
 
   const tasks: TaskTyping[] = def.tasks.map((task, i) => {
     const typing: TaskTyping = {};
@@ -122,6 +111,47 @@ export function typeDefinition(def: Definition): DefinitionTyping {
     processOutputType = r.type;
   }
   return { tasks, processOutput: processOutputType, problems };
+}
+
+/**
+ * Output types feed each other through `outputs` and `self.previous` (loops), so they are
+ * solved to a fixpoint from "no value yet" (NOTHING), which keeps loop counters integers.
+ * A type still changing after MAX_ROUNDS (it grows, e.g. `[self.previous]`) becomes unknown.
+ */
+function solveOutputTypes(def: Definition, sites: Site[][], flow: OutputFlow): Array<JsonSchema | undefined> {
+  let outputs: Array<JsonSchema | undefined> = def.tasks.map((t) => (t.output === undefined ? undefined : NOTHING));
+  const round = (current: Array<JsonSchema | undefined>) =>
+    def.tasks.map((task, i) => {
+      if (task.output === undefined) return undefined;
+      const site = sites[i].find((s) => s.kind === "shape" && s.role === "output");
+      if (site === undefined || site.kind !== "shape") return UNKNOWN;
+      return checkShape(site.shape, envFor(def, i, "output", current, flow)).type;
+    });
+  for (let r = 0; r < MAX_ROUNDS; r++) {
+    const next = round(outputs);
+    const key = (t: JsonSchema | undefined) => (t === undefined ? "-" : stableStringify(t));
+    const changed = next.map((t, i) => key(t) !== key(outputs[i]));
+    outputs = next;
+    if (!changed.includes(true)) return outputs.map((t) => (t === undefined ? undefined : withoutNothing(t)));
+    if (r === MAX_ROUNDS - 1) outputs = outputs.map((t, i) => (changed[i] ? UNKNOWN : t));
+  }
+  return outputs.map((t) => (t === undefined ? undefined : withoutNothing(t)));
+}
+
+/** NOTHING left where no value ever flows (e.g. an output that only reads itself) reads as unknown. */
+function withoutNothing(t: JsonSchema): JsonSchema {
+  if (Array.isArray(t.type) && t.type.length === 0) return UNKNOWN;
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(t)) {
+    if (Array.isArray(v)) out[k] = v.map((x) => (isPlainObject(x) ? withoutNothing(x as JsonSchema) : x));
+    else if (isPlainObject(v) && (k === "properties" || k === "$defs")) {
+      const m: Record<string, unknown> = {};
+      for (const [pk, pv] of Object.entries(v)) m[pk] = isPlainObject(pv) ? withoutNothing(pv as JsonSchema) : pv;
+      out[k] = m;
+    } else if (isPlainObject(v) && k !== "default" && k !== "enum") out[k] = withoutNothing(v as JsonSchema);
+    else out[k] = v;
+  }
+  return out;
 }
 
 function elementOf(type: JsonSchema): JsonSchema {
