@@ -263,3 +263,47 @@ describe("checkTemplate", () => {
     expect(problem.position).toBe(9);
   });
 });
+
+describe("checkExpression: lambdas, nullability and sources", () => {
+  it("types nested lambdas with access to outer parameters", () => {
+    expect(typeOf("map(input.lines, l => map(input.tags, t => l.sku + t))")).toEqual({
+      type: "array",
+      items: { type: "array", items: { type: "string" } },
+    });
+  });
+
+  it("makes map over a nullable list nullable, and over an unknown list an array of unknown", () => {
+    const e: TypeEnv = { roots: { input: { type: "object", properties: { xs: { type: "array", items: { type: "integer" } } } } } };
+    expect(check("map(input.xs, x => x * 2)", e).type).toEqual({ type: ["array", "null"], items: { type: "integer" } });
+    expect(typeOf("map(input.meta, x => x.anything)")).toEqual({ type: "array" });
+  });
+
+  it("reports an unknown property of a lambda element against the element schema", () => {
+    expect(problemsOf("map(input.lines, l => l.price)")).toEqual(['unknown property "price" of l at 24, expected one of its known properties: sku, qty']);
+  });
+
+  it("reports unknown properties of object literals", () => {
+    expect(problemsOf("{a: 1}.b")).toEqual(['unknown property "b" of {a: 1} at 7, expected one of its known properties: a']);
+  });
+
+  it("says so when no root is available at all", () => {
+    expect(problemsOf("x", { roots: {} })).toEqual(['unknown root "x" at 0, expected no root: none is available here']);
+  });
+
+  it("quotes an explicitly given source", () => {
+    const expr = parseExpression("inpt");
+    const [problem] = checkExpression(expr, env, "inpt").problems;
+    expect(problem.message).toBe(`${problem.reason}\n  inpt\n  ^`);
+  });
+
+  it("does not report a nullable condition or operand (only definite mismatches)", () => {
+    const e: TypeEnv = { roots: { input: { type: "object", properties: { ok: { type: "boolean" }, n: { type: "integer" } } } } };
+    expect(check("input.ok ? 1 : 2", e).problems).toEqual([]);
+    expect(check("input.ok && true", e).problems).toEqual([]);
+    expect(check("input.n + 1", e).problems).toEqual([]);
+  });
+
+  it("types ?? with a non-nullable left side as the union of both sides", () => {
+    expect(typeOf("input.id ?? 'x'")).toEqual({ type: ["string", "integer"] });
+  });
+});

@@ -235,3 +235,34 @@ describe("evaluate: runtime error details", () => {
     expect(error.position).toBe(2);
   });
 });
+
+describe("evaluate: edge cases", () => {
+  it("builds an object literal with a __proto__ key as plain data", () => {
+    const out = ev("{'__proto__': 1}") as { [k: string]: Json };
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(out.__proto__ === 1 || Object.getOwnPropertyDescriptor(out, "__proto__")?.value === 1).toBe(true);
+  });
+
+  it("quotes the call when a builtin fails", () => {
+    expect(runtimeError("1 + len(input.count)").message).toBe("len() expects a string, an array or an object, got the number 3 at 4\n  1 + len(input.count)\n      ^");
+  });
+
+  it("does not read roots from the scope's prototype", () => {
+    expect(ev("toString", {})).toBeNull();
+    expect(ev("hasOwnProperty", {})).toBeNull();
+  });
+
+  it("reads a root present as undefined as null", () => {
+    expect(ev("input.x", { input: undefined })).toBeNull();
+  });
+
+  it("compares big integers beyond float precision exactly", () => {
+    expect(ev("9007199254740993 == 9007199254740992"), "both round to the same float64").toBe(false);
+    expect(ev("9007199254740993 > 9007199254740992")).toBe(true);
+  });
+
+  it("evaluates the same parsed expression against many scopes", () => {
+    const expr = parseExpression("input.a * 2");
+    expect([1, 2, 3].map((a) => evaluate(expr, { input: { a } }))).toEqual([2, 4, 6]);
+  });
+});
