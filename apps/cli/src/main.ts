@@ -3,6 +3,14 @@ import { homedir } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { runCli } from "./run-cli.js";
 
+// `baton instances | head` closes the pipe early: stop quietly instead of dumping an EPIPE stack.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const exitCode = await runCli(process.argv.slice(2), {
   stdout: {
     write: (text) => process.stdout.write(text),

@@ -33,3 +33,15 @@ describe("truncate", () => {
     expect(truncate("abcdef", 4)).toBe("abc…");
   });
 });
+
+describe("renderTable column economy", () => {
+  it("hides optional columns nobody has a value in", () => {
+    expect(renderTable([{ header: "A" }, { header: "ERROR", optional: true }], [["x", ""]], 80)).toBe("A\nx");
+  });
+
+  it("drops columns in dropOrder before truncating anything", () => {
+    const columns = [{ header: "ID", keep: true }, { header: "STATUS" }, { header: "UPDATED", dropOrder: 1 }];
+    const out = renderTable(columns, [["0123456789", "running", "2026-01-01T00:00:00.000Z"]], 30);
+    expect(out.split("\n")).toEqual(["ID          STATUS", "0123456789  running"]);
+  });
+});

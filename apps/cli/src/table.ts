@@ -3,6 +3,10 @@ export interface Column {
   align?: "left" | "right";
   /** Never shortened (ids people copy); other columns give way first. */
   keep?: boolean;
+  /** Hidden when no row has a value in it. */
+  optional?: boolean;
+  /** Left out entirely, lowest number first, when the table is too wide; then columns shrink. */
+  dropOrder?: number;
 }
 
 export interface Cell {
@@ -18,9 +22,19 @@ const MIN_WIDTH = 3;
  * A plain-text table no wider than `width` when that is possible: the widest shrinkable columns
  * are truncated (with "…") until it fits. Trailing spaces are trimmed from every line.
  */
-export function renderTable(columns: Column[], rows: (string | Cell)[][], width: number, paintHeader = (text: string) => text): string {
-  const cells = rows.map((row) => columns.map((_, i) => toCell(row[i])));
-  const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((row) => row[i].text.length)));
+export function renderTable(allColumns: Column[], allRows: (string | Cell)[][], width: number, paintHeader = (text: string) => text): string {
+  const allCells = allRows.map((row) => allColumns.map((_, i) => toCell(row[i])));
+  let shown = allColumns.map((_, i) => i).filter((i) => !allColumns[i].optional || allCells.some((row) => row[i].text !== ""));
+  const naturalWidth = (i: number) => Math.max(allColumns[i].header.length, ...allCells.map((row) => row[i].text.length));
+  const totalWidth = () => shown.reduce((sum, i) => sum + naturalWidth(i), 0) + GAP.length * (shown.length - 1);
+  const droppable = shown.filter((i) => allColumns[i].dropOrder !== undefined).sort((a, b) => allColumns[a].dropOrder! - allColumns[b].dropOrder!);
+  for (const i of droppable) {
+    if (totalWidth() <= width) break;
+    shown = shown.filter((j) => j !== i);
+  }
+  const columns = shown.map((i) => allColumns[i]);
+  const cells = allCells.map((row) => shown.map((i) => row[i]));
+  const widths = shown.map(naturalWidth);
   fitWidths(columns, widths, width);
   const lines = [
     formatLine(columns.map((column) => ({ text: column.header, paint: paintHeader })), columns, widths),

@@ -34,7 +34,7 @@ export function registerDefinitions(program: Command, makeContext: ContextFactor
       }
       if (items.length === 0) return out.info(process ? `no definitions named ${process}` : "no definitions");
       out.table(
-        [{ header: "PROCESS" }, { header: "VERSION", align: "right" }, { header: "CREATED" }, { header: "ACTOR" }, { header: "RAISES" }],
+        [{ header: "PROCESS" }, { header: "VERSION", align: "right" }, { header: "CREATED", dropOrder: 2 }, { header: "ACTOR", optional: true, dropOrder: 1 }, { header: "RAISES", optional: true }],
         items.map((item) => [item.name, `v${item.version}`, item.created_at, item.actor ?? "", (item.raises ?? []).join(", ")]),
       );
     }),

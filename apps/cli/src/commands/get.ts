@@ -33,14 +33,16 @@ export function registerGet(program: Command, makeContext: ContextFactory): void
   examples(get, ["baton get @last", "baton get 01939d6e-8a5b-7c1e-9f00-2b6f1c2d3e4f --detail --resolve", "baton get @last --json"]);
 }
 
+const LABEL_WIDTH = 18;
+
 function field(out: Output, label: string, value: string): void {
-  out.print(`${out.style.dim(`${label}:`.padEnd(16))}${value}`);
+  out.print(`${out.style.dim(`${label}:`.padEnd(LABEL_WIDTH))}${value}`);
 }
 
 function jsonField(out: Output, label: string, value: unknown): void {
   const lines = formatJson(value).split("\n");
   field(out, label, lines[0]);
-  for (const line of lines.slice(1)) out.print(`${" ".repeat(16)}${line}`);
+  for (const line of lines.slice(1)) out.print(`${" ".repeat(LABEL_WIDTH)}${line}`);
 }
 
 export function printStatusView(out: Output, view: InstanceStatusView): void {

@@ -77,14 +77,14 @@ export function printInstanceTable(out: Output, rows: InstanceRow[]): void {
   out.table(
     [
       { header: "ID", keep: true },
-      ...(showParent ? [{ header: "PARENT" }] : []),
+      ...(showParent ? [{ header: "PARENT", dropOrder: 0 }] : []),
       { header: "PROCESS" },
       { header: "VERSION", align: "right" as const },
       { header: "STATUS" },
-      { header: "PHASE" },
+      { header: "PHASE", optional: true, dropOrder: 2 },
       { header: "TASK" },
-      { header: "UPDATED" },
-      { header: "ERROR" },
+      { header: "UPDATED", dropOrder: 1 },
+      { header: "ERROR", optional: true, dropOrder: 3 },
     ],
     rows.map((row) => [
       row.id,
