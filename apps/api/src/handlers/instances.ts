@@ -18,7 +18,7 @@ const REF = /^[0-9a-f]{64}$/i;
 
 /** The instance id of a path, lower-cased; 400 when it is not a UUID. */
 export function instanceIdParam(value: string): string {
-  if (!UUID.test(value)) throw invalid(`instance id "${value}" is malformed; expected a UUID such as 019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55`, [{ path: "id", message: "not a UUID" }]);
+  if (!UUID.test(value)) throw invalid(`instance id "${value}" is malformed; expected a UUID such as 019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55`, [{ path: "path.id", message: "not a UUID" }]);
   return value.toLowerCase();
 }
 
@@ -161,7 +161,7 @@ export function instanceFilters(query: Record<string, any>): SQL | undefined {
   if (query.task !== undefined) {
     if (query.process === undefined) {
       throw invalid(`query parameter "task" needs "process" as well: task ids are unique only within a definition`, [
-        { path: "process", message: `required when "task" is given` },
+        { path: "query.process", message: `required when "task" is given` },
       ]);
     }
     where.push(eq(instances.task, query.task));
@@ -214,7 +214,7 @@ export const instanceHandlers: ActionHandlers = {
 
   getObject: async ({ params }, services) => {
     const ref = params.ref!;
-    if (!REF.test(ref)) throw invalid(`object ref "${ref}" is malformed; expected the 64 hex digits of a sha256, as listed under objects[].ref of an instance detail`, [{ path: "ref", message: "not 64 hex digits" }]);
+    if (!REF.test(ref)) throw invalid(`object ref "${ref}" is malformed; expected the 64 hex digits of a sha256, as listed under objects[].ref of an instance detail`, [{ path: "path.ref", message: "not 64 hex digits" }]);
     const hit = (await loadObjects(services.db, [ref.toLowerCase()])).get(ref.toLowerCase());
     if (!hit) throw notFound(`object "${ref}" does not exist`);
     // The stored text is already lossless JSON (stringifyJson); sent as is.
