@@ -14,6 +14,11 @@ describe("quoteSource", () => {
     expect(quoteSource("a +\nb ! c", 6)).toBe("  b ! c\n    ^");
   });
 
+  it("drops the carriage return of a CRLF line", () => {
+    expect(quoteSource("a +\r\nb ! c", 7)).toBe("  b ! c\n    ^");
+    expect(quoteSource("a ! b\r\nc", 2)).toBe("  a ! b\n    ^");
+  });
+
   it("cuts long lines to a window that keeps the caret visible", () => {
     const source = `${"x".repeat(200)}!${"y".repeat(200)}`;
     const [line, caret] = quoteSource(source, 200).split("\n");

@@ -9,7 +9,7 @@ export function quoteSource(source: string, position: number): string {
   const lineStart = source.lastIndexOf("\n", at - 1) + 1;
   const newline = source.indexOf("\n", at);
   const lineEnd = newline === -1 ? source.length : newline;
-  let line = source.slice(lineStart, lineEnd);
+  let line = source.slice(lineStart, lineEnd).replace(/\r$/, "");
   let column = at - lineStart;
   if (line.length > WINDOW) {
     const from = Math.max(0, Math.min(column - WINDOW / 2, line.length - WINDOW));
