@@ -78,7 +78,8 @@ describe("the registry drives the checks", () => {
 
 describe("without a credential", () => {
   it.each(guarded.map((a) => [a.name, a] as const))("%s answers 401 unauthenticated with WWW-Authenticate: Bearer", async (_name, action) => {
-    for (const headers of [{}, { authorization: "Bearer not-a-credential" }, { authorization: "Basic YWRtaW46YWRtaW4=" }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer not-a-credential" }, { authorization: "Basic YWRtaW46YWRtaW4=" }];
+    for (const headers of attempts) {
       const res = await probe(action, headers);
       expect(res.status, `${JSON.stringify(headers)} → ${res.text}`).toBe(401);
       expect(res.body.code).toBe("unauthenticated");

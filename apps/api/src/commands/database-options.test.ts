@@ -2,12 +2,21 @@ import { Command, Option } from "commander";
 import { describe, expect, it } from "vitest";
 import { addDatabaseOptions, databaseOptionsOf } from "./database-options.js";
 
-// Mirrors main.ts: the serving program declares the same flags as the subcommand.
-function parse(argv: string[], env: Record<string, string | undefined> = {}): ReturnType<typeof databaseOptionsOf> {
+function withDatabaseUrl<T>(value: string | undefined, run: () => T): T {
   const saved = process.env.DATABASE_URL;
-  if ("DATABASE_URL" in env) process.env.DATABASE_URL = env.DATABASE_URL;
-  else delete process.env.DATABASE_URL;
+  if (value === undefined) delete process.env.DATABASE_URL;
+  else process.env.DATABASE_URL = value;
   try {
+    return run();
+  } finally {
+    if (saved === undefined) delete process.env.DATABASE_URL;
+    else process.env.DATABASE_URL = saved;
+  }
+}
+
+// Mirrors main.ts: the serving program declares the same flags as the subcommand.
+function parse(argv: string[], databaseUrl?: string): ReturnType<typeof databaseOptionsOf> {
+  return withDatabaseUrl(databaseUrl, () => {
     let seen: ReturnType<typeof databaseOptionsOf> | undefined;
     const program = new Command("baton-api")
       .addOption(new Option("--db <url>").env("DATABASE_URL"))
@@ -20,10 +29,7 @@ function parse(argv: string[], env: Record<string, string | undefined> = {}): Re
     });
     program.parse(argv, { from: "user" });
     return seen!;
-  } finally {
-    if (saved === undefined) delete process.env.DATABASE_URL;
-    else process.env.DATABASE_URL = saved;
-  }
+  });
 }
 
 describe("databaseOptionsOf", () => {
@@ -41,8 +47,8 @@ describe("databaseOptionsOf", () => {
   });
 
   it("reads DATABASE_URL, and --db overrides it", () => {
-    expect(parse(["tokens", "list"], { DATABASE_URL: "postgresql://env/db" }).url).toBe("postgresql://env/db");
-    expect(parse(["tokens", "list", "--db", "postgres://flag/db"], { DATABASE_URL: "postgres://env/db" }).url).toBe("postgres://flag/db");
+    expect(parse(["tokens", "list"], "postgresql://env/db").url).toBe("postgresql://env/db");
+    expect(parse(["tokens", "list", "--db", "postgres://flag/db"], "postgres://env/db").url).toBe("postgres://flag/db");
   });
 
   it("refuses a --db that is not a PostgreSQL URL, without echoing its password", () => {
@@ -55,7 +61,7 @@ describe("databaseOptionsOf", () => {
     addDatabaseOptions(program.command("list")).action((_o, command: Command) => {
       seen = databaseOptionsOf(command);
     });
-    program.parse(["list", "--data-dir", "memory://"], { from: "user" });
+    withDatabaseUrl(undefined, () => program.parse(["list", "--data-dir", "memory://"], { from: "user" }));
     expect(seen).toEqual({ url: undefined, dataDir: "memory://" });
   });
 });
