@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${ }" is the definition language's interpolation, not a mistaken JS template
 import { LosslessNumber, parseJson } from "@baton/expr";
 import { describe, expect, it } from "vitest";
 import { decoded } from "../test/helpers.js";

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${ }" is the definition language's interpolation, not a mistaken JS template
 import { describe, expect, it } from "vitest";
 import { decoded, expectProblem, problemsOf } from "../test/helpers.js";
 import type { Definition } from "./definition.js";
