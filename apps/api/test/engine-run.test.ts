@@ -243,7 +243,7 @@ describe("fetch tasks", () => {
     await engine.tick();
     const view = await h.get(id);
     expect(view.errorCode).toBe("pre.error");
-    expect(view.errorMessage).toContain("--fetch-deny-hosts");
+    expect(view.errorMessage).toContain("--fetch-deny");
     expect(up.requests.length, "the call never left").toBe(before);
   });
 });

@@ -6,12 +6,12 @@ export function hostMatches(entry: string, host: string): boolean {
   return e.replace(/^\[|\]$/g, "") === h;
 }
 
-/** Why a fetch to `host` is refused by `--fetch-allow-hosts` / `--fetch-deny-hosts`, or undefined when it is allowed. */
+/** Why a fetch to `host` is refused by `--fetch-allow` / `--fetch-deny`, or undefined when it is allowed. */
 export function hostRefusal(host: string, allow: readonly string[], deny: readonly string[]): string | undefined {
   const denied = deny.find((entry) => hostMatches(entry, host));
-  if (denied !== undefined) return `host "${host}" is refused by --fetch-deny-hosts (entry "${denied}")`;
+  if (denied !== undefined) return `host "${host}" is refused by --fetch-deny (entry "${denied}")`;
   if (allow.length > 0 && !allow.some((entry) => hostMatches(entry, host))) {
-    return `host "${host}" is not in --fetch-allow-hosts (${allow.join(", ")})`;
+    return `host "${host}" is not in --fetch-allow (${allow.join(", ")})`;
   }
   return undefined;
 }
