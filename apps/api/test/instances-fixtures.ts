@@ -1,4 +1,4 @@
-import { client } from "@baton/testkit";
+import type { client } from "@baton/testkit";
 import { expect } from "vitest";
 
 export type Api = ReturnType<typeof client>;

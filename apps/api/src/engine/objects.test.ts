@@ -84,6 +84,18 @@ describe("planExternalize", () => {
     for (const o of plan.objects) expect(listRefs(parseJson(o.text)), "objects hold plain data").toEqual([]);
   });
 
+  it("never stores a container that holds placeholders, so objects never nest refs", async () => {
+    // An engine state as stored: earlier outputs already externalized, one new medium output.
+    const outputs: Record<string, Json> = {};
+    for (let i = 0; i < 40; i++) outputs[`t${i}`] = { $ref: refOf(String(i)) };
+    outputs.fresh = { wrapped: { $ref: refOf("x") }, pad: blob(800) };
+    outputs.fresh2 = blob(600);
+    const plan = planExternalize({ input: {}, outputs, _children: {} }, 2048);
+    for (const o of plan.objects) expect(listRefs(parseJson(o.text)), o.text.slice(0, 40)).toEqual([]);
+    expect(listRefs(plan.value).map((r) => r.path.join("."))).toContain("outputs.fresh2");
+    expect((plan.value as any).outputs.fresh.wrapped, "the container with a placeholder stays inline").toEqual({ $ref: refOf("x") });
+  });
+
   it("preserves exact numbers inside stored objects", () => {
     const exact = new LosslessNumber("12345678901234567890.12345678901234567890");
     const rows = Array.from({ length: 100 }, () => ({ n: exact }));

@@ -49,6 +49,12 @@ export function listRefs(value: Json): Array<{ path: string[]; ref: string }> {
   return out;
 }
 
+export function hasPlaceholder(value: Json): boolean {
+  if (value === null || typeof value !== "object" || isLosslessNumber(value)) return false;
+  if (isPlaceholder(value)) return true;
+  return (Array.isArray(value) ? value : Object.values(value)).some(hasPlaceholder);
+}
+
 export interface PlannedObject {
   ref: ObjectRef;
   text: string;
@@ -66,6 +72,7 @@ export interface PlannedObject {
  * lands at ["outputs","big"], and several medium outputs that only together exceed the
  * threshold are stored one by one, which keeps refs stable across advances (an unchanged
  * output hashes to the same ref) instead of re-storing the whole `outputs` map each time.
+ * Placeholders already in `value` are kept, and nothing that contains one is stored.
  */
 export function planExternalize(value: Json, thresholdBytes: number): { value: Json; objects: PlannedObject[] } {
   // Members smaller than this are not worth a row: the placeholder alone is 75 bytes.
@@ -100,13 +107,16 @@ export function planExternalize(value: Json, thresholdBytes: number): { value: J
       if (isPlaceholder(entry.child)) continue;
       let result: Shrunk;
       if (entry.size > thresholdBytes) result = shrink(entry.child, entry.size, false);
-      else if (entry.size >= worthStoring) result = store(entry.child);
-      else break;
+      else if (entry.size < worthStoring) break;
+      else if (hasPlaceholder(entry.child)) continue;
+      else result = store(entry.child);
       replaced.set(entry.key, result.value);
       current += result.size - entry.size;
     }
     // Stored whole: its members' planned objects become unused and are filtered out below.
-    if (current > thresholdBytes && !isRoot) return store(node);
+    // Never when it holds placeholders: objects must stay plain data (no nested refs), so
+    // such a container stays inline, over the threshold, with its members' placeholders.
+    if (current > thresholdBytes && !isRoot && !hasPlaceholder(node)) return store(node);
     const out: Json = Array.isArray(node) ? [...node] : { ...node };
     for (const [key, shrunk] of replaced) (out as Record<string | number, Json>)[key] = shrunk;
     return { value: out, size: current };
