@@ -32,6 +32,17 @@ describe("on_error code patterns", () => {
     expectProblem(problemsOf(withRules([{ goto: "end" }, { code: "http.500", goto: "end" }])), `${E}[0]`, "must be the last");
   });
 
+  it("refuses a pattern an earlier rule already catches", () => {
+    expectProblem(problemsOf(withRules([{ code: "http.5%", retry: 2 }, { code: "http.503", goto: "end" }])), `${E}[1].code[0]`, "on_error[0] already catches");
+    expectProblem(problemsOf(withRules([{ code: "%" }, { code: ["pre.%"] }])), `${E}[1].code[0]`, "can never match");
+    expectProblem(problemsOf(withRules([{ code: ["http.404", "http.%"] }, { code: "http.4%" }])), `${E}[1].code[0]`, "can never match");
+  });
+
+  it("accepts a narrower pattern before a wider one", () => {
+    decoded(withRules([{ code: "http.503", goto: "end" }, { code: "http.5%", retry: 2 }, { code: "http.%" }, { goto: "$recover" }]));
+    decoded(withRules([{ code: "http.5%" }, { code: "http.%" }]));
+  });
+
   it("refuses unknown fields with a suggestion", () => {
     expectProblem(problemsOf(withRules([{ code: "http.500", retires: 2 }])), `${E}[0]`, 'unknown field "retires" (did you mean "retries"?)');
   });
@@ -103,7 +114,7 @@ describe("only_once", () => {
   const once = (on_error: unknown) => withRules(on_error, { only_once: true });
 
   it("allows retries on pre.* patterns", () => {
-    decoded(once([{ code: ["pre.%"], retry: 3 }, { code: "pre.timeout", retry: 1 }]));
+    decoded(once([{ code: ["pre.error"], retry: 3 }, { code: "pre.%", retry: 1 }]));
   });
 
   it("allows retries on an exact code with not_reached: true", () => {

@@ -1,5 +1,6 @@
 import type { ErrorRule, RetryPolicy } from "../definition.js";
 import { durationProblem, parseDuration } from "../duration.js";
+import { codeMatches } from "../error-codes.js";
 import { describeKind, isNonNegativeInteger } from "../json-kind.js";
 import { CODE_PATTERN } from "../names.js";
 import { joinPath } from "../problems.js";
@@ -39,7 +40,22 @@ export function decodeOnError(sc: Scope, raw: unknown, path: string, tasks: Task
     }
     out.push(rule);
   });
+  reportShadowedPatterns(sc, out, path);
   return out;
+}
+
+/**
+ * A pattern that an earlier rule already catches can never match: the first matching rule wins.
+ * Matching the later pattern's text against the earlier pattern is exact for `%` patterns too:
+ * each `%` of the later one can only be absorbed by a `%` of the earlier one.
+ */
+function reportShadowedPatterns(sc: Scope, rules: ErrorRule[], path: string): void {
+  rules.forEach((rule, i) => {
+    rule.code?.forEach((pattern, k) => {
+      const j = rules.slice(0, i).findIndex((earlier) => earlier.code?.some((q) => codeMatches(q, pattern)));
+      if (j !== -1) report(sc, joinPath(joinPath(joinPath(path, i), "code"), k), `"${pattern}" can never match here: on_error[${j}] already catches every code it names`);
+    });
+  });
 }
 
 function decodePatterns(sc: Scope, raw: unknown, path: string): string[] | undefined {
