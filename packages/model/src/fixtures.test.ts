@@ -57,4 +57,14 @@ describe("example definitions", () => {
     expect(v.tasks.ship_each.input).toMatchObject({ type: "object", properties: { sku: { type: "string" }, position: { type: "integer" } } });
     expect(v.process_output).toMatchObject({ properties: { tracking: { type: "array", items: { type: "string" } } } });
   });
+
+  it("the repository's examples/*.json decode as one batch", () => {
+    const examplesDir = new URL("../../../examples/", import.meta.url);
+    const raws = readdirSync(examplesDir)
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => parseJson(readFileSync(new URL(f, examplesDir), "utf8")));
+    expect(raws.length).toBeGreaterThan(0);
+    const r = decodeBatch(raws);
+    expect(r.ok ? [] : r.problems).toEqual([]);
+  });
 });
