@@ -80,7 +80,7 @@ class Parser {
     throw new ExprSyntaxError(`unexpected ${describeToken(token)} at ${token.start}, expected ${expected}`, this.source, token.start);
   }
 
-  tooDeep(position: number): never {
+  private tooDeep(position: number): never {
     this.error(`expression nested too deeply at ${position}, expected at most ${MAX_DEPTH} levels of nesting`, position);
   }
 
