@@ -50,10 +50,57 @@ function admitting(action: ActionSpec): Permission[] {
   return [...new Set<Permission>([...(action.permissions as Permission[]), "admin"])];
 }
 
+// SPEC "Endpoints" and "Authentication", written out by hand so the matrix below is checked
+// against the specification and not only against the registry it iterates.
+const SPEC_PERMISSIONS: Record<string, Permission[]> = {
+  "PUT /definitions": ["deploy"],
+  "GET /definitions": ["read"],
+  "PUT /definitions/batch": ["deploy"],
+  "POST /definitions/validate": ["read"],
+  "POST /definitions/compat": ["read"],
+  "GET /definitions/{name}/openapi.json": ["read"],
+  "GET /definitions/{name}/docs": ["read"],
+  "GET /channels": ["read"],
+  "PUT /channels": ["deploy"],
+  "DELETE /channels": ["deploy"],
+  "POST /channels/promote": ["deploy"],
+  "POST /channels/status": ["read"],
+  "POST /instances": ["operate"],
+  "GET /instances": ["read"],
+  "GET /instances/{id}": ["read"],
+  "GET /instances/{id}/detail": ["read"],
+  "GET /instances/{id}/logs": ["read"],
+  "POST /instances/{id}/pause": ["operate"],
+  "POST /instances/{id}/resume": ["operate"],
+  "POST /instances/{id}/cancel": ["operate"],
+  "POST /instances/{id}/retry": ["operate"],
+  "POST /instances/{id}/upgrade": ["deploy"],
+  "GET /objects/{ref}": ["worker", "read"],
+  "POST /external-tasks/claim": ["worker"],
+  "POST /external-tasks/renew": ["worker"],
+  "POST /external-tasks/release": ["worker"],
+  "POST /external-tasks/resolve": ["worker"],
+  "POST /external-tasks/signal": ["worker"],
+  "POST /tokens": ["admin"],
+  "GET /tokens": ["admin"],
+  "DELETE /tokens/{id}": ["admin"],
+  "POST /tick": ["admin"],
+};
+
 describe("the registry drives the checks", () => {
   it("declares a permission list on every endpoint but /healthz", () => {
     expect(registry.filter((a) => a.permissions === "public").map((a) => a.path)).toEqual(["/healthz"]);
     expect(guarded.length).toBeGreaterThan(30);
+  });
+
+  it("admits exactly SPEC's permissions on every endpoint", () => {
+    const effective = (perms: Permission[]) => [...new Set<Permission>([...perms, "admin"])].sort();
+    const fromRegistry = Object.fromEntries(guarded.map((a) => [`${a.method.toUpperCase()} ${a.path}`, effective(a.permissions as Permission[])]));
+    // An endpoint SPEC does not list follows its rules: a GET is read, anything else declares nothing (admin).
+    const specFor = (endpoint: string): Permission[] => SPEC_PERMISSIONS[endpoint] ?? (endpoint.startsWith("GET ") ? ["read"] : []);
+    const fromSpec = Object.fromEntries(Object.keys(fromRegistry).map((endpoint) => [endpoint, effective(specFor(endpoint))]));
+    expect(Object.keys(fromRegistry), "every SPEC endpoint is in the registry").toEqual(expect.arrayContaining(Object.keys(SPEC_PERMISSIONS)));
+    expect(fromRegistry).toEqual(fromSpec);
   });
 
   it("states each endpoint's permissions and the bearer scheme in the served OpenAPI document", async () => {

@@ -8,7 +8,7 @@ import { ApiError } from "../http/api-error.js";
 import { createLogger } from "../logger.js";
 import { type Clock, createClock } from "../storage/clock.js";
 import { type Database, openDatabase } from "../storage/db.js";
-import { type Authenticator, createAuthenticator, OPEN_PRINCIPAL } from "./index.js";
+import { type Authenticator, checkAuthConfig, createAuthenticator, OPEN_PRINCIPAL } from "./index.js";
 import { LAST_USED_RESOLUTION_MS } from "./token-authentication.js";
 import { findTokenBySecret, issueToken, listTokenRows, revokeToken } from "./token-store.js";
 
@@ -203,5 +203,14 @@ describe("createAuthenticator under --auth token", () => {
     const issued = await issueToken(database.db, { label: "hash only", perms: ["read"], expiresAt: null }, { now: clock.now(), actor: null });
     const row = (await listTokenRows(database.db)).find((r) => r.id === issued.id);
     expect(JSON.stringify(row)).not.toContain(issued.token.slice(7));
+  });
+});
+
+describe("checkAuthConfig", () => {
+  it("refuses what createAuthenticator refuses, without a database", () => {
+    expect(() => checkAuthConfig(config({ auth: "token" }))).not.toThrow();
+    expect(() => checkAuthConfig(config({ auth: "token", jwtIssuer: "i" }))).toThrow("missing --jwt-secret-file and --jwt-audience");
+    expect(() => checkAuthConfig(config({ auth: "token", jwtSecretFile: join(dir, "missing"), jwtIssuer: "i", jwtAudience: "a" }))).toThrow("cannot read it (no such file)");
+    expect(() => checkAuthConfig(config({ auth: "basic" as never }))).toThrow("--auth basic is not an auth mode; expected none or token");
   });
 });

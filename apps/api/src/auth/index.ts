@@ -24,6 +24,15 @@ export function unauthenticated(reason: string): ApiError {
 }
 
 /**
+ * The start-up refusals of createAuthenticator without a database: callers may run it before
+ * opening one, so a bad secret file fails fast. Throws one line.
+ */
+export function checkAuthConfig(config: ServerConfig): void {
+  if (config.auth !== "none" && config.auth !== "token") throw new Error(`--auth ${String(config.auth)} is not an auth mode; expected none or token`);
+  loadJwtSettings(config);
+}
+
+/**
  * Throws (one line, for main.ts to print before exiting) when the JWT flags are incomplete or
  * the secret file is missing, unreadable or shorter than 32 characters after trimming.
  * Warns when `--auth none` listens beyond loopback.
