@@ -1,5 +1,6 @@
 // The strict JSON Schema subset of LANGUAGE.md §6. Everything else is refused by name, so
 // a schema never silently means less than its author thought (e.g. an ignored `format`).
+import { isLosslessNumber } from "@baton/expr";
 import type { DefinitionProblem } from "./definition.js";
 import { describeKind, isNonNegativeInteger, isPlainObject } from "./json-kind.js";
 import { MAP_KEY } from "./names.js";
@@ -110,7 +111,7 @@ function walk(
         break;
       case "minimum":
       case "maximum":
-        if (typeof value !== "number") add(at, `expected a number, got ${describeKind(value)}`);
+        if (typeof value !== "number" && !isLosslessNumber(value)) add(at, `expected a number, got ${describeKind(value)}`);
         break;
       case "minLength":
       case "maxLength":

@@ -48,13 +48,13 @@ describe("on_error code patterns", () => {
   });
 
   it("refuses a non-array", () => {
-    expectProblem(problemsOf(withRules({ code: "x" })), E, "expected an array of rules");
+    expectProblem(problemsOf(withRules({ code: "http.500" })), E, "expected an array of rules");
   });
 });
 
 describe("on_error outcomes", () => {
   it("allows at most one of goto, raise, panic", () => {
-    expectProblem(problemsOf(withRules([{ goto: "end", panic: { code: "x", message: "m" } }])), `${E}[0]`, "only one of goto, raise, panic");
+    expectProblem(problemsOf(withRules([{ goto: "end", panic: { code: "http.500", message: "m" } }])), `${E}[0]`, "only one of goto, raise, panic");
   });
 
   it("accepts a rule with no outcome (fail after retries)", () => {
@@ -77,9 +77,9 @@ describe("on_error outcomes", () => {
   });
 
   it("drops not_reached: false and keeps true", () => {
-    expect(rules([{ code: "x", not_reached: false }])[0].not_reached).toBeUndefined();
-    expect(rules([{ code: "x", not_reached: true }])[0].not_reached).toBe(true);
-    expectProblem(problemsOf(withRules([{ code: "x", not_reached: 1 }])), `${E}[0].not_reached`, "expected true or false");
+    expect(rules([{ code: "http.500", not_reached: false }])[0].not_reached).toBeUndefined();
+    expect(rules([{ code: "http.500", not_reached: true }])[0].not_reached).toBe(true);
+    expectProblem(problemsOf(withRules([{ code: "http.500", not_reached: 1 }])), `${E}[0].not_reached`, "expected true or false");
   });
 });
 
@@ -91,22 +91,22 @@ describe("retry", () => {
   });
 
   it("keeps given delay, factor and max_delay; numbers of ms become strings", () => {
-    expect(rules([{ code: "x", retry: { retries: 2, delay: 500, factor: 1.5, max_delay: "1m" } }])[0].retry).toEqual({ retries: 2, delay: "500ms", factor: 1.5, max_delay: "1m" });
+    expect(rules([{ code: "http.500", retry: { retries: 2, delay: 500, factor: 1.5, max_delay: "1m" } }])[0].retry).toEqual({ retries: 2, delay: "500ms", factor: 1.5, max_delay: "1m" });
   });
 
   it("defaults max_delay to the larger of 5 minutes and delay", () => {
-    expect(rules([{ code: "x", retry: { retries: 1, delay: "10m" } }])[0].retry?.max_delay).toBe("10m");
+    expect(rules([{ code: "http.500", retry: { retries: 1, delay: "10m" } }])[0].retry?.max_delay).toBe("10m");
   });
 
   it("refuses bad retries, delays and factors", () => {
-    expectProblem(problemsOf(withRules([{ code: "x", retry: -1 }])), `${E}[0].retry`, "non-negative integer");
-    expectProblem(problemsOf(withRules([{ code: "x", retry: 1.5 }])), `${E}[0].retry`, "non-negative integer");
-    expectProblem(problemsOf(withRules([{ code: "x", retry: { retries: "2" } }])), `${E}[0].retry.retries`, "expected a non-negative integer, got a string");
-    expectProblem(problemsOf(withRules([{ code: "x", retry: { retries: 2, delay: "soon" } }])), `${E}[0].retry.delay`, 'invalid duration "soon"');
-    expectProblem(problemsOf(withRules([{ code: "x", retry: { retries: 2, delay: "$: input.d" } }])), `${E}[0].retry.delay`, "cannot be an expression");
-    expectProblem(problemsOf(withRules([{ code: "x", retry: { retries: 2, factor: 0.5 } }])), `${E}[0].retry.factor`, "≥ 1");
-    expectProblem(problemsOf(withRules([{ code: "x", retry: { retries: 2, backoff: 2 } }])), `${E}[0].retry`, 'unknown field "backoff"');
-    expectProblem(problemsOf(withRules([{ code: "x", retry: 1, retries: 1 }])), `${E}[0]`, "either retry or retries");
+    expectProblem(problemsOf(withRules([{ code: "http.500", retry: -1 }])), `${E}[0].retry`, "non-negative integer");
+    expectProblem(problemsOf(withRules([{ code: "http.500", retry: 1.5 }])), `${E}[0].retry`, "non-negative integer");
+    expectProblem(problemsOf(withRules([{ code: "http.500", retry: { retries: "2" } }])), `${E}[0].retry.retries`, "expected a non-negative integer, got a string");
+    expectProblem(problemsOf(withRules([{ code: "http.500", retry: { retries: 2, delay: "soon" } }])), `${E}[0].retry.delay`, 'invalid duration "soon"');
+    expectProblem(problemsOf(withRules([{ code: "http.500", retry: { retries: 2, delay: "$: input.d" } }])), `${E}[0].retry.delay`, "cannot be an expression");
+    expectProblem(problemsOf(withRules([{ code: "http.500", retry: { retries: 2, factor: 0.5 } }])), `${E}[0].retry.factor`, "≥ 1");
+    expectProblem(problemsOf(withRules([{ code: "http.500", retry: { retries: 2, backoff: 2 } }])), `${E}[0].retry`, 'unknown field "backoff"');
+    expectProblem(problemsOf(withRules([{ code: "http.500", retry: 1, retries: 1 }])), `${E}[0]`, "either retry or retries");
   });
 });
 
@@ -147,5 +147,29 @@ describe("only_once", () => {
   it("does not apply to tasks without only_once", () => {
     decoded(withRules([{ retry: 5 }]));
     decoded(fetchDef({}, { on_error: [{ code: "http.timeout", retry: 2 }] }));
+  });
+});
+
+describe("codes a task can never see", () => {
+  it("refuses exact codes a fetch cannot fail with", () => {
+    expectProblem(problemsOf(withRules([{ code: "http.5000", goto: "end" }])), `${E}[0].code[0]`, '"http.5000" can never be caught here: a fetch task fails only with http.<status>');
+    expectProblem(problemsOf(withRules([{ code: "card_declined", goto: "end" }])), `${E}[0].code[0]`, "a fetch task fails only with");
+    expectProblem(problemsOf(withRules([{ code: "external.timeout", goto: "end" }])), `${E}[0].code[0]`, "can never be caught");
+  });
+
+  it("accepts every fetch code and wildcards", () => {
+    decoded(withRules([{ code: ["http.418", "pre.error", "pre.timeout", "http.timeout", "http.disconnected", "output.parse", "output.too_large", "output.invalid"] }, { code: "zz%" }]));
+  });
+
+  it("refuses only_once.interrupted on a task that is not only_once", () => {
+    expectProblem(problemsOf(withRules([{ code: "only_once.interrupted", goto: "end" }])), `${E}[0].code[0]`, "only an only_once task can be interrupted");
+    decoded(withRules([{ code: "only_once.interrupted", goto: "end" }], { only_once: true }));
+  });
+
+  it("accepts on an external task only external.timeout and its raises", () => {
+    const ext = (on_error: unknown, raises?: unknown) => ({ name: "p", tasks: [{ id: "w", action: { type: "external" }, raises, on_error }] });
+    decoded(ext([{ code: ["external.timeout", "declined"], goto: "end" }], { declined: null }));
+    expectProblem(problemsOf(ext([{ code: "declined", goto: "end" }])), `${E}[0].code[0]`, "external.timeout or a code of its raises (it declares none)");
+    expectProblem(problemsOf(ext([{ code: "http.500", goto: "end" }], { declined: null })), `${E}[0].code[0]`, "(declined)");
   });
 });

@@ -1,3 +1,4 @@
+import { unreachableCodeReason } from "../catchable-codes.js";
 import type { Schema, Task } from "../definition.js";
 import { describeKind } from "../json-kind.js";
 import { authoredCodeProblem, RESERVED_TASK_IDS, TASK_ID } from "../names.js";
@@ -50,6 +51,12 @@ export function decodeTask(base: Scope, raw: unknown, tasks: TaskIndex, names: C
     if (v === true && obj.action === undefined) report(sc, joinPath(path, "only_once"), "only_once needs an action to protect");
   }
   for (const p of onlyOnceProblems(task)) report(sc, `${path}.${p.at}`, p.message);
+  task.on_error.forEach((rule, i) => {
+    rule.code?.forEach((code, k) => {
+      const reason = unreachableCodeReason(task, code);
+      if (reason !== undefined) report(sc, `${path}.on_error[${i}].code[${k}]`, `"${code}" can never be caught here: ${reason}`);
+    });
+  });
   return task;
 }
 

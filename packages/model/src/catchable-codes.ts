@@ -1,0 +1,26 @@
+import type { Task } from "./definition.js";
+
+/** Engine codes a fetch can fail with besides `http.<status>` (LANGUAGE §5). */
+export const FETCH_CODES: readonly string[] = ["pre.error", "pre.timeout", "http.timeout", "http.disconnected", "output.parse", "output.too_large", "output.invalid"];
+const HTTP_STATUS_CODE = /^http\.[1-5]\d\d$/;
+
+/**
+ * Why an exact on_error code (no `%`) can never reach a fetch or external task, or undefined when
+ * it can (or the task is of another kind, which other checks cover). Wildcards are not judged.
+ */
+export function unreachableCodeReason(task: Task, code: string): string | undefined {
+  if (code.includes("%")) return undefined;
+  if (code === "only_once.interrupted") return task.only_once === true ? undefined : "only an only_once task can be interrupted";
+  switch (task.action?.type) {
+    case "fetch":
+      if (HTTP_STATUS_CODE.test(code) || FETCH_CODES.includes(code)) return undefined;
+      return `a fetch task fails only with http.<status>, ${FETCH_CODES.join(", ")}`;
+    case "external": {
+      const raises = Object.keys(task.raises ?? {});
+      if (code === "external.timeout" || raises.includes(code)) return undefined;
+      return `an external task fails only with external.timeout or a code of its raises${raises.length > 0 ? ` (${raises.join(", ")})` : " (it declares none)"}`;
+    }
+    default:
+      return undefined;
+  }
+}
