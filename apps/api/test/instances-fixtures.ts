@@ -14,6 +14,7 @@ export const shop = (name = "shop") => ({
       amount: { type: "number" },
       note: { type: "string" },
       lines: { type: "array", items: { type: "number" } },
+      meta: { type: "object" },
       customer: { type: "object", properties: { email: { type: "string", minLength: 3 } }, required: ["email"] },
     },
     required: ["order"],

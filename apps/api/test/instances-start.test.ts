@@ -93,6 +93,14 @@ describe("POST /api/instances", () => {
     expect((await api.post("/api/instances", { process: "shop", version: 0 })).status).toBe(400);
   });
 
+  it("writes every one of many concurrent starts, each with its own id", async () => {
+    const before = await countAll();
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => api.post("/api/instances", { process: "shop", input: { order: `C-${i}` } })));
+    expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(30);
+    expect(await countAll()).toBe(before + 30);
+  });
+
   it("stores the conformed input: defaults filled, undeclared keys stripped, exact numbers kept", async () => {
     const amount = "12345678901234567890.000000000000000000001";
     const started = await start(api, { process: "shop", input: { order: "A-9", amount: new LosslessNumber(amount), stray: true } });
@@ -209,6 +217,16 @@ describe("externalized objects", () => {
     expect(resolved.body.objects).toEqual([{ path: ["state", "input", "note"], ref: resolved.body.state.input.note.$ref, size: large.length + 2 }]);
     const off = await api.get(`/api/instances/${started.id}/detail?resolve=false`);
     expect(off.body.objects).toHaveLength(2);
+  });
+
+  it("shows user data shaped like a placeholder as it is, and never lists it", async () => {
+    const lookalike = { $ref: "f".repeat(64) };
+    const started = await start(api, { process: "shop", input: { order: "O-6", meta: lookalike } });
+    for (const path of [`/api/instances/${started.id}/detail`, `/api/instances/${started.id}/detail?resolve=true`]) {
+      const res = await api.get(path);
+      expect(res.body.state.input.meta, path).toEqual(lookalike);
+      expect(res.body.objects, path).toEqual([]);
+    }
   });
 
   it("stores one object for a value that several instances share", async () => {
