@@ -1,5 +1,5 @@
-import { type Json, parseJson } from "@baton/expr";
-import { parseAllDocuments, type ScalarTag } from "yaml";
+import { isLosslessNumber, type Json, parseJson } from "@baton/expr";
+import { parseAllDocuments, type ScalarTag, stringify } from "yaml";
 
 // YAML numbers resolve through parseJson so that integers beyond 2^53 and long decimal fractions
 // stay LosslessNumbers, exactly as they would in a JSON file.
@@ -127,4 +127,18 @@ function positionOf(lineStarts: number[], offset: number): { line: number; colum
     else high = mid - 1;
   }
   return { line: low + 1, column: offset - lineStarts[low] + 1 };
+}
+
+const LOSSLESS_NUMBER_OUTPUT: ScalarTag = {
+  identify: (value) => isLosslessNumber(value),
+  tag: "tag:yaml.org,2002:int",
+  default: true,
+  test: /^\b$/,
+  resolve: (text: string) => text,
+  stringify: (item) => String((item as { value: unknown }).value),
+} as ScalarTag;
+
+/** YAML text of a JSON value, LosslessNumbers written as their exact digits. */
+export function toYaml(value: unknown): string {
+  return stringify(value, { customTags: [LOSSLESS_NUMBER_OUTPUT], lineWidth: 0 });
 }
