@@ -1,0 +1,97 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { API_MAIN, createTestDatabase, dropTestDatabase, startServer, type TestServer } from "@baton/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BatonRun, baton, isolatedEnv } from "./baton.js";
+import { fixtureDir, GREET_YAML } from "./fixtures.js";
+
+// A server with --auth token, whose first admin token is minted by the api binary's bootstrap
+// command on the same database before the server opens it (PGlite is single-process).
+let server: TestServer;
+let database: string;
+let adminToken: string;
+let env: Record<string, string>;
+const cli = (args: string[], extraEnv: Record<string, string> = {}, cwd?: string): Promise<BatonRun> => baton(args, { env: { ...env, ...extraEnv }, cwd });
+
+function bootstrapAdminToken(databaseFlags: string[]): Promise<string> {
+  const childEnv = { ...(process.env as Record<string, string>) };
+  delete childEnv.DATABASE_URL;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [API_MAIN, "tokens", "create", "--label", "cli-e2e-admin", "--perms", "admin", ...databaseFlags], { env: childEnv }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`tokens create failed: ${stderr}`));
+      else resolve(stdout.trim());
+    });
+  });
+}
+
+beforeAll(async () => {
+  database = process.env.DATABASE_URL ? await createTestDatabase() : mkdtempSync(path.join(tmpdir(), "baton-cli-auth-"));
+  adminToken = await bootstrapAdminToken(process.env.DATABASE_URL ? ["--db", database] : ["--data-dir", database]);
+  server = await startServer({ database, args: ["--auth", "token", "--poll", "0"] });
+  env = isolatedEnv({ BATON_SERVER: server.url }).env;
+});
+
+afterAll(async () => {
+  await server?.stop();
+  if (process.env.DATABASE_URL) await dropTestDatabase(database);
+  else rmSync(database, { recursive: true, force: true });
+});
+
+describe("authentication", () => {
+  it("exits 3 without a token or with an unknown one", async () => {
+    const run = await cli(["instances"]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/^error: unauthenticated: [^\n]+\n$/);
+    expect((await cli(["instances"], { BATON_TOKEN: "svc_sk_not-a-real-token" })).code).toBe(3);
+  });
+
+  it("creates, lists and revokes tokens with the admin token from BATON_TOKEN", async () => {
+    const admin = { BATON_TOKEN: adminToken };
+    const created = await cli(["tokens", "create", "--label", "ci-deploy", "--perms", "deploy,read", "--json"], admin);
+    expect(created.code, created.stderr).toBe(0);
+    const token = JSON.parse(created.stdout);
+    expect(token).toMatchObject({ label: "ci-deploy", perms: ["deploy", "read"], token: expect.stringMatching(/^svc_sk_/) });
+
+    const quiet = await cli(["tokens", "create", "--label", "reader", "--perms", "read", "--quiet"], admin);
+    expect(quiet.stdout, "--quiet prints only the secret").toMatch(/^svc_sk_\S+\n$/);
+
+    const list = await cli(["tokens"], admin);
+    expect(list.stdout.split("\n")[0]).toMatch(/^ID\s+LABEL\s+PERMS/);
+    expect(list.stdout).toContain("ci-deploy");
+    expect(list.stdout, "listing never shows a secret").not.toContain("svc_sk_");
+    const listed = JSON.parse((await cli(["tokens", "--json"], admin)).stdout);
+    expect(listed.items.map((item: { label: string }) => item.label)).toEqual(expect.arrayContaining(["cli-e2e-admin", "ci-deploy", "reader"]));
+
+    // The deploy token deploys; a read token is forbidden to (exit 3 as well).
+    const dir = fixtureDir({ "greet.yaml": GREET_YAML });
+    expect((await cli(["deploy", "greet.yaml"], { BATON_TOKEN: token.token }, dir)).stdout).toBe("greet v1 (new)\n");
+    const readOnly = await cli(["deploy", "greet.yaml"], { BATON_TOKEN: quiet.stdout.trim() }, dir);
+    expect(readOnly.code).toBe(3);
+    expect(readOnly.stderr).toMatch(/^error: forbidden: /);
+
+    expect((await cli(["tokens", "revoke", token.id], admin)).stdout).toBe(`revoked ${token.id}\n`);
+    expect((await cli(["definitions"], { BATON_TOKEN: token.token })).code, "a revoked token stops working at once").toBe(3);
+    expect((await cli(["tokens", "revoke", "00000000-0000-7000-8000-000000000000"], admin)).code).toBe(4);
+  });
+
+  it("refuses unknown permissions before asking the server", async () => {
+    const run = await cli(["tokens", "create", "--label", "x", "--perms", "root"], { BATON_TOKEN: adminToken });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^error: --perms: unknown permission "root"/);
+  });
+
+  it("uses the token stored by baton login for that server only", async () => {
+    const login = await cli(["login", "--server", server.url, "--token", adminToken]);
+    expect(login.code).toBe(0);
+    const noEnv = { ...env };
+    delete noEnv.BATON_SERVER;
+    const stored = await baton(["tokens", "--json"], { env: noEnv });
+    expect(stored.code, stored.stderr).toBe(0);
+    const elsewhere = await baton(["tokens", "--server", server.url.replace("127.0.0.1", "localhost")], { env: noEnv });
+    expect(elsewhere.code, "the stored token is not sent to another server URL").toBe(3);
+    await baton(["logout"], { env: noEnv });
+    expect((await baton(["tokens", "--server", server.url], { env: noEnv })).code, "logout forgot the token").toBe(3);
+  });
+});
