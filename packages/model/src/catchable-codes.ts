@@ -5,8 +5,8 @@ export const FETCH_CODES: readonly string[] = ["pre.error", "pre.timeout", "http
 const HTTP_STATUS_CODE = /^http\.[1-5]\d\d$/;
 
 /**
- * Why an exact on_error code (no `%`) can never reach a fetch or external task, or undefined when
- * it can (or the task is of another kind, which other checks cover). Wildcards are not judged.
+ * Why an exact on_error code (no `%`) can never reach the task, or undefined when it can.
+ * Wildcards are not judged; which authored codes children raise is checked where the registry is known.
  */
 export function unreachableCodeReason(task: Task, code: string): string | undefined {
   if (code.includes("%")) return undefined;
@@ -20,6 +20,12 @@ export function unreachableCodeReason(task: Task, code: string): string | undefi
       if (code === "external.timeout" || raises.includes(code)) return undefined;
       return `an external task fails only with external.timeout or a code of its raises${raises.length > 0 ? ` (${raises.join(", ")})` : " (it declares none)"}`;
     }
+    case "child":
+    case "child_map":
+    case "child_list":
+      // Raised children are matched by their authored codes; a failed child is never caught.
+      if (!code.includes(".") || code === "output.invalid") return undefined;
+      return "a child task catches only codes its children raise, and output.invalid";
     default:
       return undefined;
   }

@@ -80,3 +80,15 @@ describe("conformValue", () => {
     expect(conformValue({ type: "object", properties: {} }, null)).toBe(null);
   });
 });
+
+describe("conformValue with the schema's own $defs", () => {
+  it("resolves references to the schema's top-level $defs, also inside oneOf branches", () => {
+    const s = {
+      $defs: { card: { type: "object", properties: { kind: { enum: ["card"] }, last4: { type: "string", default: "0000" } }, required: ["kind"] } },
+      type: "object",
+      properties: { pay: { oneOf: [{ $ref: "#/$defs/card" }, { type: "string" }] } },
+    };
+    expect(conformValue(s, { pay: { kind: "card", x: 1 } })).toEqual({ pay: { kind: "card", last4: "0000" } });
+    expect(conformValue(s, { pay: "cash" })).toEqual({ pay: "cash" });
+  });
+});

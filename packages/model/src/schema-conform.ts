@@ -11,7 +11,10 @@ import { validateValue } from "./schema-validate.js";
  * LosslessNumbers survive. Conforming does not validate; validate the result afterwards.
  */
 export function conformValue(schema: Schema, value: Json, defs?: Record<string, Schema>): Json {
-  return conform(schema, value, defs, 0);
+  // The schema's own top-level $defs win over the definition's, as in rootSchema (what ajv sees).
+  const own = isPlainObject(schema.$defs) ? (schema.$defs as Record<string, Schema>) : undefined;
+  const all = own === undefined ? defs : { ...defs, ...own };
+  return conform(schema, value, all, 0);
 }
 
 const MAX_REF_DEPTH = 64;
@@ -20,8 +23,7 @@ function resolve(schema: Schema, defs: Record<string, Schema> | undefined, depth
   let s: Schema | undefined = schema;
   for (let i = 0; s !== undefined && typeof s.$ref === "string" && i + depth < MAX_REF_DEPTH; i++) {
     const name = refName(s.$ref as string);
-    const own = s.$defs as Record<string, Schema> | undefined;
-    s = name === undefined ? undefined : (own?.[name] ?? defs?.[name]);
+    s = name === undefined ? undefined : defs?.[name];
   }
   return s;
 }

@@ -107,3 +107,17 @@ describe("refName", () => {
     expect(refName("#/definitions/money")).toBeUndefined();
   });
 });
+
+describe("checkSchema defaults", () => {
+  it("refuses a default that fails its own schema", () => {
+    expect(problems({ type: "object", properties: { n: { type: "integer", minimum: 1, default: 0 } } })).toEqual([
+      { path: "s.properties.n.default", message: "the default does not match its own schema: default: must be >= 1" },
+    ]);
+    expect(problems({ type: "string", enum: ["a"], default: "b" })[0].path).toBe("s.default");
+  });
+
+  it("accepts matching defaults, and skips those whose schema uses $ref", () => {
+    ok({ type: "object", properties: { n: { type: "integer", default: 3 }, tags: { type: "array", items: { type: "string" }, default: [] } } });
+    ok({ $ref: "#/$defs/x", default: 1 }, ["x"]);
+  });
+});

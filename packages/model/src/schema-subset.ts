@@ -1,10 +1,11 @@
 // The strict JSON Schema subset of LANGUAGE.md §6. Everything else is refused by name, so
 // a schema never silently means less than its author thought (e.g. an ignored `format`).
-import { isLosslessNumber } from "@baton/expr";
+import { isLosslessNumber, type Json } from "@baton/expr";
 import type { DefinitionProblem } from "./definition.js";
 import { describeKind, isNonNegativeInteger, isPlainObject } from "./json-kind.js";
 import { MAP_KEY } from "./names.js";
 import { joinPath } from "./problems.js";
+import { validateValue } from "./schema-validate.js";
 
 export const SCHEMA_KEYWORDS: readonly string[] = [
   "type",
@@ -47,7 +48,34 @@ export function checkSchema(schema: unknown, path: string, options: CheckSchemaO
     if (isPlainObject(schema) && isPlainObject(schema.$defs)) for (const k of Object.keys(schema.$defs)) known.add(k);
   }
   walk(schema, path, true, known, add);
+  // Only a well-formed schema can be compiled; a default that fails it would make every value
+  // conformed with it invalid, so it is refused here rather than at each instance start.
+  if (problems.length === 0) checkDefaults(schema as Record<string, unknown>, path, add);
   return problems;
+}
+
+function containsRef(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(containsRef);
+  if (!isPlainObject(v)) return false;
+  return Object.entries(v).some(([k, x]) => k === "$ref" || (k !== "default" && k !== "enum" && containsRef(x)));
+}
+
+function checkDefaults(schema: Record<string, unknown>, path: string, add: (path: string, message: string) => void): void {
+  const visit = (s: unknown, at: string) => {
+    if (!isPlainObject(s)) return;
+    if (s.default !== undefined && !containsRef(s)) {
+      const { default: dflt, ...rest } = s;
+      for (const p of validateValue(rest, dflt as Json, undefined, "default"))
+        add(joinPath(at, "default"), `the default does not match its own schema: ${p.path}: ${p.message}`);
+    }
+    for (const [k, x] of Object.entries(s)) {
+      if (k === "properties" || k === "$defs") {
+        if (isPlainObject(x)) for (const [name, sub] of Object.entries(x)) visit(sub, joinPath(joinPath(at, k), name));
+      } else if (k === "items" || k === "additionalProperties") visit(x, joinPath(at, k));
+      else if ((k === "oneOf" || k === "anyOf") && Array.isArray(x)) for (const [i, sub] of x.entries()) visit(sub, joinPath(joinPath(at, k), i));
+    }
+  };
+  visit(schema, path);
 }
 
 /** The name a `$ref` points at, or undefined when it is not of the form `#/$defs/<name>`. */

@@ -113,3 +113,10 @@ describe("child_list", () => {
     expectProblem(problemsOf(parent({ type: "child_list", name: "ship", over: "$: input.lines", input: {} })), A, 'unknown field "input"');
   });
 });
+
+describe("engine codes on child tasks", () => {
+  it("refuses exact engine codes other than output.invalid, even without a registry", () => {
+    expectProblem(problemsOf(parent({ type: "child", name: "x" }, { on_error: [{ code: "http.500", goto: "end" }] })), "tasks[0].on_error[0].code[0]", "catches only codes its children raise, and output.invalid");
+    decoded(parent({ type: "child", name: "x" }, { on_error: [{ code: ["output.invalid", "some_code"], goto: "end" }] }));
+  });
+});
