@@ -146,8 +146,6 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
         }
         const response = await env.fetch(here, scope({ previous }), result.taskEpoch);
         self = { result: response.result, status: response.status, headers: response.headers, previous };
-      } else {
-        log("debug", "task.started", `task "${id}" started (routing)`, id, { task_epoch: result.taskEpoch });
       }
       let output: Json | undefined;
       if (here.output !== undefined) output = evaluateShape(here.output, scope(self));
@@ -157,7 +155,9 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
         result.written.add(id);
       }
       decision = decide(here, scope({ ...self, output: output ?? null }), def);
-      log(isAction ? "info" : "debug", "task.completed", `task "${id}" completed`, id, isAction ? { status: self.status ?? null } : undefined);
+      // A routing task starts and ends in the same instant: one entry records both.
+      if (isAction) log("info", "task.completed", `task "${id}" completed`, id, { status: self.status ?? null });
+      else log("debug", "task.completed", `routing task "${id}" ran`, id, { task_epoch: result.taskEpoch });
     } catch (error) {
       const failure = asFailure(error);
       log(failure.code.startsWith("engine.") ? "error" : "warn", "task.failed", `task "${id}" failed: ${failure.code}: ${truncate(failure.message, 300)}`, id, {

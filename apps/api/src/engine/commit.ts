@@ -1,12 +1,13 @@
 import { type Json, stringifyJson } from "@baton/expr";
-import { and, eq, inArray } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import type { Clock } from "../storage/clock.js";
-import type { Db } from "../storage/db.js";
+import { type Db, rowsOf } from "../storage/db.js";
 import { instances } from "../storage/schema/index.js";
 import type { AdvanceResult } from "./advance.js";
 import type { ClaimedRow } from "./claim.js";
 import type { InstanceState } from "./instance-state.js";
-import { appendLogs, type LogEntry } from "./logs.js";
+import { insertLogBatch } from "./log-batch.js";
+import type { LogEntry } from "./logs.js";
 import { externalize } from "./objects.js";
 
 /** One finished advance waiting for its fenced write. */
@@ -48,6 +49,7 @@ export async function writeAdvances(tx: Db, clock: Clock, thresholdBytes: number
   const byId = new Map(current.map((row) => [row.id, row]));
   const logs: LogEntry[] = [];
   const outcomes: WriteOutcome[] = [];
+  const records: Array<Record<string, string | number | null>> = [];
   for (const { claim, storedState, result } of writes) {
     const row = byId.get(claim.id);
     if (row === undefined || row.leaseEpoch !== claim.leaseEpoch || !WRITABLE.has(row.status)) {
@@ -67,34 +69,40 @@ export async function writeAdvances(tx: Db, clock: Clock, thresholdBytes: number
     }
     const state = await externalize(tx, clock, toStore(storedState, result), thresholdBytes);
     const output = result.output === undefined ? null : stringifyJson(await externalize(tx, clock, result.output, thresholdBytes));
-    const updated = await tx
-      .update(instances)
-      .set({
-        status,
-        task: result.task,
-        taskEpoch: result.taskEpoch,
-        retryCount: result.retryCount,
-        state: stringifyJson(state),
-        errorCode: result.errorCode,
-        errorMessage: result.errorMessage,
-        output,
-        wakeAt,
-        leaseOwner: null,
-        leaseExpiresAt: null,
-        requested: null,
-        updatedAt: now,
-      })
-      .where(and(eq(instances.id, claim.id), eq(instances.leaseEpoch, claim.leaseEpoch)))
-      .returning({ id: instances.id });
-    if (updated.length === 0) {
-      outcomes.push({ applied: false });
-      continue;
-    }
+    records.push({
+      id: claim.id,
+      lease_epoch: claim.leaseEpoch,
+      status,
+      task: result.task,
+      task_epoch: result.taskEpoch,
+      retry_count: result.retryCount,
+      state: stringifyJson(state),
+      error_code: result.errorCode,
+      error_message: result.errorMessage,
+      output,
+      wake_at: wakeAt,
+    });
     for (const log of result.logs) logs.push(entry(claim, log.level, log.event, log.message, log.task ?? null, log.data ?? null));
     logs.push(...landed);
     outcomes.push({ applied: true, status, wakeAt });
   }
-  await appendLogs(tx, clock, logs);
+  if (records.length > 0) {
+    // One statement for the whole batch; each row still fenced by its own lease_epoch (the rows
+    // are locked above, so the fence cannot move in between).
+    const updated = await tx.execute(sql`
+      UPDATE instances AS i
+      SET status = x.status, task = x.task, task_epoch = x.task_epoch, retry_count = x.retry_count, state = x.state,
+          error_code = x.error_code, error_message = x.error_message, output = x.output, wake_at = x.wake_at,
+          lease_owner = NULL, lease_expires_at = NULL, requested = NULL, updated_at = ${now}
+      FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(
+        id text, lease_epoch integer, status text, task text, task_epoch integer, retry_count integer, state text,
+        error_code text, error_message text, output text, wake_at bigint)
+      WHERE i.id = x.id AND i.lease_epoch = x.lease_epoch
+      RETURNING i.id`);
+    const count = rowsOf(updated).length;
+    if (count !== records.length) throw new Error(`fenced batch write changed ${count} of ${records.length} locked rows`);
+  }
+  await insertLogBatch(tx, clock, logs);
   return outcomes;
 }
 

@@ -169,6 +169,8 @@ function kind(value: Json): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
+/** Also drops NUL characters: PostgreSQL text cannot hold them, and they reach messages from response bodies. */
 export function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  const clean = text.includes("\u0000") ? text.replace(/\u0000/g, "") : text;
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }

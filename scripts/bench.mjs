@@ -1,0 +1,258 @@
+#!/usr/bin/env node
+// `pnpm bench`: engine throughput against a real baton-api on PostgreSQL with default
+// durability (fsync on). Not a test: it prints figures (see docs/performance.md).
+//
+//   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--ticks K] [--max-concurrent N]
+//
+// BENCH_DATABASE_URL=postgres://… uses that server instead of starting one (each run creates
+// and drops its own database there).
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, chownSync, chmodSync } from "node:fs";
+import { createServer } from "node:http";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const apiDir = join(root, "apps/api");
+const requireFromApi = createRequire(join(apiDir, "package.json"));
+const postgres = requireFromApi("postgres");
+
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const DRAIN_N = flag("--drain", 5000);
+const FETCH_N = flag("--fetch", 1000);
+const TICKERS = flag("--ticks", 3);
+const MAX_CONCURRENT = flag("--max-concurrent", 200);
+const BASELINE_N = 2000;
+
+const cleanups = [];
+async function cleanup() {
+  while (cleanups.length) {
+    try {
+      await cleanups.pop()();
+    } catch (error) {
+      console.error("cleanup:", error.message);
+    }
+  }
+}
+process.on("SIGINT", () => cleanup().then(() => process.exit(130)));
+
+function log(...parts) {
+  console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...parts);
+}
+
+// ---------- PostgreSQL (TOOLCHAIN.md §4, but with default durability) ----------
+async function startPostgres() {
+  if (process.env.BENCH_DATABASE_URL) {
+    const admin = process.env.BENCH_DATABASE_URL;
+    const name = `baton_bench_${process.pid}`;
+    const sql = postgres(admin, { max: 1, onnotice: () => {} });
+    await sql.unsafe(`create database ${name}`);
+    await sql.end();
+    cleanups.push(async () => {
+      const s = postgres(admin, { max: 1, onnotice: () => {} });
+      await s.unsafe(`drop database if exists ${name} with (force)`);
+      await s.end();
+    });
+    const url = new URL(admin);
+    url.pathname = `/${name}`;
+    return { url: url.toString(), settings: "external server (BENCH_DATABASE_URL)" };
+  }
+  const pgbin = process.env.PGBIN ?? "/usr/lib/postgresql/15/bin";
+  const port = 56000 + (process.pid % 1000);
+  const dir = mkdtempSync(join(tmpdir(), "baton-bench-pg."));
+  const asPostgres = process.getuid?.() === 0;
+  if (asPostgres) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
+    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
+    chownSync(dir, uid, gid);
+    chmodSync(dir, 0o700);
+  }
+  const run = (bin, binArgs) =>
+    asPostgres ? execFileSync("runuser", ["-u", "postgres", "--", join(pgbin, bin), ...binArgs], { stdio: "pipe" }) : execFileSync(join(pgbin, bin), binArgs, { stdio: "pipe" });
+  run("initdb", ["-D", join(dir, "data"), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale"]);
+  // Default durability: fsync, synchronous_commit and full_page_writes stay on.
+  run("pg_ctl", ["-D", join(dir, "data"), "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`, "start"]);
+  cleanups.push(async () => {
+    run("pg_ctl", ["-D", join(dir, "data"), "-m", "fast", "-w", "stop"]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  run("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "bench"]);
+  const sql = postgres(`postgres://postgres@127.0.0.1:${port}/bench`, { max: 1, onnotice: () => {} });
+  const [{ fsync, synchronous_commit }] = await sql`select current_setting('fsync') as fsync, current_setting('synchronous_commit') as synchronous_commit`;
+  await sql.end();
+  return { url: `postgres://postgres@127.0.0.1:${port}/bench`, settings: `PostgreSQL 15 in ${dir}, fsync=${fsync}, synchronous_commit=${synchronous_commit}` };
+}
+
+async function commitBaseline(url) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  await sql`create table if not exists bench_commit (id serial primary key, v text not null)`;
+  for (let i = 0; i < 100; i++) await sql`insert into bench_commit (v) values (${"warm"})`;
+  const t0 = performance.now();
+  for (let i = 0; i < BASELINE_N; i++) await sql`insert into bench_commit (v) values (${"x"})`;
+  const seconds = (performance.now() - t0) / 1000;
+  await sql`drop table bench_commit`;
+  await sql.end();
+  return BASELINE_N / seconds;
+}
+
+// ---------- the server ----------
+async function startApi(dbUrl, extra = []) {
+  const child = spawn(process.execPath, [join(apiDir, "dist/main.js"), "--db", dbUrl, "--http", "127.0.0.1:0", "--poll", "0", "--max-concurrent", String(MAX_CONCURRENT), ...extra], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, DATABASE_URL: "" },
+  });
+  let stderr = "";
+  const url = await new Promise((resolve, reject) => {
+    child.stderr.on("data", (d) => {
+      stderr += d.toString();
+      const m = /"msg":"listening","url":"([^"]+)"/.exec(stderr);
+      if (m) resolve(m[1]);
+      if (stderr.length > 1e6) stderr = stderr.slice(-1e5);
+    });
+    child.once("exit", (code) => reject(new Error(`baton-api exited with ${code}:\n${stderr}`)));
+  });
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+  };
+  cleanups.push(stop);
+  return { url, stop, errors: () => stderr.split("\n").filter((l) => l.includes('"level":"error"')) };
+}
+
+async function call(base, method, path, body) {
+  const res = await fetch(new URL(path, base), {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+async function preload(base, process, n, concurrency = 32) {
+  let next = 0;
+  const ids = [];
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        next++;
+        ids.push((await call(base, "POST", "/api/instances", { process })).id);
+      }
+    }),
+  );
+  return ids;
+}
+
+/** Runs `tickers` concurrent POST /tick loops until every instance of `process` is settled. */
+async function drain(base, sql, process, n) {
+  const t0 = Date.now();
+  let done = false;
+  let ticks = 0;
+  const loops = Array.from({ length: TICKERS }, async () => {
+    while (!done) {
+      await call(base, "POST", "/api/tick", {});
+      ticks++;
+    }
+  });
+  for (;;) {
+    const [{ settled }] = await sql`select count(*)::int as settled from instances where process = ${process} and status not in ('running', 'pausing', 'paused')`;
+    if (settled >= n) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  done = true;
+  await Promise.all(loops);
+  const rows = await sql`select status, updated_at, created_at from instances where process = ${process}`;
+  const bad = rows.filter((r) => r.status !== "completed");
+  // start→completed measured from the moment the instance could run: its start, or the drain's start for a preloaded one.
+  const latencies = rows.map((r) => Number(r.updated_at) - Math.max(Number(r.created_at), t0)).sort((a, b) => a - b);
+  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+  return { seconds, rate: n / seconds, p50: pct(50), p99: pct(99), notCompleted: bad.length, ticks };
+}
+
+async function main() {
+  if (!args.includes("--no-build")) {
+    log("building @baton/api");
+    execFileSync("pnpm", ["exec", "turbo", "run", "build", "--filter=@baton/api"], { cwd: root, stdio: "ignore" });
+  }
+  const pg = await startPostgres();
+  log(pg.settings);
+  const baseline = await commitBaseline(pg.url);
+  log(`baseline: ${baseline.toFixed(0)} single-row commits/s`);
+
+  const hits = { n: 0 };
+  const upstream = createServer((req, res) => {
+    hits.n++;
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ ok: true, n: hits.n }));
+    });
+  });
+  await new Promise((r) => upstream.listen(0, "127.0.0.1", r));
+  cleanups.push(() => new Promise((r) => upstream.close(r)));
+  const upstreamUrl = `http://127.0.0.1:${upstream.address().port}`;
+
+  const api = await startApi(pg.url, ["--log-level", "info"]);
+  const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
+  cleanups.push(() => sql.end());
+  await call(api.url, "PUT", "/api/definitions", {
+    name: "bench_drain",
+    input_schema: { type: "object", properties: {} },
+    tasks: [{ id: "first", output: { step: 1 } }, { id: "second", output: "$: outputs.first.step + 1" }],
+  });
+  await call(api.url, "PUT", "/api/definitions", {
+    name: "bench_fetch",
+    tasks: [
+      { id: "one", action: { type: "fetch", method: "post", url: `${upstreamUrl}/one`, body: { step: 1 } }, output: "$: self.result.n" },
+      { id: "two", action: { type: "fetch", method: "post", url: `${upstreamUrl}/two`, body: { prev: "$: outputs.one" } }, output: "$: self.result.n" },
+      { id: "three", action: { type: "fetch", method: "get", url: `${upstreamUrl}/three` }, output: "$: self.result.ok" },
+    ],
+  });
+
+  const results = [];
+  if (DRAIN_N > 0) {
+    log(`drain: preloading ${DRAIN_N} roots (--poll 0)`);
+    await preload(api.url, "bench_drain", DRAIN_N);
+    log(`drain: draining with ${TICKERS} concurrent /tick loops`);
+    const r = await drain(api.url, sql, "bench_drain", DRAIN_N);
+    results.push({ workload: "drain", n: DRAIN_N, ...r });
+  }
+  if (FETCH_N > 0) {
+    log(`fetch: preloading ${FETCH_N} roots`);
+    await preload(api.url, "bench_fetch", FETCH_N);
+    hits.n = 0;
+    log(`fetch: draining with ${TICKERS} concurrent /tick loops`);
+    const r = await drain(api.url, sql, "bench_fetch", FETCH_N);
+    results.push({ workload: "fetch", n: FETCH_N, ...r, upstreamCalls: hits.n });
+  }
+  const errors = api.errors();
+  await cleanup();
+
+  console.log("");
+  console.log(`PostgreSQL: ${pg.settings}`);
+  console.log(`machine: ${(await import("node:os")).cpus().length} cores, node ${process.version}; --max-concurrent ${MAX_CONCURRENT}, ${TICKERS} /tick loops`);
+  console.log(`baseline  ${baseline.toFixed(0).padStart(7)} single-row commits/s`);
+  for (const r of results) {
+    console.log(
+      `${r.workload.padEnd(8)} ${r.rate.toFixed(0).padStart(7)} instances/s  (${r.n} in ${r.seconds.toFixed(2)} s, ${(r.rate / baseline).toFixed(2)}× baseline)  start→completed p50 ${r.p50} ms, p99 ${r.p99} ms` +
+        (r.upstreamCalls !== undefined ? `, upstream calls ${r.upstreamCalls}` : "") +
+        (r.notCompleted ? `, NOT COMPLETED ${r.notCompleted}` : ""),
+    );
+  }
+  if (errors.length > 0) console.log(`server errors: ${errors.length}\n${errors.slice(0, 5).join("\n")}`);
+}
+
+main().catch(async (error) => {
+  console.error(error);
+  await cleanup();
+  process.exit(1);
+});
