@@ -146,6 +146,20 @@ describe("the actor of a start", () => {
     expect((await reader.get(`/api/instances/${started.id}`)).status).toBe(200);
     expect((await client(authed.url).get(`/api/instances/${started.id}`)).status, "no credential").toBe(401);
   });
+
+  it("lets a worker fetch an object but not read instances", async () => {
+    const note = "W".repeat(3000);
+    await deploy(ops, { name: "big", input_schema: { type: "object", properties: { note: { type: "string" } } }, tasks: [{ id: "one" }] });
+    const started = await start(ops, { process: "big", input: { note } });
+    const detail = await ops.get(`/api/instances/${started.id}/detail`);
+    const ref = detail.body.objects[0].ref as string;
+    const created = await request(authed.url, "POST", "/api/tokens", { label: "worker", perms: ["worker"] }, bearer(admin));
+    const worker = client(authed.url, bearer(created.body.token));
+    const object = await worker.get(`/api/objects/${ref}`);
+    expect(object.status, object.text).toBe(200);
+    expect(object.body).toBe(note);
+    expect((await worker.get(`/api/instances/${started.id}`)).status).toBe(403);
+  });
 });
 
 const ids = (res: { body: { items: Array<{ id: string }> } }) => res.body.items.map((i) => i.id);

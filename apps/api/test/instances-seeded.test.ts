@@ -257,6 +257,7 @@ describe("GET /api/instances/{id}/logs", () => {
     expect(ids(await api.get(`/api/instances/${C1}/logs`))).toEqual([id(102)]);
     expect(ids(await api.get(`/api/instances/${C1}/logs?flat=false`))).toEqual([id(102)]);
     expect(ids(await api.get(`/api/instances/${C2}/logs?flat=true`))).toEqual([id(103)]);
+    expect((await api.get(`/api/instances/${R1}/logs?flat=maybe`)).status).toBe(400);
   });
 
   it("keeps the given level and every level above it", async () => {

@@ -183,6 +183,12 @@ describe("GET /api/instances/{id}/detail", () => {
     });
   });
 
+  it("answers 404 for a well-formed id that does not exist", async () => {
+    const res = await api.get("/api/instances/019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c56/detail?resolve=true");
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe("not_found");
+  });
+
   it("rejects an unknown query parameter and a non-boolean resolve", async () => {
     const started = await start(api, { process: "bare" });
     expect((await api.get(`/api/instances/${started.id}/detail?resolved=true`)).status).toBe(400);
