@@ -1,6 +1,9 @@
 import { request, startServer, type TestServer } from "@baton/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bearer, bootstrapToken, jwtFlags, jwtSecretFile, mintJwt, type SharedDatabase, sharedDatabase } from "./auth-fixtures.js";
+
+// Each test spawns the built binary (a PGlite start is 3-15 s on a busy 2-core machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 // Every change records who made it: `token:<id>` for an svc_sk_ token, the JWT's sub for a person.
 
@@ -75,5 +78,21 @@ describe("actor in instance logs", () => {
     expect(actorOf("instance.paused")).toBe(PERSON);
     expect(actorOf("instance.resumed")).toBe(`token:${deployer.id}`);
     expect(actorOf("instance.cancelled")).toBe(PERSON);
+  });
+
+  it("shows who retried a failed instance", async () => {
+    const failing = { name: "fails", tasks: [{ id: "call", action: { type: "fetch", url: "http://127.0.0.1:9/closed", method: "get" } }] };
+    expect((await call("PUT", "/api/definitions", deployer.token, failing)).status).toBe(200);
+    const id = (await call("POST", "/api/instances", deployer.token, { process: "fails" })).body.id;
+    let status = "running";
+    for (let round = 0; round < 10 && status !== "failed"; round++) {
+      await call("POST", "/api/tick", admin, {});
+      status = (await call("GET", `/api/instances/${id}`, person)).body.status;
+    }
+    expect(status, "a fetch to a closed port fails the instance").toBe("failed");
+    const retried = await call("POST", `/api/instances/${id}/retry`, person, {});
+    expect(retried.status, retried.text).toBe(200);
+    const logs = (await call("GET", `/api/instances/${id}/logs?limit=100`, person)).body.items;
+    expect(logs.find((l: any) => l.event === "instance.retried")?.actor).toBe(PERSON);
   });
 });

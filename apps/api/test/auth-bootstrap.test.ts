@@ -1,6 +1,9 @@
 import { request, startServer } from "@baton/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bearer, runApi, type SharedDatabase, sharedDatabase, TOKEN_SECRET_PATTERN } from "./auth-fixtures.js";
+
+// Each test spawns the built binary (a PGlite start is 3-15 s on a busy 2-core machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 // `node apps/api/dist/main.js tokens create|list|revoke` against the database a server
 // then opens. PGlite allows one process at a time, so commands and servers take turns.

@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer } from "@baton/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runApi } from "./auth-fixtures.js";
+
+// Each test spawns the built binary (a PGlite start is 3-15 s on a busy 2-core machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 const dir = mkdtempSync(join(tmpdir(), "baton-auth-startup-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
