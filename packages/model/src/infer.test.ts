@@ -68,6 +68,7 @@ describe("inferSchemas", () => {
       action_type: "child_list",
       input: { type: "object", properties: { id: { type: "string" } } },
       result: { type: "array", items: { type: "boolean" } },
+      output: { type: "array", items: { type: "boolean" } },
     });
   });
 

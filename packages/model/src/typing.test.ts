@@ -50,6 +50,22 @@ describe("outputs", () => {
     expectProblem(problemsOf({ name: "p", tasks: [{ id: "a", output: "${outputs.b.v}" }, { id: "b", output: { v: "x" } }] }), "tasks[0].output", "may be null");
   });
 
+  it("exports an action task's result when it has no output, as the engine does", () => {
+    const def = {
+      name: "p",
+      tasks: [
+        { id: "a", action: { type: "fetch", url: "https://x", result_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } } },
+        { id: "b", output: "${outputs.a.id}" },
+      ],
+    };
+    expect(typeDefinition(decoded(def)).tasks[0].output).toEqual({ type: "object", properties: { id: { type: "string" } }, required: ["id"] });
+    expectProblem(problemsOf({ ...def, tasks: [def.tasks[0], { id: "b", output: "$: outputs.a.nope" }] }), "tasks[1].output", 'unknown property "nope"');
+  });
+
+  it("gives routing tasks without output no outputs entry", () => {
+    expectProblem(problemsOf({ name: "p", tasks: [{ id: "a" }, { id: "b", output: "$: outputs.a" }] }), "tasks[1].output", 'unknown property "a" of outputs');
+  });
+
   it("refuses an unknown task id", () => {
     expectProblem(problemsOf({ name: "p", tasks: [{ id: "a", output: { v: 1 } }, { id: "b", output: "$: outputs.c" }] }), "tasks[1].output", 'unknown property "c" of outputs');
   });

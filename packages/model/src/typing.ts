@@ -30,7 +30,7 @@ export interface TaskTyping {
   result?: JsonSchema;
   /** What the action sends: fetch body, external/child input, child_map inputs by key, child_list elements. */
   payload?: JsonSchema;
-  /** What the task exports as `outputs.<id>`. */
+  /** What the task exports as `outputs.<id>`: its `output` shape, else an action's result. */
   output?: JsonSchema;
 }
 
@@ -119,10 +119,11 @@ export function typeDefinition(def: Definition): DefinitionTyping {
  * A type still changing after MAX_ROUNDS (it grows, e.g. `[self.previous]`) becomes unknown.
  */
 function solveOutputTypes(def: Definition, sites: Site[][], flow: OutputFlow): Array<JsonSchema | undefined> {
-  let outputs: Array<JsonSchema | undefined> = def.tasks.map((t) => (t.output === undefined ? undefined : NOTHING));
+  let outputs: Array<JsonSchema | undefined> = def.tasks.map((t) => (t.output === undefined ? resultType(t.action) : NOTHING));
   const round = (current: Array<JsonSchema | undefined>) =>
     def.tasks.map((task, i) => {
-      if (task.output === undefined) return undefined;
+      // Without `output`, an action task exports its result (what the engine stores as outputs.<id>).
+      if (task.output === undefined) return resultType(task.action);
       const site = sites[i].find((s) => s.kind === "shape" && s.role === "output");
       if (site === undefined || site.kind !== "shape") return UNKNOWN;
       return checkShape(site.shape, envFor(def, i, "output", current, flow)).type;
