@@ -63,6 +63,11 @@ describe("verifyJwt", () => {
     expect(await reason(await mint({ issuer: null }))).toBe("the JWT was issued by another issuer than this server's --jwt-issuer");
   });
 
+  it("accepts an aud array that contains the audience", async () => {
+    const jwt = await new SignJWT({ perms: ["read"] }).setProtectedHeader({ alg: "HS256" }).setSubject("ada").setIssuer(settings.issuer).setAudience(["other", settings.audience]).setExpirationTime(nowSec + 60).sign(key);
+    expect(await reason(jwt)).toBe("accepted");
+  });
+
   it("refuses a wrong or missing audience", async () => {
     expect(await reason(await mint({ audience: "other-api" }))).toBe("the JWT is meant for another audience than this server's --jwt-audience");
     expect(await reason(await mint({ audience: null }))).toBe("the JWT is meant for another audience than this server's --jwt-audience");
