@@ -2,7 +2,8 @@
 // `pnpm bench`: engine throughput against a real baton-api on PostgreSQL with default
 // durability (fsync on). Not a test: it prints figures (see docs/performance.md).
 //
-//   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--ticks K] [--max-concurrent N]
+//   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--max-concurrent N] [--poll MS]
+//                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //
 // BENCH_DATABASE_URL=postgres://… uses that server instead of starting one (each run creates
 // and drops its own database there).
@@ -10,6 +11,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, chownSync, chmodSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
+import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +30,8 @@ const DRAIN_N = flag("--drain", 5000);
 const FETCH_N = flag("--fetch", 1000);
 const TICKERS = flag("--ticks", 3);
 const MAX_CONCURRENT = flag("--max-concurrent", 200);
+const MODE = args.includes("--tick") ? "tick" : "pump";
+const POLL_MS = flag("--poll", 100);
 const BASELINE_N = 2000;
 
 const cleanups = [];
@@ -64,8 +68,9 @@ async function startPostgres() {
     return { url: url.toString(), settings: "external server (BENCH_DATABASE_URL)" };
   }
   const pgbin = process.env.PGBIN ?? "/usr/lib/postgresql/15/bin";
-  const port = 56000 + (process.pid % 1000);
+  const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "baton-bench-pg."));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   const asPostgres = process.getuid?.() === 0;
   if (asPostgres) {
     const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
@@ -80,13 +85,23 @@ async function startPostgres() {
   run("pg_ctl", ["-D", join(dir, "data"), "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`, "start"]);
   cleanups.push(async () => {
     run("pg_ctl", ["-D", join(dir, "data"), "-m", "fast", "-w", "stop"]);
-    rmSync(dir, { recursive: true, force: true });
   });
   run("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "bench"]);
   const sql = postgres(`postgres://postgres@127.0.0.1:${port}/bench`, { max: 1, onnotice: () => {} });
   const [{ fsync, synchronous_commit }] = await sql`select current_setting('fsync') as fsync, current_setting('synchronous_commit') as synchronous_commit`;
   await sql.end();
   return { url: `postgres://postgres@127.0.0.1:${port}/bench`, settings: `PostgreSQL 15 in ${dir}, fsync=${fsync}, synchronous_commit=${synchronous_commit}` };
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 async function commitBaseline(url) {
@@ -103,11 +118,21 @@ async function commitBaseline(url) {
 
 // ---------- the server ----------
 async function startApi(dbUrl, extra = []) {
-  const child = spawn(process.execPath, [join(apiDir, "dist/main.js"), "--db", dbUrl, "--http", "127.0.0.1:0", "--poll", "0", "--max-concurrent", String(MAX_CONCURRENT), ...extra], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean), join(apiDir, "dist/main.js"), "--db", dbUrl, "--http", "127.0.0.1:0", "--poll", "0", "--max-concurrent", String(MAX_CONCURRENT), ...extra], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, DATABASE_URL: "" },
   });
   let stderr = "";
+  const messages = new Map();
+  let partial = "";
+  child.stderr.on("data", (d) => {
+    const lines = (partial + d.toString()).split("\n");
+    partial = lines.pop();
+    for (const line of lines) {
+      const m = /"level":"(\w+)","msg":"([^"]*)"/.exec(line);
+      if (m && m[1] !== "info") messages.set(`${m[1]}: ${m[2]}`, (messages.get(`${m[1]}: ${m[2]}`) ?? 0) + 1);
+    }
+  });
   const url = await new Promise((resolve, reject) => {
     child.stderr.on("data", (d) => {
       stderr += d.toString();
@@ -123,7 +148,7 @@ async function startApi(dbUrl, extra = []) {
     await new Promise((r) => child.once("exit", r));
   };
   cleanups.push(stop);
-  return { url, stop, errors: () => stderr.split("\n").filter((l) => l.includes('"level":"error"')) };
+  return { url, stop, messages };
 }
 
 async function call(base, method, path, body) {
@@ -151,29 +176,44 @@ async function preload(base, process, n, concurrency = 32) {
   return ids;
 }
 
-/** Runs `tickers` concurrent POST /tick loops until every instance of `process` is settled. */
-async function drain(base, sql, process, n) {
-  const t0 = Date.now();
+/** Parks preloaded instances (wake_at NULL) so the draining server cannot start them early. */
+async function park(sql, process) {
+  await sql`update instances set wake_at = null where process = ${process} and status = 'running'`;
+}
+
+/**
+ * Makes every parked instance of `process` due at once and waits until all are settled:
+ * `pump` lets the server's own pump (--poll) drain them, `tick` drives concurrent POST /tick loops.
+ */
+async function drain(base, sql, process, n, mode) {
   let done = false;
   let ticks = 0;
-  const loops = Array.from({ length: TICKERS }, async () => {
-    while (!done) {
-      await call(base, "POST", "/api/tick", {});
-      ticks++;
-    }
-  });
+  const t0 = Date.now();
+  await sql`update instances set wake_at = ${t0} where process = ${process} and status = 'running'`;
+  const loops =
+    mode === "tick"
+      ? Array.from({ length: TICKERS }, async () => {
+          while (!done) {
+            const { count } = await call(base, "POST", "/api/tick", {});
+            ticks++;
+            // Every slot is busy in another loop's round (or nothing is due): do not spin.
+            if (count === 0) await new Promise((r) => setTimeout(r, 5));
+          }
+        })
+      : [];
   for (;;) {
     const [{ settled }] = await sql`select count(*)::int as settled from instances where process = ${process} and status not in ('running', 'pausing', 'paused')`;
     if (settled >= n) break;
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 10));
   }
-  const seconds = (Date.now() - t0) / 1000;
   done = true;
   await Promise.all(loops);
-  const rows = await sql`select status, updated_at, created_at from instances where process = ${process}`;
+  const rows = await sql`select status, updated_at from instances where process = ${process}`;
+  const last = Math.max(...rows.map((r) => Number(r.updated_at)));
+  const seconds = (last - t0) / 1000;
   const bad = rows.filter((r) => r.status !== "completed");
-  // start→completed measured from the moment the instance could run: its start, or the drain's start for a preloaded one.
-  const latencies = rows.map((r) => Number(r.updated_at) - Math.max(Number(r.created_at), t0)).sort((a, b) => a - b);
+  // start→completed from the moment each preloaded instance was released (t0) to its completing write.
+  const latencies = rows.map((r) => Number(r.updated_at) - t0).sort((a, b) => a - b);
   const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
   return { seconds, rate: n / seconds, p50: pct(50), p99: pct(99), notCompleted: bad.length, ticks };
 }
@@ -201,15 +241,16 @@ async function main() {
   cleanups.push(() => new Promise((r) => upstream.close(r)));
   const upstreamUrl = `http://127.0.0.1:${upstream.address().port}`;
 
-  const api = await startApi(pg.url, ["--log-level", "info"]);
+  // Server A preloads through the API with its pump off; server B (pump on, or /tick loops) drains.
+  const loader = await startApi(pg.url, ["--log-level", "info"]);
   const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
   cleanups.push(() => sql.end());
-  await call(api.url, "PUT", "/api/definitions", {
+  await call(loader.url, "PUT", "/api/definitions", {
     name: "bench_drain",
     input_schema: { type: "object", properties: {} },
     tasks: [{ id: "first", output: { step: 1 } }, { id: "second", output: "$: outputs.first.step + 1" }],
   });
-  await call(api.url, "PUT", "/api/definitions", {
+  await call(loader.url, "PUT", "/api/definitions", {
     name: "bench_fetch",
     tasks: [
       { id: "one", action: { type: "fetch", method: "post", url: `${upstreamUrl}/one`, body: { step: 1 } }, output: "$: self.result.n" },
@@ -217,29 +258,39 @@ async function main() {
       { id: "three", action: { type: "fetch", method: "get", url: `${upstreamUrl}/three` }, output: "$: self.result.ok" },
     ],
   });
+  for (const [process, n] of [
+    ["bench_drain", DRAIN_N],
+    ["bench_fetch", FETCH_N],
+  ]) {
+    if (n === 0) continue;
+    log(`${process}: preloading ${n} roots through POST /instances (--poll 0)`);
+    const t = Date.now();
+    await preload(loader.url, process, n);
+    await park(sql, process);
+    log(`${process}: preloaded in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  }
+  await loader.stop();
 
+  const api = await startApi(pg.url, ["--log-level", "info", ...(MODE === "pump" ? ["--poll", String(POLL_MS)] : [])]);
   const results = [];
   if (DRAIN_N > 0) {
-    log(`drain: preloading ${DRAIN_N} roots (--poll 0)`);
-    await preload(api.url, "bench_drain", DRAIN_N);
-    log(`drain: draining with ${TICKERS} concurrent /tick loops`);
-    const r = await drain(api.url, sql, "bench_drain", DRAIN_N);
-    results.push({ workload: "drain", n: DRAIN_N, ...r });
+    log(`drain: releasing ${DRAIN_N} roots (${MODE})`);
+    results.push({ workload: "drain", n: DRAIN_N, ...(await drain(api.url, sql, "bench_drain", DRAIN_N, MODE)) });
   }
   if (FETCH_N > 0) {
-    log(`fetch: preloading ${FETCH_N} roots`);
-    await preload(api.url, "bench_fetch", FETCH_N);
     hits.n = 0;
-    log(`fetch: draining with ${TICKERS} concurrent /tick loops`);
-    const r = await drain(api.url, sql, "bench_fetch", FETCH_N);
-    results.push({ workload: "fetch", n: FETCH_N, ...r, upstreamCalls: hits.n });
+    log(`fetch: releasing ${FETCH_N} roots (${MODE})`);
+    results.push({ workload: "fetch", n: FETCH_N, ...(await drain(api.url, sql, "bench_fetch", FETCH_N, MODE)), upstreamCalls: hits.n });
   }
-  const errors = api.errors();
+  const messages = api.messages;
   await cleanup();
 
   console.log("");
   console.log(`PostgreSQL: ${pg.settings}`);
-  console.log(`machine: ${(await import("node:os")).cpus().length} cores, node ${process.version}; --max-concurrent ${MAX_CONCURRENT}, ${TICKERS} /tick loops`);
+  console.log(
+    `machine: ${(await import("node:os")).cpus().length} cores, node ${process.version}; --max-concurrent ${MAX_CONCURRENT}, ` +
+      (MODE === "pump" ? `pump with --poll ${POLL_MS}` : `${TICKERS} concurrent /tick loops`),
+  );
   console.log(`baseline  ${baseline.toFixed(0).padStart(7)} single-row commits/s`);
   for (const r of results) {
     console.log(
@@ -248,7 +299,7 @@ async function main() {
         (r.notCompleted ? `, NOT COMPLETED ${r.notCompleted}` : ""),
     );
   }
-  if (errors.length > 0) console.log(`server errors: ${errors.length}\n${errors.slice(0, 5).join("\n")}`);
+  for (const [message, count] of messages) console.log(`server log: ${count} × ${message}`);
 }
 
 main().catch(async (error) => {

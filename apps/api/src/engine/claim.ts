@@ -87,6 +87,15 @@ export interface FinalisedRow {
  * Pausing/cancelling rows whose worker died before its write: the request lands now. The lease
  * owner is kept so the next claim still sees that the interrupted attempt may have run.
  */
+/** A cheap read first: the write transaction is only worth it when some row qualifies. */
+export async function hasAbandoned(db: Db, now: number): Promise<boolean> {
+  const result = await db.execute(sql`
+    SELECT 1 AS found FROM instances
+    WHERE status IN ('pausing', 'cancelling') AND lease_expires_at IS NOT NULL AND lease_expires_at <= ${now}
+    LIMIT 1`);
+  return rowsOf(result).length > 0;
+}
+
 export async function finaliseAbandoned(db: Db, now: number): Promise<FinalisedRow[]> {
   const result = await db.execute(sql`
     UPDATE instances

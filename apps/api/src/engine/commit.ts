@@ -1,9 +1,9 @@
 import { type Json, stringifyJson } from "@baton/expr";
-import { inArray, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Clock } from "../storage/clock.js";
 import { type Db, rowsOf } from "../storage/db.js";
-import { instances } from "../storage/schema/index.js";
 import type { AdvanceResult } from "./advance.js";
+import { sqlTextArray } from "./claim.js";
 import type { ClaimedRow } from "./claim.js";
 import type { InstanceState } from "./instance-state.js";
 import { insertLogBatch } from "./log-batch.js";
@@ -36,16 +36,16 @@ const WRITABLE = new Set(["running", "pausing", "cancelling"]);
 export async function writeAdvances(tx: Db, clock: Clock, thresholdBytes: number, writes: readonly PendingWrite[]): Promise<WriteOutcome[]> {
   if (writes.length === 0) return [];
   const now = clock.now();
-  const current = await tx
-    .select({ id: instances.id, status: instances.status, requested: instances.requested, leaseEpoch: instances.leaseEpoch })
-    .from(instances)
-    .where(
-      inArray(
-        instances.id,
-        writes.map((w) => w.claim.id),
-      ),
-    )
-    .for("update");
+  const locked = await tx.execute(sql`
+    SELECT id, status, requested, lease_epoch FROM instances
+    WHERE id = ANY(${sqlTextArray(writes.map((w) => w.claim.id))})
+    FOR UPDATE`);
+  const current = rowsOf<{ id: string; status: string; requested: string | null; lease_epoch: number }>(locked).map((r) => ({
+    id: r.id,
+    status: r.status,
+    requested: r.requested,
+    leaseEpoch: Number(r.lease_epoch),
+  }));
   const byId = new Map(current.map((row) => [row.id, row]));
   const logs: LogEntry[] = [];
   const outcomes: WriteOutcome[] = [];

@@ -5,7 +5,7 @@ import type { EngineHandle } from "../services.js";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
 import { advance, type AdvanceResult } from "./advance.js";
-import { claimDue, type ClaimedRow, expireLeases, finaliseAbandoned, renewLeases } from "./claim.js";
+import { claimDue, type ClaimedRow, expireLeases, finaliseAbandoned, hasAbandoned, renewLeases } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
 import { type CompiledDefinition, type CompiledTask, createDefinitionCache, DefinitionFault } from "./compiled-definition.js";
@@ -70,6 +70,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
 
   async function finalise(): Promise<void> {
     try {
+      if (!(await hasAbandoned(db, clock.now()))) return;
       await db.transaction(async (tx) => {
         const rows = await finaliseAbandoned(tx as unknown as Db, clock.now());
         await appendLogs(

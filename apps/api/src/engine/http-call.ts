@@ -19,7 +19,8 @@ export interface HttpResponse {
   body: Buffer;
 }
 
-const agentOptions = { keepAlive: true, keepAliveMsecs: 1_000, maxSockets: 256, maxFreeSockets: 64, timeout: 4_000 };
+// Enough idle sockets to keep a full round of concurrent calls to one upstream warm.
+const agentOptions = { keepAlive: true, keepAliveMsecs: 1_000, maxSockets: 512, maxFreeSockets: 512, timeout: 4_000 };
 const httpAgent = new http.Agent(agentOptions);
 const httpsAgent = new https.Agent(agentOptions);
 
