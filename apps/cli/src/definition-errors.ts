@@ -19,6 +19,8 @@ export async function withProblemLocations<T>(loaded: LoadedDefinition[], sentAs
     const lines = [report.lines[0]];
     if (rejected) {
       const fields = error.fields ?? [];
+      // The located lines carry the server's wording verbatim; the header only counts them.
+      if (fields.length > 0) lines[0] = `error: ${error.code}: ${fields.length} problem${fields.length === 1 ? "" : "s"} in the definitions`;
       for (const field of fields) lines.push(`  ${formatLocatedProblem(locateProblem(loaded, field, sentAsArray))}`);
       if (fields.length === 0 && !sentAsArray && loaded[0]) {
         lines.push(`  in ${loaded[0].source}${loaded[0].name ? `, process ${loaded[0].name}` : ""}`);

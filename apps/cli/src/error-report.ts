@@ -28,7 +28,11 @@ export function formatFieldPath(path: unknown): string {
 export function reportError(error: unknown, server?: string): ErrorReport {
   if (error instanceof CliError) return { lines: error.lines, exitCode: error.exitCode };
   if (error instanceof ApiError) {
-    const lines = [`error: ${error.code}: ${error.message}`];
+    // A multi-line message is kept as one error: with field problems its details are those
+    // problems (listed below), otherwise its further lines are indented under the first.
+    const [first, ...rest] = error.message.split("\n").filter((line) => line.trim() !== "");
+    const lines = [`error: ${error.code}: ${first ?? ""}`];
+    if (!error.fields?.length) lines.push(...rest.map((line) => `  ${line}`));
     for (const field of error.fields ?? []) {
       const path = formatFieldPath(field.path);
       lines.push(`  ${path ? `${path}: ` : ""}${field.message}`);

@@ -120,7 +120,7 @@ describe("deploy", () => {
     }));
     const run = await runInProcess(["deploy", "defs.yaml", "-c", "staging"], { fetch, cwd: dir });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe("error: invalid: 1 definition is invalid.\n  defs.yaml (document 2), process billing, task b, field tasks[0].action: unknown field\n");
+    expect(run.stderr).toBe("error: invalid: 1 problem in the definitions\n  defs.yaml (document 2), process billing, task b, field tasks[0].action: unknown field\n");
   });
 });
 
@@ -323,5 +323,13 @@ describe("colors", () => {
     expect((await runInProcess(["get", "i-1"], { fetch })).stdout).not.toContain("\x1b[");
     expect((await runInProcess(["get", "i-1", "--no-color"], { fetch, tty: true })).stdout).not.toContain("\x1b[");
     expect((await runInProcess(["get", "i-1"], { fetch, tty: true, env: { NO_COLOR: "1" } })).stdout).not.toContain("\x1b[");
+  });
+});
+
+describe("multi-line server messages", () => {
+  it("stay one error: further lines are indented under the first", async () => {
+    const { fetch } = fakeFetch(() => ({ status: 409, body: { code: "conflict", error: "cannot retry.\nthe instance is cancelled." } }));
+    const run = await runInProcess(["retry", "i-1"], { fetch });
+    expect(run.stderr).toBe("error: conflict: cannot retry.\n  the instance is cancelled.\n");
   });
 });
