@@ -35,7 +35,9 @@ function permsList(value: string): string[] | null {
 export function registerTokensCommand(program: Command): Command {
   const tokens = program
     .command("tokens")
-    .description("manage API tokens directly in the database (mint the first admin token of a fresh deployment)");
+    .description(
+      "manage API tokens directly in the database (mint the first admin token of a fresh deployment); with PGlite (--data-dir) stop the server first: a data dir takes one process at a time",
+    );
 
   addDatabaseOptions(
     tokens
