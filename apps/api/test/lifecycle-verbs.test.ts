@@ -1,18 +1,24 @@
 import { json, startUpstream, type Upstream } from "@baton/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cancelTree, LifecycleConflict, pauseTree, resumeTree, retryTree } from "../src/engine/lifecycle.js";
 import { type Harness, openHarness } from "./engine-harness.js";
 
 let h: Harness;
 let up: Upstream;
+/** Answers the oldest held call (a task in flight until the test lets it go). */
 let release: (() => void) | undefined;
+const held: Array<() => void> = [];
 
 beforeAll(async () => {
   h = await openHarness();
   up = await startUpstream((req, res) => {
     if (req.path.startsWith("/hold")) {
-      // Held until the test lets it go: a task in flight.
-      release = () => json(res, 200, { held: true });
+      held.push(() => json(res, 200, { held: true }));
+      release = () => {
+        held.shift()?.();
+        if (held.length === 0) release = undefined;
+      };
       return;
     }
     if (req.path.startsWith("/fail")) return json(res, 500, { error: "boom" });
@@ -39,8 +45,15 @@ beforeAll(async () => {
   await h.deploy({ name: "failing", tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/fail` } }] });
   await h.deploy({ name: "failing_once", tasks: [{ id: "call", only_once: true, action: { type: "fetch", url: `${up.url}/fail` } }] });
 });
+// Each test starts from a quiet database: earlier trees are stopped and held calls answered.
+beforeEach(async () => {
+  while (held.length > 0) held.shift()!();
+  release = undefined;
+  await h.db.execute(sql`update instances set status = 'cancelled', wake_at = null, requested = null where status not in ('completed', 'failed', 'raised', 'cancelled')`);
+});
+
 afterAll(async () => {
-  release?.();
+  while (held.length > 0) held.shift()!();
   await up?.close();
   await h?.close();
 });
@@ -79,7 +92,6 @@ describe("pause and resume", () => {
     expect(pausing).toEqual({ http: 202, outcome: "pausing", status: "pausing", instances: 1 });
     expect((await h.get(id)).requested).toBe("pause");
     release!();
-    release = undefined;
     expect(await ticking).toBe(1);
     const view = await h.get(id);
     expect(view.status).toBe("paused");
@@ -99,7 +111,6 @@ describe("pause and resume", () => {
     await pauseTree(h.db, h.clock, id, null);
     expect(await resumeTree(h.db, h.clock, id, null)).toEqual({ http: 200, outcome: "resumed", status: "running", instances: 1 });
     release!();
-    release = undefined;
     await ticking;
     const view = await h.get(id);
     expect(view.status).toBe("running");
@@ -133,12 +144,15 @@ describe("pause and resume", () => {
     expect(view.leaseOwner, "the dead owner stays recorded as evidence of a possible run").toBe("dies-while-pausing");
     expect((await h.logs(id)).map((l) => l.event)).toContain("instance.paused");
     await resumeTree(h.db, h.clock, id, null);
-    await h.tick();
+    const ticking = h.tick();
+    await waitFor(async () => held.length >= 2);
+    // Answer the dead worker's call too: its late write must be fenced out.
+    while (held.length > 0) held.shift()!();
+    expect(await ticking).toBe(1);
     const after = await h.get(id);
     expect(after.previousOwner).toBe("dies-while-pausing");
     expect(after.task, "reclaimed and re-run").toBe("second");
-    release?.();
-    release = undefined;
+    expect(after.status).toBe("running");
   });
 });
 
@@ -159,7 +173,6 @@ describe("cancel", () => {
     await waitFor(async () => release !== undefined);
     expect(await cancelTree(h.db, h.clock, id, null)).toEqual({ http: 202, outcome: "cancelling", status: "cancelling", instances: 1 });
     release!();
-    release = undefined;
     await ticking;
     const view = await h.get(id);
     expect(view.status).toBe("cancelled");
@@ -174,7 +187,6 @@ describe("cancel", () => {
     await waitFor(async () => release !== undefined);
     await pauseTree(h.db, h.clock, id, null);
     release!();
-    release = undefined;
     await ticking;
     expect((await h.get(id)).status).toBe("completed");
   });
