@@ -11,6 +11,12 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+// Ctrl-C: leave no half-drawn progress line behind; 130 is the shell's code for SIGINT.
+process.on("SIGINT", () => {
+  if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
+  process.exit(130);
+});
+
 const exitCode = await runCli(process.argv.slice(2), {
   stdout: {
     write: (text) => process.stdout.write(text),

@@ -8,7 +8,11 @@ describe("parseProcessRef", () => {
     expect(parseProcessRef("orders@v3")).toEqual({ process: "orders", version: 3 });
   });
 
-  it.each(["orders@", "orders@0", "orders@x", "@3"])("refuses %s as a usage error", (text) => {
+  it("reads PROCESS@CHANNEL when the suffix is a name", () => {
+    expect(parseProcessRef("orders@production")).toEqual({ process: "orders", channel: "production" });
+  });
+
+  it.each(["orders@", "orders@0", "orders@-x", "@3", "orders@v0"])("refuses %s as a usage error", (text) => {
     expect(() => parseProcessRef(text)).toThrow(expect.objectContaining({ exitCode: 2 }));
   });
 });

@@ -3,9 +3,13 @@ import { UsageError } from "./cli-error.js";
 export interface ProcessRef {
   process: string;
   version?: number;
+  /** `PROCESS@CHANNEL`: the version that channel points at. */
+  channel?: string;
 }
 
-/** `PROCESS` or `PROCESS@VERSION` (VERSION a positive integer). */
+const CHANNEL_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+
+/** `PROCESS`, `PROCESS@VERSION` (a positive integer, or vN) or `PROCESS@CHANNEL`. */
 export function parseProcessRef(text: string): ProcessRef {
   const at = text.lastIndexOf("@");
   if (at === -1) {
@@ -13,9 +17,10 @@ export function parseProcessRef(text: string): ProcessRef {
     return { process: text };
   }
   const process = text.slice(0, at);
-  const version = text.slice(at + 1);
-  if (!process) throw new UsageError(`invalid process reference "${text}": expected PROCESS or PROCESS@VERSION`);
-  return { process, version: parseVersion(version, `"${text}"`) };
+  const suffix = text.slice(at + 1);
+  if (!process || !suffix) throw new UsageError(`invalid process reference "${text}": expected PROCESS, PROCESS@VERSION or PROCESS@CHANNEL`);
+  if (!/^v?[0-9]+$/.test(suffix) && CHANNEL_NAME.test(suffix)) return { process, channel: suffix };
+  return { process, version: parseVersion(suffix, `"${text}"`) };
 }
 
 /** A version number as typed by a person: a positive integer, optionally written vN. */

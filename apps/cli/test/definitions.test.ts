@@ -116,6 +116,12 @@ describe("definitions", () => {
     expect(json).toMatchObject({ name: "orders", version: 1, definition: { name: "orders" } });
   });
 
+  it("reads PROCESS@CHANNEL as the version the channel points at", async () => {
+    expect(JSON.parse((await cli(["definitions", "get", "orders@staging", "--json"])).stdout)).toMatchObject({ version: 2 });
+    const missing = await cli(["definitions", "get", "orders@canary"]);
+    expect(missing).toEqual({ code: 4, stdout: "", stderr: "error: process orders has no channel canary (its channels: staging)\n" });
+  });
+
   it("exits 4 for an unknown process or version", async () => {
     const run = await cli(["definitions", "get", "orders@99"]);
     expect(run.code).toBe(4);

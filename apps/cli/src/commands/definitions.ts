@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { versionOf } from "../channel-version.js";
 import { UsageError } from "../cli-error.js";
 import { act, type ContextFactory, examples } from "../command-kit.js";
 import { listPages } from "../list-pages.js";
@@ -40,19 +41,19 @@ export function registerDefinitions(program: Command, makeContext: ContextFactor
   const get = definitions
     .command("get")
     .description(
-      "Prints a registered definition in its stored canonical form (the latest version unless @VERSION is given), as YAML or, with --format json, as JSON; both can be deployed again. --json prints the API's response (summary fields plus `definition`).",
+      "Prints a registered definition in its stored canonical form (the latest version, PROCESS@VERSION, or PROCESS@CHANNEL), as YAML or, with --format json, as JSON; both can be deployed again. --json prints the API's response (summary fields plus `definition`).",
     )
-    .argument("<process>", "PROCESS or PROCESS@VERSION")
+    .argument("<process>", "PROCESS, PROCESS@VERSION or PROCESS@CHANNEL")
     .option("--format <format>", "yaml or json", "yaml")
     .action(
       act(makeContext, async (ctx, [reference], options) => {
         if (options.format !== "yaml" && options.format !== "json") {
           throw new UsageError(`--format: expected yaml or json, got "${options.format}"`);
         }
-        const { process, version } = parseProcessRef(reference);
+        const ref = parseProcessRef(reference);
         const api = await ctx.api();
         // Version 0 asks the server for the latest one.
-        const stored = await api.call("getDefinition", { params: { name: process, version: version ?? 0 } });
+        const stored = await api.call("getDefinition", { params: { name: ref.process, version: (await versionOf(api, ref)) ?? 0 } });
         const { out } = ctx;
         if (out.json) return out.printJson(stored);
         if (options.format === "json") return out.print(formatJson(stored.definition));
@@ -60,5 +61,5 @@ export function registerDefinitions(program: Command, makeContext: ContextFactor
         ctx.io.stdout.write(toYaml(stored.definition));
       }),
     );
-  examples(get, ["baton definitions get orders", "baton definitions get orders@3 --format json > orders.json", "baton definitions get orders@3 --json"]);
+  examples(get, ["baton definitions get orders", "baton definitions get orders@3 --format json > orders.json", "baton definitions get orders@production --json"]);
 }

@@ -1,5 +1,6 @@
 import type { InstanceStatusView, StartInstanceBody } from "@baton/actions";
 import type { Command } from "commander";
+import { versionOf } from "../channel-version.js";
 import { CliError } from "../cli-error.js";
 import { act, collect, type ContextFactory, examples } from "../command-kit.js";
 import type { Context } from "../context.js";
@@ -18,25 +19,26 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
     .command("run")
     .summary("start an instance and print its id; --wait follows it to the end")
     .description(
-      "Starts an instance of PROCESS (latest version, or PROCESS@VERSION) and prints its id, which @last then stands for. " +
+      "Starts an instance of PROCESS (the latest version, PROCESS@VERSION, or PROCESS@CHANNEL for the version a channel points at) and prints its id, which @last then stands for. " +
         "--wait polls until the instance settles, with a live progress line on a terminal, and exits 0 completed (printing the output), " +
         "1 failed, raised or cancelled (printing the error), 2 when --timeout passes first (the instance keeps running).",
     )
-    .argument("<process>", "PROCESS or PROCESS@VERSION")
+    .argument("<process>", "PROCESS, PROCESS@VERSION or PROCESS@CHANNEL")
     .option("-i, --input <json>", "the input: a JSON object, or @file.json")
     .option("-s, --set <key=value>", "set one input field (repeatable; dotted keys nest; the value is JSON when it parses, else a string)", collect)
     .option("-w, --wait", "wait until the instance settles")
     .option("-t, --timeout <duration>", "with --wait: give up after this long (30s, 5m, 1h; a bare number is seconds)")
     .action(
       act(makeContext, async (ctx, [reference], options) => {
-        const { process, version } = parseProcessRef(reference);
+        const ref = parseProcessRef(reference);
         const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, "--timeout");
         if (timeoutMs !== undefined && !options.wait) throw new CliError("--timeout needs --wait", ExitCode.usage);
         const input = await buildInput(options.input, options.set ?? [], ctx.io.cwd);
-        const body: StartInstanceBody = { process };
+        const api = await ctx.api();
+        const body: StartInstanceBody = { process: ref.process };
+        const version = await versionOf(api, ref);
         if (version !== undefined) body.version = version;
         if (input !== undefined) body.input = input;
-        const api = await ctx.api();
         const started = await api.call("startInstance", { body });
         await rememberLastInstance(ctx.io, started.id);
         if (!options.wait) {
@@ -50,6 +52,7 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
   examples(run, [
     "baton run orders --input '{\"order_id\": 7}'",
     "baton run orders@3 --input @order.json --wait --timeout 2m",
+    "baton run orders@production --input @order.json",
     "baton run orders --set order_id=7 --set customer.tier=gold --wait --json",
   ]);
 }
