@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer } from "@baton/testkit";
+import { request, startServer } from "@baton/testkit";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { runApi } from "./auth-fixtures.js";
 
@@ -31,10 +31,14 @@ describe("start-up with --auth none", () => {
     }
   });
 
-  it("stays quiet on loopback", async () => {
+  it("stays quiet on loopback, and reads no credential at all", async () => {
     const server = await startServer({ args: ["--http", "127.0.0.1:0", "--poll", "0"] });
     try {
       expect(warnings(server.stderr()).filter((w) => w.msg.includes("auth")), server.stderr()).toEqual([]);
+      for (const headers of [{}, { authorization: "Bearer garbage" }, { authorization: "Basic Zm9vOmJhcg==" }]) {
+        const res = await request(server.url, "GET", "/api/tokens", undefined, headers);
+        expect(res.status, `${JSON.stringify(headers)}: every endpoint is open under --auth none`).toBe(200);
+      }
     } finally {
       await server.stop();
     }
