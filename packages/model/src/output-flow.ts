@@ -27,10 +27,11 @@ export function outputFlow(def: Definition): OutputFlow {
     if (e.kind === "normal") s.add(e.from);
     return s;
   };
+  const incomingOf = def.tasks.map((_, b) => edges.filter((e) => e.to === b));
   for (let changed = true, rounds = 0; changed && rounds < n * n + 2; rounds++) {
     changed = false;
     for (let b = 1; b < n; b++) {
-      const incoming = edges.filter((e) => e.to === b);
+      const incoming = incomingOf[b];
       if (incoming.length === 0) continue;
       const next = intersectAll(incoming.map(after));
       if (next.size !== setOnEntry[b].size) {

@@ -89,10 +89,12 @@ export function typeDefinition(def: Definition): DefinitionTyping {
     const typing: TaskTyping = {};
     const result = resultType(task.action);
     if (result !== undefined) typing.result = result;
-    if (outputs[i] !== undefined) typing.output = outputs[i];
+    if (outputs.types[i] !== undefined) typing.output = outputs.types[i];
     const payloadParts: Record<string, JsonSchema> = {};
+    const envs = new Map<Phase, TypeEnv>();
     for (const site of sites[i]) {
-      const env = envFor(def, i, site.phase, outputs, flow);
+      let env = envs.get(site.phase);
+      if (env === undefined) envs.set(site.phase, (env = envFor(def, i, site.phase, outputs, flow)));
       const report = (path: string, message: string) => add(path, message, task.id);
       const type = checkSite(site, env, report);
       if (site.kind === "shape" && site.role === "payload") payloadParts[site.key ?? ""] = type;
@@ -113,30 +115,46 @@ export function typeDefinition(def: Definition): DefinitionTyping {
   return { tasks, processOutput: processOutputType, problems };
 }
 
+/** Each task's output type and its nullable variant (computed once, not per environment). */
+interface OutputTypes {
+  types: Array<JsonSchema | undefined>;
+  nullable: Array<JsonSchema | undefined>;
+}
+
+function outputTypes(types: Array<JsonSchema | undefined>): OutputTypes {
+  return { types, nullable: types.map((t) => (t === undefined ? undefined : withNull(t))) };
+}
+
 /**
  * Output types feed each other through `outputs` and `self.previous` (loops), so they are
  * solved to a fixpoint from "no value yet" (NOTHING), which keeps loop counters integers.
+ * Tasks are updated in order within a round, so a forward chain settles in one round.
  * A type still changing after MAX_ROUNDS (it grows, e.g. `[self.previous]`) becomes unknown.
  */
-function solveOutputTypes(def: Definition, sites: Site[][], flow: OutputFlow): Array<JsonSchema | undefined> {
-  let outputs: Array<JsonSchema | undefined> = def.tasks.map((t) => (t.output === undefined ? resultType(t.action) : NOTHING));
-  const round = (current: Array<JsonSchema | undefined>) =>
-    def.tasks.map((task, i) => {
-      // Without `output`, an action task exports its result (what the engine stores as outputs.<id>).
-      if (task.output === undefined) return resultType(task.action);
-      const site = sites[i].find((s) => s.kind === "shape" && s.role === "output");
-      if (site === undefined || site.kind !== "shape") return UNKNOWN;
-      return checkShape(site.shape, envFor(def, i, "output", current, flow)).type;
-    });
+function solveOutputTypes(def: Definition, sites: Site[][], flow: OutputFlow): OutputTypes {
+  const current = outputTypes(def.tasks.map((t) => (t.output === undefined ? resultType(t.action) : NOTHING)));
+  const key = (t: JsonSchema | undefined) => (t === undefined ? "-" : stableStringify(t));
+  const keys = current.types.map(key);
+  const set = (i: number, t: JsonSchema) => {
+    current.types[i] = t;
+    current.nullable[i] = withNull(t);
+    keys[i] = key(t);
+  };
   for (let r = 0; r < MAX_ROUNDS; r++) {
-    const next = round(outputs);
-    const key = (t: JsonSchema | undefined) => (t === undefined ? "-" : stableStringify(t));
-    const changed = next.map((t, i) => key(t) !== key(outputs[i]));
-    outputs = next;
-    if (!changed.includes(true)) return outputs.map((t) => (t === undefined ? undefined : withoutNothing(t)));
-    if (r === MAX_ROUNDS - 1) outputs = outputs.map((t, i) => (changed[i] ? UNKNOWN : t));
+    const changed: number[] = [];
+    def.tasks.forEach((task, i) => {
+      // Without `output`, an action task exports its result (what the engine stores as outputs.<id>).
+      if (task.output === undefined) return;
+      const site = sites[i].find((s) => s.kind === "shape" && s.role === "output");
+      const t = site === undefined || site.kind !== "shape" ? UNKNOWN : checkShape(site.shape, envFor(def, i, "output", current, flow)).type;
+      if (key(t) === keys[i]) return;
+      set(i, t);
+      changed.push(i);
+    });
+    if (changed.length === 0) break;
+    if (r === MAX_ROUNDS - 1) for (const i of changed) set(i, UNKNOWN);
   }
-  return outputs.map((t) => (t === undefined ? undefined : withoutNothing(t)));
+  return outputTypes(current.types.map((t) => (t === undefined ? undefined : withoutNothing(t))));
 }
 
 /** NOTHING left where no value ever flows (e.g. an output that only reads itself) reads as unknown. */
@@ -220,25 +238,25 @@ function baseRoots(def: Definition): { roots: TypeEnv["roots"]; rootNotes: Recor
   return { roots, rootNotes };
 }
 
-function outputsType(def: Definition, outputs: Array<JsonSchema | undefined>, set: Set<number>): JsonSchema {
+function outputsType(def: Definition, outputs: OutputTypes, set: Set<number>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   def.tasks.forEach((task, i) => {
-    const t = outputs[i];
+    const t = set.has(i) ? outputs.types[i] : outputs.nullable[i];
     if (t === undefined) return;
     // A task's output is null until it has run on this path.
-    properties[task.id] = set.has(i) ? t : withNull(t);
+    properties[task.id] = t;
     required.push(task.id);
   });
   return { type: "object", properties, required };
 }
 
 /** The environment of a place inside task `i` (see LANGUAGE §3 "Roots"). */
-function envFor(def: Definition, i: number, phase: Phase, outputs: Array<JsonSchema | undefined>, flow: OutputFlow): TypeEnv {
+function envFor(def: Definition, i: number, phase: Phase, outputs: OutputTypes, flow: OutputFlow): TypeEnv {
   const task = def.tasks[i];
   const { roots, rootNotes } = baseRoots(def);
   roots.outputs = outputsType(def, outputs, flow.setOnEntry[i]);
-  const self: Record<string, JsonSchema> = { previous: outputs[i] === undefined ? NULL : withNull(outputs[i]!) };
+  const self: Record<string, JsonSchema> = { previous: outputs.nullable[i] ?? NULL };
   if (phase !== "payload") {
     const result = resultType(task.action);
     if (result !== undefined) self.result = result;
@@ -247,14 +265,14 @@ function envFor(def: Definition, i: number, phase: Phase, outputs: Array<JsonSch
       self.headers = FETCH_HEADERS;
     }
   }
-  if (phase === "switch" && outputs[i] !== undefined) self.output = outputs[i]!;
+  if (phase === "switch" && outputs.types[i] !== undefined) self.output = outputs.types[i]!;
   roots.self = { type: "object", properties: self, required: Object.keys(self) };
   if (flow.errorTarget[i]) roots.error = flow.normalEntry[i] ? withNull(ERROR_TYPE) : ERROR_TYPE;
   else rootNotes.error = `task "${task.id}" is not the target of any on_error goto`;
   return { roots, rootNotes, defs: def.$defs as TypeEnv["defs"] };
 }
 
-function processEnv(def: Definition, outputs: Array<JsonSchema | undefined>, flow: OutputFlow): TypeEnv {
+function processEnv(def: Definition, outputs: OutputTypes, flow: OutputFlow): TypeEnv {
   const { roots, rootNotes } = baseRoots(def);
   roots.outputs = outputsType(def, outputs, flow.setAtCompletion);
   rootNotes.self = "the process output has no self";
