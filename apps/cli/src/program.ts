@@ -15,6 +15,7 @@ import { registerRun } from "./commands/run.js";
 import { registerSession } from "./commands/session.js";
 import { registerTokens } from "./commands/tokens.js";
 import { registerValidate } from "./commands/validate.js";
+import { registerWorker } from "./commands/worker.js";
 import { DEFAULT_SERVER } from "./connection.js";
 
 // `--version` is not a commander option: commander would also take it after a subcommand and so
@@ -57,6 +58,7 @@ export function buildProgram(io: CliIo, makeContext: ContextFactory): Command {
   registerGet(program, makeContext);
   registerLogs(program, makeContext);
   registerLifecycle(program, makeContext);
+  registerWorker(program, makeContext);
   registerTokens(program, makeContext);
   registerOpenApi(program, makeContext);
   registerSession(program, makeContext);

@@ -170,6 +170,12 @@ describe("lifecycle", () => {
     expect(JSON.parse((await cli(["get", "@last", "--json"])).stdout)).toMatchObject({ status: "failed", error_code: "pre.error" });
   });
 
+  // The external-task endpoints answer 501 until their issue lands; extend this with a real worker round then.
+  it("worker says in one line that the server does not implement external tasks yet, exit 1", async () => {
+    const run = await cli(["worker", "--once", "--exec", "cat"]);
+    expect(run).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: unsupported: [^\n]+\n$/) });
+  });
+
   // upgradeInstance answers 501 until its issue lands; extend this with a real upgrade then.
   it("upgrade says in one line that the server does not implement it yet, exit 1", async () => {
     const id = (await cli(["run", "greet", "--set", "who=Gus"])).stdout.trim();
