@@ -83,11 +83,6 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
     }, call.timeoutMs);
     const onAbort = () =>
       fail(new TaskFailure(sent ? "http.disconnected" : "pre.error", `request to ${describe(call.url)} was abandoned by the engine`));
-    if (call.signal?.aborted) {
-      onAbort();
-      return;
-    }
-    call.signal?.addEventListener("abort", onAbort, { once: true });
 
     request.on("socket", (socket) => {
       // A reused keep-alive socket is already connected: the request leaves as soon as it is written.
@@ -135,6 +130,12 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
         resolve({ status: response.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
       });
     });
+    // Only now that every listener is in place: destroying a request without an "error" listener crashes the process.
+    if (call.signal?.aborted) {
+      onAbort();
+      return;
+    }
+    call.signal?.addEventListener("abort", onAbort, { once: true });
     request.end(call.body);
   });
 }
