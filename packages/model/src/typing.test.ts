@@ -136,6 +136,21 @@ describe("error", () => {
     decoded(def("failed: ${error.message}"));
   });
 
+  it("types error.data from the failing task's raises or non-2xx responses", () => {
+    const ext = (output: string) => ({
+      name: "p",
+      tasks: [
+        { id: "w", action: { type: "external" }, raises: { declined: { type: "object", properties: { reason: { type: "string" } }, required: ["reason"] } }, on_error: [{ code: "declined", goto: "$why" }], switch: "end" },
+        { id: "why", output },
+      ],
+    });
+    decoded(ext("$: error.data.reason"));
+    expectProblem(problemsOf(ext("$: error.data.reasn")), "tasks[1].output", 'unknown property "reasn" of error.data');
+    const f = { name: "p", tasks: [{ id: "f", action: { type: "fetch", url: "https://x", responses: { "200": {}, "404": { type: "object", properties: { hint: { type: "string" } } } } }, on_error: [{ code: "http.404", goto: "$h" }], switch: "end" }, { id: "h", output: "$: error.data.hint" }] };
+    decoded(f);
+    expect(typeDefinition(decoded(f)).tasks[1].output).toEqual({ type: ["string", "null"] });
+  });
+
   it("is refused elsewhere", () => {
     expectProblem(problemsOf({ name: "p", tasks: [{ id: "a", output: "$: error.code" }] }), "tasks[0].output", 'task "a" is not the target of any on_error goto');
   });

@@ -48,18 +48,40 @@ const NULL: JsonSchema = { type: "null" };
 const STRING: JsonSchema = { type: "string" };
 const MAX_ROUNDS = 8;
 
-const ERROR_TYPE: JsonSchema = {
-  type: "object",
-  properties: {
-    task: STRING,
-    code: STRING,
-    message: STRING,
-    data: UNKNOWN,
-    child_key: { type: ["string", "null"] },
-    child_index: { type: ["integer", "null"] },
-  },
-  required: ["task", "code", "message"],
-};
+/** The `error` root; `data` is what the failing tasks declare for it (see errorDataType). */
+function errorType(data: JsonSchema): JsonSchema {
+  return {
+    type: "object",
+    properties: {
+      task: STRING,
+      code: STRING,
+      message: STRING,
+      data,
+      child_key: { type: ["string", "null"] },
+      child_index: { type: ["integer", "null"] },
+    },
+    required: ["task", "code", "message"],
+  };
+}
+
+/**
+ * `error.data` in task `i`: the union of what each task with an on_error goto to it declares —
+ * non-2xx `responses` of a fetch, `raises` of an external task; unknown for child tasks (a
+ * child's raise carries its own data). Codes that carry no data leave it absent (null).
+ */
+function errorDataType(def: Definition, i: number): JsonSchema {
+  const target = `$${def.tasks[i].id}`;
+  const parts: JsonSchema[] = [NULL];
+  for (const source of def.tasks) {
+    if (!source.on_error.some((r) => r.goto === target)) continue;
+    const a = source.action;
+    if (a?.type === "fetch" && a.responses !== undefined)
+      for (const [status, schema] of Object.entries(a.responses)) if (!status.startsWith("2")) parts.push(schema ?? NULL);
+    if (a?.type === "external") for (const schema of Object.values(source.raises ?? {})) parts.push(schema ?? NULL);
+    if (a?.type === "child" || a?.type === "child_map" || a?.type === "child_list") return UNKNOWN;
+  }
+  return unionOf(parts);
+}
 
 const FETCH_HEADERS: JsonSchema = { type: "object", additionalProperties: STRING };
 
@@ -267,7 +289,10 @@ function envFor(def: Definition, i: number, phase: Phase, outputs: OutputTypes, 
   }
   if (phase === "switch" && outputs.types[i] !== undefined) self.output = outputs.types[i]!;
   roots.self = { type: "object", properties: self, required: Object.keys(self) };
-  if (flow.errorTarget[i]) roots.error = flow.normalEntry[i] ? withNull(ERROR_TYPE) : ERROR_TYPE;
+  if (flow.errorTarget[i]) {
+    const error = errorType(errorDataType(def, i));
+    roots.error = flow.normalEntry[i] ? withNull(error) : error;
+  }
   else rootNotes.error = `task "${task.id}" is not the target of any on_error goto`;
   return { roots, rootNotes, defs: def.$defs as TypeEnv["defs"] };
 }
