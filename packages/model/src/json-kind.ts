@@ -1,4 +1,4 @@
-import { isLosslessNumber } from "@baton/expr";
+import { isLosslessNumber, type LosslessNumber } from "@baton/expr";
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v) && !isLosslessNumber(v);
@@ -9,7 +9,8 @@ export function describeKind(v: unknown): string {
   if (v === null) return "null";
   if (v === undefined) return "nothing";
   if (Array.isArray(v)) return "an array";
-  if (isLosslessNumber(v)) return "a number";
+  // Only numbers a float64 cannot hold exactly arrive as LosslessNumber: name the digits.
+  if (isLosslessNumber(v)) return `the number ${(v as LosslessNumber).value}`;
   switch (typeof v) {
     case "string":
       return "a string";

@@ -1,3 +1,4 @@
+import { parseJson } from "@baton/expr";
 import { describe, expect, it } from "vitest";
 import { decoded, expectProblem, fetchDef, problemsOf } from "../../test/helpers.js";
 
@@ -171,5 +172,12 @@ describe("codes a task can never see", () => {
     decoded(ext([{ code: ["external.timeout", "declined"], goto: "end" }], { declined: null }));
     expectProblem(problemsOf(ext([{ code: "declined", goto: "end" }])), `${E}[0].code[0]`, "external.timeout or a code of its raises (it declares none)");
     expectProblem(problemsOf(ext([{ code: "http.500", goto: "end" }], { declined: null })), `${E}[0].code[0]`, "(declined)");
+  });
+});
+
+describe("numbers too large for a float64", () => {
+  it("names the digits in the message", () => {
+    const raw = parseJson('{"name":"p","tasks":[{"id":"a","action":{"type":"fetch","url":"https://x"},"on_error":[{"code":"http.500","retry":99999999999999999999}]}]}');
+    expectProblem(problemsOf(raw), `${E}[0].retry`, "got the number 99999999999999999999");
   });
 });
