@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { checkAuthConfig } from "./auth/index.js";
 import { registerTokensCommand } from "./commands/tokens.js";
 import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.js";
 import { createLogger, isLogLevel, type LogLevel } from "./logger.js";
@@ -69,6 +70,12 @@ const program = new Command("baton-api")
       fetchDenyHosts: opts.fetchDeny,
       tickEnabled: opts.tick !== false,
     };
+    try {
+      // Before the database is opened: a bad secret file must not wait for a migration.
+      checkAuthConfig(config);
+    } catch (error) {
+      return fatal((error as Error).message);
+    }
     const log = createLogger(config.logLevel);
     let server: Awaited<ReturnType<typeof startServer>>;
     try {

@@ -77,11 +77,14 @@ describe("baton-api command line", () => {
     try {
       const first = await startServer({ args: ["--data-dir", dir] });
       await client(first.url).put("/api/definitions", { name: "kept", tasks: [{ id: "a" }] });
+      const second = await runApi(["--http", "127.0.0.1:0", "--data-dir", dir]);
+      expect(second.code, "a second process on the same PGlite directory would corrupt it").not.toBe(0);
+      expect(second.stderr).toContain(`in use by process ${first.child.pid}`);
       await first.stop();
-      const second = await startServer({ args: ["--data-dir", dir] });
-      const list = await client(second.url).get("/api/definitions");
+      const again = await startServer({ args: ["--data-dir", dir] });
+      const list = await client(again.url).get("/api/definitions");
       expect(list.body.items.map((d: any) => d.name)).toEqual(["kept"]);
-      await second.stop();
+      await again.stop();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

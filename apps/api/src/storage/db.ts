@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { acquireDataDirLock } from "./data-dir-lock.js";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -76,8 +77,19 @@ async function openPostgres(url: string, max: number): Promise<Database> {
 
 async function openPglite(dataDir: string): Promise<Database> {
   const memory = dataDir === "memory://" || dataDir === "";
-  if (!memory) mkdirSync(dataDir, { recursive: true });
-  const client = memory ? new PGlite() : new PGlite(dataDir);
+  let release = () => {};
+  if (!memory) {
+    mkdirSync(dataDir, { recursive: true });
+    // PGlite has no lock of its own: a second process on the same directory corrupts it.
+    release = acquireDataDirLock(dataDir);
+  }
+  let client: PGlite;
+  try {
+    client = memory ? new PGlite() : new PGlite(dataDir);
+  } catch (error) {
+    release();
+    throw error;
+  }
   try {
     await client.waitReady;
     const db = drizzleLite(client, { schema }) as unknown as Db;
@@ -88,10 +100,17 @@ async function openPglite(dataDir: string): Promise<Database> {
       ping: async () => {
         await client.query("select 1");
       },
-      close: () => client.close(),
+      close: async () => {
+        try {
+          await client.close();
+        } finally {
+          release();
+        }
+      },
     };
   } catch (error) {
     await client.close().catch(() => {});
+    release();
     throw error;
   }
 }
