@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { decoded } from "../test/helpers.js";
 import { outputFlow } from "./output-flow.js";
-import { taskEdges } from "./reachability.js";
+import { decodeDefinition } from "./decode/decode-definition.js";
+import type { Definition } from "./definition.js";
+import { endlessRoutingCycles, taskEdges } from "./reachability.js";
 
 const def = decoded({
   name: "p",
@@ -39,5 +41,21 @@ describe("outputFlow", () => {
 
   it("intersects over every completion", () => {
     expect([...outputFlow(def).setAtCompletion]).toEqual([2]);
+  });
+});
+
+describe("endlessRoutingCycles", () => {
+  it("finds unconditional cycles of routing-only tasks", () => {
+    const d: Definition = { name: "p", tasks: [{ id: "a", switch: [], on_error: [] }, { id: "b", switch: [{ goto: "$a" }], on_error: [] }] };
+    expect(endlessRoutingCycles(d)).toEqual([[0, 1]]);
+    const r = decodeDefinition({ name: "p", tasks: [{ id: "a" }, { id: "b", switch: "$a" }] });
+    expect(r.ok ? [] : r.problems.map((p) => `${p.path}: ${p.message}`)).toEqual(['tasks[0]: tasks "a" → "b" → "a" loop forever: none has an action and every step is unconditional']);
+  });
+
+  it("ignores cycles through an action or a condition", () => {
+    const viaAction = decoded({ name: "p", tasks: [{ id: "a", action: { type: "delay", for: "1s" } }, { id: "b", switch: "$a" }] });
+    expect(endlessRoutingCycles(viaAction)).toEqual([]);
+    const conditional = decoded({ name: "p", tasks: [{ id: "a", output: { n: "$: (self.previous.n ?? 0) + 1" }, switch: [{ case: "self.output.n < 3", goto: "$a" }, { goto: "end" }] }] });
+    expect(endlessRoutingCycles(conditional)).toEqual([]);
   });
 });

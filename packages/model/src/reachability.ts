@@ -46,3 +46,33 @@ export function unreachableTasks(def: Definition): Task[] {
   }
   return def.tasks.filter((_, i) => !seen.has(i));
 }
+
+/**
+ * Routing-only tasks joined by unconditional transitions (fall-through, or a switch whose only
+ * case is a default goto) that form a cycle: such an instance would spin forever without ever
+ * running an action. Returns each cycle once, as task indexes in visiting order.
+ */
+export function endlessRoutingCycles(def: Definition): number[][] {
+  const index = new Map(def.tasks.map((t, i) => [t.id, i]));
+  const next = def.tasks.map((task, i): number | undefined => {
+    if (task.action !== undefined) return undefined;
+    if (task.switch.length === 0) return i + 1 < def.tasks.length ? i + 1 : undefined;
+    const only = task.switch[0];
+    if (task.switch.length !== 1 || only.case !== undefined || only.goto === undefined || only.goto === "end") return undefined;
+    if (only.goto === "next") return i + 1 < def.tasks.length ? i + 1 : undefined;
+    return index.get(only.goto.slice(1));
+  });
+  const cycles: number[][] = [];
+  const done = new Set<number>();
+  for (let start = 0; start < def.tasks.length; start++) {
+    const path: number[] = [];
+    let at: number | undefined = start;
+    while (at !== undefined && !done.has(at) && !path.includes(at)) {
+      path.push(at);
+      at = next[at];
+    }
+    if (at !== undefined && !done.has(at) && path.includes(at)) cycles.push(path.slice(path.indexOf(at)));
+    for (const i of path) done.add(i);
+  }
+  return cycles;
+}

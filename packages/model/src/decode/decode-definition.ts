@@ -4,7 +4,7 @@ import { describeKind, isPlainObject } from "../json-kind.js";
 import { MAP_KEY, PROCESS_NAME } from "../names.js";
 import { joinPath, problemSink } from "../problems.js";
 import { authoredCodeSites, declaredRaises } from "../raises.js";
-import { unreachableTasks } from "../reachability.js";
+import { endlessRoutingCycles, unreachableTasks } from "../reachability.js";
 import { typeDefinition } from "../typing.js";
 import { decodeTask } from "./decode-task.js";
 import { decodeSchema, expectObject, rejectUnknownFields, report, type Scope } from "./scope.js";
@@ -69,9 +69,14 @@ export function decodeDefinition(raw: unknown, ctx: DecodeContext = {}): DecodeR
     checkChildPatterns(sc, def, ctx);
     for (const p of typeDefinition(def).problems) sink.add(p.path, p.message, p.task);
     // Reachability over a half-decoded routing graph would only add noise to the real problems.
-    if (routingOk)
+    if (routingOk) {
       for (const task of unreachableTasks(def))
         sink.add(`tasks[${def.tasks.indexOf(task)}]`, `task "${task.id}" is never reached from the first task ("${def.tasks[0].id}")`, task.id);
+      for (const cycle of endlessRoutingCycles(def)) {
+        const ids = cycle.map((i) => `"${def.tasks[i].id}"`).join(" → ");
+        sink.add(`tasks[${cycle[0]}]`, `tasks ${ids} → "${def.tasks[cycle[0]].id}" loop forever: none has an action and every step is unconditional`, def.tasks[cycle[0]].id);
+      }
+    }
   }
   return sink.problems.length === 0 ? { ok: true, definition: def } : fail();
 }
