@@ -113,6 +113,24 @@ describe("instances, get and logs", () => {
     expect(table.stderr).toMatch(/more not shown; use --all/);
   });
 
+  it("sends every SPEC filter in a form the server accepts", async () => {
+    const args = ["instances", "--status", "running,paused", "--process", "greet", "--version", "1", "--phase", "external", "--task", "hello"];
+    const run = await cli([...args, "--error-code", "x.y", "--children", "--since", "2026-01-01T00:00:00Z", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).items).toEqual([]);
+    const byTask = JSON.parse((await cli(["instances", "--process", "greet", "--task", "hello", "--status", "running", "--json"])).stdout);
+    expect(byTask.items.length).toBeGreaterThan(0);
+    expect(byTask.items.every((row: { task: string; status: string }) => row.task === "hello" && row.status === "running")).toBe(true);
+  });
+
+  it("--quiet keeps only the essential output", async () => {
+    const run = await cli(["run", "greet", "--set", "who=Q", "--quiet"]);
+    expect(run.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
+    const dir = fixtureDir({ "greet.yaml": GREET_YAML });
+    expect(await cli(["deploy", "greet.yaml", "-q"], dir)).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect((await cli(["tick", "--advance", "1s", "--quiet"])).stdout).toBe("");
+  });
+
   it("shows the detail view with state", async () => {
     const run = await whileTicking(["run", "greet", "--set", "who=Dee", "--wait"]);
     expect(run.code).toBe(0);
@@ -134,6 +152,8 @@ describe("instances, get and logs", () => {
     expect(warn.stdout).not.toMatch(/ (DEBUG|INFO) /);
     const json = JSON.parse((await cli(["logs", "@last", "--json"])).stdout);
     expect(json.items[0]).toMatchObject({ level: expect.any(String), event: expect.any(String), created_at: expect.any(String) });
+    const all = JSON.parse((await cli(["logs", "@last", "--limit", "1", "--all", "--json"])).stdout);
+    expect(all.items.map((entry: { id: string }) => entry.id), "--all pages through to the same entries").toEqual(json.items.map((entry: { id: string }) => entry.id));
   });
 
   it("--follow streams entries until the instance settles", async () => {
