@@ -158,3 +158,10 @@ describe("decodeBatch", () => {
     if (!r.ok) expectProblem(r.problems, "definitions[1]", "needs a name");
   });
 });
+
+describe("paths when a task cannot be decoded", () => {
+  it("reports later tasks' problems at the index the author wrote", () => {
+    const ps = problemsOf({ name: "p", tasks: ["oops", { id: "b", output: "$: nope" }] });
+    expect(ps.map((p) => p.path)).toEqual(["tasks[0]", "tasks[1].output"]);
+  });
+});

@@ -49,6 +49,7 @@ export function decodeDefinition(raw: unknown, ctx: DecodeContext = {}): DecodeR
   if (raw.output !== undefined) def.output = raw.output as Definition["output"];
 
   let routingOk = true;
+  const rawIndex: number[] = [];
   if (raw.tasks === undefined) report(sc, "", "a definition needs tasks (an array with at least one task)");
   else if (!Array.isArray(raw.tasks)) report(sc, "tasks", `expected an array of tasks, got ${describeKind(raw.tasks)}`);
   else if (raw.tasks.length === 0) report(sc, "tasks", "a definition needs at least one task");
@@ -59,15 +60,21 @@ export function decodeDefinition(raw: unknown, ctx: DecodeContext = {}): DecodeR
       const before = sink.problems.length;
       const task = decodeTask(sc, rawTask, { ids, index, isLast: index === (raw.tasks as unknown[]).length - 1 }, names);
       if (task === undefined || sink.problems.slice(before).some((p) => /\.(switch|on_error)\b/.test(p.path) || p.path === `tasks[${index}]`)) routingOk = false;
-      if (task !== undefined) def.tasks.push(task);
-      else routingOk = false;
+      if (task !== undefined) {
+        def.tasks.push(task);
+        rawIndex.push(index);
+      } else routingOk = false;
     });
   }
 
   if (def.tasks.length > 0) {
+    // Cross-task checks see def.tasks, which lacks tasks that could not be decoded at all:
+    // their paths are mapped back to the index the author wrote.
+    const before = sink.problems.length;
     checkRaisedAndPanicked(sc, def);
     checkChildPatterns(sc, def, ctx);
     for (const p of typeDefinition(def).problems) sink.add(p.path, p.message, p.task);
+    for (const p of sink.problems.slice(before)) p.path = p.path.replace(/^tasks\[(\d+)\]/, (_, k) => `tasks[${rawIndex[Number(k)]}]`);
     // Reachability over a half-decoded routing graph would only add noise to the real problems.
     if (routingOk) {
       for (const task of unreachableTasks(def))

@@ -12,7 +12,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESPONSE_KEY = /^[1-5](\d\d|xx)$/;
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 
-/** `taskTimeout` is the task-level timeout, already moved here by the task decoder when present. */
+/** A task-level `timeout` is moved into the action afterwards by the task decoder (decode-task.ts). */
 export function decodeFetch(sc: Scope, raw: Record<string, unknown>, path: string): FetchAction {
   rejectUnknownFields(sc, raw, FETCH_FIELDS, path);
   const out: FetchAction = { type: "fetch", url: "", method: "post" };
