@@ -17,3 +17,4 @@ export * from "./schema-conform.js";
 export * from "./schema-subset.js";
 export * from "./schema-validate.js";
 export { type DefinitionTyping, resultType, type TaskTyping, typeDefinition } from "./typing.js";
+export * from "./until.js";

@@ -25,7 +25,7 @@ describe("external", () => {
 
   it("refuses bad times and zones", () => {
     expectProblem(problemsOf(ext({ timeout: { until: "tomorrow" } })), `${A}.timeout.until`, 'invalid time "tomorrow"');
-    expectProblem(problemsOf(ext({ timeout: { until: "2026-02-30T09:00", tz: "UTC" } })), `${A}.timeout.until`, "not a valid wall-clock time");
+    expectProblem(problemsOf(ext({ timeout: { until: "2026-02-30T09:00", tz: "UTC" } })), `${A}.timeout.until`, "not a valid date");
     expectProblem(problemsOf(ext({ timeout: { until: "25:00", tz: "UTC" } })), `${A}.timeout.until`, "not a valid wall-clock time");
     expectProblem(problemsOf(ext({ timeout: { until: "09:00" } })), `${A}.timeout.until`, "needs tz");
     expectProblem(problemsOf(ext({ timeout: { until: "09:00", tz: "Mars/Base" } })), `${A}.timeout.tz`, 'unknown time zone "Mars/Base"');

@@ -2,6 +2,7 @@ import type { Timeout } from "../definition.js";
 import { durationProblem, isDynamicDuration } from "../duration.js";
 import { describeKind, isPlainObject } from "../json-kind.js";
 import { joinPath } from "../problems.js";
+import { untilInstant } from "../until.js";
 import { report, rejectUnknownFields, type Scope } from "./scope.js";
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -47,8 +48,12 @@ export function checkUntil(sc: Scope, until: unknown, tz: unknown, path: string)
     return;
   }
   if (WALL_CLOCK.test(until)) {
-    if (!validWallClock(until)) report(sc, joinPath(path, "until"), `"${until}" is not a valid wall-clock time`);
-    else if (tz === undefined) report(sc, joinPath(path, "until"), `wall-clock time "${until}" needs tz (an IANA name like "Europe/Paris")`);
+    try {
+      untilInstant(until, "UTC", 0);
+      if (tz === undefined) report(sc, joinPath(path, "until"), `wall-clock time "${until}" needs tz (an IANA name like "Europe/Paris")`);
+    } catch (e) {
+      report(sc, joinPath(path, "until"), (e as Error).message);
+    }
     return;
   }
   report(
@@ -56,15 +61,6 @@ export function checkUntil(sc: Scope, until: unknown, tz: unknown, path: string)
     joinPath(path, "until"),
     `invalid time "${until}"; expected RFC 3339 ("2026-01-31T09:00:00Z"), a wall-clock time in tz ("2026-01-31T09:00", "09:00") or "$: expr"`,
   );
-}
-
-function validWallClock(text: string): boolean {
-  const [date, time] = text.includes("T") ? text.split("T") : [undefined, text];
-  const [h, m, s = "0"] = time.split(":").map(Number) as [number, number, number?];
-  if (h > 23 || m > 59 || (s as number) > 59) return false;
-  if (date === undefined) return true;
-  const d = new Date(`${date}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(date);
 }
 
 /** A task/action timeout: shorthand duration → `{for}`; `until` only where `allowUntil`. */
