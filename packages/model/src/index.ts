@@ -18,3 +18,4 @@ export * from "./schema-subset.js";
 export * from "./schema-validate.js";
 export { type DefinitionTyping, resultType, type TaskTyping, typeDefinition } from "./typing.js";
 export * from "./until.js";
+export * from "./schema-inline.js";
