@@ -239,7 +239,7 @@ describe("run", () => {
     const piped = await runInProcess(["run", "orders", "--wait"], { fetch });
     expect(piped.code).toBe(0);
     expect(piped.stdout).toBe('{\n  "total": 12345678901234567890\n}\n');
-    expect(piped.stderr).toBe("i-1 completed (orders v2, 0.5s)\n");
+    expect(piped.stderr).toBe("started i-1 (orders v2)\ni-1 completed (orders v2, 0.5s)\n");
 
     const tty = await runInProcess(["run", "orders", "--wait"], { fetch: engine([{}, { task: "ship" }, { status: "completed" }]).fetch, tty: true });
     expect(tty.stderr).toContain("task charge");
@@ -252,7 +252,7 @@ describe("run", () => {
       fetch: engine([{ status: "failed", error_code: "http.500", error_message: 'task "charge": http.500: boom' }]).fetch,
     });
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toBe('error: instance i-1 failed at task charge: http.500: task "charge": http.500: boom\n');
+    expect(failed.stderr).toBe('started i-1 (orders v2)\nerror: instance i-1 failed at task charge: http.500: task "charge": http.500: boom\n');
     const cancelled = await runInProcess(["run", "orders", "--wait", "--json"], { fetch: engine([{ status: "cancelled" }]).fetch });
     expect(cancelled.code).toBe(1);
     expect(JSON.parse(cancelled.stdout).status).toBe("cancelled");
@@ -261,7 +261,7 @@ describe("run", () => {
   it("--wait --timeout exits 2 and says the instance keeps running", async () => {
     const run = await runInProcess(["run", "orders", "--wait", "--timeout", "3s"], { fetch: engine([{}]).fetch });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^error: timed out after 3\.0s waiting for instance i-1 \(running at task charge\); it keeps running/);
+    expect(run.stderr).toMatch(/^started i-1 \(orders v2\)\nerror: timed out after 3\.0s waiting for instance i-1 \(running at task charge\); it keeps running/);
   });
 });
 

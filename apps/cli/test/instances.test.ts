@@ -61,14 +61,14 @@ describe("run", () => {
     const run = await whileTicking(["run", "greet", "--set", "who=Cy", "--wait", "--timeout", "60s"]);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ said: "Hello, Cy" });
-    expect(run.stderr).toMatch(/^[0-9a-f-]{36} completed \(greet v1, [\d.]+s\)\n$/);
+    expect(run.stderr).toMatch(/^started ([0-9a-f-]{36}) \(greet v1\)\n\1 completed \(greet v1, [\d.]+s\)\n$/);
   });
 
   it("--wait exits 1 printing the error of a failed instance", async () => {
     const run = await whileTicking(["run", "failing", "--wait"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(/^error: instance [0-9a-f-]{36} failed at task call: pre\.error: /);
+    expect(run.stderr).toMatch(/^started [^\n]+\nerror: instance [0-9a-f-]{36} failed at task call: pre\.error: /);
   });
 
   it("--wait exits 1 for a raised instance; --json prints the final status view", async () => {
@@ -80,7 +80,7 @@ describe("run", () => {
   it("--wait --timeout exits 2 when nothing advances it", async () => {
     const run = await cli(["run", "greet", "--set", "who=Slow", "--wait", "--timeout", "1s"]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^error: timed out after 1\.0s waiting for instance [0-9a-f-]{36} \(running at task hello\); it keeps running/);
+    expect(run.stderr).toMatch(/^started [^\n]+\nerror: timed out after 1\.0s waiting for instance [0-9a-f-]{36} \(running at task hello\); it keeps running/);
   });
 
   it("refuses bad input with the server's reason, and an unknown process with exit 4", async () => {

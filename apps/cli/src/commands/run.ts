@@ -1,7 +1,7 @@
 import type { InstanceStatusView, StartInstanceBody } from "@baton/actions";
 import type { Command } from "commander";
 import { versionOf } from "../channel-version.js";
-import { CliError } from "../cli-error.js";
+import { CliError, UsageError } from "../cli-error.js";
 import { act, collect, type ContextFactory, examples } from "../command-kit.js";
 import type { Context } from "../context.js";
 import { formatElapsed, parseDuration } from "../duration.js";
@@ -32,7 +32,7 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
       act(makeContext, async (ctx, [reference], options) => {
         const ref = parseProcessRef(reference);
         const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, "--timeout");
-        if (timeoutMs !== undefined && !options.wait) throw new CliError("--timeout needs --wait", ExitCode.usage);
+        if (timeoutMs !== undefined && !options.wait) throw new UsageError("--timeout needs --wait");
         const input = await buildInput(options.input, options.set ?? [], ctx.io.cwd);
         const api = await ctx.api();
         const body: StartInstanceBody = { process: ref.process };
@@ -46,6 +46,7 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
           else ctx.out.print(started.id);
           return;
         }
+        ctx.out.hint(`started ${started.id} (${started.process} v${started.version})`);
         await waitForInstance(ctx, started.id, timeoutMs);
       }),
     );
