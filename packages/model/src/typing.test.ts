@@ -199,3 +199,19 @@ describe("typeDefinition", () => {
     expect(t[2].payload).toEqual({ type: "object", properties: { x: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] }, y: { type: "null" } }, required: ["x", "y"] });
   });
 });
+
+describe("paths of expression problems in actions", () => {
+  it("names the child_map child, header, query and url", () => {
+    const ps = problemsOf({
+      name: "p",
+      tasks: [
+        { id: "m", action: { type: "child_map", children: { pay: { name: "p", input: { x: "$: nope" } } } } },
+        { id: "f", action: { type: "fetch", url: "https://x/${nope}", headers: { "X-A": "$: nope" }, query: { q: ["$: nope"] } } },
+      ],
+    });
+    expectProblem(ps, "tasks[0].action.children.pay.input.x", 'unknown root "nope"');
+    expectProblem(ps, "tasks[1].action.url", 'unknown root "nope"');
+    expectProblem(ps, 'tasks[1].action.headers["X-A"]', 'unknown root "nope"');
+    expectProblem(ps, "tasks[1].action.query.q[0]", 'unknown root "nope"');
+  });
+});

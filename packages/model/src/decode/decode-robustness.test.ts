@@ -59,9 +59,15 @@ describe("decoding malformed definitions", () => {
         continue;
       }
       refused++;
+      const rawDef = raw as { name?: unknown; tasks?: unknown };
       for (const p of r.problems) {
         expect(typeof p.path).toBe("string");
         expect(p.message.length).toBeGreaterThan(0);
+        if (typeof rawDef.name === "string") expect(p.process, "every problem names the process when it is known").toBe(rawDef.name);
+        const m = /^tasks\[(\d+)\]/.exec(p.path);
+        const rawTask = m !== null && Array.isArray(rawDef.tasks) ? (rawDef.tasks[Number(m[1])] as { id?: unknown } | undefined) : undefined;
+        if (rawTask !== null && typeof rawTask === "object" && typeof rawTask.id === "string")
+          expect(p.task, `a problem inside a task names it: ${p.path}: ${p.message}`).toBe(rawTask.id);
       }
     }
     expect(refused, "most mutations should be refused").toBeGreaterThan(300);
