@@ -10,6 +10,25 @@ export interface CommandResult {
 
 const OUTPUT_CAP = 16 * 1024 * 1024;
 
+// Commands run in their own process groups, so a Ctrl-C on the terminal does not reach them:
+// when the CLI exits for any reason, it takes the commands still running down with it.
+const runningGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function stopRunningGroupsOnExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const pid of runningGroups) {
+      try {
+        process.kill(-pid, "SIGTERM");
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+}
+
 /**
  * Runs `command` with `sh -c`, `stdin` written to its standard input, and collects its output.
  * Aborting the signal sends SIGTERM to the command's process group (SIGKILL 5 s later) and
@@ -19,6 +38,8 @@ export function runTaskCommand(command: string, stdin: string, env: Record<strin
   return new Promise((resolve) => {
     // Its own process group, so that stopping it also stops what the shell started.
     const child = spawn("sh", ["-c", command], { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    stopRunningGroupsOnExit();
+    if (child.pid !== undefined) runningGroups.add(child.pid);
     const killGroup = (signalName: NodeJS.Signals) => {
       try {
         process.kill(-child.pid!, signalName);
@@ -51,6 +72,7 @@ export function runTaskCommand(command: string, stdin: string, env: Record<strin
       stderr += `${error.message}\n`;
     });
     child.on("close", (code) => {
+      if (child.pid !== undefined) runningGroups.delete(child.pid);
       if (killTimer) clearTimeout(killTimer);
       signal.removeEventListener("abort", onAbort);
       resolve({ code, stdout, stderr, aborted });
