@@ -67,4 +67,10 @@ describe("example definitions", () => {
     const r = decodeBatch(raws);
     expect(r.ok ? [] : r.problems).toEqual([]);
   });
+
+  it("examples/*.json that copy a fixture are identical to it", () => {
+    const examplesDir = new URL("../../../examples/", import.meta.url);
+    for (const f of readdirSync(examplesDir).filter((x) => fixtures.some((fx) => fx.file === x)))
+      expect(readFileSync(new URL(f, examplesDir), "utf8"), `examples/${f} drifted from src/fixtures/${f}`).toBe(readFileSync(new URL(f, dir), "utf8"));
+  });
 });
