@@ -143,6 +143,8 @@ describe("channels and promote", () => {
     expect(Array.isArray(promoteJson.promoted)).toBe(true);
 
     expect((await cli(["channels", "status", "production"])).stdout).toBe("production: no stale child references\n");
+    expect(JSON.parse((await cli(["channels", "status", "production", "--json"])).stdout)).toEqual({ items: [] });
+    expect(JSON.parse((await cli(["channels", "set", "greet", "canary", "1", "--json"])).stdout)).toEqual({ channel: "canary", name: "greet", version: 1 });
     expect((await cli(["channels", "delete", "orders", "production"])).stdout).toBe("orders: deleted channel production\n");
     expect(JSON.parse((await cli(["channels", "delete", "orders", "production", "--json"])).stdout)).toEqual({ deleted: false });
   });
