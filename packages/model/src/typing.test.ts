@@ -215,3 +215,17 @@ describe("paths of expression problems in actions", () => {
     expectProblem(ps, "tasks[1].action.query.q[0]", 'unknown root "nope"');
   });
 });
+
+describe("schemas with their own $defs", () => {
+  it("resolves references to an input_schema's own $defs", () => {
+    const input_schema = { $defs: { id: { type: "string" } }, type: "object", properties: { a: { $ref: "#/$defs/id" } }, required: ["a"] };
+    decoded({ name: "p", input_schema, tasks: [{ id: "t", output: "${input.a}" }] });
+    const def = decoded({ name: "p", input_schema, tasks: [{ id: "t", output: { n: "$: len(input.a)" } }] });
+    expect(typeDefinition(def).tasks[0].output).toEqual({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] });
+  });
+
+  it("resolves references to a result_schema's own $defs", () => {
+    const result_schema = { $defs: { money: { type: "object", properties: { cents: { type: "integer" } }, required: ["cents"] } }, $ref: "#/$defs/money" };
+    expectProblem(problemsOf({ name: "p", tasks: [{ id: "t", action: { type: "fetch", url: "https://x", result_schema }, output: "$: self.result.cent" }] }), "tasks[0].output", 'unknown property "cent"');
+  });
+});

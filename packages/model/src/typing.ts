@@ -19,11 +19,12 @@ import {
   unionOf,
 } from "@baton/expr";
 import { stableStringify } from "./canonical.js";
-import type { Action, Definition, DefinitionProblem, Task } from "./definition.js";
+import type { Action, Definition, DefinitionProblem, Schema, Task } from "./definition.js";
 import { isDynamicDuration } from "./duration.js";
 import { isPlainObject } from "./json-kind.js";
 import { type OutputFlow, outputFlow } from "./output-flow.js";
 import { joinPath } from "./problems.js";
+import { inlineRefs } from "./schema-inline.js";
 
 export interface TaskTyping {
   /** What the action yields as `self.result`; absent for routing-only and delay tasks. */
@@ -76,8 +77,8 @@ function errorDataType(def: Definition, i: number): JsonSchema {
     if (!source.on_error.some((r) => r.goto === target)) continue;
     const a = source.action;
     if (a?.type === "fetch" && a.responses !== undefined)
-      for (const [status, schema] of Object.entries(a.responses)) if (!status.startsWith("2")) parts.push(schema ?? NULL);
-    if (a?.type === "external") for (const schema of Object.values(source.raises ?? {})) parts.push(schema ?? NULL);
+      for (const [status, schema] of Object.entries(a.responses)) if (!status.startsWith("2")) parts.push(declared(schema) ?? NULL);
+    if (a?.type === "external") for (const schema of Object.values(source.raises ?? {})) parts.push(declared(schema) ?? NULL);
     if (a?.type === "child" || a?.type === "child_map" || a?.type === "child_list") return UNKNOWN;
   }
   return unionOf(parts);
@@ -223,27 +224,35 @@ export function resultType(action: Action | undefined): JsonSchema | undefined {
   if (action === undefined) return undefined;
   switch (action.type) {
     case "fetch": {
-      if (action.result_schema !== undefined) return action.result_schema;
+      if (action.result_schema !== undefined) return declared(action.result_schema);
       if (action.responses !== undefined) {
         const ok = Object.entries(action.responses).filter(([status]) => status.startsWith("2"));
         if (ok.length === 0) return UNKNOWN;
-        return unionOf(ok.map(([, s]) => s ?? NULL));
+        return unionOf(ok.map(([, s]) => declared(s) ?? NULL));
       }
       return UNKNOWN;
     }
     case "external":
     case "child":
-      return action.result_schema ?? UNKNOWN;
+      return declared(action.result_schema) ?? UNKNOWN;
     case "child_map": {
       const properties: Record<string, JsonSchema> = {};
-      for (const [key, spec] of Object.entries(action.children)) properties[key] = spec.result_schema ?? UNKNOWN;
+      for (const [key, spec] of Object.entries(action.children)) properties[key] = declared(spec.result_schema) ?? UNKNOWN;
       return { type: "object", properties, required: Object.keys(properties) };
     }
     case "child_list":
-      return { type: "array", items: action.result_schema ?? UNKNOWN };
+      return { type: "array", items: declared(action.result_schema) ?? UNKNOWN };
     case "delay":
       return undefined;
   }
+}
+
+/**
+ * A declared schema as the checker sees it: references to the schema's own top-level `$defs`
+ * are inlined (the checker resolves `#/$defs/…` against the definition's `$defs` only).
+ */
+function declared<S extends Schema | null | undefined>(s: S): S {
+  return s !== null && s !== undefined && isPlainObject(s.$defs) ? (inlineRefs(s) as S) : s;
 }
 
 function withNull(t: JsonSchema): JsonSchema {
@@ -253,9 +262,9 @@ function withNull(t: JsonSchema): JsonSchema {
 function baseRoots(def: Definition): { roots: TypeEnv["roots"]; rootNotes: Record<string, string> } {
   const roots: TypeEnv["roots"] = {};
   const rootNotes: Record<string, string> = {};
-  if (def.input_schema !== undefined) roots.input = def.input_schema;
+  if (def.input_schema !== undefined) roots.input = declared(def.input_schema);
   else rootNotes.input = "the process declares no input_schema";
-  if (def.config_schema !== undefined) roots.config = def.config_schema;
+  if (def.config_schema !== undefined) roots.config = declared(def.config_schema);
   else rootNotes.config = "the process declares no config_schema";
   return { roots, rootNotes };
 }
