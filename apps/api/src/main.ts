@@ -77,22 +77,20 @@ const program = new Command("baton-api")
       return fatal((error as Error).message);
     }
     const log = createLogger(config.logLevel);
-    let server: Awaited<ReturnType<typeof startServer>>;
-    try {
-      server = await startServer(config, log);
-    } catch (error) {
-      return fatal(startupMessage(error, config));
-    }
-    let stopping = false;
+    // Handlers go in before start-up: a signal that arrives while the database is opening
+    // (or right after "listening" is logged) must still shut down cleanly, not kill.
+    let server: Awaited<ReturnType<typeof startServer>> | undefined;
+    let stopSignal: string | undefined;
     const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
+      if (stopSignal) return;
+      stopSignal = signal;
       log.info("shutting down", { signal });
       const force = setTimeout(() => {
         log.error("shutdown took longer than 30s; exiting");
         process.exit(1);
       }, 30_000);
       force.unref();
+      if (!server) return; // start-up finishes, then sees stopSignal
       server.close().then(
         () => process.exit(0),
         (error) => {
@@ -103,6 +101,15 @@ const program = new Command("baton-api")
     };
     process.on("SIGTERM", () => stop("SIGTERM"));
     process.on("SIGINT", () => stop("SIGINT"));
+    try {
+      server = await startServer(config, log);
+    } catch (error) {
+      return fatal(startupMessage(error, config));
+    }
+    if (stopSignal) {
+      await server.close();
+      process.exit(0);
+    }
   });
 
 registerTokensCommand(program);
