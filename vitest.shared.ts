@@ -1,0 +1,20 @@
+import type { ViteUserConfig } from "vitest/config";
+
+type TestOptions = NonNullable<ViteUserConfig["test"]>;
+
+/**
+ * The test settings every package shares. The JSON report is what scripts/test-summary.mjs
+ * sums into CI's closing "N passed, N failed" line, one file per database engine.
+ */
+export function packageTestConfig(overrides: TestOptions = {}): ViteUserConfig {
+  return {
+    test: {
+      include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+      reporters: ["default", "json"],
+      outputFile: { json: `.test-results/vitest-${process.env.DATABASE_URL ? "postgres" : "pglite"}.json` },
+      testTimeout: 30_000,
+      hookTimeout: 120_000,
+      ...overrides,
+    },
+  };
+}
