@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { parseJson } from "@baton/expr";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, definitionHash } from "./canonical.js";
-import { decodeBatch, decodeDefinition } from "./decode/decode-definition.js";
+import { decodeBatch } from "./decode/decode-batch.js";
+import { decodeDefinition } from "./decode/decode-definition.js";
 import { inferSchemas } from "./infer.js";
 import { validateInput } from "./input.js";
 

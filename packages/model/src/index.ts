@@ -1,5 +1,6 @@
 export * from "./canonical.js";
 export * from "./catchable-codes.js";
+export * from "./decode/decode-batch.js";
 export * from "./decode/decode-definition.js";
 export * from "./definition.js";
 export * from "./duration.js";

@@ -1,28 +1,18 @@
-import type { Definition, DefinitionProblem, Schema } from "../definition.js";
-import { codeMatches } from "../error-codes.js";
+import type { Definition } from "../definition.js";
 import { describeKind, isPlainObject } from "../json-kind.js";
-import { MAP_KEY, PROCESS_NAME } from "../names.js";
-import { joinPath, problemSink } from "../problems.js";
-import { authoredCodeSites, declaredRaises } from "../raises.js";
+import { PROCESS_NAME } from "../names.js";
+import { problemSink } from "../problems.js";
 import { endlessRoutingCycles, unreachableTasks } from "../reachability.js";
 import { typeDefinition } from "../typing.js";
+import { checkChildPatterns, checkRaisedAndPanicked } from "./cross-task-checks.js";
+import type { DecodeContext, DecodeResult } from "./decode-context.js";
+import { decodeConfigSchema, decodeDefs, decodeObjectSchema } from "./decode-document-schemas.js";
 import { decodeTask } from "./decode-task.js";
-import { decodeSchema, expectObject, rejectUnknownFields, report, type Scope } from "./scope.js";
+import { rejectUnknownFields, report, type Scope } from "./scope.js";
 
-/** What registration knows beyond the document itself (LANGUAGE §2.6). */
-export interface DecodeContext {
-  /** Whether a process is registered; without it child names are not checked. */
-  processExists?: (name: string) => boolean;
-  /** Names registered together with this one: a child may name them. */
-  batchNames?: readonly string[];
-  /** The codes a registered process can raise (its summary `raises`); undefined when unknown. */
-  processRaises?: (name: string) => string[] | undefined;
-}
-
-export type DecodeResult = { ok: true; definition: Definition } | { ok: false; problems: DefinitionProblem[] };
+export type { DecodeContext, DecodeResult } from "./decode-context.js";
 
 const DEFINITION_FIELDS = ["name", "tasks", "input_schema", "output", "config_schema", "$defs"];
-const CONFIG_TYPES = ["string", "number", "integer", "boolean"];
 
 export function decodeDefinition(raw: unknown, ctx: DecodeContext = {}): DecodeResult {
   const sink = problemSink();
@@ -88,34 +78,6 @@ export function decodeDefinition(raw: unknown, ctx: DecodeContext = {}): DecodeR
   return sink.problems.length === 0 ? { ok: true, definition: def } : fail();
 }
 
-/** Decodes a channel batch: members may name each other as children; a name given twice is a problem. */
-export function decodeBatch(raws: unknown[], ctx: DecodeContext = {}): { ok: true; definitions: Definition[] } | { ok: false; problems: DefinitionProblem[] } {
-  const names = raws.map((r) => (isPlainObject(r) && typeof r.name === "string" ? r.name : undefined));
-  const batchNames = [...new Set([...(ctx.batchNames ?? []), ...names.filter((n): n is string => n !== undefined)])];
-  const problems: DefinitionProblem[] = [];
-  const firstAt = new Map<string, number>();
-  names.forEach((name, i) => {
-    if (name === undefined) return;
-    const first = firstAt.get(name);
-    if (first === undefined) firstAt.set(name, i);
-    else problems.push({ process: name, path: "name", message: `process "${name}" appears twice in the batch (definitions[${first}] and definitions[${i}])` });
-  });
-  // First pass: what each member raises, so a parent's on_error can be checked against a child of the same batch.
-  const base: DecodeContext = { ...ctx, batchNames };
-  const raisedByMember = new Map<string, string[]>();
-  for (const raw of raws) {
-    const r = decodeDefinition(raw, base);
-    if (r.ok) raisedByMember.set(r.definition.name, declaredRaises(r.definition));
-  }
-  const full: DecodeContext = { ...base, processRaises: (name) => raisedByMember.get(name) ?? (names.includes(name) ? undefined : ctx.processRaises?.(name)) };
-  const definitions: Definition[] = [];
-  raws.forEach((raw, i) => {
-    const r = decodeDefinition(raw, full);
-    if (r.ok) definitions.push(r.definition);
-    else problems.push(...r.problems.map((p) => (p.process === undefined ? { ...p, path: p.path === "" ? `definitions[${i}]` : `definitions[${i}].${p.path}` } : p)));
-  });
-  return problems.length === 0 ? { ok: true, definitions } : { ok: false, problems };
-}
 
 function collectIds(sc: Scope, rawTasks: unknown[]): Set<string> {
   const ids = new Set<string>();
@@ -130,91 +92,3 @@ function collectIds(sc: Scope, rawTasks: unknown[]): Set<string> {
   return ids;
 }
 
-function decodeDefs(sc: Scope, raw: unknown): Record<string, Schema> | undefined {
-  const obj = expectObject(sc, raw, "$defs", "an object of name → schema");
-  if (obj === undefined) return undefined;
-  const out: Record<string, Schema> = {};
-  for (const [name, schema] of Object.entries(obj)) {
-    const at = joinPath("$defs", name);
-    if (!MAP_KEY.test(name)) report(sc, at, `$defs name "${name}" must match ${MAP_KEY.source}`);
-    const s = decodeSchema(sc, schema, at);
-    if (s !== undefined) out[name] = s;
-  }
-  return out;
-}
-
-function typeNames(schema: Record<string, unknown>): string[] | undefined {
-  if (typeof schema.type === "string") return [schema.type];
-  return Array.isArray(schema.type) ? (schema.type as string[]) : undefined;
-}
-
-/** input_schema describes the instance input, which is always an object (SPEC POST /instances). */
-function decodeObjectSchema(sc: Scope, raw: unknown, path: string): Schema | undefined {
-  const s = decodeSchema(sc, raw, path);
-  if (s === undefined) return undefined;
-  const types = typeNames(s);
-  if (types !== undefined && !types.includes("object"))
-    report(sc, path, `${path} must describe an object (the instance input), got type ${JSON.stringify(s.type)}`);
-  return s;
-}
-
-/** config_schema is flat: settings come from environment variables, so every property is a scalar. */
-function decodeConfigSchema(sc: Scope, raw: unknown): Schema | undefined {
-  const s = decodeSchema(sc, raw, "config_schema");
-  if (s === undefined) return undefined;
-  const types = typeNames(s);
-  if (types === undefined || types.length !== 1 || types[0] !== "object") report(sc, "config_schema", 'config_schema must be {type: "object", properties: {…}}');
-  if (!isPlainObject(s.properties)) {
-    report(sc, "config_schema", "config_schema needs properties (one per setting)");
-    return s;
-  }
-  for (const [name, prop] of Object.entries(s.properties)) {
-    const at = joinPath("config_schema.properties", name);
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) report(sc, at, `setting "${name}" must be letters, digits and _ (it names an environment variable)`);
-    if (!isPlainObject(prop)) continue;
-    const t = typeNames(prop);
-    if (t === undefined || t.some((x) => !CONFIG_TYPES.includes(x)))
-      report(sc, at, `a setting must be a scalar (type ${CONFIG_TYPES.join(", ")}): config_schema is flat`);
-  }
-  return s;
-}
-
-function checkRaisedAndPanicked(sc: Scope, def: Definition): void {
-  const { raised, panicked } = authoredCodeSites(def);
-  for (const [code, sites] of panicked) {
-    const raisedAt = raised.get(code);
-    if (raisedAt === undefined) continue;
-    for (const at of sites)
-      sc.sink.add(at, `code "${code}" is both raised (${raisedAt[0]}) and panicked here; a parent could not tell whether it may catch it — use two codes`, taskAt(def, at));
-  }
-}
-
-function taskAt(def: Definition, path: string): string | undefined {
-  const m = /^tasks\[(\d+)\]/.exec(path);
-  return m === null ? undefined : def.tasks[Number(m[1])]?.id;
-}
-
-/** On a child task, a pattern no child can raise is almost always a typo (LANGUAGE §2.6). */
-function checkChildPatterns(sc: Scope, def: Definition, ctx: DecodeContext): void {
-  def.tasks.forEach((task, i) => {
-    const a = task.action;
-    if (a === undefined || (a.type !== "child" && a.type !== "child_map" && a.type !== "child_list")) return;
-    const childNames = a.type === "child_map" ? Object.values(a.children).map((c) => c.name) : [a.name];
-    const catchable = new Set<string>(["output.invalid"]);
-    for (const name of childNames) {
-      const raises = name === def.name ? declaredRaises(def) : ctx.processRaises?.(name);
-      if (raises === undefined) return; // unknown child: nothing to check against
-      for (const c of raises) catchable.add(c);
-    }
-    task.on_error.forEach((rule, j) => {
-      rule.code?.forEach((pattern, k) => {
-        if (![...catchable].some((c) => codeMatches(pattern, c)))
-          sc.sink.add(
-            `tasks[${i}].on_error[${j}].code[${k}]`,
-            `no child of this task can raise "${pattern}" (they raise: ${[...catchable].sort().join(", ")})`,
-            task.id,
-          );
-      });
-    });
-  });
-}

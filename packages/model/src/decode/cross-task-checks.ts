@@ -1,0 +1,48 @@
+// Checks that need the whole decoded definition (LANGUAGE §2.6): codes both raised and
+// panicked, and child on_error patterns no child can raise.
+import type { Definition } from "../definition.js";
+import { codeMatches } from "../error-codes.js";
+import { authoredCodeSites, declaredRaises } from "../raises.js";
+import type { DecodeContext } from "./decode-context.js";
+import type { Scope } from "./scope.js";
+
+export function checkRaisedAndPanicked(sc: Scope, def: Definition): void {
+  const { raised, panicked } = authoredCodeSites(def);
+  for (const [code, sites] of panicked) {
+    const raisedAt = raised.get(code);
+    if (raisedAt === undefined) continue;
+    for (const at of sites)
+      sc.sink.add(at, `code "${code}" is both raised (${raisedAt[0]}) and panicked here; a parent could not tell whether it may catch it — use two codes`, taskAt(def, at));
+  }
+}
+
+function taskAt(def: Definition, path: string): string | undefined {
+  const m = /^tasks\[(\d+)\]/.exec(path);
+  return m === null ? undefined : def.tasks[Number(m[1])]?.id;
+}
+
+/** On a child task, a pattern no child can raise is almost always a typo (LANGUAGE §2.6). */
+export function checkChildPatterns(sc: Scope, def: Definition, ctx: DecodeContext): void {
+  def.tasks.forEach((task, i) => {
+    const a = task.action;
+    if (a === undefined || (a.type !== "child" && a.type !== "child_map" && a.type !== "child_list")) return;
+    const childNames = a.type === "child_map" ? Object.values(a.children).map((c) => c.name) : [a.name];
+    const catchable = new Set<string>(["output.invalid"]);
+    for (const name of childNames) {
+      const raises = name === def.name ? declaredRaises(def) : ctx.processRaises?.(name);
+      if (raises === undefined) return; // unknown child: nothing to check against
+      for (const c of raises) catchable.add(c);
+    }
+    task.on_error.forEach((rule, j) => {
+      rule.code?.forEach((pattern, k) => {
+        if (![...catchable].some((c) => codeMatches(pattern, c)))
+          sc.sink.add(
+            `tasks[${i}].on_error[${j}].code[${k}]`,
+            `no child of this task can raise "${pattern}" (they raise: ${[...catchable].sort().join(", ")})`,
+            task.id,
+          );
+      });
+    });
+  });
+}
+
