@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { decoded, expectProblem, fetchDef, problemsOf } from "../../test/helpers.js";
-import { decodeDefinition } from "./decode-definition.js";
 
 describe("the document", () => {
   it("decodes a minimal definition to its canonical form", () => {
