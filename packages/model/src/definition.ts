@@ -115,6 +115,7 @@ export interface Task {
   id: string;
   /** Absent: a routing-only task (runs inline, no checkpoint). */
   action?: Action;
+  /** Exported as `outputs.<id>`; absent on an action task, the engine exports the action's result. */
   output?: Shape;
   /** Canonical: always an array; `[]` falls through to the next task. */
   switch: SwitchCase[];
