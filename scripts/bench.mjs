@@ -8,7 +8,7 @@
 // BENCH_DATABASE_URL=postgres://… uses that server instead of starting one (each run creates
 // and drops its own database there).
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, chownSync, chmodSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { createServer as createNetServer } from "node:net";
@@ -93,6 +93,27 @@ async function startPostgres() {
   return { url: `postgres://postgres@127.0.0.1:${port}/bench`, settings: `PostgreSQL 15 in ${dir}, fsync=${fsync}, synchronous_commit=${synchronous_commit}` };
 }
 
+/** CPU seconds (user + system) used so far by these processes, from /proc (0 where unreadable). */
+function cpuSeconds(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {}
+  }
+  return ticks / 100;
+}
+
+function postgresPids() {
+  try {
+    return execFileSync("pgrep", ["-x", "postgres"]).toString().trim().split("\n").map(Number);
+  } catch {
+    return [];
+  }
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const probe = createNetServer();
@@ -148,7 +169,7 @@ async function startApi(dbUrl, extra = []) {
     await new Promise((r) => child.once("exit", r));
   };
   cleanups.push(stop);
-  return { url, stop, messages };
+  return { url, stop, messages, pid: child.pid };
 }
 
 async function call(base, method, path, body) {
@@ -185,7 +206,10 @@ async function park(sql, process) {
  * Makes every parked instance of `process` due at once and waits until all are settled:
  * `pump` lets the server's own pump (--poll) drain them, `tick` drives concurrent POST /tick loops.
  */
-async function drain(base, sql, process, n, mode) {
+async function drain(base, sql, process, n, mode, serverPid) {
+  const pgPids = postgresPids();
+  const cpu0 = { server: cpuSeconds([serverPid]), postgres: cpuSeconds(pgPids), bench: processCpu() };
+  const commits0 = await commitCount(sql);
   let done = false;
   let ticks = 0;
   const t0 = Date.now();
@@ -204,7 +228,7 @@ async function drain(base, sql, process, n, mode) {
   for (;;) {
     const [{ settled }] = await sql`select count(*)::int as settled from instances where process = ${process} and status not in ('running', 'pausing', 'paused')`;
     if (settled >= n) break;
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 25));
   }
   done = true;
   await Promise.all(loops);
@@ -215,7 +239,23 @@ async function drain(base, sql, process, n, mode) {
   // start→completed from the moment each preloaded instance was released (t0) to its completing write.
   const latencies = rows.map((r) => Number(r.updated_at) - t0).sort((a, b) => a - b);
   const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-  return { seconds, rate: n / seconds, p50: pct(50), p99: pct(99), notCompleted: bad.length, ticks };
+  const cpu = {
+    server: cpuSeconds([serverPid]) - cpu0.server,
+    postgres: cpuSeconds(pgPids) - cpu0.postgres,
+    bench: processCpu() - cpu0.bench,
+  };
+  const commits = (await commitCount(sql)) - commits0;
+  return { seconds, rate: n / seconds, p50: pct(50), p99: pct(99), notCompleted: bad.length, ticks, cpu, commits };
+}
+
+async function commitCount(sql) {
+  const [{ n }] = await sql`select xact_commit::bigint as n from pg_stat_database where datname = current_database()`;
+  return Number(n);
+}
+
+function processCpu() {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
 }
 
 async function main() {
@@ -275,12 +315,12 @@ async function main() {
   const results = [];
   if (DRAIN_N > 0) {
     log(`drain: releasing ${DRAIN_N} roots (${MODE})`);
-    results.push({ workload: "drain", n: DRAIN_N, ...(await drain(api.url, sql, "bench_drain", DRAIN_N, MODE)) });
+    results.push({ workload: "drain", n: DRAIN_N, ...(await drain(api.url, sql, "bench_drain", DRAIN_N, MODE, api.pid)) });
   }
   if (FETCH_N > 0) {
     hits.n = 0;
     log(`fetch: releasing ${FETCH_N} roots (${MODE})`);
-    results.push({ workload: "fetch", n: FETCH_N, ...(await drain(api.url, sql, "bench_fetch", FETCH_N, MODE)), upstreamCalls: hits.n });
+    results.push({ workload: "fetch", n: FETCH_N, ...(await drain(api.url, sql, "bench_fetch", FETCH_N, MODE, api.pid)), upstreamCalls: hits.n });
   }
   const messages = api.messages;
   await cleanup();
@@ -296,6 +336,8 @@ async function main() {
     console.log(
       `${r.workload.padEnd(8)} ${r.rate.toFixed(0).padStart(7)} instances/s  (${r.n} in ${r.seconds.toFixed(2)} s, ${(r.rate / baseline).toFixed(2)}× baseline)  start→completed p50 ${r.p50} ms, p99 ${r.p99} ms` +
         (r.upstreamCalls !== undefined ? `, upstream calls ${r.upstreamCalls}` : "") +
+        `; ${(r.commits / r.n).toFixed(2)} commits/instance (incl. the bench's polls)` +
+        `; CPU ms/instance: server ${((r.cpu.server * 1000) / r.n).toFixed(2)}, postgres ${((r.cpu.postgres * 1000) / r.n).toFixed(2)}, bench+upstream ${((r.cpu.bench * 1000) / r.n).toFixed(2)}` +
         (r.notCompleted ? `, NOT COMPLETED ${r.notCompleted}` : ""),
     );
   }

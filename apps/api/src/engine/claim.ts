@@ -21,7 +21,9 @@ export interface ClaimedRow {
  * One claim statement (its own commit): due, unleased running rows, oldest due first, skipping
  * rows another replica is claiming right now. Each claimed row gets this worker's lease and a
  * new lease_epoch; a row whose expired lease still names an owner keeps that owner as
- * previous_owner.
+ * previous_owner. wake_at moves to the lease expiry: a leased row is due again exactly when
+ * its lease could be reclaimed, so claim scans of the due index never wade through rows in
+ * flight (the advance's write sets the real wake_at).
  */
 export async function claimDue(db: Db, workerId: string, now: number, limit: number): Promise<ClaimedRow[]> {
   if (limit <= 0) return [];
@@ -35,7 +37,7 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
       FOR UPDATE SKIP LOCKED
     )
     UPDATE instances AS i
-    SET lease_owner = ${workerId}, lease_expires_at = ${now + LEASE_MS}, lease_epoch = i.lease_epoch + 1,
+    SET lease_owner = ${workerId}, lease_expires_at = ${now + LEASE_MS}, wake_at = ${now + LEASE_MS}, lease_epoch = i.lease_epoch + 1,
         previous_owner = COALESCE(due.old_owner, i.previous_owner)
     FROM due WHERE i.id = due.id
     RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch, due.old_owner`);
@@ -59,7 +61,7 @@ export async function renewLeases(db: Db, workerId: string, now: number, held: R
   const ids = held.map((h) => h.id);
   const epochs = held.map((h) => h.leaseEpoch);
   const result = await db.execute(sql`
-    UPDATE instances AS i SET lease_expires_at = ${now + LEASE_MS}
+    UPDATE instances AS i SET lease_expires_at = ${now + LEASE_MS}, wake_at = ${now + LEASE_MS}
     FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(epochs)}) AS epoch) AS h
     WHERE i.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}
     RETURNING i.id`);
@@ -71,7 +73,7 @@ export async function renewLeases(db: Db, workerId: string, now: number, held: R
 export async function expireLeases(db: Db, workerId: string, now: number, held: ReadonlyArray<{ id: string; leaseEpoch: number }>): Promise<void> {
   if (held.length === 0) return;
   await db.execute(sql`
-    UPDATE instances AS i SET lease_expires_at = ${now}
+    UPDATE instances AS i SET lease_expires_at = ${now}, wake_at = ${now}
     FROM (SELECT unnest(${sqlTextArray(held.map((h) => h.id))}) AS id, unnest(${sqlIntArray(held.map((h) => h.leaseEpoch))}) AS epoch) AS h
     WHERE i.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}`);
 }

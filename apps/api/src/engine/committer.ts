@@ -4,6 +4,8 @@ import type { Db } from "../storage/db.js";
 import { type PendingWrite, type WriteOutcome, writeAdvances } from "./commit.js";
 
 export const MAX_WRITE_BATCH = 500;
+const LINGER_BELOW = 32;
+const LINGER_MS = 3;
 
 /**
  * Group commit: advances that finish while a write is in flight (or in the same turn of the
@@ -25,8 +27,10 @@ export function createCommitter(db: Db, clock: Clock, thresholdBytes: number, lo
   };
 
   const drain = async () => {
-    // Let every advance that finishes in this turn join the batch.
+    // Let every advance that finishes in this turn join the batch; when the batch is still small,
+    // linger a moment: a few ms of latency buy far fewer (and cheaper) transactions under load.
     await new Promise((resolve) => setImmediate(resolve));
+    if (queue.length < LINGER_BELOW) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
     while (queue.length > 0) {
       const batch = queue.slice(0, MAX_WRITE_BATCH);
       queue = queue.slice(batch.length);

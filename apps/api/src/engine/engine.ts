@@ -27,6 +27,9 @@ export interface EngineDeps {
 }
 
 const STOP_GRACE_MS = 5_000;
+const FINALISE_EVERY_MS = 1_000;
+/** A wake waits this long so that slots freed by one commit are claimed together. */
+const WAKE_DELAY_MS = 2;
 
 /**
  * The pump (DESIGN §3): claim rounds every `pollMs` and on wake(), at most `maxConcurrent`
@@ -68,7 +71,11 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     }
   }
 
-  async function finalise(): Promise<void> {
+  let lastFinaliseCheck = Number.NEGATIVE_INFINITY;
+  async function finalise(force: boolean): Promise<void> {
+    // The pump checks at most once a second (a tick always does): abandoned rows are rare.
+    if (!force && performance.now() - lastFinaliseCheck < FINALISE_EVERY_MS) return;
+    lastFinaliseCheck = performance.now();
     try {
       if (!(await hasAbandoned(db, clock.now()))) return;
       await db.transaction(async (tx) => {
@@ -92,9 +99,9 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   }
 
   /** Claims up to the free slots and starts their advances; each promise says whether the write landed. */
-  async function claimRound(): Promise<Array<Promise<WriteOutcome>>> {
-    await finalise();
-    const free = Math.max(0, config.maxConcurrent - inFlight.size - reserved);
+  async function claimRound(limit = Number.POSITIVE_INFINITY, fromTick = false): Promise<Array<Promise<WriteOutcome>>> {
+    await finalise(fromTick);
+    const free = Math.min(limit, Math.max(0, config.maxConcurrent - inFlight.size - reserved));
     if (free === 0) return [];
     reserved += free;
     let claimed: ClaimedRow[];
@@ -188,7 +195,8 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     }
     pumpRound = (async () => {
       try {
-        const runs = await claimRound();
+        // Half the slots per round: the next claim overlaps the previous round's write.
+        const runs = await claimRound(Math.max(1, Math.ceil(config.maxConcurrent / 2)));
         for (const r of runs) {
           void r.then((outcome) => {
             if (dueAgain(outcome) || inFlight.size + 1 >= config.maxConcurrent) wake();
@@ -210,10 +218,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   function wake(): void {
     if (stopped || config.pollMs <= 0 || wakeScheduled) return;
     wakeScheduled = true;
-    setImmediate(() => {
+    setTimeout(() => {
       wakeScheduled = false;
       pump();
-    });
+    }, WAKE_DELAY_MS);
   }
 
   function schedulePoll(): void {
@@ -229,7 +237,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   return {
     wake,
     async tick(): Promise<number> {
-      const runs = await claimRound();
+      const runs = await claimRound(Number.POSITIVE_INFINITY, true);
       const outcomes = await Promise.all(runs);
       return outcomes.filter((o) => o.applied).length;
     },
