@@ -15,6 +15,17 @@ export type { DecodeContext, DecodeResult } from "./decode-context.js";
 const DEFINITION_FIELDS = ["name", "tasks", "input_schema", "output", "config_schema", "$defs"];
 
 export function decodeDefinition(raw: unknown, ctx: DecodeContext = {}): DecodeResult {
+  try {
+    return decode(raw, ctx);
+  } catch (e) {
+    // Every walk is recursive: absurdly deep JSON is refused instead of failing the request.
+    if (!(e instanceof RangeError)) throw e;
+    const process = isPlainObject(raw) && typeof raw.name === "string" ? raw.name : undefined;
+    return { ok: false, problems: [{ ...(process === undefined ? {} : { process }), path: "", message: "the definition is nested too deeply to check" }] };
+  }
+}
+
+function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
   const sink = problemSink();
   const fail = (): DecodeResult => ({ ok: false, problems: sink.problems });
   if (!isPlainObject(raw)) {

@@ -73,3 +73,12 @@ describe("decoding malformed definitions", () => {
     expect(refused, "most mutations should be refused").toBeGreaterThan(300);
   });
 });
+
+describe("absurdly deep definitions", () => {
+  it("are refused with a problem instead of a crash", () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const r = decodeDefinition({ name: "p", tasks: [{ id: "a", output: deep }] });
+    expect(r).toEqual({ ok: false, problems: [{ process: "p", path: "", message: "the definition is nested too deeply to check" }] });
+  });
+});
