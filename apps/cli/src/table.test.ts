@@ -39,8 +39,14 @@ describe("renderTable column economy", () => {
     expect(renderTable([{ header: "A" }, { header: "ERROR", optional: true }], [["x", ""]], 80)).toBe("A\nx");
   });
 
-  it("drops columns in dropOrder before truncating anything", () => {
-    const columns = [{ header: "ID", keep: true }, { header: "STATUS" }, { header: "UPDATED", dropOrder: 1 }];
+  it("shortens shrinkable columns rather than dropping any while that is enough", () => {
+    const columns = [{ header: "ID", keep: true }, { header: "STATUS" }, { header: "NOTE", dropOrder: 1 }];
+    const out = renderTable(columns, [["0123456789", "running", "a long note that does not fit"]], 30);
+    expect(out.split("\n")).toEqual(["ID          STATUS   NOTE", "0123456789  running  a long n…"]);
+  });
+
+  it("drops columns in dropOrder when even the shortest widths do not fit", () => {
+    const columns = [{ header: "ID", keep: true }, { header: "STATUS", keep: true }, { header: "UPDATED", keep: true, dropOrder: 1 }];
     const out = renderTable(columns, [["0123456789", "running", "2026-01-01T00:00:00.000Z"]], 30);
     expect(out.split("\n")).toEqual(["ID          STATUS", "0123456789  running"]);
   });

@@ -1,11 +1,14 @@
 export interface Column {
   header: string;
   align?: "left" | "right";
-  /** Never shortened (ids people copy); other columns give way first. */
+  /** Never shortened (ids people copy, timestamps); other columns give way first. */
   keep?: boolean;
   /** Hidden when no row has a value in it. */
   optional?: boolean;
-  /** Left out entirely, lowest number first, when the table is too wide; then columns shrink. */
+  /**
+   * May be left out, lowest number first, when the table cannot fit even with every other
+   * column shortened to its minimum.
+   */
   dropOrder?: number;
 }
 
@@ -26,10 +29,12 @@ export function renderTable(allColumns: Column[], allRows: (string | Cell)[][], 
   const allCells = allRows.map((row) => allColumns.map((_, i) => toCell(row[i])));
   let shown = allColumns.map((_, i) => i).filter((i) => !allColumns[i].optional || allCells.some((row) => row[i].text !== ""));
   const naturalWidth = (i: number) => Math.max(allColumns[i].header.length, ...allCells.map((row) => row[i].text.length));
-  const totalWidth = () => shown.reduce((sum, i) => sum + naturalWidth(i), 0) + GAP.length * (shown.length - 1);
+  const smallestWidth = () =>
+    shown.reduce((sum, i) => sum + (allColumns[i].keep ? naturalWidth(i) : Math.min(naturalWidth(i), minimumWidth(allColumns[i]))), 0) +
+    GAP.length * (shown.length - 1);
   const droppable = shown.filter((i) => allColumns[i].dropOrder !== undefined).sort((a, b) => allColumns[a].dropOrder! - allColumns[b].dropOrder!);
   for (const i of droppable) {
-    if (totalWidth() <= width) break;
+    if (smallestWidth() <= width) break;
     shown = shown.filter((j) => j !== i);
   }
   const columns = shown.map((i) => allColumns[i]);
@@ -41,6 +46,10 @@ export function renderTable(allColumns: Column[], allRows: (string | Cell)[][], 
     ...cells.map((row) => formatLine(row, columns, widths)),
   ];
   return lines.join("\n");
+}
+
+function minimumWidth(column: Column): number {
+  return Math.max(MIN_WIDTH, Math.min(column.header.length, 8));
 }
 
 function toCell(value: string | Cell | undefined): Cell {
@@ -58,7 +67,7 @@ function fitWidths(columns: Column[], widths: number[], width: number): void {
   while (excess > 0) {
     let widest = -1;
     for (let i = 0; i < widths.length; i++) {
-      if (columns[i].keep || widths[i] <= Math.max(MIN_WIDTH, Math.min(columns[i].header.length, 8))) continue;
+      if (columns[i].keep || widths[i] <= minimumWidth(columns[i])) continue;
       if (widest === -1 || widths[i] > widths[widest]) widest = i;
     }
     if (widest === -1) return;

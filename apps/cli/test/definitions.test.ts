@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BatonRun, baton, isolatedEnv } from "./baton.js";
@@ -62,6 +63,21 @@ describe("deploy", () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(/^error: invalid: 1 problem in the definitions\n {2}bad\.yaml, process broken, task a, field tasks\[0\][^\n]*retires[^\n]*\n$/);
+  });
+});
+
+describe("the repository's examples", () => {
+  const examples = fileURLToPath(new URL("../../../examples", import.meta.url));
+
+  it("validate and deploy as one batch, child references included", async () => {
+    const validate = await cli(["validate", examples, "--json"]);
+    expect(validate.code, validate.stderr).toBe(0);
+    const names = JSON.parse(validate.stdout).map((result: { process: string }) => result.process);
+    expect(names.length).toBeGreaterThan(0);
+    const deploy = await cli(["deploy", examples, "--channel", "examples"]);
+    expect(deploy.code, deploy.stderr).toBe(0);
+    expect(deploy.stdout.trim().split("\n")).toEqual(names.map((name: string) => `${name} v1 (new, first on examples)`));
+    expect((await cli(["channels", "status", "examples"])).stdout).toBe("examples: no stale child references\n");
   });
 });
 

@@ -20,7 +20,7 @@ export function registerChannels(program: Command, makeContext: ContextFactory):
       if (result.items.length === 0) out.info(process ? `no channels for ${process}` : "no channels");
       else
         out.table(
-          [{ header: "PROCESS" }, { header: "CHANNEL" }, { header: "VERSION", align: "right" }, { header: "UPDATED", dropOrder: 2 }, { header: "ACTOR", optional: true, dropOrder: 1 }],
+          [{ header: "PROCESS" }, { header: "CHANNEL" }, { header: "VERSION", align: "right" }, { header: "UPDATED", keep: true, dropOrder: 2 }, { header: "ACTOR", optional: true, dropOrder: 1 }],
           result.items.map((entry) => [entry.name, entry.channel, `v${entry.version}`, entry.updated_at ?? "", entry.actor ?? ""]),
         );
       hintMorePages(out, result.page, options.all);

@@ -27,7 +27,7 @@ export function registerDefinitions(program: Command, makeContext: ContextFactor
           [
             { header: "PROCESS" },
             { header: "VERSION", align: "right" },
-            { header: "CREATED", dropOrder: 2 },
+            { header: "CREATED", keep: true, dropOrder: 2 },
             { header: "ACTOR", optional: true, dropOrder: 1 },
             { header: "RAISES", optional: true },
           ],

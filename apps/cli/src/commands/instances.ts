@@ -77,13 +77,13 @@ export function printInstanceTable(out: Output, rows: InstanceRow[]): void {
   out.table(
     [
       { header: "ID", keep: true },
-      ...(showParent ? [{ header: "PARENT", dropOrder: 0 }] : []),
+      ...(showParent ? [{ header: "PARENT", keep: true, dropOrder: 0 }] : []),
       { header: "PROCESS" },
-      { header: "VERSION", align: "right" as const },
-      { header: "STATUS" },
+      { header: "VERSION", align: "right" as const, keep: true },
+      { header: "STATUS", keep: true },
       { header: "PHASE", optional: true, dropOrder: 2 },
       { header: "TASK" },
-      { header: "UPDATED", dropOrder: 1 },
+      { header: "UPDATED", keep: true, dropOrder: 1 },
       { header: "ERROR", optional: true, dropOrder: 3 },
     ],
     rows.map((row) => [

@@ -17,7 +17,7 @@ export function registerTokens(program: Command, makeContext: ContextFactory): v
         if (out.json) return out.printJson(response);
         if (response.items.length === 0) return out.info("no tokens");
         out.table(
-          [{ header: "ID", keep: true }, { header: "LABEL" }, { header: "PERMS" }, { header: "CREATED", dropOrder: 3 }, { header: "LAST USED", dropOrder: 2 }, { header: "EXPIRES", dropOrder: 1 }, { header: "REVOKED" }],
+          [{ header: "ID", keep: true }, { header: "LABEL" }, { header: "PERMS" }, { header: "CREATED", keep: true, dropOrder: 3 }, { header: "LAST USED", keep: true, dropOrder: 2 }, { header: "EXPIRES", keep: true, dropOrder: 1 }, { header: "REVOKED", keep: true }],
           response.items.map((token) => [
             token.id,
             token.label,
