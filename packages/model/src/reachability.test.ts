@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { decoded } from "../test/helpers.js";
-import { outputFlow } from "./output-flow.js";
 import { decodeDefinition } from "./decode/decode-definition.js";
 import type { Definition } from "./definition.js";
 import { endlessRoutingCycles, taskEdges } from "./reachability.js";
@@ -22,25 +21,6 @@ describe("taskEdges", () => {
       { from: 1, to: 0, kind: "normal" },
       { from: 1, to: 2, kind: "normal" },
     ]);
-  });
-});
-
-describe("outputFlow", () => {
-  it("knows which outputs are set on entry to each task", () => {
-    const flow = outputFlow(def);
-    expect([...flow.setOnEntry[0]]).toEqual([]);
-    expect([...flow.setOnEntry[1]]).toEqual([0]);
-    expect([...flow.setOnEntry[2]], "c is reached from a's error edge, where a's output is not set").toEqual([]);
-  });
-
-  it("knows error targets and normal entries", () => {
-    const flow = outputFlow(def);
-    expect(flow.errorTarget).toEqual([false, false, true]);
-    expect(flow.normalEntry).toEqual([true, true, true]);
-  });
-
-  it("intersects over every completion", () => {
-    expect([...outputFlow(def).setAtCompletion]).toEqual([2]);
   });
 });
 
