@@ -131,7 +131,9 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
     expect(rows.filter((r) => !SETTLED.includes(r.status)).map((r) => r.status), "every tree settles").toEqual([]);
     for (const row of rows) {
       const out = outcomes.get(row.id) ?? [];
-      if (out.includes("cancelled") || out.includes("cancelling")) expect(row.status, `${row.id} was cancelled: terminal`).toBe("cancelled");
+      if (out.includes("cancelled")) expect(row.status, `${row.id} was cancelled: terminal`).toBe("cancelled");
+      // A cancel that had to drain lands as cancelled unless the in-flight advance settled the instance first.
+      if (out.includes("cancelling")) expect(["cancelled", "completed", "failed", "raised"]).toContain(row.status);
       if (row.status === "completed") {
         const state = JSON.parse(row.state);
         expect(Object.keys(state.outputs).sort(), "a completed tree ran every task").toEqual(["a", "b", "c", "d", "e"]);
