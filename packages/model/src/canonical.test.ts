@@ -71,3 +71,12 @@ describe("equivalent definitions hash the same", () => {
     expect(h, "the hash of stored definitions must never change between releases").toBe("ddf0f5d4647679761f43e4bb2ef3587808247fba35de282e88531ea1abad5513");
   });
 });
+
+describe("big numbers in definitions", () => {
+  it("survive decoding and canonicalisation digit for digit", () => {
+    const raw = parseJson('{"name":"p","tasks":[{"id":"a","action":{"type":"fetch","url":"https://x","body":{"amount":12345678901234567890.5}},"output":{"n":99999999999999999999}}]}');
+    const text = canonicalJson(decoded(raw));
+    expect(text).toContain('"amount":12345678901234567890.5');
+    expect(text).toContain('"n":99999999999999999999');
+  });
+});

@@ -92,3 +92,11 @@ describe("conformValue with the schema's own $defs", () => {
     expect(conformValue(s, { pay: "cash" })).toEqual({ pay: "cash" });
   });
 });
+
+describe("conformValue with nullable object types", () => {
+  it("conforms an object and leaves null alone", () => {
+    const s = { type: ["object", "null"], properties: { a: { type: "integer", default: 1 } } };
+    expect(conformValue(s, {})).toEqual({ a: 1 });
+    expect(conformValue(s, null)).toBe(null);
+  });
+});

@@ -73,3 +73,24 @@ describe("validateValue", () => {
     expect(validateValue({ type: "object", properties: { "a-b": { type: "string" } } }, { "a-b": 1 }, undefined, "input")[0].path).toBe('input["a-b"]');
   });
 });
+
+describe("validateValue details", () => {
+  it("names additionalProperties mismatches by key", () => {
+    expect(validateValue({ type: "object", additionalProperties: { type: "integer" } }, { a: 1, b: "x" }, undefined, "input")).toEqual([
+      { path: "input.b", message: "expected integer, got a string" },
+    ]);
+  });
+
+  it("summarises a failing anyOf", () => {
+    expect(validateValue({ anyOf: [{ type: "string" }, { type: "null" }] }, 3, undefined, "x")).toEqual([{ path: "x", message: "must match at least one of the anyOf schemas" }]);
+  });
+
+  it("accepts nullable types", () => {
+    expect(validateValue({ type: ["string", "null"] }, null)).toEqual([]);
+  });
+
+  it("reports bounds with ajv's wording", () => {
+    expect(validateValue({ type: "string", maxLength: 2 }, "abc", undefined, "s")[0]).toEqual({ path: "s", message: "must NOT have more than 2 characters" });
+    expect(validateValue({ type: "array", minItems: 1 }, [], undefined, "s")[0].message).toMatch(/fewer than 1 items/);
+  });
+});
