@@ -143,6 +143,16 @@ describe("instances, get and logs", () => {
     expect((await cli(["get", "00000000-0000-7000-8000-000000000000"])).code).toBe(4);
   });
 
+  it("lists externalized values under objects and splices them back with --resolve", async () => {
+    const who = "x".repeat(3000);
+    const run = await whileTicking(["run", "greet", "--set", `who=${who}`, "--wait"]);
+    expect(run.code, run.stderr).toBe(0);
+    const detail = await cli(["get", "@last", "--detail"]);
+    expect(detail.stdout).toMatch(/^objects:\n {2}state\.input\.who {2}\d+ bytes {2}[0-9a-f]{64}$/m);
+    const resolved = JSON.parse((await cli(["get", "@last", "--resolve", "--json"])).stdout);
+    expect(resolved.state.input.who).toBe(who);
+  });
+
   it("prints logs oldest first, filters by level, and --json is the API's page", async () => {
     const logs = await cli(["logs", "@last"]);
     const lines = logs.stdout.trim().split("\n");

@@ -76,10 +76,8 @@ function printDetail(out: Output, detail: InstanceDetail): void {
   jsonField(out, "state", detail.state);
   const objects = detail.objects ?? [];
   if (objects.length > 0) {
+    // One line each, never cut: both the path and the ref are things people copy.
     out.print(out.style.dim("objects:"));
-    out.table(
-      [{ header: "  PATH" }, { header: "SIZE", align: "right" }, { header: "REF", keep: true }],
-      objects.map((object) => [`  ${object.path.join(".")}`, String(object.size), object.ref]),
-    );
+    for (const object of objects) out.print(`  ${object.path.join(".")}  ${object.size} bytes  ${object.ref}`);
   }
 }
