@@ -1,0 +1,104 @@
+import type { Json } from "@baton/expr";
+import { decodeDefinition, formatProblems } from "@baton/model";
+import { describe, expect, it } from "vitest";
+import { advance, type AdvanceEnvironment, type AdvanceInput } from "./advance.js";
+import { compileDefinition } from "./compiled-definition.js";
+import { configRoot } from "./config-root.js";
+import { TaskFailure } from "./task-failure.js";
+
+function compiled(raw: unknown) {
+  const decoded = decodeDefinition(raw);
+  if (!decoded.ok) throw new Error(formatProblems(decoded.problems));
+  return compileDefinition(decoded.definition, 1);
+}
+
+function input(task: string, extra: Partial<AdvanceInput> = {}): AdvanceInput {
+  return { id: "i-1", process: "p", version: 1, task, taskEpoch: 1, retryCount: 0, state: { input: {}, outputs: {}, _children: {} }, reclaimed: false, previousOwner: null, ...extra };
+}
+
+function env(fetch: AdvanceEnvironment["fetch"] = async () => ({ result: { ok: true }, status: 200, headers: {} }), config: () => { [k: string]: Json } = () => ({})): AdvanceEnvironment {
+  return { now: () => 1_000, random: () => 1, config, fetch };
+}
+
+const fetchTask = (id: string, extra: object = {}) => ({ id, action: { type: "fetch", url: "http://up.test/x" }, ...extra });
+
+describe("advance", () => {
+  it("checkpoints on entering the next action task, with task_epoch + 1 and due at once", async () => {
+    const def = compiled({ name: "p", tasks: [fetchTask("a"), { id: "route" }, fetchTask("b")] });
+    const result = await advance(def, input("a"), env());
+    expect(result).toMatchObject({ status: "running", task: "b", taskEpoch: 3, wakeAt: 1_000, retryCount: 0 });
+    expect(result.state.outputs).toEqual({ a: { ok: true } });
+    expect([...result.written]).toEqual(["a"]);
+  });
+
+  it("raises only_once.interrupted without calling the upstream when reclaimed on an only_once task; uncaught it fails the instance", async () => {
+    const def = compiled({ name: "p", tasks: [fetchTask("pay", { only_once: true })] });
+    let calls = 0;
+    const result = await advance(
+      def,
+      input("pay", { reclaimed: true, previousOwner: "host:1:abc" }),
+      env(async () => {
+        calls++;
+        return { result: null, status: 200, headers: {} };
+      }),
+    );
+    expect(calls).toBe(0);
+    expect(result.status).toBe("failed");
+    expect(result.errorCode).toBe("only_once.interrupted");
+    expect(result.errorMessage).toMatch(/^task "pay": only_once\.interrupted: /);
+    expect(result.logs.map((l) => l.event)).toEqual(["lease.reclaimed", "task.failed", "instance.failed"]);
+  });
+
+  it("re-runs an ordinary task after a reclaim", async () => {
+    const def = compiled({ name: "p", tasks: [fetchTask("call")] });
+    const result = await advance(def, input("call", { reclaimed: true, previousOwner: "w" }), env());
+    expect(result.status).toBe("completed");
+  });
+
+  it("keeps the same task epoch and schedules the wait on a retry", async () => {
+    const def = compiled({ name: "p", tasks: [fetchTask("call", { on_error: [{ code: ["http.5%"], retry: { retries: 2, delay: "4s" } }] })] });
+    const result = await advance(
+      def,
+      input("call", { taskEpoch: 7 }),
+      env(async () => {
+        throw new TaskFailure("http.502", "bad gateway");
+      }),
+    );
+    expect(result).toMatchObject({ status: "running", task: "call", taskEpoch: 7, retryCount: 1, wakeAt: 1_000 + 4_000 });
+  });
+
+  it("fails with engine.config when a required config setting is missing, and reads it from the environment", async () => {
+    const raw = {
+      name: "cfg",
+      config_schema: { type: "object", properties: { region: { type: "string" }, limit: { type: "integer", default: 5 } }, required: ["region"] },
+      tasks: [{ id: "r", output: { region: "$: config.region", limit: "$: config.limit" } }],
+    };
+    const def = compiled(raw);
+    const missing = await advance(def, input("r"), env(undefined, () => configRoot(def.definition, {})));
+    expect(missing.status).toBe("failed");
+    expect(missing.errorCode).toBe("engine.config");
+    expect(missing.errorMessage).toContain("BATON_CFG_REGION");
+    const set = await advance(def, input("r"), env(undefined, () => configRoot(def.definition, { BATON_GLOBAL_REGION: "eu", BATON_CFG_LIMIT: "9" })));
+    expect(set.state.outputs.r).toEqual({ region: "eu", limit: 9 });
+  });
+
+  it("fails with engine.expression when the process output faults, naming the last task", async () => {
+    const def = compiled({
+      name: "p",
+      input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+      tasks: [{ id: "last", output: "$: input.n" }],
+      output: "$: 1 / outputs.last",
+    });
+    const result = await advance(def, input("last", { state: { input: { n: 0 }, outputs: {}, _children: {} } }), env());
+    expect(result.status).toBe("failed");
+    expect(result.errorCode).toBe("engine.expression");
+    expect(result.errorMessage).toMatch(/^task "last": engine\.expression: process output: /);
+  });
+
+  it("fails with engine.definition when the instance sits on a task the definition does not have", async () => {
+    const def = compiled({ name: "p", tasks: [{ id: "a" }] });
+    const result = await advance(def, input("gone"), env());
+    expect(result.errorCode).toBe("engine.definition");
+    expect(result.errorMessage).toContain('no task "gone"');
+  });
+});
