@@ -151,6 +151,9 @@ describe("instances, get and logs", () => {
     expect(detail.stdout).toMatch(/^objects:\n {2}state\.input\.who {2}\d+ bytes {2}[0-9a-f]{64}$/m);
     const resolved = JSON.parse((await cli(["get", "@last", "--resolve", "--json"])).stdout);
     expect(resolved.state.input.who).toBe(who);
+    const ref = /state\.input\.who {2}\d+ bytes {2}([0-9a-f]{64})/.exec(detail.stdout)![1];
+    expect(JSON.parse((await cli(["object", ref])).stdout)).toBe(who);
+    expect((await cli(["object", "0".repeat(64)])).code).toBe(4);
   });
 
   it("prints logs oldest first, filters by level, and --json is the API's page", async () => {

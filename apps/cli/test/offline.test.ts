@@ -20,6 +20,7 @@ const COMMANDS = [
   "run",
   "instances",
   "get",
+  "object",
   "logs",
   "pause",
   "resume",

@@ -30,6 +30,19 @@ export function registerGet(program: Command, makeContext: ContextFactory): void
         printStatusView(out, view);
       }),
     );
+  const object = program
+    .command("object")
+    .summary("print an externalized value by its ref")
+    .description("Prints a value stored outside an instance's state (listed under objects by baton get --detail) as JSON.")
+    .argument("<ref>", "the object's content hash")
+    .action(
+      act(makeContext, async (ctx, [ref]) => {
+        const api = await ctx.api();
+        ctx.out.printJson(await api.call("getObject", { params: { ref } }));
+      }),
+    );
+  examples(object, ["baton object 4a22be2baf4b314c1ea5249105267143a16a93400e444a72fc0c88f8397d72f4 > value.json"]);
+
   examples(get, ["baton get @last", "baton get 01939d6e-8a5b-7c1e-9f00-2b6f1c2d3e4f --detail --resolve", "baton get @last --json"]);
 }
 
