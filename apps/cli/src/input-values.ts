@@ -20,25 +20,29 @@ export async function buildInput(input: string | undefined, sets: string[], cwd:
   return value;
 }
 
-async function readInputFlag(input: string, cwd: string): Promise<JsonObject> {
-  let text = input;
-  let where = "--input";
-  if (input.startsWith("@")) {
-    const file = input.slice(1);
-    where = `--input ${input}`;
+/** A flag value that is JSON, or `@path` to a file holding JSON (numbers kept exact). */
+export async function readJsonArgument(value: string, flag: string, cwd: string): Promise<Json> {
+  let text = value;
+  let where = flag;
+  if (value.startsWith("@")) {
+    const file = value.slice(1);
+    where = `${flag} ${value}`;
     try {
       text = await readFile(path.resolve(cwd, file), "utf8");
     } catch (error) {
       throw new UsageError(`${where}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`);
     }
   }
-  let parsed: Json;
   try {
-    parsed = parseJson(text);
+    return parseJson(text);
   } catch (error) {
     throw new UsageError(`${where}: invalid JSON: ${(error as Error).message}`);
   }
-  if (!isObject(parsed)) throw new UsageError(`${where}: the input must be a JSON object, like {"order_id": 7}`);
+}
+
+async function readInputFlag(input: string, cwd: string): Promise<JsonObject> {
+  const parsed = await readJsonArgument(input, "--input", cwd);
+  if (!isObject(parsed)) throw new UsageError(`--input${input.startsWith("@") ? ` ${input}` : ""}: the input must be a JSON object, like {"order_id": 7}`);
   return parsed;
 }
 

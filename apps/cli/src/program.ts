@@ -13,6 +13,7 @@ import { registerLogs } from "./commands/logs.js";
 import { registerOpenApi } from "./commands/openapi.js";
 import { registerRun } from "./commands/run.js";
 import { registerSession } from "./commands/session.js";
+import { registerSignal } from "./commands/signal.js";
 import { registerTokens } from "./commands/tokens.js";
 import { registerValidate } from "./commands/validate.js";
 import { registerWorker } from "./commands/worker.js";
@@ -59,6 +60,7 @@ export function buildProgram(io: CliIo, makeContext: ContextFactory): Command {
   registerLogs(program, makeContext);
   registerLifecycle(program, makeContext);
   registerWorker(program, makeContext);
+  registerSignal(program, makeContext);
   registerTokens(program, makeContext);
   registerOpenApi(program, makeContext);
   registerSession(program, makeContext);

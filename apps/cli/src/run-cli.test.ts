@@ -333,3 +333,26 @@ describe("multi-line server messages", () => {
     expect(run.stderr).toBe("error: conflict: cannot retry.\n  the instance is cancelled.\n");
   });
 });
+
+describe("signal", () => {
+  it("delivers a result or an error outcome by instance and task", async () => {
+    const answers = [{ delivered: true, buffered: false }, { delivered: false, buffered: true }];
+    let i = 0;
+    const { fetch, calls } = fakeFetch(() => ({ body: answers[i++] }));
+    const dir = mkdtempSync(path.join(tmpdir(), "baton-signal-"));
+    writeFileSync(path.join(dir, "data.json"), '{"limit": 12345678901234567890}');
+    const delivered = await runInProcess(["signal", "i-1", "approve", "--result", '{"approved": true}'], { fetch, cwd: dir });
+    expect(delivered.stdout).toBe("i-1 task approve: delivered\n");
+    const buffered = await runInProcess(["signal", "i-1", "approve", "--error", "rejected", "--message", "no", "--data", "@data.json"], { fetch, cwd: dir });
+    expect(buffered.stdout).toBe("i-1 task approve: buffered until the task waits\n");
+    expect(calls[0].body).toEqual({ instance_id: "i-1", task: "approve", result: { approved: true } });
+    expect(calls[1].url.pathname).toBe("/api/external-tasks/signal");
+    expect(JSON.parse(JSON.stringify(calls[1].body))).toMatchObject({ instance_id: "i-1", task: "approve", error: { code: "rejected", message: "no" } });
+  });
+
+  it("refuses --result with --error, and --message without --error", async () => {
+    expect((await runInProcess(["signal", "i-1", "t", "--result", "1", "--error", "x"])).code).toBe(2);
+    expect((await runInProcess(["signal", "i-1", "t", "--message", "m"])).code).toBe(2);
+    expect((await runInProcess(["signal", "i-1", "t", "--result", "{nope"])).stderr).toMatch(/^error: --result: invalid JSON/);
+  });
+});

@@ -204,9 +204,11 @@ describe("lifecycle", () => {
   });
 
   // The external-task endpoints answer 501 until their issue lands; extend this with a real worker round then.
-  it("worker says in one line that the server does not implement external tasks yet, exit 1", async () => {
+  it("worker and signal say in one line that the server does not implement external tasks yet, exit 1", async () => {
     const run = await cli(["worker", "--once", "--exec", "cat"]);
     expect(run).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: unsupported: [^\n]+\n$/) });
+    const signal = await cli(["signal", "@last", "approve", "--result", "true"]);
+    expect(signal).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: unsupported: [^\n]+\n$/) });
   });
 
   // upgradeInstance answers 501 until its issue lands; extend this with a real upgrade then.

@@ -28,6 +28,7 @@ const COMMANDS = [
   "retry",
   "upgrade",
   "worker",
+  "signal",
   "tokens",
   "tokens create",
   "tokens revoke",
