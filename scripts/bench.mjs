@@ -29,7 +29,8 @@ const flag = (name, fallback) => {
 const DRAIN_N = flag("--drain", 5000);
 const FETCH_N = flag("--fetch", 1000);
 const TICKERS = flag("--ticks", 3);
-const MAX_CONCURRENT = flag("--max-concurrent", 200);
+// 400 in flight (the server default is 200): fetch throughput is in-flight advances / their latency.
+const MAX_CONCURRENT = flag("--max-concurrent", 400);
 const MODE = args.includes("--tick") ? "tick" : "pump";
 const POLL_MS = flag("--poll", 100);
 const BASELINE_N = 2000;
