@@ -52,7 +52,10 @@ async function decodeContext(db: Db, batchNames: string[] = []): Promise<DecodeC
 
 /** 400 listing every problem; `fields` paths start at the request body. */
 function refuse(problems: DefinitionProblem[], bodyPrefix: (p: DefinitionProblem) => string): never {
-  throw invalid(formatProblems(problems), problems.map((p) => ({ path: bodyPrefix(p), message: p.message })));
+  // One sentence for people; every problem is in `fields` for tools.
+  const first = formatProblems(problems.slice(0, 1)).split("\n")[0];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""}, listed in fields)` : "";
+  throw invalid(`${first}${more}`, problems.map((p) => ({ path: bodyPrefix(p), message: p.task ? `task "${p.task}": ${p.message}` : p.message })));
 }
 
 function joinPath(prefix: string, path: string): string {
