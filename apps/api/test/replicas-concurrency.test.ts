@@ -93,6 +93,9 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
       for (const epoch of [1, 2, 3]) expect(keys.get(`${id}:${epoch}`), `task visit ${id}:${epoch} called exactly once`).toBe(1);
       expect(keys.has(`${id}:4`)).toBe(false);
     }
+    const workers = await sql<{ worker: string }[]>`
+      select distinct data::jsonb->>'worker' as worker from logs where instance_id = any(${ids}) and event = 'task.started'`;
+    expect(workers.length, "the work was shared by more than one replica").toBeGreaterThan(1);
     const lost = await sql<{ n: number }[]>`select count(*)::int as n from instances where id = any(${ids}) and (lease_owner is not null or requested is not null)`;
     expect(lost[0].n, "no lease or request left behind").toBe(0);
   }, 120_000);

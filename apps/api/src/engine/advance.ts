@@ -33,6 +33,8 @@ export interface AdvanceInput {
 }
 
 export interface AdvanceEnvironment {
+  /** This process's worker id, recorded on task.started (which replica ran the action). */
+  worker?: string;
   now(): number;
   random(): number;
   /** The `config` root; throws TaskFailure `engine.config` when a required setting is missing. */
@@ -140,7 +142,7 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
       let self: { [key: string]: Json } = { previous };
       if (isAction) {
         ranAction = true;
-        log("info", "task.started", `task "${id}" started (${here.task.action!.type})`, id, { task_epoch: result.taskEpoch });
+        log("info", "task.started", `task "${id}" started (${here.task.action!.type})`, id, { task_epoch: result.taskEpoch, worker: env.worker ?? null });
         if (here.fetch === undefined) {
           throw new TaskFailure("engine.definition", `action type "${here.task.action!.type}" is not supported by this engine yet`);
         }

@@ -145,6 +145,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
             previousOwner: row.reclaimedFrom,
           },
           {
+            worker: workerId,
             now: () => clock.now(),
             random: Math.random,
             config: () => {
