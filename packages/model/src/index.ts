@@ -21,3 +21,4 @@ export { NEVER_RETRY_ON_ONLY_ONCE } from "./only-once.js";
 export { type OutputFlow, outputFlow } from "./output-flow.js";
 export { formatProblems } from "./problems.js";
 export { type DefinitionTyping, resultType, type TaskTyping, typeDefinition } from "./typing.js";
+export * from "./compat/index.js";

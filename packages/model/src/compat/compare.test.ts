@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { decoded } from "../../test/helpers.js";
+import { compareDefinitions, upgradeBlockers } from "./compare.js";
+
+const URL = "https://pay.example.com/charge";
+const order = (over: { input?: unknown; charge?: Record<string, unknown>; ship?: Record<string, unknown>; tasks?: unknown[]; output?: unknown } = {}) =>
+  decoded({
+    name: "order",
+    input_schema: over.input ?? { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
+    tasks: over.tasks ?? [
+      { id: "charge", action: { type: "fetch", url: URL, result_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } }, ...over.charge },
+      { id: "ship", action: { type: "external", input: { charge: "$: outputs.charge.id" } }, ...over.ship },
+    ],
+    output: over.output ?? { charge: "$: outputs.charge.id" },
+  });
+
+describe("compareDefinitions", () => {
+  it("finds two identical versions compatible with nothing changed", () => {
+    const r = compareDefinitions(order(), order(), 1, 2);
+    expect(r).toEqual({ name: "order", status: "compared", from: 1, to: 2, upgrade: { compatible: true }, contract: { compatible: true }, changed: [], issues: [] });
+  });
+
+  it("gates upgrade when a task an instance may sit on is gone", () => {
+    const to = order({ tasks: [{ id: "charge", action: { type: "fetch", url: URL, result_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } } }] });
+    const r = compareDefinitions(order(), to, 1, 2);
+    expect(r.upgrade.compatible).toBe(false);
+    expect(r.issues).toContainEqual(expect.objectContaining({ member: "upgrade", address: "tasks.ship", gating: true }));
+    expect(r.changed).toContainEqual({ address: "tasks.ship", task: "ship" });
+  });
+
+  it("gates upgrade when the new version reads a field the old one never stored", () => {
+    const from = order();
+    const to = order({
+      charge: { action: { type: "fetch", url: URL, result_schema: { type: "object", properties: { id: { type: "string" }, amount: { type: "number" } }, required: ["id", "amount"] } } },
+      ship: { action: { type: "external", input: { charge: "$: outputs.charge.id", amount: "$: outputs.charge.amount" } } },
+    });
+    const r = compareDefinitions(from, to, 3, 4);
+    const issue = r.issues.find((i) => i.address === "tasks.charge.output");
+    expect(issue, JSON.stringify(r.issues)).toMatchObject({ member: "upgrade", path: "/properties/amount", gating: true });
+    expect(issue?.message).toContain("version 3");
+    expect(r.upgrade.compatible).toBe(false);
+    expect(upgradeBlockers(from, to, 3, 4, ["ship"]).map((b) => b.task), "ship runs after charge stored its output").toEqual(["ship"]);
+    expect(upgradeBlockers(from, to, 3, 4, ["charge"]), "an instance still on charge will store the new result").toEqual([]);
+  });
+
+  it("gates upgrade when a new earlier task is assumed set but was never run", () => {
+    const from = decoded({ name: "p", tasks: [{ id: "a", action: { type: "external" } }, { id: "c", action: { type: "external" } }] });
+    const to = decoded({
+      name: "p",
+      tasks: [{ id: "a", action: { type: "external" } }, { id: "b", output: { n: 1 } }, { id: "c", action: { type: "external", input: { n: "$: outputs.b.n" } } }],
+    });
+    const r = compareDefinitions(from, to, 1, 2);
+    expect(r.issues).toContainEqual(expect.objectContaining({ member: "upgrade", address: "tasks.c", gating: true }));
+    expect(upgradeBlockers(from, to, 1, 2, ["a"]), "from a, the instance passes through the new task b").toEqual([]);
+    expect(upgradeBlockers(from, to, 1, 2, ["c"])).toHaveLength(1);
+  });
+
+  it("gates upgrade when a parked task changes kind or its children change process", () => {
+    const from = decoded({ name: "p", tasks: [{ id: "wait", action: { type: "external" } }, { id: "kids", action: { type: "child", name: "q" } }] });
+    const to = decoded(
+      { name: "p", tasks: [{ id: "wait", action: { type: "fetch", url: URL } }, { id: "kids", action: { type: "child", name: "r" } }] },
+      { processExists: () => true },
+    );
+    const r = compareDefinitions(from, to, 1, 2);
+    expect(r.issues.filter((i) => i.gating).map((i) => `${i.address}${i.path}`)).toEqual(["tasks.wait.action/type", "tasks.kids.action/name"]);
+  });
+
+  it("lets a fetch task become another fetch without an upgrade issue", () => {
+    const r = compareDefinitions(order(), order({ charge: { action: { type: "fetch", url: `${URL}/v2`, result_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } } } }), 1, 2);
+    expect(r.upgrade.compatible).toBe(true);
+    expect(r.changed).toEqual([{ address: "tasks.charge", task: "charge" }]);
+  });
+
+  it("breaks the contract when the input gains a required field or narrows a type", () => {
+    const to = order({ input: { type: "object", properties: { order_id: { type: "string" }, region: { type: "string" } }, required: ["order_id", "region"] } });
+    const r = compareDefinitions(order(), to, 1, 2);
+    expect(r.contract.compatible).toBe(false);
+    expect(r.issues).toContainEqual(expect.objectContaining({ member: "contract", address: "input_schema", path: "/properties/region", gating: true }));
+    expect(r.upgrade.compatible, "a stored input lacks region too").toBe(false);
+    expect(r.changed).toContainEqual({ address: "input_schema", task: null });
+    const narrowed = order({ input: { type: "object", properties: { order_id: { type: "string", maxLength: 8 } }, required: ["order_id"] } });
+    expect(compareDefinitions(order(), narrowed, 1, 2).issues).toContainEqual(expect.objectContaining({ member: "contract", path: "/properties/order_id/maxLength" }));
+  });
+
+  it("keeps the contract when the input only gains an optional field", () => {
+    const to = order({ input: { type: "object", properties: { order_id: { type: "string" }, note: { type: "string" } }, required: ["order_id"] } });
+    const r = compareDefinitions(order(), to, 1, 2);
+    expect(r.contract.compatible).toBe(true);
+    expect(r.upgrade.compatible).toBe(true);
+  });
+
+  it("breaks the contract when the output loses a promised field, not when it gains one", () => {
+    const fewer = compareDefinitions(order(), order({ output: { done: true } }), 1, 2);
+    expect(fewer.contract.compatible).toBe(false);
+    expect(fewer.issues).toContainEqual(expect.objectContaining({ member: "contract", address: "output", path: "/properties/charge", gating: true }));
+    const more = compareDefinitions(order(), order({ output: { charge: "$: outputs.charge.id", extra: 1 } }), 1, 2);
+    expect(more.contract.compatible).toBe(true);
+    expect(more.changed).toEqual([{ address: "output", task: null }]);
+  });
+
+  it("reports a reordering of tasks as a process-level change", () => {
+    const a = decoded({ name: "p", tasks: [{ id: "x" }, { id: "y" }, { id: "z" }] });
+    const b = decoded({ name: "p", tasks: [{ id: "x" }, { id: "z" }, { id: "y" }] });
+    expect(compareDefinitions(a, b, null, null).changed).toContainEqual({ address: "tasks", task: null });
+  });
+});

@@ -1,0 +1,203 @@
+// LANGUAGE §7 "upgrade": can an instance sitting on a task of `from` continue under `to`?
+// Each finding records the sitting tasks it concerns, so an instance upgrade can refuse only
+// for the tasks its tree actually sits on.
+import { canonicalJson } from "../canonical.js";
+import type { Action, Definition, Schema } from "../definition.js";
+import { NO_INPUT } from "../infer.js";
+import { outputFlow } from "../output-flow.js";
+import { taskEdges } from "../reachability.js";
+import { type DefinitionTyping, typeDefinition } from "../typing.js";
+import type { CompatIssue } from "./report.js";
+import { isSubschema } from "./subschema.js";
+
+export interface UpgradeFinding extends CompatIssue {
+  member: "upgrade";
+  /** Ids of the `from` tasks on which a sitting instance is affected. */
+  affects: string[];
+}
+
+const PARKING = new Set(["external", "child", "child_map", "child_list", "delay"]);
+
+export function upgradeFindings(from: Definition, to: Definition, fromVersion: number | null, toVersion: number | null): UpgradeFinding[] {
+  const fromName = versionName(fromVersion, "the old definition");
+  const toName = versionName(toVersion, "the new definition");
+  const toIndex = new Map(to.tasks.map((t, i) => [t.id, i]));
+  const fromTyping = typeDefinition(from);
+  const toTyping = typeDefinition(to);
+  const findings: UpgradeFinding[] = [];
+  const allTasks = from.tasks.map((t) => t.id);
+
+  for (const task of from.tasks) {
+    const j = toIndex.get(task.id);
+    if (j === undefined) {
+      findings.push(finding(`tasks.${task.id}`, "", `task "${task.id}" does not exist in ${toName}; an instance sitting on it could not continue`, true, [task.id]));
+      continue;
+    }
+    findings.push(...parkFindings(task.id, task.action, to.tasks[j].action, toName));
+  }
+
+  for (const i of inputIssues(from, to)) findings.push(finding("input_schema", i.path, `the stored input (${fromName}) may not fit ${toName}: ${i.message}`, i.certain, allTasks));
+
+  findings.push(...storedOutputFindings(from, to, fromTyping, toTyping, fromName, toName));
+  findings.push(...mustSetFindings(from, to, fromName, toName));
+  return findings;
+}
+
+function versionName(v: number | null, otherwise: string): string {
+  return v === null ? otherwise : `version ${v}`;
+}
+
+function finding(address: string, path: string, message: string, gating: boolean, affects: string[]): UpgradeFinding {
+  return { member: "upgrade", address, path, message, gating, affects };
+}
+
+export function inputIssues(from: Definition, to: Definition) {
+  return isSubschema(from.input_schema ?? NO_INPUT, to.input_schema ?? NO_INPUT, { aDefs: from.$defs, bDefs: to.$defs }).issues;
+}
+
+/** An instance parked on an external wait, children or a delay must find the same kind of park there. */
+function parkFindings(id: string, was: Action | undefined, now: Action | undefined, toName: string): UpgradeFinding[] {
+  if (was === undefined || !PARKING.has(was.type)) return [];
+  const address = `tasks.${id}.action`;
+  const nowType = now?.type ?? "none";
+  if (now === undefined || now.type !== was.type)
+    return [finding(address, "/type", `an instance parked on "${id}" waits for a ${was.type}; ${toName} makes it ${now === undefined ? "a routing-only task" : `a ${nowType}`}`, true, [id])];
+  if ((was.type === "child" || was.type === "child_list") && (now.type === "child" || now.type === "child_list") && was.name !== now.name)
+    return [finding(address, "/name", `the children of "${id}" are "${was.name}" processes; ${toName} expects "${now.name}"`, true, [id])];
+  if (was.type === "child_map" && now.type === "child_map") {
+    const a = Object.keys(was.children).sort().join(", ");
+    const b = Object.keys(now.children).sort().join(", ");
+    if (a !== b) return [finding(address, "/children", `the children of "${id}" are keyed ${a}; ${toName} expects ${b}`, true, [id])];
+    for (const [key, spec] of Object.entries(was.children))
+      if (spec.name !== now.children[key].name)
+        return [finding(address, `/children/${key}/name`, `child "${key}" of "${id}" is a "${spec.name}" process; ${toName} expects "${now.children[key].name}"`, true, [id])];
+  }
+  return [];
+}
+
+/** `mayRunBefore[i]`: tasks with a path (≥ 1 step) to task i, so their outputs may be stored when an instance sits on i. */
+function mayRunBefore(def: Definition): Array<Set<number>> {
+  const edges = taskEdges(def);
+  return def.tasks.map((_, target) => {
+    const seen = new Set<number>();
+    const stack = [target];
+    while (stack.length > 0) {
+      const at = stack.pop() as number;
+      for (const e of edges)
+        if (e.to === at && !seen.has(e.from)) {
+          seen.add(e.from);
+          stack.push(e.from);
+        }
+    }
+    return seen;
+  });
+}
+
+/** Every output `from` may have stored must fit the type `to` gives `outputs.<id>`. */
+function storedOutputFindings(
+  from: Definition,
+  to: Definition,
+  fromTyping: DefinitionTyping,
+  toTyping: DefinitionTyping,
+  fromName: string,
+  toName: string,
+): UpgradeFinding[] {
+  const before = mayRunBefore(from);
+  const toIndex = new Map(to.tasks.map((t, i) => [t.id, i]));
+  const findings: UpgradeFinding[] = [];
+  from.tasks.forEach((task, x) => {
+    const stored = fromTyping.tasks[x].output;
+    const j = toIndex.get(task.id);
+    if (stored === undefined || j === undefined) return;
+    const read = toTyping.tasks[j].output;
+    if (read === undefined) return;
+    const affects = from.tasks.filter((_, t) => before[t].has(x)).map((t) => t.id);
+    if (affects.length === 0) return;
+    const r = isSubschema(stored as Schema, read as Schema, { aDefs: from.$defs, bDefs: to.$defs });
+    for (const i of r.issues)
+      findings.push(
+        finding(`tasks.${task.id}.output`, i.path, `outputs.${task.id} as ${fromName} stored it may not fit what ${toName} reads: ${i.message}`, i.certain, affects),
+      );
+  });
+  return findings;
+}
+
+/**
+ * `to` types `outputs.<y>` as non-null at a task when every path into it ran y. An instance
+ * that enters `to` mid-way, at task t, only has what `from` guaranteed on entry to t, so the
+ * must-analysis is replayed in `to` from t with that set and compared with `to`'s own.
+ */
+function mustSetFindings(from: Definition, to: Definition, fromName: string, toName: string): UpgradeFinding[] {
+  const fromFlow = outputFlow(from);
+  const toFlow = outputFlow(to);
+  const toIndex = new Map(to.tasks.map((t, i) => [t.id, i]));
+  const toEdges = taskEdges(to);
+  const text = canonicalJson(to);
+  const byKey = new Map<string, UpgradeFinding>();
+  from.tasks.forEach((task, t) => {
+    const start = toIndex.get(task.id);
+    if (start === undefined) return;
+    const initial = new Set<number>();
+    for (const x of fromFlow.setOnEntry[t]) {
+      const y = toIndex.get(from.tasks[x].id);
+      if (y !== undefined) initial.add(y);
+    }
+    const entry = replay(to.tasks.length, toEdges, start, initial);
+    entry.forEach((have, d) => {
+      if (have === undefined) return;
+      for (const y of toFlow.setOnEntry[d]) {
+        if (have.has(y) || !reads(text, to.tasks[y].id)) continue;
+        const yId = to.tasks[y].id;
+        const dId = to.tasks[d].id;
+        const key = `${dId}|${yId}`;
+        const existing = byKey.get(key);
+        if (existing !== undefined) {
+          existing.affects.push(task.id);
+          continue;
+        }
+        byKey.set(
+          key,
+          finding(
+            `tasks.${dId}`,
+            "",
+            `${toName} reads outputs.${yId} as always set on entry to "${dId}", but an instance that was on "${task.id}" under ${fromName} may not have it`,
+            true,
+            [task.id],
+          ),
+        );
+      }
+    });
+  });
+  return [...byKey.values()];
+}
+
+/** Must-set outputs on entry to each task reachable from `start` (undefined where unreachable). */
+function replay(n: number, edges: ReturnType<typeof taskEdges>, start: number, initial: Set<number>): Array<Set<number> | undefined> {
+  const entry: Array<Set<number> | undefined> = new Array(n).fill(undefined);
+  entry[start] = new Set(initial);
+  for (let changed = true, rounds = 0; changed && rounds < n * n + 2; rounds++) {
+    changed = false;
+    for (let b = 0; b < n; b++) {
+      const incoming = edges.filter((e) => e.to === b && entry[e.from] !== undefined);
+      if (incoming.length === 0) continue;
+      const sets = incoming.map((e) => {
+        const s = new Set(entry[e.from]);
+        if (e.kind === "normal") s.add(e.from);
+        return s;
+      });
+      if (b === start) sets.push(new Set(initial));
+      const next = sets.reduce((acc, s) => new Set([...acc].filter((x) => s.has(x))));
+      const cur = entry[b];
+      if (cur === undefined || cur.size !== next.size || [...next].some((x) => !cur.has(x))) {
+        entry[b] = next;
+        changed = true;
+      }
+    }
+  }
+  return entry;
+}
+
+function reads(text: string, id: string): boolean {
+  const esc = id.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");
+  return new RegExp(`outputs(\\.${esc}(?![A-Za-z0-9_-])|\\[\\s*['"]${esc}['"]\\s*\\])`).test(text);
+}
