@@ -1,19 +1,23 @@
 import type { ActionHandlers } from "../http/action-handler.js";
 import { channelHandlers } from "./channels.js";
+import { compatHandlers } from "./compat.js";
 import { debugHandlers } from "./debug.js";
 import { definitionHandlers } from "./definitions.js";
 import { instanceHandlers } from "./instances.js";
 import { lifecycleHandlers } from "./lifecycle.js";
 import { processDocsHandlers } from "./process-docs.js";
 import { tokenHandlers } from "./tokens.js";
+import { upgradeHandlers } from "./upgrade.js";
 
 /** Every implemented action; the registry entries missing here answer 501. */
 export const handlers: ActionHandlers = {
   ...definitionHandlers,
+  ...compatHandlers,
   ...channelHandlers,
   ...processDocsHandlers,
   ...instanceHandlers,
   ...lifecycleHandlers,
+  ...upgradeHandlers,
   ...tokenHandlers,
   ...debugHandlers,
 };

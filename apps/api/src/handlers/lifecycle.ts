@@ -8,7 +8,7 @@ import { instances } from "../storage/schema/index.js";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The verbs act on a whole tree through its root: 404 unknown, 400 for a malformed or child id (naming the root). */
-async function requireRoot(services: Services, id: string, verb: string): Promise<string> {
+export async function requireRoot(services: Services, id: string, verb: string): Promise<string> {
   if (!UUID.test(id)) throw invalid(`"${id}" is not an instance id (expected a UUID)`, [{ path: "id", message: "expected a UUID" }]);
   const [row] = await services.db
     .select({ id: instances.id, rootId: instances.rootId, parentId: instances.parentId })

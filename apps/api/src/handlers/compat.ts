@@ -1,0 +1,104 @@
+import type { Json } from "@baton/expr";
+import { type CompatReport, compareDefinitions, type DecodeContext, type Definition, decodeBatch, formatProblems, onlyOnOneSide } from "@baton/model";
+import { and, eq } from "drizzle-orm";
+import { getDefinition, latestRaisesByName } from "../definitions/store.js";
+import type { ActionHandlers } from "../http/action-handler.js";
+import { invalid, notFound } from "../http/api-error.js";
+import type { Db } from "../storage/db.js";
+import { channels } from "../storage/schema/index.js";
+import { requireDefinition } from "./definitions.js";
+
+type Selector = { channel: string } | { definitions: Json[] } | { versions: Record<string, number | string> };
+type Side = "from" | "to";
+
+interface Member {
+  definition: Definition;
+  /** null for an unsaved definition. */
+  version: number | null;
+}
+
+export const compatHandlers: ActionHandlers = {
+  compatDefinitions: async ({ body }, { db }) => {
+    const { from, to, process, ignore } = body as { from: Selector; to: Selector; process?: string; ignore?: string[] };
+    const before = await resolveSelector(db, from, "from");
+    const after = await resolveSelector(db, to, "to");
+    let names = [...new Set([...before.keys(), ...after.keys()])].sort();
+    if (process !== undefined) {
+      if (!names.includes(process)) throw notFound(`process "${process}" is in neither the \`from\` nor the \`to\` set`);
+      names = [process];
+    }
+    const processes = names.map((name) => report(name, before.get(name), after.get(name)));
+    const excused = new Set(ignore ?? []);
+    return {
+      body: {
+        compatible: processes.every((r) => r.upgrade.compatible && r.contract.compatible),
+        passes: processes.every((r) => !r.issues.some((i) => i.gating && !excused.has(i.member))),
+        processes,
+      },
+    };
+  },
+};
+
+function report(name: string, from: Member | undefined, to: Member | undefined): CompatReport {
+  if (from === undefined) return onlyOnOneSide(name, "to", to!.version);
+  if (to === undefined) return onlyOnOneSide(name, "from", from.version);
+  return compareDefinitions(from.definition, to.definition, from.version, to.version);
+}
+
+async function resolveSelector(db: Db, selector: Selector, side: Side): Promise<Map<string, Member>> {
+  if ("channel" in selector) return channelMembers(db, selector.channel);
+  if ("definitions" in selector) return unsavedMembers(db, selector.definitions, side);
+  const members = new Map<string, Member>();
+  for (const [name, ref] of Object.entries(selector.versions)) {
+    if (typeof ref === "number") {
+      const stored = await requireDefinition(db, name, ref);
+      members.set(name, { definition: stored.definition, version: stored.version });
+      continue;
+    }
+    const [row] = await db
+      .select()
+      .from(channels)
+      .where(and(eq(channels.channel, ref), eq(channels.name, name)));
+    if (!row) throw notFound(`process "${name}" is not on channel "${ref}" (body.${side}.versions.${name})`);
+    members.set(name, await stored(db, name, row.version));
+  }
+  return members;
+}
+
+async function channelMembers(db: Db, channel: string): Promise<Map<string, Member>> {
+  const rows = await db.select().from(channels).where(eq(channels.channel, channel));
+  if (rows.length === 0) throw notFound(`channel "${channel}" points at no process`);
+  const members = new Map<string, Member>();
+  for (const row of rows) members.set(row.name, await stored(db, row.name, row.version));
+  return members;
+}
+
+async function stored(db: Db, name: string, version: number): Promise<Member> {
+  const found = await getDefinition(db, name, version);
+  if (!found) throw notFound(`process "${name}" has no version ${version}`);
+  return { definition: found.definition, version: found.version };
+}
+
+/** Decoded exactly as `PUT /definitions/batch` would (members may name each other as children). */
+async function unsavedMembers(db: Db, raws: Json[], side: Side): Promise<Map<string, Member>> {
+  const names = raws.map((r) => {
+    const name = (r as { name?: unknown } | null)?.name;
+    return typeof name === "string" ? name : "";
+  });
+  const raises = await latestRaisesByName(db);
+  const ctx: DecodeContext = { processExists: (name) => raises.has(name), batchNames: names.filter(Boolean), processRaises: (name) => raises.get(name) };
+  const decoded = decodeBatch(raws, ctx);
+  if (!decoded.ok) {
+    const first = formatProblems(decoded.problems.slice(0, 1)).split("\n")[0];
+    const more = decoded.problems.length > 1 ? ` (and ${decoded.problems.length - 1} more, listed in fields)` : "";
+    throw invalid(
+      `body.${side}.definitions: ${first}${more}`,
+      decoded.problems.map((p) => {
+        const i = p.process ? names.indexOf(p.process) : -1;
+        const at = `body.${side}.definitions${i >= 0 ? `[${i}]` : ""}`;
+        return { path: p.path ? (p.path.startsWith("[") ? `${at}${p.path}` : `${at}.${p.path}`) : at, message: p.task ? `task "${p.task}": ${p.message}` : p.message };
+      }),
+    );
+  }
+  return new Map(decoded.definitions.map((d) => [d.name, { definition: d, version: null }]));
+}
