@@ -57,10 +57,12 @@ export function createCommitter(db: Db, clock: Clock, thresholdBytes: number, lo
   };
 
   const run = () => {
-    active = drain().finally(() => {
-      active = undefined;
-      if (queue.length > 0) run();
-    });
+    active = drain()
+      .catch((error) => log.error("advance writer failed", { error: (error as Error).message }))
+      .finally(() => {
+        active = undefined;
+        if (queue.length > 0) run();
+      });
   };
 
   return {
