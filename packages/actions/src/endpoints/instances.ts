@@ -320,7 +320,7 @@ export const instanceActions = [
     summary: "Resume a paused instance tree",
     description:
       `Continues the tree exactly where it stopped; timers kept running while it was paused. ${LIFECYCLE_NOTE} ` +
-      "200 (`outcome: resumed`): running again. 204, no body: the tree was already advancing. 409: the tree is settled and cannot advance (use retry for a failed one).",
+      "200 (`outcome: resumed`): running again. 204, no body: the tree was already advancing. 409: the tree is settled, or is being cancelled, and cannot advance (use retry for a failed one).",
     permissions: ["operate"],
     params: ROOT_PARAMS,
     responses: {
@@ -328,7 +328,7 @@ export const instanceActions = [
       204: { description: "Already advancing; nothing changed." },
     },
     errors: [400, 404, 409, 500],
-    errorDescriptions: { 400: "A child id was given (act on its root).", 404: "No instance with that id.", 409: "The tree is settled and cannot advance." },
+    errorDescriptions: { 400: "A child id was given (act on its root).", 404: "No instance with that id.", 409: "The tree is settled or being cancelled, and cannot advance." },
     example: { request: { params: { id: SAMPLE_ID } }, response: { outcome: "resumed", status: "running", instances: 3 } },
   }),
   action({
