@@ -83,7 +83,7 @@ describe("buildOpenApi", () => {
   });
 
   it("uses the endpoint's own wording for an error when it has one", () => {
-    expect(operationOf("resumeInstance").responses["409"].description).toContain("settled and cannot advance");
+    expect(operationOf("resumeInstance").responses["409"].description).toContain("settled or being cancelled");
     expect(operationOf("resumeInstance").responses["409"].description).toContain("`conflict`");
   });
 
