@@ -83,10 +83,41 @@ describe("checkExpression: properties", () => {
     expect(problemsOf("input['nme']")[0]).toContain('unknown property "nme" of input at 6');
   });
 
-  it("lets an unknown schema be passed on and read into without problems", () => {
+  it("lets an unknown schema be passed on whole", () => {
     expect(typeOf("input.meta")).toEqual({});
-    expect(typeOf("input.meta.a.b[0]")).toEqual({});
-    expect(typeOf("self.result.anything")).toEqual({});
+    expect(problemsOf("input.meta")).toEqual([]);
+    expect(problemsOf("self.result ?? input.meta")).toEqual([]);
+    expect(problemsOf("input.meta == null")).toEqual([]);
+    expect(problemsOf("len(input.meta) > 0"), "builtins take the whole value and check it at run time").toEqual([]);
+  });
+
+  it("refuses reading a member of an unknown value, naming the path and suggesting a schema", () => {
+    const [message] = problemsOf("self.result.anything");
+    expect(message).toMatch(/^cannot read "\.anything" of self\.result: its type is unknown \(\{\}\) at 12, expected a value with a declared schema: declare/);
+    expect(message).toContain("result_schema");
+  });
+
+  it("reports an unknown read once per path, at its first step", () => {
+    expect(problemsOf("input.meta.a.b[0]")).toHaveLength(1);
+    expect(problemsOf("input.meta.a.b[0]")[0]).toMatch(/^cannot read "\.a" of input\.meta: its type is unknown/);
+  });
+
+  it("refuses indexing into an unknown value, literal or computed", () => {
+    expect(problemsOf("input.meta[0]")[0]).toMatch(/^cannot read "\[0\]" of input\.meta: its type is unknown/);
+    expect(problemsOf("input.meta['a-b']")[0]).toMatch(/^cannot read "\['a-b'\]" of input\.meta/);
+    expect(problemsOf("input.meta[input.name]")[0]).toMatch(/^cannot read "\[input\.name\]" of input\.meta/);
+  });
+
+  it("refuses reading into a union that contains the unknown type", () => {
+    const e: TypeEnv = { roots: { input: { type: "object", properties: { u: { anyOf: [{ type: "object", properties: { a: { type: "integer" } } }, {}] } } } } };
+    expect(check("input.u.a", e).problems.map((p) => p.reason)).toEqual([
+      expect.stringMatching(/^cannot read "\.a" of input\.u: its type is unknown/),
+    ]);
+  });
+
+  it("still reads declared properties of an object and of a $ref", () => {
+    const e: TypeEnv = { roots: { input: { $ref: "#/$defs/x" } }, defs: { x: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] } } };
+    expect(check("input.a", e).problems).toEqual([]);
   });
 
   it("types additionalProperties reads as nullable", () => {
@@ -275,7 +306,8 @@ describe("checkExpression: lambdas, nullability and sources", () => {
   it("makes map over a nullable list nullable, and over an unknown list an array of unknown", () => {
     const e: TypeEnv = { roots: { input: { type: "object", properties: { xs: { type: "array", items: { type: "integer" } } } } } };
     expect(check("map(input.xs, x => x * 2)", e).type).toEqual({ type: ["array", "null"], items: { type: "integer" } });
-    expect(typeOf("map(input.meta, x => x.anything)")).toEqual({ type: "array" });
+    expect(typeOf("map(input.meta, x => x)")).toEqual({ type: "array" });
+    expect(problemsOf("map(input.meta, x => x.anything)")[0], "the elements of an unknown list are unknown too").toMatch(/^cannot read "\.anything" of x: its type is unknown/);
   });
 
   it("reports an unknown property of a lambda element against the element schema", () => {

@@ -6,7 +6,7 @@ import { type Expr, sourceOf } from "./ast.js";
 import { BUILTINS } from "./builtins.js";
 import { withQuote } from "./source-quote.js";
 import {
-  admits, BOOLEAN_TYPE, type Defs, describeType, elementType, INTEGER_TYPE, itemType, type JsonSchema, type JsonType, mayBeNull,
+  admits, isUnknown, resolveSchema, BOOLEAN_TYPE, type Defs, describeType, elementType, INTEGER_TYPE, itemType, type JsonSchema, type JsonType, mayBeNull,
   NULL_TYPE, NUMBER_TYPE, propertyType, STRING_TYPE, typesOf, typesOutside, UNKNOWN, unionOf, withNull, withoutNull,
 } from "./schema-types.js";
 import type { Template } from "./template.js";
@@ -149,9 +149,11 @@ function infer(node: Expr, ctx: Context): JsonSchema {
       return inferIdentifier(node, ctx);
     case "member": {
       const target = infer(node.object, ctx);
+      if (refuseUnknownRead(ctx, target, node.object, `.${node.property}`, node.propertyStart)) return ALREADY_REPORTED;
       const lookup = propertyType(target, node.property, ctx.defs, sourceText(node.object, ctx.source));
-      if (lookup.problem) report(ctx, node.propertyStart, lookup.problem.what, lookup.problem.expected);
-      return lookup.type;
+      if (!lookup.problem) return lookup.type;
+      report(ctx, node.propertyStart, lookup.problem.what, lookup.problem.expected);
+      return ALREADY_REPORTED;
     }
     case "index":
       return inferIndex(node, ctx);
@@ -200,17 +202,51 @@ function inferIdentifier(node: Extract<Expr, { kind: "identifier" }>, ctx: Conte
   const expected = available.length > 0 ? `expected one of the available roots: ${available.join(", ")}` : "expected no root: none is available here";
   const what = note ? `root "${node.name}" is not available here${note}` : `unknown root "${node.name}"`;
   report(ctx, node.start, what, expected);
-  return UNKNOWN;
+  return ALREADY_REPORTED;
+}
+
+/**
+ * The unknown type of a value whose problem was already reported (unknown root, refused read):
+ * reads into it are not reported again, so one mistake is one problem.
+ */
+const ALREADY_REPORTED: JsonSchema = Object.freeze({}) as JsonSchema;
+
+/**
+ * LANGUAGE §6: `{}` "can be passed on but not read into". Reading a member or index of a value
+ * whose type is unknown (or a union with an unknown member) is a problem; the result is
+ * unknown so one missing schema is reported once, not at every step of a longer path.
+ */
+function refuseUnknownRead(ctx: Context, target: JsonSchema, object: Expr, access: string, position: number): boolean {
+  if (target === ALREADY_REPORTED) return true;
+  if (!containsUnknown(target, ctx.defs, 0)) return false;
+  const subject = sourceText(object, ctx.source);
+  report(
+    ctx,
+    position,
+    `cannot read "${access}" of ${subject}: its type is unknown ({})`,
+    `expected a value with a declared schema: declare the schema that types ${subject} (result_schema on the task that produces it, input_schema for input, or a schema with properties/items) to read into it; passing the whole value on is fine`,
+  );
+  return true;
+}
+
+function containsUnknown(schema: JsonSchema, defs: Defs, depth: number): boolean {
+  const s = resolveSchema(schema, defs);
+  if (isUnknown(s)) return true;
+  if (depth > 16 || s.type !== undefined || s.properties !== undefined || s.items !== undefined) return false;
+  const branches = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
+  return branches !== undefined && branches.some((b) => typeof b === "object" && b !== null && containsUnknown(b as JsonSchema, defs, depth + 1));
 }
 
 function inferIndex(node: Extract<Expr, { kind: "index" }>, ctx: Context): JsonSchema {
   const target = infer(node.object, ctx);
   const index = infer(node.index, ctx);
   const subject = sourceText(node.object, ctx.source);
+  if (refuseUnknownRead(ctx, target, node.object, `[${sourceText(node.index, ctx.source)}]`, node.index.start)) return ALREADY_REPORTED;
   if (node.index.kind === "literal" && typeof node.index.value === "string") {
     const lookup = propertyType(target, node.index.value, ctx.defs, subject);
-    if (lookup.problem) report(ctx, node.index.start, lookup.problem.what, lookup.problem.expected);
-    return lookup.type;
+    if (!lookup.problem) return lookup.type;
+    report(ctx, node.index.start, lookup.problem.what, lookup.problem.expected);
+    return ALREADY_REPORTED;
   }
   const targetTypes = typesOf(target, ctx.defs);
   if (targetTypes === null) return UNKNOWN;
@@ -219,7 +255,7 @@ function inferIndex(node: Extract<Expr, { kind: "index" }>, ctx: Context): JsonS
   if (!canArray && !canObject) {
     if (targetTypes.size === 1 && targetTypes.has("null")) return NULL_TYPE;
     report(ctx, node.index.start, `cannot index ${subject}, which is ${describeType(target, ctx.defs)}`, "expected an array or an object");
-    return UNKNOWN;
+    return ALREADY_REPORTED;
   }
   if (canArray && !canObject) {
     expect(ctx, node.index, index, ["number"], (got) => `array index is ${got}`, "expected a number");
