@@ -1,3 +1,4 @@
 export * from "./definitions.js";
 export * from "./instances.js";
 export * from "./tokens.js";
+export * from "./external.js";
