@@ -173,10 +173,35 @@ describe("channels and promote", () => {
 });
 
 describe("compat", () => {
-  // compatDefinitions answers 501 until its issue lands; extend this with the rendered report then.
-  it("says in one line that the server does not implement it yet, exit 1", async () => {
-    const run = await cli(["compat", "--from", "orders@1", "--to", "staging"]);
-    expect(run).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: unsupported: [^\n]+\n$/) });
+  it("prints the per-process report and exits 0 when it passes", async () => {
+    const run = await cli(["compat", "--from", "orders@1", "--to", "orders@2"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("orders v1 → v2 (compared)");
+    expect(run.stdout).toMatch(/upgrade: +compatible/);
+    expect(run.stdout).toMatch(/contract: +compatible/);
+    expect(run.stdout, "the changed task is listed").toContain("tasks.take");
+    expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("compat passes");
+    const json = JSON.parse((await cli(["compat", "--from", "orders@1", "--to", "orders@2", "--json"])).stdout);
+    expect(json).toMatchObject({ compatible: true, passes: true, processes: [{ name: "orders", status: "compared", from: 1, to: 2 }] });
+  });
+
+  it("exits 1 with the gating issues when the contract breaks, and 0 with --ignore contract", async () => {
+    const dir = fixtureDir({ "orders.yaml": `${ORDERS_V1}output: {total: 1}\n` });
+    const run = await cli(["compat", "--from", "orders@2", "--to", "orders.yaml"], dir);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("orders v2 → (files) (compared)");
+    expect(run.stdout).toMatch(/contract: +incompatible/);
+    expect(run.stdout).toContain("compat does not pass");
+    expect(run.stderr).toMatch(/^error: compat does not pass \(\d+ gating issues?\)\n$/);
+    const ignored = await cli(["compat", "--from", "orders@2", "--to", "orders.yaml", "--ignore", "contract"], dir);
+    expect(ignored.code, ignored.stderr).toBe(0);
+    expect(ignored.stdout).toContain("compat passes (ignored members are not compatible)");
+  });
+
+  it("exits 4 for a version that does not exist", async () => {
+    const run = await cli(["compat", "--from", "orders@41", "--to", "orders@2"]);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/^error: not_found: /);
   });
 });
 

@@ -211,10 +211,17 @@ describe("lifecycle", () => {
     expect(signal).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: unsupported: [^\n]+\n$/) });
   });
 
-  // upgradeInstance answers 501 until its issue lands; extend this with a real upgrade then.
-  it("upgrade says in one line that the server does not implement it yet, exit 1", async () => {
-    const id = (await cli(["run", "greet", "--set", "who=Gus"])).stdout.trim();
-    const run = await cli(["upgrade", id, "--to", "1"]);
-    expect(run).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: unsupported: [^\n]+\n$/) });
+  it("upgrade moves a live instance and prints each move; a second upgrade from the old version exits 1 (409)", async () => {
+    const stepper = (note: string) => `name: stepper\ntasks:\n  - id: first\n    output: {note: ${note}}\n  - id: second\n    output: {note: ${note}}\n`;
+    for (const note of ["one", "two"]) expect((await cli(["deploy", "stepper.yaml"], fixtureDir({ "stepper.yaml": stepper(note) }))).code).toBe(0);
+    const id = (await cli(["run", "stepper@1"])).stdout.trim();
+    const run = await cli(["upgrade", id, "--to", "2"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`${id}: upgraded v1 → v2\n  ${id}  stepper v1 → v2  at task first\n`);
+    expect(JSON.parse((await cli(["get", id, "--json"])).stdout)).toMatchObject({ version: 2 });
+    const again = await cli(["upgrade", id, "--from", "1", "--to", "2"]);
+    expect(again).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: conflict: [^\n]*runs version 2[^\n]*\n$/) });
+    const same = await cli(["upgrade", id, "--to", "2", "--json"]);
+    expect(JSON.parse(same.stdout)).toEqual({ upgraded: false, moves: null });
   });
 });
