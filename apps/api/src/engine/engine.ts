@@ -10,11 +10,13 @@ import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
 import { type CompiledDefinition, type CompiledTask, createDefinitionCache, DefinitionFault } from "./compiled-definition.js";
 import { configRoot } from "./config-root.js";
+import { redactAdvanceResult, redactText, secretsCache } from "./secrets.js";
 import { runFetch } from "./fetch-task.js";
 import { asInstanceState } from "./instance-state.js";
 import { appendLogs } from "./logs.js";
 import { listRefs, resolveRefs } from "./objects.js";
 import { LEASE_RENEW_MS } from "./statuses.js";
+import { peekSignal } from "./signal-buffer.js";
 
 export interface EngineDeps {
   db: Db;
@@ -41,6 +43,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   const definitions = createDefinitionCache(db);
   const committer = createCommitter(db, clock, config.objectThresholdBytes, log);
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
+  const secretsOf = secretsCache(env);
   const inFlight = new Map<string, { leaseEpoch: number; abort: AbortController; done: Promise<unknown> }>();
   let reserved = 0;
   let lastLeaseAt = 0;
@@ -124,6 +127,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   }
 
   async function run(row: ClaimedRow, signal: AbortSignal): Promise<WriteOutcome> {
+    let secrets: string[] = [];
     try {
       const storedState = asInstanceState(parseJson(row.stateText));
       const stored = storedState as unknown as Json;
@@ -131,6 +135,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       let result: AdvanceResult;
       try {
         const def = await definitions.get(row.process, row.version);
+        secrets = secretsOf(def.definition);
         result = await advance(
           def,
           {
@@ -167,19 +172,22 @@ export function createEngine(deps: EngineDeps): EngineHandle {
                 defs: def.definition.$defs,
                 signal,
               }),
+            peekSignal: (task: string) => peekSignal(db, row.id, task),
           },
         );
       } catch (error) {
         if (!(error instanceof DefinitionFault)) throw error;
         result = definitionFailure(row, state, error.message);
       }
+      result = redactAdvanceResult(result, secrets);
       if (signal.aborted) return { applied: false };
       const outcome = await committer.submit({ claim: row, storedState, result });
       if (!outcome.applied) log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
       return outcome;
     } catch (error) {
       // The lease expires and another round retries the instance (as a reclaim).
-      log.error("advance failed", { instance: row.id, error: (error as Error).message, stack: (error as Error).stack });
+      const { message, stack } = error as Error;
+      log.error("advance failed", { instance: row.id, error: redactText(String(message), secrets), stack: redactText(String(stack), secrets) });
       return { applied: false };
     }
   }

@@ -1,6 +1,7 @@
 import { type Json, parseJson } from "@baton/expr";
 import { iso } from "../http/time.js";
 import type { instances, logs } from "../storage/schema/index.js";
+import { redactJson, redactText } from "./secrets.js";
 
 // Row → API shapes of SPEC "Process instance". Views are pure: outputs and states are
 // passed in already parsed (and, where the caller wants it, with objects resolved).
@@ -112,5 +113,19 @@ export function logView(row: LogRow): LogView {
     actor: row.actor,
     ...(row.data !== null ? { data: parseJson(row.data) } : {}),
     created_at: iso(row.createdAt),
+  };
+}
+
+/**
+ * `view` with secrets redacted where instance data is shown (error_message, output, state).
+ * The stored row keeps the real values; only what the API shows is redacted.
+ */
+export function redactView<T extends StatusView & { state?: Json }>(view: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return view;
+  return {
+    ...view,
+    ...(view.error_message !== undefined ? { error_message: redactText(view.error_message, secrets) } : {}),
+    ...(view.output !== undefined ? { output: redactJson(view.output, secrets) } : {}),
+    ...(view.state !== undefined ? { state: redactJson(view.state, secrets) } : {}),
   };
 }

@@ -2,9 +2,11 @@ import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { validateInput } from "@baton/model";
 import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
 import { getDefinition, latestDefinition, type StoredDefinition } from "../definitions/store.js";
-import { detailView, type InstanceRow, type LogRow, listRow, logView, type ObjectListing, statusView, storedOutput } from "../engine/instance-view.js";
+import { detailView, type InstanceRow, type LogRow, listRow, logView, type ObjectListing, redactView, statusView, storedOutput } from "../engine/instance-view.js";
 import { appendLog, type LogEntry, levelsFrom } from "../engine/logs.js";
 import { externalize, listRefs, loadObjects, objectSizes, spliceRefs } from "../engine/objects.js";
+import { redactJsonText } from "../engine/secrets.js";
+import { allSecrets, processSecrets, secretsOfRows } from "../engine/secrets-lookup.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../http/api-error.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
@@ -185,20 +187,22 @@ export const instanceHandlers: ActionHandlers = {
   getInstance: async ({ params }, services) => {
     const row = await findInstance(services.db, instanceIdParam(params.id!));
     const outputs = await shownOutputs(services.db, [row], services.config.objectResolveLimitBytes);
-    return { body: statusView(row, outputs.get(row.id)) };
+    return { body: redactView(statusView(row, outputs.get(row.id)), await processSecrets(services.db, process.env, row.process, row.version)) };
   },
 
   getInstanceDetail: async ({ params, query }, services) => {
     const row = await findInstance(services.db, instanceIdParam(params.id!));
     const limit = query.resolve === true ? services.config.objectResolveLimitBytes : -1;
     const shown = await showObjects(services.db, { state: parseJson(row.state), output: storedOutput(row) }, limit);
-    return { body: detailView(row, { state: shown.values.state!, output: shown.values.output, objects: shown.objects }) };
+    const view = detailView(row, { state: shown.values.state!, output: shown.values.output, objects: shown.objects });
+    return { body: redactView(view, await processSecrets(services.db, process.env, row.process, row.version)) };
   },
 
   listInstances: async ({ query }, services) => {
     const page = await paginate(services.db, instances, instanceFilters(query), instanceList, query);
     const outputs = await shownOutputs(services.db, page.items, services.config.objectResolveLimitBytes);
-    return { body: mapPage(page, (row) => listRow(row, outputs.get(row.id))) };
+    const secrets = await secretsOfRows(services.db, process.env, page.items);
+    return { body: mapPage(page, (row) => redactView(listRow(row, outputs.get(row.id)), secrets)) };
   },
 
   listInstanceLogs: async ({ params, query }, services) => {
@@ -218,6 +222,6 @@ export const instanceHandlers: ActionHandlers = {
     const hit = (await loadObjects(services.db, [ref.toLowerCase()])).get(ref.toLowerCase());
     if (!hit) throw notFound(`object "${ref}" does not exist`);
     // The stored text is already lossless JSON (stringifyJson); sent as is.
-    return { body: hit.text, contentType: "application/json" };
+    return { body: redactJsonText(hit.text, await allSecrets(services.db, process.env)), contentType: "application/json" };
   },
 };

@@ -1,0 +1,113 @@
+import { isLosslessNumber, type Json, parseJson, stringifyJson } from "@baton/expr";
+import type { Definition } from "@baton/model";
+import type { AdvanceResult } from "./advance.js";
+import { configRoot } from "./config-root.js";
+
+// Redaction of `config_schema` properties marked `secret: true` (LANGUAGE §1). The stored
+// instance state keeps the real values (later tasks read them); every boundary where a value
+// leaves the engine — log entries, error_message, API views, the server's stderr — goes
+// through redactText/redactJson.
+
+export const REDACTED = "***";
+
+/**
+ * Secrets shorter than this are not redacted: replacing every "1" or "ab" in logs and views
+ * would mangle unrelated text and hint at the value anyway. Secrets should be long.
+ */
+export const MIN_SECRET_LENGTH = 4;
+
+/**
+ * The values of `definition`'s secret config properties as read from `env` (same precedence as
+ * the `config` root), rendered as they could appear in text: strings as is, other values as
+ * JSON. Longest first, so a secret containing another is replaced whole. Settings that are
+ * unset, invalid or shorter than MIN_SECRET_LENGTH are left out.
+ */
+export function secretValues(definition: Definition, env: NodeJS.ProcessEnv): string[] {
+  const properties = (definition.config_schema?.properties ?? {}) as Record<string, { secret?: unknown }>;
+  const secretNames = Object.keys(properties).filter((name) => properties[name]?.secret === true);
+  if (secretNames.length === 0) return [];
+  const values = new Set<string>();
+  for (const name of secretNames) {
+    for (const value of readSecret(definition, env, name)) if (value.length >= MIN_SECRET_LENGTH) values.add(value);
+  }
+  return [...values].sort((a, b) => b.length - a.length);
+}
+
+function readSecret(definition: Definition, env: NodeJS.ProcessEnv, name: string): string[] {
+  const properties = definition.config_schema?.properties as Record<string, unknown>;
+  const only = { ...definition, config_schema: { ...definition.config_schema, properties: { [name]: properties[name] }, required: [] } } as Definition;
+  let value: Json;
+  try {
+    value = configRoot(only, env)[name] ?? null;
+  } catch {
+    // Not valid JSON for its type: the instance fails with engine.config; the raw text is still secret.
+    const raw = rawSetting(definition, env, name);
+    return raw === undefined ? [] : [raw];
+  }
+  if (value === null) return [];
+  if (typeof value === "string") return [value];
+  const raw = rawSetting(definition, env, name);
+  return [JSON.stringify(value), ...(raw === undefined ? [] : [raw])];
+}
+
+function rawSetting(definition: Definition, env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const envName = (n: string) => n.toUpperCase().replace(/[^A-Z0-9]/g, "_");
+  return env[`BATON_${envName(definition.name)}_${envName(name)}`] ?? env[`BATON_GLOBAL_${envName(name)}`];
+}
+
+/** `text` with every occurrence of every secret replaced by `***`. */
+export function redactText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return out;
+}
+
+/** A copy of `value` with secrets redacted in every string and object key; unchanged parts are shared. */
+export function redactJson<T extends Json | undefined>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  return redactValue(value as Json | undefined, secrets) as T;
+}
+
+function redactValue(value: Json | undefined, secrets: readonly string[]): Json | undefined {
+  if (typeof value === "string") return redactText(value, secrets);
+  if (value === null || value === undefined || typeof value !== "object" || isLosslessNumber(value)) return value;
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets) as Json);
+  const out: { [key: string]: Json } = {};
+  for (const [key, item] of Object.entries(value)) out[redactText(key, secrets)] = redactValue(item, secrets) as Json;
+  return out;
+}
+
+/** JSON text (lossless numbers kept as written) with secrets redacted inside its strings. */
+export function redactJsonText(text: string, secrets: readonly string[]): string {
+  if (secrets.length === 0 || !secrets.some((s) => text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1)))) return text;
+  return stringifyJson(redactJson(parseJson(text), secrets));
+}
+
+/** secretValues per definition object, computed once (definitions are immutable and cached). */
+export function secretsCache(env: NodeJS.ProcessEnv): (definition: Definition) => string[] {
+  const cache = new WeakMap<Definition, string[]>();
+  return (definition) => {
+    let secrets = cache.get(definition);
+    if (secrets === undefined) {
+      secrets = secretValues(definition, env);
+      cache.set(definition, secrets);
+    }
+    return secrets;
+  };
+}
+
+/**
+ * The advance's log entries and error_message with secrets redacted, before they are written
+ * (and before logs.ts truncates them, which could cut a secret in half). `state` and `output`
+ * keep the real values: they are stored, and only redacted when shown.
+ */
+export function redactAdvanceResult(result: AdvanceResult, secrets: readonly string[]): AdvanceResult {
+  if (secrets.length === 0) return result;
+  result.errorMessage = result.errorMessage === null ? null : redactText(result.errorMessage, secrets);
+  result.logs = result.logs.map((entry) => ({
+    ...entry,
+    message: redactText(entry.message, secrets),
+    data: entry.data === null || entry.data === undefined ? entry.data : redactJson(entry.data as Json, secrets),
+  })) as AdvanceResult["logs"];
+  return result;
+}

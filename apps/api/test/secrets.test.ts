@@ -1,0 +1,121 @@
+import { client, json, startServer, startUpstream, type TestServer, type Upstream } from "@baton/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// LANGUAGE §1: config values marked `secret: true` are redacted ("***") in logs and API views.
+// The real server reads the secret from its environment; the upstream sees the real value.
+
+const SECRET = "s3cr3t-value";
+
+let server: TestServer;
+let up: Upstream;
+let api: ReturnType<typeof client>;
+
+const padding = "x".repeat(200);
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a Baton template, interpolated by the engine
+const KEY = "${ config.api_key }";
+
+beforeAll(async () => {
+  up = await startUpstream((req, res) => {
+    if (req.path.startsWith("/fail")) return json(res, 500, { error: `rejected key ${String(req.headers["x-api-key"])}` });
+    json(res, 200, { seen: String(req.headers["x-api-key"]), path: req.path, body: req.body, padding });
+  });
+  // A small object threshold so the echoed result is externalized and GET /objects is exercised.
+  server = await startServer({ args: ["--poll", "0", "--object-threshold", "64", "--log-level", "debug"], env: { BATON_VAULT_API_KEY: SECRET, BATON_VAULT_FAIL_API_KEY: SECRET } });
+  api = client(server.url);
+  const config_schema = { type: "object", properties: { api_key: { type: "string", secret: true } }, required: ["api_key"] };
+  const echo = {
+    id: "echo",
+    action: {
+      type: "fetch",
+      method: "post",
+      url: `${up.url}/echo/${KEY}`,
+      headers: { "X-Api-Key": KEY },
+      body: { key: "$: config.api_key" },
+      result_schema: { type: "object", properties: { seen: { type: "string" }, path: { type: "string" }, body: { type: "string" }, padding: { type: "string" } } },
+    },
+    output: { seen: "$: self.result.seen", echoed: "$: self.result" },
+  };
+  for (const def of [
+    { name: "vault", config_schema, tasks: [echo], output: { key_was: "$: outputs.echo.seen", sentence: `the key is ${KEY}` } },
+    {
+      name: "vault_fail",
+      config_schema,
+      tasks: [echo, { id: "fail", action: { type: "fetch", method: "get", url: `${up.url}/fail?k=${KEY}`, headers: { "X-Api-Key": KEY } } }],
+    },
+  ]) {
+    const res = await api.put("/api/definitions", def);
+    expect(res.status, res.text).toBe(200);
+  }
+});
+afterAll(async () => {
+  await server?.stop();
+  await up?.close();
+});
+
+async function runToEnd(process: string): Promise<string> {
+  const res = await api.post("/api/instances", { process });
+  expect(res.status, res.text).toBe(200);
+  const id = res.body.id as string;
+  for (let i = 0; i < 20; i++) {
+    const view = await api.get(`/api/instances/${id}`);
+    if (view.body.status !== "running") return id;
+    await api.post("/api/tick", {});
+  }
+  throw new Error(`instance ${id} did not settle`);
+}
+
+async function everythingShownAbout(id: string): Promise<Record<string, string>> {
+  const shown: Record<string, string> = {};
+  shown.status = (await api.get(`/api/instances/${id}`)).text;
+  shown.detail = (await api.get(`/api/instances/${id}/detail`)).text;
+  shown.resolved = (await api.get(`/api/instances/${id}/detail?resolve=true`)).text;
+  shown.list = (await api.get("/api/instances?limit=100")).text;
+  shown.logs = (await api.get(`/api/instances/${id}/logs?limit=100&level=debug`)).text;
+  const detail = JSON.parse(shown.detail) as { objects: Array<{ ref: string }> };
+  for (const [i, object] of detail.objects.entries()) shown[`object ${i}`] = (await api.get(`/api/objects/${object.ref}`)).text;
+  return shown;
+}
+
+describe("secret config values", () => {
+  it("sends the real value upstream but shows *** in every view, log and object of a completed instance", async () => {
+    const before = up.requests.length;
+    const id = await runToEnd("vault");
+    const sent = up.requests.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0].headers["x-api-key"], "the upstream gets the real secret").toBe(SECRET);
+    expect(sent[0].path).toBe(`/echo/${SECRET}`);
+    expect(JSON.parse(sent[0].body)).toEqual({ key: SECRET });
+
+    const status = (await api.get(`/api/instances/${id}`)).body;
+    expect(status.status).toBe("completed");
+    expect(status.output).toEqual({ key_was: "***", sentence: "the key is ***" });
+    const resolved = (await api.get(`/api/instances/${id}/detail?resolve=true`)).body;
+    expect(resolved.state.outputs.echo.seen).toBe("***");
+    expect(resolved.state.outputs.echo.echoed.path).toBe("/echo/***");
+
+    const shown = await everythingShownAbout(id);
+    expect(Object.keys(shown), "the echoed result is big enough to be an object").toContain("object 0");
+    for (const [where, text] of Object.entries(shown)) {
+      expect(text, `${where} must not carry the secret`).not.toContain(SECRET);
+    }
+    expect(shown.resolved).toContain("***");
+    expect(shown.list).toContain("***");
+  });
+
+  it("redacts an http error body quoting the secret in error_message, logs and views; stderr never carries it", async () => {
+    const id = await runToEnd("vault_fail");
+    const status = (await api.get(`/api/instances/${id}`)).body;
+    expect(status.status).toBe("failed");
+    expect(status.error_code).toBe("http.500");
+    expect(status.error_message, "the body quoted by http.500 is redacted").toContain("rejected key ***");
+    expect(up.requests.at(-1)?.path, "the upstream gets the real secret in the query").toBe(`/fail?k=${SECRET}`);
+
+    const shown = await everythingShownAbout(id);
+    for (const [where, text] of Object.entries(shown)) {
+      expect(text, `${where} must not carry the secret`).not.toContain(SECRET);
+    }
+    const logs = JSON.parse(shown.logs) as { items: Array<{ event: string; message: string; data?: unknown }> };
+    expect(logs.items.some((l) => l.message.includes("***") || JSON.stringify(l.data ?? null).includes("***")), "the failure is logged, redacted").toBe(true);
+    expect(server.stderr(), "the server's own log lines").not.toContain(SECRET);
+  });
+});
