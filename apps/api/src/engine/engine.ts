@@ -16,7 +16,6 @@ import { asInstanceState } from "./instance-state.js";
 import { appendLogs } from "./logs.js";
 import { listRefs, resolveRefs } from "./objects.js";
 import { LEASE_RENEW_MS } from "./statuses.js";
-import { peekSignal } from "./signal-buffer.js";
 
 export interface EngineDeps {
   db: Db;
@@ -172,7 +171,6 @@ export function createEngine(deps: EngineDeps): EngineHandle {
                 defs: def.definition.$defs,
                 signal,
               }),
-            peekSignal: (task: string) => peekSignal(db, row.id, task),
           },
         );
       } catch (error) {
