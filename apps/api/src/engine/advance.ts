@@ -6,6 +6,7 @@ import type { FetchResult } from "./fetch-task.js";
 import { truncate } from "./fetch-task.js";
 import type { InstanceState } from "./instance-state.js";
 import { TaskFailure } from "./task-failure.js";
+import { type BufferedSignal, consumedSignalOf, type ExternalPark, isWaitTask, runWait } from "./wait-task.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -40,6 +41,8 @@ export interface AdvanceEnvironment {
   /** The `config` root; throws TaskFailure `engine.config` when a required setting is missing. */
   config(): { [key: string]: Json };
   fetch(task: CompiledTask, scope: Scope, taskEpoch: number): Promise<FetchResult>;
+  /** The oldest signal buffered for `task` of this instance (external tasks check it when they arm). */
+  peekSignal?(task: string): Promise<BufferedSignal | undefined>;
 }
 
 export type AdvanceStatus = "running" | "completed" | "failed" | "raised";
@@ -58,6 +61,12 @@ export interface AdvanceResult {
   output?: Json;
   wakeAt: number | null;
   logs: EngineLog[];
+  /** `external` while parked on an external task; null otherwise. */
+  phase?: "external" | null;
+  /** A new external park (its claim row is written with the advance), or "clear" when a park ended without a resolve. */
+  externalWait?: ExternalPark | "clear";
+  /** A buffered signal this advance consumed (deleted in the same write). */
+  consumedSignal?: number;
 }
 
 /** Routing-only tasks run inline; a loop of them is checkpointed after this many entries. */
@@ -140,7 +149,12 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
         throw failure;
       }
       let self: { [key: string]: Json } = { previous };
-      if (isAction) {
+      if (isAction && isWaitTask(here.task)) {
+        ranAction = true;
+        const step = await runWaitStep(here, state, result, env, scope({ previous }), log);
+        if (step.kind === "park") return result;
+        self = { result: step.result, previous };
+      } else if (isAction) {
         ranAction = true;
         log("info", "task.started", `task "${id}" started (${here.task.action!.type})`, id, { task_epoch: result.taskEpoch, worker: env.worker ?? null });
         if (here.fetch === undefined) {
@@ -161,6 +175,8 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
       if (isAction) log("info", "task.completed", `task "${id}" completed`, id, { status: self.status ?? null });
       else log("debug", "task.completed", `routing task "${id}" ran`, id, { task_epoch: result.taskEpoch });
     } catch (error) {
+      const consumed = consumedSignalOf(error);
+      if (consumed !== undefined) result.consumedSignal = consumed;
       const failure = asFailure(error);
       log(failure.code.startsWith("engine.") ? "error" : "warn", "task.failed", `task "${id}" failed: ${failure.code}: ${truncate(failure.message, 300)}`, id, {
         code: failure.code,
@@ -215,6 +231,46 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
   }
 }
 
+/** Runs a wait task's visit (wait-task.ts) and records a park on the result. */
+async function runWaitStep(
+  here: CompiledTask,
+  state: InstanceState,
+  result: AdvanceResult,
+  env: AdvanceEnvironment,
+  scope: Scope,
+  log: (level: LogLevel, event: string, message: string, task: string | null, data?: Record<string, Json>) => void,
+) {
+  const id = here.task.id;
+  const wasWaiting = state._wait !== undefined && here.task.action!.type === "external";
+  try {
+    const step = await runWait(here, state, {
+      taskEpoch: result.taskEpoch,
+      now: env.now(),
+      scope,
+      peekSignal: env.peekSignal === undefined ? undefined : (task) => env.peekSignal!(task),
+    });
+    if (step.kind === "park") {
+      result.status = "running";
+      result.wakeAt = step.wakeAt;
+      result.phase = step.phase;
+      if (step.external !== undefined) {
+        result.externalWait = step.external;
+        log("info", "task.started", `task "${id}" started (external): waiting for a worker or a signal`, id, {
+          task_epoch: result.taskEpoch,
+          deadline: step.wakeAt,
+        });
+      } else if (step.wakeAt !== null && here.task.action!.type === "delay") {
+        log("info", "task.started", `task "${id}" started (delay) until ${new Date(step.wakeAt).toISOString()}`, id, { task_epoch: result.taskEpoch, wake_at: step.wakeAt });
+      }
+      return step;
+    }
+    if (step.consumedSignal !== undefined) result.consumedSignal = step.consumedSignal;
+    return step;
+  } finally {
+    if (wasWaiting && state._wait === undefined) result.externalWait = "clear";
+  }
+}
+
 function enter(result: AdvanceResult, target: CompiledTask): void {
   result.task = target.task.id;
   result.taskEpoch += 1;
@@ -255,6 +311,8 @@ function complete(
     try {
       result.output = evaluateShape(def.output, { input: state.input, outputs: state.outputs, config: env.config(), $now: env.now() });
     } catch (error) {
+      const consumed = consumedSignalOf(error);
+      if (consumed !== undefined) result.consumedSignal = consumed;
       const failure = asFailure(error);
       const message = `task "${task}": ${failure.code}: process output: ${failure.message}`;
       result.status = "failed";

@@ -9,6 +9,7 @@ import type { InstanceState } from "./instance-state.js";
 import { insertLogBatch } from "./log-batch.js";
 import type { LogEntry } from "./logs.js";
 import { externalize } from "./objects.js";
+import { writeWaitChanges } from "./wait-rows.js";
 
 /** One finished advance waiting for its fenced write. */
 export interface PendingWrite {
@@ -50,6 +51,7 @@ export async function writeAdvances(tx: Db, clock: Clock, thresholdBytes: number
   const logs: LogEntry[] = [];
   const outcomes: WriteOutcome[] = [];
   const records: Array<Record<string, string | number | null>> = [];
+  const landedResults: Array<{ instanceId: string; result: AdvanceResult }> = [];
   for (const { claim, storedState, result } of writes) {
     const row = byId.get(claim.id);
     if (row === undefined || row.leaseEpoch !== claim.leaseEpoch || !WRITABLE.has(row.status)) {
@@ -81,7 +83,9 @@ export async function writeAdvances(tx: Db, clock: Clock, thresholdBytes: number
       error_message: result.errorMessage,
       output,
       wake_at: wakeAt,
+      phase: result.phase ?? null,
     });
+    landedResults.push({ instanceId: claim.id, result });
     for (const log of result.logs) logs.push(entry(claim, log.level, log.event, log.message, log.task ?? null, log.data ?? null));
     logs.push(...landed);
     outcomes.push({ applied: true, status, wakeAt });
@@ -92,15 +96,16 @@ export async function writeAdvances(tx: Db, clock: Clock, thresholdBytes: number
     const updated = await tx.execute(sql`
       UPDATE instances AS i
       SET status = x.status, task = x.task, task_epoch = x.task_epoch, retry_count = x.retry_count, state = x.state,
-          error_code = x.error_code, error_message = x.error_message, output = x.output, wake_at = x.wake_at,
+          error_code = x.error_code, error_message = x.error_message, output = x.output, wake_at = x.wake_at, phase = x.phase,
           lease_owner = NULL, lease_expires_at = NULL, requested = NULL, updated_at = ${now}
       FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(
         id text, lease_epoch integer, status text, task text, task_epoch integer, retry_count integer, state text,
-        error_code text, error_message text, output text, wake_at bigint)
+        error_code text, error_message text, output text, wake_at bigint, phase text)
       WHERE i.id = x.id AND i.lease_epoch = x.lease_epoch
       RETURNING i.id`);
     const count = rowsOf(updated).length;
     if (count !== records.length) throw new Error(`fenced batch write changed ${count} of ${records.length} locked rows`);
+    await writeWaitChanges(tx, landedResults);
   }
   await insertLogBatch(tx, clock, logs);
   return outcomes;
@@ -117,6 +122,9 @@ function entry(
   return { instanceId: claim.id, rootId: claim.rootId, level, event, message, task, data };
 }
 
+// Keys an advance rewrites on a task visit (wait-task.ts): always stored as the advance left them.
+const PER_VISIT_KEYS = new Set(["_error", "_wait", "_outcome"]);
+
 /** The new state with values this advance did not write kept in their stored (placeholder) form. */
 function toStore(stored: InstanceState, result: AdvanceResult): Json {
   const next = result.state;
@@ -126,7 +134,7 @@ function toStore(stored: InstanceState, result: AdvanceResult): Json {
   }
   const out: { [key: string]: Json } = {};
   for (const [key, value] of Object.entries(next)) {
-    if (value !== undefined) out[key] = key in stored && stored[key] !== undefined && key !== "_error" ? (stored[key] as Json) : value;
+    if (value !== undefined) out[key] = key in stored && stored[key] !== undefined && !PER_VISIT_KEYS.has(key) ? (stored[key] as Json) : value;
   }
   out.outputs = outputs;
   if (next._error !== undefined) out._error = next._error;

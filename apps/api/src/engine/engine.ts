@@ -16,6 +16,7 @@ import { asInstanceState } from "./instance-state.js";
 import { appendLogs } from "./logs.js";
 import { listRefs, resolveRefs } from "./objects.js";
 import { LEASE_RENEW_MS } from "./statuses.js";
+import { peekSignal } from "./signal-buffer.js";
 
 export interface EngineDeps {
   db: Db;
@@ -171,6 +172,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
                 defs: def.definition.$defs,
                 signal,
               }),
+            peekSignal: (task: string) => peekSignal(db, row.id, task),
           },
         );
       } catch (error) {

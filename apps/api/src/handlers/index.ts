@@ -3,6 +3,7 @@ import { channelHandlers } from "./channels.js";
 import { compatHandlers } from "./compat.js";
 import { debugHandlers } from "./debug.js";
 import { definitionHandlers } from "./definitions.js";
+import { externalTaskHandlers } from "./external-tasks.js";
 import { instanceHandlers } from "./instances.js";
 import { lifecycleHandlers } from "./lifecycle.js";
 import { processDocsHandlers } from "./process-docs.js";
@@ -19,5 +20,6 @@ export const handlers: ActionHandlers = {
   ...lifecycleHandlers,
   ...upgradeHandlers,
   ...tokenHandlers,
+  ...externalTaskHandlers,
   ...debugHandlers,
 };
