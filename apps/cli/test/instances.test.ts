@@ -203,12 +203,39 @@ describe("lifecycle", () => {
     expect(JSON.parse((await cli(["get", "@last", "--json"])).stdout)).toMatchObject({ status: "failed", error_code: "pre.error" });
   });
 
-  // The external-task endpoints answer 501 until their issue lands; extend this with a real worker round then.
-  it("worker and signal say in one line that the server does not implement external tasks yet, exit 1", async () => {
-    const run = await cli(["worker", "--once", "--exec", "cat"]);
-    expect(run).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: unsupported: [^\n]+\n$/) });
-    const signal = await cli(["signal", "@last", "approve", "--result", "true"]);
-    expect(signal).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: unsupported: [^\n]+\n$/) });
+  it("worker resolves a parked external task with what its command prints; signal is delivered or buffered", async () => {
+    const approval = [
+      "name: approval_cli",
+      "input_schema: {type: object, properties: {approved: {type: boolean}}, required: [approved]}",
+      "tasks:",
+      "  - id: approve",
+      "    action:",
+      "      type: external",
+      '      input: {approved: "$: input.approved"}',
+      "      result_schema: {type: object, properties: {approved: {type: boolean}}, required: [approved]}",
+      "",
+    ].join("\n");
+    expect((await cli(["deploy", "approval.yaml"], fixtureDir({ "approval.yaml": approval }))).code).toBe(0);
+    const parkedId = (await cli(["run", "approval_cli", "--input", '{"approved": true}'])).stdout.trim();
+    await cli(["tick"]);
+    const worker = await cli(["worker", "--once", "--process", "approval_cli", "--exec", "cat"]);
+    expect(worker, "cat answers the external_input, which fits result_schema").toEqual({ code: 0, stdout: "resolved  approval_cli v1 task approve\n", stderr: "" });
+    await cli(["tick"]);
+    expect(JSON.parse((await cli(["get", parkedId, "--json"])).stdout)).toMatchObject({ status: "completed" });
+
+    const early = (await cli(["run", "approval_cli", "--input", '{"approved": false}'])).stdout.trim();
+    const buffered = await cli(["signal", early, "approve", "--result", '{"approved": true}']);
+    expect(buffered).toEqual({ code: 0, stdout: `${early} task approve: buffered until the task waits\n`, stderr: "" });
+    await cli(["tick"]);
+    expect(JSON.parse((await cli(["get", early, "--json"])).stdout), "the buffered outcome answered the task as it armed").toMatchObject({ status: "completed" });
+
+    const waiting = (await cli(["run", "approval_cli", "--input", '{"approved": false}'])).stdout.trim();
+    await cli(["tick"]);
+    const delivered = await cli(["signal", waiting, "approve", "--result", '{"approved": true}']);
+    expect(delivered).toEqual({ code: 0, stdout: `${waiting} task approve: delivered\n`, stderr: "" });
+    const unknownTask = await cli(["signal", waiting, "nope", "--result", "true"]);
+    expect(unknownTask).toEqual({ code: expect.any(Number), stdout: "", stderr: expect.stringMatching(/^error: not_found: [^\n]+\n$/) });
+    expect(unknownTask.code).not.toBe(0);
   });
 
   it("upgrade moves a live instance and prints each move; a second upgrade from the old version exits 1 (409)", async () => {

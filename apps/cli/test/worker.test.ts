@@ -6,8 +6,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BATON_MAIN, isolatedEnv } from "./baton.js";
 
-// The real server answers 501 for external tasks until their issue lands (see instances.test.ts);
-// here the built binary talks to a small HTTP stand-in that speaks the same endpoints.
+// The built binary against a small HTTP stand-in that speaks the external-task endpoints, so
+// lost/cancelled renewals and refusals can be staged; instances.test.ts runs a worker against the real server.
 interface Recorded {
   path: string;
   body: any;
