@@ -26,13 +26,16 @@ afterAll(async () => {
   await up?.close();
 });
 
+/** What the upstream answers: the path and how often it was hit. */
+const HIT = { type: "object", properties: { path: { type: "string" }, n: { type: "integer" } }, required: ["path", "n"] };
+
 function definitions(prefix: string) {
   return [
     {
       name: `${prefix}_plain`,
       tasks: [
-        { id: "call", action: { type: "fetch", url: `${up.url}/${prefix}/plain`, timeout: { for: "5m" } }, output: "$: self.result.n" },
-        { id: "after", action: { type: "fetch", url: `${up.url}/${prefix}/after` }, output: "$: self.result.n" },
+        { id: "call", action: { type: "fetch", url: `${up.url}/${prefix}/plain`, timeout: { for: "5m" }, result_schema: HIT }, output: "$: self.result.n" },
+        { id: "after", action: { type: "fetch", url: `${up.url}/${prefix}/after`, result_schema: HIT }, output: "$: self.result.n" },
       ],
     },
     {
@@ -41,7 +44,7 @@ function definitions(prefix: string) {
         {
           id: "charge",
           only_once: true,
-          action: { type: "fetch", url: `${up.url}/${prefix}/charge`, timeout: { for: "5m" } },
+          action: { type: "fetch", url: `${up.url}/${prefix}/charge`, timeout: { for: "5m" }, result_schema: HIT },
           output: "$: self.result.n",
           on_error: [{ code: ["only_once.interrupted"], goto: "$reconcile" }],
           switch: "end",

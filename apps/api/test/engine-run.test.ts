@@ -136,6 +136,11 @@ describe("fetch tasks", () => {
             query: { tag: ["x", "y"], none: null, n: 5 },
             headers: { "x-custom": "$: input.who" },
             body: { name: "$: input.who", big: "$: input.big" },
+            result_schema: {
+              type: "object",
+              properties: { path: { type: "string" }, got: { type: ["object", "null"], properties: { name: { type: "string" }, big: { type: "integer" } } } },
+              required: ["path", "got"],
+            },
           },
           output: { echoed: "$: self.result.got.name", status: "$: self.status" },
         },

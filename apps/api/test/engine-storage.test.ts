@@ -25,8 +25,24 @@ describe("externalised values", () => {
     await h.deploy({
       name: "bigdata",
       tasks: [
-        { id: "load", action: { type: "fetch", method: "get", url: `${up.url}/big` } },
-        { id: "use", action: { type: "fetch", url: `${up.url}/echo`, body: { items: "$: outputs.load.items" } }, output: "$: self.result.count" },
+        {
+          id: "load",
+          action: {
+            type: "fetch",
+            method: "get",
+            url: `${up.url}/big`,
+            result_schema: {
+              type: "object",
+              properties: { items: { type: "array", items: { type: "object", properties: { i: { type: "integer" }, name: { type: "string" } }, required: ["i", "name"] } } },
+              required: ["items"],
+            },
+          },
+        },
+        {
+          id: "use",
+          action: { type: "fetch", url: `${up.url}/echo`, body: { items: "$: outputs.load.items" }, result_schema: { type: "object", properties: { count: { type: "integer" } }, required: ["count"] } },
+          output: "$: self.result.count",
+        },
       ],
       output: { first: "$: outputs.load.items[0]", count: "$: outputs.use" },
     });

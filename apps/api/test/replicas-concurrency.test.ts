@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const SETTLED = ["completed", "failed", "raised", "cancelled"];
 const LIVE = ["running", "pausing", "paused", "failing", "cancelling"];
+/** The upstream answers every call with the Idempotency-Key it got. */
+const KEYED = { type: "object", properties: { key: { type: "string" } }, required: ["key"] };
 
 describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database", () => {
   let up: Upstream;
@@ -34,16 +36,16 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
       {
         name: "steps3",
         tasks: [
-          { id: "a", action: { type: "fetch", url: `${up.url}/a` }, output: "$: self.result.key" },
-          { id: "b", action: { type: "fetch", url: `${up.url}/b` }, output: "$: self.result.key" },
-          { id: "c", action: { type: "fetch", url: `${up.url}/c` }, output: "$: self.result.key" },
+          { id: "a", action: { type: "fetch", url: `${up.url}/a`, result_schema: KEYED }, output: "$: self.result.key" },
+          { id: "b", action: { type: "fetch", url: `${up.url}/b`, result_schema: KEYED }, output: "$: self.result.key" },
+          { id: "c", action: { type: "fetch", url: `${up.url}/c`, result_schema: KEYED }, output: "$: self.result.key" },
         ],
       },
       {
         name: "flaky5",
         tasks: ["a", "b", "c", "d", "e"].map((id) => ({
           id,
-          action: { type: "fetch", url: `${up.url}/flaky/${id}` },
+          action: { type: "fetch", url: `${up.url}/flaky/${id}`, result_schema: KEYED },
           output: "$: self.result.key",
           on_error: [{ code: ["http.503"], retry: { retries: 1, delay: "50ms" } }],
         })),
