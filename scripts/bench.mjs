@@ -291,12 +291,14 @@ async function main() {
     input_schema: { type: "object", properties: {} },
     tasks: [{ id: "first", output: { step: 1 } }, { id: "second", output: "$: outputs.first.step + 1" }],
   });
+  // The upstream's answer; declared so the tasks may read into self.result (LANGUAGE §6).
+  const counted = { type: "object", properties: { ok: { type: "boolean" }, n: { type: "integer" } }, required: ["ok", "n"] };
   await call(loader.url, "PUT", "/api/definitions", {
     name: "bench_fetch",
     tasks: [
-      { id: "one", action: { type: "fetch", method: "post", url: `${upstreamUrl}/one`, body: { step: 1 } }, output: "$: self.result.n" },
-      { id: "two", action: { type: "fetch", method: "post", url: `${upstreamUrl}/two`, body: { prev: "$: outputs.one" } }, output: "$: self.result.n" },
-      { id: "three", action: { type: "fetch", method: "get", url: `${upstreamUrl}/three` }, output: "$: self.result.ok" },
+      { id: "one", action: { type: "fetch", method: "post", url: `${upstreamUrl}/one`, body: { step: 1 }, result_schema: counted }, output: "$: self.result.n" },
+      { id: "two", action: { type: "fetch", method: "post", url: `${upstreamUrl}/two`, body: { prev: "$: outputs.one" }, result_schema: counted }, output: "$: self.result.n" },
+      { id: "three", action: { type: "fetch", method: "get", url: `${upstreamUrl}/three`, result_schema: counted }, output: "$: self.result.ok" },
     ],
   });
   for (const [process, n] of [
