@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decoded } from "../../test/helpers.js";
 import { compareDefinitions, upgradeBlockers } from "./compare.js";
+import { onlyOnOneSide } from "./report.js";
 
 const URL = "https://pay.example.com/charge";
 const order = (over: { input?: unknown; charge?: Record<string, unknown>; ship?: Record<string, unknown>; tasks?: unknown[]; output?: unknown } = {}) =>
@@ -102,5 +103,53 @@ describe("compareDefinitions", () => {
     const a = decoded({ name: "p", tasks: [{ id: "x" }, { id: "y" }, { id: "z" }] });
     const b = decoded({ name: "p", tasks: [{ id: "x" }, { id: "z" }, { id: "y" }] });
     expect(compareDefinitions(a, b, null, null).changed).toContainEqual({ address: "tasks", task: null });
+  });
+
+  it("gates upgrade when the children of a child_map are keyed differently, not when only their input changes", () => {
+    const ctx = { processExists: () => true };
+    const from = decoded({ name: "p", tasks: [{ id: "fan", action: { type: "child_map", children: { a: { name: "q" }, b: { name: "q" } } } }] }, ctx);
+    const rekeyed = decoded({ name: "p", tasks: [{ id: "fan", action: { type: "child_map", children: { a: { name: "q" }, c: { name: "q" } } } }] }, ctx);
+    const reinput = decoded({ name: "p", tasks: [{ id: "fan", action: { type: "child_map", children: { a: { name: "q", input: { x: 1 } }, b: { name: "q" } } } }] }, ctx);
+    expect(compareDefinitions(from, rekeyed, 1, 2).issues).toContainEqual(expect.objectContaining({ address: "tasks.fan.action", path: "/children", gating: true }));
+    expect(compareDefinitions(from, reinput, 1, 2).upgrade.compatible).toBe(true);
+  });
+
+  it("gates upgrade when a delay becomes a fetch: the parked instance waits for a timer", () => {
+    const from = decoded({ name: "p", tasks: [{ id: "wait", action: { type: "delay", for: "1h" } }] });
+    const to = decoded({ name: "p", tasks: [{ id: "wait", action: { type: "fetch", url: URL } }] });
+    expect(upgradeBlockers(from, to, 1, 2, ["wait"])).toEqual([expect.objectContaining({ task: "wait", address: "tasks.wait.action", path: "/type" })]);
+  });
+
+  it("gates every sitting task when the stored input no longer fits", () => {
+    const to = order({ input: { type: "object", properties: { order_id: { type: "integer" } }, required: ["order_id"] } });
+    const blockers = upgradeBlockers(order(), to, 1, 2, ["charge"]);
+    expect(blockers).toEqual([expect.objectContaining({ member: "upgrade", address: "input_schema", path: "/properties/order_id/type", task: "charge" })]);
+  });
+
+  it("checks an output stored in a loop against the new version when the instance sits in the loop", () => {
+    const loop = (schema: Record<string, unknown>) =>
+      decoded({
+        name: "poll",
+        tasks: [
+          { id: "check", action: { type: "fetch", url: URL, result_schema: schema }, switch: [{ case: "self.output.done", goto: "end" }, { goto: "$check" }] },
+        ],
+      });
+    const from = loop({ type: "object", properties: { done: { type: "boolean" } }, required: ["done"] });
+    const to = loop({ type: "object", properties: { done: { type: "boolean" }, eta: { type: "integer" } }, required: ["done", "eta"] });
+    expect(upgradeBlockers(from, to, 1, 2, ["check"]), "a previous visit's output is still in the state").toHaveLength(1);
+  });
+
+  it("describes a process found on one side only as compatible with nothing compared", () => {
+    expect(onlyOnOneSide("gone", "from", 3)).toEqual({
+      name: "gone",
+      status: "only_in_from",
+      from: 3,
+      to: null,
+      upgrade: { compatible: true },
+      contract: { compatible: true },
+      changed: [],
+      issues: [],
+    });
+    expect(onlyOnOneSide("new", "to", null)).toMatchObject({ status: "only_in_to", from: null, to: null });
   });
 });
