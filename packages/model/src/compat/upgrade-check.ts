@@ -186,7 +186,8 @@ function replay(n: number, edges: ReturnType<typeof taskEdges>, start: number, i
         return s;
       });
       if (b === start) sets.push(new Set(initial));
-      const next = sets.reduce((acc, s) => new Set([...acc].filter((x) => s.has(x))));
+      const next = new Set(sets[0]);
+      for (const s of sets.slice(1)) for (const x of next) if (!s.has(x)) next.delete(x);
       const cur = entry[b];
       if (cur === undefined || cur.size !== next.size || [...next].some((x) => !cur.has(x))) {
         entry[b] = next;
