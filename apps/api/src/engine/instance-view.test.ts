@@ -1,6 +1,6 @@
 import { LosslessNumber, stringifyJson } from "@baton/expr";
 import { describe, expect, it } from "vitest";
-import { detailView, type InstanceRow, listRow, logView, statusView, storedOutput } from "./instance-view.js";
+import { detailView, type InstanceRow, listRow, logView, redactView, statusView, storedOutput } from "./instance-view.js";
 
 const T = Date.UTC(2026, 0, 2, 10, 0, 0);
 
@@ -84,5 +84,23 @@ describe("logView", () => {
     const base = { id: "l", instanceId: "i1", rootId: "i1", level: "info", event: "instance.started", message: "m", task: null, actor: null, createdAt: T };
     expect(logView({ ...base, data: null })).toEqual({ id: "l", instance_id: "i1", level: "info", event: "instance.started", message: "m", task: null, actor: null, created_at: "2026-01-02T10:00:00.000Z" });
     expect(stringifyJson(logView({ ...base, data: '{"n":12345678901234567890}' }).data)).toBe('{"n":12345678901234567890}');
+  });
+});
+
+describe("redactView", () => {
+  it("redacts secrets in error_message, output and state, and leaves ids, process and times alone", () => {
+    const failed = row({ id: "i-s3cr3t-0", status: "failed", errorCode: "http.500", errorMessage: 'task "t": http.500: {"error":"bad key s3cr3t"}', output: '{"k":"s3cr3t"}' });
+    const view = detailView(failed, { state: { outputs: { t: { token: "Bearer s3cr3t" } } }, output: { k: "s3cr3t" }, objects: [] });
+    const shown = redactView(view, ["s3cr3t"]);
+    expect(shown.error_message).toBe('task "t": http.500: {"error":"bad key ***"}');
+    expect(shown.output).toEqual({ k: "***" });
+    expect(shown.state).toEqual({ outputs: { t: { token: "Bearer ***" } } });
+    expect(shown.id, "only instance data is redacted, never identifiers").toBe("i-s3cr3t-0");
+    expect(view.state, "the view it was given is not mutated").toEqual({ outputs: { t: { token: "Bearer s3cr3t" } } });
+  });
+
+  it("returns the view unchanged when the process has no secrets", () => {
+    const view = statusView(row({ output: '{"k":"v"}' }));
+    expect(redactView(view, [])).toBe(view);
   });
 });

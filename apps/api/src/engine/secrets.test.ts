@@ -1,6 +1,7 @@
 import type { Definition } from "@baton/model";
 import { describe, expect, it } from "vitest";
-import { MIN_SECRET_LENGTH, redactJson, redactJsonText, redactText, secretValues } from "./secrets.js";
+import type { AdvanceResult } from "./advance.js";
+import { MIN_SECRET_LENGTH, redactAdvanceResult, redactJson, redactJsonText, redactText, secretValues } from "./secrets.js";
 
 const def = (properties: Record<string, unknown>): Definition =>
   ({ name: "pay-svc", tasks: [{ id: "a" }], config_schema: { type: "object", properties } }) as unknown as Definition;
@@ -62,5 +63,36 @@ describe("redactJsonText", () => {
     expect(redactJsonText('{"k":"s3cr3t","big":12345678901234567890}', ["s3cr3t"])).toBe('{"k":"***","big":12345678901234567890}');
     expect(redactJsonText('{"k":"a\\"b-secret"}', ['a"b-secret'])).toBe('{"k":"***"}');
     expect(redactJsonText('{"k":1}', ["s3cr3t"]), "text without the secret is returned as is").toBe('{"k":1}');
+  });
+});
+
+describe("redactAdvanceResult", () => {
+  const result = (): AdvanceResult => ({
+    status: "failed",
+    task: "call",
+    taskEpoch: 1,
+    retryCount: 0,
+    state: { input: {}, outputs: { call: { echoed: "s3cr3t" } } } as unknown as AdvanceResult["state"],
+    written: new Set(["call"]),
+    errorCode: "http.500",
+    errorMessage: 'task "call": http.500: key s3cr3t rejected',
+    wakeAt: null,
+    logs: [
+      { level: "error", event: "task.failed", message: "http.500: key s3cr3t rejected", task: "call", data: { code: "http.500", body: "s3cr3t" } },
+      { level: "info", event: "task.started", message: "started", task: "call", data: null },
+    ],
+  });
+
+  it("redacts log messages, log data and error_message, but keeps the state to be stored", () => {
+    const out = redactAdvanceResult(result(), ["s3cr3t"]);
+    expect(out.errorMessage).toBe('task "call": http.500: key *** rejected');
+    expect(out.logs[0]).toMatchObject({ message: "http.500: key *** rejected", data: { code: "http.500", body: "***" } });
+    expect(out.logs[1].data).toBeNull();
+    expect((out.state.outputs as Record<string, unknown>).call, "later tasks read the stored state: it keeps the real value").toEqual({ echoed: "s3cr3t" });
+  });
+
+  it("changes nothing without secrets", () => {
+    const r = result();
+    expect(redactAdvanceResult(r, []).errorMessage).toBe('task "call": http.500: key s3cr3t rejected');
   });
 });
