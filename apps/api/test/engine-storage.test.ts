@@ -101,12 +101,13 @@ describe("leases", () => {
   });
 
   it("fails an instance whose task uses an action this engine does not run yet with engine.definition", async () => {
-    await h.deploy({ name: "ext", tasks: [{ id: "wait", action: { type: "external" } }] });
-    const id = await h.start("ext");
+    await h.deploy({ name: "kid", tasks: [{ id: "only" }] });
+    await h.deploy({ name: "parent", tasks: [{ id: "spawn", action: { type: "child", name: "kid" } }] });
+    const id = await h.start("parent");
     await h.tick();
     const view = await h.get(id);
     expect(view.status).toBe("failed");
     expect(view.errorCode).toBe("engine.definition");
-    expect(view.errorMessage).toContain('"external"');
+    expect(view.errorMessage).toContain('"child"');
   });
 });
