@@ -1,6 +1,6 @@
 import { LosslessNumber, stringifyJson } from "@baton/expr";
 import { describe, expect, it } from "vitest";
-import { detailView, type InstanceRow, listRow, logView, redactView, statusView, storedOutput } from "./instance-view.js";
+import { detailView, type InstanceRow, listRow, logView, redactLogView, redactView, statusView, storedOutput } from "./instance-view.js";
 
 const T = Date.UTC(2026, 0, 2, 10, 0, 0);
 
@@ -102,5 +102,12 @@ describe("redactView", () => {
   it("returns the view unchanged when the process has no secrets", () => {
     const view = statusView(row({ output: '{"k":"v"}' }));
     expect(redactView(view, [])).toBe(view);
+  });
+});
+
+describe("redactLogView", () => {
+  it("redacts a log row's message and data", () => {
+    const view = { id: "l1", instance_id: "i1", level: "error", event: "task.failed", message: "key s3cr3t", task: "t", actor: null, data: { body: ["s3cr3t"] }, created_at: "2026-01-02T10:00:00.000Z" };
+    expect(redactLogView(view, ["s3cr3t"])).toEqual({ ...view, message: "key ***", data: { body: ["***"] } });
   });
 });

@@ -129,3 +129,9 @@ export function redactView<T extends StatusView & { state?: Json }>(view: T, sec
     ...(view.state !== undefined ? { state: redactJson(view.state, secrets) } : {}),
   };
 }
+
+/** `view` with secrets redacted in its message and data (a second line of defence for log rows written by any path). */
+export function redactLogView(view: LogView, secrets: readonly string[]): LogView {
+  if (secrets.length === 0) return view;
+  return { ...view, message: redactText(view.message, secrets), ...(view.data !== undefined ? { data: redactJson(view.data, secrets) } : {}) };
+}

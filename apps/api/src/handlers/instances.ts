@@ -2,7 +2,7 @@ import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { validateInput } from "@baton/model";
 import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
 import { getDefinition, latestDefinition, type StoredDefinition } from "../definitions/store.js";
-import { detailView, type InstanceRow, type LogRow, listRow, logView, type ObjectListing, redactView, statusView, storedOutput } from "../engine/instance-view.js";
+import { detailView, type InstanceRow, type LogRow, listRow, logView, type ObjectListing, redactLogView, redactView, statusView, storedOutput } from "../engine/instance-view.js";
 import { appendLog, type LogEntry, levelsFrom } from "../engine/logs.js";
 import { externalize, listRefs, loadObjects, objectSizes, spliceRefs } from "../engine/objects.js";
 import { redactJsonText } from "../engine/secrets.js";
@@ -213,7 +213,9 @@ export const instanceHandlers: ActionHandlers = {
     if (query.created_after !== undefined) where.push(gte(logs.createdAt, query.created_after));
     if (query.created_before !== undefined) where.push(lt(logs.createdAt, query.created_before));
     const page = await paginate(services.db, logs, and(...where), logList, query);
-    return { body: mapPage(page, logView) };
+    // Engine entries are redacted when written; this also covers rows written by other paths.
+    const secrets = await allSecrets(services.db, process.env);
+    return { body: mapPage(page, (r) => redactLogView(logView(r), secrets)) };
   },
 
   getObject: async ({ params }, services) => {
