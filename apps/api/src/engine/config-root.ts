@@ -28,6 +28,11 @@ export function configRoot(definition: Definition, env: NodeJS.ProcessEnv): { [k
   return out;
 }
 
+/** The environment variables of setting `name`, in precedence order: process, then global. */
+export function configVariables(processName: string, name: string): [string, string] {
+  return [`BATON_${envName(processName)}_${envName(name)}`, `BATON_GLOBAL_${envName(name)}`];
+}
+
 function envName(name: string): string {
   return name.toUpperCase().replace(/[^A-Z0-9]/g, "_");
 }

@@ -1,7 +1,7 @@
 import { isLosslessNumber, type Json, parseJson, stringifyJson } from "@baton/expr";
 import type { Definition } from "@baton/model";
 import type { AdvanceResult } from "./advance.js";
-import { configRoot } from "./config-root.js";
+import { configRoot, configVariables } from "./config-root.js";
 
 // Redaction of `config_schema` properties marked `secret: true` (LANGUAGE §1). The stored
 // instance state keeps the real values (later tasks read them); every boundary where a value
@@ -47,12 +47,12 @@ function readSecret(definition: Definition, env: NodeJS.ProcessEnv, name: string
   if (value === null) return [];
   if (typeof value === "string") return [value];
   const raw = rawSetting(definition, env, name);
-  return [JSON.stringify(value), ...(raw === undefined ? [] : [raw])];
+  return [stringifyJson(value), ...(raw === undefined ? [] : [raw])];
 }
 
 function rawSetting(definition: Definition, env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const envName = (n: string) => n.toUpperCase().replace(/[^A-Z0-9]/g, "_");
-  return env[`BATON_${envName(definition.name)}_${envName(name)}`] ?? env[`BATON_GLOBAL_${envName(name)}`];
+  const [processVariable, globalVariable] = configVariables(definition.name, name);
+  return env[processVariable] ?? env[globalVariable];
 }
 
 /** `text` with every occurrence of every secret replaced by `***`. */
