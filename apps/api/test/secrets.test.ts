@@ -36,7 +36,12 @@ beforeAll(async () => {
     output: { seen: "$: self.result.seen", echoed: "$: self.result" },
   };
   for (const def of [
-    { name: "vault", config_schema, tasks: [echo], output: { key_was: "$: outputs.echo.seen", sentence: `the key is ${KEY}` } },
+    {
+      name: "vault",
+      config_schema,
+      tasks: [echo, { id: "again", action: { type: "fetch", method: "post", url: `${up.url}/again`, body: { seen: "$: outputs.echo.seen" } } }],
+      output: { key_was: "$: outputs.echo.seen", sentence: `the key is ${KEY}` },
+    },
     {
       name: "vault_fail",
       config_schema,
@@ -81,10 +86,11 @@ describe("secret config values", () => {
     const before = up.requests.length;
     const id = await runToEnd("vault");
     const sent = up.requests.slice(before);
-    expect(sent).toHaveLength(1);
+    expect(sent).toHaveLength(2);
     expect(sent[0].headers["x-api-key"], "the upstream gets the real secret").toBe(SECRET);
     expect(sent[0].path).toBe(`/echo/${SECRET}`);
     expect(JSON.parse(sent[0].body)).toEqual({ key: SECRET });
+    expect(JSON.parse(sent[1].body), "the stored state keeps the real value for later tasks").toEqual({ seen: SECRET });
 
     const status = (await api.get(`/api/instances/${id}`)).body;
     expect(status.status).toBe("completed");
