@@ -41,18 +41,14 @@ function mergeFindings(findings: UpgradeFinding[]): CompatIssue[] {
 /** `to` must accept every input `from` accepts, and promise no output `from` did not. */
 function contractIssues(from: Definition, to: Definition): CompatIssue[] {
   const issues: CompatIssue[] = [];
-  for (const i of inputIssues(from, to))
+  for (const i of inputIssues(from, to, { a: "the old input schema", b: "the new input schema" }))
     issues.push({ member: "contract", address: "input_schema", path: i.path, message: `an input the old version accepts may be refused: ${i.message}`, gating: i.certain });
   const fromOut = (typeDefinition(from).processOutput ?? NO_OUTPUT) as Schema;
   const toOut = (typeDefinition(to).processOutput ?? NO_OUTPUT) as Schema;
-  for (const i of isSubschema(toOut, fromOut, { aDefs: to.$defs, bDefs: from.$defs }).issues)
-    issues.push({ member: "contract", address: "output", path: i.path, message: `the new output may break what the old version promised: ${swapSides(i.message)}`, gating: i.certain });
+  const names = { a: "the new output", b: "the promised output" };
+  for (const i of isSubschema(toOut, fromOut, { aDefs: to.$defs, bDefs: from.$defs, names }).issues)
+    issues.push({ member: "contract", address: "output", path: i.path, message: `the output may break what the old version promised: ${i.message}`, gating: i.certain });
   return issues;
-}
-
-/** For the output check `a` is the new version; the subset messages speak of a as "old". */
-function swapSides(message: string): string {
-  return message.replaceAll("the old schema", "\u0000").replaceAll("the new schema", "the promised schema").replaceAll("the old one", "\u0001").replaceAll("the new one", "the promised one").replaceAll("\u0000", "the new output").replaceAll("\u0001", "the new output");
 }
 
 const PROCESS_LEVEL = ["input_schema", "output", "config_schema", "$defs"] as const;

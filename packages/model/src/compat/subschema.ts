@@ -26,6 +26,8 @@ export interface SubschemaOptions {
   /** `$defs` that `$ref`s inside `a` resolve against (besides `a`'s own top-level `$defs`). */
   aDefs?: Record<string, Schema>;
   bDefs?: Record<string, Schema>;
+  /** How messages name the two sides; default "the old schema" (a) and "the new schema" (b). */
+  names?: { a: string; b: string };
 }
 
 type Defs = Record<string, Schema>;
@@ -67,7 +69,13 @@ export function isSubschema(a: Schema, b: Schema, options: SubschemaOptions = {}
   };
   const issues: SubschemaIssue[] = [];
   check(a, b, "", ctx, issues);
-  return { subset: !issues.some((i) => i.certain), issues: dedupe(issues) };
+  const named = options.names === undefined ? issues : issues.map((i) => ({ ...i, message: rename(i.message, options.names as { a: string; b: string }) }));
+  return { subset: !issues.some((i) => i.certain), issues: dedupe(named) };
+}
+
+// Messages are written as "the old schema/one" (a) versus "the new schema/one" (b).
+function rename(message: string, names: { a: string; b: string }): string {
+  return message.replace(/the (old|new) (schema|one)/g, (_, side: string) => (side === "old" ? names.a : names.b));
 }
 
 function ownDefs(s: Schema): Defs {

@@ -36,7 +36,7 @@ export function upgradeFindings(from: Definition, to: Definition, fromVersion: n
     findings.push(...parkFindings(task.id, task.action, to.tasks[j].action, toName));
   }
 
-  for (const i of inputIssues(from, to)) findings.push(finding("input_schema", i.path, `the stored input (${fromName}) may not fit ${toName}: ${i.message}`, i.certain, allTasks));
+  for (const i of inputIssues(from, to, { a: fromName, b: toName })) findings.push(finding("input_schema", i.path, `the stored input (${fromName}) may not fit ${toName}: ${i.message}`, i.certain, allTasks));
 
   findings.push(...storedOutputFindings(from, to, fromTyping, toTyping, fromName, toName));
   findings.push(...mustSetFindings(from, to, fromName, toName));
@@ -51,8 +51,9 @@ function finding(address: string, path: string, message: string, gating: boolean
   return { member: "upgrade", address, path, message, gating, affects };
 }
 
-export function inputIssues(from: Definition, to: Definition) {
-  return isSubschema(from.input_schema ?? NO_INPUT, to.input_schema ?? NO_INPUT, { aDefs: from.$defs, bDefs: to.$defs }).issues;
+/** Does the input schema of `to` accept every input `from` accepts (the stored input too)? */
+export function inputIssues(from: Definition, to: Definition, names?: { a: string; b: string }) {
+  return isSubschema(from.input_schema ?? NO_INPUT, to.input_schema ?? NO_INPUT, { aDefs: from.$defs, bDefs: to.$defs, names }).issues;
 }
 
 /** An instance parked on an external wait, children or a delay must find the same kind of park there. */
@@ -113,7 +114,7 @@ function storedOutputFindings(
     if (read === undefined) return;
     const affects = from.tasks.filter((_, t) => before[t].has(x)).map((t) => t.id);
     if (affects.length === 0) return;
-    const r = isSubschema(stored as Schema, read as Schema, { aDefs: from.$defs, bDefs: to.$defs });
+    const r = isSubschema(stored as Schema, read as Schema, { aDefs: from.$defs, bDefs: to.$defs, names: { a: fromName, b: toName } });
     for (const i of r.issues)
       findings.push(
         finding(`tasks.${task.id}.output`, i.path, `outputs.${task.id} as ${fromName} stored it may not fit what ${toName} reads: ${i.message}`, i.certain, affects),
