@@ -102,3 +102,31 @@ describe("advance", () => {
     expect(result.errorMessage).toContain('no task "gone"');
   });
 });
+
+describe("advance through wait tasks", () => {
+  const waits = () =>
+    compiled({
+      name: "p",
+      tasks: [
+        { id: "ask", action: { type: "external", timeout: { for: "10s" } }, raises: { no: null }, on_error: [{ code: "no", goto: "$after" }] },
+        { id: "after", action: { type: "delay", for: "5s" } },
+      ],
+    });
+
+  it("arming an external task parks: running, phase external, wake_at at the deadline, a claim row to write", async () => {
+    const result = await advance(waits(), input("ask"), env());
+    expect(result).toMatchObject({ status: "running", task: "ask", taskEpoch: 1, wakeAt: 11_000, phase: "external" });
+    expect(result.externalWait).toEqual({ task: "ask", taskEpoch: 1, input: {}, since: 1_000, deadline: 11_000 });
+  });
+
+  it("a recorded error outcome routes through on_error like a failed fetch, then parks on the delay (no phase)", async () => {
+    const state = { input: {}, outputs: {}, _children: {}, _wait: { task: "ask", task_epoch: 1 }, _outcome: { task_epoch: 1, error: { code: "no", message: "nope" } } };
+    const result = await advance(waits(), input("ask", { state }), env());
+    expect(result).toMatchObject({ status: "running", task: "after", taskEpoch: 2, wakeAt: 1_000 });
+    expect(result.state._error, "the goto target sees error").toMatchObject({ task: "ask", code: "no", message: "nope" });
+    expect(result.externalWait, "the external park is over").toBe("clear");
+    const parked = await advance(waits(), input("after", { taskEpoch: 2, state: result.state }), env());
+    expect(parked).toMatchObject({ status: "running", task: "after", wakeAt: 6_000 });
+    expect(parked.phase ?? null).toBeNull();
+  });
+});
