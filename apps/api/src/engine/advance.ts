@@ -259,7 +259,7 @@ async function runWaitStep(
           task_epoch: result.taskEpoch,
           deadline: step.wakeAt,
         });
-      } else if (step.wakeAt !== null && here.task.action!.type === "delay") {
+      } else if (step.armed && step.wakeAt !== null) {
         log("info", "task.started", `task "${id}" started (delay) until ${new Date(step.wakeAt).toISOString()}`, id, { task_epoch: result.taskEpoch, wake_at: step.wakeAt });
       }
       return step;

@@ -37,6 +37,7 @@ describe("runWait", () => {
       kind: "park",
       wakeAt: NOW + 60_000,
       phase: "external",
+      armed: true,
       external: { task: "ask", taskEpoch: 3, input: { n: 7 }, since: NOW, deadline: NOW + 60_000 },
     });
     expect(s._wait).toEqual({ task: "ask", task_epoch: 3, since: NOW, deadline: NOW + 60_000 });
@@ -98,7 +99,7 @@ describe("runWait", () => {
 
   it("a delay parks until now + for (an expression of ms), then completes with null", async () => {
     const s = state();
-    expect(await runWait(task("nap"), s, ctx())).toEqual({ kind: "park", wakeAt: NOW + 250, phase: null });
+    expect(await runWait(task("nap"), s, ctx())).toEqual({ kind: "park", wakeAt: NOW + 250, phase: null, armed: true });
     expect(await runWait(task("nap"), s, ctx({ now: NOW + 100 }))).toEqual({ kind: "park", wakeAt: NOW + 250, phase: null });
     expect(await runWait(task("nap"), s, ctx({ now: NOW + 250 }))).toEqual({ kind: "done", result: null });
   });

@@ -26,8 +26,8 @@ export interface BufferedSignal {
 }
 
 export type WaitStep =
-  /** Park: the instance stays running with this wake_at; `external` is set when a new claim row is due. */
-  | { kind: "park"; wakeAt: number | null; phase: "external" | null; external?: ExternalPark }
+  /** Park: the instance stays running with this wake_at; `armed` on a new visit, `external` when a new claim row is due. */
+  | { kind: "park"; wakeAt: number | null; phase: "external" | null; armed?: true; external?: ExternalPark }
   /** The wait is over: the task completes with `result` (`consumedSignal` is deleted with the write). */
   | { kind: "done"; result: Json; consumedSignal?: number };
 
@@ -74,15 +74,12 @@ export async function runWait(here: CompiledTask, state: InstanceState, ctx: Wai
     const at = instant(action, ctx, `task "${task.id}" delay`);
     if (at <= ctx.now) return { kind: "done", result: null };
     state._wait = { task: task.id, task_epoch: ctx.taskEpoch, since: ctx.now, deadline: at };
-    return { kind: "park", wakeAt: at, phase: null };
+    return { kind: "park", wakeAt: at, phase: null, armed: true };
   }
   if (action.type !== "external") throw new TaskFailure("engine.definition", `task "${task.id}" is not a wait task`);
 
   const buffered = await ctx.peekSignal?.(task.id);
-  if (buffered !== undefined) {
-    const step = outcomeStep(task.id, buffered.outcome, buffered.seq);
-    return step;
-  }
+  if (buffered !== undefined) return outcomeStep(task.id, buffered.outcome, buffered.seq);
   const input = action.input === undefined ? {} : evaluateShape(inputShape(here), ctx.scope);
   const timeout = action.timeout;
   const deadline = timeout === undefined ? null : instant(timeout, ctx, `task "${task.id}" timeout`);
@@ -91,6 +88,7 @@ export async function runWait(here: CompiledTask, state: InstanceState, ctx: Wai
     kind: "park",
     wakeAt: deadline,
     phase: "external",
+    armed: true,
     external: { task: task.id, taskEpoch: ctx.taskEpoch, input, since: ctx.now, deadline },
   };
 }
@@ -165,7 +163,12 @@ function inputShape(here: CompiledTask): CompiledShape {
   let shape = inputShapes.get(here);
   if (shape === undefined) {
     const action = here.task.action as { input?: Json };
-    shape = compileShape(action.input as Json, `tasks[${here.index}] ("${here.task.id}").action.input`);
+    const path = `tasks[${here.index}] ("${here.task.id}").action.input`;
+    try {
+      shape = compileShape(action.input as Json, path);
+    } catch (error) {
+      throw new TaskFailure("engine.definition", `${path}: ${(error as Error).message}`);
+    }
     inputShapes.set(here, shape);
   }
   return shape;
