@@ -106,11 +106,16 @@ describe("POST /instances/{id}/upgrade", () => {
     await tick();
     expect((await api.get(`/api/instances/${id}`)).body.task).toBe("two");
     expect((await api.post(`/api/instances/${id}/pause`)).status).toBe(200);
+    const epochBefore = (await api.get(`/api/instances/${id}/detail`)).body.lease_epoch;
 
     const res = await upgrade(id, 1, 2);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ upgraded: true, moves: [{ instance_id: id, process: "flow", from_version: 1, to_version: 2, task: "two" }] });
     expect((await api.get(`/api/instances/${id}`)).body).toMatchObject({ version: 2, status: "paused" });
+    expect(
+      (await api.get(`/api/instances/${id}/detail`)).body.lease_epoch,
+      "an upgrade fences out any worker still holding an expired lease computed under the old version",
+    ).toBe(epochBefore + 1);
 
     expect((await api.post(`/api/instances/${id}/resume`)).status).toBe(200);
     await tick();

@@ -1,6 +1,6 @@
 import type { Json } from "@baton/expr";
 import { upgradeBlockers } from "@baton/model";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { getDefinition } from "../definitions/store.js";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
@@ -74,7 +74,9 @@ export async function upgradeTree(db: Db, clock: Clock, rootId: string, fromVers
     const ids = moving.map((r) => r.id);
     await tx
       .update(instances)
-      .set({ version: toVersion, updatedAt: now })
+      // Bumping lease_epoch fences out a worker whose lease expired without being reclaimed:
+      // its result was computed under the old version and must not land on the new one.
+      .set({ version: toVersion, leaseEpoch: sql`${instances.leaseEpoch} + 1`, updatedAt: now })
       .where(and(inArray(instances.id, ids), eq(instances.version, fromVersion)));
     const data: Record<string, Json> = { from_version: fromVersion, to_version: toVersion };
     await appendLogs(

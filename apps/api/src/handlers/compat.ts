@@ -1,9 +1,10 @@
 import type { Json } from "@baton/expr";
-import { type CompatReport, compareDefinitions, type DecodeContext, type Definition, decodeBatch, formatProblems, onlyOnOneSide } from "@baton/model";
+import { type CompatReport, compareDefinitions, type Definition, onlyOnOneSide } from "@baton/model";
 import { and, eq } from "drizzle-orm";
-import { getDefinition, latestRaisesByName } from "../definitions/store.js";
+import { decodeRequestBatch } from "../definitions/decode-request.js";
+import { getDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { notFound } from "../http/api-error.js";
 import type { Db } from "../storage/db.js";
 import { channels } from "../storage/schema/index.js";
 import { requireDefinition } from "./definitions.js";
@@ -81,24 +82,6 @@ async function stored(db: Db, name: string, version: number): Promise<Member> {
 
 /** Decoded exactly as `PUT /definitions/batch` would (members may name each other as children). */
 async function unsavedMembers(db: Db, raws: Json[], side: Side): Promise<Map<string, Member>> {
-  const names = raws.map((r) => {
-    const name = (r as { name?: unknown } | null)?.name;
-    return typeof name === "string" ? name : "";
-  });
-  const raises = await latestRaisesByName(db);
-  const ctx: DecodeContext = { processExists: (name) => raises.has(name), batchNames: names.filter(Boolean), processRaises: (name) => raises.get(name) };
-  const decoded = decodeBatch(raws, ctx);
-  if (!decoded.ok) {
-    const first = formatProblems(decoded.problems.slice(0, 1)).split("\n")[0];
-    const more = decoded.problems.length > 1 ? ` (and ${decoded.problems.length - 1} more, listed in fields)` : "";
-    throw invalid(
-      `body.${side}.definitions: ${first}${more}`,
-      decoded.problems.map((p) => {
-        const i = p.process ? names.indexOf(p.process) : -1;
-        const at = `body.${side}.definitions${i >= 0 ? `[${i}]` : ""}`;
-        return { path: p.path ? (p.path.startsWith("[") ? `${at}${p.path}` : `${at}.${p.path}`) : at, message: p.task ? `task "${p.task}": ${p.message}` : p.message };
-      }),
-    );
-  }
-  return new Map(decoded.definitions.map((d) => [d.name, { definition: d, version: null }]));
+  const definitions = await decodeRequestBatch(db, raws, `body.${side}.definitions`);
+  return new Map(definitions.map((d) => [d.name, { definition: d, version: null }]));
 }

@@ -1,19 +1,9 @@
-import { type Json } from "@baton/expr";
-import {
-  canonicalJson,
-  type DecodeContext,
-  type Definition,
-  type DefinitionProblem,
-  declaredRaises,
-  decodeBatch,
-  decodeDefinition,
-  definitionHash,
-  formatProblems,
-  inferSchemas,
-} from "@baton/model";
+import type { Json } from "@baton/expr";
+import { canonicalJson, type Definition, declaredRaises, definitionHash, inferSchemas } from "@baton/model";
 import { and, eq, gte, lt, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
-import { getDefinition, latestDefinition, latestRaisesByName, lockProcessName, type StoredDefinition } from "../definitions/store.js";
+import { decodeRequestBatch, decodeRequestDefinition } from "../definitions/decode-request.js";
+import { getDefinition, latestDefinition, lockProcessName, type StoredDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../http/api-error.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
@@ -43,24 +33,6 @@ export function definitionSummary(row: DefinitionRow) {
     ...(row.actor ? { actor: row.actor } : {}),
     ...(raises.length ? { raises } : {}),
   };
-}
-
-async function decodeContext(db: Db, batchNames: string[] = []): Promise<DecodeContext> {
-  const raises = await latestRaisesByName(db);
-  return { processExists: (name) => raises.has(name), batchNames, processRaises: (name) => raises.get(name) };
-}
-
-/** 400 listing every problem; `fields` paths start at the request body. */
-function refuse(problems: DefinitionProblem[], bodyPrefix: (p: DefinitionProblem) => string): never {
-  // One sentence for people; every problem is in `fields` for tools.
-  const first = formatProblems(problems.slice(0, 1)).split("\n")[0];
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""}, listed in fields)` : "";
-  throw invalid(`${first}${more}`, problems.map((p) => ({ path: bodyPrefix(p), message: p.task ? `task "${p.task}": ${p.message}` : p.message })));
-}
-
-function joinPath(prefix: string, path: string): string {
-  if (!path) return prefix;
-  return path.startsWith("[") ? `${prefix}${path}` : `${prefix}.${path}`;
 }
 
 /**
@@ -93,9 +65,7 @@ async function versionItWouldGet(db: Db, def: Definition): Promise<number> {
 
 export const definitionHandlers: ActionHandlers = {
   putDefinition: async ({ body, principal }, { db, clock }) => {
-    const decoded = decodeDefinition(body, await decodeContext(db));
-    if (!decoded.ok) refuse(decoded.problems, (p) => joinPath("body", p.path));
-    const def = decoded.definition;
+    const def = await decodeRequestDefinition(db, body);
     const result = await db.transaction(async (tx) => {
       await lockProcessName(tx as unknown as Db, def.name);
       return saveDefinition(tx as unknown as Db, def, principal.actor, clock.now());
@@ -129,10 +99,7 @@ export const definitionHandlers: ActionHandlers = {
 
   putDefinitionBatch: async ({ body, principal }, { db, clock }) => {
     const { definitions: raws, channel } = body as { definitions: Json[]; channel: string };
-    const names = namesOf(raws);
-    const decoded = decodeBatch(raws, await decodeContext(db, names.filter(Boolean)));
-    if (!decoded.ok) refuse(decoded.problems, (p) => joinPath(`body.definitions${batchIndex(p, names)}`, p.path));
-    const defs = decoded.definitions;
+    const defs = await decodeRequestBatch(db, raws, "body.definitions");
     const now = clock.now();
     const results = await db.transaction(async (txRaw) => {
       const tx = txRaw as unknown as Db;
@@ -174,28 +141,11 @@ export const definitionHandlers: ActionHandlers = {
   validateDefinitions: async ({ body }, { db }) => {
     const raws = body as Json[];
     if (!Array.isArray(raws)) throw invalid("the request body must be an array of definitions");
-    const names = namesOf(raws);
-    const decoded = decodeBatch(raws, await decodeContext(db, names.filter(Boolean)));
-    if (!decoded.ok) refuse(decoded.problems, (p) => joinPath(`body${batchIndex(p, names)}`, p.path));
     const results = [];
-    for (const def of decoded.definitions) results.push(inferSchemas(def, await versionItWouldGet(db, def)));
+    for (const def of await decodeRequestBatch(db, raws, "body")) results.push(inferSchemas(def, await versionItWouldGet(db, def)));
     return { body: results };
   },
 };
-
-/** The `name` of each raw definition that has one, in order (for batch-member checks and paths). */
-function namesOf(raws: Json[]): string[] {
-  return raws.map((r) => {
-    const name = (r as { name?: unknown } | null)?.name;
-    return typeof name === "string" ? name : "";
-  });
-}
-
-/** `[i]` of the batch member a problem belongs to (by process name), or "" when unknown. */
-function batchIndex(problem: DefinitionProblem, names: string[]): string {
-  const i = problem.process ? names.indexOf(problem.process) : -1;
-  return i >= 0 ? `[${i}]` : "";
-}
 
 export async function requireDefinition(db: Db, name: string, version?: number): Promise<StoredDefinition> {
   if (version === undefined || version === 0) {

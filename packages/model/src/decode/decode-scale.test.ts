@@ -14,11 +14,11 @@ function chain(n: number): unknown {
 }
 
 describe("large definitions", () => {
-  it("decodes and infers a 300-task definition quickly", () => {
-    const started = performance.now();
+  // Speed is the benchmark's business (no timing assertions in tests); this checks the
+  // analyses stay correct, and do not overflow the stack, at a realistic upper size.
+  it("decodes and infers a 300-task definition with long retry and goto chains", () => {
     const r = decodeDefinition(chain(300));
     expect(r.ok ? [] : r.problems.slice(0, 3)).toEqual([]);
     if (r.ok) expect(inferSchemas(r.definition, 1).process_output).toEqual({ type: "object", properties: { last: { type: "integer" } }, required: ["last"] });
-    expect(performance.now() - started, "registration must stay interactive").toBeLessThan(5000);
   });
 });
