@@ -202,6 +202,8 @@ describe("external tasks over HTTP", () => {
     const [fresh] = (await claim({ process: "approval", worker_id: "w2" })).items;
     expect(fresh?.external_input).toEqual({ order: "A-6" });
     expect(fresh.claimed_by).toBe("w2");
+    const detail = await api.get(`/api/instances/${id}/detail`);
+    expect(detail.body.external_claim_epoch, "each claim of the visit is a new external_claim_epoch").toBe(2);
     const renewed = await api.post("/api/external-tasks/renew", { worker_id: "w1", tokens: [old.token] });
     expect(renewed.body).toMatchObject({ renewed: [], lost: [old.token], cancelled: [] });
     expect((await api.post("/api/external-tasks/resolve", { token: old.token, result: { approved: true } })).status, "the lapsed claim cannot resolve").toBe(409);

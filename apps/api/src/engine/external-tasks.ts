@@ -93,6 +93,13 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
         WHERE w.instance_id = picked.instance_id AND i.id = w.instance_id
         RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version`),
     );
+    if (claimed.length > 0) {
+      // The detail view's external_claim_epoch mirrors the claim counter of the current visit.
+      await tx.execute(sql`
+        UPDATE instances AS i SET external_claim_epoch = w.claim_epoch
+        FROM external_waits AS w
+        WHERE w.instance_id = i.id AND i.id = ANY(${sqlTextArray(claimed.map((r) => String(r.instance_id)))})`);
+    }
     const defs = new Map<string, Promise<Definition | undefined>>();
     const items: Array<{ item: ExternalTaskItem; since: number }> = [];
     const tokens: Array<typeof externalClaims.$inferInsert> = [];
