@@ -234,7 +234,7 @@ function containsUnknown(schema: JsonSchema, defs: Defs, depth: number): boolean
   if (isUnknown(s)) return true;
   if (depth > 16 || s.type !== undefined || s.properties !== undefined || s.items !== undefined) return false;
   const branches = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
-  return branches !== undefined && branches.some((b) => typeof b === "object" && b !== null && containsUnknown(b as JsonSchema, defs, depth + 1));
+  return branches?.some((b) => typeof b === "object" && b !== null && containsUnknown(b as JsonSchema, defs, depth + 1)) ?? false;
 }
 
 function inferIndex(node: Extract<Expr, { kind: "index" }>, ctx: Context): JsonSchema {
