@@ -45,70 +45,76 @@ function logsFor(rows: ChangedRow[], rootId: string, actor: string | null, descr
   return rows.map((row) => ({ instanceId: row.id, rootId, level: "info", actor, task: row.task, ...describe(row) }));
 }
 
-/** Running rows stop at their next task boundary: at once when no worker holds them, else `pausing` until its write lands. */
-export async function pauseTree(db: Db, clock: Clock, rootId: string, actor: string | null): Promise<LifecycleResult> {
+/** How one stopping verb (pause or cancel) reads: which rows it takes and what it says. */
+interface StopVerb {
+  /** The UPDATE over the tree's rows; must return id, status, task of each changed row. */
+  update: (tx: Db, rootId: string, now: number) => Promise<unknown>;
+  /** The status a row held by a worker is left in until that worker's write lands. */
+  draining: "pausing" | "cancelling";
+  stopped: "paused" | "cancelled";
+  verb: "pause" | "cancel";
+}
+
+/** Runs a stopping verb in one transaction: 200 stopped, 202 still draining, 204 nothing to do. */
+async function stopTree(db: Db, clock: Clock, rootId: string, actor: string | null, stop: StopVerb): Promise<LifecycleResult> {
   return db.transaction(async (t) => {
     const tx = t as unknown as Db;
-    const now = clock.now();
-    const live = leaseLive(now);
-    const rows = changedRows(
-      await tx.execute(sql`
-        UPDATE instances
-        SET status = CASE WHEN ${live} THEN 'pausing' ELSE 'paused' END,
-            requested = CASE WHEN ${live} THEN 'pause' ELSE requested END,
-            updated_at = ${now}
-        WHERE root_id = ${rootId} AND status = 'running'
-        RETURNING id, status, task`),
-    );
+    const rows = changedRows(await stop.update(tx, rootId, clock.now()));
+    const who = actor ?? "an operator";
     await appendLogs(
       tx,
       clock,
       logsFor(rows, rootId, actor, (row) =>
-        row.status === "paused"
-          ? { event: "instance.paused", message: `paused by ${actor ?? "an operator"}` }
-          : { event: "instance.pausing", message: `pause requested by ${actor ?? "an operator"}; task "${row.task}" is still in flight` },
+        row.status === stop.stopped
+          ? { event: `instance.${stop.stopped}`, message: `${stop.stopped} by ${who}` }
+          : { event: `instance.${stop.draining}`, message: `${stop.verb} requested by ${who}; task "${row.task}" is still in flight` },
       ),
     );
     const status = await rootStatus(tx, rootId);
-    const draining = await countStatus(tx, rootId, "pausing");
+    const draining = await countStatus(tx, rootId, stop.draining);
     if (rows.length === 0 && draining === 0) return { http: 204, status, instances: 0 };
     return draining > 0
-      ? { http: 202, outcome: "pausing", status, instances: rows.length }
-      : { http: 200, outcome: "paused", status, instances: rows.length };
+      ? { http: 202, outcome: stop.draining, status, instances: rows.length }
+      : { http: 200, outcome: stop.stopped, status, instances: rows.length };
+  });
+}
+
+/** Running rows stop at their next task boundary: at once when no worker holds them, else `pausing` until its write lands. */
+export function pauseTree(db: Db, clock: Clock, rootId: string, actor: string | null): Promise<LifecycleResult> {
+  return stopTree(db, clock, rootId, actor, {
+    verb: "pause",
+    stopped: "paused",
+    draining: "pausing",
+    update: (tx, id, now) => {
+      const live = leaseLive(now);
+      return tx.execute(sql`
+        UPDATE instances
+        SET status = CASE WHEN ${live} THEN 'pausing' ELSE 'paused' END,
+            requested = CASE WHEN ${live} THEN 'pause' ELSE requested END,
+            updated_at = ${now}
+        WHERE root_id = ${id} AND status = 'running'
+        RETURNING id, status, task`);
+    },
   });
 }
 
 /** Every live row ends `cancelled`; one a worker holds becomes `cancelling` until that worker's write lands. */
-export async function cancelTree(db: Db, clock: Clock, rootId: string, actor: string | null): Promise<LifecycleResult> {
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
-    const now = clock.now();
-    const live = leaseLive(now);
-    const rows = changedRows(
-      await tx.execute(sql`
+export function cancelTree(db: Db, clock: Clock, rootId: string, actor: string | null): Promise<LifecycleResult> {
+  return stopTree(db, clock, rootId, actor, {
+    verb: "cancel",
+    stopped: "cancelled",
+    draining: "cancelling",
+    update: (tx, id, now) => {
+      const live = leaseLive(now);
+      return tx.execute(sql`
         UPDATE instances
         SET status = CASE WHEN ${live} THEN 'cancelling' ELSE 'cancelled' END,
             requested = CASE WHEN ${live} THEN 'cancel' ELSE NULL END,
             wake_at = CASE WHEN ${live} THEN wake_at ELSE NULL END,
             updated_at = ${now}
-        WHERE root_id = ${rootId} AND status IN ('running', 'pausing', 'paused', 'failing')
-        RETURNING id, status, task`),
-    );
-    await appendLogs(
-      tx,
-      clock,
-      logsFor(rows, rootId, actor, (row) =>
-        row.status === "cancelled"
-          ? { event: "instance.cancelled", message: `cancelled by ${actor ?? "an operator"}` }
-          : { event: "instance.cancelling", message: `cancel requested by ${actor ?? "an operator"}; task "${row.task}" is still in flight` },
-      ),
-    );
-    const status = await rootStatus(tx, rootId);
-    const draining = await countStatus(tx, rootId, "cancelling");
-    if (rows.length === 0 && draining === 0) return { http: 204, status, instances: 0 };
-    return draining > 0
-      ? { http: 202, outcome: "cancelling", status, instances: rows.length }
-      : { http: 200, outcome: "cancelled", status, instances: rows.length };
+        WHERE root_id = ${id} AND status IN ('running', 'pausing', 'paused', 'failing')
+        RETURNING id, status, task`);
+    },
   });
 }
 
