@@ -5,7 +5,7 @@
 import type { Json } from "@baton/expr";
 import type { Schema } from "../definition.js";
 import { isPlainObject } from "../json-kind.js";
-import { refName } from "../schema-subset.js";
+import { refName, SCHEMA_KEYWORDS } from "../schema-subset.js";
 import { validateValue } from "../schema-validate.js";
 
 export interface SubschemaIssue {
@@ -34,23 +34,8 @@ type Defs = Record<string, Schema>;
 type JsonType = "null" | "boolean" | "string" | "integer" | "number" | "array" | "object";
 
 const ANNOTATIONS = new Set(["description", "default", "secret", "$defs"]);
-const KNOWN = new Set([
-  "type",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "oneOf",
-  "anyOf",
-  "enum",
-  "minimum",
-  "maximum",
-  "minLength",
-  "maxLength",
-  "minItems",
-  "maxItems",
-  "$ref",
-]);
+// The constraining keywords of the schema subset: SCHEMA_KEYWORDS less the annotations.
+const KNOWN = new Set(SCHEMA_KEYWORDS.filter((k) => !ANNOTATIONS.has(k)));
 const NUMERIC: readonly JsonType[] = ["integer", "number"];
 
 interface Ctx {
