@@ -6,9 +6,10 @@
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //
 // BENCH_DATABASE_URL=postgres://… uses that server instead of starting one (each run creates
-// and drops its own database there).
+// and drops its own database there). BENCH_SERVER_LOG=<file> keeps the servers' JSON logs,
+// BENCH_LOG_LEVEL=debug raises the measured server's level (the engine's per-second stats).
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { createServer as createNetServer } from "node:net";
@@ -147,6 +148,8 @@ async function startApi(dbUrl, extra = []) {
   let stderr = "";
   const messages = new Map();
   let partial = "";
+  // BENCH_SERVER_LOG=<file>: keep the servers' whole stderr (JSON logs) for a closer look.
+  if (process.env.BENCH_SERVER_LOG) child.stderr.on("data", (d) => appendFileSync(process.env.BENCH_SERVER_LOG, d));
   child.stderr.on("data", (d) => {
     const lines = (partial + d.toString()).split("\n");
     partial = lines.pop();
@@ -314,7 +317,7 @@ async function main() {
   }
   await loader.stop();
 
-  const api = await startApi(pg.url, ["--log-level", "info", ...(MODE === "pump" ? ["--poll", String(POLL_MS)] : [])]);
+  const api = await startApi(pg.url, ["--log-level", process.env.BENCH_LOG_LEVEL ?? "info", ...(MODE === "pump" ? ["--poll", String(POLL_MS)] : [])]);
   const results = [];
   if (DRAIN_N > 0) {
     log(`drain: releasing ${DRAIN_N} roots (${MODE})`);

@@ -16,6 +16,8 @@ const LINGER_MS = 3;
 export function createCommitter(db: Db, clock: Clock, thresholdBytes: number, log: Logger) {
   let queue: Array<{ write: PendingWrite; resolve: (o: WriteOutcome) => void; reject: (e: unknown) => void }> = [];
   let active: Promise<void> | undefined;
+  /** Counters for the engine's stats line: write transactions and the advances they carried. */
+  const stats = { batches: 0, advances: 0 };
 
   const writeOne = async (item: (typeof queue)[number]) => {
     try {
@@ -34,6 +36,8 @@ export function createCommitter(db: Db, clock: Clock, thresholdBytes: number, lo
     while (queue.length > 0) {
       const batch = queue.slice(0, MAX_WRITE_BATCH);
       queue = queue.slice(batch.length);
+      stats.batches++;
+      stats.advances += batch.length;
       try {
         const outcomes = await db.transaction((tx) =>
           writeAdvances(
@@ -66,6 +70,7 @@ export function createCommitter(db: Db, clock: Clock, thresholdBytes: number, lo
   };
 
   return {
+    stats,
     submit(write: PendingWrite): Promise<WriteOutcome> {
       return new Promise((resolve, reject) => {
         queue.push({ write, resolve, reject });

@@ -56,6 +56,23 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   const renewTimer = setInterval(() => void renew(), LEASE_RENEW_MS);
   renewTimer.unref();
 
+  // One debug line a second while work flows: where an advance waits shows in these ratios.
+  const claims = { rounds: 0, rows: 0 };
+  let reported = { rounds: 0, rows: 0, batches: 0, advances: 0 };
+  const statsTimer = setInterval(() => {
+    const now = { ...claims, ...committer.stats };
+    if (now.rounds === reported.rounds && now.batches === reported.batches) return;
+    log.debug("engine stats", {
+      in_flight: inFlight.size,
+      claim_rounds: now.rounds - reported.rounds,
+      claimed: now.rows - reported.rows,
+      write_batches: now.batches - reported.batches,
+      written: now.advances - reported.advances,
+    });
+    reported = now;
+  }, 1_000);
+  statsTimer.unref();
+
   async function renew(): Promise<void> {
     if (inFlight.size === 0) return;
     const held = [...inFlight].map(([id, v]) => ({ id, leaseEpoch: v.leaseEpoch }));
@@ -113,6 +130,8 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     } finally {
       reserved -= free;
     }
+    claims.rounds++;
+    claims.rows += claimed.length;
     if (claimed.length > 0) lastLeaseAt = clock.now();
     return claimed.map((row) => start(row));
   }
@@ -255,6 +274,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       stopped = true;
       if (pollTimer) clearTimeout(pollTimer);
       clearInterval(renewTimer);
+      clearInterval(statsTimer);
       await pumpRound;
       const pending = [...inFlight.values()].map((v) => v.done);
       let timer: NodeJS.Timeout | undefined;
