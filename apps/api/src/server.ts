@@ -32,7 +32,8 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   let server: ServerType | undefined;
   try {
     const authenticator = await createAuthenticator(config, { db: database.db, clock, log });
-    engine = createEngine({ db: database.db, clock, config, log, workerId });
+    // Parallel write transactions need a pool of connections: PGlite has one.
+    engine = createEngine({ db: database.db, clock, config, log, workerId, writers: database.kind === "postgres" ? 3 : 1 });
     const services: Services = { db: database.db, database, dbKind: database.kind, clock, config, log, workerId, engine };
     const app = createApp(services, handlers, authenticator);
     const address = await new Promise<AddressInfo>((resolve, reject) => {

@@ -78,6 +78,17 @@ export async function expireLeases(db: Db, workerId: string, now: number, held: 
     WHERE i.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}`);
 }
 
+/**
+ * Gives back a lease the last write kept for a next advance that will not run here (the engine
+ * is stopping): nothing ran under it since that write, so unlike expireLeases it records no
+ * owner — the next claim is an ordinary one, not a reclaim of a possibly-run attempt.
+ */
+export async function releaseKeptLease(db: Db, workerId: string, now: number, held: { id: string; leaseEpoch: number }): Promise<void> {
+  await db.execute(sql`
+    UPDATE instances SET lease_owner = NULL, lease_expires_at = NULL, wake_at = ${now}
+    WHERE id = ${held.id} AND lease_epoch = ${held.leaseEpoch} AND lease_owner = ${workerId} AND status = 'running'`);
+}
+
 export interface FinalisedRow {
   id: string;
   rootId: string;

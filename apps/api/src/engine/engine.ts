@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type Json, parseJson, type Scope } from "@baton/expr";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logger.js";
@@ -5,14 +6,14 @@ import type { EngineHandle } from "../services.js";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
 import { advance, type AdvanceResult } from "./advance.js";
-import { claimDue, type ClaimedRow, expireLeases, finaliseAbandoned, hasAbandoned, renewLeases } from "./claim.js";
+import { claimDue, type ClaimedRow, expireLeases, finaliseAbandoned, hasAbandoned, releaseKeptLease, renewLeases } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
 import { type CompiledDefinition, type CompiledTask, createDefinitionCache, DefinitionFault } from "./compiled-definition.js";
 import { configRoot } from "./config-root.js";
 import { redactAdvanceResult, redactText, secretsCache } from "./secrets.js";
 import { runFetch } from "./fetch-task.js";
-import { asInstanceState } from "./instance-state.js";
+import { asInstanceState, type InstanceState } from "./instance-state.js";
 import { appendLogs } from "./logs.js";
 import { listRefs, resolveRefs } from "./objects.js";
 import { LEASE_RENEW_MS } from "./statuses.js";
@@ -26,9 +27,13 @@ export interface EngineDeps {
   workerId: string;
   /** Source of `config.<NAME>` values (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Advance write transactions that may run at once (committer.ts); default 1. */
+  writers?: number;
 }
 
 const STOP_GRACE_MS = 5_000;
+/** Advances one instance may run back to back under one lease before it queues again. */
+const MAX_CHAIN = 16;
 const FINALISE_EVERY_MS = 1_000;
 /** A wake waits this long so that slots freed by one commit are claimed together. */
 const WAKE_DELAY_MS = 2;
@@ -41,7 +46,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   const { db, clock, config, log, workerId } = deps;
   const env = deps.env ?? process.env;
   const definitions = createDefinitionCache(db);
-  const committer = createCommitter(db, clock, config.objectThresholdBytes, log);
+  const committer = createCommitter(db, clock, config.objectThresholdBytes, log, { writers: deps.writers ?? 1 });
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
   const inFlight = new Map<string, { leaseEpoch: number; abort: AbortController; done: Promise<unknown> }>();
@@ -57,8 +62,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   renewTimer.unref();
 
   // One debug line a second while work flows: where an advance waits shows in these ratios.
-  const claims = { rounds: 0, rows: 0 };
-  let reported = { rounds: 0, rows: 0, batches: 0, advances: 0 };
+  const claims = { rounds: 0, rows: 0, claimMs: 0 };
+  let reported = { rounds: 0, rows: 0, claimMs: 0, batches: 0, advances: 0, writeMs: 0 };
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const statsTimer = setInterval(() => {
     const now = { ...claims, ...committer.stats };
     if (now.rounds === reported.rounds && now.batches === reported.batches) return;
@@ -68,8 +75,13 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       claimed: now.rows - reported.rows,
       write_batches: now.batches - reported.batches,
       written: now.advances - reported.advances,
+      claim_ms: Math.round(now.claimMs - reported.claimMs),
+      write_ms: Math.round(now.writeMs - reported.writeMs),
+      loop_delay_p50_ms: Math.round(loopDelay.percentile(50) / 1e6),
+      loop_delay_max_ms: Math.round(loopDelay.max / 1e6),
     });
     reported = now;
+    loopDelay.reset();
   }, 1_000);
   statsTimer.unref();
 
@@ -125,32 +137,60 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     if (free === 0) return [];
     reserved += free;
     let claimed: ClaimedRow[];
+    const began = performance.now();
     try {
       claimed = await claimDue(db, workerId, clock.now(), free);
     } finally {
       reserved -= free;
+      claims.claimMs += performance.now() - began;
     }
     claims.rounds++;
     claims.rows += claimed.length;
     if (claimed.length > 0) lastLeaseAt = clock.now();
-    return claimed.map((row) => start(row));
+    return claimed.map((row) => start(row, !fromTick));
   }
 
-  function start(row: ClaimedRow): Promise<WriteOutcome> {
+  function start(row: ClaimedRow, chain: boolean): Promise<WriteOutcome> {
     const abort = new AbortController();
-    const done = run(row, abort.signal).finally(() => {
+    const done = runChain(row, abort.signal, chain).finally(() => {
       if (inFlight.get(row.id)?.leaseEpoch === row.leaseEpoch) inFlight.delete(row.id);
     });
     inFlight.set(row.id, { leaseEpoch: row.leaseEpoch, abort, done });
     return done;
   }
 
-  async function run(row: ClaimedRow, signal: AbortSignal): Promise<WriteOutcome> {
+  /**
+   * Runs the claimed advance and, when `chain` is set (the pump; never a /tick, which answers
+   * for one cycle), the instance's next advances under the same lease for as long as each
+   * write leaves it running and due now — up to MAX_CHAIN advances, so due rows waiting for a
+   * slot get one.
+   */
+  async function runChain(row: ClaimedRow, signal: AbortSignal, chain: boolean): Promise<WriteOutcome> {
+    let claim = row;
+    let storedState: InstanceState | undefined;
+    for (let advances = 1; ; advances++) {
+      const keep = chain && advances < MAX_CHAIN && !stopped;
+      const outcome = await run(claim, storedState, signal, keep);
+      if (outcome.kept === undefined) return outcome;
+      if (stopped || signal.aborted) {
+        // Hand the row back at once rather than make another replica wait out the lease.
+        await releaseKeptLease(db, workerId, clock.now(), { id: claim.id, leaseEpoch: claim.leaseEpoch }).catch((error) =>
+          log.error("releasing a lease failed", { instance: claim.id, error: (error as Error).message }),
+        );
+        return outcome;
+      }
+      const { task, taskEpoch, retryCount } = outcome.kept;
+      claim = { ...claim, task, taskEpoch, retryCount, reclaimedFrom: null };
+      storedState = asInstanceState(outcome.kept.storedState);
+    }
+  }
+
+  async function run(row: ClaimedRow, stored: InstanceState | undefined, signal: AbortSignal, keepLease: boolean): Promise<WriteOutcome> {
     let secrets: string[] = [];
     try {
-      const storedState = asInstanceState(parseJson(row.stateText));
-      const stored = storedState as unknown as Json;
-      const state = listRefs(stored).length > 0 ? asInstanceState(await resolveRefs(db, stored)) : storedState;
+      const storedState = stored ?? asInstanceState(parseJson(row.stateText));
+      const storedJson = storedState as unknown as Json;
+      const state = listRefs(storedJson).length > 0 ? asInstanceState(await resolveRefs(db, storedJson)) : storedState;
       let result: AdvanceResult;
       try {
         const def = await definitions.get(row.process, row.version);
@@ -200,7 +240,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       }
       result = redactAdvanceResult(result, secrets);
       if (signal.aborted) return { applied: false };
-      const outcome = await committer.submit({ claim: row, storedState, result });
+      const outcome = await committer.submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined });
       if (!outcome.applied) log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
       return outcome;
     } catch (error) {
@@ -275,6 +315,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       if (pollTimer) clearTimeout(pollTimer);
       clearInterval(renewTimer);
       clearInterval(statsTimer);
+      loopDelay.disable();
       await pumpRound;
       const pending = [...inFlight.values()].map((v) => v.done);
       let timer: NodeJS.Timeout | undefined;

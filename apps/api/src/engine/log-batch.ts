@@ -12,7 +12,17 @@ import { boundedDataText, type LogEntry, MAX_MESSAGE_CHARS } from "./logs.js";
 export async function insertLogBatch(tx: Db, clock: Clock, entries: readonly LogEntry[]): Promise<void> {
   if (entries.length === 0) return;
   const createdAt = clock.now();
-  const rows = entries.map((entry) => ({
+  const rows = entries.map((entry) => logRow(entry, createdAt));
+  await tx.execute(sql`
+    INSERT INTO logs (id, instance_id, root_id, level, event, message, task, actor, data, created_at)
+    SELECT id, instance_id, root_id, level, event, message, task, actor, data, created_at
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
+      id text, instance_id text, root_id text, level text, event text, message text, task text, actor text, data text, created_at bigint)`);
+}
+
+/** A logs row as jsonb_to_recordset reads it: bounded message and data, a fresh (increasing) id. */
+export function logRow(entry: LogEntry, createdAt: number) {
+  return {
     id: newId(createdAt),
     instance_id: entry.instanceId,
     root_id: entry.rootId,
@@ -23,10 +33,5 @@ export async function insertLogBatch(tx: Db, clock: Clock, entries: readonly Log
     actor: entry.actor ?? null,
     data: entry.data ? boundedDataText(entry.data) : null,
     created_at: createdAt,
-  }));
-  await tx.execute(sql`
-    INSERT INTO logs (id, instance_id, root_id, level, event, message, task, actor, data, created_at)
-    SELECT id, instance_id, root_id, level, event, message, task, actor, data, created_at
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
-      id text, instance_id text, root_id text, level text, event text, message text, task text, actor text, data text, created_at bigint)`);
+  };
 }

@@ -135,14 +135,18 @@ export function planExternalize(value: Json, thresholdBytes: number): { value: J
  */
 export async function externalize(tx: Db, clock: Clock, value: Json, thresholdBytes: number): Promise<Json> {
   const plan = planExternalize(value, thresholdBytes);
-  if (plan.objects.length > 0) {
-    const createdAt = clock.now();
-    await tx
-      .insert(objects)
-      .values(plan.objects.map((o) => ({ ref: o.ref, value: o.text, size: o.size, createdAt })))
-      .onConflictDoNothing();
-  }
+  await insertObjects(tx, clock, plan.objects);
   return plan.value;
+}
+
+/** Stores planned objects (ON CONFLICT DO NOTHING: content-addressed, so a duplicate is the same row). */
+export async function insertObjects(tx: Db, clock: Clock, planned: readonly PlannedObject[]): Promise<void> {
+  if (planned.length === 0) return;
+  const createdAt = clock.now();
+  await tx
+    .insert(objects)
+    .values(planned.map((o) => ({ ref: o.ref, value: o.text, size: o.size, createdAt })))
+    .onConflictDoNothing();
 }
 
 /** The stored objects among `refs` (unknown refs are simply absent). */
