@@ -1,4 +1,83 @@
 #!/usr/bin/env node
-// baton-proxy: placeholder entry point until the proxy lands (see docs/proxy.md).
-console.error("baton-proxy: not built yet");
-process.exit(1);
+import { readFileSync } from "node:fs";
+import { Command } from "commander";
+import { loadConfigFile, type ProxyConfig } from "./config.js";
+import { type ListenAddress, parseListenAddress } from "./listen-address.js";
+import { createLogger, type LogLevel } from "./logger.js";
+import { type RunningProxy, startProxy } from "./server.js";
+import { defaultUiDir } from "./static-ui.js";
+
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+
+export const DEFAULT_LISTEN = ":8448";
+export const DEFAULT_SERVER = "http://127.0.0.1:8449";
+
+const program = new Command("baton-proxy")
+  .description("Baton sign-in proxy: serves the UI, signs people in and proxies the API with short-lived JWTs")
+  .version(pkg.version, "--version", "print the version and exit")
+  .option("--config <path>", "YAML config file (env BATON_PROXY_CONFIG); without one there is no login and requests pass as they are")
+  .option("--http <addr>", `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN})`)
+  .option("--server <url>", `the API to proxy to when no config is given (env BATON_SERVER; default ${DEFAULT_SERVER})`)
+  .showHelpAfterError()
+  .action(async (opts: { config?: string; http?: string; server?: string }) => {
+    const configPath = opts.config ?? (process.env.BATON_PROXY_CONFIG || undefined);
+    let config: ProxyConfig | null = null;
+    let listen: ListenAddress;
+    let server: string;
+    try {
+      if (configPath) config = loadConfigFile(configPath);
+      listen = opts.http !== undefined ? parseListenAddress(opts.http, "--http") : parseListenAddress(config?.listen ?? DEFAULT_LISTEN, config?.listen ? "listen" : "--http");
+      server = config ? config.server : checkServerUrl(opts.server ?? (process.env.BATON_SERVER || DEFAULT_SERVER));
+    } catch (error) {
+      return fatal((error as Error).message);
+    }
+    const log = createLogger((process.env.BATON_PROXY_LOG_LEVEL as LogLevel | undefined) ?? "info");
+    if (config && opts.server !== undefined) log.warn("--server is ignored: the config's server is used", { server: config.server });
+    if (!config) log.warn("no config: no login, requests are forwarded as they arrive (local development)", { server });
+    let proxy: RunningProxy | undefined;
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info("shutting down", { signal });
+      const force = setTimeout(() => {
+        log.error("shutdown took longer than 15s; exiting");
+        process.exit(1);
+      }, 15_000);
+      force.unref();
+      if (!proxy) return;
+      proxy.close().then(() => process.exit(0));
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+    try {
+      proxy = await startProxy({ config, server, listen, uiDir: defaultUiDir(), log });
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      const where = `${listen.host}:${listen.port}`;
+      if (e.code === "EADDRINUSE") return fatal(`cannot listen on ${where}: the address is already in use`);
+      if (e.code === "EACCES") return fatal(`cannot listen on ${where}: permission denied`);
+      return fatal(`cannot start: ${e.message}`);
+    }
+    if (stopping) {
+      await proxy.close();
+      process.exit(0);
+    }
+  });
+
+function checkServerUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) throw new Error(`--server "${value}" is not an http:// or https:// URL`);
+  return value;
+}
+
+function fatal(message: string): never {
+  process.stderr.write(`baton-proxy: ${message}\n`);
+  process.exit(1);
+}
+
+
+await program.parseAsync(process.argv);

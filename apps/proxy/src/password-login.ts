@@ -1,0 +1,25 @@
+import { randomBytes } from "node:crypto";
+import bcrypt from "bcryptjs";
+import type { PasswordEntry } from "./config.js";
+
+export type PasswordCheck = (email: string, password: string) => Promise<PasswordEntry | null>;
+
+/**
+ * Checks an email and password against `login.passwords`. Emails match case-insensitively.
+ * An unknown email still runs one bcrypt comparison (against a throwaway hash of the highest
+ * configured cost), so the answer time does not tell which emails exist.
+ */
+export function createPasswordCheck(entries: readonly PasswordEntry[]): PasswordCheck {
+  const byEmail = new Map(entries.map((e) => [e.email.toLowerCase(), e]));
+  const cost = Math.max(4, ...entries.map((e) => Number(e.hash.slice(4, 6))));
+  let decoy: Promise<string> | undefined;
+  return async (email, password) => {
+    const entry = byEmail.get(email.trim().toLowerCase());
+    if (!entry) {
+      decoy ??= bcrypt.hash(randomBytes(18).toString("base64"), cost);
+      await bcrypt.compare(password, await decoy);
+      return null;
+    }
+    return (await bcrypt.compare(password, entry.hash)) ? entry : null;
+  };
+}

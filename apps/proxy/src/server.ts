@@ -1,0 +1,55 @@
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import { createProxyApp } from "./app.js";
+import type { ProxyConfig } from "./config.js";
+import { formatListenUrl, type ListenAddress } from "./listen-address.js";
+import type { Logger } from "./logger.js";
+
+export interface StartOptions {
+  config: ProxyConfig | null;
+  /** The API to proxy to (config `server`, else `--server`). */
+  server: string;
+  listen: ListenAddress;
+  uiDir: string;
+  log: Logger;
+}
+
+export interface RunningProxy {
+  url: string;
+  /** Stop accepting, finish requests in flight (open ones are cut after 10 s). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Listens and logs `listening` with the URL (tests wait for that line). Rejects when the address cannot be bound. */
+export async function startProxy(options: StartOptions): Promise<RunningProxy> {
+  const { config, log } = options;
+  const app = createProxyApp({ config, server: options.server, uiDir: options.uiDir, log });
+  let server: ServerType | undefined;
+  const address = await new Promise<AddressInfo>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: options.listen.host, port: options.listen.port }, (info) => resolve(info));
+    s.once("error", reject);
+    server = s;
+  });
+  const url = formatListenUrl(options.listen.host, address.port);
+  log.info("listening", {
+    url,
+    server: options.server,
+    login: config?.login ? { passwords: config.login.passwords.length, providers: config.login.providers.map((p) => p.id) } : false,
+    ui_dir: options.uiDir,
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        const s = server as unknown as import("node:http").Server;
+        const force = setTimeout(() => s.closeAllConnections(), 10_000);
+        force.unref();
+        s.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        s.closeIdleConnections();
+      })),
+  };
+}
