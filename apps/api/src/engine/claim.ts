@@ -61,9 +61,10 @@ export async function renewLeases(db: Db, workerId: string, now: number, held: R
   const ids = held.map((h) => h.id);
   const epochs = held.map((h) => h.leaseEpoch);
   const result = await db.execute(sql`
+    WITH locked AS (${lockInIdOrder(ids)})
     UPDATE instances AS i SET lease_expires_at = ${now + LEASE_MS}, wake_at = ${now + LEASE_MS}
-    FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(epochs)}) AS epoch) AS h
-    WHERE i.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}
+    FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(epochs)}) AS epoch) AS h, locked
+    WHERE i.id = h.id AND locked.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}
     RETURNING i.id`);
   const kept = new Set(rowsOf<{ id: string }>(result).map((r) => r.id));
   return ids.filter((id) => !kept.has(id));
@@ -72,10 +73,12 @@ export async function renewLeases(db: Db, workerId: string, now: number, held: R
 /** Lets other replicas take these rows at once; the owner stays recorded as evidence of a possible run. */
 export async function expireLeases(db: Db, workerId: string, now: number, held: ReadonlyArray<{ id: string; leaseEpoch: number }>): Promise<void> {
   if (held.length === 0) return;
+  const ids = held.map((h) => h.id);
   await db.execute(sql`
+    WITH locked AS (${lockInIdOrder(ids)})
     UPDATE instances AS i SET lease_expires_at = ${now}, wake_at = ${now}
-    FROM (SELECT unnest(${sqlTextArray(held.map((h) => h.id))}) AS id, unnest(${sqlIntArray(held.map((h) => h.leaseEpoch))}) AS epoch) AS h
-    WHERE i.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}`);
+    FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(held.map((h) => h.leaseEpoch))}) AS epoch) AS h, locked
+    WHERE i.id = h.id AND locked.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}`);
 }
 
 /**
@@ -123,6 +126,16 @@ export async function finaliseAbandoned(db: Db, now: number): Promise<FinalisedR
     task: String(r.task),
     status: r.status as "paused" | "cancelled",
   }));
+}
+
+/**
+ * A CTE body that locks the given instance rows in id order. Every statement that locks many
+ * instance rows at once (lease renewal, advance batches, releasing leases) must go through it:
+ * two such statements locking overlapping rows in different orders deadlock, and PostgreSQL then
+ * aborts one of them (a renewal lost, or a whole batch written again row by row).
+ */
+export function lockInIdOrder(ids: readonly string[]) {
+  return sql`SELECT id FROM instances WHERE id = ANY(${sqlTextArray(ids)}) ORDER BY id FOR UPDATE`;
 }
 
 // Arrays as one text literal parameter: both drivers pass it through unchanged.

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Clock } from "../storage/clock.js";
 import { type Db, rowsOf } from "../storage/db.js";
 import type { AdvanceResult } from "./advance.js";
-import type { ClaimedRow } from "./claim.js";
+import { type ClaimedRow, lockInIdOrder } from "./claim.js";
 import type { InstanceState } from "./instance-state.js";
 import { logRow } from "./log-batch.js";
 import type { LogEntry } from "./logs.js";
@@ -105,6 +105,7 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
           id text, lease_epoch integer, status text, task text, task_epoch integer, retry_count integer, state text,
           error_code text, error_message text, output text, wake_at bigint, phase text, keep_owner text, keep_until bigint)
       ),
+      locked AS (${lockInIdOrder(records.map((r) => r.id))}),
       upd AS (
         UPDATE instances AS i
         SET status = CASE WHEN x.status <> 'running' OR i.requested IS NULL THEN x.status
@@ -117,7 +118,7 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
             task = x.task, task_epoch = x.task_epoch, retry_count = x.retry_count, state = x.state,
             error_code = x.error_code, error_message = x.error_message, output = x.output, phase = x.phase,
             requested = NULL, updated_at = ${now}
-        FROM x
+        FROM x JOIN locked ON locked.id = x.id
         WHERE i.id = x.id AND i.lease_epoch = x.lease_epoch AND i.status IN ('running', 'pausing', 'cancelling')
         RETURNING i.id, i.status, i.wake_at, i.lease_owner
       ),
