@@ -11,7 +11,7 @@ export function parseListenAddress(value: string, source = "--http"): ListenAddr
   if (!m || !Number.isInteger(port) || port > 65535) {
     throw new Error(`${source} "${value}" is not a listen address; expected HOST:PORT, :PORT or PORT (0-65535)`);
   }
-  return { host: m[1] ?? (m[2] || "0.0.0.0"), port };
+  return { host: m[1] || m[2] || "0.0.0.0", port };
 }
 
 export function formatListenUrl(host: string, port: number): string {
