@@ -109,8 +109,10 @@ describe("lease chaining under the pump", () => {
     expect(view.leaseOwner, "a paused row holds no lease").toBeNull();
     expect(view.requested).toBeNull();
     expect(up.requests.map((r) => r.path)).toEqual(["/one", "/two"]);
-    const events = (await h.logs(id)).map((l) => l.event);
-    expect(events).toContain("instance.paused");
+    const lines = await h.logs(id);
+    const events = lines.map((l) => l.event);
+    expect(lines.find((l) => l.event === "instance.paused")).toMatchObject({ level: "info", task: "three", message: 'paused at the boundary of task "three"' });
+    expect(events.at(-1), "the boundary line comes after the advance's own lines").toBe("instance.paused");
     expect(events, "only the verb that was requested is logged at the boundary").not.toContain("instance.cancelled");
     await new Promise((r) => setTimeout(r, 100));
     expect(up.requests, "nothing runs while paused").toHaveLength(2);

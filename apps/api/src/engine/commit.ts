@@ -8,6 +8,7 @@ import type { InstanceState } from "./instance-state.js";
 import { logRow } from "./log-batch.js";
 import type { LogEntry } from "./logs.js";
 import { insertObjects, type PlannedObject, planExternalize } from "./objects.js";
+import { newId } from "../storage/ids.js";
 import { LEASE_MS } from "./statuses.js";
 import { writeWaitChanges } from "./wait-rows.js";
 
@@ -57,10 +58,13 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
     return { state: state.value, output: output?.value };
   });
 
+  const logs: Array<ReturnType<typeof logRow>> = [];
   const records = writes.map(({ claim, result, keepLeaseFor }, i) => {
     const keep = keepLeaseFor !== undefined && result.status === "running" && result.wakeAt !== null && result.wakeAt <= now;
+    for (const log of result.logs) logs.push(logRow(entry(claim, log.level, log.event, log.message, log.task ?? null, log.data ?? null), now));
     return {
       id: claim.id,
+      root_id: claim.rootId,
       lease_epoch: claim.leaseEpoch,
       status: result.status,
       task: result.task,
@@ -75,22 +79,11 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
       // Applied only if the row is still running after a requested pause/cancel is taken into account.
       keep_owner: keep ? keepLeaseFor : null,
       keep_until: keep ? now + LEASE_MS : null,
+      // The id of the line logged if a pause/cancel requested while the advance ran lands with it
+      // (after this advance's own lines, so ids keep the order of events).
+      boundary_log_id: result.status === "running" ? newId(now) : null,
     };
   });
-
-  // `when_status`: a line that only holds if the row lands with that status (the boundary of a
-  // pause/cancel requested while the advance ran); null = whenever the write lands.
-  const logs: Array<ReturnType<typeof logRow> & { when_status: string | null }> = [];
-  for (const { claim, result } of writes) {
-    for (const log of result.logs) {
-      logs.push({ ...logRow(entry(claim, log.level, log.event, log.message, log.task ?? null, log.data ?? null), now), when_status: null });
-    }
-    if (result.status === "running") {
-      const boundary = `at the boundary of task "${result.task}"`;
-      logs.push({ ...logRow(entry(claim, "info", "instance.paused", `paused ${boundary}`, result.task), now), when_status: "paused" });
-      logs.push({ ...logRow(entry(claim, "info", "instance.cancelled", `cancelled ${boundary}`, result.task), now), when_status: "cancelled" });
-    }
-  }
 
   const write = async (tx: Db): Promise<WriteOutcome[]> => {
     await insertObjects(
@@ -98,12 +91,12 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
       clock,
       [...objects.values()].sort((a, b) => (a.ref < b.ref ? -1 : 1)),
     );
-    // Statuses a leased row can have when its advance lands; anything else was decided by someone else.
     const landed = await tx.execute(sql`
       WITH x AS (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(
           id text, lease_epoch integer, status text, task text, task_epoch integer, retry_count integer, state text,
-          error_code text, error_message text, output text, wake_at bigint, phase text, keep_owner text, keep_until bigint)
+          error_code text, error_message text, output text, wake_at bigint, phase text, keep_owner text, keep_until bigint,
+          root_id text, boundary_log_id text)
       ),
       locked AS (${lockInIdOrder(records.map((r) => r.id))}),
       upd AS (
@@ -119,6 +112,7 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
             error_code = x.error_code, error_message = x.error_message, output = x.output, phase = x.phase,
             requested = NULL, updated_at = ${now}
         FROM x JOIN locked ON locked.id = x.id
+        -- The statuses a leased row can have when its advance lands; any other was decided by someone else.
         WHERE i.id = x.id AND i.lease_epoch = x.lease_epoch AND i.status IN ('running', 'pausing', 'cancelling')
         RETURNING i.id, i.status, i.wake_at, i.lease_owner
       ),
@@ -126,10 +120,13 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
         INSERT INTO logs (id, instance_id, root_id, level, event, message, task, actor, data, created_at)
         SELECT l.id, l.instance_id, l.root_id, l.level, l.event, l.message, l.task, l.actor, l.data, l.created_at
         FROM jsonb_to_recordset(${JSON.stringify(logs)}::jsonb) AS l(
-          id text, instance_id text, root_id text, level text, event text, message text, task text, actor text, data text,
-          created_at bigint, when_status text)
+          id text, instance_id text, root_id text, level text, event text, message text, task text, actor text, data text, created_at bigint)
         JOIN upd ON upd.id = l.instance_id
-        WHERE l.when_status IS NULL OR l.when_status = upd.status
+        UNION ALL
+        SELECT x.boundary_log_id, x.id, x.root_id, 'info', 'instance.' || upd.status,
+               upd.status || ' at the boundary of task "' || x.task || '"', x.task, NULL, NULL, ${now}::bigint
+        FROM x JOIN upd ON upd.id = x.id
+        WHERE x.status = 'running' AND upd.status IN ('paused', 'cancelled')
       )
       SELECT id, status, wake_at, lease_owner FROM upd`);
     const byId = new Map(
