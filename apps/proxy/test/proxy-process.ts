@@ -20,9 +20,12 @@ export function requireBuilt(): void {
   if (!existsSync(API_MAIN)) throw new Error(`${API_MAIN} is missing: build the api first (pnpm exec turbo run build --filter=@baton/api)`);
 }
 
-/** The built `baton-proxy` on a free loopback port; resolves once it logs `listening`. */
-export async function startProxy(args: string[], env: Record<string, string> = {}): Promise<ProxyProcess> {
-  const fullArgs = args.includes("--http") ? args : [...args, "--http", "127.0.0.1:0"];
+/**
+ * The built `baton-proxy`, by default on a free loopback port (`--http 127.0.0.1:0` unless
+ * `--http` is given or `useConfigListen`); resolves once it logs `listening`.
+ */
+export async function startProxy(args: string[], env: Record<string, string> = {}, options: { useConfigListen?: boolean } = {}): Promise<ProxyProcess> {
+  const fullArgs = args.includes("--http") || options.useConfigListen ? args : [...args, "--http", "127.0.0.1:0"];
   const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), ...env };
   for (const name of ["BATON_PROXY_CONFIG", "BATON_SERVER"]) if (!(name in env)) delete childEnv[name];
   const child = spawn(process.execPath, [PROXY_MAIN, ...fullArgs], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });

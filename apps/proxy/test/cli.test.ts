@@ -1,0 +1,109 @@
+import { createServer } from "node:net";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { client } from "@baton/testkit";
+import { describe, expect, it, vi } from "vitest";
+import { type ProxyProcess, requireBuilt, runProxy, startProxy, tempFiles } from "./proxy-process.js";
+
+vi.setConfig({ testTimeout: 30_000 });
+requireBuilt();
+
+const oneLine = (stderr: string) => {
+  expect(stderr.trimEnd().split("\n"), stderr).toHaveLength(1);
+  return stderr.trim();
+};
+
+describe("baton-proxy start-up", () => {
+  it("prints its version", async () => {
+    const { code, stdout } = await runProxy(["--version"]);
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe(pkg.version);
+  });
+
+  it("exits 1 with one line for an unreadable config", async () => {
+    const { code, stderr } = await runProxy(["--config", "/nonexistent/proxy.yaml"]);
+    expect(code).toBe(1);
+    expect(oneLine(stderr)).toBe("baton-proxy: config /nonexistent/proxy.yaml: cannot read the file (no such file)");
+  });
+
+  it("exits 1 with one line naming every bad field of an invalid config", async () => {
+    const dir = tempFiles({ "proxy.yaml": "server: http://a\nlogin: { passwords: [{ email: a@b, hash: plaintext }] }\nextra: 1\n" });
+    const { code, stderr } = await runProxy(["--config", join(dir, "proxy.yaml")]);
+    expect(code).toBe(1);
+    const line = oneLine(stderr);
+    expect(line).toContain("extra: unknown field");
+    expect(line).toContain("login.passwords[0].hash: must be a bcrypt hash");
+    expect(line).toContain("token: required once login has passwords or providers");
+    expect(line, "the plaintext stays out of the message").not.toContain("plaintext,");
+  });
+
+  it("exits 1 for an unknown flag and a bad --http or --server", async () => {
+    const unknown = await runProxy(["--bogus"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("unknown option '--bogus'");
+    const http = await runProxy(["--http", "localhost"]);
+    expect(http.code).toBe(1);
+    expect(oneLine(http.stderr)).toBe('baton-proxy: --http "localhost" is not a listen address; expected HOST:PORT, :PORT or PORT (0-65535)');
+    const server = await runProxy(["--server", "api:8449"]);
+    expect(oneLine(server.stderr)).toBe('baton-proxy: --server "api:8449" is not an http:// or https:// URL');
+  });
+
+  it("exits 1 with one line when the port is taken", async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const { code, stderr } = await runProxy(["--http", `127.0.0.1:${port}`]);
+      expect(code).toBe(1);
+      expect(stderr.trim().split("\n").at(-1)).toBe(`baton-proxy: cannot listen on 127.0.0.1:${port}: the address is already in use`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("listens on the config's listen unless --http overrides it", async () => {
+    const dir = tempFiles({});
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    writeFileSync(join(dir, "proxy.yaml"), `server: http://127.0.0.1:1\nlisten: 127.0.0.1:${port}\n`);
+    let proxy: ProxyProcess = await startProxy(["--config", join(dir, "proxy.yaml"), "--http", "127.0.0.1:0"]);
+    expect(proxy.url).not.toBe(`http://127.0.0.1:${port}`);
+    await proxy.stop();
+    proxy = await startProxy(["--config", join(dir, "proxy.yaml")], {}, { useConfigListen: true });
+    expect(proxy.url).toBe(`http://127.0.0.1:${port}`);
+    expect(await proxy.stop(), "SIGTERM stops cleanly").toBe(0);
+  });
+});
+
+describe("serving the UI", () => {
+  it("serves BATON_PROXY_UI_DIR with an SPA fallback and long-cached assets", async () => {
+    const dir = tempFiles({ "index.html": "<!doctype html><title>ui</title>" });
+    mkdirSync(join(dir, "assets"));
+    writeFileSync(join(dir, "assets", "app-1a2b.js"), "export {}");
+    const proxy = await startProxy(["--server", "http://127.0.0.1:1"], { BATON_PROXY_UI_DIR: dir });
+    try {
+      const page = await client(proxy.url).get("/instances/123");
+      expect(page.status).toBe(200);
+      expect(page.text).toContain("<title>ui</title>");
+      const asset = await client(proxy.url).get("/assets/app-1a2b.js");
+      expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect((await client(proxy.url).get("/assets/missing.js")).status).toBe(404);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it("answers / with a page saying the UI is not built when its folder is missing", async () => {
+    const proxy = await startProxy(["--server", "http://127.0.0.1:1"], { BATON_PROXY_UI_DIR: "/nonexistent/ui" });
+    try {
+      const res = await client(proxy.url).get("/");
+      expect(res.status).toBe(200);
+      expect(res.text).toContain("The web UI is not built");
+    } finally {
+      await proxy.stop();
+    }
+  });
+});
