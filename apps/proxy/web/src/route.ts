@@ -1,0 +1,70 @@
+// Hash routes (`#/instances/<id>`): the proxy serves index.html only at `/`, so the path part
+// of the URL never changes and deep links survive a reload without any server fallback.
+
+export type Route =
+  | { page: "instances"; search: string }
+  | { page: "instance"; id: string }
+  | { page: "definitions" }
+  | { page: "process"; name: string }
+  | { page: "version"; name: string; version: number }
+  | { page: "compare"; name: string; from: number | null; to: number | null }
+  | { page: "channels" }
+  | { page: "external" }
+  | { page: "tokens" }
+  | { page: "not-found"; hash: string };
+
+function positiveInt(text: string | null): number | null {
+  if (text === null || !/^\d+$/.test(text)) return null;
+  const n = Number(text);
+  return n >= 1 && Number.isSafeInteger(n) ? n : null;
+}
+
+/** The route of a location hash (`#/…`); an empty hash is the instance list. */
+export function parseRoute(hash: string): Route {
+  const raw = hash.replace(/^#/, "");
+  const [pathPart, query = ""] = raw.split("?", 2) as [string, string?];
+  const parts = pathPart.split("/").filter(Boolean).map(decodeURIComponent);
+  const params = new URLSearchParams(query);
+  const [head, a, b] = parts;
+  if (parts.length === 0 || (head === "instances" && parts.length === 1)) return { page: "instances", search: query };
+  if (head === "instances" && parts.length === 2) return { page: "instance", id: a };
+  if (head === "definitions") {
+    if (parts.length === 1) return { page: "definitions" };
+    if (parts.length === 2) return { page: "process", name: a };
+    if (parts.length === 3 && b === "compare") return { page: "compare", name: a, from: positiveInt(params.get("from")), to: positiveInt(params.get("to")) };
+    const version = positiveInt(b);
+    if (parts.length === 3 && version !== null) return { page: "version", name: a, version };
+  }
+  if (parts.length === 1 && (head === "channels" || head === "external" || head === "tokens")) return { page: head };
+  return { page: "not-found", hash };
+}
+
+/** The hash of a route; `parseRoute(routeHash(r))` gives `r` back. */
+export function routeHash(route: Route): string {
+  const seg = encodeURIComponent;
+  switch (route.page) {
+    case "instances":
+      return route.search ? `#/instances?${route.search}` : "#/instances";
+    case "instance":
+      return `#/instances/${seg(route.id)}`;
+    case "definitions":
+      return "#/definitions";
+    case "process":
+      return `#/definitions/${seg(route.name)}`;
+    case "version":
+      return `#/definitions/${seg(route.name)}/${route.version}`;
+    case "compare": {
+      const q = new URLSearchParams();
+      if (route.from !== null) q.set("from", String(route.from));
+      if (route.to !== null) q.set("to", String(route.to));
+      const s = q.toString();
+      return `#/definitions/${seg(route.name)}/compare${s ? `?${s}` : ""}`;
+    }
+    case "channels":
+    case "external":
+    case "tokens":
+      return `#/${route.page}`;
+    case "not-found":
+      return route.hash;
+  }
+}

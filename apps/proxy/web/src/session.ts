@@ -1,0 +1,53 @@
+// What `GET /auth/session` (the sign-in proxy's contract with the UI) says about the person.
+
+import type { Permissions } from "./permissions.js";
+
+export interface Provider {
+  id: string;
+  name: string;
+}
+
+export interface Session {
+  /** A login is configured in front of the API. */
+  login: boolean;
+  signedIn: boolean;
+  subject: string | null;
+  /** null: no login, show everything and let the API decide. */
+  permissions: Permissions;
+  providers: Provider[];
+  passwordLogin: boolean;
+}
+
+/** No proxy in front (or a proxy without login): everything shown, the API decides. */
+export const NO_LOGIN: Session = { login: false, signedIn: false, subject: null, permissions: null, providers: [], passwordLogin: false };
+
+/**
+ * The session from the answer to `GET /auth/session`. A 404 means there is no proxy in front
+ * (development against a bare API): no login. Any other non-JSON or malformed answer is an
+ * error, because guessing "no login" there would show controls to someone signed out.
+ */
+export function sessionFromAnswer(status: number, body: unknown): Session {
+  if (status === 404) return NO_LOGIN;
+  if (status < 200 || status > 299) throw new Error(`GET /auth/session answered ${status}; expected 200 with the session, or 404 when no sign-in proxy is in front`);
+  const b = body as Record<string, unknown> | null;
+  if (b === null || typeof b !== "object" || typeof b.login !== "boolean" || typeof b.signed_in !== "boolean") {
+    throw new Error("GET /auth/session answered a body without the boolean fields login and signed_in");
+  }
+  const permissions = Array.isArray(b.permissions) ? b.permissions.filter((p): p is string => typeof p === "string") : null;
+  const providers = Array.isArray(b.providers)
+    ? b.providers.filter((p): p is Provider => typeof p?.id === "string").map((p) => ({ id: p.id, name: typeof p.name === "string" && p.name ? p.name : p.id }))
+    : [];
+  return {
+    login: b.login,
+    signedIn: b.signed_in,
+    subject: typeof b.subject === "string" ? b.subject : null,
+    permissions,
+    providers,
+    passwordLogin: b.password_login === true,
+  };
+}
+
+/** The sign-in page replaces everything when a login is configured and nobody is signed in. */
+export function needsSignIn(session: Session): boolean {
+  return session.login && !session.signedIn;
+}

@@ -1,0 +1,239 @@
+// The definition as a graph: tasks top to bottom in their order, the fall-through flow as
+// straight arrows down the middle, switch jumps routed on the right and on_error edges on
+// the left, each in its own lane so that overlapping jumps never share a vertical segment.
+
+export type EdgeKind = "next" | "switch" | "error";
+
+export interface GraphNode {
+  id: string;
+  /** A second line: the action type and retry budget. */
+  detail: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  terminal: boolean;
+  current: boolean;
+}
+
+export interface GraphEdge {
+  from: string;
+  to: string;
+  kind: EdgeKind;
+  label: string;
+  /** SVG path data, ending at the target's border (the arrow head goes there). */
+  path: string;
+  labelX: number;
+  labelY: number;
+}
+
+export interface TaskGraph {
+  width: number;
+  height: number;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+}
+
+/** The node that every `end`, `raise` and `panic` leads to. Not a valid task id (reserved). */
+export const END_NODE = "end";
+
+const NODE_W = 220;
+const NODE_H = 46;
+const ROW = 80;
+const MARGIN = 24;
+const LANE_GAP = 16;
+const LABEL_ROOM = 90;
+
+type Json = unknown;
+interface RawEdge {
+  from: number;
+  to: number;
+  kind: EdgeKind;
+  label: string;
+}
+
+function asArray(value: Json): Json[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function field(value: Json, key: string): Json {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, Json>)[key] : undefined;
+}
+
+function text(value: Json): string {
+  return typeof value === "string" ? value : "";
+}
+
+/** Resolves a goto (`next`, `end`, `$id`) to a row index; undefined for an unknown target. */
+function target(goto: string, from: number, index: Map<string, number>, count: number): number | undefined {
+  if (goto === "next") return from + 1;
+  if (goto === "end") return count;
+  if (goto.startsWith("$")) return index.get(goto.slice(1));
+  return undefined;
+}
+
+function outcomeOf(rule: Json, from: number, index: Map<string, number>, count: number): { to: number; label: string } | undefined {
+  const goto = field(rule, "goto");
+  if (typeof goto === "string") {
+    const to = target(goto, from, index, count);
+    return to === undefined ? undefined : { to, label: "" };
+  }
+  for (const verb of ["raise", "panic"] as const) {
+    const clause = field(rule, verb);
+    if (clause !== undefined) return { to: count, label: `${verb} ${text(field(clause, "code"))}`.trim() };
+  }
+  return undefined;
+}
+
+function switchEdges(task: Json, from: number, index: Map<string, number>, count: number): RawEdge[] {
+  const sw = field(task, "switch");
+  if (sw === undefined || (Array.isArray(sw) && sw.length === 0)) return [{ from, to: from + 1, kind: "next", label: "" }];
+  if (typeof sw === "string") {
+    const to = target(sw, from, index, count);
+    return to === undefined ? [] : [{ from, to, kind: to === from + 1 ? "next" : "switch", label: "" }];
+  }
+  const edges: RawEdge[] = [];
+  for (const branch of asArray(sw)) {
+    const outcome = outcomeOf(branch, from, index, count);
+    if (!outcome) continue;
+    const condition = text(field(branch, "case"));
+    const label = [condition || "default", outcome.label].filter(Boolean).join(" → ");
+    edges.push({ from, to: outcome.to, kind: "switch", label });
+  }
+  return edges;
+}
+
+function errorEdges(task: Json, from: number, index: Map<string, number>, count: number): RawEdge[] {
+  const edges: RawEdge[] = [];
+  for (const rule of asArray(field(task, "on_error"))) {
+    const outcome = outcomeOf(rule, from, index, count);
+    if (!outcome) continue;
+    const codes = asArray(field(rule, "code")).map(text).filter(Boolean);
+    const label = [codes.length ? codes.join(", ") : "any error", outcome.label].filter(Boolean).join(" → ");
+    edges.push({ from, to: outcome.to, kind: "error", label });
+  }
+  return edges;
+}
+
+function detailOf(task: Json): string {
+  const action = field(task, "action");
+  const type = text(field(action, "type")) || "route";
+  const parts = [type === "fetch" ? `fetch ${text(field(action, "method")).toUpperCase() || "POST"}` : type];
+  const retries = asArray(field(task, "on_error"))
+    .map((rule) => {
+      const retry = field(rule, "retry") ?? field(rule, "retries");
+      return typeof retry === "number" ? retry : Number(field(retry, "retries") ?? 0);
+    })
+    .reduce((max, n) => Math.max(max, Number.isFinite(n) ? n : 0), 0);
+  if (retries > 0) parts.push(`retry ×${retries}`);
+  if (field(task, "only_once") === true) parts.push("only once");
+  return parts.join(" · ");
+}
+
+/** Straight down to the next row: drawn in the middle. A switch to the next row stays straight too. */
+function isStraight(edge: RawEdge): boolean {
+  return edge.to === edge.from + 1 && edge.kind !== "error";
+}
+
+/** Greedy lane packing: shortest spans first get the innermost lane that none of their rows use. */
+function assignLanes(edges: RawEdge[]): number[] {
+  const order = edges.map((_, i) => i).sort((a, b) => span(edges[a]) - span(edges[b]) || a - b);
+  const used: Array<Array<[number, number]>> = [];
+  const lanes = new Array<number>(edges.length).fill(0);
+  for (const i of order) {
+    const lo = Math.min(edges[i].from, edges[i].to);
+    const hi = Math.max(edges[i].from, edges[i].to);
+    let lane = 0;
+    while (used[lane]?.some(([a, b]) => lo <= b && a <= hi)) lane++;
+    (used[lane] ??= []).push([lo, hi]);
+    lanes[i] = lane;
+  }
+  return lanes;
+}
+
+function span(edge: RawEdge): number {
+  return Math.abs(edge.to - edge.from);
+}
+
+/** Lays out the tasks of a definition; `current` marks the task an instance sits on. */
+export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
+  const tasks = asArray(field(definition, "tasks"));
+  const count = tasks.length;
+  const ids = tasks.map((task, i) => text(field(task, "id")) || `#${i}`);
+  const index = new Map(ids.map((id, i) => [id, i]));
+  const raw: RawEdge[] = [];
+  tasks.forEach((task, i) => {
+    raw.push(...switchEdges(task, i, index, count), ...errorEdges(task, i, index, count));
+  });
+  // Several branches to the same place read better as one arrow with the labels joined.
+  const merged = new Map<string, RawEdge>();
+  for (const edge of raw) {
+    const key = `${edge.from}>${edge.to}>${isStraight(edge) ? "straight" : edge.kind}`;
+    const seen = merged.get(key);
+    if (!seen) merged.set(key, { ...edge });
+    else if (edge.label) seen.label = seen.label ? `${seen.label}; ${edge.label}` : edge.label;
+  }
+  const edges = [...merged.values()];
+  const right = edges.filter((e) => !isStraight(e) && e.kind !== "error");
+  const left = edges.filter((e) => e.kind === "error");
+  const rightLanes = assignLanes(right);
+  const leftLanes = assignLanes(left);
+  const leftWidth = left.length ? (Math.max(...leftLanes) + 1) * LANE_GAP + LABEL_ROOM : 0;
+  const rightWidth = right.length ? (Math.max(...rightLanes) + 1) * LANE_GAP + LABEL_ROOM : 0;
+  const x = MARGIN + leftWidth;
+  const rowY = (row: number) => MARGIN + row * ROW;
+
+  const nodes: GraphNode[] = ids.map((id, i) => ({
+    id,
+    detail: detailOf(tasks[i]),
+    x,
+    y: rowY(i),
+    width: NODE_W,
+    height: NODE_H,
+    terminal: false,
+    current: id === current,
+  }));
+  nodes.push({ id: END_NODE, detail: "", x: x + NODE_W / 4, y: rowY(count), width: NODE_W / 2, height: NODE_H - 12, terminal: true, current: false });
+  const mid = x + NODE_W / 2;
+  const name = (row: number) => (row === count ? END_NODE : ids[row]);
+
+  const out: GraphEdge[] = [];
+  for (const edge of edges) {
+    const fromY = rowY(edge.from);
+    const toY = rowY(edge.to);
+    if (isStraight(edge)) {
+      out.push({
+        from: name(edge.from),
+        to: name(edge.to),
+        kind: edge.kind,
+        label: edge.label,
+        path: `M ${mid} ${fromY + NODE_H} L ${mid} ${toY}`,
+        labelX: mid + 6,
+        labelY: fromY + NODE_H + (ROW - NODE_H) / 2 + 4,
+      });
+      continue;
+    }
+    const onLeft = edge.kind === "error";
+    const lane = onLeft ? leftLanes[left.indexOf(edge)] : rightLanes[right.indexOf(edge)];
+    const side = onLeft ? x : x + NODE_W;
+    const laneX = onLeft ? side - LANE_GAP * (lane + 1) : side + LANE_GAP * (lane + 1);
+    const targetNode = nodes[edge.to];
+    const targetSide = onLeft ? targetNode.x : targetNode.x + targetNode.width;
+    // Leave from the lower part of the source, arrive at the upper part of the target, so
+    // that a jump out and a jump in on the same node do not overlap.
+    const startY = fromY + NODE_H * 0.65;
+    const endY = toY + targetNode.height * 0.35;
+    out.push({
+      from: name(edge.from),
+      to: name(edge.to),
+      kind: edge.kind,
+      label: edge.label,
+      path: `M ${side} ${startY} L ${laneX} ${startY} L ${laneX} ${endY} L ${targetSide} ${endY}`,
+      labelX: onLeft ? laneX - 4 : laneX + 4,
+      labelY: startY + (edge.to > edge.from ? 14 : -6),
+    });
+  }
+  const width = x + NODE_W + rightWidth + MARGIN;
+  const height = rowY(count) + NODE_H + MARGIN;
+  return { width, height, nodes, edges: out };
+}
