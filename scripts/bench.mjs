@@ -2,7 +2,7 @@
 // `pnpm bench`: engine throughput against a real baton-api on PostgreSQL with default
 // durability (fsync on). Not a test: it prints figures (see docs/performance.md).
 //
-//   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--max-concurrent N] [--poll MS]
+//   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--warmup N] [--max-concurrent N] [--poll MS]
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //
 // BENCH_DATABASE_URL=postgres://… uses that server instead of starting one (each run creates
@@ -29,6 +29,9 @@ const flag = (name, fallback) => {
 };
 const DRAIN_N = flag("--drain", 5000);
 const FETCH_N = flag("--fetch", 1000);
+// Roots of each workload run (unmeasured) through the draining server before its timed run, so
+// the figures are the steady state of a running service rather than V8 compiling its hot paths.
+const WARMUP_N = flag("--warmup", 300);
 const TICKERS = flag("--ticks", 3);
 // 400 in flight (the server default is 200): fetch throughput is in-flight advances / their latency.
 const MAX_CONCURRENT = flag("--max-concurrent", 400);
@@ -289,23 +292,30 @@ async function main() {
   const loader = await startApi(pg.url, ["--log-level", "info"]);
   const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
   cleanups.push(() => sql.end());
-  await call(loader.url, "PUT", "/api/definitions", {
+  const drainDef = {
     name: "bench_drain",
     input_schema: { type: "object", properties: {} },
     tasks: [{ id: "first", output: { step: 1 } }, { id: "second", output: "$: outputs.first.step + 1" }],
-  });
+  };
   // The upstream's answer; declared so the tasks may read into self.result (LANGUAGE §6).
   const counted = { type: "object", properties: { ok: { type: "boolean" }, n: { type: "integer" } }, required: ["ok", "n"] };
-  await call(loader.url, "PUT", "/api/definitions", {
+  const fetchDef = {
     name: "bench_fetch",
     tasks: [
       { id: "one", action: { type: "fetch", method: "post", url: `${upstreamUrl}/one`, body: { step: 1 }, result_schema: counted }, output: "$: self.result.n" },
       { id: "two", action: { type: "fetch", method: "post", url: `${upstreamUrl}/two`, body: { prev: "$: outputs.one" }, result_schema: counted }, output: "$: self.result.n" },
       { id: "three", action: { type: "fetch", method: "get", url: `${upstreamUrl}/three`, result_schema: counted }, output: "$: self.result.ok" },
     ],
-  });
+  };
+  // The warm-up runs copies under their own names, so each timed run counts only its own roots.
+  for (const def of [drainDef, fetchDef]) {
+    await call(loader.url, "PUT", "/api/definitions", def);
+    await call(loader.url, "PUT", "/api/definitions", { ...def, name: `${def.name}_warmup` });
+  }
   for (const [process, n] of [
+    ["bench_drain_warmup", DRAIN_N > 0 ? WARMUP_N : 0],
     ["bench_drain", DRAIN_N],
+    ["bench_fetch_warmup", FETCH_N > 0 ? WARMUP_N : 0],
     ["bench_fetch", FETCH_N],
   ]) {
     if (n === 0) continue;
@@ -319,6 +329,14 @@ async function main() {
 
   const api = await startApi(pg.url, ["--log-level", process.env.BENCH_LOG_LEVEL ?? "info", ...(MODE === "pump" ? ["--poll", String(POLL_MS)] : [])]);
   const results = [];
+  for (const [process, n] of [
+    ["bench_drain_warmup", DRAIN_N > 0 ? WARMUP_N : 0],
+    ["bench_fetch_warmup", FETCH_N > 0 ? WARMUP_N : 0],
+  ]) {
+    if (n === 0) continue;
+    log(`warm-up: ${n} roots of ${process} (not measured)`);
+    await drain(api.url, sql, process, n, MODE, api.pid);
+  }
   if (DRAIN_N > 0) {
     log(`drain: releasing ${DRAIN_N} roots (${MODE})`);
     results.push({ workload: "drain", n: DRAIN_N, ...(await drain(api.url, sql, "bench_drain", DRAIN_N, MODE, api.pid)) });
@@ -335,7 +353,8 @@ async function main() {
   console.log(`PostgreSQL: ${pg.settings}`);
   console.log(
     `machine: ${(await import("node:os")).cpus().length} cores, node ${process.version}; --max-concurrent ${MAX_CONCURRENT}, ` +
-      (MODE === "pump" ? `pump with --poll ${POLL_MS}` : `${TICKERS} concurrent /tick loops`),
+      (MODE === "pump" ? `pump with --poll ${POLL_MS}` : `${TICKERS} concurrent /tick loops`) +
+      `; each workload after a warm-up of ${WARMUP_N} roots`,
   );
   console.log(`baseline  ${baseline.toFixed(0).padStart(7)} single-row commits/s`);
   for (const r of results) {
