@@ -101,7 +101,7 @@ describe("POST /auth/login", () => {
     const app = loginApp();
     const res = await app.request("/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
     expect(res.status).toBe(400);
-    expect((await res.json()).code).toBe("invalid");
+    expect(((await res.json()) as any).code).toBe("invalid");
     const res2 = await app.request("/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "a" }) });
     expect(await res2.json()).toEqual({ code: "invalid", error: 'the body must be {"email": "...", "password": "..."} with both non-empty strings' });
   });
@@ -118,8 +118,8 @@ describe("POST /auth/logout", () => {
     const cookie = cookieOf(await signIn(app));
     const res = await app.request("/auth/logout", { method: "POST", headers: { cookie } });
     expect(res.headers.get("set-cookie")).toMatch(/^baton_session=; Max-Age=0; Path=\/; HttpOnly; SameSite=Lax/);
-    expect((await res.json()).signed_in).toBe(false);
-    expect((await (await app.request("/auth/session", { headers: { cookie } })).json()).signed_in).toBe(false);
+    expect(((await res.json()) as any).signed_in).toBe(false);
+    expect(((await (await app.request("/auth/session", { headers: { cookie } })).json()) as any).signed_in).toBe(false);
     expect((await app.request("/api/instances", { headers: { cookie } })).status).toBe(401);
   });
 });
@@ -129,7 +129,7 @@ describe("proxying with login", () => {
     const before = upstream.requests.length;
     const res = await loginApp().request("/api/instances", { headers: { authorization: "Bearer svc_sk_whatever" } });
     expect(res.status).toBe(401);
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(body.code).toBe("unauthenticated");
     expect(body.error).toMatch(/^sign in first/);
     expect(upstream.requests.length).toBe(before);
@@ -147,7 +147,7 @@ describe("proxying with login", () => {
     const config = parseConfig(`server: ${upstream.url}\nlogin: { passwords: [{ email: bob@example.com, hash: "${HASH}" }] }\ntoken: { secret: "${"t".repeat(32)}" }\n`);
     const cookie = cookieOf(await signIn(loginApp()));
     const other = createProxyApp({ config, server: config.server, uiDir: "/nonexistent", log: quiet });
-    expect((await (await other.request("/auth/session", { headers: { cookie } })).json()).signed_in).toBe(false);
+    expect(((await (await other.request("/auth/session", { headers: { cookie } })).json()) as any).signed_in).toBe(false);
   });
 
   it("answers 502 unavailable when the API cannot be reached", async () => {

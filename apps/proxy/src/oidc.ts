@@ -32,7 +32,8 @@ export interface Oidc {
 }
 
 /**
- * OpenID Connect authorization code flow with PKCE (S256), state and nonce, via openid-client.
+ * OpenID Connect authorization code flow with PKCE (S256), state and nonce, via openid-client;
+ * the id_token's signature, issuer, audience, expiry and nonce are all checked.
  * Discovery runs on first use and is cached per provider (a failure is retried next time), so
  * the proxy starts while a provider is down.
  */
@@ -98,7 +99,9 @@ export function identityFromClaims(provider: ProviderConfig, claims: Record<stri
 
 async function discover(p: ProviderConfig, log: Logger): Promise<client.Configuration> {
   const insecure = [p.issuer, p.discoveryUrl, p.jwksUrl, p.tokenUrl].some((u) => u?.startsWith("http:"));
-  const execute = insecure ? [client.allowInsecureRequests] : [];
+  // Signatures are checked against the JWKS (jwks_url or discovered) even though the id_token
+  // comes straight from the token endpoint: with plain http or a wrong token_url, TLS vouches for nothing.
+  const execute = [client.enableNonRepudiationChecks, ...(insecure ? [client.allowInsecureRequests] : [])];
   if (insecure) log.warn("OpenID provider reached over plain http; use https outside local testing", { provider: p.id });
   let config: client.Configuration;
   try {
