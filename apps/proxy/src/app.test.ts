@@ -106,6 +106,16 @@ describe("POST /auth/login", () => {
     expect(await res2.json()).toEqual({ code: "invalid", error: 'the body must be {"email": "...", "password": "..."} with both non-empty strings' });
   });
 
+  it("accepts credentials only as JSON, so a cross-site form cannot sign a browser in", async () => {
+    const res = await loginApp().request("/auth/login", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "email=ann%40example.com&password=pw-ann",
+    });
+    expect(res.status).toBe(415);
+    expect(res.headers.get("set-cookie")).toBeNull();
+  });
+
   it("answers 404 when password login is not configured", async () => {
     const app = createProxyApp({ config: null, server: upstream.url, uiDir: "/nonexistent", log: quiet });
     expect((await app.request("/auth/login", { method: "POST", body: "{}" })).status).toBe(404);
@@ -161,6 +171,19 @@ describe("proxying with login", () => {
 describe("GET /auth/login/<provider>", () => {
   it("answers 404 for an unknown provider", async () => {
     expect((await loginApp().request("/auth/login/nope")).status).toBe(404);
+  });
+
+  it("answers a 502 page naming the provider when its discovery fails", async () => {
+    const config = parseConfig(`
+server: ${upstream.url}
+login: { providers: [{ id: down, name: Down SSO, issuer: "http://127.0.0.1:1", client_id: c, client_secret: s }] }
+token: { secret: "${"t".repeat(32)}" }
+`);
+    const app = createProxyApp({ config, server: config.server, uiDir: "/nonexistent", log: quiet });
+    const res = await app.request("/auth/login/down");
+    expect(res.status).toBe(502);
+    expect(await res.text()).toContain("sign-in with Down SSO is unavailable: its OpenID discovery failed");
+    expect(res.headers.get("set-cookie")).toBeNull();
   });
 });
 

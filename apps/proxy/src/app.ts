@@ -112,6 +112,11 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
 
   app.post("/auth/login", async (c) => {
     if (!login || login.passwords.length === 0) return c.json(apiError("not_found", "password sign-in is not configured on this proxy (login.passwords)"), 404);
+    // A cross-site HTML form cannot send application/json without a CORS preflight (which
+    // this proxy never answers), so requiring it stops another site signing a browser in.
+    if (!/^application\/json\b/i.test(c.req.header("content-type") ?? "")) {
+      return c.json(apiError("invalid", "send the credentials as Content-Type: application/json"), 415);
+    }
     let body: unknown;
     try {
       body = await c.req.json();

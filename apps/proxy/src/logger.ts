@@ -24,3 +24,7 @@ export function createLogger(level: LogLevel = "info", write: (line: string) => 
     error: (m, f) => emit("error", m, f),
   };
 }
+
+export function isLogLevel(value: string): value is LogLevel {
+  return value in ORDER;
+}

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { loadConfigFile, type ProxyConfig } from "./config.js";
 import { type ListenAddress, parseListenAddress } from "./listen-address.js";
-import { createLogger, type LogLevel } from "./logger.js";
+import { createLogger, isLogLevel } from "./logger.js";
 import { type RunningProxy, startProxy } from "./server.js";
 import { defaultUiDir } from "./static-ui.js";
 
@@ -31,7 +31,9 @@ const program = new Command("baton-proxy")
     } catch (error) {
       return fatal((error as Error).message);
     }
-    const log = createLogger((process.env.BATON_PROXY_LOG_LEVEL as LogLevel | undefined) ?? "info");
+    const level = process.env.BATON_PROXY_LOG_LEVEL || "info";
+    if (!isLogLevel(level)) return fatal(`BATON_PROXY_LOG_LEVEL must be one of debug, info, warn, error (got "${level}")`);
+    const log = createLogger(level);
     if (config && opts.server !== undefined) log.warn("--server is ignored: the config's server is used", { server: config.server });
     if (!config) log.warn("no config: no login, requests are forwarded as they arrive (local development)", { server });
     let proxy: RunningProxy | undefined;
