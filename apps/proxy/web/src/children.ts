@@ -13,7 +13,9 @@ export function childRefs(children: unknown): ChildRef[] {
   const refs: ChildRef[] = [];
   for (const [task, value] of Object.entries(children)) {
     if (typeof value === "string") refs.push({ task, key: null, id: value });
-    else if (Array.isArray(value)) value.forEach((id, i) => typeof id === "string" && refs.push({ task, key: String(i), id }));
+    else if (Array.isArray(value)) {
+      for (const [i, id] of value.entries()) if (typeof id === "string") refs.push({ task, key: String(i), id });
+    }
     else if (value !== null && typeof value === "object") {
       for (const [key, id] of Object.entries(value)) if (typeof id === "string") refs.push({ task, key, id });
     }

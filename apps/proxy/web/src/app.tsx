@@ -1,0 +1,130 @@
+import { useCallback, useEffect, useState } from "react";
+import { setUnauthenticatedHandler } from "./api.js";
+import { fetchSession, logout } from "./auth.js";
+import { Link } from "./components/link.js";
+import { ChannelsPage } from "./pages/channels.js";
+import { ComparePage } from "./pages/compare.js";
+import { DefinitionsPage } from "./pages/definitions.js";
+import { ExternalTasksPage } from "./pages/external-tasks.js";
+import { InstancePage } from "./pages/instance.js";
+import { InstancesPage } from "./pages/instances.js";
+import { ProcessPage } from "./pages/process.js";
+import { SignInPage } from "./pages/sign-in.js";
+import { TokensPage } from "./pages/tokens.js";
+import { VersionPage } from "./pages/version.js";
+import { can } from "./permissions.js";
+import type { Route } from "./route.js";
+import { needsSignIn, type Session } from "./session.js";
+import { useRoute } from "./use-route.js";
+
+const NAV: { label: string; to: Route; pages: Route["page"][] }[] = [
+  { label: "Instances", to: { page: "instances", search: "" }, pages: ["instances", "instance"] },
+  { label: "External tasks", to: { page: "external" }, pages: ["external"] },
+  { label: "Definitions", to: { page: "definitions" }, pages: ["definitions", "process", "version", "compare"] },
+  { label: "Channels", to: { page: "channels" }, pages: ["channels"] },
+  { label: "Tokens", to: { page: "tokens" }, pages: ["tokens"] },
+];
+
+function Page({ route, session }: { route: Route; session: Session }) {
+  const permissions = session.permissions;
+  switch (route.page) {
+    case "instances":
+      return <InstancesPage search={route.search} />;
+    case "instance":
+      return <InstancePage id={route.id} permissions={permissions} />;
+    case "definitions":
+      return <DefinitionsPage />;
+    case "process":
+      return <ProcessPage name={route.name} />;
+    case "version":
+      return <VersionPage name={route.name} version={route.version} />;
+    case "compare":
+      return <ComparePage name={route.name} from={route.from} to={route.to} />;
+    case "channels":
+      return <ChannelsPage permissions={permissions} />;
+    case "external":
+      return <ExternalTasksPage />;
+    case "tokens":
+      return <TokensPage />;
+    case "not-found":
+      return (
+        <section>
+          <h1>Not found</h1>
+          <p>
+            Nothing lives at <code>{route.hash}</code>. <Link to={{ page: "instances", search: "" }}>Back to the instances</Link>.
+          </p>
+        </section>
+      );
+  }
+}
+
+export function App() {
+  const route = useRoute();
+  const [session, setSession] = useState<Session | undefined>(undefined);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  const refresh = useCallback(() => {
+    fetchSession().then(
+      (s) => {
+        setSession(s);
+        setFailure(null);
+      },
+      (error: unknown) => setFailure(error instanceof Error ? error.message : String(error)),
+    );
+  }, []);
+
+  useEffect(() => {
+    refresh();
+    // An API 401 means the session ended (or never began): ask the proxy again, which shows sign-in.
+    setUnauthenticatedHandler(() => setSession((s) => (s ? { ...s, login: true, signedIn: false } : s)));
+  }, [refresh]);
+
+  if (failure) {
+    return (
+      <main className="sign-in">
+        <h1>Baton</h1>
+        <p role="alert" className="error">
+          Cannot read the session: {failure}
+        </p>
+        <button type="button" onClick={refresh}>
+          Try again
+        </button>
+      </main>
+    );
+  }
+  if (!session) return <p className="loading">Loading…</p>;
+  if (needsSignIn(session)) return <SignInPage session={session} onSignedIn={refresh} />;
+
+  const nav = NAV.filter((item) => item.to.page !== "tokens" || can(session.permissions, "admin"));
+  return (
+    <>
+      <header className="top">
+        <a className="brand" href="#/instances">
+          Baton
+        </a>
+        <nav aria-label="Main">
+          <ul className="nav-list">
+            {nav.map((item) => (
+              <li key={item.label}>
+                <Link to={item.to} className={item.pages.includes(route.page) ? "active" : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        {session.login && (
+          <div className="who">
+            <span>{session.subject}</span>
+            <button type="button" onClick={() => logout().then(refresh, refresh)}>
+              Sign out
+            </button>
+          </div>
+        )}
+      </header>
+      <main>
+        <Page route={route} session={session} />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,152 @@
+import type { DefinitionSummary, Page } from "@baton/actions";
+import { type FormEvent, useState } from "react";
+import { call, callRaw } from "../api.js";
+import { type LifecycleVerb, lifecycleVerbs, type Permissions } from "../permissions.js";
+import { useLoad } from "../use-load.js";
+import { ErrorBox } from "./error-box.js";
+
+type StopVerb = Exclude<LifecycleVerb, "upgrade">;
+
+const ACTION = { pause: "pauseInstance", resume: "resumeInstance", cancel: "cancelInstance", retry: "retryInstance" } as const;
+const LABEL: Record<StopVerb, string> = { pause: "Pause", resume: "Resume", cancel: "Cancel", retry: "Retry" };
+
+function describe(verb: StopVerb, status: number, body: { outcome?: string; status?: string; instances?: number } | undefined): string {
+  if (status === 204) return `${LABEL[verb]}: nothing to do (already ${verb === "resume" ? "advancing" : "stopped"}).`;
+  const count = body?.instances ?? 0;
+  const what = `${count} instance${count === 1 ? "" : "s"}`;
+  if (status === 202) return `${LABEL[verb]}: ${body?.outcome ?? "accepted"}; a task in flight is still draining (${what}, status ${body?.status}).`;
+  return `${LABEL[verb]}: ${body?.outcome ?? "done"} (${what}, status now ${body?.status}).`;
+}
+
+/** Pause, resume, cancel, retry and upgrade: only those the status and permissions allow. */
+export function LifecyclePanel(props: { id: string; process: string; version: number; status: string; isRoot: boolean; permissions: Permissions; onChanged: () => void }) {
+  const verbs = lifecycleVerbs({ status: props.status, isRoot: props.isRoot }, props.permissions);
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(undefined);
+  const [force, setForce] = useState(false);
+  const [confirmCancel, setConfirmCancel] = useState(false);
+
+  async function run(verb: StopVerb) {
+    setBusy(true);
+    setError(undefined);
+    setMessage(null);
+    setConfirmCancel(false);
+    try {
+      const params = { id: props.id };
+      const answer =
+        verb === "retry" ? await callRaw("retryInstance", { params, query: force ? { force: true } : {} }) : await callRaw(ACTION[verb], { params });
+      setMessage(describe(verb, answer.status, answer.data));
+      props.onChanged();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (!props.isRoot) {
+    return <p className="muted">Lifecycle actions act on the whole tree: open the root instance to pause, resume, cancel, retry or upgrade it.</p>;
+  }
+  return (
+    <section aria-labelledby="lifecycle-heading" className="lifecycle">
+      <h2 id="lifecycle-heading">Actions</h2>
+      {verbs.length === 0 && <p className="muted">No action applies to a {props.status} instance{props.permissions ? " with your permissions" : ""}.</p>}
+      <div className="actions">
+        {verbs.includes("pause") && (
+          <button type="button" disabled={busy} onClick={() => run("pause")}>
+            Pause
+          </button>
+        )}
+        {verbs.includes("resume") && (
+          <button type="button" disabled={busy} onClick={() => run("resume")}>
+            Resume
+          </button>
+        )}
+        {verbs.includes("retry") && (
+          <>
+            <button type="button" disabled={busy} onClick={() => run("retry")}>
+              Retry
+            </button>
+            <label className="check">
+              <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} />
+              force (override the only_once protection)
+            </label>
+          </>
+        )}
+        {verbs.includes("cancel") &&
+          (confirmCancel ? (
+            <fieldset className="confirm">
+              <legend className="sr-only">Confirm cancel</legend>
+              Cancel the whole tree? This cannot be undone.{" "}
+              <button type="button" className="danger" disabled={busy} onClick={() => run("cancel")}>
+                Yes, cancel it
+              </button>{" "}
+              <button type="button" onClick={() => setConfirmCancel(false)}>
+                Keep it
+              </button>
+            </fieldset>
+          ) : (
+            <button type="button" className="danger" disabled={busy} onClick={() => setConfirmCancel(true)}>
+              Cancel
+            </button>
+          ))}
+      </div>
+      {message && (
+        <p role="status" className="notice">
+          {message}
+        </p>
+      )}
+      <ErrorBox error={error} />
+      {verbs.includes("upgrade") && <UpgradeForm id={props.id} process={props.process} version={props.version} onChanged={props.onChanged} />}
+    </section>
+  );
+}
+
+function UpgradeForm({ id, process, version, onChanged }: { id: string; process: string; version: number; onChanged: () => void }) {
+  const versions = useLoad<Page<DefinitionSummary>>((signal) => call("listDefinitions", { query: { name: process, sort: "version", order: "desc", limit: 100 }, signal }), process);
+  const [target, setTarget] = useState("");
+  const [result, setResult] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(undefined);
+  const others = (versions.data?.items ?? []).filter((d) => d.version !== version);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setError(undefined);
+    setResult(null);
+    try {
+      const answer = await call("upgradeInstance", { params: { id }, body: { from_version: version, to_version: Number(target) } });
+      const moves = answer.moves?.length ?? 0;
+      setResult(answer.upgraded ? `Upgraded to version ${target} (${moves} instance${moves === 1 ? "" : "s"} moved).` : "Nothing was upgraded.");
+      onChanged();
+    } catch (failure) {
+      setError(failure);
+    }
+  }
+
+  if (versions.data && others.length === 0) return <p className="muted">Upgrade: {process} has no other version.</p>;
+  return (
+    <form className="inline-form" onSubmit={submit} aria-label="Upgrade">
+      <label>
+        Upgrade from v{version} to
+        <select required value={target} onChange={(e) => setTarget(e.target.value)}>
+          <option value="">choose a version</option>
+          {others.map((d) => (
+            <option key={d.version} value={d.version}>
+              v{d.version}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" disabled={!target}>
+        Upgrade
+      </button>
+      {result && (
+        <span role="status" className="notice">
+          {result}
+        </span>
+      )}
+      <ErrorBox error={error ?? versions.error} />
+    </form>
+  );
+}

@@ -1,0 +1,104 @@
+import type { LogEntry, LogLevel, Page } from "@baton/actions";
+import { useState } from "react";
+import { call } from "../api.js";
+import { POLL_MS, useLoad } from "../use-load.js";
+import { ErrorBox } from "./error-box.js";
+import { Link } from "./link.js";
+import { type Cursor, Pager } from "./pager.js";
+import { TimeText } from "./time-text.js";
+
+const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];
+
+/** The audit trail, newest first; live on the first page, still while paging back. */
+export function LogsPanel({ id, isRoot }: { id: string; isRoot: boolean }) {
+  const [level, setLevel] = useState<LogLevel>("debug");
+  const [flat, setFlat] = useState(false);
+  const [cursor, setCursor] = useState<Cursor>({});
+  const key = JSON.stringify([id, level, flat, cursor]);
+  const onFirstPage = !cursor.after && !cursor.before;
+  const logs = useLoad<Page<LogEntry>>(
+    (signal) => call("listInstanceLogs", { params: { id }, query: { ...(level !== "debug" ? { level } : {}), ...(flat ? { flat: true } : {}), ...cursor, limit: 50 }, signal }),
+    key,
+    onFirstPage ? POLL_MS : undefined,
+  );
+  const change = (apply: () => void) => {
+    apply();
+    setCursor({});
+  };
+  const entries = logs.data?.items ?? [];
+  const showInstance = isRoot && !flat;
+  return (
+    <section aria-labelledby="logs-heading">
+      <h2 id="logs-heading">Logs</h2>
+      <div className="list-head">
+        <label>
+          Level
+          <select value={level} onChange={(e) => change(() => setLevel(e.target.value as LogLevel))}>
+            {LEVELS.map((l) => (
+              <option key={l} value={l}>
+                {l === "debug" ? "debug and above (all)" : `${l} and above`}
+              </option>
+            ))}
+          </select>
+        </label>
+        {isRoot && (
+          <fieldset className="inline">
+            <legend>Rows</legend>
+            <label className="check">
+              <input type="radio" name="log-mode" checked={!flat} onChange={() => change(() => setFlat(false))} />
+              whole tree
+            </label>
+            <label className="check">
+              <input type="radio" name="log-mode" checked={flat} onChange={() => change(() => setFlat(true))} />
+              this instance only (flat)
+            </label>
+          </fieldset>
+        )}
+        <Pager page={logs.data?.page} shown={entries.length} onMove={setCursor} label="Log pages" />
+      </div>
+      <ErrorBox error={logs.error} />
+      {logs.data && entries.length === 0 && <p className="muted">No log entries at this level.</p>}
+      {entries.length > 0 && (
+        <table className="logs">
+          <caption>Log entries, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Level</th>
+              <th scope="col">Event</th>
+              <th scope="col">Task</th>
+              {showInstance && <th scope="col">Instance</th>}
+              <th scope="col">Message</th>
+              <th scope="col">Actor</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((entry) => (
+              <tr key={entry.id} className={`level-${entry.level}`}>
+                <td>
+                  <TimeText iso={entry.created_at} />
+                </td>
+                <td>{entry.level}</td>
+                <td className="mono">{entry.event}</td>
+                <td>{entry.task ?? ""}</td>
+                {showInstance && (
+                  <td>
+                    {entry.instance_id === id ? (
+                      <span className="muted">this</span>
+                    ) : (
+                      <Link to={{ page: "instance", id: entry.instance_id }} className="mono">
+                        {entry.instance_id.slice(-8)}
+                      </Link>
+                    )}
+                  </td>
+                )}
+                <td>{entry.message}</td>
+                <td>{entry.actor ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,182 @@
+import type { InstanceDetail, InstanceStatusView } from "@baton/actions";
+import { call } from "../api.js";
+import { ChildrenTree } from "../components/children-tree.js";
+import { ErrorBox } from "../components/error-box.js";
+import { JsonBlock } from "../components/json-block.js";
+import { LifecyclePanel } from "../components/lifecycle-panel.js";
+import { Link } from "../components/link.js";
+import { LogsPanel } from "../components/logs-panel.js";
+import { StatusBadge } from "../components/status-badge.js";
+import { TaskGraphView } from "../components/task-graph-view.js";
+import { TimeText } from "../components/time-text.js";
+import type { Permissions } from "../permissions.js";
+import { POLL_MS, useLoad } from "../use-load.js";
+
+interface Views {
+  status: InstanceStatusView;
+  detail: InstanceDetail;
+}
+
+function StateView({ detail }: { detail: InstanceDetail }) {
+  const { input, outputs, _children, ...rest } = detail.state;
+  const engineKeys = Object.entries(rest).filter(([, v]) => v !== undefined);
+  const outputEntries = Object.entries(outputs ?? {});
+  return (
+    <section aria-labelledby="state-heading">
+      <h2 id="state-heading">State</h2>
+      <h3>Input</h3>
+      <JsonBlock value={input ?? null} label="Input" />
+      <h3>Outputs</h3>
+      {outputEntries.length === 0 ? (
+        <p className="muted">No task has produced an output yet.</p>
+      ) : (
+        outputEntries.map(([task, value]) => (
+          <details key={task} open className="output" data-output={task}>
+            <summary>{task}</summary>
+            <JsonBlock value={value} label={`Output of ${task}`} />
+          </details>
+        ))
+      )}
+      {engineKeys.length > 0 && (
+        <details>
+          <summary>Engine keys</summary>
+          <JsonBlock value={Object.fromEntries(engineKeys)} label="Engine keys" />
+        </details>
+      )}
+      {detail.objects.length > 0 && (
+        <>
+          <h3>Stored objects</h3>
+          <p className="muted">Values too large to splice into the state; open one to fetch it.</p>
+          <ul>
+            {detail.objects.map((object) => (
+              <li key={object.path.join(".")}>
+                <code>{object.path.join(".")}</code>{" "}
+                <a href={`/api/objects/${object.ref}`} target="_blank" rel="noreferrer">
+                  {object.ref.slice(0, 12)}… ({object.size} bytes)
+                </a>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+export function InstancePage({ id, permissions }: { id: string; permissions: Permissions }) {
+  const views = useLoad<Views>(
+    async (signal) => {
+      const [status, detail] = await Promise.all([
+        call("getInstance", { params: { id }, signal }),
+        call("getInstanceDetail", { params: { id }, query: { resolve: true }, signal }),
+      ]);
+      return { status, detail };
+    },
+    id,
+    POLL_MS,
+  );
+  const status = views.data?.status;
+  const detail = views.data?.detail;
+  const definition = useLoad(
+    (signal) => (status ? call("getDefinition", { params: { name: status.process, version: status.version }, signal }) : Promise.resolve(null)),
+    status ? `${status.process}@${status.version}` : "",
+  );
+
+  if (!views.data) {
+    return (
+      <section>
+        <h1>Instance {id}</h1>
+        <ErrorBox error={views.error} />
+        {!views.error && <p className="loading">Loading…</p>}
+      </section>
+    );
+  }
+  const isRoot = detail!.parent_id === null;
+  return (
+    <section className="instance">
+      <h1>
+        Instance <span className="mono">{id}</span>
+      </h1>
+      <ErrorBox error={views.error} />
+      <dl className="facts" aria-label="Status">
+        <dt>Process</dt>
+        <dd>
+          <Link to={{ page: "version", name: status!.process, version: status!.version }}>
+            {status!.process} v{status!.version}
+          </Link>
+        </dd>
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={status!.status} />
+        </dd>
+        <dt>Task</dt>
+        <dd>{status!.task}</dd>
+        {detail!.phase && (
+          <>
+            <dt>Phase</dt>
+            <dd>{detail!.phase}</dd>
+          </>
+        )}
+        <dt>Retries</dt>
+        <dd>{status!.retry_count}</dd>
+        {status!.error_code && (
+          <>
+            <dt>Error</dt>
+            <dd className="error-text">
+              <code>{status!.error_code}</code> {status!.error_message}
+            </dd>
+          </>
+        )}
+        <dt>Created</dt>
+        <dd>
+          <TimeText iso={status!.created_at} />
+        </dd>
+        <dt>Updated</dt>
+        <dd>
+          <TimeText iso={status!.updated_at} />
+        </dd>
+        {!isRoot && (
+          <>
+            <dt>Parent</dt>
+            <dd>
+              <Link to={{ page: "instance", id: detail!.parent_id! }} className="mono">
+                {detail!.parent_id}
+              </Link>{" "}
+              (root{" "}
+              <Link to={{ page: "instance", id: detail!.root_id }} className="mono">
+                {detail!.root_id}
+              </Link>
+              )
+            </dd>
+          </>
+        )}
+      </dl>
+      <LifecyclePanel
+        id={id}
+        process={status!.process}
+        version={status!.version}
+        status={status!.status}
+        isRoot={isRoot}
+        permissions={permissions}
+        onChanged={views.reload}
+      />
+      {status!.output !== undefined && (
+        <section aria-labelledby="output-heading">
+          <h2 id="output-heading">Output</h2>
+          <JsonBlock value={status!.output} label="Instance output" />
+        </section>
+      )}
+      <section aria-labelledby="graph-heading">
+        <h2 id="graph-heading">Definition</h2>
+        <ErrorBox error={definition.error} />
+        {definition.data && <TaskGraphView definition={definition.data.definition} current={status!.task} status={status!.status} />}
+      </section>
+      <StateView detail={detail!} />
+      <section aria-labelledby="children-heading">
+        <h2 id="children-heading">Children</h2>
+        <ChildrenTree childMap={detail!.state._children} />
+      </section>
+      <LogsPanel id={id} isRoot={isRoot} />
+    </section>
+  );
+}

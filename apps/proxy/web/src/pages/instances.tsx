@@ -1,0 +1,205 @@
+import type { InstanceRow, Page } from "@baton/actions";
+import { type FormEvent, useEffect, useState } from "react";
+import { call } from "../api.js";
+import { ErrorBox } from "../components/error-box.js";
+import { Link } from "../components/link.js";
+import { type Cursor, Pager } from "../components/pager.js";
+import { StatusBadge } from "../components/status-badge.js";
+import { TimeText } from "../components/time-text.js";
+import {
+  type InstanceFilters,
+  EMPTY_FILTERS,
+  filterProblems,
+  filtersFromSearch,
+  filtersToQuery,
+  filtersToSearch,
+  localInputToMs,
+  msToLocalInput,
+  PHASES,
+  STATUSES,
+  TIME_FILTERS,
+} from "../instance-filters.js";
+import { POLL_MS, useLoad } from "../use-load.js";
+import { navigate } from "../use-route.js";
+
+const TIME_LABELS: Record<(typeof TIME_FILTERS)[number], string> = {
+  created_after: "Created at or after",
+  created_before: "Created before",
+  updated_after: "Updated at or after",
+  updated_before: "Updated before",
+};
+
+function FilterForm({ applied }: { applied: InstanceFilters }) {
+  const [draft, setDraft] = useState(applied);
+  useEffect(() => setDraft(applied), [applied]);
+  const set = <K extends keyof InstanceFilters>(key: K, value: InstanceFilters[K]) => setDraft((d) => ({ ...d, [key]: value }));
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    navigate({ page: "instances", search: filtersToSearch(draft) });
+  }
+
+  return (
+    <form className="filters" onSubmit={submit} aria-label="Instance filters">
+      <fieldset>
+        <legend>Status</legend>
+        {STATUSES.map((status) => (
+          <label key={status} className="check">
+            <input
+              type="checkbox"
+              checked={draft.status.includes(status)}
+              onChange={(e) => set("status", e.target.checked ? [...draft.status, status] : draft.status.filter((s) => s !== status))}
+            />
+            {status}
+          </label>
+        ))}
+      </fieldset>
+      <div className="fields">
+        <label>
+          Process
+          <input value={draft.process} onChange={(e) => set("process", e.target.value)} />
+        </label>
+        <label>
+          Version
+          <input inputMode="numeric" value={draft.version} placeholder="any" onChange={(e) => set("version", e.target.value)} size={5} />
+        </label>
+        <label>
+          Task
+          <input value={draft.task} onChange={(e) => set("task", e.target.value)} />
+        </label>
+        <label>
+          Phase
+          <select value={draft.phase} onChange={(e) => set("phase", e.target.value)}>
+            <option value="">any</option>
+            {PHASES.map((phase) => (
+              <option key={phase}>{phase}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Error code
+          <input value={draft.error_code} onChange={(e) => set("error_code", e.target.value)} />
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={draft.children} onChange={(e) => set("children", e.target.checked)} />
+          Include children
+        </label>
+      </div>
+      <div className="fields">
+        {TIME_FILTERS.map((key) => (
+          <label key={key}>
+            {TIME_LABELS[key]}
+            <input type="datetime-local" value={msToLocalInput(draft[key])} onChange={(e) => set(key, localInputToMs(e.target.value))} />
+          </label>
+        ))}
+      </div>
+      <div className="actions">
+        <button type="submit">Apply filters</button>
+        <button type="button" onClick={() => navigate({ page: "instances", search: "" })}>
+          Clear
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function InstanceTable({ rows, caption }: { rows: InstanceRow[]; caption: string }) {
+  return (
+    <table>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Instance</th>
+          <th scope="col">Process</th>
+          <th scope="col">Status</th>
+          <th scope="col">Task</th>
+          <th scope="col">Phase</th>
+          <th scope="col">Error</th>
+          <th scope="col">Retries</th>
+          <th scope="col">Created</th>
+          <th scope="col">Updated</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.id} data-instance={row.id}>
+            <td>
+              <Link to={{ page: "instance", id: row.id }} className="mono">
+                {row.id}
+              </Link>
+              {row.parent_id && <span className="muted"> (child)</span>}
+            </td>
+            <td>
+              {row.process} <span className="muted">v{row.version}</span>
+            </td>
+            <td>
+              <StatusBadge status={row.status} />
+            </td>
+            <td>{row.task}</td>
+            <td>{row.phase ?? ""}</td>
+            <td title={row.error_message}>{row.error_code ?? ""}</td>
+            <td>{row.retry_count}</td>
+            <td>
+              <TimeText iso={row.created_at} />
+            </td>
+            <td>
+              <TimeText iso={row.updated_at} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function InstancesPage({ search }: { search: string }) {
+  const filters = filtersFromSearch(search);
+  const problems = filterProblems(filters);
+  // A cursor belongs to the filters it was issued under: new filters start at the first page.
+  const [paging, setPaging] = useState<{ search: string; cursor: Cursor }>({ search, cursor: {} });
+  const cursor = paging.search === search ? paging.cursor : {};
+  const setCursor = (next: Cursor) => setPaging({ search, cursor: next });
+  const [limit, setLimit] = useState(20);
+  const key = JSON.stringify([search, cursor, limit]);
+  const list = useLoad<Page<InstanceRow> | null>(
+    (signal) => (problems.length ? Promise.resolve(null) : call("listInstances", { query: { ...filtersToQuery(filters), ...cursor, limit }, signal })),
+    key,
+    POLL_MS,
+  );
+  const rows = list.data?.items ?? [];
+  return (
+    <section>
+      <h1>Instances</h1>
+      <FilterForm applied={filters} />
+      {problems.length > 0 && (
+        <ul className="error" role="alert">
+          {problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      )}
+      <ErrorBox error={list.error} />
+      <div className="list-head">
+        <Pager page={list.data?.page} shown={rows.length} onMove={setCursor} label="Instance pages" />
+        <label>
+          Per page
+          <select value={limit} onChange={(e) => {
+              setLimit(Number(e.target.value));
+              setCursor({});
+            }}>
+            {[20, 50, 100].map((n) => (
+              <option key={n}>{n}</option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {list.data === undefined && !list.error && problems.length === 0 ? (
+        <p className="loading">Loading…</p>
+      ) : list.data && rows.length === 0 ? (
+        <p>No instance matches these filters.</p>
+      ) : list.data ? (
+        <InstanceTable rows={rows} caption={filtersToSearch(filters) === filtersToSearch(EMPTY_FILTERS) ? "Root instances, newest first" : "Matching instances, newest first"} />
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,72 @@
+import type { DefinitionSummary, Page } from "@baton/actions";
+import { type FormEvent, useState } from "react";
+import { call } from "../api.js";
+import { ErrorBox } from "../components/error-box.js";
+import { Link } from "../components/link.js";
+import { type Cursor, Pager } from "../components/pager.js";
+import { useLoad } from "../use-load.js";
+import { navigate } from "../use-route.js";
+import { DefinitionTable } from "./definitions.js";
+
+/** The versions of one process, and a form to compare two of them. */
+export function ProcessPage({ name }: { name: string }) {
+  const [cursor, setCursor] = useState<Cursor>({});
+  const list = useLoad<Page<DefinitionSummary>>(
+    (signal) => call("listDefinitions", { query: { name, sort: "version", order: "desc", ...cursor, limit: 100 }, signal }),
+    JSON.stringify([name, cursor]),
+  );
+  const rows = list.data?.items ?? [];
+  const newest = rows[0]?.version;
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+
+  function compare(event: FormEvent) {
+    event.preventDefault();
+    const fromVersion = Number(from || (newest ?? 1) - 1);
+    const toVersion = Number(to || newest);
+    navigate({ page: "compare", name, from: fromVersion, to: toVersion });
+  }
+
+  return (
+    <section>
+      <p>
+        <Link to={{ page: "definitions" }}>Definitions</Link> /
+      </p>
+      <h1>{name}</h1>
+      <p>
+        <Link to={{ page: "instances", search: new URLSearchParams({ process: name }).toString() }}>Instances of {name}</Link>
+      </p>
+      <ErrorBox error={list.error} />
+      {rows.length > 1 && (
+        <form className="inline-form" onSubmit={compare} aria-label="Compare versions">
+          <label>
+            Compare
+            <select value={from} onChange={(e) => setFrom(e.target.value)}>
+              <option value="">v{(newest ?? 2) - 1}</option>
+              {rows.map((d) => (
+                <option key={d.version} value={d.version}>
+                  v{d.version}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            with
+            <select value={to} onChange={(e) => setTo(e.target.value)}>
+              <option value="">v{newest}</option>
+              {rows.map((d) => (
+                <option key={d.version} value={d.version}>
+                  v{d.version}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit">Compare</button>
+        </form>
+      )}
+      <Pager page={list.data?.page} shown={rows.length} onMove={setCursor} label="Version pages" />
+      {list.data && rows.length === 0 && <p>No process named {name} is registered.</p>}
+      {rows.length > 0 && <DefinitionTable rows={rows} caption={`Versions of ${name}, newest first`} />}
+    </section>
+  );
+}

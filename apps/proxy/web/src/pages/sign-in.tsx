@@ -1,0 +1,63 @@
+import { type FormEvent, useState } from "react";
+import { passwordLogin } from "../auth.js";
+import type { Session } from "../session.js";
+
+export function SignInPage({ session, onSignedIn }: { session: Session; onSignedIn: () => void }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const refused = await passwordLogin(email, password);
+      if (refused) setError(refused);
+      else onSignedIn();
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main className="sign-in">
+      <h1>Sign in to Baton</h1>
+      {session.passwordLogin && (
+        <form onSubmit={submit} aria-label="Sign in with a password">
+          <label>
+            Email
+            <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          </label>
+          <label>
+            Password
+            <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          </label>
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="submit" disabled={busy}>
+            Sign in
+          </button>
+        </form>
+      )}
+      {session.providers.length > 0 && (
+        <ul className="providers">
+          {session.providers.map((provider) => (
+            <li key={provider.id}>
+              <a className="button" href={`/auth/login/${encodeURIComponent(provider.id)}`}>
+                Sign in with {provider.name}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+      {!session.passwordLogin && session.providers.length === 0 && <p>No sign-in method is configured on this proxy.</p>}
+    </main>
+  );
+}

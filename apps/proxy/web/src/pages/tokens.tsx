@@ -1,0 +1,155 @@
+import type { CreatedToken, Permission } from "@baton/actions";
+import { type FormEvent, useState } from "react";
+import { call } from "../api.js";
+import { ErrorBox } from "../components/error-box.js";
+import { TimeText } from "../components/time-text.js";
+import { useLoad } from "../use-load.js";
+
+const PERMS: Permission[] = ["read", "operate", "deploy", "worker", "admin"];
+
+export function TokensPage() {
+  const list = useLoad((signal) => call("listTokens", { signal }), "tokens");
+  const [created, setCreated] = useState<CreatedToken | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(undefined);
+
+  async function revoke(id: string) {
+    setError(undefined);
+    setConfirming(null);
+    try {
+      await call("revokeToken", { params: { id } });
+      list.reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  }
+
+  const rows = list.data?.items ?? [];
+  return (
+    <section>
+      <h1>API tokens</h1>
+      <CreateTokenForm
+        onCreated={(token) => {
+          setCreated(token);
+          list.reload();
+        }}
+      />
+      {created && (
+        <div className="secret" role="status" aria-label="New token secret">
+          <p>
+            Token <strong>{created.label}</strong> created. Copy its secret now: it is shown <strong>only once</strong> and cannot be read again.
+          </p>
+          <p>
+            <code className="secret-value">{created.token}</code>{" "}
+            <button type="button" onClick={() => navigator.clipboard?.writeText(created.token)}>
+              Copy
+            </button>{" "}
+            <button type="button" onClick={() => setCreated(null)}>
+              Done
+            </button>
+          </p>
+        </div>
+      )}
+      <ErrorBox error={error ?? list.error} />
+      {list.data && rows.length === 0 && <p>No token exists yet.</p>}
+      {rows.length > 0 && (
+        <table>
+          <caption>Tokens (secrets are never listed)</caption>
+          <thead>
+            <tr>
+              <th scope="col">Label</th>
+              <th scope="col">Id</th>
+              <th scope="col">Permissions</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Expires</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((token) => (
+              <tr key={token.id} data-token={token.id}>
+                <td>{token.label}</td>
+                <td className="mono">{token.id}</td>
+                <td>{token.perms?.length ? token.perms.join(", ") : <span className="muted">none</span>}</td>
+                <td>
+                  <TimeText iso={token.created_at} />
+                </td>
+                <td>
+                  <TimeText iso={token.last_used_at} />
+                </td>
+                <td>
+                  <TimeText iso={token.expires_at} />
+                </td>
+                <td>
+                  {token.revoked_at ? (
+                    <>
+                      revoked <TimeText iso={token.revoked_at} />
+                    </>
+                  ) : confirming === token.id ? (
+                    <fieldset className="confirm">
+                      <legend className="sr-only">Confirm revoking {token.label}</legend>
+                      <button type="button" className="danger" onClick={() => revoke(token.id)}>
+                        Yes, revoke
+                      </button>{" "}
+                      <button type="button" onClick={() => setConfirming(null)}>
+                        Keep
+                      </button>
+                    </fieldset>
+                  ) : (
+                    <button type="button" onClick={() => setConfirming(token.id)} aria-label={`Revoke ${token.label}`}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function CreateTokenForm({ onCreated }: { onCreated: (token: CreatedToken) => void }) {
+  const [label, setLabel] = useState("");
+  const [perms, setPerms] = useState<Permission[]>(["read"]);
+  const [error, setError] = useState<unknown>(undefined);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      onCreated(await call("createToken", { body: { label: label.trim(), perms } }));
+      setLabel("");
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="inline-form" onSubmit={submit} aria-label="Create a token">
+      <label>
+        Label
+        <input required value={label} onChange={(e) => setLabel(e.target.value)} />
+      </label>
+      <fieldset className="inline">
+        <legend>Permissions</legend>
+        {PERMS.map((perm) => (
+          <label key={perm} className="check">
+            <input type="checkbox" checked={perms.includes(perm)} onChange={(e) => setPerms(e.target.checked ? [...perms, perm] : perms.filter((p) => p !== perm))} />
+            {perm}
+          </label>
+        ))}
+      </fieldset>
+      <button type="submit" disabled={busy}>
+        Create token
+      </button>
+      <ErrorBox error={error} />
+    </form>
+  );
+}

@@ -1,0 +1,77 @@
+// Loading data for a view. Refreshes keep showing the previous data until the new answer is
+// in (no flicker); polling runs only while the tab is visible and never overlaps itself.
+
+import { useCallback, useEffect, useRef, useState } from "react";
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: unknown;
+  /** Fetch again now (after a change made from the UI). */
+  reload: () => void;
+}
+
+export const POLL_MS = 3000;
+
+/**
+ * Runs `load` when `key` changes (the data is cleared then, since it belongs to another view),
+ * and every `pollMs` while the document is visible when `pollMs` is given.
+ */
+export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: string, pollMs?: number): Loaded<T> {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  const [tick, setTick] = useState(0);
+  const reload = useCallback(() => setTick((n) => n + 1), []);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: key identifies the view; data from another key must not linger
+  useEffect(() => {
+    setData(undefined);
+    setError(undefined);
+  }, [key]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: tick and key are the triggers
+  useEffect(() => {
+    const controller = new AbortController();
+    let inFlight = false;
+    let cancelled = false;
+    const run = () => {
+      if (inFlight || cancelled) return;
+      inFlight = true;
+      loadRef
+        .current(controller.signal)
+        .then(
+          (value) => {
+            if (cancelled) return;
+            setData(value);
+            setError(undefined);
+          },
+          (failure: unknown) => {
+            if (!cancelled) setError(failure);
+          },
+        )
+        .finally(() => {
+          inFlight = false;
+        });
+    };
+    run();
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const onVisibility = () => {
+      if (document.visibilityState === "visible") run();
+    };
+    if (pollMs) {
+      timer = setInterval(() => {
+        if (document.visibilityState === "visible") run();
+      }, pollMs);
+      document.addEventListener("visibilitychange", onVisibility);
+    }
+    return () => {
+      cancelled = true;
+      controller.abort();
+      if (timer) clearInterval(timer);
+      document.removeEventListener("visibilitychange", onVisibility);
+    };
+  }, [key, tick, pollMs]);
+
+  return { data, error, reload };
+}
