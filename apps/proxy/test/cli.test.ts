@@ -78,6 +78,36 @@ describe("baton-proxy start-up", () => {
   });
 });
 
+describe("baton-proxy shutdown", () => {
+  it("exits 0 on SIGINT, logging that it shuts down", async () => {
+    const proxy = await startProxy(["--server", "http://127.0.0.1:1"]);
+    const exited = new Promise<number | null>((r) => proxy.child.once("exit", (code) => r(code)));
+    proxy.child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(proxy.stderr()).toContain('"msg":"shutting down","signal":"SIGINT"');
+  });
+
+  it("lets a request in flight finish before exiting on SIGTERM", async () => {
+    const { startUpstream } = await import("@baton/testkit");
+    const slow = await startUpstream((_r, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end("late but complete");
+      }, 700);
+    });
+    const proxy = await startProxy(["--server", slow.url]);
+    try {
+      const pending = fetch(`${proxy.url}/api/slow`).then((r) => r.text());
+      await new Promise((r) => setTimeout(r, 200));
+      const stopped = proxy.stop();
+      expect(await pending).toBe("late but complete");
+      expect(await stopped).toBe(0);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe("serving the UI", () => {
   it("serves BATON_PROXY_UI_DIR with an SPA fallback and long-cached assets", async () => {
     const dir = tempFiles({ "index.html": "<!doctype html><title>ui</title>" });

@@ -69,6 +69,13 @@ describe("with login", () => {
     expect(upstream.requests.at(-1)!.path).toBe("/public/openapi.json?x=1");
   });
 
+  it("forwards HEAD and answers without a body", async () => {
+    const res = await fetch(`${proxy.url}/healthz`, { method: "HEAD" });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("");
+    expect(upstream.requests.at(-1)!.method).toBe("HEAD");
+  });
+
   it("passes the upstream status and headers back, minus Set-Cookie", async () => {
     upstream.handle((_r, res) => {
       res.writeHead(418, { "content-type": "application/json", "x-upstream": "1", "set-cookie": "sneaky=1" });
