@@ -18,7 +18,8 @@ const program = new Command("baton-proxy")
   .option("--config <path>", "YAML config file (env BATON_PROXY_CONFIG); without one there is no login and requests pass as they are")
   .option("--http <addr>", `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN})`)
   .option("--server <url>", `the API to proxy to when no config is given (env BATON_SERVER; default ${DEFAULT_SERVER})`)
-  .showHelpAfterError()
+  // One line for a bad flag, like every other start-up failure.
+  .configureOutput({ outputError: (text, write) => write(`baton-proxy: ${text.replace(/^error: /, "").trimEnd()} (see --help)\n`) })
   .action(async (opts: { config?: string; http?: string; server?: string }) => {
     const configPath = opts.config ?? (process.env.BATON_PROXY_CONFIG || undefined);
     let config: ProxyConfig | null = null;

@@ -41,7 +41,8 @@ describe("baton-proxy start-up", () => {
   it("exits 1 for an unknown flag and a bad --http or --server", async () => {
     const unknown = await runProxy(["--bogus"]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain("unknown option '--bogus'");
+    expect(oneLine(unknown.stderr)).toBe("baton-proxy: unknown option '--bogus' (see --help)");
+    expect(oneLine((await runProxy(["--config"])).stderr)).toBe("baton-proxy: option '--config <path>' argument missing (see --help)");
     const http = await runProxy(["--http", "localhost"]);
     expect(http.code).toBe(1);
     expect(oneLine(http.stderr)).toBe('baton-proxy: --http "localhost" is not a listen address; expected HOST:PORT, :PORT or PORT (0-65535)');
