@@ -1,0 +1,98 @@
+// What every browser test file needs: a real baton-api on PGlite (or PostgreSQL when
+// DATABASE_URL is set), the built UI served by Vite's preview server with `/api`, `/public`
+// and `/healthz` proxied to it (and nothing at `/auth/*`, so the UI runs in "no login" mode),
+// and one headless Debian chromium.
+
+import { existsSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { type BatonClient, createClient } from "@baton/actions";
+import { API_MAIN, startServer, type TestServer } from "@baton/testkit";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { type PreviewServer, preview } from "vite";
+
+export const WEB_ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-dev-shm-usage",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS });
+}
+
+/** Serves the built `dist/` with the API routes proxied to `target`. */
+export async function servePreview(target: string): Promise<{ url: string; close: () => Promise<void> }> {
+  if (!existsSync(`${WEB_ROOT}dist/index.html`)) throw new Error(`${WEB_ROOT}dist/index.html is missing: build the UI first (turbo run build --filter=@baton/web)`);
+  const server: PreviewServer = await preview({
+    root: WEB_ROOT,
+    configFile: false,
+    logLevel: "silent",
+    build: { outDir: "dist" },
+    preview: {
+      host: "127.0.0.1",
+      port: 0,
+      strictPort: true,
+      proxy: { "/api": target, "/public": target, "/healthz": target },
+    },
+  });
+  const address = server.httpServer.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${address.port}`, close: () => server.close() };
+}
+
+export interface Stack {
+  api: TestServer;
+  client: BatonClient;
+  web: { url: string; close: () => Promise<void> };
+  browser: Browser;
+  page: Page;
+  close: () => Promise<void>;
+}
+
+/** The api, the preview server and a browser with one page; `close` stops all three. */
+export async function startStack(): Promise<Stack> {
+  if (!existsSync(API_MAIN)) throw new Error(`${API_MAIN} is missing: build the api first (pnpm exec turbo run build --filter=@baton/api)`);
+  const api = await startServer();
+  let web: Stack["web"] | undefined;
+  let browser: Browser | undefined;
+  try {
+    web = await servePreview(api.url);
+    browser = await launchBrowser();
+    const page = await browser.newPage();
+    page.setDefaultTimeout(10_000);
+    const opened = { api, web, browser };
+    return {
+      ...opened,
+      page,
+      client: createClient({ server: api.url }),
+      close: async () => {
+        await opened.browser.close();
+        await opened.web.close();
+        await opened.api.stop();
+      },
+    };
+  } catch (error) {
+    await browser?.close();
+    await web?.close();
+    await api.stop();
+    throw error;
+  }
+}
+
+/** Polls `check` until it returns a value that is not undefined (the engine works asynchronously). */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,169 @@
+import type { DefinitionInput } from "@baton/actions";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BROKEN, ORDER_V1, ORDER_V2 } from "./fixtures.js";
+import { eventually, type Stack, startStack } from "./harness.js";
+
+let stack: Stack;
+let parked: string; // order v1, waiting on its external task "approve"
+let other: string; // a second parked order, resolved during the live-refresh test
+let failed: string; // broken, failed with pre.error
+
+beforeAll(async () => {
+  stack = await startStack();
+  const { client } = stack;
+  for (const definition of [ORDER_V1, ORDER_V2, BROKEN]) await client.call("putDefinition", { body: definition as DefinitionInput });
+  parked = (await client.call("startInstance", { body: { process: "order", version: 1, input: { item: "book" } } })).id;
+  other = (await client.call("startInstance", { body: { process: "order", version: 1, input: { item: "lamp" } } })).id;
+  failed = (await client.call("startInstance", { body: { process: "broken" } })).id;
+  await eventually("both orders parked and broken failed", async () => {
+    const list = await client.call("listInstances", { query: { limit: 100 } });
+    const byId = new Map(list.items.map((row) => [row.id, row]));
+    const ready = byId.get(parked)?.phase === "external" && byId.get(other)?.phase === "external" && byId.get(failed)?.status === "failed";
+    return ready ? true : undefined;
+  });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+const rowOf = (id: string) => stack.page.locator(`tr[data-instance="${id}"]`);
+
+describe("instance list", () => {
+  it("shows every root with its status, and the status filter narrows it", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/instances`);
+    await expect.poll(() => page.locator("tbody tr[data-instance]").count()).toBe(3);
+    expect(await rowOf(parked).locator(".status").textContent()).toBe("running");
+    expect(await rowOf(failed).locator(".status").textContent()).toBe("failed");
+    expect(await rowOf(failed).textContent(), "the error code is part of the row").toContain("pre.error");
+
+    await page.getByRole("group", { name: "Status" }).getByLabel("failed", { exact: true }).check();
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => page.locator("tbody tr[data-instance]").count()).toBe(1);
+    expect(await rowOf(failed).count()).toBe(1);
+    expect(page.url(), "the filter is part of the link").toContain("status=failed");
+
+    await page.goto(`${web.url}/#/instances?process=order&phase=external`);
+    await expect.poll(() => page.locator("tbody tr[data-instance]").count()).toBe(2);
+    expect(await page.getByLabel("Process").inputValue(), "the form shows the filters of the link").toBe("order");
+  });
+
+  it("names a bad filter instead of listing", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/instances?task=approve`);
+    await expect(page.getByRole("alert").textContent()).resolves.toContain("the task filter needs a process");
+  });
+
+  it("refreshes by itself when an instance changes", async () => {
+    const { page, web, client } = stack;
+    await page.goto(`${web.url}/#/instances`);
+    await expect.poll(() => rowOf(other).locator(".status").textContent()).toBe("running");
+    await client.call("signalExternalTask", { body: { instance_id: other, task: "approve", result: { ok: true } } });
+    await expect.poll(() => rowOf(other).locator(".status").textContent(), { timeout: 15_000 }).toBe("completed");
+    expect(await page.locator("tbody tr[data-instance]").count(), "the other rows stay").toBe(3);
+  });
+});
+
+describe("instance page", () => {
+  it("draws the definition with the current task marked, and shows outputs and logs", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/instances/${parked}`);
+    const current = page.locator("svg g.node-current");
+    await expect.poll(() => current.getAttribute("data-task")).toBe("approve");
+    expect(await current.getAttribute("aria-current")).toBe("step");
+    expect(await page.locator("svg g.node").count(), "four tasks and the end node").toBe(5);
+    expect(await page.locator('svg g.edge-switch[data-from="approve"][data-to="ship"]').count(), "the switch edge to ship is drawn").toBe(1);
+    expect(await page.getByRole("img", { name: /current task approve/ }).count()).toBe(1);
+
+    const prepare = page.getByRole("figure", { name: "Output of prepare" });
+    expect(await prepare.textContent()).toContain('"item": "book"');
+    expect(await page.getByRole("figure", { name: "Input" }).textContent()).toContain('"book"');
+
+    const logs = page.locator("table.logs tbody tr");
+    await expect.poll(() => logs.count()).toBeGreaterThanOrEqual(3);
+    const events = await page.locator("table.logs tbody td.mono").allTextContents();
+    expect(events[0], "newest first").toBe("task.started");
+    expect(events).toContain("instance.started");
+
+    await page.getByLabel("Level").selectOption("info");
+    await expect.poll(() => page.locator("table.logs tbody td.mono").allTextContents()).not.toContain("task.completed");
+  });
+
+  it("pauses and resumes from the buttons, and the API agrees", async () => {
+    const { page, web, client } = stack;
+    await page.goto(`${web.url}/#/instances/${parked}`);
+    await page.getByRole("button", { name: "Pause" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toContain("Pause: paused");
+    await expect.poll(() => page.locator("dl.facts .status").textContent()).toBe("paused");
+    expect((await client.call("getInstance", { params: { id: parked } })).status).toBe("paused");
+    expect(await page.getByRole("button", { name: "Pause" }).count(), "a paused instance offers no pause").toBe(0);
+
+    await page.getByRole("button", { name: "Resume" }).click();
+    await expect.poll(() => page.locator("dl.facts .status").textContent()).toBe("running");
+    expect((await client.call("getInstance", { params: { id: parked } })).status).toBe("running");
+  });
+
+  it("offers retry, not pause, on a failed instance and shows its error", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/instances/${failed}`);
+    await expect.poll(() => page.getByRole("button", { name: "Retry" }).count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Pause" }).count()).toBe(0);
+    expect(await page.locator("dl.facts").textContent()).toContain("pre.error");
+    expect(await page.locator("svg g.node-current").getAttribute("data-task")).toBe("call");
+  });
+
+  it("shows the output of a completed instance", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/instances/${other}`);
+    const output = page.getByRole("figure", { name: "Instance output" });
+    await expect.poll(() => output.textContent()).toContain('"shipped": "lamp"');
+  });
+});
+
+describe("permissions from the sign-in proxy (GET /auth/session mocked with page.route)", () => {
+  async function withSession(body: object) {
+    const { page } = stack;
+    await page.unroute("**/auth/session");
+    await page.route("**/auth/session", (route) => route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(body) }));
+  }
+
+  /** A fresh document: the session is read once per page load, and a hash change is not one. */
+  async function open(hash: string) {
+    await stack.page.goto("about:blank");
+    await stack.page.goto(`${stack.web.url}/${hash}`);
+  }
+
+  afterAll(async () => {
+    await stack.page.unroute("**/auth/session");
+  });
+
+  it("hides lifecycle buttons and the tokens page from a reader", async () => {
+    const { page } = stack;
+    await withSession({ login: true, signed_in: true, subject: "reader@example.com", permissions: ["read"], providers: [], password_login: true });
+    await open(`#/instances/${parked}`);
+    await expect.poll(() => page.locator("dl.facts .status").textContent()).toBe("running");
+    expect(await page.getByRole("button", { name: "Pause" }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Cancel" }).count()).toBe(0);
+    expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tokens" }).count()).toBe(0);
+    expect(await page.locator("header .who").textContent()).toContain("reader@example.com");
+  });
+
+  it("shows pause but not upgrade to an operator", async () => {
+    const { page } = stack;
+    await withSession({ login: true, signed_in: true, subject: "op@example.com", permissions: ["read", "operate"], providers: [], password_login: true });
+    await open(`#/instances/${parked}`);
+    await expect.poll(() => page.getByRole("button", { name: "Pause" }).count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Upgrade" }).count()).toBe(0);
+  });
+
+  it("shows the sign-in page with a password form and provider buttons when signed out", async () => {
+    const { page } = stack;
+    await withSession({ login: true, signed_in: false, subject: null, permissions: null, providers: [{ id: "corp", name: "Corp SSO" }], password_login: true });
+    await open("#/instances");
+    await expect.poll(() => page.getByRole("heading", { name: "Sign in to Baton" }).count()).toBe(1);
+    expect(await page.getByLabel("Email").count()).toBe(1);
+    expect(await page.getByRole("link", { name: "Sign in with Corp SSO" }).getAttribute("href")).toBe("/auth/login/corp");
+    expect(await page.locator("table").count(), "nothing of the API is shown").toBe(0);
+  });
+});
