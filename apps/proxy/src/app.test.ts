@@ -1,7 +1,8 @@
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUpstream, type Upstream } from "@baton/testkit";
-import { createProxyApp, safeReturnPath } from "./app.js";
+import { createProxyApp } from "./app.js";
+import { safeReturnPath } from "./request-origin.js";
 import { parseConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 

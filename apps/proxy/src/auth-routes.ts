@@ -1,0 +1,126 @@
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { CookieOptions } from "hono/utils/cookie";
+import type { Logger } from "./logger.js";
+import type { Oidc, OidcTransaction } from "./oidc.js";
+import { SignInError } from "./oidc.js";
+import { callbackUrl, requestScheme, safeReturnPath } from "./request-origin.js";
+import { apiError, htmlPage } from "./responses.js";
+import { seal, unseal } from "./sealed-cookie.js";
+import { sessionView } from "./session-view.js";
+import { SESSION_COOKIE } from "./sessions.js";
+import type { SignIn } from "./sign-in.js";
+
+export const OIDC_COOKIE = "baton_oidc";
+const OIDC_COOKIE_PATH = "/auth/callback";
+const OIDC_TRANSACTION_MS = 10 * 60_000;
+const OIDC_PURPOSE = "oidc";
+
+export interface AuthRouteSettings {
+  /** `secure_cookie`: undefined = follow the request scheme. */
+  secureCookie?: boolean;
+  redirectUrl?: string;
+  now: () => number;
+  log: Logger;
+}
+
+/** `/auth/*`: the session for the UI, password and OpenID Connect sign-in, logout. Mounted at `/auth`. */
+export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): Hono {
+  const cookieFlags = (c: Context, path = "/"): CookieOptions => ({
+    path,
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: settings.secureCookie ?? requestScheme(c) === "https",
+  });
+  const currentUser = (c: Context) => signIn?.resolve(getCookie(c, SESSION_COOKIE)) ?? Promise.resolve(null);
+  const startSession = async (c: Context, identity: { subject: string; groups: string[]; via: string }) => {
+    const { signedIn, cookie } = await signIn!.start(identity);
+    setCookie(c, SESSION_COOKIE, cookie, { ...cookieFlags(c), maxAge: Math.floor(signIn!.sessionTtlMs / 1000) });
+    return signedIn;
+  };
+
+  const auth = new Hono();
+  auth.use("*", async (c, next) => {
+    await next();
+    c.header("cache-control", "no-store");
+  });
+  auth.use("*", bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.json(apiError("invalid", "the request body is larger than 64 KiB"), 413) }));
+
+  auth.get("/session", async (c) => c.json(sessionView(signIn, await currentUser(c))));
+
+  auth.post("/login", async (c) => {
+    if (!signIn?.passwordLogin) return c.json(apiError("not_found", "password sign-in is not configured on this proxy (login.passwords)"), 404);
+    // A cross-site HTML form cannot send application/json without a CORS preflight (which
+    // this proxy never answers), so requiring it stops another site signing a browser in.
+    if (!/^application\/json\b/i.test(c.req.header("content-type") ?? "")) {
+      return c.json(apiError("invalid", "send the credentials as Content-Type: application/json"), 415);
+    }
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json(apiError("invalid", 'the body must be JSON: {"email": "...", "password": "..."}'), 400);
+    }
+    const { email, password } = (body ?? {}) as Record<string, unknown>;
+    if (typeof email !== "string" || email === "" || typeof password !== "string" || password === "") {
+      return c.json(apiError("invalid", 'the body must be {"email": "...", "password": "..."} with both non-empty strings'), 400);
+    }
+    const entry = await signIn.checkPassword(email, password);
+    if (!entry) {
+      // No email in the log: people type passwords into the email field.
+      settings.log.info("sign-in refused", { via: "password", reason: "wrong email or password" });
+      return c.json(apiError("unauthenticated", "wrong email or password"), 401);
+    }
+    const who = await startSession(c, { subject: entry.email, groups: entry.groups, via: "password" });
+    return c.json(sessionView(signIn, who));
+  });
+
+  auth.post("/logout", async (c) => {
+    const who = await currentUser(c);
+    if (who) signIn!.signOut(who);
+    deleteCookie(c, SESSION_COOKIE, cookieFlags(c));
+    return c.json(sessionView(signIn, null));
+  });
+
+  auth.get("/login/:provider", async (c) => {
+    const provider = signIn?.providers.get(c.req.param("provider"));
+    if (!signIn || !provider) {
+      return c.html(htmlPage("Unknown sign-in provider", `There is no provider "${c.req.param("provider")}" in this proxy's login.providers.`), 404);
+    }
+    let begun: Awaited<ReturnType<Oidc["begin"]>>;
+    try {
+      begun = await signIn.oidc.begin(provider, callbackUrl(c, settings.redirectUrl), safeReturnPath(c.req.query("return_to")));
+    } catch (error) {
+      return c.html(htmlPage("Sign-in unavailable", error instanceof SignInError ? error.message : `sign-in with ${provider.name} is unavailable`), 502);
+    }
+    const sealed = await seal({ tx: begun.transaction }, signIn.cookieKey, settings.now() + OIDC_TRANSACTION_MS, OIDC_PURPOSE);
+    setCookie(c, OIDC_COOKIE, sealed, { ...cookieFlags(c, OIDC_COOKIE_PATH), maxAge: OIDC_TRANSACTION_MS / 1000 });
+    return c.redirect(begun.url.href, 302);
+  });
+
+  auth.get("/callback", async (c) => {
+    if (!signIn) return c.html(htmlPage("Sign-in is not configured", "This proxy has no login.providers."), 404);
+    const raw = getCookie(c, OIDC_COOKIE);
+    // The transaction is single-use whatever happens next.
+    deleteCookie(c, OIDC_COOKIE, cookieFlags(c, OIDC_COOKIE_PATH));
+    const sealed = raw ? await unseal(raw, signIn.cookieKey, settings.now(), OIDC_PURPOSE) : null;
+    const tx = sealed?.tx as OidcTransaction | undefined;
+    const provider = tx ? signIn.providers.get(tx.provider) : undefined;
+    if (!tx || !provider) {
+      return c.html(htmlPage("Sign-in expired", "This sign-in was not started here, took longer than 10 minutes, or was already used. Start again."), 400);
+    }
+    const callback = new URL(callbackUrl(c, settings.redirectUrl));
+    callback.search = new URL(c.req.url).search;
+    try {
+      const identity = await signIn.oidc.finish(provider, callback, tx);
+      await startSession(c, { ...identity, via: provider.id });
+    } catch (error) {
+      return c.html(htmlPage("Sign-in failed", error instanceof SignInError ? error.message : `sign-in with ${provider.name} failed`), 401);
+    }
+    return c.redirect(safeReturnPath(tx.returnTo), 302);
+  });
+
+  auth.all("*", (c) => c.json(apiError("not_found", `no sign-in endpoint ${c.req.method} ${c.req.path}`), 404));
+  return auth;
+}

@@ -1,0 +1,22 @@
+import type { SignedIn, SignIn } from "./sign-in.js";
+
+/** The body of `GET /auth/session` (and of login/logout answers): a contract with the UI, do not reshape it. */
+export interface SessionView {
+  login: boolean;
+  signed_in: boolean;
+  subject: string | null;
+  permissions: string[] | null;
+  providers: { id: string; name: string }[];
+  password_login: boolean;
+}
+
+export function sessionView(signIn: SignIn | null, who: SignedIn | null): SessionView {
+  return {
+    login: signIn !== null,
+    signed_in: who !== null,
+    subject: who?.session.subject ?? null,
+    permissions: who?.permissions ?? null,
+    providers: [...(signIn?.providers.values() ?? [])].map((p) => ({ id: p.id, name: p.name })),
+    password_login: signIn?.passwordLogin ?? false,
+  };
+}
