@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type Db, rowsOf } from "../storage/db.js";
+import { type Db, executePrepared, rowsOf } from "../storage/db.js";
 import { LEASE_MS } from "./statuses.js";
 
 /** A row as the claim leased it; `leaseEpoch` is the fence for every write of this advance. */
@@ -27,7 +27,7 @@ export interface ClaimedRow {
  */
 export async function claimDue(db: Db, workerId: string, now: number, limit: number): Promise<ClaimedRow[]> {
   if (limit <= 0) return [];
-  const result = await db.execute(sql`
+  const result = await executePrepared(db, sql`
     WITH due AS (
       SELECT id, lease_owner AS old_owner FROM instances
       WHERE status = 'running' AND wake_at IS NOT NULL AND wake_at <= ${now}
@@ -60,7 +60,7 @@ export async function renewLeases(db: Db, workerId: string, now: number, held: R
   if (held.length === 0) return [];
   const ids = held.map((h) => h.id);
   const epochs = held.map((h) => h.leaseEpoch);
-  const result = await db.execute(sql`
+  const result = await executePrepared(db, sql`
     WITH locked AS (${lockInIdOrder(ids)})
     UPDATE instances AS i SET lease_expires_at = ${now + LEASE_MS}, wake_at = ${now + LEASE_MS}
     FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(epochs)}) AS epoch) AS h, locked

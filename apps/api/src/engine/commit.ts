@@ -1,7 +1,7 @@
 import { type Json, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import type { Clock } from "../storage/clock.js";
-import { type Db, rowsOf } from "../storage/db.js";
+import { type Db, executePrepared, rowsOf } from "../storage/db.js";
 import type { AdvanceResult } from "./advance.js";
 import { type ClaimedRow, lockInIdOrder } from "./claim.js";
 import type { InstanceState } from "./instance-state.js";
@@ -91,7 +91,7 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
       clock,
       [...objects.values()].sort((a, b) => (a.ref < b.ref ? -1 : 1)),
     );
-    const landed = await tx.execute(sql`
+    const landed = await executePrepared(tx, sql`
       WITH x AS (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(
           id text, lease_epoch integer, status text, task text, task_epoch integer, retry_count integer, state text,

@@ -19,6 +19,15 @@ import { listRefs, resolveRefs } from "./objects.js";
 import { LEASE_RENEW_MS } from "./statuses.js";
 import { peekSignal } from "./signal-buffer.js";
 
+/** An advance (or chain of advances) this process runs under one lease. */
+interface InFlight {
+  leaseEpoch: number;
+  abort: AbortController;
+  /** Its write is queued or running: a renewal that misses the row then proves nothing. */
+  writing: boolean;
+  done: Promise<unknown>;
+}
+
 export interface EngineDeps {
   db: Db;
   clock: Clock;
@@ -49,7 +58,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   const committer = createCommitter(db, clock, config.objectThresholdBytes, log, { writers: deps.writers ?? 1 });
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
-  const inFlight = new Map<string, { leaseEpoch: number; abort: AbortController; done: Promise<unknown> }>();
+  const inFlight = new Map<string, InFlight>();
   let reserved = 0;
   let lastLeaseAt = 0;
   let stopped = false;
@@ -93,7 +102,9 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       lastLeaseAt = clock.now();
       for (const id of lost) {
         const entry = inFlight.get(id);
-        if (entry && entry.leaseEpoch === held.find((h) => h.id === id)?.leaseEpoch) {
+        // A row whose write is in flight may just have given its lease back (that write is
+        // fenced itself): only a row that is merely running its task has really lost it.
+        if (entry && !entry.writing && entry.leaseEpoch === held.find((h) => h.id === id)?.leaseEpoch) {
           log.warn("lease lost; abandoning the advance", { instance: id });
           entry.abort.abort();
         }
@@ -152,11 +163,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
 
   function start(row: ClaimedRow, chain: boolean): Promise<WriteOutcome> {
     const abort = new AbortController();
-    const done = runChain(row, abort.signal, chain).finally(() => {
-      if (inFlight.get(row.id)?.leaseEpoch === row.leaseEpoch) inFlight.delete(row.id);
+    const entry: InFlight = { leaseEpoch: row.leaseEpoch, abort, writing: false, done: Promise.resolve() };
+    entry.done = runChain(row, entry, chain).finally(() => {
+      if (inFlight.get(row.id) === entry) inFlight.delete(row.id);
     });
-    inFlight.set(row.id, { leaseEpoch: row.leaseEpoch, abort, done });
-    return done;
+    inFlight.set(row.id, entry);
+    return entry.done as Promise<WriteOutcome>;
   }
 
   /**
@@ -165,12 +177,13 @@ export function createEngine(deps: EngineDeps): EngineHandle {
    * write leaves it running and due now — up to MAX_CHAIN advances, so due rows waiting for a
    * slot get one.
    */
-  async function runChain(row: ClaimedRow, signal: AbortSignal, chain: boolean): Promise<WriteOutcome> {
+  async function runChain(row: ClaimedRow, entry: InFlight, chain: boolean): Promise<WriteOutcome> {
+    const signal = entry.abort.signal;
     let claim = row;
     let storedState: InstanceState | undefined;
     for (let advances = 1; ; advances++) {
       const keep = chain && advances < MAX_CHAIN && !stopped;
-      const outcome = await run(claim, storedState, signal, keep);
+      const outcome = await run(claim, storedState, entry, keep);
       if (outcome.kept === undefined) return outcome;
       if (stopped || signal.aborted) {
         // Hand the row back at once rather than make another replica wait out the lease.
@@ -185,7 +198,8 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     }
   }
 
-  async function run(row: ClaimedRow, stored: InstanceState | undefined, signal: AbortSignal, keepLease: boolean): Promise<WriteOutcome> {
+  async function run(row: ClaimedRow, stored: InstanceState | undefined, entry: InFlight, keepLease: boolean): Promise<WriteOutcome> {
+    const signal = entry.abort.signal;
     let secrets: string[] = [];
     try {
       const storedState = stored ?? asInstanceState(parseJson(row.stateText));
@@ -240,7 +254,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       }
       result = redactAdvanceResult(result, secrets);
       if (signal.aborted) return { applied: false };
-      const outcome = await committer.submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined });
+      entry.writing = true;
+      const outcome = await committer
+        .submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined })
+        .finally(() => (entry.writing = false));
       if (!outcome.applied) log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
       return outcome;
     } catch (error) {

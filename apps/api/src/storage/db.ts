@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import type { SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzleLite } from "drizzle-orm/pglite";
 import { migrate as migrateLite } from "drizzle-orm/pglite/migrator";
@@ -119,4 +120,18 @@ async function openPglite(dataDir: string): Promise<Database> {
 export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+/**
+ * `db.execute(query)` for the engine's hot statements (claim, advance batch, lease renewal): on
+ * PostgreSQL a named prepared statement, so the server parses and plans the text once per
+ * connection instead of on every call (drizzle's `execute` never prepares). Only for statement
+ * texts that do not vary from call to call (values as parameters, not spliced), or each new
+ * text leaves a prepared statement behind on the connection. PGlite runs it as usual.
+ */
+export async function executePrepared(db: Db, query: SQL): Promise<unknown> {
+  const client = (db as unknown as { $client?: { unsafe?: (text: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown> } }).$client;
+  if (client?.unsafe === undefined) return db.execute(query);
+  const { sql: text, params } = (db as unknown as { dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } } }).dialect.sqlToQuery(query);
+  return client.unsafe(text, params, { prepare: true });
 }
