@@ -15,6 +15,7 @@ import { redactAdvanceResult, redactText, secretsCache } from "./secrets.js";
 import { runFetch } from "./fetch-task.js";
 import { asInstanceState, type InstanceState } from "./instance-state.js";
 import { appendLogs } from "./logs.js";
+import { pruneExternalClaims } from "./external-claim-retention.js";
 import { listRefs, resolveRefs } from "./objects.js";
 import { LEASE_RENEW_MS } from "./statuses.js";
 import { peekSignal } from "./signal-buffer.js";
@@ -44,6 +45,7 @@ const STOP_GRACE_MS = 5_000;
 /** Advances one instance may run back to back under one lease before it queues again. */
 const MAX_CHAIN = 16;
 const FINALISE_EVERY_MS = 1_000;
+const PRUNE_EVERY_MS = 60_000;
 /** A wake waits this long so that slots freed by one commit are claimed together. */
 const WAKE_DELAY_MS = 2;
 
@@ -141,9 +143,23 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     }
   }
 
+  let lastPrune = Number.NEGATIVE_INFINITY;
+  async function pruneClaims(force: boolean): Promise<void> {
+    // Housekeeping, not correctness: the pump prunes at most once a minute (a tick always does).
+    if (!force && performance.now() - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = performance.now();
+    try {
+      const pruned = await pruneExternalClaims(db, clock.now());
+      if (pruned > 0) log.debug("pruned external claim tokens", { count: pruned });
+    } catch (error) {
+      log.error("pruning external claim tokens failed", { error: (error as Error).message });
+    }
+  }
+
   /** Claims up to the free slots and starts their advances; each promise says whether the write landed. */
   async function claimRound(limit = Number.POSITIVE_INFINITY, fromTick = false): Promise<Array<Promise<WriteOutcome>>> {
     await finalise(fromTick);
+    await pruneClaims(fromTick);
     const free = Math.min(limit, Math.max(0, config.maxConcurrent - inFlight.size - reserved));
     if (free === 0) return [];
     reserved += free;

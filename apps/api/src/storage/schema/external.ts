@@ -22,7 +22,11 @@ export const externalWaits = pgTable(
   (t) => [index("external_waits_queue_idx").on(t.waitingSince, t.instanceId)],
 );
 
-/** Every claim handed out, by the sha256 of its token (the token itself is never stored). */
+/**
+ * Every claim handed out, by the sha256 of its token (the token itself is never stored). A
+ * token whose visit or claim is over is kept for CLAIM_TOKEN_RETENTION_MS (so a late answer
+ * still gets 409 "the visit is over" rather than 404), then pruned by the engine.
+ */
 export const externalClaims = pgTable(
   "external_claims",
   {
@@ -33,7 +37,7 @@ export const externalClaims = pgTable(
     workerId: text("worker_id").notNull(),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
   },
-  (t) => [index("external_claims_instance_idx").on(t.instanceId)],
+  (t) => [index("external_claims_instance_idx").on(t.instanceId), index("external_claims_created_idx").on(t.createdAt)],
 );
 
 /** Outcomes signalled before their task armed; consumed FIFO (by seq) when it next arms. */

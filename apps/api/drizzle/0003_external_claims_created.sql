@@ -1,0 +1,1 @@
+CREATE INDEX "external_claims_created_idx" ON "external_claims" USING btree ("created_at");
