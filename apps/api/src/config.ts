@@ -1,4 +1,4 @@
-import type { LogLevel } from "./logger.js";
+import type { LogLevel } from "@baton/log";
 
 export type AuthMode = "none" | "token";
 

@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { checkAuthConfig } from "./auth/index.js";
 import { registerTokensCommand } from "./commands/tokens.js";
 import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.js";
-import { createLogger, isLogLevel, type LogLevel } from "./logger.js";
+import { createLogger, isLogLevel, type LogLevel } from "@baton/log";
 import { startServer } from "./server.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };

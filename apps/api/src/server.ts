@@ -7,7 +7,7 @@ import type { ServerConfig } from "./config.js";
 import { createEngine } from "./engine/index.js";
 import { handlers } from "./handlers/index.js";
 import { createApp } from "./http/app.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "@baton/log";
 import type { Services } from "./services.js";
 import { createClock } from "./storage/clock.js";
 import { openDatabase } from "./storage/db.js";

@@ -1,6 +1,6 @@
 import type { Database, Db, DbKind } from "./storage/db.js";
 import type { Clock } from "./storage/clock.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "@baton/log";
 import type { ServerConfig } from "./config.js";
 
 /** What the engine exposes to the HTTP layer and to /healthz. */

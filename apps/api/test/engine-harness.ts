@@ -6,7 +6,7 @@ import { createTestDatabase, dropTestDatabase } from "@baton/testkit";
 import { and, desc, eq, max } from "drizzle-orm";
 import { DEFAULT_CONFIG, type ServerConfig } from "../src/config.js";
 import { createEngine } from "../src/engine/index.js";
-import type { Logger } from "../src/logger.js";
+import type { Logger } from "@baton/log";
 import type { EngineHandle } from "../src/services.js";
 import { createClock } from "../src/storage/clock.js";
 import { type Database, type Db, openDatabase } from "../src/storage/db.js";

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { forward, UpstreamUnreachable, type UpstreamAuthorization } from "./forward.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "@baton/log";
 import { apiError } from "./responses.js";
 import { SESSION_COOKIE } from "./sessions.js";
 import type { SignIn } from "./sign-in.js";

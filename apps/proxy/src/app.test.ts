@@ -4,7 +4,7 @@ import { startUpstream, type Upstream } from "@baton/testkit";
 import { createProxyApp } from "./app.js";
 import { safeReturnPath } from "./request-origin.js";
 import { parseConfig } from "./config.js";
-import { createLogger } from "./logger.js";
+import { createLogger } from "@baton/log";
 
 const HASH = bcrypt.hashSync("pw-ann", 4);
 const quiet = createLogger("error", () => {});

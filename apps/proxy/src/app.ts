@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { apiForwarding } from "./api-forwarding.js";
 import { authRoutes } from "./auth-routes.js";
 import type { ProxyConfig } from "./config.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "@baton/log";
 import { apiError } from "./responses.js";
 import { createSignIn } from "./sign-in.js";
 import { serveUi } from "./static-ui.js";

@@ -2,7 +2,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { CookieOptions } from "hono/utils/cookie";
-import type { Logger } from "./logger.js";
+import type { Logger } from "@baton/log";
 import type { Oidc, OidcTransaction } from "./oidc.js";
 import { SignInError } from "./oidc.js";
 import { callbackUrl, requestScheme, safeReturnPath } from "./request-origin.js";

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { loadConfigFile, type ProxyConfig } from "./config.js";
 import { type ListenAddress, parseListenAddress } from "./listen-address.js";
-import { createLogger, isLogLevel } from "./logger.js";
+import { createLogger, isLogLevel } from "@baton/log";
 import { type RunningProxy, startProxy } from "./server.js";
 import { defaultUiDir } from "./static-ui.js";
 

@@ -1,6 +1,6 @@
 import * as client from "openid-client";
 import type { ProviderConfig } from "./config.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "@baton/log";
 
 /** What the proxy keeps between the redirect to the provider and the callback (in a sealed cookie). */
 export interface OidcTransaction {

@@ -3,7 +3,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { createProxyApp } from "./app.js";
 import type { ProxyConfig } from "./config.js";
 import { formatListenUrl, type ListenAddress } from "./listen-address.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "@baton/log";
 
 export interface StartOptions {
   config: ProxyConfig | null;

@@ -1,6 +1,6 @@
 import type { PasswordEntry, ProviderConfig, ProxyConfig } from "./config.js";
 import { deriveKeys } from "./keys.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "@baton/log";
 import { createOidc, type Oidc } from "./oidc.js";
 import { createPasswordCheck, type PasswordCheck } from "./password-login.js";
 import { permissionsFor } from "./permissions.js";

@@ -5,7 +5,7 @@ import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, type ServerConfig } from "../config.js";
 import { ApiError } from "../http/api-error.js";
-import { createLogger } from "../logger.js";
+import { createLogger } from "@baton/log";
 import { type Clock, createClock } from "../storage/clock.js";
 import { type Database, openDatabase } from "../storage/db.js";
 import { type Authenticator, checkAuthConfig, createAuthenticator, OPEN_PRINCIPAL } from "./index.js";

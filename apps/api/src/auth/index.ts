@@ -1,7 +1,7 @@
 import { type ServerConfig, isLoopback } from "../config.js";
 import type { Principal } from "../http/action-handler.js";
 import { ApiError } from "../http/api-error.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "@baton/log";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
 import { parseBearerCredential } from "./bearer-credential.js";

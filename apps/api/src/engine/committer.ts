@@ -1,4 +1,4 @@
-import type { Logger } from "../logger.js";
+import type { Logger } from "@baton/log";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
 import { type PendingWrite, type WriteOutcome, writeAdvances } from "./commit.js";

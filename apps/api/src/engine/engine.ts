@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type Json, parseJson, type Scope } from "@baton/expr";
 import type { ServerConfig } from "../config.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "@baton/log";
 import type { EngineHandle } from "../services.js";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";

@@ -1,5 +1,5 @@
 import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
-import type { LogLevel } from "../logger.js";
+import type { LogLevel } from "@baton/log";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
 import { newId } from "../storage/ids.js";

@@ -9,8 +9,9 @@ export interface Logger {
 }
 
 /**
- * Structured JSON lines on stderr, the same shape as baton-api's. Callers must never pass a
- * secret (password, cookie, JWT, client secret, token secret) in `fields`: nothing scrubs them.
+ * Structured JSON lines on stderr, one shape for baton-api and baton-proxy. Callers must never
+ * pass a secret (token, JWT, password, cookie, client secret, config value marked secret) in
+ * `fields`: there is no scrubbing here to rely on.
  */
 export function createLogger(level: LogLevel = "info", write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
@@ -26,5 +27,5 @@ export function createLogger(level: LogLevel = "info", write: (line: string) => 
 }
 
 export function isLogLevel(value: string): value is LogLevel {
-  return value in ORDER;
+  return Object.hasOwn(ORDER, value);
 }

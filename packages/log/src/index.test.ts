@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { createLogger, isLogLevel } from "./index.js";
+
+function capture(level?: Parameters<typeof createLogger>[0]) {
+  const lines: string[] = [];
+  return { lines, log: createLogger(level, (l) => lines.push(l)) };
+}
+
+describe("createLogger", () => {
+  it("writes one JSON object per line with time, level, msg and the fields", () => {
+    const { lines, log } = capture("debug");
+    log.info("listening", { url: "http://127.0.0.1:1" });
+    expect(lines).toHaveLength(1);
+    expect(lines[0].endsWith("\n"), "one line per entry, so log shippers can split them").toBe(true);
+    const entry = JSON.parse(lines[0]);
+    expect(entry).toMatchObject({ level: "info", msg: "listening", url: "http://127.0.0.1:1" });
+    expect(Number.isNaN(Date.parse(entry.time)), "time is an ISO timestamp").toBe(false);
+  });
+
+  it("drops entries below its level and keeps that level and above", () => {
+    const { lines, log } = capture("warn");
+    log.debug("d");
+    log.info("i");
+    log.warn("w");
+    log.error("e");
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["w", "e"]);
+  });
+
+  it("defaults to info", () => {
+    const { lines, log } = capture();
+    log.debug("d");
+    log.info("i");
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["i"]);
+  });
+
+  it("knows the four level names and nothing else", () => {
+    expect(["debug", "info", "warn", "error"].every(isLogLevel)).toBe(true);
+    expect(isLogLevel("trace")).toBe(false);
+    expect(isLogLevel("toString"), "not fooled by Object.prototype").toBe(false);
+  });
+});
