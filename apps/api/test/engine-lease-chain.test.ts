@@ -50,6 +50,21 @@ const threeCalls = (url: string) => ({
   ],
 });
 
+/** Starts `three` under the pump and returns once its chained second call is parked in the gate. */
+async function secondCallInFlight() {
+  const gate = gatedUpstream();
+  const upstream = await startUpstream(gate.handler);
+  up = upstream;
+  const harness = await openHarness({ pollMs: 10 });
+  h = harness;
+  await harness.deploy(threeCalls(upstream.url));
+  const id = await harness.start("three");
+  await waitFor("the first call", async () => (gate.waiting.length === 1 ? true : undefined));
+  gate.waiting.shift()!();
+  await waitFor("the chained second call", async () => (gate.waiting.length === 1 ? true : undefined));
+  return { gate, id, h: harness, up: upstream };
+}
+
 describe("lease chaining under the pump", () => {
   it("runs consecutive fetch tasks under one lease, at most 16 advances per claim", async () => {
     up = await startUpstream((_r, res) => json(res, 200, { ok: true }));
@@ -85,14 +100,7 @@ describe("lease chaining under the pump", () => {
   });
 
   it("lands a pause requested while a chained advance is in flight at that task's boundary", async () => {
-    const gate = gatedUpstream();
-    up = await startUpstream(gate.handler);
-    h = await openHarness({ pollMs: 10 });
-    await h.deploy(threeCalls(up.url));
-    const id = await h.start("three");
-    await waitFor("the first call", async () => (gate.waiting.length === 1 ? true : undefined));
-    gate.waiting.shift()!();
-    await waitFor("the chained second call", async () => (gate.waiting.length === 1 ? true : undefined));
+    const { gate, id, h, up } = await secondCallInFlight();
     const inFlight = await h.get(id);
     expect(inFlight.task).toBe("two");
     expect(inFlight.leaseOwner, "the second advance runs under the kept lease").toBe("worker-a");
@@ -119,14 +127,7 @@ describe("lease chaining under the pump", () => {
   });
 
   it("lands a cancel requested while a chained advance is in flight, with no timer left", async () => {
-    const gate = gatedUpstream();
-    up = await startUpstream(gate.handler);
-    h = await openHarness({ pollMs: 10 });
-    await h.deploy(threeCalls(up.url));
-    const id = await h.start("three");
-    await waitFor("the first call", async () => (gate.waiting.length === 1 ? true : undefined));
-    gate.waiting.shift()!();
-    await waitFor("the chained second call", async () => (gate.waiting.length === 1 ? true : undefined));
+    const { gate, id, h, up } = await secondCallInFlight();
     expect((await cancelTree(h.db, h.clock, id, "tester")).outcome).toBe("cancelling");
     gate.waiting.shift()!();
     const view = await waitFor("the cancel to land", async () => {
