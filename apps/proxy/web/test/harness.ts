@@ -3,7 +3,7 @@
 // and `/healthz` proxied to it (and nothing at `/auth/*`, so the UI runs in "no login" mode),
 // and one headless Debian chromium.
 
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { type BatonClient, createClient } from "@baton/actions";
@@ -24,8 +24,30 @@ export const CHROMIUM_ARGS = [
   "--disable-quic",
 ];
 
+export const DEFAULT_CHROMIUM = "/usr/bin/chromium";
+
+/**
+ * The chromium binary the browser tests drive: `BATON_TEST_CHROMIUM` when set, else Debian's
+ * at /usr/bin/chromium. A missing one fails the test run with one sentence saying what to
+ * install; the tests are never skipped for it.
+ */
+export function chromiumPath(env: NodeJS.ProcessEnv = process.env, fallback = DEFAULT_CHROMIUM): string {
+  const override = env.BATON_TEST_CHROMIUM?.trim();
+  const path = override || fallback;
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    throw new Error(
+      override
+        ? `The UI browser tests need a chromium binary, and BATON_TEST_CHROMIUM names ${path}, which does not exist or is not executable (unset it to use Debian's chromium at ${fallback}: apt-get install chromium).`
+        : `The UI browser tests need Debian's chromium at ${fallback} (apt-get install chromium), or another chromium binary named by BATON_TEST_CHROMIUM.`,
+    );
+  }
+  return path;
+}
+
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
 }
 
 /** Serves the built `dist/` with the API routes proxied to `target`. */
@@ -58,6 +80,7 @@ export interface Stack {
 
 /** The api, the preview server and a browser with one page; `close` stops all three. */
 export async function startStack(): Promise<Stack> {
+  chromiumPath(); // before anything starts: a missing browser is the first thing to say
   if (!existsSync(API_MAIN)) throw new Error(`${API_MAIN} is missing: build the api first (pnpm exec turbo run build --filter=@baton/api)`);
   const api = await startServer();
   let web: Stack["web"] | undefined;
