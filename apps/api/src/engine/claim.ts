@@ -99,11 +99,7 @@ export interface FinalisedRow {
   status: "paused" | "cancelled";
 }
 
-/**
- * Pausing/cancelling rows whose worker died before its write: the request lands now. The lease
- * owner is kept so the next claim still sees that the interrupted attempt may have run.
- */
-/** A cheap read first: the write transaction is only worth it when some row qualifies. */
+/** A cheap read first: finaliseAbandoned's write transaction is only worth it when some row qualifies. */
 export async function hasAbandoned(db: Db, now: number): Promise<boolean> {
   const result = await db.execute(sql`
     SELECT 1 AS found FROM instances
@@ -112,6 +108,10 @@ export async function hasAbandoned(db: Db, now: number): Promise<boolean> {
   return rowsOf(result).length > 0;
 }
 
+/**
+ * Pausing/cancelling rows whose worker died before its write: the request lands now. The lease
+ * owner is kept so the next claim still sees that the interrupted attempt may have run.
+ */
 export async function finaliseAbandoned(db: Db, now: number): Promise<FinalisedRow[]> {
   const result = await db.execute(sql`
     UPDATE instances

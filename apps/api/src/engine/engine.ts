@@ -116,45 +116,48 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     }
   }
 
-  let lastFinaliseCheck = Number.NEGATIVE_INFINITY;
-  async function finalise(force: boolean): Promise<void> {
-    // The pump checks at most once a second (a tick always does): abandoned rows are rare.
-    if (!force && performance.now() - lastFinaliseCheck < FINALISE_EVERY_MS) return;
-    lastFinaliseCheck = performance.now();
-    try {
-      if (!(await hasAbandoned(db, clock.now()))) return;
-      await db.transaction(async (tx) => {
-        const rows = await finaliseAbandoned(tx as unknown as Db, clock.now());
-        await appendLogs(
-          tx as unknown as Db,
-          clock,
-          rows.map((r) => ({
-            instanceId: r.id,
-            rootId: r.rootId,
-            level: "info" as const,
-            event: `instance.${r.status}`,
-            message: `${r.status}: the worker that held the lease stopped before the task boundary`,
-            task: r.task,
-          })),
-        );
-      });
-    } catch (error) {
-      log.error("finalising abandoned pause/cancel failed", { error: (error as Error).message });
-    }
+  /**
+   * A chore of the claim round that the pump runs at most every `everyMs` (a tick always runs
+   * it: /tick is one full poll cycle). A failure is logged, never thrown into the round.
+   */
+  function periodic(what: string, everyMs: number, chore: () => Promise<void>): (force: boolean) => Promise<void> {
+    let last = Number.NEGATIVE_INFINITY;
+    return async (force) => {
+      if (!force && performance.now() - last < everyMs) return;
+      last = performance.now();
+      try {
+        await chore();
+      } catch (error) {
+        log.error(`${what} failed`, { error: (error as Error).message });
+      }
+    };
   }
 
-  let lastPrune = Number.NEGATIVE_INFINITY;
-  async function pruneClaims(force: boolean): Promise<void> {
-    // Housekeeping, not correctness: the pump prunes at most once a minute (a tick always does).
-    if (!force && performance.now() - lastPrune < PRUNE_EVERY_MS) return;
-    lastPrune = performance.now();
-    try {
-      const pruned = await pruneExternalClaims(db, clock.now());
-      if (pruned > 0) log.debug("pruned external claim tokens", { count: pruned });
-    } catch (error) {
-      log.error("pruning external claim tokens failed", { error: (error as Error).message });
-    }
-  }
+  // Abandoned pause/cancel rows are rare: checked at most once a second.
+  const finalise = periodic("finalising abandoned pause/cancel", FINALISE_EVERY_MS, async () => {
+    if (!(await hasAbandoned(db, clock.now()))) return;
+    await db.transaction(async (tx) => {
+      const rows = await finaliseAbandoned(tx as unknown as Db, clock.now());
+      await appendLogs(
+        tx as unknown as Db,
+        clock,
+        rows.map((r) => ({
+          instanceId: r.id,
+          rootId: r.rootId,
+          level: "info" as const,
+          event: `instance.${r.status}`,
+          message: `${r.status}: the worker that held the lease stopped before the task boundary`,
+          task: r.task,
+        })),
+      );
+    });
+  });
+
+  // Housekeeping, not correctness: once a minute.
+  const pruneClaims = periodic("pruning external claim tokens", PRUNE_EVERY_MS, async () => {
+    const pruned = await pruneExternalClaims(db, clock.now());
+    if (pruned > 0) log.debug("pruned external claim tokens", { count: pruned });
+  });
 
   /** Claims up to the free slots and starts their advances; each promise says whether the write landed. */
   async function claimRound(limit = Number.POSITIVE_INFINITY, fromTick = false): Promise<Array<Promise<WriteOutcome>>> {
