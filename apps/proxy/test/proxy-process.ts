@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { API_MAIN } from "@baton/testkit";
+import { API_MAIN, spawnListening } from "@baton/testkit";
 
 export const PROXY_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
@@ -28,40 +28,8 @@ export async function startProxy(args: string[], env: Record<string, string> = {
   const fullArgs = args.includes("--http") || options.useConfigListen ? args : [...args, "--http", "127.0.0.1:0"];
   const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), ...env };
   for (const name of ["BATON_PROXY_CONFIG", "BATON_SERVER"]) if (!(name in env)) delete childEnv[name];
-  const child = spawn(process.execPath, [PROXY_MAIN, ...fullArgs], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`baton-proxy did not start:\n${stderr}`)), 20_000);
-    timer.unref();
-    child.stderr!.on("data", () => {
-      const m = /"msg":"listening","url":"([^"]+)"/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`baton-proxy exited with ${code} before listening:\n${stderr}`));
-    });
-  });
-  const exited = new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.once("exit", (code) => resolve(code));
-  });
-  return {
-    url,
-    child,
-    stderr: () => stderr,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
-  };
+  const started = await spawnListening("baton-proxy", PROXY_MAIN, fullArgs, childEnv, 20_000);
+  return { url: started.url, child: started.child, stderr: started.stderr, stop: started.terminate };
 }
 
 /** Runs `baton-proxy` expecting it to exit by itself (a start-up failure, --version). */

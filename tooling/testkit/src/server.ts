@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
+import { spawnListening } from "./listening-process.js";
 
 export const API_MAIN = fileURLToPath(new URL("../../../apps/api/dist/main.js", import.meta.url));
 
@@ -78,48 +79,21 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   if (!has("--http")) args.push("--http", "127.0.0.1:0");
   const env: Record<string, string> = { ...(process.env as Record<string, string>), ...options.env };
   delete env.DATABASE_URL; // the server must use exactly the --db given here
-  const child = spawn(process.execPath, [API_MAIN, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  let stdout = "";
-  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`baton-api did not start within ${options.timeoutMs ?? 60_000} ms:\n${stderr}`)), options.timeoutMs ?? 60_000);
-    timer.unref();
-    child.stderr!.on("data", (d: Buffer) => {
-      stderr += d.toString();
-      const m = /"msg":"listening","url":"([^"]+)"/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`baton-api exited with ${code} before listening:\n${stderr}${stdout}`));
-    });
-  });
-  const exited = new Promise<void>((resolve) => {
-    if (child.exitCode !== null) resolve();
-    else child.once("exit", () => resolve());
-  });
+  const started = await spawnListening("baton-api", API_MAIN, args, env, options.timeoutMs ?? 60_000);
+  const { url, child } = started;
   let stopped: Promise<void> | undefined;
   return {
     url,
     database: database ?? "",
     child,
-    stderr: () => stderr,
+    stderr: started.stderr,
     kill: async () => {
       child.kill("SIGKILL");
-      await exited;
+      await started.exited;
     },
     stop: () =>
       (stopped ??= (async () => {
-        if (child.exitCode === null && child.signalCode === null) {
-          child.kill("SIGTERM");
-          const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-          await exited;
-          clearTimeout(timer);
-        }
+        await started.terminate();
         if (ownsDatabase && database) await dropTestDatabase(database);
       })()),
   };
