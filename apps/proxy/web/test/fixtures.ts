@@ -33,3 +33,33 @@ export const BROKEN = {
   name: "broken",
   tasks: [{ id: "call", action: { type: "fetch", url: "http://127.0.0.1:1/nothing", method: "get" } }],
 };
+
+/** One external task whose worker input names the document (so a claim can be told apart). */
+export const APPROVAL = {
+  name: "approval",
+  input_schema: { type: "object", properties: { doc: { type: "string" } }, required: ["doc"] },
+  tasks: [{ id: "review", action: { type: "external", input: { doc: "$: input.doc" } } }],
+};
+
+/** Completes at once (a routing-only task): cheap rows for the pagination test. */
+export const TICK = { name: "tick", tasks: [{ id: "done", output: { n: 1 } }] };
+
+/** One fetch against a testkit upstream the test controls; without on_error a non-2xx fails it. */
+export function chargeDefinition(upstreamUrl: string) {
+  return {
+    name: "charge",
+    tasks: [
+      {
+        id: "charge",
+        action: {
+          type: "fetch",
+          url: `${upstreamUrl}/charge`,
+          method: "post",
+          result_schema: { type: "object", properties: { receipt: { type: "string" } }, required: ["receipt"] },
+        },
+        output: { receipt: "$: self.result.receipt" },
+      },
+    ],
+    output: { receipt: "$: outputs.charge.receipt" },
+  };
+}

@@ -1,0 +1,132 @@
+import type { DefinitionInput } from "@baton/actions";
+import { json, startUpstream, type Upstream } from "@baton/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chargeDefinition, ORDER_V1, ORDER_V2 } from "./fixtures.js";
+import { eventually, type Stack, startStack } from "./harness.js";
+
+let stack: Stack;
+let upstream: Upstream; // the payment service the "charge" process calls
+
+beforeAll(async () => {
+  upstream = await startUpstream((_request, res) => json(res, 503, { error: "payments are down" }));
+  stack = await startStack();
+  for (const definition of [ORDER_V1, ORDER_V2, chargeDefinition(upstream.url)]) {
+    await stack.client.call("putDefinition", { body: definition as DefinitionInput });
+  }
+});
+
+afterAll(async () => {
+  await stack?.close();
+  await upstream?.close();
+});
+
+/** An order on version 1, parked on its external task "approve". */
+async function parkedOrder(item: string): Promise<string> {
+  const { client } = stack;
+  const id = (await client.call("startInstance", { body: { process: "order", version: 1, input: { item } } })).id;
+  await eventually(`order ${item} parked on approve`, async () => ((await client.call("getInstanceDetail", { params: { id } })).phase === "external" ? true : undefined));
+  return id;
+}
+
+const facts = () => stack.page.locator("dl.facts");
+const shownStatus = () => facts().locator(".status").textContent();
+const button = (name: string) => stack.page.getByRole("button", { name, exact: true });
+
+describe("cancel from the instance page", () => {
+  it("asks for confirmation, keeps the instance when told to, and cancels it when confirmed", async () => {
+    const { page, web, client } = stack;
+    const id = await parkedOrder("umbrella");
+    await page.goto(`${web.url}/#/instances/${id}`);
+    await expect.poll(shownStatus).toBe("running");
+
+    await button("Cancel").click();
+    const confirm = page.getByRole("group", { name: "Confirm cancel" });
+    expect(await confirm.textContent(), "cancelling is irreversible, so the UI says so first").toContain("Cancel the whole tree? This cannot be undone.");
+    expect((await client.call("getInstance", { params: { id } })).status, "asking for confirmation changes nothing").toBe("running");
+
+    await confirm.getByRole("button", { name: "Keep it" }).click();
+    expect(await confirm.count()).toBe(0);
+    expect(await button("Cancel").count(), "keeping it brings the plain button back").toBe(1);
+    expect((await client.call("getInstance", { params: { id } })).status).toBe("running");
+
+    await button("Cancel").click();
+    await confirm.getByRole("button", { name: "Yes, cancel it" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toContain("Cancel: cancelled");
+    await expect.poll(shownStatus).toBe("cancelled");
+    expect((await client.call("getInstance", { params: { id } })).status, "the API agrees").toBe("cancelled");
+    expect(await button("Cancel").count(), "a cancelled instance offers no cancel").toBe(0);
+    expect(await button("Retry").count(), "a cancelled instance is not retryable").toBe(0);
+    expect(await page.locator(".lifecycle").textContent()).toContain("No action applies to a cancelled instance");
+  });
+});
+
+describe("retry of a failed instance", () => {
+  it("runs the failed task again, and the instance completes once the upstream answers", async () => {
+    const { page, web, client } = stack;
+    const id = (await client.call("startInstance", { body: { process: "charge" } })).id;
+    const failed = await eventually("charge failed on the 503", async () => {
+      const view = await client.call("getInstance", { params: { id } });
+      return view.status === "failed" ? view : undefined;
+    });
+    expect(failed.error_code).toBe("http.503");
+    expect(upstream.requests).toHaveLength(1);
+
+    await page.goto(`${web.url}/#/instances/${id}`);
+    await expect.poll(shownStatus).toBe("failed");
+    expect(await facts().textContent(), "the error is shown next to the retry button").toContain("http.503");
+
+    upstream.handle((_request, res) => json(res, 200, { receipt: "r-42" }));
+    await button("Retry").click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toContain("Retry: retried");
+    await expect.poll(shownStatus, { message: "the retried instance runs again and completes", timeout: 15_000 }).toBe("completed");
+    expect(await page.getByRole("figure", { name: "Instance output" }).textContent()).toContain('"receipt": "r-42"');
+
+    const view = await client.call("getInstance", { params: { id } });
+    expect(view.status, "the API agrees").toBe("completed");
+    expect(view.output).toEqual({ receipt: "r-42" });
+    expect(view.error_code, "the old error is gone").toBeUndefined();
+    expect(upstream.requests, "the retry called the upstream once more").toHaveLength(2);
+    expect(await facts().textContent()).not.toContain("http.503");
+  });
+});
+
+describe("upgrade of a paused instance", () => {
+  it("moves it to a compatible newer version, and it then runs the new version's tasks", async () => {
+    const { page, web, client } = stack;
+    const id = await parkedOrder("kettle");
+    await page.goto(`${web.url}/#/instances/${id}`);
+    await expect.poll(shownStatus).toBe("running");
+    await button("Pause").click();
+    await expect.poll(shownStatus).toBe("paused");
+
+    const form = page.getByRole("form", { name: "Upgrade" });
+    await form.getByLabel("Upgrade from v1 to").selectOption("2");
+    await form.getByRole("button", { name: "Upgrade" }).click();
+    await expect.poll(() => form.getByRole("status").textContent()).toBe("Upgraded to version 2 (1 instance moved).");
+    await expect.poll(() => facts().textContent()).toContain("order v2");
+    const after = await client.call("getInstance", { params: { id } });
+    expect([after.version, after.status], "the API agrees: version 2, still paused").toEqual([2, "paused"]);
+
+    await button("Resume").click();
+    await expect.poll(shownStatus).toBe("running");
+    await client.call("signalExternalTask", { body: { instance_id: id, task: "approve", result: { ok: true } } });
+    await expect.poll(shownStatus, { timeout: 15_000 }).toBe("completed");
+    expect(await page.getByRole("figure", { name: "Output of notify" }).textContent(), "notify exists only in version 2").toContain('"note": "approved"');
+    const detail = await client.call("getInstanceDetail", { params: { id } });
+    expect(Object.keys(detail.state.outputs ?? {})).toContain("notify");
+  });
+
+  it("shows the API's refusal when the target version cannot take the instance", async () => {
+    const { page, web, client } = stack;
+    // Version 3 drops the task "approve" that the instance sits on: the upgrade check refuses it.
+    await client.call("putDefinition", { body: { name: "order", input_schema: ORDER_V1.input_schema, tasks: [ORDER_V1.tasks[0], { id: "ship", output: { shipped: "$: outputs.prepare.item" } }] } as DefinitionInput });
+    const id = await parkedOrder("teapot");
+    await page.goto(`${web.url}/#/instances/${id}`);
+    await expect.poll(shownStatus).toBe("running");
+    const form = page.getByRole("form", { name: "Upgrade" });
+    await form.getByLabel("Upgrade from v1 to").selectOption("3");
+    await form.getByRole("button", { name: "Upgrade" }).click();
+    await expect.poll(() => form.getByRole("alert").textContent()).toContain('sits on task "approve"');
+    expect((await client.call("getInstance", { params: { id } })).version, "the instance stays on version 1").toBe(1);
+  });
+});
