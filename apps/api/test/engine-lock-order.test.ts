@@ -37,7 +37,7 @@ function shuffled<T>(items: readonly T[]): T[] {
 }
 
 function pendingWrite(id: string, leaseEpoch: number, now: number): PendingWrite {
-  const claim: ClaimedRow = { id, rootId: id, process: "p", version: 1, task: "a", stateText: "{}", retryCount: 0, taskEpoch: 1, leaseEpoch, reclaimedFrom: null };
+  const claim: ClaimedRow = { id, rootId: id, process: "p", version: 1, task: "a", stateText: "{}", retryCount: 0, taskEpoch: 1, leaseEpoch, reclaimedFrom: null, parentId: null, parentTaskEpoch: 0 };
   const state = { input: {}, outputs: {}, _children: {} };
   const result: AdvanceResult = {
     status: "running",

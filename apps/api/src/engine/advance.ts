@@ -1,4 +1,5 @@
 import { evaluate, evaluateShape, ExprRuntimeError, type Json, type Scope } from "@baton/expr";
+import { type ChildEnvironment, ChildFailed, type ChildSpawn, isChildTask, runChildren } from "./child-task.js";
 import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
 import { DefinitionFault } from "./compiled-definition.js";
 import { routeError } from "./error-route.js";
@@ -43,6 +44,8 @@ export interface AdvanceEnvironment {
   fetch(task: CompiledTask, scope: Scope, taskEpoch: number): Promise<FetchResult>;
   /** The oldest signal buffered for `task` of this instance (external tasks check it when they arm). */
   peekSignal?(task: string): Promise<BufferedSignal | undefined>;
+  /** Definitions and rows child tasks need; without it a child task fails with `engine.definition`. */
+  children?: ChildEnvironment;
 }
 
 export type AdvanceStatus = "running" | "completed" | "failed" | "raised";
@@ -61,8 +64,10 @@ export interface AdvanceResult {
   output?: Json;
   wakeAt: number | null;
   logs: EngineLog[];
-  /** `external` while parked on an external task; null otherwise. */
-  phase?: "external" | null;
+  /** `external` while parked on an external task, `children` while its children run; null otherwise. */
+  phase?: "external" | "children" | null;
+  /** Children this advance spawned: inserted with its write, only if that write lands. */
+  spawns?: ChildSpawn[];
   /** A new external park (its claim row is written with the advance), or "clear" when a park ended without a resolve. */
   externalWait?: ExternalPark | "clear";
   /** A buffered signal this advance consumed (deleted in the same write). */
@@ -154,6 +159,26 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
         const step = await runWaitStep(here, state, result, env, scope({ previous }), log);
         if (step.kind === "park") return result;
         self = { result: step.result, previous };
+      } else if (isAction && isChildTask(here.task)) {
+        ranAction = true;
+        if (env.children === undefined) throw new TaskFailure("engine.definition", `child tasks cannot run here (task "${id}")`);
+        const step = await runChildren(here, state, { taskEpoch: result.taskEpoch, scope: scope({ previous }), defs: def.definition.$defs, env: env.children });
+        if (step.kind === "spawned" || step.started === true) {
+          const count = step.kind === "spawned" ? step.spawns.length : 0;
+          log("info", "task.started", `task "${id}" started (${here.task.action!.type}): ${count} child instance${count === 1 ? "" : "s"}`, id, {
+            task_epoch: result.taskEpoch,
+            children: count,
+            worker: env.worker ?? null,
+          });
+        }
+        if (step.kind === "spawned") {
+          result.status = "running";
+          result.wakeAt = null;
+          result.phase = "children";
+          result.spawns = step.spawns;
+          return result;
+        }
+        self = { result: step.result, previous };
       } else if (isAction) {
         ranAction = true;
         log("info", "task.started", `task "${id}" started (${here.task.action!.type})`, id, { task_epoch: result.taskEpoch, worker: env.worker ?? null });
@@ -181,7 +206,8 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
       log(failure.code.startsWith("engine.") ? "error" : "warn", "task.failed", `task "${id}" failed: ${failure.code}: ${truncate(failure.message, 300)}`, id, {
         code: failure.code,
       });
-      const route = failure.code.startsWith("engine.")
+      // engine.* codes and failed children are never caught (LANGUAGE §2.4, §2.6).
+      const route = failure.code.startsWith("engine.") || failure instanceof ChildFailed
         ? ({ kind: "fail" } as const)
         : routeError(here.task, failure.code, result.retryCount, env.random);
       if (route.kind === "retry") {
@@ -202,6 +228,7 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
       }
       const errorRoot: { [key: string]: Json } = { task: id, code: failure.code, message: failure.message };
       if (failure.data !== undefined) errorRoot.data = failure.data;
+      Object.assign(errorRoot, failure.context);
       if (route.target === "end") {
         delete state._error;
         return complete(def, result, state, id, env, log);

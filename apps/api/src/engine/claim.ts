@@ -15,6 +15,9 @@ export interface ClaimedRow {
   leaseEpoch: number;
   /** Lease owner whose lease expired without a write: the previous attempt may have run. */
   reclaimedFrom: string | null;
+  /** A child's parent and the parent's task_epoch when it spawned it (its settling write wakes that visit). */
+  parentId: string | null;
+  parentTaskEpoch: number;
 }
 
 /**
@@ -40,7 +43,8 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
     SET lease_owner = ${workerId}, lease_expires_at = ${now + LEASE_MS}, wake_at = ${now + LEASE_MS}, lease_epoch = i.lease_epoch + 1,
         previous_owner = COALESCE(due.old_owner, i.previous_owner)
     FROM due WHERE i.id = due.id
-    RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch, due.old_owner`);
+    RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch, due.old_owner,
+              i.parent_id, i.parent_task_epoch`);
   return rowsOf<Record<string, unknown>>(result).map((r) => ({
     id: String(r.id),
     rootId: String(r.root_id),
@@ -52,6 +56,8 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
     taskEpoch: Number(r.task_epoch),
     leaseEpoch: Number(r.lease_epoch),
     reclaimedFrom: r.old_owner === null || r.old_owner === undefined ? null : String(r.old_owner),
+    parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
+    parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
   }));
 }
 

@@ -25,6 +25,13 @@ export interface CompiledTask {
   output?: CompiledShape;
   cases: CompiledCase[];
   fetch?: CompiledFetch;
+  children?: CompiledChildren;
+}
+
+/** A child task's input shapes (by child_map key; `""` for child) or child_list's `over`. */
+export interface CompiledChildren {
+  inputs: Map<string, CompiledShape | undefined>;
+  over?: CompiledShape;
 }
 
 export interface CompiledDefinition {
@@ -62,7 +69,19 @@ function compileTask(task: Task, index: number): CompiledTask {
     condition: clause.case === undefined ? undefined : expression(clause.case, `${at}.switch[${i}].case`),
   }));
   const compiled: CompiledTask = { task, index, cases, output: task.output === undefined ? undefined : shape(task.output, `${at}.output`) };
-  if (task.action?.type === "fetch") compiled.fetch = compileFetch(task.action, `${at}.action`);
+  const action = task.action;
+  if (action?.type === "fetch") compiled.fetch = compileFetch(action, `${at}.action`);
+  if (action?.type === "child") {
+    compiled.children = { inputs: new Map([["", action.input === undefined ? undefined : shape(action.input as Json, `${at}.action.input`)]]) };
+  } else if (action?.type === "child_map") {
+    const inputs = new Map<string, CompiledShape | undefined>();
+    for (const [key, spec] of Object.entries(action.children)) {
+      inputs.set(key, spec.input === undefined ? undefined : shape(spec.input as Json, `${at}.action.children.${key}.input`));
+    }
+    compiled.children = { inputs };
+  } else if (action?.type === "child_list") {
+    compiled.children = { inputs: new Map(), over: shape(action.over, `${at}.action.over`) };
+  }
   return compiled;
 }
 

@@ -6,6 +6,7 @@ import type { EngineHandle } from "../services.js";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
 import { advance, type AdvanceResult } from "./advance.js";
+import { childEnvironment } from "./child-environment.js";
 import { claimDue, type ClaimedRow, expireLeases, finaliseAbandoned, hasAbandoned, releaseKeptLease, renewLeases } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
@@ -265,6 +266,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
                 signal,
               }),
             peekSignal: (task: string) => peekSignal(db, row.id, task),
+            children: childEnvironment(db, clock, definitions, { process: row.process, version: row.version }),
           },
         );
       } catch (error) {

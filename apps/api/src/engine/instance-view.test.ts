@@ -11,6 +11,7 @@ const row = (over: Partial<InstanceRow> = {}): InstanceRow => ({
   spawnTask: null,
   spawnKey: null,
   parentTaskEpoch: 0,
+  pendingChildren: 0,
   process: "p",
   version: 2,
   status: "running",

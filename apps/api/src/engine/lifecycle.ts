@@ -59,6 +59,7 @@ interface StopVerb {
 async function stopTree(db: Db, clock: Clock, rootId: string, actor: string | null, stop: StopVerb): Promise<LifecycleResult> {
   return db.transaction(async (t) => {
     const tx = t as unknown as Db;
+    await lockTree(tx, rootId);
     const rows = changedRows(await stop.update(tx, rootId, clock.now()));
     const who = actor ?? "an operator";
     await appendLogs(
@@ -123,6 +124,7 @@ export async function resumeTree(db: Db, clock: Clock, rootId: string, actor: st
   return db.transaction(async (t) => {
     const tx = t as unknown as Db;
     const now = clock.now();
+    await lockTree(tx, rootId);
     const before = await rootStatus(tx, rootId);
     if (isSettled(before) || before === "cancelling") {
       throw new LifecycleConflict(`instance ${rootId} is ${before} and cannot be resumed`);
@@ -153,6 +155,7 @@ export async function retryTree(db: Db, clock: Clock, rootId: string, actor: str
   return db.transaction(async (t) => {
     const tx = t as unknown as Db;
     const now = clock.now();
+    await lockTree(tx, rootId);
     const [row] = await tx.select().from(instances).where(eq(instances.id, rootId)).for("update");
     if (row === undefined) throw new LifecycleConflict(`instance ${rootId} does not exist`);
     if (row.status !== "failed") {
@@ -198,6 +201,15 @@ async function isOnlyOnce(tx: Db, name: string, version: number, task: string): 
   if (row === undefined) return false;
   const definition = parseJson(row.definition) as unknown as Definition;
   return definition.tasks.some((t) => t.id === task && t.only_once === true);
+}
+
+/**
+ * Locks every row of a tree in id order before a verb changes any: advance batches lock rows
+ * (and the parents they wake) in id order too (claim.ts lockInIdOrder), so a verb and a batch
+ * never wait on each other in a cycle.
+ */
+async function lockTree(tx: Db, rootId: string): Promise<void> {
+  await tx.execute(sql`SELECT id FROM instances WHERE root_id = ${rootId} ORDER BY id FOR UPDATE`);
 }
 
 async function countStatus(tx: Db, rootId: string, status: string): Promise<number> {

@@ -11,6 +11,12 @@ export const instances = pgTable(
     spawnTask: text("spawn_task"),
     spawnKey: text("spawn_key"),
     parentTaskEpoch: integer("parent_task_epoch").notNull().default(0),
+    /**
+     * Children of the current spawn not yet settled. Each child's settling write decrements it
+     * (UPDATE re-reads the row it locks, so concurrent siblings never lose a decrement, as a
+     * count of sibling rows would); the one that reaches 0 wakes the parent.
+     */
+    pendingChildren: integer("pending_children").notNull().default(0),
     process: text("process").notNull(),
     version: integer("version").notNull(),
     status: text("status").notNull(),

@@ -1,0 +1,1 @@
+ALTER TABLE "instances" ADD COLUMN "pending_children" integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,363 @@
+// Child tasks (LANGUAGE §2.6): a parent spawns children with its advance's write, parks in
+// phase `children`, the last child to settle wakes it, and its next advance collects them.
+import { parseJson } from "@baton/expr";
+import { eq, sql } from "drizzle-orm";
+import { afterEach, describe, expect, it } from "vitest";
+import { cancelTree, pauseTree, resumeTree, retryTree } from "../src/engine/lifecycle.js";
+import { rowsOf } from "../src/storage/db.js";
+import { instances } from "../src/storage/schema/index.js";
+import { type Harness, openHarness } from "./engine-harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const double = {
+  name: "double",
+  input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+  tasks: [{ id: "calc", output: { twice: "$: input.n * 2" } }],
+  output: { twice: "$: outputs.calc.twice" },
+};
+
+const judge = {
+  name: "judge",
+  input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+  tasks: [
+    {
+      id: "check",
+      switch: [
+        { case: "input.n < 0", raise: { code: "negative", message: "n is below zero" } },
+        { case: "input.n == 13", panic: { code: "unlucky", message: "thirteen" } },
+        { goto: "end" },
+      ],
+    },
+  ],
+  output: { ok: "$: input.n" },
+};
+
+const TWICE = { type: "object", properties: { twice: { type: "integer" } }, required: ["twice"] };
+
+interface Row {
+  id: string;
+  status: string;
+  phase: string | null;
+  parentId: string | null;
+  rootId: string;
+  spawnTask: string | null;
+  spawnKey: string | null;
+  pendingChildren: number;
+  output: unknown;
+  errorCode: string | null;
+}
+
+async function row(harness: Harness, id: string): Promise<Row> {
+  const [r] = await harness.db.select().from(instances).where(eq(instances.id, id));
+  return { ...r, output: r.output === null ? undefined : parseJson(r.output) } as unknown as Row;
+}
+
+async function childrenOf(harness: Harness, id: string): Promise<Row[]> {
+  const rows = await harness.db.select().from(instances).where(eq(instances.parentId, id)).orderBy(instances.spawnKey, instances.id);
+  return rows.map((r) => ({ ...r, output: r.output === null ? undefined : parseJson(r.output) }) as unknown as Row);
+}
+
+/** Ticks until every instance of the tree has settled (or `limit` ticks). */
+async function settleTree(harness: Harness, rootId: string, limit = 40): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    const live = rowsOf<{ n: number }>(
+      await harness.db.execute(sql`SELECT count(*)::int AS n FROM instances WHERE root_id = ${rootId} AND status IN ('running', 'failing')`),
+    );
+    if (Number(live[0].n) === 0) return;
+    await harness.tick();
+  }
+}
+
+describe("child", () => {
+  it("spawns one child, parks in phase children, and continues with the child's output", async () => {
+    h = await openHarness();
+    await h.deploy(double);
+    await h.deploy({
+      name: "parent",
+      tasks: [
+        { id: "spawn", action: { type: "child", name: "double", input: { n: 21 }, result_schema: TWICE } },
+        { id: "after", output: { got: "$: outputs.spawn.twice" } },
+      ],
+      output: { got: "$: outputs.after.got" },
+    });
+    const id = await h.start("parent");
+    expect(await h.tick(), "the spawn advance").toBe(1);
+    const parked = await row(h, id);
+    expect(parked.status).toBe("running");
+    expect(parked.phase, "the parent waits for its children").toBe("children");
+    expect(parked.pendingChildren).toBe(1);
+    const [child] = await childrenOf(h, id);
+    expect(child, "the child row is written with the parent's advance").toBeDefined();
+    expect(child).toMatchObject({ parentId: id, rootId: id, spawnTask: "spawn", status: "running" });
+    expect((await h.get(id)).state._children, "state._children maps the task to the child id").toEqual({ spawn: child.id });
+
+    await settleTree(h, id);
+    const done = await h.get(id);
+    expect(done.status).toBe("completed");
+    expect(done.output).toEqual({ got: 42 });
+    expect((await row(h, id)).phase).toBeNull();
+    expect((await row(h, child.id)).output).toEqual({ twice: 42 });
+    const events = (await h.logs(child.id)).map((l) => l.event);
+    expect(events[0], "the child's first line says who started it").toBe("instance.started");
+  });
+
+  it("fails the parent with engine.input, naming the field, when the child's input_schema refuses the input", async () => {
+    h = await openHarness();
+    await h.deploy(double);
+    await h.deploy({ name: "bad_input", tasks: [{ id: "spawn", action: { type: "child", name: "double", input: { n: "x" } } }] });
+    const id = await h.start("bad_input");
+    await h.tick();
+    const view = await h.get(id);
+    expect(view.status).toBe("failed");
+    expect(view.errorCode).toBe("engine.input");
+    expect(view.errorMessage).toContain('process "double" version 1');
+    expect(view.errorMessage).toContain("n");
+    expect(await childrenOf(h, id), "nothing is spawned for a refused input").toHaveLength(0);
+  });
+});
+
+describe("child_map and child_list", () => {
+  it("collects a child_map as an object keyed like its children", async () => {
+    h = await openHarness();
+    await h.deploy(double);
+    await h.deploy({
+      name: "mapper",
+      tasks: [{ id: "both", action: { type: "child_map", children: { a: { name: "double", input: { n: 1 }, result_schema: TWICE }, b: { name: "double", input: { n: 5 }, result_schema: TWICE } } } }],
+      output: { a: "$: outputs.both.a.twice", b: "$: outputs.both.b.twice" },
+    });
+    const id = await h.start("mapper");
+    await settleTree(h, id);
+    const view = await h.get(id);
+    expect(view.status).toBe("completed");
+    expect(view.output).toEqual({ a: 2, b: 10 });
+    expect(Object.keys(view.state._children.both).sort()).toEqual(["a", "b"]);
+    expect((await childrenOf(h, id)).map((c) => c.spawnKey)).toEqual(["a", "b"]);
+  });
+
+  it("collects a child_list as the array of outputs in element order", async () => {
+    h = await openHarness();
+    await h.deploy(double);
+    await h.deploy({
+      name: "lister",
+      input_schema: { type: "object", properties: { ns: { type: "array", items: { type: "integer" } } }, required: ["ns"] },
+      tasks: [{ id: "each", action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})", result_schema: TWICE } }],
+      output: { all: "$: map(outputs.each, o => o.twice)" },
+    });
+    const id = await h.start("lister", { ns: [3, 1, 4, 1, 5] });
+    await settleTree(h, id);
+    const view = await h.get(id);
+    expect(view.status, view.errorMessage ?? "").toBe("completed");
+    expect(view.output).toEqual({ all: [6, 2, 8, 2, 10] });
+    expect(view.state._children.each).toHaveLength(5);
+  });
+
+  it("continues at once past an empty child_list, spawning nothing", async () => {
+    h = await openHarness();
+    await h.deploy(double);
+    await h.deploy({
+      name: "empty",
+      tasks: [{ id: "each", action: { type: "child_list", name: "double", over: "$: []" } }],
+      output: { all: "$: outputs.each" },
+    });
+    const id = await h.start("empty");
+    expect(await h.tick()).toBe(1);
+    const view = await h.get(id);
+    expect(view.status).toBe("completed");
+    expect(view.output).toEqual({ all: [] });
+    expect(await childrenOf(h, id)).toHaveLength(0);
+  });
+});
+
+describe("children that do not complete", () => {
+  const catcher = {
+    name: "catcher",
+    input_schema: { type: "object", properties: { ns: { type: "array", items: { type: "integer" } } }, required: ["ns"] },
+    tasks: [
+      {
+        id: "each",
+        action: { type: "child_list", name: "judge", over: "$: map(input.ns, n => {n: n})" },
+        on_error: [{ code: "negative", goto: "$handled" }],
+      },
+      { id: "handled", output: { code: "$: error.code", index: "$: error.child_index" }, switch: [{ goto: "end" }] },
+    ],
+    output: { handled: "$: outputs.handled" },
+  };
+
+  it("routes a raised child through the parent task's on_error with error.child_index", async () => {
+    h = await openHarness();
+    await h.deploy(judge);
+    await h.deploy(catcher);
+    const id = await h.start("catcher", { ns: [1, -4, 2] });
+    await settleTree(h, id);
+    const view = await h.get(id);
+    expect(view.status, view.errorMessage ?? "").toBe("completed");
+    expect(view.output).toEqual({ handled: { code: "negative", index: 1 } });
+  });
+
+  it("fails the parent with a failed child's code, which on_error never catches", async () => {
+    h = await openHarness();
+    await h.deploy(judge);
+    await h.deploy({ ...catcher, tasks: [{ ...catcher.tasks[0], on_error: [{ code: "unlucky", goto: "$handled" }] }, catcher.tasks[1]] });
+    const id = await h.start("catcher", { ns: [13, 2] });
+    await settleTree(h, id);
+    const view = await h.get(id);
+    expect(view.status).toBe("failed");
+    expect(view.errorCode, "the ancestors fail with the child's code").toBe("unlucky");
+    expect(view.errorMessage).toContain("child [0]");
+  });
+
+  it("fails the parent with a raised child's code when no rule matches it", async () => {
+    h = await openHarness();
+    await h.deploy(judge);
+    await h.deploy({ name: "plain", tasks: [{ id: "one", action: { type: "child", name: "judge", input: { n: -1 } } }] });
+    const id = await h.start("plain");
+    await settleTree(h, id);
+    const view = await h.get(id);
+    expect(view.status).toBe("failed");
+    expect(view.errorCode).toBe("negative");
+  });
+
+  it("shows a parent as failing while a failed child's siblings still run, then failed", async () => {
+    h = await openHarness();
+    await h.deploy(judge);
+    await h.deploy({
+      name: "slow",
+      tasks: [{ id: "wait", action: { type: "delay", for: "1m" } }],
+      output: { waited: true },
+    });
+    await h.deploy({
+      name: "mixed",
+      tasks: [{ id: "both", action: { type: "child_map", children: { bad: { name: "judge", input: { n: 13 } }, slow: { name: "slow" } } } }],
+    });
+    const id = await h.start("mixed");
+    await h.tick(); // spawn
+    await h.tick(); // bad fails, slow parks on its delay
+    await h.tick();
+    expect((await row(h, id)).status, "a child failed; its sibling still waits").toBe("failing");
+    await h.tick(61_000); // slow wakes and completes
+    await settleTree(h, id);
+    const view = await h.get(id);
+    expect(view.status).toBe("failed");
+    expect(view.errorCode).toBe("unlucky");
+  });
+
+  it("fails the task with output.invalid when the children's output does not match result_schema", async () => {
+    h = await openHarness();
+    await h.deploy(double);
+    await h.deploy({
+      name: "strict",
+      tasks: [
+        {
+          id: "one",
+          action: { type: "child", name: "double", input: { n: 2 }, result_schema: { type: "object", properties: { twice: { type: "string" } }, required: ["twice"] } },
+        },
+      ],
+    });
+    const id = await h.start("strict");
+    await settleTree(h, id);
+    const view = await h.get(id);
+    expect(view.status).toBe("failed");
+    expect(view.errorCode).toBe("output.invalid");
+  });
+});
+
+describe("trees under operator verbs", () => {
+  it("pauses and resumes the whole tree, children included", async () => {
+    h = await openHarness();
+    await h.deploy({ name: "slow", tasks: [{ id: "wait", action: { type: "delay", for: "1m" } }], output: { waited: true } });
+    await h.deploy({ name: "fan", tasks: [{ id: "each", action: { type: "child_list", name: "slow", over: "$: [{}, {}, {}]" } }] });
+    const id = await h.start("fan");
+    await h.tick();
+    await h.tick(); // the children park on their delays
+    const paused = await pauseTree(h.db, h.clock, id, "tester");
+    expect(paused.instances, "the root and its three children").toBe(4);
+    for (const c of await childrenOf(h, id)) expect(c.status).toBe("paused");
+    expect(await h.tick(120_000), "nothing runs while paused").toBe(0);
+    await resumeTree(h.db, h.clock, id, "tester");
+    await settleTree(h, id);
+    expect((await h.get(id)).status).toBe("completed");
+  });
+
+  it("cancels the whole tree", async () => {
+    h = await openHarness();
+    await h.deploy({ name: "slow", tasks: [{ id: "wait", action: { type: "delay", for: "1m" } }] });
+    await h.deploy({ name: "fan", tasks: [{ id: "each", action: { type: "child_list", name: "slow", over: "$: [{}, {}]" } }] });
+    const id = await h.start("fan");
+    await h.tick();
+    const cancelled = await cancelTree(h.db, h.clock, id, "tester");
+    expect(cancelled.instances).toBe(3);
+    for (const c of await childrenOf(h, id)) expect(c.status).toBe("cancelled");
+    expect((await h.get(id)).status).toBe("cancelled");
+  });
+
+  it("retries a parent failed by a child with a fresh set of children", async () => {
+    h = await openHarness();
+    await h.deploy(judge);
+    await h.deploy({ name: "once", input_schema: { type: "object", properties: { n: { type: "integer" } } }, tasks: [{ id: "one", action: { type: "child", name: "judge", input: { n: "$: input.n" } } }] });
+    const id = await h.start("once", { n: 13 });
+    await settleTree(h, id);
+    expect((await h.get(id)).status).toBe("failed");
+    const first = (await h.get(id)).state._children.one;
+    await retryTree(h.db, h.clock, id, "tester", false);
+    await h.tick();
+    const second = (await h.get(id)).state._children.one;
+    expect(second, "the retried visit spawns a new child").not.toBe(first);
+    await settleTree(h, id);
+    expect((await h.get(id)).status, "the child fails again the same way").toBe("failed");
+  });
+});
+
+describe("siblings settling at once", () => {
+  it("wakes the parent exactly once when many children settle concurrently on two engines", async () => {
+    const { json, startUpstream } = await import("@baton/testkit");
+    // Answers after 0–9 ms, so the children's settling writes interleave across both engines.
+    const up = await startUpstream((_req, res) => {
+      setTimeout(() => json(res, 200, { ok: true }), Math.floor(Math.random() * 10));
+    });
+    try {
+      h = await openHarness({ pollMs: 5, maxConcurrent: 16 });
+      h.newEngine("worker-b", { pollMs: 5, maxConcurrent: 16 });
+      await h.deploy({
+        name: "call",
+        input_schema: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] },
+        tasks: [{ id: "go", action: { type: "fetch", method: "post", url: `${up.url}/go` } }],
+        output: { i: "$: input.i" },
+      });
+      await h.deploy({
+        name: "fanout",
+        tasks: [{ id: "each", action: { type: "child_list", name: "call", over: "$: map([0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39], i => {i: i})", result_schema: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] } } }],
+        output: { is: "$: map(outputs.each, o => o.i)" },
+      });
+      const id = await h.start("fanout");
+      const harness = h;
+      const deadline = Date.now() + 30_000;
+      let view = await harness.get(id);
+      while (view.status === "running" && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        view = await harness.get(id);
+      }
+      expect(view.status, view.errorMessage ?? "the parent must be woken once its last child settles").toBe("completed");
+      expect(view.output).toEqual({ is: Array.from({ length: 40 }, (_, i) => i) });
+      expect((await row(harness, id)).pendingChildren, "every settling child decremented the counter once").toBe(0);
+      const events = (await harness.logs(id)).map((l) => l.event);
+      expect(events.filter((e) => e === "task.completed"), "the parent collected exactly once").toHaveLength(1);
+      const children = await childrenOf(harness, id);
+      expect(children).toHaveLength(40);
+      expect(up.requests, "no child was advanced twice").toHaveLength(40);
+      const workers = new Set<string>();
+      for (const c of children) {
+        const started = (await harness.logs(c.id)).filter((l) => l.event === "task.started");
+        expect(started).toHaveLength(1);
+        workers.add(String((started[0].data as { worker?: string }).worker));
+      }
+      expect(workers.size, "both engines advanced children").toBe(2);
+    } finally {
+      await up.close();
+    }
+  });
+});
