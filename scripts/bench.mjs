@@ -2,7 +2,7 @@
 // `pnpm bench`: engine throughput against a real baton-api on PostgreSQL with default
 // durability (fsync on). Not a test: it prints figures (see docs/performance.md).
 //
-//   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--warmup N] [--max-concurrent N] [--poll MS]
+//   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--tree DEPTH] [--warmup N] [--max-concurrent N] [--poll MS]
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //
 // BENCH_DATABASE_URL=postgres://… uses that server instead of starting one (each run creates
@@ -29,6 +29,11 @@ const flag = (name, fallback) => {
 };
 const DRAIN_N = flag("--drain", 5000);
 const FETCH_N = flag("--fetch", 1000);
+// One root spawning a binary tree of child_map children: 2^(DEPTH+1) − 1 instances (12 → 8,191).
+const TREE_DEPTH = flag("--tree", 12);
+const TREE_N = TREE_DEPTH >= 0 && !Number.isNaN(TREE_DEPTH) ? 2 ** (TREE_DEPTH + 1) - 1 : 0;
+// The tree warm-up: a smaller tree of the same shape.
+const TREE_WARMUP_DEPTH = Math.min(TREE_DEPTH, 8);
 // Roots of each workload run (unmeasured) through the draining server before its timed run, so
 // the figures are the steady state of a running service rather than V8 compiling its hot paths.
 const WARMUP_N = flag("--warmup", 300);
@@ -190,14 +195,14 @@ async function call(base, method, path, body) {
   return text ? JSON.parse(text) : undefined;
 }
 
-async function preload(base, process, n, concurrency = 32) {
+async function preload(base, process, n, input = undefined, concurrency = 32) {
   let next = 0;
   const ids = [];
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < n) {
         next++;
-        ids.push((await call(base, "POST", "/api/instances", { process })).id);
+        ids.push((await call(base, "POST", "/api/instances", input === undefined ? { process } : { process, input })).id);
       }
     }),
   );
@@ -307,21 +312,37 @@ async function main() {
       { id: "three", action: { type: "fetch", method: "get", url: `${upstreamUrl}/three`, result_schema: counted }, output: "$: self.result.ok" },
     ],
   };
+  // A node ends at depth 0, else spawns two children of itself one level down (the process names
+  // itself as the child, so each copy's tree stays within its own name).
+  const treeDef = (name) => ({
+    name,
+    input_schema: { type: "object", properties: { depth: { type: "integer" } }, required: ["depth"] },
+    tasks: [
+      { id: "leaf", switch: [{ case: "input.depth <= 0", goto: "end" }, { goto: "$split" }] },
+      {
+        id: "split",
+        action: { type: "child_map", children: { l: { name, input: { depth: "$: input.depth - 1" } }, r: { name, input: { depth: "$: input.depth - 1" } } } },
+      },
+    ],
+  });
   // The warm-up runs copies under their own names, so each timed run counts only its own roots.
   for (const def of [drainDef, fetchDef]) {
     await call(loader.url, "PUT", "/api/definitions", def);
     await call(loader.url, "PUT", "/api/definitions", { ...def, name: `${def.name}_warmup` });
   }
-  for (const [process, n] of [
+  for (const name of ["bench_tree", "bench_tree_warmup"]) await call(loader.url, "PUT", "/api/definitions", treeDef(name));
+  for (const [process, n, input] of [
     ["bench_drain_warmup", DRAIN_N > 0 ? WARMUP_N : 0],
     ["bench_drain", DRAIN_N],
     ["bench_fetch_warmup", FETCH_N > 0 ? WARMUP_N : 0],
     ["bench_fetch", FETCH_N],
+    ["bench_tree_warmup", TREE_N > 0 ? 1 : 0, { depth: TREE_WARMUP_DEPTH }],
+    ["bench_tree", TREE_N > 0 ? 1 : 0, { depth: TREE_DEPTH }],
   ]) {
     if (n === 0) continue;
     log(`${process}: preloading ${n} roots through POST /instances (--poll 0)`);
     const t = Date.now();
-    await preload(loader.url, process, n);
+    await preload(loader.url, process, n, input);
     await park(sql, process);
     log(`${process}: preloaded in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   }
@@ -332,9 +353,10 @@ async function main() {
   for (const [process, n] of [
     ["bench_drain_warmup", DRAIN_N > 0 ? WARMUP_N : 0],
     ["bench_fetch_warmup", FETCH_N > 0 ? WARMUP_N : 0],
+    ["bench_tree_warmup", TREE_N > 0 ? 2 ** (TREE_WARMUP_DEPTH + 1) - 1 : 0],
   ]) {
     if (n === 0) continue;
-    log(`warm-up: ${n} roots of ${process} (not measured)`);
+    log(`warm-up: ${n} instances of ${process} (not measured)`);
     await drain(api.url, sql, process, n, MODE, api.pid);
   }
   if (DRAIN_N > 0) {
@@ -345,6 +367,10 @@ async function main() {
     hits.n = 0;
     log(`fetch: releasing ${FETCH_N} roots (${MODE})`);
     results.push({ workload: "fetch", n: FETCH_N, ...(await drain(api.url, sql, "bench_fetch", FETCH_N, MODE, api.pid)), upstreamCalls: hits.n });
+  }
+  if (TREE_N > 0) {
+    log(`tree: releasing one root of depth ${TREE_DEPTH} (${TREE_N} instances, ${MODE})`);
+    results.push({ workload: "tree", n: TREE_N, ...(await drain(api.url, sql, "bench_tree", TREE_N, MODE, api.pid)) });
   }
   const messages = api.messages;
   await cleanup();

@@ -11,12 +11,16 @@ import { TaskFailure } from "./task-failure.js";
 
 /** The database side of child tasks for one parent advance (child-task.ts stays free of I/O). */
 export function childEnvironment(db: Db, clock: Clock, definitions: DefinitionCache, parent: { process: string; version: number }): ChildEnvironment {
+  // One lookup per child process and task in this advance (a child_map often names one process twice).
+  const chosen = new Map<string, Promise<number | undefined>>();
   return {
     async resolveChild(name, version, task) {
-      const chosen = version ?? (await pinnedVersion(db, parent, task, name)) ?? (await latestVersion(db, name));
-      if (chosen === undefined) throw new TaskFailure("engine.definition", `task "${task}": child process "${name}" is not registered`);
-      const compiled = await definitions.get(name, chosen);
-      return { version: chosen, definition: compiled.definition };
+      const key = `${task}\u0000${name}`;
+      if (version === undefined && !chosen.has(key)) chosen.set(key, pinnedOrLatest(db, parent, task, name));
+      const picked = version ?? (await chosen.get(key));
+      if (picked === undefined) throw new TaskFailure("engine.definition", `task "${task}": child process "${name}" is not registered`);
+      const compiled = await definitions.get(name, picked);
+      return { version: picked, definition: compiled.definition };
     },
     async loadChildren(ids) {
       if (ids.length === 0) return [];
@@ -39,16 +43,14 @@ export function childEnvironment(db: Db, clock: Clock, definitions: DefinitionCa
   };
 }
 
-async function pinnedVersion(db: Db, parent: { process: string; version: number }, task: string, child: string): Promise<number | undefined> {
-  const rows = rowsOf<{ child_version: number }>(
+/** The version pinned for this task's child by a channel batch, else the latest registered — one round trip. */
+async function pinnedOrLatest(db: Db, parent: { process: string; version: number }, task: string, child: string): Promise<number | undefined> {
+  const rows = rowsOf<{ picked: number | null }>(
     await db.execute(sql`
-      SELECT child_version FROM definition_pins
-      WHERE name = ${parent.process} AND version = ${parent.version} AND task = ${task} AND child = ${child}`),
+      SELECT COALESCE(
+        (SELECT child_version FROM definition_pins
+         WHERE name = ${parent.process} AND version = ${parent.version} AND task = ${task} AND child = ${child}),
+        (SELECT max(version) FROM definitions WHERE name = ${child})) AS picked`),
   );
-  return rows.length === 0 ? undefined : Number(rows[0].child_version);
-}
-
-async function latestVersion(db: Db, name: string): Promise<number | undefined> {
-  const rows = rowsOf<{ latest: number | null }>(await db.execute(sql`SELECT max(version) AS latest FROM definitions WHERE name = ${name}`));
-  return rows[0]?.latest === null || rows[0]?.latest === undefined ? undefined : Number(rows[0].latest);
+  return rows[0]?.picked === null || rows[0]?.picked === undefined ? undefined : Number(rows[0].picked);
 }
