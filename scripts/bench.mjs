@@ -2,7 +2,8 @@
 // `pnpm bench`: engine throughput against a real baton-api on PostgreSQL with default
 // durability (fsync on). Not a test: it prints figures (see docs/performance.md).
 //
-//   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--tree DEPTH] [--warmup N] [--max-concurrent N] [--poll MS]
+//   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--tree DEPTH] [--external N] [--api N]
+//                          [--warmup N] [--max-concurrent N] [--poll MS] [--external-workers K] [--api-clients C]
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //
 // BENCH_DATABASE_URL=postgres://… uses that server instead of starting one (each run creates
@@ -32,6 +33,10 @@ const FETCH_N = flag("--fetch", 1000);
 // One root spawning a binary tree of child_map children: 2^(DEPTH+1) − 1 instances (12 → 8,191).
 const TREE_DEPTH = flag("--tree", 12);
 const TREE_N = TREE_DEPTH >= 0 && !Number.isNaN(TREE_DEPTH) ? 2 ** (TREE_DEPTH + 1) - 1 : 0;
+const EXTERNAL_N = flag("--external", 5000);
+const EXTERNAL_WORKERS = flag("--external-workers", 8);
+const API_N = flag("--api", 5000);
+const API_CLIENTS = flag("--api-clients", 32);
 // The tree warm-up: a smaller tree of the same shape.
 const TREE_WARMUP_DEPTH = Math.min(TREE_DEPTH, 8);
 // Roots of each workload run (unmeasured) through the draining server before its timed run, so
@@ -214,14 +219,55 @@ async function park(sql, process) {
   await sql`update instances set wake_at = null where process = ${process} and status = 'running'`;
 }
 
+/** What a workload's measurement starts from: CPU and commit counters. */
+async function startMeasure(sql, serverPid) {
+  const pgPids = postgresPids();
+  return {
+    pgPids,
+    serverPid,
+    cpu0: { server: cpuSeconds([serverPid]), postgres: cpuSeconds(pgPids), bench: processCpu() },
+    commits0: await commitCount(sql),
+  };
+}
+
+/** Waits until `n` instances of `process` are settled (or, with `phase`, sit in that phase). */
+async function waitFor(sql, process, n, phase) {
+  for (;;) {
+    const [{ count }] = phase
+      ? await sql`select count(*)::int as count from instances where process = ${process} and status = 'running' and phase = ${phase}`
+      : await sql`select count(*)::int as count from instances where process = ${process} and status not in ('running', 'pausing', 'paused', 'failing')`;
+    if (count >= n) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Rate and start→completed percentiles of `process` since t0, with the CPU and commits spent. */
+async function finishMeasure(sql, process, n, t0, m) {
+  const rows = await sql`select status, updated_at from instances where process = ${process}`;
+  const last = Math.max(...rows.map((r) => Number(r.updated_at)));
+  const seconds = (last - t0) / 1000;
+  const bad = rows.filter((r) => r.status !== "completed");
+  // start→completed from the moment the workload was released (t0) to each completing write.
+  const latencies = rows.map((r) => Number(r.updated_at) - t0).sort((a, b) => a - b);
+  const cpu = {
+    server: cpuSeconds([m.serverPid]) - m.cpu0.server,
+    postgres: cpuSeconds(m.pgPids) - m.cpu0.postgres,
+    bench: processCpu() - m.cpu0.bench,
+  };
+  const commits = (await commitCount(sql)) - m.commits0;
+  return { seconds, rate: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), notCompleted: bad.length, cpu, commits };
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
 /**
  * Makes every parked instance of `process` due at once and waits until all are settled:
  * `pump` lets the server's own pump (--poll) drain them, `tick` drives concurrent POST /tick loops.
  */
 async function drain(base, sql, process, n, mode, serverPid) {
-  const pgPids = postgresPids();
-  const cpu0 = { server: cpuSeconds([serverPid]), postgres: cpuSeconds(pgPids), bench: processCpu() };
-  const commits0 = await commitCount(sql);
+  const m = await startMeasure(sql, serverPid);
   let done = false;
   let ticks = 0;
   const t0 = Date.now();
@@ -237,27 +283,84 @@ async function drain(base, sql, process, n, mode, serverPid) {
           }
         })
       : [];
-  for (;;) {
-    const [{ settled }] = await sql`select count(*)::int as settled from instances where process = ${process} and status not in ('running', 'pausing', 'paused')`;
-    if (settled >= n) break;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(sql, process, n);
   done = true;
   await Promise.all(loops);
-  const rows = await sql`select status, updated_at from instances where process = ${process}`;
-  const last = Math.max(...rows.map((r) => Number(r.updated_at)));
-  const seconds = (last - t0) / 1000;
-  const bad = rows.filter((r) => r.status !== "completed");
-  // start→completed from the moment each preloaded instance was released (t0) to its completing write.
-  const latencies = rows.map((r) => Number(r.updated_at) - t0).sort((a, b) => a - b);
-  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-  const cpu = {
-    server: cpuSeconds([serverPid]) - cpu0.server,
-    postgres: cpuSeconds(pgPids) - cpu0.postgres,
-    bench: processCpu() - cpu0.bench,
+  return { ...(await finishMeasure(sql, process, n, t0, m)), ticks };
+}
+
+/**
+ * `external`: the parked roots of `process` are first armed (run to their external task, not
+ * measured); then EXTERNAL_WORKERS loops claim up to 20 tasks at a time over the API and resolve
+ * each, until every root has completed. Rate = roots / (last completing write − first claim).
+ */
+async function externalRun(base, sql, process, n, serverPid) {
+  await sql`update instances set wake_at = ${Date.now()} where process = ${process} and status = 'running'`;
+  await waitFor(sql, process, n, "external");
+  const m = await startMeasure(sql, serverPid);
+  const t0 = Date.now();
+  const claimMs = [];
+  const resolveMs = [];
+  let resolved = 0;
+  await Promise.all(
+    Array.from({ length: EXTERNAL_WORKERS }, async (_, w) => {
+      while (resolved < n) {
+        let t = performance.now();
+        const { items } = await call(base, "POST", "/api/external-tasks/claim", { worker_id: `bench-${w}`, limit: 20, process });
+        claimMs.push(performance.now() - t);
+        if (items.length === 0) {
+          await new Promise((r) => setTimeout(r, 5));
+          continue;
+        }
+        for (const item of items) {
+          t = performance.now();
+          await call(base, "POST", "/api/external-tasks/resolve", { token: item.token, result: { ok: true } });
+          resolveMs.push(performance.now() - t);
+          resolved++;
+        }
+      }
+    }),
+  );
+  await waitFor(sql, process, n);
+  const calls = (xs) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
   };
-  const commits = (await commitCount(sql)) - commits0;
-  return { seconds, rate: n / seconds, p50: pct(50), p99: pct(99), notCompleted: bad.length, ticks, cpu, commits };
+  return { ...(await finishMeasure(sql, process, n, t0, m)), claim: calls(claimMs), resolve: calls(resolveMs) };
+}
+
+/**
+ * `api`: API_CLIENTS concurrent clients, each alternating POST /instances (a 2-task routing
+ * process the pump then runs, so the engine loads the server too) and GET /instances/{id} of
+ * an instance started earlier, API_N requests of each kind in all. Latency per request.
+ */
+async function apiRun(base, process, n) {
+  const ids = [];
+  const post = [];
+  const get = [];
+  let started = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: API_CLIENTS }, async () => {
+      while (started < n) {
+        started++;
+        let t = performance.now();
+        const { id } = await call(base, "POST", "/api/instances", { process });
+        post.push(performance.now() - t);
+        ids.push(id);
+        const target = ids[Math.floor(Math.random() * ids.length)];
+        t = performance.now();
+        await call(base, "GET", `/api/instances/${target}`);
+        get.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const stats = (xs) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: xs.length };
+  };
+  return { seconds, post: stats(post), get: stats(get), requestsPerSecond: (post.length + get.length) / seconds };
 }
 
 async function commitCount(sql) {
@@ -331,6 +434,14 @@ async function main() {
     await call(loader.url, "PUT", "/api/definitions", { ...def, name: `${def.name}_warmup` });
   }
   for (const name of ["bench_tree", "bench_tree_warmup"]) await call(loader.url, "PUT", "/api/definitions", treeDef(name));
+  const externalDef = {
+    name: "bench_external",
+    tasks: [{ id: "ask", action: { type: "external", result_schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } } }],
+    output: { ok: "$: outputs.ask.ok" },
+  };
+  for (const def of [externalDef, { ...externalDef, name: "bench_external_warmup" }, { ...drainDef, name: "bench_api" }, { ...drainDef, name: "bench_api_warmup" }]) {
+    await call(loader.url, "PUT", "/api/definitions", def);
+  }
   for (const [process, n, input] of [
     ["bench_drain_warmup", DRAIN_N > 0 ? WARMUP_N : 0],
     ["bench_drain", DRAIN_N],
@@ -338,6 +449,8 @@ async function main() {
     ["bench_fetch", FETCH_N],
     ["bench_tree_warmup", TREE_N > 0 ? 1 : 0, { depth: TREE_WARMUP_DEPTH }],
     ["bench_tree", TREE_N > 0 ? 1 : 0, { depth: TREE_DEPTH }],
+    ["bench_external_warmup", EXTERNAL_N > 0 ? WARMUP_N : 0],
+    ["bench_external", EXTERNAL_N],
   ]) {
     if (n === 0) continue;
     log(`${process}: preloading ${n} roots through POST /instances (--poll 0)`);
@@ -372,6 +485,19 @@ async function main() {
     log(`tree: releasing one root of depth ${TREE_DEPTH} (${TREE_N} instances, ${MODE})`);
     results.push({ workload: "tree", n: TREE_N, ...(await drain(api.url, sql, "bench_tree", TREE_N, MODE, api.pid)) });
   }
+  if (EXTERNAL_N > 0) {
+    log(`warm-up: ${WARMUP_N} external tasks of bench_external_warmup (not measured)`);
+    await externalRun(api.url, sql, "bench_external_warmup", WARMUP_N, api.pid);
+    log(`external: arming ${EXTERNAL_N} roots, then ${EXTERNAL_WORKERS} workers claim and resolve them`);
+    results.push({ workload: "external", n: EXTERNAL_N, ...(await externalRun(api.url, sql, "bench_external", EXTERNAL_N, api.pid)) });
+  }
+  let apiResult;
+  if (API_N > 0) {
+    log(`warm-up: ${WARMUP_N} × (POST /instances + GET /instances/{id}) (not measured)`);
+    await apiRun(api.url, "bench_api_warmup", WARMUP_N);
+    log(`api: ${API_N} × (POST /instances + GET /instances/{id}) from ${API_CLIENTS} concurrent clients`);
+    apiResult = await apiRun(api.url, "bench_api", API_N);
+  }
   const messages = api.messages;
   await cleanup();
 
@@ -387,9 +513,19 @@ async function main() {
     console.log(
       `${r.workload.padEnd(8)} ${r.rate.toFixed(0).padStart(7)} instances/s  (${r.n} in ${r.seconds.toFixed(2)} s, ${(r.rate / baseline).toFixed(2)}× baseline)  start→completed p50 ${r.p50} ms, p99 ${r.p99} ms` +
         (r.upstreamCalls !== undefined ? `, upstream calls ${r.upstreamCalls}` : "") +
+        (r.claim !== undefined ? `; claim call p50 ${r.claim.p50.toFixed(1)} / p99 ${r.claim.p99.toFixed(1)} ms, resolve call p50 ${r.resolve.p50.toFixed(1)} / p99 ${r.resolve.p99.toFixed(1)} ms` : "") +
         `; ${(r.commits / r.n).toFixed(2)} commits/instance (incl. the bench's polls)` +
         `; CPU ms/instance: server ${((r.cpu.server * 1000) / r.n).toFixed(2)}, postgres ${((r.cpu.postgres * 1000) / r.n).toFixed(2)}, bench+upstream ${((r.cpu.bench * 1000) / r.n).toFixed(2)}` +
         (r.notCompleted ? `, NOT COMPLETED ${r.notCompleted}` : ""),
+    );
+  }
+  if (apiResult !== undefined) {
+    // One commit's latency on this machine, so request latencies read as a ratio too.
+    const commitMs = 1000 / baseline;
+    const line = (name, st) => `${name} p50 ${st.p50.toFixed(1)} ms (${(st.p50 / commitMs).toFixed(1)}× one commit), p99 ${st.p99.toFixed(1)} ms (${(st.p99 / commitMs).toFixed(1)}×)`;
+    console.log(
+      `api      ${apiResult.requestsPerSecond.toFixed(0).padStart(7)} requests/s  (${apiResult.post.n + apiResult.get.n} from ${API_CLIENTS} clients in ${apiResult.seconds.toFixed(2)} s)  ` +
+        `${line("POST /instances", apiResult.post)}; ${line("GET /instances/{id}", apiResult.get)}`,
     );
   }
   for (const [message, count] of messages) console.log(`server log: ${count} × ${message}`);
