@@ -361,3 +361,26 @@ describe("siblings settling at once", () => {
     }
   });
 });
+
+describe("upgrade of a tree waiting on children", () => {
+  it("moves the parked parent to a compatible version; it collects its children there", async () => {
+    const { upgradeTree } = await import("../src/engine/upgrade.js");
+    h = await openHarness();
+    await h.deploy({ name: "slow", tasks: [{ id: "wait", action: { type: "delay", for: "1m" } }], output: { waited: true } });
+    const WAITED = { type: "object", properties: { waited: { type: "boolean" } }, required: ["waited"] };
+    const v1 = { name: "holder", tasks: [{ id: "kids", action: { type: "child", name: "slow", result_schema: WAITED } }], output: { v: 1 } };
+    await h.deploy(v1);
+    const id = await h.start("holder");
+    await h.tick(); // spawn
+    await h.tick(); // the child parks on its delay
+    expect((await row(h, id)).phase).toBe("children");
+    await h.deploy({ ...v1, output: { v: 2, waited: "$: outputs.kids.waited" } });
+    const moved = await upgradeTree(h.db, h.clock, id, 1, 2, "tester");
+    expect(moved.moves?.map((m) => m.instance_id), "only the parent runs holder; the child runs slow").toEqual([id]);
+    await h.tick(61_000);
+    await settleTree(h, id);
+    const view = await h.get(id);
+    expect(view.status).toBe("completed");
+    expect(view.output, "collected and completed on version 2").toEqual({ v: 2, waited: true });
+  });
+});
