@@ -295,20 +295,81 @@ describe("trees under operator verbs", () => {
     expect((await h.get(id)).status).toBe("cancelled");
   });
 
-  it("retries a parent failed by a child with a fresh set of children", async () => {
+  it("retries a tree where it died: the failed child runs again, completed siblings are kept, the parent collects", async () => {
+    const { json, startUpstream } = await import("@baton/testkit");
+    let flaky = 0;
+    const up = await startUpstream((req, res) => {
+      if (req.path === "/flaky" && flaky++ === 0) return json(res, 500, { error: "first call fails" });
+      json(res, 200, { ok: true, path: req.path });
+    });
+    try {
+      h = await openHarness();
+      const harness = h;
+      await harness.deploy({
+        name: "charge",
+        input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+        tasks: [{ id: "call", action: { type: "fetch", method: "post", url: `${up.url}/\${ input.path }` } }],
+        output: { path: "$: input.path" },
+      });
+      const PATH = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
+      await harness.deploy({
+        name: "pair",
+        tasks: [
+          {
+            id: "both",
+            action: { type: "child_map", children: { a: { name: "charge", input: { path: "ok" }, result_schema: PATH }, b: { name: "charge", input: { path: "flaky" }, result_schema: PATH } } },
+          },
+        ],
+        output: { a: "$: outputs.both.a.path", b: "$: outputs.both.b.path" },
+      });
+      const id = await harness.start("pair");
+      await settleTree(harness, id);
+      const failed = await harness.get(id);
+      expect(failed.status).toBe("failed");
+      expect(failed.errorCode).toBe("http.500");
+      const [a, b] = await childrenOf(harness, id);
+      expect([a.status, b.status]).toEqual(["completed", "failed"]);
+
+      const retried = await retryTree(harness.db, harness.clock, id, "tester", false);
+      expect(retried, "the failed child and the parent that failed with it").toMatchObject({ http: 200, outcome: "retried", instances: 2 });
+      const waiting = await row(harness, id);
+      expect(waiting.status).toBe("running");
+      expect(waiting.phase, "the parent waits again for the revived child").toBe("children");
+      expect(waiting.pendingChildren).toBe(1);
+      expect((await harness.get(b.id)).taskEpoch, "the child's task gets a new visit").toBe(2);
+
+      await settleTree(harness, id);
+      const done = await harness.get(id);
+      expect(done.status, done.errorMessage ?? "").toBe("completed");
+      expect(done.output).toEqual({ a: "ok", b: "flaky" });
+      expect((await childrenOf(harness, id)).map((c) => c.id), "no new children: the same two").toEqual([a.id, b.id]);
+      expect(up.requests.filter((r) => r.path === "/ok"), "the completed sibling did not run again").toHaveLength(1);
+      expect(up.requests.filter((r) => r.path === "/flaky")).toHaveLength(2);
+      expect((await harness.logs(b.id)).map((l) => l.event)).toContain("instance.retried");
+    } finally {
+      await up.close();
+    }
+  });
+
+  it("refuses to retry a tree whose child died on an only_once task unless forced, naming the child", async () => {
+    const { json, startUpstream } = await import("@baton/testkit");
+    const up = await startUpstream((_req, res) => json(res, 500, { error: "the payment may or may not have gone through" }));
     h = await openHarness();
-    await h.deploy(judge);
-    await h.deploy({ name: "once", input_schema: { type: "object", properties: { n: { type: "integer" } } }, tasks: [{ id: "one", action: { type: "child", name: "judge", input: { n: "$: input.n" } } }] });
-    const id = await h.start("once", { n: 13 });
+    await h.deploy({ name: "once", tasks: [{ id: "pay", only_once: true, action: { type: "fetch", url: `${up.url}/pay` } }] });
+    await h.deploy({ name: "holder", tasks: [{ id: "kid", action: { type: "child", name: "once" } }] });
+    const id = await h.start("holder");
     await settleTree(h, id);
     expect((await h.get(id)).status).toBe("failed");
-    const first = (await h.get(id)).state._children.one;
-    await retryTree(h.db, h.clock, id, "tester", false);
-    await h.tick();
-    const second = (await h.get(id)).state._children.one;
-    expect(second, "the retried visit spawns a new child").not.toBe(first);
-    await settleTree(h, id);
-    expect((await h.get(id)).status, "the child fails again the same way").toBe("failed");
+    const [child] = await childrenOf(h, id);
+    const refused = await retryTree(h.db, h.clock, id, "tester", false).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(refused?.message).toContain(child.id);
+    expect(refused?.message).toContain("force=true");
+    expect((await h.get(id)).status, "a refused retry changes nothing").toBe("failed");
+    expect((await retryTree(h.db, h.clock, id, "tester", true)).instances).toBe(2);
+    await up.close();
   });
 });
 

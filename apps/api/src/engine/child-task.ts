@@ -78,8 +78,17 @@ export async function runChildren(
   const id = here.task.id;
   const spawn = state._spawn as { task?: Json; task_epoch?: Json } | undefined;
   if (spawn !== undefined && spawn.task === id && Number(spawn.task_epoch) === taskEpoch) {
-    delete state._spawn;
-    return { kind: "done", result: await collect(here.task, state, env, ctx.defs) };
+    try {
+      const result = await collect(here.task, state, env, ctx.defs);
+      delete state._spawn;
+      return { kind: "done", result };
+    } catch (error) {
+      // A failed child fails this instance but keeps `_spawn`: an operator retry revives the
+      // child and puts this visit back to waiting for it (lifecycle.ts retryTree). Anything
+      // else (a raised child, output.invalid) ends the spawn: a retry rule spawns anew.
+      if (!(error instanceof ChildFailed)) delete state._spawn;
+      throw error;
+    }
   }
   delete state._spawn;
 

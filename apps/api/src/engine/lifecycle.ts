@@ -147,49 +147,98 @@ export async function resumeTree(db: Db, clock: Clock, rootId: string, actor: st
 }
 
 /**
- * A failed root runs its failing task once more (a new task visit: task_epoch + 1, so a new
- * Idempotency-Key). Refused for anything but `failed`, and for an only_once task whose call
- * may have left unless `force` (LANGUAGE §2.5).
+ * Revives a failed tree where it died: each instance whose own task failed (not one failed
+ * only because a child of its current spawn failed) runs that task once more — a new task
+ * visit (task_epoch + 1, so a new Idempotency-Key) that keeps its retry count, so the attempt
+ * is one beyond its on_error budget. Every ancestor that failed with it goes back to waiting
+ * for its children (phase `children`, its counter = the children revived under it), so when
+ * they settle it collects them as on the first run; siblings that completed keep their
+ * outcome. Refused unless the root is `failed`, and for an only_once task whose call may have
+ * left unless `force` (LANGUAGE §2.5).
  */
 export async function retryTree(db: Db, clock: Clock, rootId: string, actor: string | null, force: boolean): Promise<LifecycleResult> {
   return db.transaction(async (t) => {
     const tx = t as unknown as Db;
     const now = clock.now();
     await lockTree(tx, rootId);
-    const [row] = await tx.select().from(instances).where(eq(instances.id, rootId)).for("update");
-    if (row === undefined) throw new LifecycleConflict(`instance ${rootId} does not exist`);
-    if (row.status !== "failed") {
+    const rows = await tx
+      .select({
+        id: instances.id,
+        parentId: instances.parentId,
+        parentTaskEpoch: instances.parentTaskEpoch,
+        status: instances.status,
+        task: instances.task,
+        taskEpoch: instances.taskEpoch,
+        errorCode: instances.errorCode,
+        process: instances.process,
+        version: instances.version,
+      })
+      .from(instances)
+      .where(eq(instances.rootId, rootId));
+    const root = rows.find((r) => r.id === rootId);
+    if (root === undefined) throw new LifecycleConflict(`instance ${rootId} does not exist`);
+    if (root.status !== "failed") {
       throw new LifecycleConflict(
-        row.status === "cancelled"
+        root.status === "cancelled"
           ? `instance ${rootId} is cancelled; a cancelled instance is terminal and cannot be retried`
-          : `instance ${rootId} is ${row.status}; only a failed instance can be retried`,
+          : `instance ${rootId} is ${root.status}; only a failed instance can be retried`,
       );
     }
-    const code = row.errorCode ?? "";
-    if (!force && !code.startsWith("pre.") && (await isOnlyOnce(tx, row.process, row.version, row.task))) {
-      throw new LifecycleConflict(
-        `instance ${rootId} failed on only_once task "${row.task}" with ${code || "an error"}; its call may have taken effect, so retry it only with force=true`,
-      );
+
+    // Walk down from the root through failed rows whose current spawn has failed children.
+    type Row = (typeof rows)[number];
+    const failedChildren = (r: Row) => rows.filter((c) => c.parentId === r.id && c.parentTaskEpoch === r.taskEpoch && c.status === "failed");
+    const diedHere: Row[] = [];
+    const waiting = new Map<string, number>();
+    const walk = (r: Row) => {
+      const kids = failedChildren(r);
+      if (kids.length === 0) {
+        diedHere.push(r);
+        return;
+      }
+      waiting.set(r.id, kids.length);
+      for (const k of kids) walk(k);
+    };
+    walk(root);
+
+    for (const r of diedHere) {
+      const code = r.errorCode ?? "";
+      if (!force && !code.startsWith("pre.") && (await isOnlyOnce(tx, r.process, r.version, r.task))) {
+        throw new LifecycleConflict(
+          `instance ${r.id === rootId ? rootId : `${r.id} (in the tree of ${rootId})`} failed on only_once task "${r.task}" with ${code || "an error"}; its call may have taken effect, so retry it only with force=true`,
+        );
+      }
     }
-    const updated = await tx
-      .update(instances)
-      .set({ status: "running", wakeAt: now, errorCode: null, errorMessage: null, taskEpoch: row.taskEpoch + 1, requested: null, updatedAt: now })
-      .where(and(eq(instances.id, rootId), eq(instances.status, "failed")))
-      .returning({ id: instances.id });
-    const data: Record<string, Json> = { code: row.errorCode, force };
-    await appendLogs(tx, clock, [
-      {
-        instanceId: rootId,
+    for (const r of diedHere) {
+      await tx
+        .update(instances)
+        .set({ status: "running", phase: null, wakeAt: now, errorCode: null, errorMessage: null, taskEpoch: r.taskEpoch + 1, requested: null, updatedAt: now })
+        .where(and(eq(instances.id, r.id), eq(instances.status, "failed")));
+    }
+    for (const [id, pending] of waiting) {
+      await tx
+        .update(instances)
+        .set({ status: "running", phase: "children", wakeAt: null, errorCode: null, errorMessage: null, pendingChildren: pending, requested: null, updatedAt: now })
+        .where(and(eq(instances.id, id), eq(instances.status, "failed")));
+    }
+    const data: Record<string, Json> = { force };
+    await appendLogs(
+      tx,
+      clock,
+      [...waiting.keys()].map((id) => rows.find((r) => r.id === id)!).concat(diedHere).map((r) => ({
+        instanceId: r.id,
         rootId,
-        level: "info",
+        level: "info" as const,
         event: "instance.retried",
-        message: `retried by ${actor ?? "an operator"} at task "${row.task}" (was ${code || "failed"})${force ? " with force=true" : ""}`,
-        task: row.task,
+        message: waiting.has(r.id)
+          ? `retried by ${actor ?? "an operator"}: waits again at task "${r.task}" for ${waiting.get(r.id)} revived child${waiting.get(r.id) === 1 ? "" : "ren"} (was ${r.errorCode ?? "failed"})`
+          : `retried by ${actor ?? "an operator"} at task "${r.task}" (was ${r.errorCode || "failed"})${force ? " with force=true" : ""}`,
+        task: r.task,
         actor,
-        data,
-      },
-    ]);
-    return { http: 200, outcome: "retried", status: "running", instances: updated.length };
+        data: { ...data, code: r.errorCode },
+      })),
+    );
+    return { http: 200, outcome: "retried", status: "running", instances: diedHere.length + waiting.size };
   });
 }
 
