@@ -20,7 +20,7 @@ beforeAll(async () => {
     json(res, 200, { seen: String(req.headers["x-api-key"]), path: req.path, body: req.body, padding });
   });
   // A small object threshold so the echoed result is externalized and GET /objects is exercised.
-  server = await startServer({ args: ["--poll", "0", "--object-threshold", "64", "--log-level", "debug"], env: { BATON_VAULT_API_KEY: SECRET, BATON_VAULT_FAIL_API_KEY: SECRET } });
+  server = await startServer({ args: ["--poll", "0", "--object-threshold", "64", "--log-level", "debug"], env: { BATON_VAULT_API_KEY: SECRET, BATON_VAULT_FAIL_API_KEY: SECRET, BATON_VAULT_PARENT_API_KEY: SECRET, BATON_VAULT_KID_API_KEY: SECRET } });
   api = client(server.url);
   const config_schema = { type: "object", properties: { api_key: { type: "string", secret: true } }, required: ["api_key"] };
   const echo = {
@@ -47,6 +47,17 @@ beforeAll(async () => {
       config_schema,
       tasks: [echo, { id: "fail", action: { type: "fetch", method: "get", url: `${up.url}/fail?k=${KEY}`, headers: { "X-Api-Key": KEY } } }],
     },
+    // A parent handing its secret to a child whose process declares none, and a child with a
+    // secret of its own handing it back to a parent that declares none.
+    {
+      name: "plain_kid",
+      input_schema: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
+      tasks: [{ id: "keep", output: { got: "$: input.key" } }],
+      output: { got: "$: outputs.keep.got" },
+    },
+    { name: "vault_parent", config_schema, tasks: [{ id: "kid", action: { type: "child", name: "plain_kid", input: { key: "$: config.api_key" } } }] },
+    { name: "vault_kid", config_schema, tasks: [{ id: "keep", output: { got: "$: config.api_key" } }], output: { got: "$: outputs.keep.got" } },
+    { name: "plain_parent", tasks: [{ id: "kid", action: { type: "child", name: "vault_kid" } }], output: { whole: "$: outputs.kid" } },
   ]) {
     const res = await api.put("/api/definitions", def);
     expect(res.status, res.text).toBe(200);
@@ -123,5 +134,23 @@ describe("secret config values", () => {
     const logs = JSON.parse(shown.logs) as { items: Array<{ event: string; message: string; data?: unknown }> };
     expect(logs.items.some((l) => l.message.includes("***") || JSON.stringify(l.data ?? null).includes("***")), "the failure is logged, redacted").toBe(true);
     expect(server.stderr(), "the server's own log lines").not.toContain(SECRET);
+  });
+
+  it("redacts a secret passed between parent and child in both instances' views, whichever process declares it", async () => {
+    for (const parentProcess of ["vault_parent", "plain_parent"]) {
+      const id = await runToEnd(parentProcess);
+      expect((await api.get(`/api/instances/${id}`)).body.status, parentProcess).toBe("completed");
+      const detail = (await api.get(`/api/instances/${id}/detail`)).body;
+      const childId = detail.state._children.kid as string;
+      const views = {
+        parent: await everythingShownAbout(id),
+        child: await everythingShownAbout(childId),
+        list: (await api.get("/api/instances?children=true&limit=100")).text,
+      };
+      for (const [where, shown] of Object.entries(views)) {
+        expect(JSON.stringify(shown), `${parentProcess}: the secret must not show in the ${where} views`).not.toContain(SECRET);
+      }
+      expect(JSON.stringify(views.child), `${parentProcess}: the child's views show the redaction mark`).toContain("***");
+    }
   });
 });

@@ -1,8 +1,8 @@
 import { parseJson } from "@baton/expr";
 import type { Definition } from "@baton/model";
-import { and, eq, like } from "drizzle-orm";
+import { and, eq, inArray, like } from "drizzle-orm";
 import type { Db } from "../storage/db.js";
-import { definitions } from "../storage/schema/index.js";
+import { definitions, instances } from "../storage/schema/index.js";
 import { secretValues } from "./secrets.js";
 
 // Secrets for the API views: the HTTP layer shows rows, not compiled definitions, so it looks
@@ -40,6 +40,18 @@ export async function secretsOfRows(db: Db, env: NodeJS.ProcessEnv, rows: Readon
   const keys = new Map(rows.map((r) => [`${r.version}:${r.process}`, r]));
   const lists = await Promise.all([...keys.values()].map((r) => processSecrets(db, env, r.process, r.version)));
   return [...new Set(lists.flat())].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The secrets of every process in the trees of these rows: a value a parent passes to a child
+ * (its input) or a child hands back (its output) is redacted in the views of both, whichever
+ * of the two processes declares it secret.
+ */
+export async function treeSecrets(db: Db, env: NodeJS.ProcessEnv, rows: ReadonlyArray<{ rootId: string; process: string; version: number }>): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const rootIds = [...new Set(rows.map((r) => r.rootId))];
+  const members = await db.selectDistinct({ process: instances.process, version: instances.version }).from(instances).where(inArray(instances.rootId, rootIds));
+  return secretsOfRows(db, env, [...rows, ...members]);
 }
 
 /**

@@ -6,7 +6,7 @@ import { detailView, type InstanceRow, type LogRow, listRow, logView, type Objec
 import { appendLog, type LogEntry, levelsFrom } from "../engine/logs.js";
 import { externalize, listRefs, loadObjects, objectSizes, spliceRefs } from "../engine/objects.js";
 import { redactJsonText } from "../engine/secrets.js";
-import { allSecrets, processSecrets, secretsOfRows } from "../engine/secrets-lookup.js";
+import { allSecrets, treeSecrets } from "../engine/secrets-lookup.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../http/api-error.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
@@ -187,7 +187,7 @@ export const instanceHandlers: ActionHandlers = {
   getInstance: async ({ params }, services) => {
     const row = await findInstance(services.db, instanceIdParam(params.id!));
     const outputs = await shownOutputs(services.db, [row], services.config.objectResolveLimitBytes);
-    return { body: redactView(statusView(row, outputs.get(row.id)), await processSecrets(services.db, process.env, row.process, row.version)) };
+    return { body: redactView(statusView(row, outputs.get(row.id)), await treeSecrets(services.db, process.env, [row])) };
   },
 
   getInstanceDetail: async ({ params, query }, services) => {
@@ -195,13 +195,13 @@ export const instanceHandlers: ActionHandlers = {
     const limit = query.resolve === true ? services.config.objectResolveLimitBytes : -1;
     const shown = await showObjects(services.db, { state: parseJson(row.state), output: storedOutput(row) }, limit);
     const view = detailView(row, { state: shown.values.state!, output: shown.values.output, objects: shown.objects });
-    return { body: redactView(view, await processSecrets(services.db, process.env, row.process, row.version)) };
+    return { body: redactView(view, await treeSecrets(services.db, process.env, [row])) };
   },
 
   listInstances: async ({ query }, services) => {
     const page = await paginate(services.db, instances, instanceFilters(query), instanceList, query);
     const outputs = await shownOutputs(services.db, page.items, services.config.objectResolveLimitBytes);
-    const secrets = await secretsOfRows(services.db, process.env, page.items);
+    const secrets = await treeSecrets(services.db, process.env, page.items);
     return { body: mapPage(page, (row) => redactView(listRow(row, outputs.get(row.id)), secrets)) };
   },
 
