@@ -240,10 +240,11 @@ export async function resolveExternalTask(db: Db, clock: Clock, token: string, o
   const hash = tokenHash(token);
   await db.transaction(async (t) => {
     const tx = t as unknown as Db;
-    const found = (await claimRows(tx, [hash])).get(hash);
-    // Lock the instance, then read the claim again: a worker's write or an operator verb is either fully before or after.
-    if (found !== undefined) await tx.execute(sql`SELECT id FROM instances WHERE id = ${String(found.instance_id)} FOR UPDATE`);
-    const row = found === undefined ? undefined : (await claimRows(tx, [hash])).get(hash);
+    // Lock the instance first, then read the claim: a worker's write or an operator verb is either fully before or after.
+    const locked = rowsOf(
+      await tx.execute(sql`SELECT i.id FROM external_claims c JOIN instances i ON i.id = c.instance_id WHERE c.token_hash = ${hash} FOR UPDATE OF i`),
+    );
+    const row = locked.length === 0 ? undefined : (await claimRows(tx, [hash])).get(hash);
     if (row === undefined || row.status === null || row.status === undefined) throw new ExternalTaskError("not_found", "unknown claim token");
     const status = String(row.status);
     if (isSettled(status) || status === "cancelling") {
@@ -255,7 +256,7 @@ export async function resolveExternalTask(db: Db, clock: Clock, token: string, o
     }
     if (fate === "lost") throw new ExternalTaskError("conflict", "the claim is no longer live: it lapsed or another worker claimed the task since");
     const taskId = String(row.w_task);
-    const task = await requireTask(tx, String(row.process), Number(row.version), taskId);
+    const task = await requireTask(tx, String(row.process), Number(row.version), taskId, db);
     const checked = checkOutcome(task.def, task.task, outcome);
     await deliver(tx, clock, { id: String(row.instance_id), rootId: String(row.root_id), task: taskId, taskEpoch: Number(row.task_epoch) }, checked, actor, "resolve");
   });
@@ -360,11 +361,28 @@ function outcomeData(outcome: Outcome): Record<string, Json> {
   return "error" in outcome ? { code: (outcome.error as { code: Json }).code } : {};
 }
 
-async function requireTask(tx: Db, process: string, version: number, taskId: string): Promise<{ def: Definition; task: Task }> {
-  const def = await loadDefinition(tx, process, version);
+async function requireTask(tx: Db, process: string, version: number, taskId: string, cacheFor?: Db): Promise<{ def: Definition; task: Task }> {
+  const def = cacheFor === undefined ? await loadDefinition(tx, process, version) : await cachedDefinition(cacheFor, tx, process, version);
   const task = def?.tasks.find((t) => t.id === taskId);
   if (def === undefined || task === undefined) throw new ExternalTaskError("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
   return { def, task };
+}
+
+// Definitions are immutable once stored: a resolve reads each (name, version) once per database.
+const definitionsByDb = new WeakMap<Db, Map<string, Definition>>();
+
+async function cachedDefinition(db: Db, tx: Db, name: string, version: number): Promise<Definition | undefined> {
+  let cache = definitionsByDb.get(db);
+  if (cache === undefined) {
+    cache = new Map();
+    definitionsByDb.set(db, cache);
+  }
+  const key = `${version}:${name}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const loaded = await loadDefinition(tx, name, version);
+  if (loaded !== undefined) cache.set(key, loaded);
+  return loaded;
 }
 
 async function loadDefinition(tx: Db, name: string, version: number): Promise<Definition | undefined> {
