@@ -445,3 +445,28 @@ describe("upgrade of a tree waiting on children", () => {
     expect(view.output, "collected and completed on version 2").toEqual({ v: 2, waited: true });
   });
 });
+
+describe("the pump and trees", () => {
+  it("runs spawned children and wakes their parent without waiting for a poll", async () => {
+    // A poll this long never fires within the test: only the engine's own wakes move the tree.
+    h = await openHarness({ pollMs: 600_000 });
+    await h.deploy(double);
+    await h.deploy({
+      name: "lister",
+      input_schema: { type: "object", properties: { ns: { type: "array", items: { type: "integer" } } }, required: ["ns"] },
+      tasks: [{ id: "each", action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})", result_schema: TWICE } }],
+      output: { all: "$: map(outputs.each, o => o.twice)" },
+    });
+    const id = await h.start("lister", { ns: [1, 2, 3] });
+    h.engine.wake();
+    const harness = h;
+    const deadline = Date.now() + 20_000;
+    let view = await harness.get(id);
+    while (view.status === "running" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      view = await harness.get(id);
+    }
+    expect(view.status, "the children and then the parent must be claimed on the engine's wakes, not on a poll").toBe("completed");
+    expect(view.output).toEqual({ all: [2, 4, 6] });
+  });
+});

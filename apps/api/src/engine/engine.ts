@@ -280,6 +280,9 @@ export function createEngine(deps: EngineDeps): EngineHandle {
         .submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined })
         .finally(() => (entry.writing = false));
       if (!outcome.applied) log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
+      // Work this write made due elsewhere in the tree: the children it spawned, or the parent
+      // a settling child may have woken. Without a wake they would wait for the next poll.
+      else if ((result.spawns?.length ?? 0) > 0 || (row.parentId !== null && outcome.status !== "running" && outcome.status !== "paused")) wake();
       return outcome;
     } catch (error) {
       // The lease expires and another round retries the instance (as a reclaim).
