@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { cancelTree, pauseTree, resumeTree, retryTree } from "../src/engine/lifecycle.js";
 import { rowsOf } from "../src/storage/db.js";
 import { instances } from "../src/storage/schema/index.js";
-import { type Harness, openHarness } from "./engine-harness.js";
+import { type Harness, type InstanceView, openHarness, waitFor } from "./engine-harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -73,6 +73,25 @@ async function settleTree(harness: Harness, rootId: string, limit = 40): Promise
   }
 }
 
+/** Starts `process` and ticks its tree until it has settled; the root's view. */
+async function runTree(harness: Harness, process: string, input?: Parameters<Harness["start"]>[1]): Promise<InstanceView> {
+  const id = await harness.start(process, input);
+  await settleTree(harness, id);
+  return harness.get(id);
+}
+
+/** Waits (real time, the pump running) until the instance leaves `running`. */
+function settledByPump(harness: Harness, id: string, what: string): Promise<InstanceView> {
+  return waitFor(
+    what,
+    async () => {
+      const view = await harness.get(id);
+      return view.status === "running" ? undefined : view;
+    },
+    20_000,
+  );
+}
+
 describe("child", () => {
   it("spawns one child, parks in phase children, and continues with the child's output", async () => {
     h = await openHarness();
@@ -130,9 +149,8 @@ describe("child_map and child_list", () => {
       tasks: [{ id: "both", action: { type: "child_map", children: { a: { name: "double", input: { n: 1 }, result_schema: TWICE }, b: { name: "double", input: { n: 5 }, result_schema: TWICE } } } }],
       output: { a: "$: outputs.both.a.twice", b: "$: outputs.both.b.twice" },
     });
-    const id = await h.start("mapper");
-    await settleTree(h, id);
-    const view = await h.get(id);
+    const view = await runTree(h, "mapper");
+    const id = view.id;
     expect(view.status).toBe("completed");
     expect(view.output).toEqual({ a: 2, b: 10 });
     expect(Object.keys(view.state._children.both).sort()).toEqual(["a", "b"]);
@@ -148,9 +166,8 @@ describe("child_map and child_list", () => {
       tasks: [{ id: "each", action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})", result_schema: TWICE } }],
       output: { all: "$: map(outputs.each, o => o.twice)" },
     });
-    const id = await h.start("lister", { ns: [3, 1, 4, 1, 5] });
-    await settleTree(h, id);
-    const view = await h.get(id);
+    const view = await runTree(h, "lister", { ns: [3, 1, 4, 1, 5] });
+    const id = view.id;
     expect(view.status, view.errorMessage ?? "").toBe("completed");
     expect(view.output).toEqual({ all: [6, 2, 8, 2, 10] });
     expect(view.state._children.each).toHaveLength(5);
@@ -192,9 +209,7 @@ describe("children that do not complete", () => {
     h = await openHarness();
     await h.deploy(judge);
     await h.deploy(catcher);
-    const id = await h.start("catcher", { ns: [1, -4, 2] });
-    await settleTree(h, id);
-    const view = await h.get(id);
+    const view = await runTree(h, "catcher", { ns: [1, -4, 2] });
     expect(view.status, view.errorMessage ?? "").toBe("completed");
     expect(view.output).toEqual({ handled: { code: "negative", index: 1 } });
   });
@@ -203,9 +218,7 @@ describe("children that do not complete", () => {
     h = await openHarness();
     await h.deploy(judge);
     await h.deploy({ ...catcher, tasks: [{ ...catcher.tasks[0], on_error: [{ code: "unlucky", goto: "$handled" }] }, catcher.tasks[1]] });
-    const id = await h.start("catcher", { ns: [13, 2] });
-    await settleTree(h, id);
-    const view = await h.get(id);
+    const view = await runTree(h, "catcher", { ns: [13, 2] });
     expect(view.status).toBe("failed");
     expect(view.errorCode, "the ancestors fail with the child's code").toBe("unlucky");
     expect(view.errorMessage).toContain("child [0]");
@@ -215,9 +228,8 @@ describe("children that do not complete", () => {
     h = await openHarness();
     await h.deploy(judge);
     await h.deploy({ name: "plain", tasks: [{ id: "one", action: { type: "child", name: "judge", input: { n: -1 } } }] });
-    const id = await h.start("plain");
-    await settleTree(h, id);
-    const view = await h.get(id);
+    const view = await runTree(h, "plain");
+    const id = view.id;
     expect(view.status).toBe("failed");
     expect(view.errorCode).toBe("negative");
   });
@@ -258,9 +270,8 @@ describe("children that do not complete", () => {
         },
       ],
     });
-    const id = await h.start("strict");
-    await settleTree(h, id);
-    const view = await h.get(id);
+    const view = await runTree(h, "strict");
+    const id = view.id;
     expect(view.status).toBe("failed");
     expect(view.errorCode).toBe("output.invalid");
   });
@@ -396,13 +407,8 @@ describe("siblings settling at once", () => {
       });
       const id = await h.start("fanout");
       const harness = h;
-      const deadline = Date.now() + 30_000;
-      let view = await harness.get(id);
-      while (view.status === "running" && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-        view = await harness.get(id);
-      }
-      expect(view.status, view.errorMessage ?? "the parent must be woken once its last child settles").toBe("completed");
+      const view = await settledByPump(harness, id, "the parent to be woken once its last child settles");
+      expect(view.status, view.errorMessage ?? "").toBe("completed");
       expect(view.output).toEqual({ is: Array.from({ length: 40 }, (_, i) => i) });
       expect((await row(harness, id)).pendingChildren, "every settling child decremented the counter once").toBe(0);
       const events = (await harness.logs(id)).map((l) => l.event);
@@ -459,14 +465,8 @@ describe("the pump and trees", () => {
     });
     const id = await h.start("lister", { ns: [1, 2, 3] });
     h.engine.wake();
-    const harness = h;
-    const deadline = Date.now() + 20_000;
-    let view = await harness.get(id);
-    while (view.status === "running" && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-      view = await harness.get(id);
-    }
-    expect(view.status, "the children and then the parent must be claimed on the engine's wakes, not on a poll").toBe("completed");
+    const view = await settledByPump(h, id, "the children and then the parent to be claimed on the engine's wakes, not on a poll");
+    expect(view.status).toBe("completed");
     expect(view.output).toEqual({ all: [2, 4, 6] });
   });
 });

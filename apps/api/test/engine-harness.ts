@@ -162,3 +162,14 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
   };
   return harness;
 }
+
+/** Polls `probe` until it returns something other than undefined; throws naming `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

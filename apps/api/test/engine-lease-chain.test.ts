@@ -4,7 +4,7 @@
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { pauseTree, cancelTree } from "../src/engine/lifecycle.js";
-import { type Harness, openHarness } from "./engine-harness.js";
+import { type Harness, openHarness, waitFor } from "./engine-harness.js";
 
 let h: Harness | undefined;
 let up: Upstream | undefined;
@@ -15,16 +15,6 @@ afterEach(async () => {
   up = undefined;
   h = undefined;
 });
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** An upstream whose calls park until released, so a test can act while a fetch is in flight. */
 function gatedUpstream() {

@@ -4,7 +4,7 @@
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { cancelTree, pauseTree, resumeTree } from "../src/engine/lifecycle.js";
-import { type Harness, openHarness } from "./engine-harness.js";
+import { type Harness, openHarness, waitFor } from "./engine-harness.js";
 
 let h: Harness | undefined;
 let up: Upstream | undefined;
@@ -14,14 +14,6 @@ afterEach(async () => {
   up = undefined;
   h = undefined;
 });
-
-async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("pause and cancel of a tree whose worker died mid-task", () => {
   it("land as paused and cancelled once the lease expires, and the paused one resumes as a reclaim", async () => {
@@ -50,7 +42,7 @@ describe("pause and cancel of a tree whose worker died mid-task", () => {
     const toCancel = await harness.start("two");
     const dying = harness.newEngine("worker-dying");
     const stuck = dying.tick();
-    await waitFor("both calls in flight", () => parked === 2);
+    await waitFor("both calls in flight", () => (parked === 2 ? true : undefined));
 
     expect((await pauseTree(harness.db, harness.clock, toPause, "token:op")).outcome).toBe("pausing");
     expect((await cancelTree(harness.db, harness.clock, toCancel, "token:op")).outcome).toBe("cancelling");

@@ -4,6 +4,7 @@ import { checkExternalError, checkExternalResult, type Definition, inlineRefs, t
 import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../storage/clock.js";
 import { type Db, rowsOf } from "../storage/db.js";
+import { perDbCache } from "../storage/per-db-cache.js";
 import { definitions, externalClaims, externalWaits, instances } from "../storage/schema/index.js";
 import { sqlTextArray } from "./claim.js";
 import { appendLogs } from "./logs.js";
@@ -369,14 +370,10 @@ async function requireTask(tx: Db, process: string, version: number, taskId: str
 }
 
 // Definitions are immutable once stored: a resolve reads each (name, version) once per database.
-const definitionsByDb = new WeakMap<Db, Map<string, Definition>>();
+const definitionsOf = perDbCache<Definition>();
 
 async function cachedDefinition(db: Db, tx: Db, name: string, version: number): Promise<Definition | undefined> {
-  let cache = definitionsByDb.get(db);
-  if (cache === undefined) {
-    cache = new Map();
-    definitionsByDb.set(db, cache);
-  }
+  const cache = definitionsOf(db);
   const key = `${version}:${name}`;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;

@@ -2,21 +2,18 @@ import { parseJson } from "@baton/expr";
 import type { Definition } from "@baton/model";
 import { and, eq, inArray, like } from "drizzle-orm";
 import type { Db } from "../storage/db.js";
+import { perDbCache } from "../storage/per-db-cache.js";
 import { definitions, instances } from "../storage/schema/index.js";
 import { secretValues } from "./secrets.js";
 
 // Secrets for the API views: the HTTP layer shows rows, not compiled definitions, so it looks
 // the definition up by (process, version). Definitions are immutable, so each is read once.
 
-const perDb = new WeakMap<Db, Map<string, Promise<string[]>>>();
+const secretsOf = perDbCache<Promise<string[]>>();
 
 /** The secret values of process `name` version `version` as read from `env` (see secretValues). */
 export function processSecrets(db: Db, env: NodeJS.ProcessEnv, name: string, version: number): Promise<string[]> {
-  let cache = perDb.get(db);
-  if (cache === undefined) {
-    cache = new Map();
-    perDb.set(db, cache);
-  }
+  const cache = secretsOf(db);
   const key = `${version}:${name}`;
   let entry = cache.get(key);
   if (entry === undefined) {
