@@ -155,7 +155,8 @@ describe("lease chaining under the pump", () => {
     expect(released.wakeAt! <= h.clock.now(), "the row is due at once for another replica").toBe(true);
 
     up.handle((_r, res) => json(res, 200, { ok: true }));
-    const other = h.newEngine("worker-b");
+    // No pump of its own (pollMs 0): with one, it could claim the row before this tick does.
+    const other = h.newEngine("worker-b", { pollMs: 0 });
     expect(await other.tick()).toBe(1);
     const view = await h.get(id);
     expect(view.status, "only_once task two ran normally: it had never started").toBe("completed");
