@@ -10,7 +10,11 @@ export const INSTANCE_PHASES = ["children", "collecting", "external"] as const;
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export const LIFECYCLE_OUTCOMES = ["paused", "pausing", "resumed", "cancelled", "cancelling", "retried"] as const;
 
-const STATUS = str("Instance status.", { enum: [...INSTANCE_STATUSES] });
+const STATUS = str(
+  "Instance status: `running`; `pausing` (a pause waits for a task in flight to finish); `paused`; `failing` (a child failed while its siblings still run — " +
+    "the instance fails with the child's code once they settle); `cancelling` (a cancel waits for a task in flight); `completed`; `failed`; `raised` (ended with an authored code); `cancelled` (terminal).",
+  { enum: [...INSTANCE_STATUSES] },
+);
 const PHASE = nullable(str("Why a running instance waits: `children` (blocked until its children settle), `collecting` (children settled, outputs to merge), `external` (parked for a worker); null otherwise. Survives a pause.", { enum: [...INSTANCE_PHASES] }));
 
 const STATUS_FIELDS: Record<string, JsonSchema> = {
@@ -358,7 +362,9 @@ export const instanceActions = [
     tag: TAG,
     summary: "Retry a failed instance tree",
     description:
-      `Revives a failed tree where it died: the failing task gets another attempt beyond its on_error budget. ${LIFECYCLE_NOTE} ` +
+      "Revives a failed tree where it died: each instance whose own task failed gets another attempt at it beyond its on_error budget (a new task visit); " +
+      "each ancestor that failed because of it waits for it again, and children that completed keep their outcome. `instances` counts the revived rows. " +
+      `${LIFECYCLE_NOTE} ` +
       "An instance that failed on an only_once task may already have had its effect; it is refused (409) unless `force=true` (or its code is `pre.*`, which provably never left).",
     permissions: ["operate"],
     params: ROOT_PARAMS,
