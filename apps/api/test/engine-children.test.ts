@@ -470,3 +470,20 @@ describe("the pump and trees", () => {
     expect(view.output).toEqual({ all: [2, 4, 6] });
   });
 });
+
+describe("spawn limits", () => {
+  it("fails the parent with engine.spawn, starting nothing, when a child_list would start more than 10,000 children", async () => {
+    h = await openHarness();
+    await h.deploy(double);
+    await h.deploy({
+      name: "huge",
+      input_schema: { type: "object", properties: { ns: { type: "array", items: { type: "integer" } } }, required: ["ns"] },
+      tasks: [{ id: "each", action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})" } }],
+    });
+    const view = await runTree(h, "huge", { ns: Array.from({ length: 10_001 }, (_, i) => i) });
+    expect(view.status).toBe("failed");
+    expect(view.errorCode).toBe("engine.spawn");
+    expect(view.errorMessage).toContain("10001 children; at most 10000");
+    expect(await childrenOf(h, view.id)).toHaveLength(0);
+  });
+});

@@ -100,14 +100,14 @@ describe("leases", () => {
     expect(view.wakeAt, "due again at once").toBeLessThanOrEqual(h.clock.now());
   });
 
-  it("fails a parent with engine.definition when its child names a version that is not registered", async () => {
+  it("fails a parent with engine.spawn when its child names a version that is not registered", async () => {
     await h.deploy({ name: "kid", tasks: [{ id: "only" }] });
     await h.deploy({ name: "parent", tasks: [{ id: "spawn", action: { type: "child", name: "kid", version: 9 } }] });
     const id = await h.start("parent");
     await h.tick();
     const view = await h.get(id);
     expect(view.status).toBe("failed");
-    expect(view.errorCode).toBe("engine.definition");
+    expect(view.errorCode).toBe("engine.spawn");
     expect(view.errorMessage).toContain('process "kid" version 9 is not registered');
   });
 });

@@ -5,7 +5,7 @@ import { type Db, rowsOf } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
 import type { ChildEnvironment, ChildOutcome } from "./child-task.js";
 import { sqlTextArray } from "./claim.js";
-import type { DefinitionCache } from "./compiled-definition.js";
+import { type DefinitionCache, DefinitionFault } from "./compiled-definition.js";
 import { resolveRefs } from "./objects.js";
 import { TaskFailure } from "./task-failure.js";
 
@@ -18,9 +18,14 @@ export function childEnvironment(db: Db, clock: Clock, definitions: DefinitionCa
       const key = `${task}\u0000${name}`;
       if (version === undefined && !chosen.has(key)) chosen.set(key, pinnedOrLatest(db, parent, task, name));
       const picked = version ?? (await chosen.get(key));
-      if (picked === undefined) throw new TaskFailure("engine.definition", `task "${task}": child process "${name}" is not registered`);
-      const compiled = await definitions.get(name, picked);
-      return { version: picked, definition: compiled.definition };
+      if (picked === undefined) throw new TaskFailure("engine.spawn", `task "${task}": child process "${name}" is not registered`);
+      try {
+        const compiled = await definitions.get(name, picked);
+        return { version: picked, definition: compiled.definition };
+      } catch (error) {
+        if (error instanceof DefinitionFault) throw new TaskFailure("engine.spawn", `task "${task}": child ${error.message}`);
+        throw error;
+      }
     },
     async loadChildren(ids) {
       if (ids.length === 0) return [];

@@ -38,7 +38,7 @@ export interface ChildEnvironment {
   /**
    * The definition a child of `name` runs: `version` when given (not 0), else the version the
    * parent was pinned to for this task's child through a channel batch, else the latest.
-   * Throws TaskFailure `engine.definition` when there is none.
+   * Throws TaskFailure `engine.spawn` when there is none.
    */
   resolveChild(name: string, version: number | undefined, task: string): Promise<{ version: number; definition: Definition }>;
   loadChildren(ids: readonly string[]): Promise<ChildOutcome[]>;
@@ -46,6 +46,12 @@ export interface ChildEnvironment {
 }
 
 /** `spawned`: park until they settle. `done`: the task's result; `started` when the visit also began in this advance (an empty child_list). */
+/**
+ * Children one task visit may start: they are inserted with the parent's write, in one
+ * statement, so this bounds that statement (and a runaway `over`). Larger fan-outs nest.
+ */
+export const MAX_CHILDREN_PER_SPAWN = 10_000;
+
 export type ChildStep = { kind: "spawned"; spawns: ChildSpawn[] } | { kind: "done"; result: Json; started?: true };
 
 /** A child ended `failed` (or was cancelled): its ancestors fail with its code; never caught by on_error. */
@@ -93,6 +99,9 @@ export async function runChildren(
   delete state._spawn;
 
   const planned = plan(here, ctx.scope);
+  if (planned.length > MAX_CHILDREN_PER_SPAWN) {
+    throw new TaskFailure("engine.spawn", `task "${id}" would start ${planned.length} children; at most ${MAX_CHILDREN_PER_SPAWN} may be started by one task visit`);
+  }
   const spawns: ChildSpawn[] = [];
   for (const p of planned) {
     const where = p.key !== null ? `child "${p.key}"` : p.index !== null ? `child [${p.index}]` : "the child";
@@ -103,7 +112,7 @@ export async function runChildren(
       throw new TaskFailure("engine.input", `${where}: the input does not match the input_schema of process "${definition.name}" version ${version}: ${lines}`);
     }
     const first = definition.tasks[0];
-    if (first === undefined) throw new TaskFailure("engine.definition", `${where}: process "${definition.name}" version ${version} has no tasks to run`);
+    if (first === undefined) throw new TaskFailure("engine.spawn", `${where}: process "${definition.name}" version ${version} has no tasks to run`);
     spawns.push({ id: env.newId(), key: p.key, index: p.index, process: definition.name, version, input: checked.value, firstTask: first.id });
   }
 
@@ -148,7 +157,7 @@ function spawnedIds(task: Task, state: InstanceState): Array<{ id: string; key: 
   if (typeof recorded === "string") return [{ id: recorded, key: null, index: null }];
   if (Array.isArray(recorded)) return recorded.map((id, index) => ({ id: String(id), key: null, index }));
   if (recorded !== null && typeof recorded === "object") return Object.entries(recorded).map(([key, id]) => ({ id: String(id), key, index: null }));
-  throw new TaskFailure("engine.panic", `task "${task.id}" was woken to collect its children but the state records none`);
+  throw new TaskFailure("engine.collect", `task "${task.id}" was woken to collect its children but the state records none`);
 }
 
 async function collect(task: Task, state: InstanceState, env: ChildEnvironment, defs: Record<string, Schema> | undefined): Promise<Json> {
@@ -159,15 +168,15 @@ async function collect(task: Task, state: InstanceState, env: ChildEnvironment, 
     o.key !== null ? `child "${o.key}" (${o.id})` : o.index !== null ? `child [${o.index}] (${o.id})` : `child ${o.id}`;
 
   for (const o of outcomes) {
-    if (o.row === undefined) throw new TaskFailure("engine.panic", `task "${task.id}": ${where(o)} does not exist`);
+    if (o.row === undefined) throw new TaskFailure("engine.collect", `task "${task.id}": ${where(o)} does not exist`);
     if (o.row.status !== "completed" && o.row.status !== "failed" && o.row.status !== "raised" && o.row.status !== "cancelled") {
       // The last settling child wakes the parent, so this means the counter and the rows disagree.
-      throw new TaskFailure("engine.panic", `task "${task.id}" was woken to collect while ${where(o)} is still ${o.row.status}`);
+      throw new TaskFailure("engine.collect", `task "${task.id}" was woken to collect while ${where(o)} is still ${o.row.status}`);
     }
   }
   const failed = outcomes.find((o) => o.row!.status === "failed" || o.row!.status === "cancelled");
   if (failed !== undefined) {
-    const code = failed.row!.status === "cancelled" ? "engine.cancelled" : (failed.row!.errorCode ?? "engine.panic");
+    const code = failed.row!.status === "cancelled" ? "engine.collect" : (failed.row!.errorCode ?? "engine.collect");
     throw new ChildFailed(code, `${where(failed)} ${failed.row!.status}: ${failed.row!.errorMessage ?? code}`);
   }
   const raised = outcomes.find((o) => o.row!.status === "raised");
@@ -175,7 +184,7 @@ async function collect(task: Task, state: InstanceState, env: ChildEnvironment, 
     const context: { [key: string]: Json } = {};
     if (raised.key !== null) context.child_key = raised.key;
     if (raised.index !== null) context.child_index = raised.index;
-    throw new TaskFailure(raised.row!.errorCode ?? "engine.panic", raised.row!.errorMessage ?? "", undefined, context);
+    throw new TaskFailure(raised.row!.errorCode ?? "engine.collect", raised.row!.errorMessage ?? "", undefined, context);
   }
 
   const action = task.action!;
