@@ -63,3 +63,30 @@ export function chargeDefinition(upstreamUrl: string) {
     output: { receipt: "$: outputs.charge.receipt" },
   };
 }
+
+/** A child (input `{n}`) that waits on one external task "wait" until the test resolves it, then outputs the result. */
+export const LEAF = {
+  name: "leaf",
+  input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+  tasks: [{ id: "wait", action: { type: "external" }, output: { got: "$: self.result" } }],
+  output: { got: "$: outputs.wait.got" },
+};
+
+/** A child that is itself a parent: one leaf child (a tree three levels deep under FAN). */
+export const MID = { name: "mid", tasks: [{ id: "inner", action: { type: "child", name: "leaf", input: { n: 0 } } }] };
+
+/** A root that spawns a child_map (a leaf and a mid) and then a child_list of leaves over input.items. */
+export const FAN = {
+  name: "fan",
+  input_schema: { type: "object", properties: { items: { type: "array" } }, required: ["items"] },
+  tasks: [
+    { id: "pair", action: { type: "child_map", children: { left: { name: "leaf", input: { n: 0 } }, deep: { name: "mid" } } } },
+    { id: "each", action: { type: "child_list", name: "leaf", over: "$: input.items" } },
+  ],
+};
+
+/** A root whose child "bad" (BROKEN) fails at once while its sibling "slow" (LEAF) still waits: the root is `failing`. */
+export const RISKY = {
+  name: "risky",
+  tasks: [{ id: "both", action: { type: "child_map", children: { bad: { name: "broken" }, slow: { name: "leaf", input: { n: 0 } } } } }],
+};

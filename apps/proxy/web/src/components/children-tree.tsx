@@ -31,7 +31,7 @@ function ChildNode({ childRef, view, depth }: { childRef: ChildRef; view: Instan
   const [open, setOpen] = useState(false);
   const detail = useLoad((signal) => (open ? call("getInstanceDetail", { params: { id: childRef.id }, signal }) : Promise.resolve(null)), `${childRef.id}:${open}`);
   return (
-    <li>
+    <li data-child={childRef.id}>
       <button type="button" className="toggle" aria-expanded={open} aria-label={`${open ? "Collapse" : "Expand"} ${childRef.id}`} onClick={() => setOpen(!open)}>
         {open ? "▾" : "▸"}
       </button>

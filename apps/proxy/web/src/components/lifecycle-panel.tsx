@@ -4,6 +4,7 @@ import { call, callRaw } from "../api.js";
 import { type LifecycleVerb, lifecycleVerbs, type Permissions } from "../permissions.js";
 import { useLoad } from "../use-load.js";
 import { ErrorBox } from "./error-box.js";
+import { Link } from "./link.js";
 
 type StopVerb = Exclude<LifecycleVerb, "upgrade">;
 
@@ -19,7 +20,17 @@ function describe(verb: StopVerb, status: number, body: { outcome?: string; stat
 }
 
 /** Pause, resume, cancel, retry and upgrade: only those the status and permissions allow. */
-export function LifecyclePanel(props: { id: string; process: string; version: number; status: string; isRoot: boolean; permissions: Permissions; onChanged: () => void }) {
+export function LifecyclePanel(props: {
+  id: string;
+  /** The tree's root: the only id the lifecycle verbs accept. */
+  rootId: string;
+  process: string;
+  version: number;
+  status: string;
+  isRoot: boolean;
+  permissions: Permissions;
+  onChanged: () => void;
+}) {
   const verbs = lifecycleVerbs({ status: props.status, isRoot: props.isRoot }, props.permissions);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
@@ -46,7 +57,15 @@ export function LifecyclePanel(props: { id: string; process: string; version: nu
   }
 
   if (!props.isRoot) {
-    return <p className="muted">Lifecycle actions act on the whole tree: open the root instance to pause, resume, cancel, retry or upgrade it.</p>;
+    return (
+      <p className="muted lifecycle-child">
+        Lifecycle actions act on the whole tree: open the root instance{" "}
+        <Link to={{ page: "instance", id: props.rootId }} className="mono">
+          {props.rootId}
+        </Link>{" "}
+        to pause, resume, cancel, retry or upgrade it.
+      </p>
+    );
   }
   return (
     <section aria-labelledby="lifecycle-heading" className="lifecycle">

@@ -153,6 +153,7 @@ export function InstancePage({ id, permissions }: { id: string; permissions: Per
       </dl>
       <LifecyclePanel
         id={id}
+        rootId={detail!.root_id}
         process={status!.process}
         version={status!.version}
         status={status!.status}

@@ -127,7 +127,15 @@ export function InstanceTable({ rows, caption }: { rows: InstanceRow[]; caption:
               <Link to={{ page: "instance", id: row.id }} className="mono">
                 {row.id}
               </Link>
-              {row.parent_id && <span className="muted"> (child)</span>}
+              {row.parent_id && (
+                <span className="muted child-of">
+                  {" "}
+                  child of{" "}
+                  <Link to={{ page: "instance", id: row.parent_id }} className="mono">
+                    {row.parent_id}
+                  </Link>
+                </span>
+              )}
             </td>
             <td>
               {row.process} <span className="muted">v{row.version}</span>
