@@ -50,6 +50,27 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
           on_error: [{ code: ["http.503"], retry: { retries: 1, delay: "50ms" } }],
         })),
       },
+      {
+        name: "leaf",
+        input_schema: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] },
+        tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/leaf`, result_schema: KEYED }, output: "$: self.result.key" }],
+        output: { i: "$: input.i" },
+      },
+      {
+        name: "fan10",
+        tasks: [
+          {
+            id: "each",
+            action: {
+              type: "child_list",
+              name: "leaf",
+              over: "$: map([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], i => {i: i})",
+              result_schema: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] },
+            },
+          },
+        ],
+        output: { is: "$: map(outputs.each, o => o.i)" },
+      },
     ];
     for (const def of defs) {
       const res = await apis[0].put("/api/definitions", def);
@@ -155,5 +176,53 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
       where l.instance_id = any(${ids}) and l.event in ('task.completed', 'instance.completed')
         and l.created_at > (select max(c.created_at) from logs c where c.instance_id = l.instance_id and c.event = 'instance.cancelled')`;
     expect(after[0].n, "no advance landed after a cancel").toBe(0);
+  }, 180_000);
+
+  it("trees spread over three replicas, with pause, resume and cancel racing them, settle consistently", async () => {
+    const roots = await startMany("fan10", 30);
+    const racing = roots.slice(0, 15);
+    const cancelled = new Set<string>();
+    const deadline = Date.now() + 3_000;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (Date.now() < deadline) {
+          const id = racing[Math.floor(Math.random() * racing.length)];
+          const verb = ["pause", "resume", "pause", "resume", "cancel"][Math.floor(Math.random() * 5)];
+          const res = await apis[Math.floor(Math.random() * apis.length)].post(`/api/instances/${id}/${verb}`);
+          expect([200, 202, 204, 409], `${verb} ${id}: ${res.text}`).toContain(res.status);
+          if (verb === "cancel" && (res.status === 200 || res.status === 202)) cancelled.add(id);
+        }
+      }),
+    );
+    const end = Date.now() + 90_000;
+    let rows = await waitSettled(roots, 1_000);
+    while (Date.now() < end) {
+      const stopped = await sql<{ id: string }[]>`select id from instances where id = any(${roots}) and status in ('paused', 'pausing')`;
+      for (const row of stopped) await apis[0].post(`/api/instances/${row.id}/resume`);
+      rows = await waitSettled(roots, 2_000);
+      if (rows.every((r) => SETTLED.includes(r.status))) break;
+    }
+    expect(rows.filter((r) => !SETTLED.includes(r.status)).map((r) => `${r.id} ${r.status}`), "every tree settles").toEqual([]);
+
+    const children = await sql<{ id: string; parent_id: string; status: string; task_epoch: number }[]>`
+      select id, parent_id, status, task_epoch from instances where parent_id = any(${roots})`;
+    for (const row of rows) {
+      const mine = children.filter((c) => c.parent_id === row.id);
+      if (cancelled.has(row.id)) {
+        expect(row.status, `${row.id} was cancelled: terminal`).toBe("cancelled");
+        for (const c of mine) expect(["cancelled", "completed"], `a child of cancelled ${row.id}`).toContain(c.status);
+        continue;
+      }
+      expect(row.status, `${row.id} was never cancelled`).toBe("completed");
+      expect(JSON.parse(row.state).outputs.each.map((o: { i: number }) => o.i), "collected in element order").toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(mine.map((c) => c.status).sort(), `every child of ${row.id} completed`).toEqual(Array(10).fill("completed"));
+      for (const c of mine) expect(keys.get(`${c.id}:1`), `child ${c.id} called its upstream exactly once`).toBe(1);
+    }
+    const leftovers = await sql<{ n: number }[]>`
+      select count(*)::int as n from instances
+      where (id = any(${roots}) or parent_id = any(${roots})) and (lease_owner is not null or requested is not null)`;
+    expect(leftovers[0].n, "no lease or request left behind").toBe(0);
+    const counters = await sql<{ n: number }[]>`select count(*)::int as n from instances where id = any(${roots}) and status = 'completed' and pending_children <> 0`;
+    expect(counters[0].n, "a completed parent's child counter is back to 0").toBe(0);
   }, 180_000);
 });
