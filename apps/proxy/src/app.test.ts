@@ -2,7 +2,7 @@ import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUpstream, type Upstream } from "@baton/testkit";
 import { createProxyApp } from "./app.js";
-import { safeReturnPath } from "./request-origin.js";
+import { MAX_RETURN_PATH, safeReturnPath } from "./request-origin.js";
 import { parseConfig } from "./config.js";
 import { createLogger } from "@baton/log";
 
@@ -214,5 +214,32 @@ describe("safeReturnPath", () => {
   it("keeps paths on this proxy and turns everything else into /", () => {
     expect(safeReturnPath("/instances?status=failed")).toBe("/instances?status=failed");
     for (const bad of [undefined, "", "https://evil.example", "//evil.example", "/\\evil.example", "instances", "/a\nb"]) expect(safeReturnPath(bad), String(bad)).toBe("/");
+  });
+
+  it("keeps the UI's hash route, with its query, so an OIDC sign-in lands on the page it started from", () => {
+    expect(safeReturnPath("/#/instances/0190-abc")).toBe("/#/instances/0190-abc");
+    expect(safeReturnPath("/#/instances?status=failed&process=order")).toBe("/#/instances?status=failed&process=order");
+    expect(safeReturnPath("/#/definitions/order/compare?from=1&to=2")).toBe("/#/definitions/order/compare?from=1&to=2");
+  });
+
+  it("refuses a path that leaves the proxy once normalised, or that the browser would read as another host", () => {
+    for (const bad of ["/.//evil.example", "/..//evil.example", "/a/..//evil.example", "/\tevil", "/\u007fevil", "/x\\@evil.example", "///evil.example"]) {
+      expect(safeReturnPath(bad), `${JSON.stringify(bad)} must not become an open redirect`).toBe("/");
+    }
+  });
+
+  it("percent-encodes what it keeps, so the Location header is ASCII", () => {
+    expect(safeReturnPath("/#/instances?process=caf\u00e9 bar")).toBe("/#/instances?process=caf%C3%A9%20bar");
+    expect(safeReturnPath("/\u4e2d")).toBe("/%E4%B8%AD");
+    const kept = safeReturnPath("/#/instances?process=caf\u00e9");
+    expect(safeReturnPath(kept), "normalising twice changes nothing (the callback checks the stored path again)").toBe(kept);
+  });
+
+  it("drops a return path too long for the sealed sign-in cookie", () => {
+    const longest = `/#/instances?process=${"a".repeat(MAX_RETURN_PATH - 21)}`;
+    expect(longest).toHaveLength(MAX_RETURN_PATH);
+    expect(safeReturnPath(longest)).toBe(longest);
+    expect(safeReturnPath(`${longest}a`), "one character more would risk a cookie the browser drops").toBe("/");
+    expect(safeReturnPath(`/#/${"\u4e2d".repeat(700)}`), "the limit holds after percent-encoding (9 characters per one here)").toBe("/");
   });
 });

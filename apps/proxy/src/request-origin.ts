@@ -17,8 +17,29 @@ export function callbackUrl(c: Context, configured: string | undefined): string 
   return `${requestScheme(c)}://${host}/auth/callback`;
 }
 
-/** Only a path on this proxy: never another origin (`//evil`, `/\evil`, `https://…`) or a control character. */
+/** The longest `return_to` kept: it travels in the sealed sign-in cookie, which must stay under the browsers' 4 KB. */
+export const MAX_RETURN_PATH = 2048;
+
+const RETURN_BASE = "http://return-to.invalid";
+
+/**
+ * Where to send the browser after an OpenID Connect sign-in: only a path on this proxy, with
+ * its query and fragment (the UI's `/#/instances/<id>` routes live in the fragment). Anything
+ * that could leave the proxy (`https://…`, `//evil`, `/\evil`, a path that normalises to
+ * `//evil`) or is malformed (a control character, longer than MAX_RETURN_PATH) becomes `/`.
+ * The answer is the URL parser's serialisation, so what goes into the Location header is
+ * percent-encoded ASCII.
+ */
 export function safeReturnPath(value: string | undefined): string {
-  if (!value?.startsWith("/") || value.startsWith("//") || value.includes("\\") || /[\u0000-\u001f]/.test(value)) return "/";
-  return value;
+  if (!value?.startsWith("/") || value.length > MAX_RETURN_PATH || value.startsWith("//") || value.includes("\\") || /[\u0000-\u001f\u007f]/.test(value)) return "/";
+  let url: URL;
+  try {
+    url = new URL(value, RETURN_BASE);
+  } catch {
+    return "/";
+  }
+  if (url.origin !== RETURN_BASE) return "/";
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  if (path.startsWith("//") || path.length > MAX_RETURN_PATH) return "/";
+  return path;
 }

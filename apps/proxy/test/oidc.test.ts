@@ -110,6 +110,22 @@ describe("OpenID Connect sign-in", () => {
     expect(defs.body.items.find((d: any) => d.name === "by-carol")).toMatchObject({ actor: "carol@example.com" });
   });
 
+  it("sends the browser back to the UI's hash route it started from (the deep link survives the provider round trip)", async () => {
+    const { callback } = await signInFlow("/#/instances/0190-abc?status=failed");
+    expect(callback.status, await callback.clone().text()).toBe(302);
+    expect(callback.headers.get("location"), "the UI routes with the fragment, so it must reach the Location header whole").toBe("/#/instances/0190-abc?status=failed");
+    expect(callback.headers.getSetCookie().some((c) => c.startsWith("baton_session=")), "and the person is signed in").toBe(true);
+  });
+
+  it("sends every off-site or malformed return_to to / instead (no open redirect)", async () => {
+    const cases = ["https://evil.example/#/instances", "//evil.example/#/instances", "/\\evil.example", "/.//evil.example", "instances", `/#/${"a".repeat(3000)}`];
+    for (const returnTo of cases) {
+      const { callback } = await signInFlow(returnTo);
+      expect(callback.status, await callback.clone().text()).toBe(302);
+      expect(callback.headers.get("location"), `return_to=${JSON.stringify(returnTo.slice(0, 40))} must not send a signed-in browser anywhere but this proxy`).toBe("/");
+    }
+  });
+
   it("gives a person whose groups map to no role the API's 403", async () => {
     op.user = { sub: "u-dan", claims: { email: "dan@example.com", groups: ["visitors"] } };
     const { callback } = await signInFlow();
