@@ -93,7 +93,7 @@ export function App() {
     );
   }
   if (!session) return <p className="loading">Loading…</p>;
-  if (needsSignIn(session)) return <SignInPage session={session} onSignedIn={refresh} />;
+  if (needsSignIn(session)) return <SignInPage session={session} route={route} onSignedIn={refresh} />;
 
   const nav = NAV.filter((item) => item.to.page !== "tokens" || can(session.permissions, "admin"));
   return (

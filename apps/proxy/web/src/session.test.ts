@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NO_LOGIN, needsSignIn, sessionFromAnswer } from "./session.js";
+import { parseRoute, type Route } from "./route.js";
+import { NO_LOGIN, needsSignIn, providerLoginHref, sessionFromAnswer } from "./session.js";
 
 describe("sessionFromAnswer", () => {
   it("treats a 404 (no proxy in front) as no login with everything shown", () => {
@@ -36,5 +37,41 @@ describe("sessionFromAnswer", () => {
   it("refuses server errors and malformed bodies instead of guessing", () => {
     expect(() => sessionFromAnswer(500, {})).toThrow(/answered 500/);
     expect(() => sessionFromAnswer(200, "<html>")).toThrow(/login and signed_in/);
+  });
+});
+
+describe("providerLoginHref", () => {
+  /** What the proxy reads from the link: the provider path and the return_to it will redirect to. */
+  const read = (href: string) => {
+    const url = new URL(href, "https://baton.example.com");
+    return { path: url.pathname, returnTo: url.searchParams.get("return_to") };
+  };
+
+  it("carries the instance page the person opened as return_to, since the fragment never reaches the proxy", () => {
+    expect(providerLoginHref("corp", { page: "instance", id: "0190-abc" })).toBe("/auth/login/corp?return_to=%2F%23%2Finstances%2F0190-abc");
+    expect(read(providerLoginHref("corp", { page: "instance", id: "0190-abc" }))).toEqual({ path: "/auth/login/corp", returnTo: "/#/instances/0190-abc" });
+  });
+
+  it("keeps a filtered list's query whole, inside the one return_to parameter", () => {
+    const { returnTo } = read(providerLoginHref("corp", { page: "instances", search: "status=failed&process=order" }));
+    expect(returnTo, "the & of the route must not split the proxy's query").toBe("/#/instances?status=failed&process=order");
+  });
+
+  it("gives back the same route once the proxy redirects to return_to", () => {
+    const routes: Route[] = [
+      { page: "instances", search: "" },
+      { page: "instance", id: "a b/c" },
+      { page: "compare", name: "order", from: 1, to: 2 },
+      { page: "tokens" },
+    ];
+    for (const route of routes) {
+      const { returnTo } = read(providerLoginHref("corp", route));
+      expect(returnTo!.startsWith("/#/"), "a path on the proxy, which is all it accepts").toBe(true);
+      expect(parseRoute(returnTo!.slice(1)), JSON.stringify(route)).toEqual(route);
+    }
+  });
+
+  it("encodes the provider id into the path", () => {
+    expect(read(providerLoginHref("a/b?c", { page: "channels" })).path).toBe("/auth/login/a%2Fb%3Fc");
   });
 });

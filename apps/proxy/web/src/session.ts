@@ -1,6 +1,7 @@
 // What `GET /auth/session` (the sign-in proxy's contract with the UI) says about the person.
 
 import type { Permissions } from "./permissions.js";
+import { type Route, routeHash } from "./route.js";
 
 export interface Provider {
   id: string;
@@ -50,4 +51,14 @@ export function sessionFromAnswer(status: number, body: unknown): Session {
 /** The sign-in page replaces everything when a login is configured and nobody is signed in. */
 export function needsSignIn(session: Session): boolean {
   return session.login && !session.signedIn;
+}
+
+/**
+ * The link that starts an OpenID Connect sign-in with `providerId` and brings the person back
+ * to `route` afterwards. The route lives in the URL fragment, which the browser never sends,
+ * so it travels as `return_to=/#/…`; the proxy keeps it only when it is a path on itself
+ * (anything else lands on `/`) and redirects there after the provider's callback.
+ */
+export function providerLoginHref(providerId: string, route: Route): string {
+  return `/auth/login/${encodeURIComponent(providerId)}?return_to=${encodeURIComponent(`/${routeHash(route)}`)}`;
 }

@@ -157,13 +157,16 @@ describe("permissions from the sign-in proxy (GET /auth/session mocked with page
     expect(await page.getByRole("button", { name: "Upgrade" }).count()).toBe(0);
   });
 
-  it("shows the sign-in page with a password form and provider buttons when signed out", async () => {
+  it("shows the sign-in page with a password form and provider buttons that return to the page asked for when signed out", async () => {
     const { page } = stack;
     await withSession({ login: true, signed_in: false, subject: null, permissions: null, providers: [{ id: "corp", name: "Corp SSO" }], password_login: true });
-    await open("#/instances");
+    await open(`#/instances/${parked}`);
     await expect.poll(() => page.getByRole("heading", { name: "Sign in to Baton" }).count()).toBe(1);
     expect(await page.getByLabel("Email").count()).toBe(1);
-    expect(await page.getByRole("link", { name: "Sign in with Corp SSO" }).getAttribute("href")).toBe("/auth/login/corp");
+    expect(
+      await page.getByRole("link", { name: "Sign in with Corp SSO" }).getAttribute("href"),
+      "the provider link carries the page asked for, which the provider round trip would otherwise lose",
+    ).toBe(`/auth/login/corp?return_to=${encodeURIComponent(`/#/instances/${parked}`)}`);
     expect(await page.locator("table").count(), "nothing of the API is shown").toBe(0);
   });
 });

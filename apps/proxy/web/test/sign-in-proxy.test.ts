@@ -1,6 +1,6 @@
 // End to end through the real sign-in proxy: baton-api with `--auth token` and JWT
-// verification, the built baton-proxy with password users serving the built UI, and chromium
-// signing in. Machine checks use a `svc_sk_` admin token straight against the API, the way CI
+// verification, the built baton-proxy with password users and an OpenID provider (the proxy
+// tests' fake one, on loopback) serving the built UI, and chromium signing in. Machine checks use a `svc_sk_` admin token straight against the API, the way CI
 // or a worker would.
 
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -12,6 +12,7 @@ import { type BatonClient, createClient, type DefinitionInput } from "@baton/act
 import { API_MAIN, createTestDatabase, dropTestDatabase, startServer, type TestServer } from "@baton/testkit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeOpenIdProvider, startFakeOpenIdProvider } from "../../test/fake-openid-provider.js";
 import { ORDER_V1 } from "./fixtures.js";
 import { chromiumPath, eventually, launchBrowser, WEB_ROOT } from "./harness.js";
 
@@ -29,6 +30,7 @@ let database: { location: string; flags: string[]; dispose: () => Promise<void> 
 let api: TestServer | undefined;
 let proxy: { url: string; child: ChildProcess; stop: () => Promise<void> } | undefined;
 let browser: Browser | undefined;
+let op: FakeOpenIdProvider | undefined; // signs its user in at once on /authorize
 let admin: BatonClient; // a svc_sk_ admin token, straight to the API
 let forOlga: string; // order parked on "approve": Olga pauses it from the UI
 let forRita: string; // order parked on "approve": Rita may only look at it
@@ -111,6 +113,7 @@ beforeAll(async () => {
   });
   admin = createClient({ server: api.url, token: created.stdout.trim() });
 
+  op = await startFakeOpenIdProvider();
   writeFileSync(
     join(dir, "proxy.yaml"),
     `server: ${api.url}
@@ -118,6 +121,8 @@ login:
   passwords:
     - { email: ${OLGA.email}, hash: "${OLGA.hash}", groups: [ops] }
     - { email: ${RITA.email}, hash: "${RITA.hash}" }
+  providers:
+    - { id: fake, name: Fake IdP, issuer: "${op.issuer}", client_id: ${op.clientId}, client_secret: ${op.clientSecret} }
 token: { secret_file: jwt-secret, issuer: ${ISSUER}, audience: ${AUDIENCE} }
 roles:
   ops: [operate]
@@ -136,6 +141,7 @@ afterAll(async () => {
   await browser?.close();
   await proxy?.stop();
   await api?.stop();
+  await op?.close();
   await database?.dispose();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -207,6 +213,23 @@ describe("the UI through the real sign-in proxy", () => {
       expect(pause.status(), "hiding the button is a courtesy; the API itself refuses").toBe(403);
       expect((await pause.json()).code).toBe("forbidden");
       expect((await admin.call("getInstance", { params: { id: forRita } })).status, "the instance still runs").toBe("running");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("brings a person who signs in with an OpenID provider back to the deep link she opened", async () => {
+    op!.user = { sub: "u-oscar", claims: { email: "oscar@example.com", email_verified: true } };
+    const authorizedBefore = op!.authorizeRequests.length;
+    const { context, page } = await freshPage();
+    try {
+      await page.goto(`${proxy!.url}/#/instances/${forRita}`);
+      await page.getByRole("link", { name: "Sign in with Fake IdP" }).click();
+      await expect.poll(() => page.locator("header .who").textContent(), { message: "the provider round trip ends signed in" }).toContain("oscar@example.com");
+      expect(op!.authorizeRequests.length, "the sign-in went through the provider's /authorize").toBe(authorizedBefore + 1);
+      expect(page.url(), "the fragment never reaches the proxy, so the UI sent it as return_to").toBe(`${proxy!.url}/#/instances/${forRita}`);
+      await expect.poll(() => page.locator("h1").textContent(), { message: "the instance page she asked for, not the instance list" }).toContain(forRita);
+      await expect.poll(() => page.locator("dl.facts .status").textContent()).toBe("running");
     } finally {
       await context.close();
     }

@@ -1,8 +1,10 @@
 import { type FormEvent, useState } from "react";
 import { passwordLogin } from "../auth.js";
-import type { Session } from "../session.js";
+import type { Route } from "../route.js";
+import { providerLoginHref, type Session } from "../session.js";
 
-export function SignInPage({ session, onSignedIn }: { session: Session; onSignedIn: () => void }) {
+/** `route`: the page the person asked for, shown again once signed in (a provider link carries it as return_to). */
+export function SignInPage({ session, route, onSignedIn }: { session: Session; route: Route; onSignedIn: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -50,7 +52,7 @@ export function SignInPage({ session, onSignedIn }: { session: Session; onSigned
         <ul className="providers">
           {session.providers.map((provider) => (
             <li key={provider.id}>
-              <a className="button" href={`/auth/login/${encodeURIComponent(provider.id)}`}>
+              <a className="button" href={providerLoginHref(provider.id, route)}>
                 Sign in with {provider.name}
               </a>
             </li>
