@@ -88,6 +88,31 @@ describe("a parent's children tree", () => {
 
 });
 
+describe("a tree's logs", () => {
+  it("shows the children's lines on the root's page, each linked to its child, and only the root's own when flat", async () => {
+    const { page } = stack;
+    await open(`#/instances/${fan}`);
+    const childLine = (id: string) => page.locator(`table.logs tbody a[href="#/instances/${id}"]`);
+    await expect.poll(() => childLine(left).count(), { message: "a root's logs include its children's lines" }).toBeGreaterThan(0);
+    expect(await childLine(left).first().textContent(), "the instance column names the child by the end of its id").toBe(left.slice(-8));
+    expect(await childLine(grandchild).count(), "and its grandchildren's").toBeGreaterThan(0);
+
+    // The tree is parked (every leaf waits on its external task), so no line is added meanwhile.
+    const own = await stack.client.call("listInstanceLogs", { params: { id: fan }, query: { flat: true, limit: 50 } });
+    const all = await stack.client.call("listInstanceLogs", { params: { id: fan }, query: { limit: 50 } });
+    expect(own.items.length, "the tree has more lines than the root alone").toBeLessThan(all.items.length);
+    await expect.poll(() => page.locator("table.logs tbody tr").count(), { message: "the page shows the whole tree's lines" }).toBe(all.items.length);
+    await page.getByLabel("this instance only (flat)").check();
+    await expect.poll(() => page.locator("table.logs tbody tr").count(), { message: "flat shows the root's own lines only" }).toBe(own.items.length);
+    expect(await page.locator("table.logs thead th").allTextContents(), "one instance: no instance column").not.toContain("Instance");
+    expect(await page.locator("table.logs tbody td.mono").allTextContents(), "the root's own start is there").toContain("instance.started");
+
+    await open(`#/instances/${left}`);
+    await expect.poll(() => page.locator("table.logs tbody tr").count()).toBeGreaterThan(0);
+    expect(await page.getByRole("group", { name: "Rows" }).count(), "a child's logs are its own: no whole-tree choice").toBe(0);
+  });
+});
+
 describe("a child's page", () => {
   it("opens from the tree's link and shows its parent and root, and no lifecycle buttons", async () => {
     const { page, web } = stack;
