@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { childRefs } from "./children.js";
+import { childRefs, spliceChildren, storedChildRefs, storedRef } from "./children.js";
 
 describe("childRefs", () => {
   it("reads single children, lists in order and maps by key", () => {
@@ -15,5 +15,43 @@ describe("childRefs", () => {
     expect(childRefs(undefined)).toEqual([]);
     expect(childRefs(["x"])).toEqual([]);
     expect(childRefs({ t: 3 })).toEqual([]);
+  });
+});
+
+const REF_A = "a".repeat(64);
+const REF_B = "b".repeat(64);
+
+describe("stored child lists", () => {
+  it("recognises only the exact placeholder {$ref: <64 hex>}", () => {
+    expect(storedRef({ $ref: REF_A })).toBe(REF_A);
+    for (const other of [{ $ref: "short" }, { $ref: REF_A, extra: 1 }, [REF_A], REF_A, null, { eu: REF_A }]) expect(storedRef(other), JSON.stringify(other)).toBeNull();
+  });
+
+  it("never reads a placeholder as a child_map with the key $ref (it would link a hash as a child id)", () => {
+    expect(childRefs({ each: { $ref: REF_A }, one: "c1" })).toEqual([{ task: "one", key: null, id: "c1" }]);
+    expect(childRefs({ $ref: REF_A }), "the whole _children stored apart").toEqual([]);
+  });
+
+  it("names the objects to fetch: a task's list or map, or the whole _children", () => {
+    expect(storedChildRefs({ each: { $ref: REF_A }, keyed: { $ref: REF_B }, one: "c1" })).toEqual([REF_A, REF_B]);
+    expect(storedChildRefs({ $ref: REF_A })).toEqual([REF_A]);
+    expect(storedChildRefs({ one: "c1", many: ["c2"] })).toEqual([]);
+    expect(storedChildRefs(undefined)).toEqual([]);
+  });
+
+  it("splices the fetched lists back, so the tree lists the children in order", () => {
+    const loaded = new Map<string, unknown>([
+      [REF_A, ["c2", "c3"]],
+      [REF_B, { one: "c1", keyed: { eu: "c4" } }],
+    ]);
+    expect(childRefs(spliceChildren({ each: { $ref: REF_A } }, loaded))).toEqual([
+      { task: "each", key: "0", id: "c2" },
+      { task: "each", key: "1", id: "c3" },
+    ]);
+    expect(childRefs(spliceChildren({ $ref: REF_B }, loaded)), "a whole stored _children").toEqual([
+      { task: "one", key: null, id: "c1" },
+      { task: "keyed", key: "eu", id: "c4" },
+    ]);
+    expect(spliceChildren({ each: { $ref: "c".repeat(64) } }, loaded), "an object not fetched stays a placeholder").toEqual({ each: { $ref: "c".repeat(64) } });
   });
 });

@@ -1,5 +1,8 @@
 // `state._children` maps a task id to the child instance(s) it spawned: one id (child), a list
-// (child_list, in element order) or a map (child_map, by key).
+// (child_list, in element order) or a map (child_map, by key). A large list or map (more than
+// about 50 ids) is stored apart by the API and shows in the state as the placeholder
+// `{"$ref": "<64 hex>"}` unless `detail?resolve=true` spliced it back; the whole `_children`
+// can be one too. `GET /objects/<ref>` gives the stored value.
 
 export interface ChildRef {
   task: string;
@@ -8,15 +11,49 @@ export interface ChildRef {
   id: string;
 }
 
-export function childRefs(children: unknown): ChildRef[] {
+const REF = /^[0-9a-f]{64}$/;
+
+/** The object ref of a stored-object placeholder `{"$ref": "<64 hex>"}` and nothing else; null otherwise. */
+export function storedRef(value: unknown): string | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const keys = Object.keys(value);
+  const ref = (value as { $ref?: unknown }).$ref;
+  return keys.length === 1 && typeof ref === "string" && REF.test(ref) ? ref : null;
+}
+
+/** The refs of the stored objects a `_children` map still points to: the whole map, or one task's list or map. */
+export function storedChildRefs(children: unknown): string[] {
+  const whole = storedRef(children);
+  if (whole) return [whole];
   if (children === null || typeof children !== "object" || Array.isArray(children)) return [];
+  return Object.values(children)
+    .map(storedRef)
+    .filter((ref): ref is string => ref !== null);
+}
+
+/** `children` with each placeholder replaced by its loaded value (one whose object is not in `loaded` stays a placeholder). */
+export function spliceChildren(children: unknown, loaded: ReadonlyMap<string, unknown>): unknown {
+  const whole = storedRef(children);
+  if (whole) return loaded.has(whole) ? spliceChildren(loaded.get(whole), loaded) : children;
+  if (children === null || typeof children !== "object" || Array.isArray(children)) return children;
+  return Object.fromEntries(
+    Object.entries(children).map(([task, value]) => {
+      const ref = storedRef(value);
+      return [task, ref && loaded.has(ref) ? loaded.get(ref) : value];
+    }),
+  );
+}
+
+export function childRefs(children: unknown): ChildRef[] {
+  if (children === null || typeof children !== "object" || Array.isArray(children) || storedRef(children)) return [];
   const refs: ChildRef[] = [];
   for (const [task, value] of Object.entries(children)) {
     if (typeof value === "string") refs.push({ task, key: null, id: value });
     else if (Array.isArray(value)) {
       for (const [i, id] of value.entries()) if (typeof id === "string") refs.push({ task, key: String(i), id });
     }
-    else if (value !== null && typeof value === "object") {
+    // A placeholder is not a child_map whose key is "$ref": it is read with storedChildRefs.
+    else if (value !== null && typeof value === "object" && !storedRef(value)) {
       for (const [key, id] of Object.entries(value)) if (typeof id === "string") refs.push({ task, key, id });
     }
   }

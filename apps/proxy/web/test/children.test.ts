@@ -3,7 +3,7 @@
 
 import type { DefinitionInput, InstanceDetail } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BROKEN, FAN, LEAF, MID, RISKY } from "./fixtures.js";
+import { BROKEN, FAN, LEAF, MID, OUTER, RISKY, SLOT, WIDE } from "./fixtures.js";
 import { eventually, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
@@ -12,7 +12,8 @@ let left: string; // fan's pair[left], a leaf parked on "wait"
 let deep: string; // fan's pair[deep], a mid waiting on its own child
 let grandchild: string; // deep's inner, a leaf parked on "wait"
 
-const detail = (id: string): Promise<InstanceDetail> => stack.client.call("getInstanceDetail", { params: { id } });
+// resolve=true: a list of more than about 50 child ids is stored apart and would read as {"$ref": …}.
+const detail = (id: string): Promise<InstanceDetail> => stack.client.call("getInstanceDetail", { params: { id }, query: { resolve: true } });
 
 /** The instance once `ready` holds for its detail. */
 async function detailWhen(id: string, what: string, ready: (d: InstanceDetail) => boolean): Promise<InstanceDetail> {
@@ -32,7 +33,7 @@ async function detailWhen(id: string, what: string, ready: (d: InstanceDetail) =
 beforeAll(async () => {
   stack = await startStack();
   const { client } = stack;
-  for (const definition of [LEAF, MID, FAN, BROKEN, RISKY]) await client.call("putDefinition", { body: definition as DefinitionInput });
+  for (const definition of [LEAF, MID, FAN, BROKEN, RISKY, SLOT, WIDE, OUTER]) await client.call("putDefinition", { body: definition as DefinitionInput });
   fan = (await client.call("startInstance", { body: { process: "fan", input: { items: [{ n: 1 }, { n: 2 }] } } })).id;
   const parent = await detailWhen(fan, "fan waiting on its child_map", (d) => d.phase === "children" && d.state._children?.pair !== undefined);
   ({ left, deep } = parent.state._children!.pair as Record<string, string>);
@@ -86,6 +87,50 @@ describe("a parent's children tree", () => {
     expect(await node(grandchild).count()).toBe(0);
   });
 
+});
+
+describe("a wide child_list", () => {
+  let outer: string; // the root: one child "fan" (wide)
+  let wide: string; // outer's child, a child_list of 60 slots
+  let each: string[]; // wide's 60 children
+
+  beforeAll(async () => {
+    const items = Array.from({ length: 60 }, (_, n) => ({ n }));
+    outer = (await stack.client.call("startInstance", { body: { process: "outer", input: { items } } })).id;
+    const root = await detailWhen(outer, "outer waiting on its child", (d) => d.phase === "children" && typeof d.state._children?.fan === "string");
+    wide = root.state._children!.fan as string;
+    const parent = await detailWhen(wide, "wide waiting on its 60 children", (d) => d.phase === "children" && Array.isArray(d.state._children?.each));
+    each = parent.state._children!.each as string[];
+    expect(each).toHaveLength(60);
+    const stored = await stack.client.call("getInstanceDetail", { params: { id: wide } });
+    expect(stored.state._children!.each, "the premise: unresolved, the API shows this list as a stored object").toHaveProperty("$ref");
+  });
+
+  it("shows the first 50 children and the rest on demand, rather than reading every child on every poll", async () => {
+    await open(`#/instances/${wide}`);
+    const shown = tree().locator(":scope > li[data-child]");
+    await expect.poll(() => shown.count(), { message: "one page of children" }).toBe(50);
+    expect(await node(each[49]!).textContent()).toContain(`each[49]: ${each[49]}`);
+    expect(await node(each[50]!).count(), "the 51st child waits for Show more").toBe(0);
+    await tree().getByRole("button", { name: "Show 10 more (50 of 60 shown)" }).click();
+    await expect.poll(() => shown.count(), { message: "every child once asked for" }).toBe(60);
+    expect(await node(each[59]!).textContent()).toContain(`each[59]: ${each[59]}`);
+    await expect.poll(() => node(each[59]!).locator(".status").textContent()).toBe("running");
+    expect(await tree().getByRole("button", { name: /more/ }).count(), "nothing left to show").toBe(0);
+  });
+
+  it("expands a child whose own children the API stored apart into those children, not into a bogus $ref key", async () => {
+    const { page } = stack;
+    await open(`#/instances/${outer}`);
+    await expect.poll(() => node(wide).count()).toBe(1);
+    await page.getByRole("button", { name: `Expand ${wide}` }).click();
+    const nested = node(wide).locator("li[data-child]");
+    await expect.poll(() => nested.count(), { message: "wide's children, one page of them" }).toBe(50);
+    expect(await nested.first().textContent()).toContain(`each[0]: ${each[0]}`);
+    expect(await node(wide).textContent(), "a placeholder is not a child_map key").not.toContain("[$ref]");
+    await node(wide).getByRole("button", { name: "Show 10 more (50 of 60 shown)" }).click();
+    await expect.poll(() => nested.count()).toBe(60);
+  });
 });
 
 describe("a tree's logs", () => {

@@ -90,3 +90,20 @@ export const RISKY = {
   name: "risky",
   tasks: [{ id: "both", action: { type: "child_map", children: { bad: { name: "broken" }, slow: { name: "leaf", input: { n: 0 } } } } }],
 };
+
+/** LEAF under another name, so the wide fan-out below stays apart from the other trees in lists. */
+export const SLOT = { ...LEAF, name: "slot" };
+
+/** Fans out one SLOT per element of input.items: a child_list wider than one page of the tree, and stored apart by the API. */
+export const WIDE = {
+  name: "wide",
+  input_schema: { type: "object", properties: { items: { type: "array" } }, required: ["items"] },
+  tasks: [{ id: "each", action: { type: "child_list", name: "slot", over: "$: input.items" } }],
+};
+
+/** A root whose one child is WIDE: the wide list sits one level down the tree. */
+export const OUTER = {
+  name: "outer",
+  input_schema: { type: "object", properties: { items: { type: "array" } }, required: ["items"] },
+  tasks: [{ id: "fan", action: { type: "child", name: "wide", input: { items: "$: input.items" } } }],
+};

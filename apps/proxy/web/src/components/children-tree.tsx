@@ -1,27 +1,56 @@
 import type { InstanceStatusView } from "@baton/actions";
 import { useState } from "react";
 import { call } from "../api.js";
-import { type ChildRef, childRefs } from "../children.js";
+import { type ChildRef, childRefs, spliceChildren, storedChildRefs } from "../children.js";
 import { POLL_MS, useLoad } from "../use-load.js";
 import { ErrorBox } from "./error-box.js";
 import { Link } from "./link.js";
 import { StatusBadge } from "./status-badge.js";
 
-/** The children an instance spawned, each expandable into its own children (loaded on demand). */
+/** Children shown (and read, one request each, every poll) per level until "Show more" is pressed. */
+export const CHILDREN_PAGE = 50;
+
+/**
+ * The children an instance spawned, each expandable into its own children (loaded on demand).
+ * A large fan-out (a child_list over thousands of elements) shows its first CHILDREN_PAGE and
+ * a button for the next ones, instead of reading every child's status on every poll.
+ */
 export function ChildrenTree({ childMap, depth = 0 }: { childMap: unknown; depth?: number }) {
-  const refs = childRefs(childMap);
+  // Lists the API stored apart are fetched once (an object never changes; its ref names its content).
+  const pending = storedChildRefs(childMap);
+  const objects = useLoad<Map<string, unknown>>(
+    async (signal) => {
+      const values = await Promise.all(pending.map((ref) => call("getObject", { params: { ref }, signal })));
+      return new Map(pending.map((ref, i) => [ref, values[i]]));
+    },
+    pending.join(","),
+  );
+  const resolved = pending.length === 0 ? childMap : objects.data ? spliceChildren(childMap, objects.data) : undefined;
+  const all = childRefs(resolved);
+  const [limit, setLimit] = useState(CHILDREN_PAGE);
+  const refs = all.slice(0, limit);
   const key = refs.map((r) => r.id).join(",");
   const views = useLoad<(InstanceStatusView | null)[]>(
     (signal) => Promise.all(refs.map((ref) => call("getInstance", { params: { id: ref.id }, signal }).catch(() => null))),
     key,
     depth === 0 ? POLL_MS : undefined,
   );
+  if (resolved === undefined) {
+    return objects.error ? <ErrorBox error={objects.error} /> : <p className="loading">Loading children…</p>;
+  }
   if (refs.length === 0) return depth === 0 ? <p className="muted">No children.</p> : null;
   return (
     <ul className="tree" aria-label={depth === 0 ? "Children" : undefined}>
       {refs.map((ref, i) => (
         <ChildNode key={`${ref.task}/${ref.key}/${ref.id}`} childRef={ref} view={views.data?.[i]} depth={depth} />
       ))}
+      {all.length > refs.length && (
+        <li>
+          <button type="button" onClick={() => setLimit(limit + CHILDREN_PAGE)}>
+            Show {Math.min(CHILDREN_PAGE, all.length - refs.length)} more ({refs.length} of {all.length} shown)
+          </button>
+        </li>
+      )}
       <ErrorBox error={views.error} />
     </ul>
   );
@@ -29,7 +58,7 @@ export function ChildrenTree({ childMap, depth = 0 }: { childMap: unknown; depth
 
 function ChildNode({ childRef, view, depth }: { childRef: ChildRef; view: InstanceStatusView | null | undefined; depth: number }) {
   const [open, setOpen] = useState(false);
-  const detail = useLoad((signal) => (open ? call("getInstanceDetail", { params: { id: childRef.id }, signal }) : Promise.resolve(null)), `${childRef.id}:${open}`);
+  const detail = useLoad((signal) => (open ? call("getInstanceDetail", { params: { id: childRef.id }, query: { resolve: true }, signal }) : Promise.resolve(null)), `${childRef.id}:${open}`);
   return (
     <li data-child={childRef.id}>
       <button type="button" className="toggle" aria-expanded={open} aria-label={`${open ? "Collapse" : "Expand"} ${childRef.id}`} onClick={() => setOpen(!open)}>
