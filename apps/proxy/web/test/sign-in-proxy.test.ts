@@ -3,13 +3,13 @@
 // tests' fake one, on loopback) serving the built UI, and chromium signing in. Machine checks use a `svc_sk_` admin token straight against the API, the way CI
 // or a worker would.
 
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BatonClient, createClient, type DefinitionInput } from "@baton/actions";
-import { API_MAIN, createTestDatabase, dropTestDatabase, startServer, type TestServer } from "@baton/testkit";
+import { API_MAIN, createTestDatabase, dropTestDatabase, spawnListening, startServer, type TestServer } from "@baton/testkit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenIdProvider, startFakeOpenIdProvider } from "../../test/fake-openid-provider.js";
@@ -49,32 +49,12 @@ async function startProxy(config: string): Promise<NonNullable<typeof proxy>> {
   const env: NodeJS.ProcessEnv = { ...process.env, BATON_PROXY_UI_DIR: UI_DIR };
   delete env.BATON_PROXY_CONFIG;
   delete env.BATON_SERVER;
-  const child = spawn(process.execPath, [PROXY_MAIN, "--config", config, "--http", "127.0.0.1:0"], { env, stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`baton-proxy did not start within 20 s:\n${stderr}`)), 20_000);
-    child.stderr!.on("data", (d: Buffer) => {
-      stderr += d.toString();
-      const m = /"msg":"listening","url":"([^"]+)"/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`baton-proxy exited with ${code} before listening:\n${stderr}`));
-    });
-  });
-  const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
+  const started = await spawnListening("baton-proxy", PROXY_MAIN, ["--config", config, "--http", "127.0.0.1:0"], env as Record<string, string>, 20_000);
   return {
-    url,
-    child,
+    url: started.url,
+    child: started.child,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(timer);
+      await started.terminate();
     },
   };
 }
