@@ -2,6 +2,7 @@ import { evaluateShape, type Json, type Scope } from "@baton/expr";
 import { type ChildSpec, type Definition, type Schema, type Task, validateInput, validateValue } from "@baton/model";
 import type { CompiledTask } from "./compiled-definition.js";
 import type { InstanceState } from "./instance-state.js";
+import { isSettled } from "./statuses.js";
 import { TaskFailure } from "./task-failure.js";
 
 // `child`, `child_map` and `child_list` tasks (LANGUAGE §2.6). A visit runs in two advances:
@@ -169,7 +170,7 @@ async function collect(task: Task, state: InstanceState, env: ChildEnvironment, 
 
   for (const o of outcomes) {
     if (o.row === undefined) throw new TaskFailure("engine.collect", `task "${task.id}": ${where(o)} does not exist`);
-    if (o.row.status !== "completed" && o.row.status !== "failed" && o.row.status !== "raised" && o.row.status !== "cancelled") {
+    if (!isSettled(o.row.status)) {
       // The last settling child wakes the parent, so this means the counter and the rows disagree.
       throw new TaskFailure("engine.collect", `task "${task.id}" was woken to collect while ${where(o)} is still ${o.row.status}`);
     }

@@ -18,7 +18,7 @@ import { asInstanceState, type InstanceState } from "./instance-state.js";
 import { appendLogs } from "./logs.js";
 import { pruneExternalClaims } from "./external-claim-retention.js";
 import { listRefs, resolveRefs } from "./objects.js";
-import { LEASE_RENEW_MS } from "./statuses.js";
+import { isSettled, LEASE_RENEW_MS } from "./statuses.js";
 import { peekSignal } from "./signal-buffer.js";
 
 /** An advance (or chain of advances) this process runs under one lease. */
@@ -282,7 +282,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       if (!outcome.applied) log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
       // Work this write made due elsewhere in the tree: the children it spawned, or the parent
       // a settling child may have woken. Without a wake they would wait for the next poll.
-      else if ((result.spawns?.length ?? 0) > 0 || (row.parentId !== null && outcome.status !== "running" && outcome.status !== "paused")) wake();
+      else if ((result.spawns?.length ?? 0) > 0 || (row.parentId !== null && isSettled(outcome.status ?? ""))) wake();
       return outcome;
     } catch (error) {
       // The lease expires and another round retries the instance (as a reclaim).

@@ -101,16 +101,13 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
         FROM external_waits AS w
         WHERE w.instance_id = i.id AND i.id = ANY(${sqlTextArray(claimed.map((r) => String(r.instance_id)))})`);
     }
-    const defs = new Map<string, Promise<Definition | undefined>>();
     const items: Array<{ item: ExternalTaskItem; since: number }> = [];
     const tokens: Array<typeof externalClaims.$inferInsert> = [];
     for (const row of claimed) {
       const token = newClaimToken();
       const process = String(row.process);
       const version = Number(row.version);
-      const key = `${version}:${process}`;
-      if (!defs.has(key)) defs.set(key, loadDefinition(tx, process, version));
-      const def = await defs.get(key);
+      const def = await definitionOf(db, tx, process, version);
       const task = def?.tasks.find((t) => t.id === row.task);
       tokens.push({
         tokenHash: tokenHash(token),
@@ -257,7 +254,7 @@ export async function resolveExternalTask(db: Db, clock: Clock, token: string, o
     }
     if (fate === "lost") throw new ExternalTaskError("conflict", "the claim is no longer live: it lapsed or another worker claimed the task since");
     const taskId = String(row.w_task);
-    const task = await requireTask(tx, String(row.process), Number(row.version), taskId, db);
+    const task = await requireTask(db, tx, String(row.process), Number(row.version), taskId);
     const checked = checkOutcome(task.def, task.task, outcome);
     await deliver(tx, clock, { id: String(row.instance_id), rootId: String(row.root_id), task: taskId, taskEpoch: Number(row.task_epoch) }, checked, actor, "resolve");
   });
@@ -271,7 +268,7 @@ export async function signalExternalTask(db: Db, clock: Clock, instanceId: strin
     const tx = t as unknown as Db;
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
     if (row === undefined) throw new ExternalTaskError("not_found", `instance ${instanceId} does not exist`);
-    const def = await loadDefinition(tx, row.process, row.version);
+    const def = await definitionOf(db, tx, row.process, row.version);
     const task = def?.tasks.find((t) => t.id === taskId);
     if (def === undefined || task === undefined) throw new ExternalTaskError("not_found", `process "${row.process}" version ${row.version} has no task "${taskId}"`);
     if (task.action?.type !== "external") {
@@ -362,17 +359,18 @@ function outcomeData(outcome: Outcome): Record<string, Json> {
   return "error" in outcome ? { code: (outcome.error as { code: Json }).code } : {};
 }
 
-async function requireTask(tx: Db, process: string, version: number, taskId: string, cacheFor?: Db): Promise<{ def: Definition; task: Task }> {
-  const def = cacheFor === undefined ? await loadDefinition(tx, process, version) : await cachedDefinition(cacheFor, tx, process, version);
+async function requireTask(db: Db, tx: Db, process: string, version: number, taskId: string): Promise<{ def: Definition; task: Task }> {
+  const def = await definitionOf(db, tx, process, version);
   const task = def?.tasks.find((t) => t.id === taskId);
   if (def === undefined || task === undefined) throw new ExternalTaskError("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
   return { def, task };
 }
 
-// Definitions are immutable once stored: a resolve reads each (name, version) once per database.
+// Definitions are immutable once stored: claim, resolve and signal read each (name, version)
+// once per database (`db`), through the transaction they run in (`tx`).
 const definitionsOf = perDbCache<Definition>();
 
-async function cachedDefinition(db: Db, tx: Db, name: string, version: number): Promise<Definition | undefined> {
+async function definitionOf(db: Db, tx: Db, name: string, version: number): Promise<Definition | undefined> {
   const cache = definitionsOf(db);
   const key = `${version}:${name}`;
   const hit = cache.get(key);

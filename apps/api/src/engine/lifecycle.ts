@@ -1,6 +1,6 @@
 import { type Json, parseJson } from "@baton/expr";
 import type { Definition } from "@baton/model";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Clock } from "../storage/clock.js";
 import { type Db, rowsOf } from "../storage/db.js";
 import { definitions, instances } from "../storage/schema/index.js";
@@ -187,11 +187,16 @@ export async function retryTree(db: Db, clock: Clock, rootId: string, actor: str
 
     // Walk down from the root through failed rows whose current spawn has failed children.
     type Row = (typeof rows)[number];
-    const failedChildren = (r: Row) => rows.filter((c) => c.parentId === r.id && c.parentTaskEpoch === r.taskEpoch && c.status === "failed");
+    const failedChildrenOf = new Map<string, Row[]>();
+    for (const c of rows) {
+      if (c.parentId === null || c.status !== "failed") continue;
+      failedChildrenOf.set(c.parentId, [...(failedChildrenOf.get(c.parentId) ?? []), c]);
+    }
+    const byId = new Map(rows.map((r) => [r.id, r]));
     const diedHere: Row[] = [];
     const waiting = new Map<string, number>();
     const walk = (r: Row) => {
-      const kids = failedChildren(r);
+      const kids = (failedChildrenOf.get(r.id) ?? []).filter((c) => c.parentTaskEpoch === r.taskEpoch);
       if (kids.length === 0) {
         diedHere.push(r);
         return;
@@ -209,12 +214,10 @@ export async function retryTree(db: Db, clock: Clock, rootId: string, actor: str
         );
       }
     }
-    for (const r of diedHere) {
-      await tx
-        .update(instances)
-        .set({ status: "running", phase: null, wakeAt: now, errorCode: null, errorMessage: null, taskEpoch: r.taskEpoch + 1, requested: null, updatedAt: now })
-        .where(and(eq(instances.id, r.id), eq(instances.status, "failed")));
-    }
+    await tx
+      .update(instances)
+      .set({ status: "running", phase: null, wakeAt: now, errorCode: null, errorMessage: null, taskEpoch: sql`${instances.taskEpoch} + 1`, requested: null, updatedAt: now })
+      .where(and(inArray(instances.id, diedHere.map((r) => r.id)), eq(instances.status, "failed")));
     for (const [id, pending] of waiting) {
       await tx
         .update(instances)
@@ -225,7 +228,7 @@ export async function retryTree(db: Db, clock: Clock, rootId: string, actor: str
     await appendLogs(
       tx,
       clock,
-      [...waiting.keys()].map((id) => rows.find((r) => r.id === id)!).concat(diedHere).map((r) => ({
+      [...waiting.keys()].map((id) => byId.get(id)!).concat(diedHere).map((r) => ({
         instanceId: r.id,
         rootId,
         level: "info" as const,
