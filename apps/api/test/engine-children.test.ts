@@ -21,6 +21,9 @@ const double = {
   output: { twice: "$: outputs.calc.twice" },
 };
 
+/** Waits a minute on a delay: a child still running while its siblings settle. */
+const slow = { name: "slow", tasks: [{ id: "wait", action: { type: "delay", for: "1m" } }], output: { waited: true } };
+
 const judge = {
   name: "judge",
   input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
@@ -167,7 +170,6 @@ describe("child_map and child_list", () => {
       output: { all: "$: map(outputs.each, o => o.twice)" },
     });
     const view = await runTree(h, "lister", { ns: [3, 1, 4, 1, 5] });
-    const id = view.id;
     expect(view.status, view.errorMessage ?? "").toBe("completed");
     expect(view.output).toEqual({ all: [6, 2, 8, 2, 10] });
     expect(view.state._children.each).toHaveLength(5);
@@ -229,7 +231,6 @@ describe("children that do not complete", () => {
     await h.deploy(judge);
     await h.deploy({ name: "plain", tasks: [{ id: "one", action: { type: "child", name: "judge", input: { n: -1 } } }] });
     const view = await runTree(h, "plain");
-    const id = view.id;
     expect(view.status).toBe("failed");
     expect(view.errorCode).toBe("negative");
   });
@@ -237,11 +238,7 @@ describe("children that do not complete", () => {
   it("shows a parent as failing while a failed child's siblings still run, then failed", async () => {
     h = await openHarness();
     await h.deploy(judge);
-    await h.deploy({
-      name: "slow",
-      tasks: [{ id: "wait", action: { type: "delay", for: "1m" } }],
-      output: { waited: true },
-    });
+    await h.deploy(slow);
     await h.deploy({
       name: "mixed",
       tasks: [{ id: "both", action: { type: "child_map", children: { bad: { name: "judge", input: { n: 13 } }, slow: { name: "slow" } } } }],
@@ -271,7 +268,6 @@ describe("children that do not complete", () => {
       ],
     });
     const view = await runTree(h, "strict");
-    const id = view.id;
     expect(view.status).toBe("failed");
     expect(view.errorCode).toBe("output.invalid");
   });
@@ -280,7 +276,7 @@ describe("children that do not complete", () => {
 describe("trees under operator verbs", () => {
   it("pauses and resumes the whole tree, children included", async () => {
     h = await openHarness();
-    await h.deploy({ name: "slow", tasks: [{ id: "wait", action: { type: "delay", for: "1m" } }], output: { waited: true } });
+    await h.deploy(slow);
     await h.deploy({ name: "fan", tasks: [{ id: "each", action: { type: "child_list", name: "slow", over: "$: [{}, {}, {}]" } }] });
     const id = await h.start("fan");
     await h.tick();
@@ -296,7 +292,7 @@ describe("trees under operator verbs", () => {
 
   it("cancels the whole tree", async () => {
     h = await openHarness();
-    await h.deploy({ name: "slow", tasks: [{ id: "wait", action: { type: "delay", for: "1m" } }] });
+    await h.deploy(slow);
     await h.deploy({ name: "fan", tasks: [{ id: "each", action: { type: "child_list", name: "slow", over: "$: [{}, {}]" } }] });
     const id = await h.start("fan");
     await h.tick();
@@ -433,7 +429,7 @@ describe("upgrade of a tree waiting on children", () => {
   it("moves the parked parent to a compatible version; it collects its children there", async () => {
     const { upgradeTree } = await import("../src/engine/upgrade.js");
     h = await openHarness();
-    await h.deploy({ name: "slow", tasks: [{ id: "wait", action: { type: "delay", for: "1m" } }], output: { waited: true } });
+    await h.deploy(slow);
     const WAITED = { type: "object", properties: { waited: { type: "boolean" } }, required: ["waited"] };
     const v1 = { name: "holder", tasks: [{ id: "kids", action: { type: "child", name: "slow", result_schema: WAITED } }], output: { v: 1 } };
     await h.deploy(v1);
