@@ -18,7 +18,13 @@ function integer(name: string, min: number) {
 }
 
 function hostList(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)];
+  return [
+    ...previous,
+    ...value
+      .split(",")
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  ];
 }
 
 const program = new Command("baton-api")
@@ -27,29 +33,64 @@ const program = new Command("baton-api")
   .addOption(new Option("--http <addr>", "listen address HOST:PORT (port 0 = any free port)").default("127.0.0.1:8449"))
   .addOption(new Option("--db <url>", "PostgreSQL URL; default: embedded PGlite in --data-dir").env("DATABASE_URL"))
   .option("--data-dir <dir>", 'PGlite data directory ("memory://" for a throwaway database)', DEFAULT_CONFIG.dataDir)
-  .option("--poll <ms>", "engine poll interval in ms; 0 = only POST /tick advances", integer("--poll", 0), DEFAULT_CONFIG.pollMs)
-  .option("--max-concurrent <n>", "advances in flight at once in this process", integer("--max-concurrent", 1), DEFAULT_CONFIG.maxConcurrent)
+  .option(
+    "--poll <ms>",
+    "engine poll interval in ms; 0 = only POST /tick advances",
+    integer("--poll", 0),
+    DEFAULT_CONFIG.pollMs,
+  )
+  .option(
+    "--max-concurrent <n>",
+    "advances in flight at once in this process",
+    integer("--max-concurrent", 1),
+    DEFAULT_CONFIG.maxConcurrent,
+  )
   .addOption(new Option("--auth <mode>", "authentication mode").choices(["none", "token"]).default("none"))
   .option("--jwt-audience <aud>", "audience the sign-in proxy's JWTs must carry")
   .option("--jwt-issuer <iss>", "issuer the sign-in proxy's JWTs must carry")
-  .option("--jwt-secret-file <path>", "file holding the HS256 secret shared with the sign-in proxy (at least 32 characters)")
+  .option(
+    "--jwt-secret-file <path>",
+    "file holding the HS256 secret shared with the sign-in proxy (at least 32 characters)",
+  )
   .addOption(new Option("--log-level <level>", "debug | info | warn | error").default("info"))
-  .option("--max-body <bytes>", "request body limit in bytes (413 above)", integer("--max-body", 1024), DEFAULT_CONFIG.maxBodyBytes)
-  .option("--object-threshold <bytes>", "JSON values larger than this are stored once in objects", integer("--object-threshold", 64), DEFAULT_CONFIG.objectThresholdBytes)
-  .option("--object-resolve-limit <bytes>", "detail?resolve=true splices objects up to this size", integer("--object-resolve-limit", 0), DEFAULT_CONFIG.objectResolveLimitBytes)
-  .option("--fetch-allow <hosts>", "hosts fetch tasks may call (comma-separated; *.suffix allowed); default any", hostList, [])
+  .option(
+    "--max-body <bytes>",
+    "request body limit in bytes (413 above)",
+    integer("--max-body", 1024),
+    DEFAULT_CONFIG.maxBodyBytes,
+  )
+  .option(
+    "--object-threshold <bytes>",
+    "JSON values larger than this are stored once in objects",
+    integer("--object-threshold", 64),
+    DEFAULT_CONFIG.objectThresholdBytes,
+  )
+  .option(
+    "--object-resolve-limit <bytes>",
+    "detail?resolve=true splices objects up to this size",
+    integer("--object-resolve-limit", 0),
+    DEFAULT_CONFIG.objectResolveLimitBytes,
+  )
+  .option(
+    "--fetch-allow <hosts>",
+    "hosts fetch tasks may call (comma-separated; *.suffix allowed); default any",
+    hostList,
+    [],
+  )
   .option("--fetch-deny <hosts>", "hosts fetch tasks may not call (comma-separated; *.suffix allowed)", hostList, [])
   .option("--no-tick", "disable POST /tick (it then answers 501)")
   .showHelpAfterError()
   .action(async (opts) => {
-    if (!isLogLevel(opts.logLevel)) fatal(`--log-level must be one of debug, info, warn, error (got "${opts.logLevel}")`);
+    if (!isLogLevel(opts.logLevel))
+      fatal(`--log-level must be one of debug, info, warn, error (got "${opts.logLevel}")`);
     let listen: { host: string; port: number };
     try {
       listen = parseListenAddress(opts.http);
     } catch (error) {
       return fatal((error as Error).message);
     }
-    if (opts.db !== undefined && !/^postgres(ql)?:\/\//.test(opts.db)) fatal(`--db must be a postgres:// or postgresql:// URL (got "${redactUrl(opts.db)}")`);
+    if (opts.db !== undefined && !/^postgres(ql)?:\/\//.test(opts.db))
+      fatal(`--db must be a postgres:// or postgresql:// URL (got "${redactUrl(opts.db)}")`);
     const config: ServerConfig = {
       ...DEFAULT_CONFIG,
       host: listen.host,

@@ -33,8 +33,24 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   try {
     const authenticator = await createAuthenticator(config, { db: database.db, clock, log });
     // Parallel write transactions need a pool of connections: PGlite has one.
-    engine = createEngine({ db: database.db, clock, config, log, workerId, writers: database.kind === "postgres" ? 3 : 1 });
-    const services: Services = { db: database.db, database, dbKind: database.kind, clock, config, log, workerId, engine };
+    engine = createEngine({
+      db: database.db,
+      clock,
+      config,
+      log,
+      workerId,
+      writers: database.kind === "postgres" ? 3 : 1,
+    });
+    const services: Services = {
+      db: database.db,
+      database,
+      dbKind: database.kind,
+      clock,
+      config,
+      log,
+      workerId,
+      engine,
+    };
     const app = createApp(services, handlers, authenticator);
     const address = await new Promise<AddressInfo>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => resolve(info));
@@ -42,7 +58,13 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       server = s;
     });
     const url = formatUrl(config.host, address.port);
-    log.info("listening", { url, database: database.kind, worker_id: workerId, auth: config.auth, poll_ms: config.pollMs });
+    log.info("listening", {
+      url,
+      database: database.kind,
+      worker_id: workerId,
+      auth: config.auth,
+      poll_ms: config.pollMs,
+    });
     let closing: Promise<void> | undefined;
     return {
       url,

@@ -1,6 +1,14 @@
 import { request, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { bearer, bootstrapToken, jwtFlags, jwtSecretFile, mintJwt, type SharedDatabase, sharedDatabase } from "./auth-fixtures.js";
+import {
+  bearer,
+  bootstrapToken,
+  jwtFlags,
+  jwtSecretFile,
+  mintJwt,
+  type SharedDatabase,
+  sharedDatabase,
+} from "./auth-fixtures.js";
 
 // Each test spawns the built binary (a PGlite start is 3-15 s on a busy 2-core machine).
 vi.setConfig({ testTimeout: 120_000 });
@@ -16,13 +24,17 @@ let person: string;
 const PERSON = "grace@example.com";
 
 const definition = (name: string, note = "ok") => ({ name, tasks: [{ id: "done", output: { note } }] });
-const call = (method: string, path: string, credential: string, body?: unknown) => request(server.url, method, path, body, bearer(credential));
+const call = (method: string, path: string, credential: string, body?: unknown) =>
+  request(server.url, method, path, body, bearer(credential));
 
 beforeAll(async () => {
   database = await sharedDatabase();
   secretFile = jwtSecretFile();
   admin = await bootstrapToken(database, "actor admin", "admin");
-  server = await startServer({ database: database.location, args: ["--auth", "token", "--poll", "0", ...jwtFlags(secretFile.path)] });
+  server = await startServer({
+    database: database.location,
+    args: ["--auth", "token", "--poll", "0", ...jwtFlags(secretFile.path)],
+  });
   const created = await call("POST", "/api/tokens", admin, { label: "ci", perms: ["deploy", "read", "operate"] });
   deployer = { id: created.body.id, token: created.body.token };
   person = await mintJwt({ sub: PERSON, perms: ["deploy", "read", "operate"], expiresIn: 900 });
@@ -38,7 +50,10 @@ describe("actor of definitions and channels", () => {
   it("records token:<id> on a definition registered with a token", async () => {
     expect((await call("PUT", "/api/definitions", deployer.token, definition("by-token"))).status).toBe(200);
     const list = await call("GET", "/api/definitions", deployer.token);
-    expect(list.body.items.find((d: any) => d.name === "by-token")).toMatchObject({ version: 1, actor: `token:${deployer.id}` });
+    expect(list.body.items.find((d: any) => d.name === "by-token")).toMatchObject({
+      version: 1,
+      actor: `token:${deployer.id}`,
+    });
   });
 
   it("records the JWT sub on a definition registered by a person", async () => {
@@ -48,18 +63,31 @@ describe("actor of definitions and channels", () => {
   });
 
   it("records who pointed a channel last", async () => {
-    expect((await call("PUT", "/api/channels", deployer.token, { name: "by-token", channel: "prod", version: 1 })).status).toBe(200);
-    let entry = (await call("GET", "/api/channels?name=by-token", deployer.token)).body.items.find((c: any) => c.channel === "prod");
+    expect(
+      (await call("PUT", "/api/channels", deployer.token, { name: "by-token", channel: "prod", version: 1 })).status,
+    ).toBe(200);
+    let entry = (await call("GET", "/api/channels?name=by-token", deployer.token)).body.items.find(
+      (c: any) => c.channel === "prod",
+    );
     expect(entry).toMatchObject({ version: 1, actor: `token:${deployer.id}` });
-    expect((await call("PUT", "/api/channels", person, { name: "by-token", channel: "prod", version: 1 })).status).toBe(200);
-    entry = (await call("GET", "/api/channels?name=by-token", person)).body.items.find((c: any) => c.channel === "prod");
+    expect((await call("PUT", "/api/channels", person, { name: "by-token", channel: "prod", version: 1 })).status).toBe(
+      200,
+    );
+    entry = (await call("GET", "/api/channels?name=by-token", person)).body.items.find(
+      (c: any) => c.channel === "prod",
+    );
     expect(entry.actor).toBe(PERSON);
   });
 
   it("records the actor of a batch deployment on its definitions and channel", async () => {
-    const res = await call("PUT", "/api/definitions/batch", person, { definitions: [definition("batch-a")], channel: "staging" });
+    const res = await call("PUT", "/api/definitions/batch", person, {
+      definitions: [definition("batch-a")],
+      channel: "staging",
+    });
     expect(res.status, res.text).toBe(200);
-    expect((await call("GET", "/api/definitions", person)).body.items.find((d: any) => d.name === "batch-a").actor).toBe(PERSON);
+    expect(
+      (await call("GET", "/api/definitions", person)).body.items.find((d: any) => d.name === "batch-a").actor,
+    ).toBe(PERSON);
     expect((await call("GET", "/api/channels?name=batch-a", person)).body.items[0].actor).toBe(PERSON);
   });
 });
@@ -81,7 +109,10 @@ describe("actor in instance logs", () => {
   });
 
   it("shows who retried a failed instance", async () => {
-    const failing = { name: "fails", tasks: [{ id: "call", action: { type: "fetch", url: "http://127.0.0.1:9/closed", method: "get" } }] };
+    const failing = {
+      name: "fails",
+      tasks: [{ id: "call", action: { type: "fetch", url: "http://127.0.0.1:9/closed", method: "get" } }],
+    };
     expect((await call("PUT", "/api/definitions", deployer.token, failing)).status).toBe(200);
     const id = (await call("POST", "/api/instances", deployer.token, { process: "fails" })).body.id;
     let status = "running";

@@ -37,7 +37,13 @@ describe("baton-api tokens", () => {
       expect(listed.status, listed.text).toBe(200);
       expect(listed.body.items).toHaveLength(1);
       expect(listed.body.items[0]).toMatchObject({ label: "first admin", perms: ["admin"], revoked_at: null });
-      const created = await request(server.url, "POST", "/api/tokens", { label: "ci", perms: ["deploy", "read"] }, bearer(secret));
+      const created = await request(
+        server.url,
+        "POST",
+        "/api/tokens",
+        { label: "ci", perms: ["deploy", "read"] },
+        bearer(secret),
+      );
       expect(created.status, "the first admin token can mint the others").toBe(200);
       expect((await request(server.url, "GET", "/api/tokens")).status).toBe(401);
     } finally {
@@ -54,7 +60,10 @@ describe("baton-api tokens", () => {
     const json = await tokens("list", "--json");
     const items = JSON.parse(json.stdout).items;
     expect(items.map((t: any) => t.label).sort()).toEqual(["ci", "first admin"]);
-    expect(items.find((t: any) => t.label === "first admin").last_used_at, "the server recorded the use").not.toBeNull();
+    expect(
+      items.find((t: any) => t.label === "first admin").last_used_at,
+      "the server recorded the use",
+    ).not.toBeNull();
     expect(json.stdout).not.toContain(secret);
   });
 

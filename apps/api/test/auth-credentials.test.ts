@@ -28,7 +28,10 @@ beforeAll(async () => {
   secretFile = jwtSecretFile();
   admin = await bootstrapToken(database, "credentials admin", "admin");
   usedCredentials.push(admin);
-  server = await startServer({ database: database.location, args: ["--auth", "token", "--poll", "0", "--log-level", "debug", ...jwtFlags(secretFile.path)] });
+  server = await startServer({
+    database: database.location,
+    args: ["--auth", "token", "--poll", "0", "--log-level", "debug", ...jwtFlags(secretFile.path)],
+  });
 });
 
 afterAll(async () => {
@@ -37,8 +40,13 @@ afterAll(async () => {
   secretFile?.dispose();
 });
 
-const call = (method: string, path: string, credential?: string, body?: unknown, headers: Record<string, string> = {}) =>
-  request(server.url, method, path, body, { ...(credential ? bearer(credential) : {}), ...headers });
+const call = (
+  method: string,
+  path: string,
+  credential?: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) => request(server.url, method, path, body, { ...(credential ? bearer(credential) : {}), ...headers });
 
 async function createToken(body: Record<string, unknown>) {
   const res = await call("POST", "/api/tokens", admin, body);
@@ -68,7 +76,10 @@ describe("POST /api/tokens", () => {
     expect((await call("GET", "/api/definitions", body.token)).status).toBe(200);
     const refused = await call("PUT", "/api/channels", body.token, { name: "x", channel: "y", version: 1 });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ code: "forbidden", error: "this endpoint needs one of the permissions: deploy, admin (the credential has read)" });
+    expect(refused.body).toEqual({
+      code: "forbidden",
+      error: "this endpoint needs one of the permissions: deploy, admin (the credential has read)",
+    });
   });
 
   it("creates a token without permissions from perms null: it authenticates but is admitted nowhere", async () => {
@@ -79,7 +90,12 @@ describe("POST /api/tokens", () => {
   });
 
   it("refuses unknown permission names, a missing label or perms, with 400 invalid", async () => {
-    for (const body of [{ label: "x", perms: ["read", "superuser"] }, { perms: ["read"] }, { label: "x" }, { label: "", perms: [] }]) {
+    for (const body of [
+      { label: "x", perms: ["read", "superuser"] },
+      { perms: ["read"] },
+      { label: "x" },
+      { label: "", perms: [] },
+    ]) {
       const res = await createToken(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.code).toBe("invalid");
@@ -93,7 +109,12 @@ describe("POST /api/tokens", () => {
     expect(Date.parse(inOneHour.body.expires_at) - Date.parse(inOneHour.body.created_at)).toBe(3_600_000);
     const at = await createToken({ label: "dated", perms: ["read"], expires_at: "2099-01-01T00:00:00Z" });
     expect(at.body.expires_at).toBe("2099-01-01T00:00:00.000Z");
-    const both = await createToken({ label: "both", perms: ["read"], expires_in: 1000, expires_at: "2099-01-01T00:00:00Z" });
+    const both = await createToken({
+      label: "both",
+      perms: ["read"],
+      expires_in: 1000,
+      expires_at: "2099-01-01T00:00:00Z",
+    });
     expect(both.status).toBe(400);
     expect(both.body.error).toContain("not both");
     const past = await createToken({ label: "past", perms: ["read"], expires_at: "2001-01-01T00:00:00Z" });
@@ -109,7 +130,15 @@ describe("GET /api/tokens", () => {
     const res = await call("GET", "/api/tokens", admin);
     expect(res.status).toBe(200);
     const item = res.body.items.find((t: any) => t.id === made.id);
-    expect(Object.keys(item).sort()).toEqual(["created_at", "expires_at", "id", "label", "last_used_at", "perms", "revoked_at"]);
+    expect(Object.keys(item).sort()).toEqual([
+      "created_at",
+      "expires_at",
+      "id",
+      "label",
+      "last_used_at",
+      "perms",
+      "revoked_at",
+    ]);
     expect(item).toMatchObject({ label: "listed", perms: ["worker"], revoked_at: null, expires_at: null });
     expect(item.last_used_at, "the token authenticated one request").not.toBeNull();
     for (const secret of usedCredentials) {
@@ -188,7 +217,10 @@ describe("JWTs from the sign-in proxy", () => {
   });
 
   it("refuses a JWT signed with another secret", async () => {
-    expectUnauthenticated(await withJwt(await mintJwt({ perms: ["read"], secret: "a-different-secret-that-is-long-enough-too" })), /signature/);
+    expectUnauthenticated(
+      await withJwt(await mintJwt({ perms: ["read"], secret: "a-different-secret-that-is-long-enough-too" })),
+      /signature/,
+    );
   });
 
   it("refuses an unsigned JWT (alg none)", async () => {
@@ -231,7 +263,8 @@ describe("the server log", () => {
     const log = server.stderr();
     expect(log, "the debug log did record the refusals").toContain("credential refused");
     expect(usedCredentials.length).toBeGreaterThan(15);
-    for (const credential of usedCredentials) expect(log.includes(credential), "a credential appears in the log").toBe(false);
+    for (const credential of usedCredentials)
+      expect(log.includes(credential), "a credential appears in the log").toBe(false);
     expect(log).not.toMatch(TOKEN_SECRET_PATTERN);
     expect(log).not.toMatch(JWT_PATTERN);
   });

@@ -53,7 +53,11 @@ export async function sharedDatabase(): Promise<SharedDatabase> {
     return { location: url, flags: ["--db", url], dispose: () => dropTestDatabase(url) };
   }
   const dir = mkdtempSync(join(tmpdir(), "baton-auth-db-"));
-  return { location: dir, flags: ["--data-dir", dir], dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    location: dir,
+    flags: ["--data-dir", dir],
+    dispose: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** `tokens create` through the binary; returns the secret it printed. */
@@ -71,7 +75,14 @@ export function jwtSecretFile(): { path: string; dispose(): void } {
   return { path, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export const jwtFlags = (secretFile: string) => ["--jwt-secret-file", secretFile, "--jwt-issuer", JWT_ISSUER, "--jwt-audience", JWT_AUDIENCE];
+export const jwtFlags = (secretFile: string) => [
+  "--jwt-secret-file",
+  secretFile,
+  "--jwt-issuer",
+  JWT_ISSUER,
+  "--jwt-audience",
+  JWT_AUDIENCE,
+];
 
 export interface MintOptions {
   sub?: string;

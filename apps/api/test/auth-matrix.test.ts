@@ -1,14 +1,31 @@
 import { type ActionSpec, type Permission, registry } from "@baton/actions";
 import { request, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, bootstrapToken, jwtFlags, jwtSecretFile, mintJwt, type SharedDatabase, sharedDatabase } from "./auth-fixtures.js";
+import {
+  bearer,
+  bootstrapToken,
+  jwtFlags,
+  jwtSecretFile,
+  mintJwt,
+  type SharedDatabase,
+  sharedDatabase,
+} from "./auth-fixtures.js";
 
 // The full permission matrix over every registry entry, for svc_sk_ tokens and for JWTs:
 // a call is admitted (anything but 401/403: the probe's empty request may well be a 400,
 // 404 or 501) exactly when one of the credential's permissions is listed by the entry or
 // is admin; otherwise 403 naming what would admit it.
 
-const PERMISSION_SETS: Permission[][] = [[], ["worker"], ["read"], ["operate"], ["deploy"], ["admin"], ["read", "operate"], ["worker", "deploy"]];
+const PERMISSION_SETS: Permission[][] = [
+  [],
+  ["worker"],
+  ["read"],
+  ["operate"],
+  ["deploy"],
+  ["admin"],
+  ["read", "operate"],
+  ["worker", "deploy"],
+];
 const guarded = registry.filter((a) => a.permissions !== "public");
 const label = (perms: readonly string[]) => (perms.length ? perms.join("+") : "no permissions");
 
@@ -21,9 +38,18 @@ beforeAll(async () => {
   database = await sharedDatabase();
   secretFile = jwtSecretFile();
   const admin = await bootstrapToken(database, "matrix admin", "admin");
-  server = await startServer({ database: database.location, args: ["--auth", "token", "--poll", "0", ...jwtFlags(secretFile.path)] });
+  server = await startServer({
+    database: database.location,
+    args: ["--auth", "token", "--poll", "0", ...jwtFlags(secretFile.path)],
+  });
   for (const perms of PERMISSION_SETS) {
-    const created = await request(server.url, "POST", "/api/tokens", { label: `matrix ${label(perms)}`, perms }, bearer(admin));
+    const created = await request(
+      server.url,
+      "POST",
+      "/api/tokens",
+      { label: `matrix ${label(perms)}`, perms },
+      bearer(admin),
+    );
     if (created.status !== 200) throw new Error(`POST /api/tokens failed: ${created.status} ${created.text}`);
     credentials.token.set(label(perms), created.body.token);
     credentials.jwt.set(label(perms), await mintJwt({ sub: `person-${label(perms)}`, perms, expiresIn: 900 }));
@@ -95,11 +121,18 @@ describe("the registry drives the checks", () => {
 
   it("admits exactly SPEC's permissions on every endpoint", () => {
     const effective = (perms: Permission[]) => [...new Set<Permission>([...perms, "admin"])].sort();
-    const fromRegistry = Object.fromEntries(guarded.map((a) => [`${a.method.toUpperCase()} ${a.path}`, effective(a.permissions as Permission[])]));
+    const fromRegistry = Object.fromEntries(
+      guarded.map((a) => [`${a.method.toUpperCase()} ${a.path}`, effective(a.permissions as Permission[])]),
+    );
     // An endpoint SPEC does not list follows its rules: a GET is read, anything else declares nothing (admin).
-    const specFor = (endpoint: string): Permission[] => SPEC_PERMISSIONS[endpoint] ?? (endpoint.startsWith("GET ") ? ["read"] : []);
-    const fromSpec = Object.fromEntries(Object.keys(fromRegistry).map((endpoint) => [endpoint, effective(specFor(endpoint))]));
-    expect(Object.keys(fromRegistry), "every SPEC endpoint is in the registry").toEqual(expect.arrayContaining(Object.keys(SPEC_PERMISSIONS)));
+    const specFor = (endpoint: string): Permission[] =>
+      SPEC_PERMISSIONS[endpoint] ?? (endpoint.startsWith("GET ") ? ["read"] : []);
+    const fromSpec = Object.fromEntries(
+      Object.keys(fromRegistry).map((endpoint) => [endpoint, effective(specFor(endpoint))]),
+    );
+    expect(Object.keys(fromRegistry), "every SPEC endpoint is in the registry").toEqual(
+      expect.arrayContaining(Object.keys(SPEC_PERMISSIONS)),
+    );
     expect(fromRegistry).toEqual(fromSpec);
   });
 
@@ -117,22 +150,31 @@ describe("the registry drives the checks", () => {
         // Whether the document also spells out the implied admin is the builder's choice; nothing else may differ.
         expect(stated, action.name).toEqual(expect.arrayContaining(action.permissions as string[]));
         expect(admitting(action), action.name).toEqual(expect.arrayContaining(stated));
-        expect(Object.keys(operation.responses), `${action.name} documents 401 and 403`).toEqual(expect.arrayContaining(["401", "403"]));
+        expect(Object.keys(operation.responses), `${action.name} documents 401 and 403`).toEqual(
+          expect.arrayContaining(["401", "403"]),
+        );
       }
     }
   });
 });
 
 describe("without a credential", () => {
-  it.each(guarded.map((a) => [a.name, a] as const))("%s answers 401 unauthenticated with WWW-Authenticate: Bearer", async (_name, action) => {
-    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer not-a-credential" }, { authorization: "Basic YWRtaW46YWRtaW4=" }];
-    for (const headers of attempts) {
-      const res = await probe(action, headers);
-      expect(res.status, `${JSON.stringify(headers)} → ${res.text}`).toBe(401);
-      expect(res.body.code).toBe("unauthenticated");
-      expect(res.headers.get("www-authenticate")).toBe("Bearer");
-    }
-  });
+  it.each(guarded.map((a) => [a.name, a] as const))(
+    "%s answers 401 unauthenticated with WWW-Authenticate: Bearer",
+    async (_name, action) => {
+      const attempts: Record<string, string>[] = [
+        {},
+        { authorization: "Bearer not-a-credential" },
+        { authorization: "Basic YWRtaW46YWRtaW4=" },
+      ];
+      for (const headers of attempts) {
+        const res = await probe(action, headers);
+        expect(res.status, `${JSON.stringify(headers)} → ${res.text}`).toBe(401);
+        expect(res.body.code).toBe("unauthenticated");
+        expect(res.headers.get("www-authenticate")).toBe("Bearer");
+      }
+    },
+  );
 
   it("still serves /healthz and /public/*", async () => {
     expect((await request(server.url, "GET", "/healthz")).status).toBe(200);
@@ -142,19 +184,25 @@ describe("without a credential", () => {
 });
 
 describe.each(["token", "jwt"] as const)("with a %s", (kind) => {
-  it.each(guarded.map((a) => [`${a.method.toUpperCase()} ${a.path}`, a] as const))("%s admits exactly the listed permissions and admin", async (_name, action) => {
-    const wrong: string[] = [];
-    for (const perms of PERMISSION_SETS) {
-      const res = await probe(action, bearer(credentials[kind].get(label(perms))!));
-      const expected = admitting(action).some((p) => perms.includes(p));
-      if (expected && (res.status === 401 || res.status === 403)) wrong.push(`${label(perms)}: refused with ${res.status} ${res.text}`);
-      if (!expected) {
-        if (res.status !== 403) wrong.push(`${label(perms)}: expected 403, got ${res.status} ${res.text}`);
-        else if (res.body.code !== "forbidden" || !admitting(action).every((p) => res.body.error.includes(p))) {
-          wrong.push(`${label(perms)}: the 403 must be code forbidden and name ${admitting(action).join(", ")}: ${res.text}`);
+  it.each(guarded.map((a) => [`${a.method.toUpperCase()} ${a.path}`, a] as const))(
+    "%s admits exactly the listed permissions and admin",
+    async (_name, action) => {
+      const wrong: string[] = [];
+      for (const perms of PERMISSION_SETS) {
+        const res = await probe(action, bearer(credentials[kind].get(label(perms))!));
+        const expected = admitting(action).some((p) => perms.includes(p));
+        if (expected && (res.status === 401 || res.status === 403))
+          wrong.push(`${label(perms)}: refused with ${res.status} ${res.text}`);
+        if (!expected) {
+          if (res.status !== 403) wrong.push(`${label(perms)}: expected 403, got ${res.status} ${res.text}`);
+          else if (res.body.code !== "forbidden" || !admitting(action).every((p) => res.body.error.includes(p))) {
+            wrong.push(
+              `${label(perms)}: the 403 must be code forbidden and name ${admitting(action).join(", ")}: ${res.text}`,
+            );
+          }
         }
       }
-    }
-    expect(wrong, "every permission set must get its expected answer").toEqual([]);
-  });
+      expect(wrong, "every permission set must get its expected answer").toEqual([]);
+    },
+  );
 });

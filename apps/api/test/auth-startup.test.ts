@@ -34,7 +34,10 @@ describe("start-up with --auth none", () => {
   it("stays quiet on loopback, and reads no credential at all", async () => {
     const server = await startServer({ args: ["--http", "127.0.0.1:0", "--poll", "0"] });
     try {
-      expect(warnings(server.stderr()).filter((w) => w.msg.includes("auth")), server.stderr()).toEqual([]);
+      expect(
+        warnings(server.stderr()).filter((w) => w.msg.includes("auth")),
+        server.stderr(),
+      ).toEqual([]);
       for (const headers of [{}, { authorization: "Bearer garbage" }, { authorization: "Basic Zm9vOmJhcg==" }]) {
         const res = await request(server.url, "GET", "/api/tokens", undefined, headers);
         expect(res.status, `${JSON.stringify(headers)}: every endpoint is open under --auth none`).toBe(200);
@@ -47,7 +50,10 @@ describe("start-up with --auth none", () => {
   it("does not warn for --auth token beyond loopback", async () => {
     const server = await startServer({ args: ["--http", "0.0.0.0:0", "--auth", "token", "--poll", "0"] });
     try {
-      expect(warnings(server.stderr()).filter((w) => w.msg.includes("auth")), server.stderr()).toEqual([]);
+      expect(
+        warnings(server.stderr()).filter((w) => w.msg.includes("auth")),
+        server.stderr(),
+      ).toEqual([]);
     } finally {
       await server.stop();
     }
@@ -62,9 +68,17 @@ describe("start-up refusals of the JWT settings", () => {
     writeFileSync(path, "  thirty-one-characters-long-xxxx \n\n");
     const run = await runApi([...base, "--jwt-secret-file", path, "--jwt-issuer", "i", "--jwt-audience", "a"]);
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain(`--jwt-secret-file ${path}: the secret is 31 characters after trimming whitespace; at least 32 are required`);
+    expect(run.stderr).toContain(
+      `--jwt-secret-file ${path}: the secret is 31 characters after trimming whitespace; at least 32 are required`,
+    );
     expect(run.stderr).not.toContain("thirty-one-characters-long");
-    expect(run.stderr.trim().split("\n").filter((l) => !l.startsWith("{")), "one line for a person").toHaveLength(1);
+    expect(
+      run.stderr
+        .trim()
+        .split("\n")
+        .filter((l) => !l.startsWith("{")),
+      "one line for a person",
+    ).toHaveLength(1);
   });
 
   it("refuses a missing secret file", async () => {
@@ -85,7 +99,9 @@ describe("start-up refusals of the JWT settings", () => {
   it("starts with a secret of exactly 32 characters", async () => {
     const path = join(dir, "exact");
     writeFileSync(path, `${"s".repeat(32)}\n`);
-    const server = await startServer({ args: ["--auth", "token", "--poll", "0", "--jwt-secret-file", path, "--jwt-issuer", "i", "--jwt-audience", "a"] });
+    const server = await startServer({
+      args: ["--auth", "token", "--poll", "0", "--jwt-secret-file", path, "--jwt-issuer", "i", "--jwt-audience", "a"],
+    });
     await server.stop();
   });
 });

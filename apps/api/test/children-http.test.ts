@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 let server: TestServer;
 let api: ReturnType<typeof client>;
 
-const kid = (task: string) => ({ name: "kid", tasks: [{ id: task, output: { from: task } }], output: { from: `$: outputs.${task}.from` } });
+const kid = (task: string) => ({
+  name: "kid",
+  tasks: [{ id: task, output: { from: task } }],
+  output: { from: `$: outputs.${task}.from` },
+});
 const FROM = { type: "object", properties: { from: { type: "string" } }, required: ["from"] };
 const parent = (name: string) => ({
   name,
@@ -18,7 +22,10 @@ beforeAll(async () => {
   server = await startServer({ args: ["--poll", "0"] });
   api = client(server.url);
   // v1 of kid and "pinned" in one channel batch: pinned's child reference is pinned to kid v1.
-  const batch = await api.put("/api/definitions/batch", { channel: "prod", definitions: [kid("first"), parent("pinned")] });
+  const batch = await api.put("/api/definitions/batch", {
+    channel: "prod",
+    definitions: [kid("first"), parent("pinned")],
+  });
   expect(batch.status, batch.text).toBe(200);
   expect((await api.put("/api/definitions", kid("second"))).body.version).toBe(2);
   // Registered alone, after kid v2: no pin, so its child runs the latest kid.
@@ -73,7 +80,11 @@ describe("a tree through the API", () => {
     const roots = (await api.get("/api/instances?process=kid")).body.items;
     expect(roots, "children are not roots: the default list shows roots only").toEqual([]);
     const withChildren = (await api.get("/api/instances?process=kid&children=true")).body.items;
-    expect(withChildren.find((r: { id: string }) => r.id === childId)).toMatchObject({ parent_id: id, process: "kid", version: 2 });
+    expect(withChildren.find((r: { id: string }) => r.id === childId)).toMatchObject({
+      parent_id: id,
+      process: "kid",
+      version: 2,
+    });
 
     const refused = await api.post(`/api/instances/${childId}/pause`);
     expect(refused.status).toBe(400);
@@ -81,7 +92,10 @@ describe("a tree through the API", () => {
 
     await runToEnd(id);
     const tree = (await api.get(`/api/instances/${id}/logs`)).body.items;
-    expect(tree.some((l: { instance_id: string }) => l.instance_id === childId), "a root's logs include its children's").toBe(true);
+    expect(
+      tree.some((l: { instance_id: string }) => l.instance_id === childId),
+      "a root's logs include its children's",
+    ).toBe(true);
     const flat = (await api.get(`/api/instances/${id}/logs?flat=true`)).body.items;
     expect(flat.every((l: { instance_id: string }) => l.instance_id === id)).toBe(true);
   });

@@ -27,13 +27,23 @@ const orderV2 = {
   ...orderV1,
   tasks: [
     { id: "charge", action: { type: "fetch", url: `${URL}/charge`, result_schema: resultOf(["id", "amount"]) } },
-    { id: "ship", action: { type: "external", input: { charge: "$: outputs.charge.id", amount: "$: outputs.charge.amount" } } },
+    {
+      id: "ship",
+      action: { type: "external", input: { charge: "$: outputs.charge.id", amount: "$: outputs.charge.amount" } },
+    },
   ],
 };
 /** v3: only the contract breaks: the output no longer carries `charge`. */
 const orderV3 = { ...orderV1, output: { done: true } };
 /** Unsaved: a new required input field breaks the contract (and stored inputs lack it too). */
-const withRegion = { ...orderV1, input_schema: { type: "object", properties: { order_id: { type: "string" }, region: { type: "string" } }, required: ["order_id", "region"] } };
+const withRegion = {
+  ...orderV1,
+  input_schema: {
+    type: "object",
+    properties: { order_id: { type: "string" }, region: { type: "string" } },
+    required: ["order_id", "region"],
+  },
+};
 const note = { name: "note", tasks: [{ id: "say", output: { text: "hi" } }] };
 
 beforeAll(async () => {
@@ -67,11 +77,33 @@ describe("POST /definitions/compat", () => {
     expect(res.body.compatible).toBe(false);
     expect(res.body.passes).toBe(false);
     const [note_, order] = res.body.processes;
-    expect(note_).toMatchObject({ name: "note", status: "only_in_from", from: 1, to: null, upgrade: { compatible: true }, contract: { compatible: true } });
-    expect(order).toMatchObject({ name: "order", status: "compared", from: 1, to: 2, upgrade: { compatible: false }, contract: { compatible: true } });
-    expect(order.changed).toEqual([{ address: "tasks.charge", task: "charge" }, { address: "tasks.ship", task: "ship" }]);
+    expect(note_).toMatchObject({
+      name: "note",
+      status: "only_in_from",
+      from: 1,
+      to: null,
+      upgrade: { compatible: true },
+      contract: { compatible: true },
+    });
+    expect(order).toMatchObject({
+      name: "order",
+      status: "compared",
+      from: 1,
+      to: 2,
+      upgrade: { compatible: false },
+      contract: { compatible: true },
+    });
+    expect(order.changed).toEqual([
+      { address: "tasks.charge", task: "charge" },
+      { address: "tasks.ship", task: "ship" },
+    ]);
     expect(order.issues).toContainEqual(
-      expect.objectContaining({ member: "upgrade", address: "tasks.charge.output", path: "/properties/amount", gating: true }),
+      expect.objectContaining({
+        member: "upgrade",
+        address: "tasks.charge.output",
+        path: "/properties/amount",
+        gating: true,
+      }),
     );
   });
 
@@ -86,7 +118,16 @@ describe("POST /definitions/compat", () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ compatible: true, passes: true });
     expect(res.body.processes).toEqual([
-      { name: "order", status: "compared", from: 1, to: 1, upgrade: { compatible: true }, contract: { compatible: true }, changed: [], issues: [] },
+      {
+        name: "order",
+        status: "compared",
+        from: 1,
+        to: 1,
+        upgrade: { compatible: true },
+        contract: { compatible: true },
+        changed: [],
+        issues: [],
+      },
     ]);
   });
 
@@ -95,7 +136,14 @@ describe("POST /definitions/compat", () => {
     expect(res.status, res.text).toBe(200);
     const [order] = res.body.processes;
     expect(order).toMatchObject({ from: 1, to: null, contract: { compatible: false } });
-    expect(order.issues).toContainEqual(expect.objectContaining({ member: "contract", address: "input_schema", path: "/properties/region", gating: true }));
+    expect(order.issues).toContainEqual(
+      expect.objectContaining({
+        member: "contract",
+        address: "input_schema",
+        path: "/properties/region",
+        gating: true,
+      }),
+    );
   });
 
   it("excuses the contract member from passes with ignore, never the upgrade member", async () => {
@@ -103,12 +151,19 @@ describe("POST /definitions/compat", () => {
     const strict = await compat(contractOnly);
     expect(strict.body).toMatchObject({ compatible: false, passes: false });
     expect(strict.body.processes[0]).toMatchObject({ upgrade: { compatible: true }, contract: { compatible: false } });
-    expect(strict.body.processes[0].issues).toContainEqual(expect.objectContaining({ member: "contract", address: "output", path: "/properties/charge" }));
+    expect(strict.body.processes[0].issues).toContainEqual(
+      expect.objectContaining({ member: "contract", address: "output", path: "/properties/charge" }),
+    );
     const excused = await compat({ ...contractOnly, ignore: ["contract"] });
     expect(excused.status, excused.text).toBe(200);
     expect(excused.body.compatible, "compatible still tells the truth").toBe(false);
     expect(excused.body.passes).toBe(true);
-    const upgradeBroken = await compat({ from: { channel: "production" }, to: { channel: "staging" }, process: "order", ignore: ["contract"] });
+    const upgradeBroken = await compat({
+      from: { channel: "production" },
+      to: { channel: "staging" },
+      process: "order",
+      ignore: ["contract"],
+    });
     expect(upgradeBroken.body.passes).toBe(false);
   });
 
@@ -129,11 +184,19 @@ describe("POST /definitions/compat", () => {
   });
 
   it("answers 400 with fields for an invalid unsaved definition, and for a malformed selector", async () => {
-    const res = await compat({ from: { channel: "production" }, to: { definitions: [{ name: "order", tasks: [{ id: "a", action: { type: "fetch" } }] }] } });
+    const res = await compat({
+      from: { channel: "production" },
+      to: { definitions: [{ name: "order", tasks: [{ id: "a", action: { type: "fetch" } }] }] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("invalid");
     expect(res.body.fields[0].path).toMatch(/^body\.to\.definitions\[0\]/);
-    expect((await compat({ from: { channel: "production", versions: { order: 1 } }, to: { channel: "staging" } })).status, "exactly one selector").toBe(400);
-    expect((await compat({ from: { channel: "production" }, to: { channel: "staging" }, ignore: ["upgrade"] })).status).toBe(400);
+    expect(
+      (await compat({ from: { channel: "production", versions: { order: 1 } }, to: { channel: "staging" } })).status,
+      "exactly one selector",
+    ).toBe(400);
+    expect(
+      (await compat({ from: { channel: "production" }, to: { channel: "staging" }, ignore: ["upgrade"] })).status,
+    ).toBe(400);
   });
 });

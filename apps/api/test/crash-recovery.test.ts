@@ -27,15 +27,27 @@ afterAll(async () => {
 });
 
 /** What the upstream answers: the path and how often it was hit. */
-const HIT = { type: "object", properties: { path: { type: "string" }, n: { type: "integer" } }, required: ["path", "n"] };
+const HIT = {
+  type: "object",
+  properties: { path: { type: "string" }, n: { type: "integer" } },
+  required: ["path", "n"],
+};
 
 function definitions(prefix: string) {
   return [
     {
       name: `${prefix}_plain`,
       tasks: [
-        { id: "call", action: { type: "fetch", url: `${up.url}/${prefix}/plain`, timeout: { for: "5m" }, result_schema: HIT }, output: "$: self.result.n" },
-        { id: "after", action: { type: "fetch", url: `${up.url}/${prefix}/after`, result_schema: HIT }, output: "$: self.result.n" },
+        {
+          id: "call",
+          action: { type: "fetch", url: `${up.url}/${prefix}/plain`, timeout: { for: "5m" }, result_schema: HIT },
+          output: "$: self.result.n",
+        },
+        {
+          id: "after",
+          action: { type: "fetch", url: `${up.url}/${prefix}/after`, result_schema: HIT },
+          output: "$: self.result.n",
+        },
       ],
     },
     {
@@ -93,14 +105,21 @@ describe.skipIf(!process.env.DATABASE_URL)("crash recovery across replicas on Po
     await deployAll(apiA, "pg");
     const plain = (await apiA.post("/api/instances", { process: "pg_plain" })).body.id as string;
     const once = (await apiA.post("/api/instances", { process: "pg_once" })).body.id as string;
-    await until("both hanging fetches to arrive", async () => ((hits.get("/pg/plain") ?? 0) >= 1 && (hits.get("/pg/charge") ?? 0) >= 1 ? true : undefined));
+    await until("both hanging fetches to arrive", async () =>
+      (hits.get("/pg/plain") ?? 0) >= 1 && (hits.get("/pg/charge") ?? 0) >= 1 ? true : undefined,
+    );
 
     const sql = postgres(a.database, { max: 1, onnotice: () => {} });
     try {
       const workers = new Map<string, TestServer>();
       for (const s of [a, b]) workers.set((await client(s.url).get("/healthz")).body.worker_id, s);
-      const owners = await sql<{ id: string; lease_owner: string }[]>`select id, lease_owner from instances where id in (${plain}, ${once})`;
-      expect(owners.every((o) => o.lease_owner !== null), "both instances are leased mid-fetch").toBe(true);
+      const owners = await sql<
+        { id: string; lease_owner: string }[]
+      >`select id, lease_owner from instances where id in (${plain}, ${once})`;
+      expect(
+        owners.every((o) => o.lease_owner !== null),
+        "both instances are leased mid-fetch",
+      ).toBe(true);
       // Kill every replica holding one of the leases; the other one must take over. When one
       // replica holds both, the other survives; when they are split, restart a fresh survivor.
       const victims = new Set(owners.map((o) => workers.get(o.lease_owner)!));
@@ -154,7 +173,9 @@ describe("crash recovery on PGlite: the restarted process resumes", () => {
     await deployAll(api, "lite");
     const plain = (await api.post("/api/instances", { process: "lite_plain" })).body.id as string;
     const once = (await api.post("/api/instances", { process: "lite_once" })).body.id as string;
-    await until("both hanging fetches to arrive", async () => ((hits.get("/lite/plain") ?? 0) >= 1 && (hits.get("/lite/charge") ?? 0) >= 1 ? true : undefined));
+    await until("both hanging fetches to arrive", async () =>
+      (hits.get("/lite/plain") ?? 0) >= 1 && (hits.get("/lite/charge") ?? 0) >= 1 ? true : undefined,
+    );
     await server.kill();
     server = await startServer({ args: ["--poll", "100", "--data-dir", dir] });
     api = client(server.url);

@@ -8,7 +8,11 @@ const orders = (suffix = "") => ({
   name: "orders",
   input_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
   tasks: [
-    { id: "charge", action: { type: "fetch", url: "http://127.0.0.1:9/charge", method: "POST", body: { order: "$: input.id" } }, on_error: [{ code: ["http.5%"], retry: 2 }] },
+    {
+      id: "charge",
+      action: { type: "fetch", url: "http://127.0.0.1:9/charge", method: "POST", body: { order: "$: input.id" } },
+      on_error: [{ code: ["http.5%"], retry: 2 }],
+    },
     { id: "done", output: { note: `ok${suffix}` } },
   ],
 });
@@ -33,7 +37,11 @@ describe("PUT /api/definitions", () => {
     const again = orders();
     (again.tasks[0] as any).action.method = "post";
     const res = await api.put("/api/definitions", again);
-    expect(res.body, "re-deploying an unchanged definition must not create a version").toEqual({ name: "orders", saved: false, version: 1 });
+    expect(res.body, "re-deploying an unchanged definition must not create a version").toEqual({
+      name: "orders",
+      saved: false,
+      version: 1,
+    });
   });
 
   it("stores version 2 when the definition changes", async () => {
@@ -85,7 +93,15 @@ describe("GET /api/definitions", () => {
     expect(res.status).toBe(200);
     expect(res.body.items.map((d: any) => `${d.name}@${d.version}`)).toEqual(["orders@2", "orders@1"]);
     expect(res.body.items[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
-    expect(res.body.page).toMatchObject({ size: 20, items_before: 0, items_after: 0, sort: "created_at", order: "desc", next_cursor: null, previous_cursor: null });
+    expect(res.body.page).toMatchObject({
+      size: 20,
+      items_before: 0,
+      items_after: 0,
+      sort: "created_at",
+      order: "desc",
+      next_cursor: null,
+      previous_cursor: null,
+    });
   });
 
   it("pages forward and back with cursors", async () => {
@@ -167,7 +183,11 @@ describe("channels", () => {
     await api.put("/api/channels", { name: "orders", channel: "production", version: 1 });
     const res = await api.post("/api/channels/promote", { from: "staging", to: "production" });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toEqual({ from: "staging", to: "production", promoted: [{ name: "orders", version: 2, previous: 1 }] });
+    expect(res.body).toEqual({
+      from: "staging",
+      to: "production",
+      promoted: [{ name: "orders", version: 2, previous: 1 }],
+    });
     expect((await api.post("/api/channels/promote", { from: "ghost", to: "production" })).status).toBe(404);
   });
 
@@ -178,13 +198,19 @@ describe("channels", () => {
   });
 
   it("applies a batch atomically to the channel and returns previous versions", async () => {
-    const res = await api.put("/api/definitions/batch", { channel: "staging", definitions: [orders("3"), { name: "refunds", tasks: [{ id: "r" }] }] });
+    const res = await api.put("/api/definitions/batch", {
+      channel: "staging",
+      definitions: [orders("3"), { name: "refunds", tasks: [{ id: "r" }] }],
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual([
       { name: "orders", version: 3, saved: true, previous: 2 },
       { name: "refunds", version: 1, saved: true, previous: 0 },
     ]);
-    const bad = await api.put("/api/definitions/batch", { channel: "staging", definitions: [orders("4"), { name: "broken", tasks: [] }] });
+    const bad = await api.put("/api/definitions/batch", {
+      channel: "staging",
+      definitions: [orders("4"), { name: "broken", tasks: [] }],
+    });
     expect(bad.status).toBe(400);
     const after = await api.get("/api/definitions?name=orders&limit=1");
     expect(after.body.items[0].version, "a refused batch must store nothing").toBe(3);
@@ -202,7 +228,9 @@ describe("channels", () => {
     const v2 = await api.put("/api/definitions", { name: "child-p", tasks: [{ id: "c2" }] });
     await api.put("/api/channels", { name: "child-p", channel: "kids", version: v2.body.version });
     const status = await api.post("/api/channels/status", { channel: "kids" });
-    expect(status.body.items).toEqual([{ name: "parent-p", version: 1, task: "spawn", child: "child-p", pinned_version: 1, channel_version: 2 }]);
+    expect(status.body.items).toEqual([
+      { name: "parent-p", version: 1, task: "spawn", child: "child-p", pinned_version: 1, channel_version: 2 },
+    ]);
     expect((await api.post("/api/channels/status", { channel: "nowhere" })).status).toBe(404);
   });
 });
@@ -228,7 +256,11 @@ describe("service endpoints", () => {
   it("answers /healthz with the SPEC fields", async () => {
     const res = await api.get("/healthz");
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: "ok", database: process.env.DATABASE_URL ? "postgres" : "pglite", manual_tick: false });
+    expect(res.body).toMatchObject({
+      status: "ok",
+      database: process.env.DATABASE_URL ? "postgres" : "pglite",
+      manual_tick: false,
+    });
     expect(typeof res.body.worker_id).toBe("string");
     expect(typeof res.body.lease_age_ms).toBe("number");
   });

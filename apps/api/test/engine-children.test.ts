@@ -61,7 +61,11 @@ async function row(harness: Harness, id: string): Promise<Row> {
 }
 
 async function childrenOf(harness: Harness, id: string): Promise<Row[]> {
-  const rows = await harness.db.select().from(instances).where(eq(instances.parentId, id)).orderBy(instances.spawnKey, instances.id);
+  const rows = await harness.db
+    .select()
+    .from(instances)
+    .where(eq(instances.parentId, id))
+    .orderBy(instances.spawnKey, instances.id);
   return rows.map((r) => ({ ...r, output: r.output === null ? undefined : parseJson(r.output) }) as unknown as Row);
 }
 
@@ -69,7 +73,9 @@ async function childrenOf(harness: Harness, id: string): Promise<Row[]> {
 async function settleTree(harness: Harness, rootId: string, limit = 40): Promise<void> {
   for (let i = 0; i < limit; i++) {
     const live = rowsOf<{ n: number }>(
-      await harness.db.execute(sql`SELECT count(*)::int AS n FROM instances WHERE root_id = ${rootId} AND status IN ('running', 'failing')`),
+      await harness.db.execute(
+        sql`SELECT count(*)::int AS n FROM instances WHERE root_id = ${rootId} AND status IN ('running', 'failing')`,
+      ),
     );
     if (Number(live[0].n) === 0) return;
     await harness.tick();
@@ -77,7 +83,11 @@ async function settleTree(harness: Harness, rootId: string, limit = 40): Promise
 }
 
 /** Starts `process` and ticks its tree until it has settled; the root's view. */
-async function runTree(harness: Harness, process: string, input?: Parameters<Harness["start"]>[1]): Promise<InstanceView> {
+async function runTree(
+  harness: Harness,
+  process: string,
+  input?: Parameters<Harness["start"]>[1],
+): Promise<InstanceView> {
   const id = await harness.start(process, input);
   await settleTree(harness, id);
   return harness.get(id);
@@ -116,7 +126,9 @@ describe("child", () => {
     const [child] = await childrenOf(h, id);
     expect(child, "the child row is written with the parent's advance").toBeDefined();
     expect(child).toMatchObject({ parentId: id, rootId: id, spawnTask: "spawn", status: "running" });
-    expect((await h.get(id)).state._children, "state._children maps the task to the child id").toEqual({ spawn: child.id });
+    expect((await h.get(id)).state._children, "state._children maps the task to the child id").toEqual({
+      spawn: child.id,
+    });
 
     await settleTree(h, id);
     const done = await h.get(id);
@@ -131,7 +143,10 @@ describe("child", () => {
   it("fails the parent with engine.input, naming the field, when the child's input_schema refuses the input", async () => {
     h = await openHarness();
     await h.deploy(double);
-    await h.deploy({ name: "bad_input", tasks: [{ id: "spawn", action: { type: "child", name: "double", input: { n: "x" } } }] });
+    await h.deploy({
+      name: "bad_input",
+      tasks: [{ id: "spawn", action: { type: "child", name: "double", input: { n: "x" } } }],
+    });
     const id = await h.start("bad_input");
     await h.tick();
     const view = await h.get(id);
@@ -149,7 +164,18 @@ describe("child_map and child_list", () => {
     await h.deploy(double);
     await h.deploy({
       name: "mapper",
-      tasks: [{ id: "both", action: { type: "child_map", children: { a: { name: "double", input: { n: 1 }, result_schema: TWICE }, b: { name: "double", input: { n: 5 }, result_schema: TWICE } } } }],
+      tasks: [
+        {
+          id: "both",
+          action: {
+            type: "child_map",
+            children: {
+              a: { name: "double", input: { n: 1 }, result_schema: TWICE },
+              b: { name: "double", input: { n: 5 }, result_schema: TWICE },
+            },
+          },
+        },
+      ],
       output: { a: "$: outputs.both.a.twice", b: "$: outputs.both.b.twice" },
     });
     const view = await runTree(h, "mapper");
@@ -165,8 +191,17 @@ describe("child_map and child_list", () => {
     await h.deploy(double);
     await h.deploy({
       name: "lister",
-      input_schema: { type: "object", properties: { ns: { type: "array", items: { type: "integer" } } }, required: ["ns"] },
-      tasks: [{ id: "each", action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})", result_schema: TWICE } }],
+      input_schema: {
+        type: "object",
+        properties: { ns: { type: "array", items: { type: "integer" } } },
+        required: ["ns"],
+      },
+      tasks: [
+        {
+          id: "each",
+          action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})", result_schema: TWICE },
+        },
+      ],
       output: { all: "$: map(outputs.each, o => o.twice)" },
     });
     const view = await runTree(h, "lister", { ns: [3, 1, 4, 1, 5] });
@@ -195,7 +230,11 @@ describe("child_map and child_list", () => {
 describe("children that do not complete", () => {
   const catcher = {
     name: "catcher",
-    input_schema: { type: "object", properties: { ns: { type: "array", items: { type: "integer" } } }, required: ["ns"] },
+    input_schema: {
+      type: "object",
+      properties: { ns: { type: "array", items: { type: "integer" } } },
+      required: ["ns"],
+    },
     tasks: [
       {
         id: "each",
@@ -219,7 +258,10 @@ describe("children that do not complete", () => {
   it("fails the parent with a failed child's code, which on_error never catches", async () => {
     h = await openHarness();
     await h.deploy(judge);
-    await h.deploy({ ...catcher, tasks: [{ ...catcher.tasks[0], on_error: [{ code: "unlucky", goto: "$handled" }] }, catcher.tasks[1]] });
+    await h.deploy({
+      ...catcher,
+      tasks: [{ ...catcher.tasks[0], on_error: [{ code: "unlucky", goto: "$handled" }] }, catcher.tasks[1]],
+    });
     const view = await runTree(h, "catcher", { ns: [13, 2] });
     expect(view.status).toBe("failed");
     expect(view.errorCode, "the ancestors fail with the child's code").toBe("unlucky");
@@ -229,7 +271,10 @@ describe("children that do not complete", () => {
   it("fails the parent with a raised child's code when no rule matches it", async () => {
     h = await openHarness();
     await h.deploy(judge);
-    await h.deploy({ name: "plain", tasks: [{ id: "one", action: { type: "child", name: "judge", input: { n: -1 } } }] });
+    await h.deploy({
+      name: "plain",
+      tasks: [{ id: "one", action: { type: "child", name: "judge", input: { n: -1 } } }],
+    });
     const view = await runTree(h, "plain");
     expect(view.status).toBe("failed");
     expect(view.errorCode).toBe("negative");
@@ -241,7 +286,12 @@ describe("children that do not complete", () => {
     await h.deploy(slow);
     await h.deploy({
       name: "mixed",
-      tasks: [{ id: "both", action: { type: "child_map", children: { bad: { name: "judge", input: { n: 13 } }, slow: { name: "slow" } } } }],
+      tasks: [
+        {
+          id: "both",
+          action: { type: "child_map", children: { bad: { name: "judge", input: { n: 13 } }, slow: { name: "slow" } } },
+        },
+      ],
     });
     const id = await h.start("mixed");
     await h.tick(); // spawn
@@ -263,7 +313,12 @@ describe("children that do not complete", () => {
       tasks: [
         {
           id: "one",
-          action: { type: "child", name: "double", input: { n: 2 }, result_schema: { type: "object", properties: { twice: { type: "string" } }, required: ["twice"] } },
+          action: {
+            type: "child",
+            name: "double",
+            input: { n: 2 },
+            result_schema: { type: "object", properties: { twice: { type: "string" } }, required: ["twice"] },
+          },
         },
       ],
     });
@@ -277,7 +332,10 @@ describe("trees under operator verbs", () => {
   it("pauses and resumes the whole tree, children included", async () => {
     h = await openHarness();
     await h.deploy(slow);
-    await h.deploy({ name: "fan", tasks: [{ id: "each", action: { type: "child_list", name: "slow", over: "$: [{}, {}, {}]" } }] });
+    await h.deploy({
+      name: "fan",
+      tasks: [{ id: "each", action: { type: "child_list", name: "slow", over: "$: [{}, {}, {}]" } }],
+    });
     const id = await h.start("fan");
     await h.tick();
     await h.tick(); // the children park on their delays
@@ -293,7 +351,10 @@ describe("trees under operator verbs", () => {
   it("cancels the whole tree", async () => {
     h = await openHarness();
     await h.deploy(slow);
-    await h.deploy({ name: "fan", tasks: [{ id: "each", action: { type: "child_list", name: "slow", over: "$: [{}, {}]" } }] });
+    await h.deploy({
+      name: "fan",
+      tasks: [{ id: "each", action: { type: "child_list", name: "slow", over: "$: [{}, {}]" } }],
+    });
     const id = await h.start("fan");
     await h.tick();
     const cancelled = await cancelTree(h.db, h.clock, id, "tester");
@@ -324,7 +385,13 @@ describe("trees under operator verbs", () => {
         tasks: [
           {
             id: "both",
-            action: { type: "child_map", children: { a: { name: "charge", input: { path: "ok" }, result_schema: PATH }, b: { name: "charge", input: { path: "flaky" }, result_schema: PATH } } },
+            action: {
+              type: "child_map",
+              children: {
+                a: { name: "charge", input: { path: "ok" }, result_schema: PATH },
+                b: { name: "charge", input: { path: "flaky" }, result_schema: PATH },
+              },
+            },
           },
         ],
         output: { a: "$: outputs.both.a.path", b: "$: outputs.both.b.path" },
@@ -338,7 +405,11 @@ describe("trees under operator verbs", () => {
       expect([a.status, b.status]).toEqual(["completed", "failed"]);
 
       const retried = await retryTree(harness.db, harness.clock, id, "tester", false);
-      expect(retried, "the failed child and the parent that failed with it").toMatchObject({ http: 200, outcome: "retried", instances: 2 });
+      expect(retried, "the failed child and the parent that failed with it").toMatchObject({
+        http: 200,
+        outcome: "retried",
+        instances: 2,
+      });
       const waiting = await row(harness, id);
       expect(waiting.status).toBe("running");
       expect(waiting.phase, "the parent waits again for the revived child").toBe("children");
@@ -349,8 +420,14 @@ describe("trees under operator verbs", () => {
       const done = await harness.get(id);
       expect(done.status, done.errorMessage ?? "").toBe("completed");
       expect(done.output).toEqual({ a: "ok", b: "flaky" });
-      expect((await childrenOf(harness, id)).map((c) => c.id), "no new children: the same two").toEqual([a.id, b.id]);
-      expect(up.requests.filter((r) => r.path === "/ok"), "the completed sibling did not run again").toHaveLength(1);
+      expect(
+        (await childrenOf(harness, id)).map((c) => c.id),
+        "no new children: the same two",
+      ).toEqual([a.id, b.id]);
+      expect(
+        up.requests.filter((r) => r.path === "/ok"),
+        "the completed sibling did not run again",
+      ).toHaveLength(1);
       expect(up.requests.filter((r) => r.path === "/flaky")).toHaveLength(2);
       expect((await harness.logs(b.id)).map((l) => l.event)).toContain("instance.retried");
     } finally {
@@ -360,9 +437,14 @@ describe("trees under operator verbs", () => {
 
   it("refuses to retry a tree whose child died on an only_once task unless forced, naming the child", async () => {
     const { json, startUpstream } = await import("@baton/testkit");
-    const up = await startUpstream((_req, res) => json(res, 500, { error: "the payment may or may not have gone through" }));
+    const up = await startUpstream((_req, res) =>
+      json(res, 500, { error: "the payment may or may not have gone through" }),
+    );
     h = await openHarness();
-    await h.deploy({ name: "once", tasks: [{ id: "pay", only_once: true, action: { type: "fetch", url: `${up.url}/pay` } }] });
+    await h.deploy({
+      name: "once",
+      tasks: [{ id: "pay", only_once: true, action: { type: "fetch", url: `${up.url}/pay` } }],
+    });
     await h.deploy({ name: "holder", tasks: [{ id: "kid", action: { type: "child", name: "once" } }] });
     const id = await h.start("holder");
     await settleTree(h, id);
@@ -398,7 +480,17 @@ describe("siblings settling at once", () => {
       });
       await h.deploy({
         name: "fanout",
-        tasks: [{ id: "each", action: { type: "child_list", name: "call", over: "$: map([0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39], i => {i: i})", result_schema: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] } } }],
+        tasks: [
+          {
+            id: "each",
+            action: {
+              type: "child_list",
+              name: "call",
+              over: "$: map([0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39], i => {i: i})",
+              result_schema: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] },
+            },
+          },
+        ],
         output: { is: "$: map(outputs.each, o => o.i)" },
       });
       const id = await h.start("fanout");
@@ -408,7 +500,10 @@ describe("siblings settling at once", () => {
       expect(view.output).toEqual({ is: Array.from({ length: 40 }, (_, i) => i) });
       expect((await row(harness, id)).pendingChildren, "every settling child decremented the counter once").toBe(0);
       const events = (await harness.logs(id)).map((l) => l.event);
-      expect(events.filter((e) => e === "task.completed"), "the parent collected exactly once").toHaveLength(1);
+      expect(
+        events.filter((e) => e === "task.completed"),
+        "the parent collected exactly once",
+      ).toHaveLength(1);
       const children = await childrenOf(harness, id);
       expect(children).toHaveLength(40);
       expect(up.requests, "no child was advanced twice").toHaveLength(40);
@@ -431,7 +526,11 @@ describe("upgrade of a tree waiting on children", () => {
     h = await openHarness();
     await h.deploy(slow);
     const WAITED = { type: "object", properties: { waited: { type: "boolean" } }, required: ["waited"] };
-    const v1 = { name: "holder", tasks: [{ id: "kids", action: { type: "child", name: "slow", result_schema: WAITED } }], output: { v: 1 } };
+    const v1 = {
+      name: "holder",
+      tasks: [{ id: "kids", action: { type: "child", name: "slow", result_schema: WAITED } }],
+      output: { v: 1 },
+    };
     await h.deploy(v1);
     const id = await h.start("holder");
     await h.tick(); // spawn
@@ -439,7 +538,10 @@ describe("upgrade of a tree waiting on children", () => {
     expect((await row(h, id)).phase).toBe("children");
     await h.deploy({ ...v1, output: { v: 2, waited: "$: outputs.kids.waited" } });
     const moved = await upgradeTree(h.db, h.clock, id, 1, 2, "tester");
-    expect(moved.moves?.map((m) => m.instance_id), "only the parent runs holder; the child runs slow").toEqual([id]);
+    expect(
+      moved.moves?.map((m) => m.instance_id),
+      "only the parent runs holder; the child runs slow",
+    ).toEqual([id]);
     await h.tick(61_000);
     await settleTree(h, id);
     const view = await h.get(id);
@@ -455,13 +557,26 @@ describe("the pump and trees", () => {
     await h.deploy(double);
     await h.deploy({
       name: "lister",
-      input_schema: { type: "object", properties: { ns: { type: "array", items: { type: "integer" } } }, required: ["ns"] },
-      tasks: [{ id: "each", action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})", result_schema: TWICE } }],
+      input_schema: {
+        type: "object",
+        properties: { ns: { type: "array", items: { type: "integer" } } },
+        required: ["ns"],
+      },
+      tasks: [
+        {
+          id: "each",
+          action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})", result_schema: TWICE },
+        },
+      ],
       output: { all: "$: map(outputs.each, o => o.twice)" },
     });
     const id = await h.start("lister", { ns: [1, 2, 3] });
     h.engine.wake();
-    const view = await settledByPump(h, id, "the children and then the parent to be claimed on the engine's wakes, not on a poll");
+    const view = await settledByPump(
+      h,
+      id,
+      "the children and then the parent to be claimed on the engine's wakes, not on a poll",
+    );
     expect(view.status).toBe("completed");
     expect(view.output).toEqual({ all: [2, 4, 6] });
   });
@@ -473,7 +588,11 @@ describe("spawn limits", () => {
     await h.deploy(double);
     await h.deploy({
       name: "huge",
-      input_schema: { type: "object", properties: { ns: { type: "array", items: { type: "integer" } } }, required: ["ns"] },
+      input_schema: {
+        type: "object",
+        properties: { ns: { type: "array", items: { type: "integer" } } },
+        required: ["ns"],
+      },
       tasks: [{ id: "each", action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})" } }],
     });
     const view = await runTree(h, "huge", { ns: Array.from({ length: 10_001 }, (_, i) => i) });

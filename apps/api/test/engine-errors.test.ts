@@ -71,7 +71,9 @@ describe("on_error", () => {
     scripted({ "/idem": [500, 200] });
     await h.deploy({
       name: "idem",
-      tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/idem` }, on_error: [{ code: ["http.500"], retry: 1 }] }],
+      tasks: [
+        { id: "call", action: { type: "fetch", url: `${up.url}/idem` }, on_error: [{ code: ["http.500"], retry: 1 }] },
+      ],
     });
     const before = up.requests.length;
     const id = await h.start("idem");
@@ -80,11 +82,17 @@ describe("on_error", () => {
     expect(keys).toEqual([`${id}:1`, `${id}:1`]);
   });
 
-  it("fails with `task \"<id>\": <code>: <detail>` once retries are exhausted", async () => {
+  it('fails with `task "<id>": <code>: <detail>` once retries are exhausted', async () => {
     scripted({ "/down": [503] });
     await h.deploy({
       name: "down",
-      tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/down` }, on_error: [{ code: ["http.503"], retry: { retries: 2, delay: "1s" } }] }],
+      tasks: [
+        {
+          id: "call",
+          action: { type: "fetch", url: `${up.url}/down` },
+          on_error: [{ code: ["http.503"], retry: { retries: 2, delay: "1s" } }],
+        },
+      ],
     });
     const id = await h.start("down");
     const view = await h.runToEnd(id, 60_000);
@@ -99,7 +107,12 @@ describe("on_error", () => {
     await h.deploy({
       name: "recover",
       tasks: [
-        { id: "call", action: { type: "fetch", url: `${up.url}/bad` }, on_error: [{ code: ["http.4%"], goto: "$fallback" }], switch: "end" },
+        {
+          id: "call",
+          action: { type: "fetch", url: `${up.url}/bad` },
+          on_error: [{ code: ["http.4%"], goto: "$fallback" }],
+          switch: "end",
+        },
         { id: "fallback", output: { code: "$: error.code", task: "$: error.task", message: "$: error.message" } },
         { id: "after" },
       ],
@@ -120,25 +133,50 @@ describe("on_error", () => {
         {
           id: "call",
           action: { type: "fetch", url: `${up.url}/raise` },
-          on_error: [{ code: ["http.500"], retry: 1, raise: { code: "upstream_down", message: "the upstream is down" } }],
+          on_error: [
+            { code: ["http.500"], retry: 1, raise: { code: "upstream_down", message: "the upstream is down" } },
+          ],
         },
       ],
     });
     await h.deploy({
       name: "rpanic",
-      tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/panic` }, on_error: [{ panic: { code: "conflict_seen", message: "cannot continue" } }] }],
+      tasks: [
+        {
+          id: "call",
+          action: { type: "fetch", url: `${up.url}/panic` },
+          on_error: [{ panic: { code: "conflict_seen", message: "cannot continue" } }],
+        },
+      ],
     });
     const raised = await h.start("rraise");
     const panicked = await h.start("rpanic");
-    expect(await h.runToEnd(raised, 60_000)).toMatchObject({ status: "raised", errorCode: "upstream_down", errorMessage: "the upstream is down", retryCount: 1 });
-    expect(await h.runToEnd(panicked, 60_000)).toMatchObject({ status: "failed", errorCode: "conflict_seen", errorMessage: "cannot continue" });
+    expect(await h.runToEnd(raised, 60_000)).toMatchObject({
+      status: "raised",
+      errorCode: "upstream_down",
+      errorMessage: "the upstream is down",
+      retryCount: 1,
+    });
+    expect(await h.runToEnd(panicked, 60_000)).toMatchObject({
+      status: "failed",
+      errorCode: "conflict_seen",
+      errorMessage: "cannot continue",
+    });
   });
 
   it("never catches engine.* codes, even with a catch-all rule", async () => {
     await h.deploy({
       name: "enginefault",
       input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
-      tasks: [{ id: "div", action: { type: "fetch", url: `${up.url}/ok` }, output: "$: 10 / input.n", on_error: [{ goto: "$never" }] }, { id: "never" }],
+      tasks: [
+        {
+          id: "div",
+          action: { type: "fetch", url: `${up.url}/ok` },
+          output: "$: 10 / input.n",
+          on_error: [{ goto: "$never" }],
+        },
+        { id: "never" },
+      ],
     });
     scripted({});
     const id = await h.start("enginefault", { n: 0 });
@@ -156,7 +194,10 @@ describe("on_error", () => {
           id: "charge",
           only_once: true,
           action: { type: "fetch", url: "$: input.url", timeout: { for: "200ms" } },
-          on_error: [{ code: ["pre.%"], retry: 2 }, { code: ["http.timeout"], goto: "$timed_out" }],
+          on_error: [
+            { code: ["pre.%"], retry: 2 },
+            { code: ["http.timeout"], goto: "$timed_out" },
+          ],
         },
         { id: "timed_out", output: "$: error.code" },
       ],
@@ -183,7 +224,10 @@ describe("leases", () => {
       if (hang.has(req.path)) return; // the first worker "dies" inside this call
       json(res, 200, { ok: true });
     });
-    await h.deploy({ name: "plain", tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/plain`, timeout: { for: "1m" } } }] });
+    await h.deploy({
+      name: "plain",
+      tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/plain`, timeout: { for: "1m" } } }],
+    });
     await h.deploy({
       name: "guarded",
       tasks: [
@@ -202,7 +246,10 @@ describe("leases", () => {
     const guarded = await h.start("guarded");
     const dying = h.newEngine("worker-dying");
     const stuck = dying.tick();
-    await waitFor(async () => (await h.get(plain)).leaseOwner === "worker-dying" && (await h.get(guarded)).leaseOwner === "worker-dying");
+    await waitFor(
+      async () =>
+        (await h.get(plain)).leaseOwner === "worker-dying" && (await h.get(guarded)).leaseOwner === "worker-dying",
+    );
     hang.clear();
     expect(await h.tick(), "a live lease is not claimable").toBe(0);
     h.clock.advance(11_000);

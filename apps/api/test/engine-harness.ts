@@ -24,7 +24,11 @@ export interface Harness {
   deploy(raw: unknown): Promise<number>;
   start(process: string, input?: Json, version?: number): Promise<string>;
   get(id: string): Promise<InstanceView>;
-  logs(id: string): Promise<Array<{ event: string; level: string; task: string | null; actor: string | null; data: Json; message: string }>>;
+  logs(
+    id: string,
+  ): Promise<
+    Array<{ event: string; level: string; task: string | null; actor: string | null; data: Json; message: string }>
+  >;
   tick(advanceMs?: number): Promise<number>;
   /** Ticks until `id` leaves `running` (or `limit` ticks), advancing the clock by `stepMs` each time. */
   runToEnd(id: string, stepMs?: number, limit?: number): Promise<InstanceView>;
@@ -74,7 +78,10 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
       const decoded = decodeDefinition(raw);
       if (!decoded.ok) throw new Error(formatProblems(decoded.problems));
       const def = decoded.definition;
-      const [{ latest }] = await db.select({ latest: max(definitions.version) }).from(definitions).where(eq(definitions.name, def.name));
+      const [{ latest }] = await db
+        .select({ latest: max(definitions.version) })
+        .from(definitions)
+        .where(eq(definitions.name, def.name));
       const version = (latest ?? 0) + 1;
       await db.insert(definitions).values({
         name: def.name,
@@ -90,7 +97,11 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
       const [row] = await db
         .select({ version: definitions.version, definition: definitions.definition })
         .from(definitions)
-        .where(version === undefined ? eq(definitions.name, process) : and(eq(definitions.name, process), eq(definitions.version, version)))
+        .where(
+          version === undefined
+            ? eq(definitions.name, process)
+            : and(eq(definitions.name, process), eq(definitions.version, version)),
+        )
         .orderBy(desc(definitions.version))
         .limit(1);
       const def = parseJson(row.definition) as any;
@@ -164,7 +175,11 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
 }
 
 /** Polls `probe` until it returns something other than undefined; throws naming `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

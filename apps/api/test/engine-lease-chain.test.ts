@@ -109,7 +109,11 @@ describe("lease chaining under the pump", () => {
     expect(up.requests.map((r) => r.path)).toEqual(["/one", "/two"]);
     const lines = await h.logs(id);
     const events = lines.map((l) => l.event);
-    expect(lines.find((l) => l.event === "instance.paused")).toMatchObject({ level: "info", task: "three", message: 'paused at the boundary of task "three"' });
+    expect(lines.find((l) => l.event === "instance.paused")).toMatchObject({
+      level: "info",
+      task: "three",
+      message: 'paused at the boundary of task "three"',
+    });
     expect(events.at(-1), "the boundary line comes after the advance's own lines").toBe("instance.paused");
     expect(events, "only the verb that was requested is logged at the boundary").not.toContain("instance.cancelled");
     await new Promise((r) => setTimeout(r, 100));
@@ -117,7 +121,7 @@ describe("lease chaining under the pump", () => {
   });
 
   it("lands a cancel requested while a chained advance is in flight, with no timer left", async () => {
-    const { gate, id, h, up } = await secondCallInFlight();
+    const { gate, id, h } = await secondCallInFlight();
     expect((await cancelTree(h.db, h.clock, id, "tester")).outcome).toBe("cancelling");
     gate.waiting.shift()!();
     const view = await waitFor("the cancel to land", async () => {

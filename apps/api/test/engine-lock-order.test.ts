@@ -15,7 +15,7 @@ const ROWS = 120;
 const ROUNDS = 15;
 
 let h: Harness;
-let ids: string[] = [];
+const ids: string[] = [];
 
 beforeAll(async () => {
   if (!onPostgres) return;
@@ -37,7 +37,20 @@ function shuffled<T>(items: readonly T[]): T[] {
 }
 
 function pendingWrite(id: string, leaseEpoch: number, now: number): PendingWrite {
-  const claim: ClaimedRow = { id, rootId: id, process: "p", version: 1, task: "a", stateText: "{}", retryCount: 0, taskEpoch: 1, leaseEpoch, reclaimedFrom: null, parentId: null, parentTaskEpoch: 0 };
+  const claim: ClaimedRow = {
+    id,
+    rootId: id,
+    process: "p",
+    version: 1,
+    task: "a",
+    stateText: "{}",
+    retryCount: 0,
+    taskEpoch: 1,
+    leaseEpoch,
+    reclaimedFrom: null,
+    parentId: null,
+    parentTaskEpoch: 0,
+  };
   const state = { input: {}, outputs: {}, _children: {} };
   const result: AdvanceResult = {
     status: "running",
@@ -58,7 +71,9 @@ describe.skipIf(!onPostgres)("multi-row locks", () => {
   it("lets a lease renewal and concurrent advance batches over the same rows, in any order, all finish", async () => {
     for (let round = 1; round <= ROUNDS; round++) {
       const now = h.clock.now();
-      await h.db.execute(sql`UPDATE instances SET lease_owner = 'w', lease_epoch = ${round}, lease_expires_at = ${now + 10_000}, status = 'running'`);
+      await h.db.execute(
+        sql`UPDATE instances SET lease_owner = 'w', lease_epoch = ${round}, lease_expires_at = ${now + 10_000}, status = 'running'`,
+      );
       const order = shuffled(ids);
       const half = Math.floor(ROWS / 2);
       const outcomes = await Promise.all([
@@ -85,10 +100,18 @@ describe.skipIf(!onPostgres)("multi-row locks", () => {
         ),
       ]);
       const [, first, second] = outcomes;
-      expect([...first, ...second].every((o) => o.applied), "every fenced write whose fence held must land").toBe(true);
+      expect(
+        [...first, ...second].every((o) => o.applied),
+        "every fenced write whose fence held must land",
+      ).toBe(true);
     }
-    const counts = await h.db.execute(sql`SELECT count(*)::int AS n FROM logs WHERE event = 'task.completed' GROUP BY instance_id`);
+    const counts = await h.db.execute(
+      sql`SELECT count(*)::int AS n FROM logs WHERE event = 'task.completed' GROUP BY instance_id`,
+    );
     const perRow = rowsOf<{ n: number }>(counts);
-    expect(perRow.map((r) => Number(r.n)), "each batch wrote each row's log line exactly once").toEqual(Array(ROWS).fill(ROUNDS));
+    expect(
+      perRow.map((r) => Number(r.n)),
+      "each batch wrote each row's log line exactly once",
+    ).toEqual(Array(ROWS).fill(ROUNDS));
   });
 });

@@ -20,7 +20,10 @@ describe("routing-only processes", () => {
     await h.deploy({
       name: "route",
       input_schema: { type: "object", properties: { n: { type: "integer" } } },
-      tasks: [{ id: "a", output: { doubled: "$: input.n * 2" } }, { id: "b", output: "$: outputs.a.doubled + 1" }],
+      tasks: [
+        { id: "a", output: { doubled: "$: input.n * 2" } },
+        { id: "b", output: "$: outputs.a.doubled + 1" },
+      ],
       output: { result: "$: outputs.b" },
     });
     const id = await h.start("route", { n: 20 });
@@ -81,7 +84,11 @@ describe("routing-only processes", () => {
     const raised = await h.start("raiser", { bad: true });
     const panicked = await h.start("raiser", { bad: false });
     await h.tick();
-    expect(await h.get(raised)).toMatchObject({ status: "raised", errorCode: "bad_input", errorMessage: "the input was bad" });
+    expect(await h.get(raised)).toMatchObject({
+      status: "raised",
+      errorCode: "bad_input",
+      errorMessage: "the input was bad",
+    });
     expect(await h.get(panicked)).toMatchObject({ status: "failed", errorCode: "broken", errorMessage: "never fine" });
   });
 
@@ -125,7 +132,11 @@ describe("fetch tasks", () => {
     up.handle((req, res) => json(res, 200, { path: req.path, got: req.body ? JSON.parse(req.body) : null }));
     await h.deploy({
       name: "caller",
-      input_schema: { type: "object", properties: { who: { type: "string" }, big: { type: "integer" } }, required: ["who", "big"] },
+      input_schema: {
+        type: "object",
+        properties: { who: { type: "string" }, big: { type: "integer" } },
+        required: ["who", "big"],
+      },
       tasks: [
         {
           id: "hello",
@@ -138,7 +149,10 @@ describe("fetch tasks", () => {
             body: { name: "$: input.who", big: "$: input.big" },
             result_schema: {
               type: "object",
-              properties: { path: { type: "string" }, got: { type: ["object", "null"], properties: { name: { type: "string" }, big: { type: "integer" } } } },
+              properties: {
+                path: { type: "string" },
+                got: { type: ["object", "null"], properties: { name: { type: "string" }, big: { type: "integer" } } },
+              },
               required: ["path", "got"],
             },
           },
@@ -169,7 +183,10 @@ describe("fetch tasks", () => {
     expect(second.method).toBe("GET");
     expect(second.body).toBe("");
     expect(second.headers["idempotency-key"]).toBe(`${id}:2`);
-    expect(view.state.outputs.after, "without an output shape the task exports its result").toEqual({ path: "/after", got: null });
+    expect(view.state.outputs.after, "without an output shape the task exports its result").toEqual({
+      path: "/after",
+      got: null,
+    });
   });
 
   it("classifies responses: http.<status>, output.parse, output.invalid, empty body as null", async () => {
@@ -195,7 +212,11 @@ describe("fetch tasks", () => {
     await h.deploy(def("s503", "/503"));
     await h.deploy(def("stext", "/text"));
     await h.deploy(def("sempty", "/empty"));
-    await h.deploy(def("sinvalid", "/invalid", { result_schema: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] } }));
+    await h.deploy(
+      def("sinvalid", "/invalid", {
+        result_schema: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+      }),
+    );
     await h.deploy(def("snotaccepted", "/created", { accepted_status: [200] }));
     const ids = {
       s503: await h.start("s503"),
@@ -223,13 +244,19 @@ describe("fetch tasks", () => {
     up.handle(() => {
       /* never answers */
     });
-    await h.deploy({ name: "refused", tasks: [{ id: "call", action: { type: "fetch", url: "http://127.0.0.1:1/x" } }] });
+    await h.deploy({
+      name: "refused",
+      tasks: [{ id: "call", action: { type: "fetch", url: "http://127.0.0.1:1/x" } }],
+    });
     await h.deploy({
       name: "scheme",
       input_schema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
       tasks: [{ id: "call", action: { type: "fetch", url: "$: input.url" } }],
     });
-    await h.deploy({ name: "slow", tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/slow`, timeout: { for: "300ms" } } }] });
+    await h.deploy({
+      name: "slow",
+      tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/slow`, timeout: { for: "300ms" } } }],
+    });
     const refused = await h.start("refused");
     const scheme = await h.start("scheme", { url: "ftp://example.com/x" });
     const slow = await h.start("slow");

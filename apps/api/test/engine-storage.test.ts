@@ -10,7 +10,8 @@ let up: Upstream;
 beforeAll(async () => {
   h = await openHarness({ objectThresholdBytes: 256 });
   up = await startUpstream((req, res) => {
-    if (req.path === "/big") return json(res, 200, { items: Array.from({ length: 50 }, (_, i) => ({ i, name: `item number ${i}` })) });
+    if (req.path === "/big")
+      return json(res, 200, { items: Array.from({ length: 50 }, (_, i) => ({ i, name: `item number ${i}` })) });
     if (req.path === "/echo") return json(res, 200, { count: JSON.parse(req.body).items.length });
     json(res, 200, {});
   });
@@ -33,14 +34,28 @@ describe("externalised values", () => {
             url: `${up.url}/big`,
             result_schema: {
               type: "object",
-              properties: { items: { type: "array", items: { type: "object", properties: { i: { type: "integer" }, name: { type: "string" } }, required: ["i", "name"] } } },
+              properties: {
+                items: {
+                  type: "array",
+                  items: {
+                    type: "object",
+                    properties: { i: { type: "integer" }, name: { type: "string" } },
+                    required: ["i", "name"],
+                  },
+                },
+              },
               required: ["items"],
             },
           },
         },
         {
           id: "use",
-          action: { type: "fetch", url: `${up.url}/echo`, body: { items: "$: outputs.load.items" }, result_schema: { type: "object", properties: { count: { type: "integer" } }, required: ["count"] } },
+          action: {
+            type: "fetch",
+            url: `${up.url}/echo`,
+            body: { items: "$: outputs.load.items" },
+            result_schema: { type: "object", properties: { count: { type: "integer" } }, required: ["count"] },
+          },
           output: "$: self.result.count",
         },
       ],
@@ -69,7 +84,10 @@ describe("leases", () => {
       if (req.path === "/long") answer = () => json(res, 200, { late: true });
       else json(res, 200, {});
     });
-    await h.deploy({ name: "longcall", tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/long`, timeout: { for: "1m" } } }] });
+    await h.deploy({
+      name: "longcall",
+      tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/long`, timeout: { for: "1m" } } }],
+    });
     const id = await h.start("longcall");
     const ticking = h.tick();
     while (answer === undefined) await new Promise((r) => setTimeout(r, 10));
@@ -90,7 +108,13 @@ describe("leases", () => {
   it("stops a routing-only loop at a checkpoint instead of spinning forever in one advance", async () => {
     await h.deploy({
       name: "spin",
-      tasks: [{ id: "again", output: "$: (self.previous ?? 0) + 1", switch: [{ case: "self.output < 100000", goto: "$again" }, { goto: "end" }] }],
+      tasks: [
+        {
+          id: "again",
+          output: "$: (self.previous ?? 0) + 1",
+          switch: [{ case: "self.output < 100000", goto: "$again" }, { goto: "end" }],
+        },
+      ],
     });
     const id = await h.start("spin");
     expect(await h.tick()).toBe(1);

@@ -18,7 +18,13 @@ afterEach(async () => {
 const looped = {
   name: "looped",
   tasks: [
-    { id: "ask", action: { type: "external", result_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } } },
+    {
+      id: "ask",
+      action: {
+        type: "external",
+        result_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+      },
+    },
     { id: "more", switch: [{ case: "outputs.ask.n < 2", goto: "$ask" }, { goto: "end" }] },
   ],
 };
@@ -78,7 +84,9 @@ describe("external claim token retention", () => {
     expect(await storedHashes(h), "only the waiting visit's current claim is left").toEqual([tokenHash(current)]);
     const gone = await refusal(resolveExternalTask(h.db, h.clock, over, { result: { n: 5 } }, "w1"));
     expect(gone.kind, "a pruned token is unknown").toBe("not_found");
-    expect((await refusal(resolveExternalTask(h.db, h.clock, superseded, { result: { n: 5 } }, "w1"))).kind).toBe("not_found");
+    expect((await refusal(resolveExternalTask(h.db, h.clock, superseded, { result: { n: 5 } }, "w1"))).kind).toBe(
+      "not_found",
+    );
 
     // The old current claim lapsed long ago; the task is claimed anew and the instance finishes.
     const fresh = await claimOne(h);
@@ -109,7 +117,10 @@ describe("external claim token retention", () => {
     expect(task_epoch).toBeGreaterThan(0);
     const now = h.clock.now() + CLAIM_TOKEN_RETENTION_MS + 1;
     expect(await pruneExternalClaims(h.db, now)).toBe(1_000);
-    const left = await h.db.select({ hash: externalClaims.tokenHash }).from(externalClaims).where(eq(externalClaims.workerId, "w0"));
+    const left = await h.db
+      .select({ hash: externalClaims.tokenHash })
+      .from(externalClaims)
+      .where(eq(externalClaims.workerId, "w0"));
     expect(left.map((r) => r.hash).sort(), "the 200 youngest are left for the next pass").toEqual(
       Array.from({ length: 200 }, (_, i) => `old${1001 + i}`).sort(),
     );

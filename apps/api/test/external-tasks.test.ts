@@ -15,11 +15,21 @@ const approve = {
         input: { order: "$: input.order" },
         result_schema: { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] },
       },
-      raises: { rejected: { type: "object", properties: { reason: { type: "string" } }, required: ["reason"] }, withdrawn: null },
-      on_error: [{ code: "rejected", goto: "$declined" }, { code: "withdrawn", raise: { code: "withdrawn", message: "the customer withdrew" } }],
+      raises: {
+        rejected: { type: "object", properties: { reason: { type: "string" } }, required: ["reason"] },
+        withdrawn: null,
+      },
+      on_error: [
+        { code: "rejected", goto: "$declined" },
+        { code: "withdrawn", raise: { code: "withdrawn", message: "the customer withdrew" } },
+      ],
       switch: [{ case: "self.output.approved", goto: "end" }, { goto: "$declined" }],
     },
-    { id: "declined", output: { reason: "$: error == null ? 'no' : error.data.reason" }, switch: [{ raise: { code: "declined", message: "not approved" } }] },
+    {
+      id: "declined",
+      output: { reason: "$: error == null ? 'no' : error.data.reason" },
+      switch: [{ raise: { code: "declined", message: "not approved" } }],
+    },
   ],
   output: { approved: "$: outputs.approve.approved" },
 };
@@ -30,7 +40,13 @@ const timed = {
     {
       id: "wait",
       action: { type: "external", timeout: { for: "1m" } },
-      on_error: [{ code: "external.timeout", retry: { retries: 1, delay: "1s" }, raise: { code: "too_slow", message: "nobody answered" } }],
+      on_error: [
+        {
+          code: "external.timeout",
+          retry: { retries: 1, delay: "1s" },
+          raise: { code: "too_slow", message: "nobody answered" },
+        },
+      ],
     },
   ],
 };
@@ -38,7 +54,13 @@ const timed = {
 const looped = {
   name: "looped",
   tasks: [
-    { id: "ask", action: { type: "external", result_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } } },
+    {
+      id: "ask",
+      action: {
+        type: "external",
+        result_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+      },
+    },
     { id: "more", switch: [{ case: "outputs.ask.n < 2", goto: "$ask" }, { goto: "end" }] },
   ],
   output: { last: "$: outputs.ask.n" },
@@ -72,7 +94,8 @@ async function start(process: string, input: unknown = {}): Promise<string> {
   return res.body.id;
 }
 
-const tick = async (advance_ms?: number) => (await api.post("/api/tick", advance_ms === undefined ? {} : { advance_ms })).body;
+const tick = async (advance_ms?: number) =>
+  (await api.post("/api/tick", advance_ms === undefined ? {} : { advance_ms })).body;
 const get = async (id: string) => (await api.get(`/api/instances/${id}`)).body;
 const detail = async (id: string) => (await api.get(`/api/instances/${id}/detail`)).body;
 
@@ -114,7 +137,14 @@ describe("external tasks over HTTP", () => {
     expect(items).toHaveLength(1);
     const item = items[0];
     expect(item.token).toMatch(/^ext_/);
-    expect(item).toMatchObject({ process: "approval", version: 1, task: "approve", external_input: { order: "A-1" }, claimed_by: "w1", deadline: null });
+    expect(item).toMatchObject({
+      process: "approval",
+      version: 1,
+      task: "approve",
+      external_input: { order: "A-1" },
+      claimed_by: "w1",
+      deadline: null,
+    });
     expect(item.result_schema).toEqual(approve.tasks[0].action!.result_schema);
     expect(item.raises).toEqual(approve.tasks[0].raises);
     expect(renew_before_ms).toBe(10_000);
@@ -153,7 +183,10 @@ describe("external tasks over HTTP", () => {
   it("an error outcome routes through on_error: goto with error.data, raise", async () => {
     const a = await parked("A-3");
     const [first] = (await claim({ process: "approval" })).items;
-    const rejected = await api.post("/api/external-tasks/resolve", { token: first.token, error: { code: "rejected", message: "too much", data: { reason: "budget" } } });
+    const rejected = await api.post("/api/external-tasks/resolve", {
+      token: first.token,
+      error: { code: "rejected", message: "too much", data: { reason: "budget" } },
+    });
     expect(rejected.status, rejected.text).toBe(200);
     await tick();
     const viewA = await detail(a);
@@ -163,7 +196,9 @@ describe("external tasks over HTTP", () => {
 
     const b = await parked("A-4");
     const [second] = (await claim({ process: "approval" })).items;
-    expect((await api.post("/api/external-tasks/resolve", { token: second.token, error: { code: "withdrawn" } })).status).toBe(200);
+    expect(
+      (await api.post("/api/external-tasks/resolve", { token: second.token, error: { code: "withdrawn" } })).status,
+    ).toBe(200);
     await tick();
     const viewB = await get(b);
     expect(viewB.status).toBe("raised");
@@ -176,10 +211,17 @@ describe("external tasks over HTTP", () => {
     const unknown = await api.post("/api/external-tasks/resolve", { token: item.token, error: { code: "exploded" } });
     expect(unknown.status).toBe(400);
     expect(unknown.body.fields[0].path).toBe("error.code");
-    const withData = await api.post("/api/external-tasks/resolve", { token: item.token, error: { code: "withdrawn", data: { x: 1 } } });
+    const withData = await api.post("/api/external-tasks/resolve", {
+      token: item.token,
+      error: { code: "withdrawn", data: { x: 1 } },
+    });
     expect(withData.status).toBe(400);
     expect(withData.body.fields[0].path).toBe("error.data");
-    const both = await api.post("/api/external-tasks/resolve", { token: item.token, result: { approved: true }, error: { code: "withdrawn" } });
+    const both = await api.post("/api/external-tasks/resolve", {
+      token: item.token,
+      result: { approved: true },
+      error: { code: "withdrawn" },
+    });
     expect(both.status).toBe(400);
     expect((await detail(id)).phase).toBe("external");
     await api.post(`/api/instances/${id}/cancel`);
@@ -206,7 +248,10 @@ describe("external tasks over HTTP", () => {
     expect(detail.body.external_claim_epoch, "each claim of the visit is a new external_claim_epoch").toBe(2);
     const renewed = await api.post("/api/external-tasks/renew", { worker_id: "w1", tokens: [old.token] });
     expect(renewed.body).toMatchObject({ renewed: [], lost: [old.token], cancelled: [] });
-    expect((await api.post("/api/external-tasks/resolve", { token: old.token, result: { approved: true } })).status, "the lapsed claim cannot resolve").toBe(409);
+    expect(
+      (await api.post("/api/external-tasks/resolve", { token: old.token, result: { approved: true } })).status,
+      "the lapsed claim cannot resolve",
+    ).toBe(409);
     expect((await api.post("/api/external-tasks/release", { token: old.token })).status).toBe(409);
     const byOther = await api.post("/api/external-tasks/renew", { worker_id: "w1", tokens: [fresh.token] });
     expect(byOther.body.lost, "a token renewed by a worker that does not hold it").toEqual([fresh.token]);
@@ -236,7 +281,10 @@ describe("external tasks over HTTP", () => {
     }
     expect((await claim({ process: "approval", task: "nope" })).items).toEqual([]);
     expect((await claim({ process: "approval", version: 2 })).items).toEqual([]);
-    const [a, b] = await Promise.all([claim({ process: "approval", limit: 2 }), claim({ process: "approval", limit: 2, worker_id: "w2" })]);
+    const [a, b] = await Promise.all([
+      claim({ process: "approval", limit: 2 }),
+      claim({ process: "approval", limit: 2, worker_id: "w2" }),
+    ]);
     const orders = [...a.items, ...b.items].map((i) => i.external_input.order);
     expect(new Set(orders).size, "no task handed out twice").toBe(orders.length);
     expect(orders.sort()).toEqual(["F-1", "F-2", "F-3"]);
@@ -254,7 +302,10 @@ describe("external tasks over HTTP", () => {
       await tick(10);
     }
     const oldest = await claim({ process: "approval", limit: 2 });
-    expect(oldest.items.map((i) => i.external_input.order), "one claim at a time takes the oldest parks first").toEqual(["G-1", "G-2"]);
+    expect(
+      oldest.items.map((i) => i.external_input.order),
+      "one claim at a time takes the oldest parks first",
+    ).toEqual(["G-1", "G-2"]);
     expect((await claim({ process: "approval", limit: 2 })).items.map((i) => i.external_input.order)).toEqual(["G-3"]);
     for (const id of queued) await api.post(`/api/instances/${id}/cancel`);
   });
@@ -266,8 +317,14 @@ describe("external tasks over HTTP", () => {
     expect((await api.post(`/api/instances/${id}/cancel`)).status).toBe(200);
     const renewed = await api.post("/api/external-tasks/renew", { worker_id: "w1", tokens: [item.token] });
     expect(renewed.body).toMatchObject({ renewed: [], lost: [], cancelled: [item.token] });
-    expect((await api.post("/api/external-tasks/resolve", { token: item.token, result: { approved: true } })).status).toBe(409);
-    const signal = await api.post("/api/external-tasks/signal", { instance_id: id, task: "approve", result: { approved: true } });
+    expect(
+      (await api.post("/api/external-tasks/resolve", { token: item.token, result: { approved: true } })).status,
+    ).toBe(409);
+    const signal = await api.post("/api/external-tasks/signal", {
+      instance_id: id,
+      task: "approve",
+      result: { approved: true },
+    });
     expect(signal.status, "a settled instance never waits again").toBe(409);
   });
 
@@ -279,7 +336,9 @@ describe("external tasks over HTTP", () => {
     expect((await detail(id)).phase, "the phase survives a pause").toBe("external");
     const renewed = await api.post("/api/external-tasks/renew", { worker_id: "w1", tokens: [item.token] });
     expect(renewed.body.renewed).toEqual([item.token]);
-    expect((await api.post("/api/external-tasks/resolve", { token: item.token, result: { approved: true } })).status).toBe(200);
+    expect(
+      (await api.post("/api/external-tasks/resolve", { token: item.token, result: { approved: true } })).status,
+    ).toBe(200);
     await tick();
     expect((await get(id)).status).toBe("paused");
     await api.post(`/api/instances/${id}/resume`);
@@ -291,19 +350,43 @@ describe("external tasks over HTTP", () => {
     await drain();
     const id = await parked("S-1");
     const [item] = (await claim({ process: "approval" })).items;
-    const signal = await api.post("/api/external-tasks/signal", { instance_id: id, task: "approve", result: { approved: true } });
+    const signal = await api.post("/api/external-tasks/signal", {
+      instance_id: id,
+      task: "approve",
+      result: { approved: true },
+    });
     expect(signal.status, signal.text).toBe(200);
     expect(signal.body).toEqual({ delivered: true, buffered: false });
     const renewed = await api.post("/api/external-tasks/renew", { worker_id: "w1", tokens: [item.token] });
     expect(renewed.body.cancelled).toEqual([item.token]);
-    expect((await api.post("/api/external-tasks/resolve", { token: item.token, result: { approved: true } })).status, "a late answer").toBe(409);
+    expect(
+      (await api.post("/api/external-tasks/resolve", { token: item.token, result: { approved: true } })).status,
+      "a late answer",
+    ).toBe(409);
     await tick();
     expect((await get(id)).status).toBe("completed");
-    expect((await api.post("/api/external-tasks/signal", { instance_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55", task: "approve", result: {} })).status).toBe(404);
+    expect(
+      (
+        await api.post("/api/external-tasks/signal", {
+          instance_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
+          task: "approve",
+          result: {},
+        })
+      ).status,
+    ).toBe(404);
     const other = await start("approval", { order: "S-2" });
-    expect((await api.post("/api/external-tasks/signal", { instance_id: other, task: "nope", result: {} })).status).toBe(404);
-    expect((await api.post("/api/external-tasks/signal", { instance_id: other, task: "declined", result: {} })).status, "not an external task").toBe(404);
-    const bad = await api.post("/api/external-tasks/signal", { instance_id: other, task: "approve", result: { approved: 3 } });
+    expect(
+      (await api.post("/api/external-tasks/signal", { instance_id: other, task: "nope", result: {} })).status,
+    ).toBe(404);
+    expect(
+      (await api.post("/api/external-tasks/signal", { instance_id: other, task: "declined", result: {} })).status,
+      "not an external task",
+    ).toBe(404);
+    const bad = await api.post("/api/external-tasks/signal", {
+      instance_id: other,
+      task: "approve",
+      result: { approved: 3 },
+    });
     expect(bad.status).toBe(400);
     await api.post(`/api/instances/${other}/cancel`);
   });
@@ -365,7 +448,14 @@ describe("external tasks over HTTP", () => {
 
   it("delay until an RFC 3339 instant parks until then", async () => {
     const at = new Date(Date.now() + 3_600_000).toISOString();
-    expect((await api.put("/api/definitions", { name: "delayed_until", tasks: [{ id: "wait", action: { type: "delay", until: at } }] })).status).toBe(200);
+    expect(
+      (
+        await api.put("/api/definitions", {
+          name: "delayed_until",
+          tasks: [{ id: "wait", action: { type: "delay", until: at } }],
+        })
+      ).status,
+    ).toBe(200);
     const id = await start("delayed_until");
     await tick();
     expect((await get(id)).status).toBe("running");

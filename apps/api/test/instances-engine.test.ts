@@ -18,16 +18,25 @@ const tick = async (advanceMs?: number) => {
 };
 
 beforeAll(async () => {
-  upstream = await startUpstream((r, res) => (r.path.startsWith("/fail") ? json(res, 500, { error: "boom" }) : json(res, 200, { echoed: r.path })));
+  upstream = await startUpstream((r, res) =>
+    r.path.startsWith("/fail") ? json(res, 500, { error: "boom" }) : json(res, 200, { echoed: r.path }),
+  );
   server = await startServer({ args: ["--poll", "0"] });
   api = client(server.url);
   await deploy(api, {
     name: "route",
-    input_schema: { type: "object", properties: { order: { type: "string" }, note: { type: "string" } }, required: ["order"] },
+    input_schema: {
+      type: "object",
+      properties: { order: { type: "string" }, note: { type: "string" } },
+      required: ["order"],
+    },
     tasks: [{ id: "check" }, { id: "ship", output: { order: "$: input.order" } }],
     output: { shipped: "$: outputs.ship.order", note: "$: input.note" },
   });
-  await deploy(api, { name: "call", tasks: [{ id: "hit", action: { type: "fetch", url: `${upstream.url}/fail`, method: "get" } }] });
+  await deploy(api, {
+    name: "call",
+    tasks: [{ id: "hit", action: { type: "fetch", url: `${upstream.url}/fail`, method: "get" } }],
+  });
 });
 afterAll(async () => {
   await server?.stop();
@@ -56,7 +65,13 @@ describe("instances the engine completed", () => {
     expect(events.at(-1), "oldest last").toBe("instance.started");
     expect(events[0]).toBe("instance.completed");
     const startedEntry = all.body.items.at(-1);
-    expect(startedEntry).toMatchObject({ instance_id: started.id, level: "info", task: "check", actor: null, data: { process: "route", version: 1 } });
+    expect(startedEntry).toMatchObject({
+      instance_id: started.id,
+      level: "info",
+      task: "check",
+      actor: null,
+      data: { process: "route", version: 1 },
+    });
     const info = await api.get(`/api/instances/${started.id}/logs?level=info`);
     expect(info.body.items.every((i: { level: string }) => i.level !== "debug")).toBe(true);
   });
@@ -121,7 +136,13 @@ describe("the actor of a start", () => {
     database = await sharedDatabase();
     admin = await bootstrapToken(database, "instances admin", "admin");
     authed = await startServer({ database: database.location, args: ["--auth", "token", "--poll", "0"] });
-    const created = await request(authed.url, "POST", "/api/tokens", { label: "ops", perms: ["operate", "read", "deploy"] }, bearer(admin));
+    const created = await request(
+      authed.url,
+      "POST",
+      "/api/tokens",
+      { label: "ops", perms: ["operate", "read", "deploy"] },
+      bearer(admin),
+    );
     expect(created.status, created.text).toBe(200);
     ops = client(authed.url, bearer(created.body.token));
     opsId = created.body.id;
@@ -140,7 +161,13 @@ describe("the actor of a start", () => {
 
   it("needs operate to start and read to look", async () => {
     const started = await start(ops, { process: "who" });
-    const readOnly = await request(authed.url, "POST", "/api/tokens", { label: "reader", perms: ["read"] }, bearer(admin));
+    const readOnly = await request(
+      authed.url,
+      "POST",
+      "/api/tokens",
+      { label: "reader", perms: ["read"] },
+      bearer(admin),
+    );
     const reader = client(authed.url, bearer(readOnly.body.token));
     expect((await reader.post("/api/instances", { process: "who" })).status).toBe(403);
     expect((await reader.get(`/api/instances/${started.id}`)).status).toBe(200);
@@ -149,11 +176,21 @@ describe("the actor of a start", () => {
 
   it("lets a worker fetch an object but not read instances", async () => {
     const note = "W".repeat(3000);
-    await deploy(ops, { name: "big", input_schema: { type: "object", properties: { note: { type: "string" } } }, tasks: [{ id: "one" }] });
+    await deploy(ops, {
+      name: "big",
+      input_schema: { type: "object", properties: { note: { type: "string" } } },
+      tasks: [{ id: "one" }],
+    });
     const started = await start(ops, { process: "big", input: { note } });
     const detail = await ops.get(`/api/instances/${started.id}/detail`);
     const ref = detail.body.objects[0].ref as string;
-    const created = await request(authed.url, "POST", "/api/tokens", { label: "worker", perms: ["worker"] }, bearer(admin));
+    const created = await request(
+      authed.url,
+      "POST",
+      "/api/tokens",
+      { label: "worker", perms: ["worker"] },
+      bearer(admin),
+    );
     const worker = client(authed.url, bearer(created.body.token));
     const object = await worker.get(`/api/objects/${ref}`);
     expect(object.status, object.text).toBe(200);

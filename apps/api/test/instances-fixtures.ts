@@ -32,7 +32,10 @@ export async function deploy(api: Api, definition: object): Promise<number> {
   return res.body.version as number;
 }
 
-export async function start(api: Api, body: object): Promise<{ id: string; process: string; version: number; status: string }> {
+export async function start(
+  api: Api,
+  body: object,
+): Promise<{ id: string; process: string; version: number; status: string }> {
   const res = await api.post("/api/instances", body);
   expect(res.status, res.text).toBe(200);
   return res.body;

@@ -99,20 +99,32 @@ describe("GET /api/instances filters", () => {
 
   it("created_after is inclusive and created_before exclusive (unix ms)", async () => {
     const third = pager[2]!.created;
-    expect(ids(await api.get(`/api/instances?process=pager&created_after=${third}`))).toEqual(newestFirst().slice(0, 3));
+    expect(ids(await api.get(`/api/instances?process=pager&created_after=${third}`))).toEqual(
+      newestFirst().slice(0, 3),
+    );
     expect(ids(await api.get(`/api/instances?process=pager&created_before=${third}`))).toEqual(newestFirst().slice(3));
-    expect(ids(await api.get(`/api/instances?process=pager&created_after=${pager[1]!.created}&created_before=${pager[3]!.created}`))).toEqual([pager[2]!.id, pager[1]!.id]);
+    expect(
+      ids(
+        await api.get(
+          `/api/instances?process=pager&created_after=${pager[1]!.created}&created_before=${pager[3]!.created}`,
+        ),
+      ),
+    ).toEqual([pager[2]!.id, pager[1]!.id]);
     expect((await api.get("/api/instances?created_after=yesterday")).status).toBe(400);
   });
 
   it("updated_after is inclusive and updated_before exclusive (unix ms)", async () => {
     const third = pager[2]!.created; // never advanced: updated_at = created_at
-    expect(ids(await api.get(`/api/instances?process=pager&updated_after=${third}`))).toEqual(newestFirst().slice(0, 3));
+    expect(ids(await api.get(`/api/instances?process=pager&updated_after=${third}`))).toEqual(
+      newestFirst().slice(0, 3),
+    );
     expect(ids(await api.get(`/api/instances?process=pager&updated_before=${third}`))).toEqual(newestFirst().slice(3));
   });
 
   it("filters combine with AND", async () => {
-    expect(ids(await api.get(`/api/instances?process=pager&version=1&status=running&created_after=${pager[1]!.created}`))).toEqual([pager[2]!.id, pager[1]!.id]);
+    expect(
+      ids(await api.get(`/api/instances?process=pager&version=1&status=running&created_after=${pager[1]!.created}`)),
+    ).toEqual([pager[2]!.id, pager[1]!.id]);
   });
 
   it("children=true still lists roots; a misspelled filter is a 400 naming it", async () => {
@@ -127,7 +139,15 @@ describe("GET /api/instances filters", () => {
 describe("GET /api/instances pagination", () => {
   it("defaults to created_at desc with page size 20", async () => {
     const res = await api.get("/api/instances");
-    expect(res.body.page).toMatchObject({ size: 20, sort: "created_at", order: "desc", items_before: 0, items_after: 0, next_cursor: null, previous_cursor: null });
+    expect(res.body.page).toMatchObject({
+      size: 20,
+      sort: "created_at",
+      order: "desc",
+      items_before: 0,
+      items_after: 0,
+      next_cursor: null,
+      previous_cursor: null,
+    });
     expect(res.body.items.length).toBeGreaterThanOrEqual(7);
   });
 

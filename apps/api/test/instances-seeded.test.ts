@@ -52,15 +52,56 @@ function row(seed: Seed): typeof instances.$inferInsert {
 }
 
 const seeds: Seed[] = [
-  { id: R1, at: T0, phase: "children", task: "fan", state: stringifyJson({ input: {}, outputs: {}, _children: { fan: [C1, C2] } }) },
-  { id: C1, at: T0 + 1, rootId: R1, parentId: R1, spawnTask: "fan", parentTaskEpoch: 1, process: "leaf", status: "completed", output: '{"ok":true}' },
-  { id: C2, at: T0 + 2, rootId: R1, parentId: R1, spawnTask: "fan", parentTaskEpoch: 1, process: "leaf", status: "failed", errorCode: "http.503", errorMessage: "Service Unavailable" },
+  {
+    id: R1,
+    at: T0,
+    phase: "children",
+    task: "fan",
+    state: stringifyJson({ input: {}, outputs: {}, _children: { fan: [C1, C2] } }),
+  },
+  {
+    id: C1,
+    at: T0 + 1,
+    rootId: R1,
+    parentId: R1,
+    spawnTask: "fan",
+    parentTaskEpoch: 1,
+    process: "leaf",
+    status: "completed",
+    output: '{"ok":true}',
+  },
+  {
+    id: C2,
+    at: T0 + 2,
+    rootId: R1,
+    parentId: R1,
+    spawnTask: "fan",
+    parentTaskEpoch: 1,
+    process: "leaf",
+    status: "failed",
+    errorCode: "http.503",
+    errorMessage: "Service Unavailable",
+  },
   { id: G1, at: T0 + 3, rootId: R1, parentId: C1, parentTaskEpoch: 2, process: "leaf" },
-  { id: R2, at: T0 + 10, status: "failed", task: "charge", errorCode: "http.503", errorMessage: 'task "charge": http.503: Service Unavailable', retryCount: 3 },
+  {
+    id: R2,
+    at: T0 + 10,
+    status: "failed",
+    task: "charge",
+    errorCode: "http.503",
+    errorMessage: 'task "charge": http.503: Service Unavailable',
+    retryCount: 3,
+  },
   { id: R3, at: T0 + 20, status: "raised", task: "reserve", errorCode: "out_of_stock", errorMessage: "no stock" },
   { id: R4, at: T0 + 30, status: "cancelled", process: "other" },
   { id: R5, at: T0 + 40, status: "paused", phase: "external", version: 2 },
-  { id: R6, at: T0 + 50, status: "completed", output: stringifyJson({ report: { $ref: bigRef }, n: 1 }), state: stringifyJson({ input: {}, outputs: { big: { $ref: bigRef } }, _children: {} }) },
+  {
+    id: R6,
+    at: T0 + 50,
+    status: "completed",
+    output: stringifyJson({ report: { $ref: bigRef }, n: 1 }),
+    state: stringifyJson({ input: {}, outputs: { big: { $ref: bigRef } }, _children: {} }),
+  },
   { id: R7, at: T0 + 60, status: "pausing" },
   { id: R8, at: T0 + 70, status: "failing" },
   { id: R9, at: T0 + 80, status: "cancelling" },
@@ -71,7 +112,15 @@ const logSeeds: LogSeed[] = [
   { n: 101, instance: R1, root: R1, level: "info", event: "instance.started", at: T0 },
   { n: 102, instance: C1, root: R1, level: "debug", event: "task.started", at: T0 + 100 },
   { n: 103, instance: C2, root: R1, level: "error", event: "task.failed", at: T0 + 200, data: { code: "http.503" } },
-  { n: 104, instance: G1, root: R1, level: "warn", event: "task.retry_scheduled", at: T0 + 300, data: { wait_ms: 1000 } },
+  {
+    n: 104,
+    instance: G1,
+    root: R1,
+    level: "warn",
+    event: "task.retry_scheduled",
+    at: T0 + 300,
+    data: { wait_ms: 1000 },
+  },
   { n: 105, instance: R1, root: R1, level: "info", event: "instance.paused", at: T0 + 400 },
   { n: 106, instance: R1, root: R1, level: "debug", event: "task.started", at: T0 + 400 },
   { n: 107, instance: R2, root: R2, level: "error", event: "instance.failed", at: T0 + 500 },
@@ -107,7 +156,9 @@ beforeAll(async () => {
         createdAt: l.at,
       })),
     );
-    await db.db.insert(objects).values({ ref: bigRef, value: stringifyJson(bigText), size: bigText.length + 2, createdAt: T0 });
+    await db.db
+      .insert(objects)
+      .values({ ref: bigRef, value: stringifyJson(bigText), size: bigText.length + 2, createdAt: T0 });
   } finally {
     await db.close();
   }
@@ -175,11 +226,13 @@ describe("GET /api/instances over trees and every status", () => {
     const all = await collectAll(api, "/api/instances?children=true&limit=5");
     expect(all).toEqual([R9, R8, R7, R6, R5, R4, R3, R2, G1, C2, C1, R1]);
     const rows = (await api.get("/api/instances?children=true&process=leaf")).body.items;
-    expect(rows.map((r: { id: string; parent_id: string; root_id: string }) => [r.id, r.parent_id, r.root_id])).toEqual([
-      [G1, C1, R1],
-      [C2, R1, R1],
-      [C1, R1, R1],
-    ]);
+    expect(rows.map((r: { id: string; parent_id: string; root_id: string }) => [r.id, r.parent_id, r.root_id])).toEqual(
+      [
+        [G1, C1, R1],
+        [C2, R1, R1],
+        [C1, R1, R1],
+      ],
+    );
   });
 
   it("filters by each status and by several comma-separated", async () => {
@@ -194,7 +247,8 @@ describe("GET /api/instances over trees and every status", () => {
       raised: [R3],
       cancelled: [R4],
     };
-    for (const [status, want] of Object.entries(expected)) expect(ids(await api.get(`/api/instances?status=${status}`)), status).toEqual(want);
+    for (const [status, want] of Object.entries(expected))
+      expect(ids(await api.get(`/api/instances?status=${status}`)), status).toEqual(want);
     expect(ids(await api.get("/api/instances?status=failed,raised"))).toEqual([R3, R2]);
     expect(ids(await api.get("/api/instances?status=failed,raised,failed&children=true"))).toEqual([R3, R2, C2]);
     expect(ids(await api.get("/api/instances?status=completed&children=true"))).toEqual([R6, C1]);
@@ -228,7 +282,17 @@ describe("GET /api/instances over trees and every status", () => {
   });
 
   it("sorts by updated_at ascending across pages", async () => {
-    expect(await collectAll(api, "/api/instances?sort=updated_at&order=asc&limit=4")).toEqual([R1, R2, R3, R4, R5, R6, R7, R8, R9]);
+    expect(await collectAll(api, "/api/instances?sort=updated_at&order=asc&limit=4")).toEqual([
+      R1,
+      R2,
+      R3,
+      R4,
+      R5,
+      R6,
+      R7,
+      R8,
+      R9,
+    ]);
   });
 });
 
@@ -269,16 +333,30 @@ describe("GET /api/instances/{id}/logs", () => {
   });
 
   it("bounds by created_after (inclusive) and created_before (exclusive)", async () => {
-    expect(ids(await api.get(`/api/instances/${R1}/logs?created_after=${T0 + 200}`))).toEqual([id(106), id(105), id(104), id(103)]);
+    expect(ids(await api.get(`/api/instances/${R1}/logs?created_after=${T0 + 200}`))).toEqual([
+      id(106),
+      id(105),
+      id(104),
+      id(103),
+    ]);
     expect(ids(await api.get(`/api/instances/${R1}/logs?created_before=${T0 + 200}`))).toEqual([id(102), id(101)]);
-    expect(ids(await api.get(`/api/instances/${R1}/logs?created_after=${T0 + 100}&created_before=${T0 + 400}&level=warn`))).toEqual([id(104), id(103)]);
+    expect(
+      ids(await api.get(`/api/instances/${R1}/logs?created_after=${T0 + 100}&created_before=${T0 + 400}&level=warn`)),
+    ).toEqual([id(104), id(103)]);
   });
 
   it("pages forward and back with cursors, in both orders", async () => {
     const base = `/api/instances/${R1}/logs?limit=4`;
     const p1 = await api.get(base);
     expect(ids(p1)).toEqual([id(106), id(105), id(104), id(103)]);
-    expect(p1.body.page).toMatchObject({ size: 4, sort: "created_at", order: "desc", items_before: 0, items_after: 2, previous_cursor: null });
+    expect(p1.body.page).toMatchObject({
+      size: 4,
+      sort: "created_at",
+      order: "desc",
+      items_before: 0,
+      items_after: 2,
+      previous_cursor: null,
+    });
     const p2 = await api.get(`${base}&after=${p1.body.page.next_cursor}`);
     expect(ids(p2)).toEqual([id(102), id(101)]);
     expect(p2.body.page).toMatchObject({ items_before: 4, items_after: 0, next_cursor: null });

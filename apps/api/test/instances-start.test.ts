@@ -14,7 +14,9 @@ const THRESHOLD = 256;
 const RESOLVE_LIMIT = 1000;
 
 beforeAll(async () => {
-  server = await startServer({ args: ["--poll", "0", "--object-threshold", String(THRESHOLD), "--object-resolve-limit", String(RESOLVE_LIMIT)] });
+  server = await startServer({
+    args: ["--poll", "0", "--object-threshold", String(THRESHOLD), "--object-resolve-limit", String(RESOLVE_LIMIT)],
+  });
   api = client(server.url);
   await deploy(api, shop());
   await deploy(api, { ...shop(), tasks: [{ id: "first" }, ...shop().tasks] }); // version 2
@@ -67,7 +69,11 @@ describe("POST /api/instances", () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("invalid");
     const paths = (res.body.fields as Array<{ path: string }>).map((f) => f.path).sort();
-    expect(paths, "the missing required field is named by its own path").toEqual(["input.customer.email", "input.order", "input.qty"]);
+    expect(paths, "the missing required field is named by its own path").toEqual([
+      "input.customer.email",
+      "input.order",
+      "input.qty",
+    ]);
     expect(res.body.error).toContain('process "shop" version 2');
     expect(await countAll(), "bad input never leaves an instance behind").toBe(before);
   });
@@ -95,7 +101,9 @@ describe("POST /api/instances", () => {
 
   it("writes every one of many concurrent starts, each with its own id", async () => {
     const before = await countAll();
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => api.post("/api/instances", { process: "shop", input: { order: `C-${i}` } })));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => api.post("/api/instances", { process: "shop", input: { order: `C-${i}` } })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
     expect(new Set(results.map((r) => r.body.id)).size).toBe(30);
     expect(await countAll()).toBe(before + 30);
@@ -103,7 +111,10 @@ describe("POST /api/instances", () => {
 
   it("stores the conformed input: defaults filled, undeclared keys stripped, exact numbers kept", async () => {
     const amount = "12345678901234567890.000000000000000000001";
-    const started = await start(api, { process: "shop", input: { order: "A-9", amount: new LosslessNumber(amount), stray: true } });
+    const started = await start(api, {
+      process: "shop",
+      input: { order: "A-9", amount: new LosslessNumber(amount), stray: true },
+    });
     const detail = await api.get(`/api/instances/${started.id}/detail`);
     expect(detail.status).toBe(200);
     expect(detail.text, "the number survives input → state byte for byte").toContain(`"amount":${amount}`);
@@ -136,7 +147,10 @@ describe("GET /api/instances/{id}", () => {
   it("answers 404 for a well-formed id that does not exist", async () => {
     const res = await api.get("/api/instances/019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55");
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ code: "not_found", error: 'instance "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55" does not exist' });
+    expect(res.body).toEqual({
+      code: "not_found",
+      error: 'instance "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55" does not exist',
+    });
   });
 
   it("answers 400 for an id that is not a UUID, on every instance endpoint", async () => {
@@ -205,7 +219,9 @@ describe("externalized objects", () => {
     const res = await api.get(`/api/instances/${started.id}/detail`);
     expect(res.body.state.input.order).toBe("O-1");
     expect(res.body.state.input.note).toEqual({ $ref: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(res.body.objects).toEqual([{ path: ["state", "input", "note"], ref: res.body.state.input.note.$ref, size: large.length + 2 }]);
+    expect(res.body.objects).toEqual([
+      { path: ["state", "input", "note"], ref: res.body.state.input.note.$ref, size: large.length + 2 },
+    ]);
     const object = await api.get(`/api/objects/${res.body.state.input.note.$ref}`);
     expect(object.status).toBe(200);
     expect(object.headers.get("content-type")).toContain("application/json");
@@ -213,14 +229,21 @@ describe("externalized objects", () => {
   });
 
   it("with resolve=true splices objects within the limit back and lists only those left out", async () => {
-    const started = await start(api, { process: "shop", input: { order: "O-2", note: large, customer: { email: small } } });
+    const started = await start(api, {
+      process: "shop",
+      input: { order: "O-2", note: large, customer: { email: small } },
+    });
     const plain = await api.get(`/api/instances/${started.id}/detail`);
-    expect(plain.body.objects.map((o: { path: string[] }) => o.path.join("."))).toEqual(expect.arrayContaining(["state.input.note", "state.input.customer.email"]));
+    expect(plain.body.objects.map((o: { path: string[] }) => o.path.join("."))).toEqual(
+      expect.arrayContaining(["state.input.note", "state.input.customer.email"]),
+    );
     const resolved = await api.get(`/api/instances/${started.id}/detail?resolve=true`);
     expect(resolved.status).toBe(200);
     expect(resolved.body.state.input.customer).toEqual({ email: small });
     expect(resolved.body.state.input.note).toEqual({ $ref: expect.any(String) });
-    expect(resolved.body.objects).toEqual([{ path: ["state", "input", "note"], ref: resolved.body.state.input.note.$ref, size: large.length + 2 }]);
+    expect(resolved.body.objects).toEqual([
+      { path: ["state", "input", "note"], ref: resolved.body.state.input.note.$ref, size: large.length + 2 },
+    ]);
     const off = await api.get(`/api/instances/${started.id}/detail?resolve=false`);
     expect(off.body.objects).toHaveLength(2);
   });

@@ -55,7 +55,9 @@ describe("pause and cancel of a tree whose worker died mid-task", () => {
     expect(paused.status, "the pause lands although no worker reached the boundary").toBe("paused");
     expect(paused.task, "it stopped where it was").toBe("first");
     expect(paused.requested).toBeNull();
-    expect(paused.leaseOwner, "the dead owner is kept: the next claim must treat the call as possibly made").toBe("worker-dying");
+    expect(paused.leaseOwner, "the dead owner is kept: the next claim must treat the call as possibly made").toBe(
+      "worker-dying",
+    );
     const cancelled = await harness.get(toCancel);
     expect(cancelled.status).toBe("cancelled");
     expect(cancelled.wakeAt, "cancelled is terminal: no wake time").toBeNull();
@@ -74,7 +76,10 @@ describe("pause and cancel of a tree whose worker died mid-task", () => {
     expect((await resumeTree(harness.db, harness.clock, toPause, "token:op")).status).toBe("running");
     const finished = await harness.runToEnd(toPause);
     expect(finished.status).toBe("completed");
-    expect((await harness.logs(toPause)).map((l) => l.event), "the resumed advance knows the first call may have run").toContain("lease.reclaimed");
+    expect(
+      (await harness.logs(toPause)).map((l) => l.event),
+      "the resumed advance knows the first call may have run",
+    ).toContain("lease.reclaimed");
     expect(answered, "first and second of the resumed instance; nothing for the cancelled one").toBe(2);
     expect((await harness.get(toCancel)).status).toBe("cancelled");
   });

@@ -31,7 +31,14 @@ afterAll(async () => {
 });
 
 function request(id: string, query: Record<string, unknown> = {}): ActionRequest {
-  return { action: {} as ActionRequest["action"], params: { id }, query, body: undefined, principal: { actor: "token:ops", perms: ["operate"] }, url: new URL("http://x/") };
+  return {
+    action: {} as ActionRequest["action"],
+    params: { id },
+    query,
+    body: undefined,
+    principal: { actor: "token:ops", perms: ["operate"] },
+    url: new URL("http://x/"),
+  };
 }
 
 async function apiError(promise: Promise<unknown>): Promise<ApiError> {

@@ -18,8 +18,20 @@ beforeAll(async () => {
   server = await startServer({ args: ["--poll", "0"] });
   api = client(server.url);
   for (const def of [
-    { name: "steps", tasks: [{ id: "one", action: { type: "fetch", url: `${up.url}/ok` } }, { id: "two", action: { type: "fetch", url: `${up.url}/ok` } }] },
-    { name: "held", tasks: [{ id: "one", action: { type: "fetch", url: `${up.url}/hold` } }, { id: "two", action: { type: "fetch", url: `${up.url}/ok` } }] },
+    {
+      name: "steps",
+      tasks: [
+        { id: "one", action: { type: "fetch", url: `${up.url}/ok` } },
+        { id: "two", action: { type: "fetch", url: `${up.url}/ok` } },
+      ],
+    },
+    {
+      name: "held",
+      tasks: [
+        { id: "one", action: { type: "fetch", url: `${up.url}/hold` } },
+        { id: "two", action: { type: "fetch", url: `${up.url}/ok` } },
+      ],
+    },
     { name: "broken", tasks: [{ id: "one", action: { type: "fetch", url: `${up.url}/fail` } }] },
     { name: "broken_once", tasks: [{ id: "one", only_once: true, action: { type: "fetch", url: `${up.url}/fail` } }] },
   ]) {

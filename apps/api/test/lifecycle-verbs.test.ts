@@ -40,16 +40,27 @@ beforeAll(async () => {
   });
   await h.deploy({
     name: "wait",
-    tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/fail` }, on_error: [{ code: ["http.500"], retry: { retries: 1, delay: "1m" } }] }],
+    tasks: [
+      {
+        id: "call",
+        action: { type: "fetch", url: `${up.url}/fail` },
+        on_error: [{ code: ["http.500"], retry: { retries: 1, delay: "1m" } }],
+      },
+    ],
   });
   await h.deploy({ name: "failing", tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/fail` } }] });
-  await h.deploy({ name: "failing_once", tasks: [{ id: "call", only_once: true, action: { type: "fetch", url: `${up.url}/fail` } }] });
+  await h.deploy({
+    name: "failing_once",
+    tasks: [{ id: "call", only_once: true, action: { type: "fetch", url: `${up.url}/fail` } }],
+  });
 });
 // Each test starts from a quiet database: earlier trees are stopped and held calls answered.
 beforeEach(async () => {
   while (held.length > 0) held.shift()!();
   release = undefined;
-  await h.db.execute(sql`update instances set status = 'cancelled', wake_at = null, requested = null where status not in ('completed', 'failed', 'raised', 'cancelled')`);
+  await h.db.execute(
+    sql`update instances set status = 'cancelled', wake_at = null, requested = null where status not in ('completed', 'failed', 'raised', 'cancelled')`,
+  );
 });
 
 afterAll(async () => {
@@ -73,10 +84,18 @@ describe("pause and resume", () => {
     const paused = await pauseTree(h.db, h.clock, id, "token:op");
     expect(paused).toEqual({ http: 200, outcome: "paused", status: "paused", instances: 1 });
     expect(await h.tick(), "a paused instance is not claimed").toBe(0);
-    expect(await pauseTree(h.db, h.clock, id, "token:op"), "pausing a paused tree is a no-op").toEqual({ http: 204, status: "paused", instances: 0 });
+    expect(await pauseTree(h.db, h.clock, id, "token:op"), "pausing a paused tree is a no-op").toEqual({
+      http: 204,
+      status: "paused",
+      instances: 0,
+    });
     const resumed = await resumeTree(h.db, h.clock, id, "token:op");
     expect(resumed).toEqual({ http: 200, outcome: "resumed", status: "running", instances: 1 });
-    expect(await resumeTree(h.db, h.clock, id, "token:op"), "resuming a running tree").toEqual({ http: 204, status: "running", instances: 0 });
+    expect(await resumeTree(h.db, h.clock, id, "token:op"), "resuming a running tree").toEqual({
+      http: 204,
+      status: "running",
+      instances: 0,
+    });
     await h.tick();
     expect((await h.get(id)).task).toBe("second");
     const logs = await h.logs(id);
@@ -109,7 +128,12 @@ describe("pause and resume", () => {
     const ticking = h.tick();
     await waitFor(async () => release !== undefined);
     await pauseTree(h.db, h.clock, id, null);
-    expect(await resumeTree(h.db, h.clock, id, null)).toEqual({ http: 200, outcome: "resumed", status: "running", instances: 1 });
+    expect(await resumeTree(h.db, h.clock, id, null)).toEqual({
+      http: 200,
+      outcome: "resumed",
+      status: "running",
+      instances: 1,
+    });
     release!();
     await ticking;
     const view = await h.get(id);
@@ -159,7 +183,12 @@ describe("pause and resume", () => {
 describe("cancel", () => {
   it("cancels an idle tree at once (200); cancelled is terminal", async () => {
     const id = await h.start("quick");
-    expect(await cancelTree(h.db, h.clock, id, "token:op")).toEqual({ http: 200, outcome: "cancelled", status: "cancelled", instances: 1 });
+    expect(await cancelTree(h.db, h.clock, id, "token:op")).toEqual({
+      http: 200,
+      outcome: "cancelled",
+      status: "cancelled",
+      instances: 1,
+    });
     const view = await h.get(id);
     expect(view.wakeAt).toBeNull();
     expect(await cancelTree(h.db, h.clock, id, null)).toEqual({ http: 204, status: "cancelled", instances: 0 });
@@ -171,13 +200,20 @@ describe("cancel", () => {
     const id = await h.start("two");
     const ticking = h.tick();
     await waitFor(async () => release !== undefined);
-    expect(await cancelTree(h.db, h.clock, id, null)).toEqual({ http: 202, outcome: "cancelling", status: "cancelling", instances: 1 });
+    expect(await cancelTree(h.db, h.clock, id, null)).toEqual({
+      http: 202,
+      outcome: "cancelling",
+      status: "cancelling",
+      instances: 1,
+    });
     release!();
     await ticking;
     const view = await h.get(id);
     expect(view.status).toBe("cancelled");
     expect(view.wakeAt).toBeNull();
-    expect((await h.logs(id)).map((l) => l.event)).toEqual(expect.arrayContaining(["instance.cancelling", "instance.cancelled"]));
+    expect((await h.logs(id)).map((l) => l.event)).toEqual(
+      expect.arrayContaining(["instance.cancelling", "instance.cancelled"]),
+    );
   });
 
   it("a settled result wins over a pending pause", async () => {
@@ -201,7 +237,13 @@ describe("retry", () => {
     const result = await retryTree(h.db, h.clock, id, "token:op", false);
     expect(result).toEqual({ http: 200, outcome: "retried", status: "running", instances: 1 });
     const revived = await h.get(id);
-    expect(revived).toMatchObject({ status: "running", errorCode: null, errorMessage: null, taskEpoch: failed.taskEpoch + 1, task: "call" });
+    expect(revived).toMatchObject({
+      status: "running",
+      errorCode: null,
+      errorMessage: null,
+      taskEpoch: failed.taskEpoch + 1,
+      task: "call",
+    });
     const before = up.requests.length;
     await h.tick();
     expect(up.requests.length - before, "one more attempt").toBe(1);
@@ -211,7 +253,9 @@ describe("retry", () => {
 
   it("refuses a non-failed instance and an only_once failure without force", async () => {
     const running = await h.start("quick");
-    await expect(retryTree(h.db, h.clock, running, null, false)).rejects.toThrow(/only a failed instance can be retried/);
+    await expect(retryTree(h.db, h.clock, running, null, false)).rejects.toThrow(
+      /only a failed instance can be retried/,
+    );
     const once = await h.start("failing_once");
     await h.tick();
     await expect(retryTree(h.db, h.clock, once, null, false)).rejects.toThrow(/force=true/);

@@ -29,16 +29,29 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
     });
     const first = await startServer({ args: ["--poll", "50", "--max-concurrent", "50"] });
     servers.push(first);
-    for (let i = 0; i < 2; i++) servers.push(await startServer({ args: ["--poll", "50", "--max-concurrent", "50"], database: first.database }));
+    for (let i = 0; i < 2; i++)
+      servers.push(await startServer({ args: ["--poll", "50", "--max-concurrent", "50"], database: first.database }));
     apis = servers.map((s) => client(s.url));
     sql = postgres(first.database, { max: 2, onnotice: () => {} });
     const defs = [
       {
         name: "steps3",
         tasks: [
-          { id: "a", action: { type: "fetch", url: `${up.url}/a`, result_schema: KEYED }, output: "$: self.result.key" },
-          { id: "b", action: { type: "fetch", url: `${up.url}/b`, result_schema: KEYED }, output: "$: self.result.key" },
-          { id: "c", action: { type: "fetch", url: `${up.url}/c`, result_schema: KEYED }, output: "$: self.result.key" },
+          {
+            id: "a",
+            action: { type: "fetch", url: `${up.url}/a`, result_schema: KEYED },
+            output: "$: self.result.key",
+          },
+          {
+            id: "b",
+            action: { type: "fetch", url: `${up.url}/b`, result_schema: KEYED },
+            output: "$: self.result.key",
+          },
+          {
+            id: "c",
+            action: { type: "fetch", url: `${up.url}/c`, result_schema: KEYED },
+            output: "$: self.result.key",
+          },
         ],
       },
       {
@@ -53,7 +66,13 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
       {
         name: "leaf",
         input_schema: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] },
-        tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/leaf`, result_schema: KEYED }, output: "$: self.result.key" }],
+        tasks: [
+          {
+            id: "call",
+            action: { type: "fetch", url: `${up.url}/leaf`, result_schema: KEYED },
+            output: "$: self.result.key",
+          },
+        ],
         output: { i: "$: input.i" },
       },
       {
@@ -98,7 +117,10 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
     return ids;
   }
 
-  async function waitSettled(ids: string[], timeoutMs = 60_000): Promise<Array<{ id: string; status: string; task_epoch: number; state: string }>> {
+  async function waitSettled(
+    ids: string[],
+    timeoutMs = 60_000,
+  ): Promise<Array<{ id: string; status: string; task_epoch: number; state: string }>> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const rows = await sql<{ id: string; status: string; task_epoch: number; state: string }[]>`
@@ -111,15 +133,21 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
   it("advances every instance exactly once per task across three pumping replicas", async () => {
     const ids = await startMany("steps3", 150);
     const rows = await waitSettled(ids);
-    expect(rows.filter((r) => r.status !== "completed"), "every instance completed").toEqual([]);
+    expect(
+      rows.filter((r) => r.status !== "completed"),
+      "every instance completed",
+    ).toEqual([]);
     for (const id of ids) {
-      for (const epoch of [1, 2, 3]) expect(keys.get(`${id}:${epoch}`), `task visit ${id}:${epoch} called exactly once`).toBe(1);
+      for (const epoch of [1, 2, 3])
+        expect(keys.get(`${id}:${epoch}`), `task visit ${id}:${epoch} called exactly once`).toBe(1);
       expect(keys.has(`${id}:4`)).toBe(false);
     }
     const workers = await sql<{ worker: string }[]>`
       select distinct data::jsonb->>'worker' as worker from logs where instance_id = any(${ids}) and event = 'task.started'`;
     expect(workers.length, "the work was shared by more than one replica").toBeGreaterThan(1);
-    const lost = await sql<{ n: number }[]>`select count(*)::int as n from instances where id = any(${ids}) and (lease_owner is not null or requested is not null)`;
+    const lost = await sql<
+      { n: number }[]
+    >`select count(*)::int as n from instances where id = any(${ids}) and (lease_owner is not null or requested is not null)`;
     expect(lost[0].n, "no lease or request left behind").toBe(0);
   }, 120_000);
 
@@ -149,12 +177,17 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
     const end = Date.now() + 60_000;
     let rows = await waitSettled(ids, 1_000);
     while (Date.now() < end) {
-      const stopped = await sql<{ id: string; status: string }[]>`select id, status from instances where id = any(${ids}) and status in ('paused', 'pausing')`;
+      const stopped = await sql<
+        { id: string; status: string }[]
+      >`select id, status from instances where id = any(${ids}) and status in ('paused', 'pausing')`;
       for (const row of stopped) await apis[0].post(`/api/instances/${row.id}/resume`);
       rows = await waitSettled(ids, 2_000);
       if (rows.every((r) => SETTLED.includes(r.status))) break;
     }
-    expect(rows.filter((r) => !SETTLED.includes(r.status)).map((r) => r.status), "every tree settles").toEqual([]);
+    expect(
+      rows.filter((r) => !SETTLED.includes(r.status)).map((r) => r.status),
+      "every tree settles",
+    ).toEqual([]);
     for (const row of rows) {
       const out = outcomes.get(row.id) ?? [];
       if (out.includes("cancelled")) expect(row.status, `${row.id} was cancelled: terminal`).toBe("cancelled");
@@ -167,7 +200,9 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
     }
     const doubled = [...keys].filter(([key, n]) => ids.some((id) => key.startsWith(`${id}:`)) && n > 2);
     expect(doubled, "a task visit is called at most twice (once plus its one 503 retry)").toEqual([]);
-    const leftovers = await sql<{ n: number }[]>`select count(*)::int as n from instances where id = any(${ids}) and (lease_owner is not null or requested is not null)`;
+    const leftovers = await sql<
+      { n: number }[]
+    >`select count(*)::int as n from instances where id = any(${ids}) and (lease_owner is not null or requested is not null)`;
     expect(leftovers[0].n, "no lease or request left behind").toBe(0);
     // Every cancelled tree's log ends with its cancellation: nothing advanced it afterwards.
     const after = await sql<{ n: number }[]>`
@@ -197,12 +232,17 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
     const end = Date.now() + 90_000;
     let rows = await waitSettled(roots, 1_000);
     while (Date.now() < end) {
-      const stopped = await sql<{ id: string }[]>`select id from instances where id = any(${roots}) and status in ('paused', 'pausing')`;
+      const stopped = await sql<
+        { id: string }[]
+      >`select id from instances where id = any(${roots}) and status in ('paused', 'pausing')`;
       for (const row of stopped) await apis[0].post(`/api/instances/${row.id}/resume`);
       rows = await waitSettled(roots, 2_000);
       if (rows.every((r) => SETTLED.includes(r.status))) break;
     }
-    expect(rows.filter((r) => !SETTLED.includes(r.status)).map((r) => `${r.id} ${r.status}`), "every tree settles").toEqual([]);
+    expect(
+      rows.filter((r) => !SETTLED.includes(r.status)).map((r) => `${r.id} ${r.status}`),
+      "every tree settles",
+    ).toEqual([]);
 
     const children = await sql<{ id: string; parent_id: string; status: string; task_epoch: number }[]>`
       select id, parent_id, status, task_epoch from instances where parent_id = any(${roots})`;
@@ -214,15 +254,22 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database"
         continue;
       }
       expect(row.status, `${row.id} was never cancelled`).toBe("completed");
-      expect(JSON.parse(row.state).outputs.each.map((o: { i: number }) => o.i), "collected in element order").toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-      expect(mine.map((c) => c.status).sort(), `every child of ${row.id} completed`).toEqual(Array(10).fill("completed"));
+      expect(
+        JSON.parse(row.state).outputs.each.map((o: { i: number }) => o.i),
+        "collected in element order",
+      ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(mine.map((c) => c.status).sort(), `every child of ${row.id} completed`).toEqual(
+        Array(10).fill("completed"),
+      );
       for (const c of mine) expect(keys.get(`${c.id}:1`), `child ${c.id} called its upstream exactly once`).toBe(1);
     }
     const leftovers = await sql<{ n: number }[]>`
       select count(*)::int as n from instances
       where (id = any(${roots}) or parent_id = any(${roots})) and (lease_owner is not null or requested is not null)`;
     expect(leftovers[0].n, "no lease or request left behind").toBe(0);
-    const counters = await sql<{ n: number }[]>`select count(*)::int as n from instances where id = any(${roots}) and status = 'completed' and pending_children <> 0`;
+    const counters = await sql<
+      { n: number }[]
+    >`select count(*)::int as n from instances where id = any(${roots}) and status = 'completed' and pending_children <> 0`;
     expect(counters[0].n, "a completed parent's child counter is back to 0").toBe(0);
   }, 180_000);
 });

@@ -16,13 +16,26 @@ const KEY = "${ config.api_key }";
 
 beforeAll(async () => {
   up = await startUpstream((req, res) => {
-    if (req.path.startsWith("/fail")) return json(res, 500, { error: `rejected key ${String(req.headers["x-api-key"])}` });
+    if (req.path.startsWith("/fail"))
+      return json(res, 500, { error: `rejected key ${String(req.headers["x-api-key"])}` });
     json(res, 200, { seen: String(req.headers["x-api-key"]), path: req.path, body: req.body, padding });
   });
   // A small object threshold so the echoed result is externalized and GET /objects is exercised.
-  server = await startServer({ args: ["--poll", "0", "--object-threshold", "64", "--log-level", "debug"], env: { BATON_VAULT_API_KEY: SECRET, BATON_VAULT_FAIL_API_KEY: SECRET, BATON_VAULT_PARENT_API_KEY: SECRET, BATON_VAULT_KID_API_KEY: SECRET } });
+  server = await startServer({
+    args: ["--poll", "0", "--object-threshold", "64", "--log-level", "debug"],
+    env: {
+      BATON_VAULT_API_KEY: SECRET,
+      BATON_VAULT_FAIL_API_KEY: SECRET,
+      BATON_VAULT_PARENT_API_KEY: SECRET,
+      BATON_VAULT_KID_API_KEY: SECRET,
+    },
+  });
   api = client(server.url);
-  const config_schema = { type: "object", properties: { api_key: { type: "string", secret: true } }, required: ["api_key"] };
+  const config_schema = {
+    type: "object",
+    properties: { api_key: { type: "string", secret: true } },
+    required: ["api_key"],
+  };
   const echo = {
     id: "echo",
     action: {
@@ -31,7 +44,15 @@ beforeAll(async () => {
       url: `${up.url}/echo/${KEY}`,
       headers: { "X-Api-Key": KEY },
       body: { key: "$: config.api_key" },
-      result_schema: { type: "object", properties: { seen: { type: "string" }, path: { type: "string" }, body: { type: "string" }, padding: { type: "string" } } },
+      result_schema: {
+        type: "object",
+        properties: {
+          seen: { type: "string" },
+          path: { type: "string" },
+          body: { type: "string" },
+          padding: { type: "string" },
+        },
+      },
     },
     output: { seen: "$: self.result.seen", echoed: "$: self.result" },
   };
@@ -39,13 +60,25 @@ beforeAll(async () => {
     {
       name: "vault",
       config_schema,
-      tasks: [echo, { id: "again", action: { type: "fetch", method: "post", url: `${up.url}/again`, body: { seen: "$: outputs.echo.seen" } } }],
+      tasks: [
+        echo,
+        {
+          id: "again",
+          action: { type: "fetch", method: "post", url: `${up.url}/again`, body: { seen: "$: outputs.echo.seen" } },
+        },
+      ],
       output: { key_was: "$: outputs.echo.seen", sentence: `the key is ${KEY}` },
     },
     {
       name: "vault_fail",
       config_schema,
-      tasks: [echo, { id: "fail", action: { type: "fetch", method: "get", url: `${up.url}/fail?k=${KEY}`, headers: { "X-Api-Key": KEY } } }],
+      tasks: [
+        echo,
+        {
+          id: "fail",
+          action: { type: "fetch", method: "get", url: `${up.url}/fail?k=${KEY}`, headers: { "X-Api-Key": KEY } },
+        },
+      ],
     },
     // A parent handing its secret to a child whose process declares none, and a child with a
     // secret of its own handing it back to a parent that declares none.
@@ -55,9 +88,22 @@ beforeAll(async () => {
       tasks: [{ id: "keep", output: { got: "$: input.key" } }],
       output: { got: "$: outputs.keep.got" },
     },
-    { name: "vault_parent", config_schema, tasks: [{ id: "kid", action: { type: "child", name: "plain_kid", input: { key: "$: config.api_key" } } }] },
-    { name: "vault_kid", config_schema, tasks: [{ id: "keep", output: { got: "$: config.api_key" } }], output: { got: "$: outputs.keep.got" } },
-    { name: "plain_parent", tasks: [{ id: "kid", action: { type: "child", name: "vault_kid" } }], output: { whole: "$: outputs.kid" } },
+    {
+      name: "vault_parent",
+      config_schema,
+      tasks: [{ id: "kid", action: { type: "child", name: "plain_kid", input: { key: "$: config.api_key" } } }],
+    },
+    {
+      name: "vault_kid",
+      config_schema,
+      tasks: [{ id: "keep", output: { got: "$: config.api_key" } }],
+      output: { got: "$: outputs.keep.got" },
+    },
+    {
+      name: "plain_parent",
+      tasks: [{ id: "kid", action: { type: "child", name: "vault_kid" } }],
+      output: { whole: "$: outputs.kid" },
+    },
   ]) {
     const res = await api.put("/api/definitions", def);
     expect(res.status, res.text).toBe(200);
@@ -88,7 +134,8 @@ async function everythingShownAbout(id: string): Promise<Record<string, string>>
   shown.list = (await api.get("/api/instances?limit=100")).text;
   shown.logs = (await api.get(`/api/instances/${id}/logs?limit=100&level=debug`)).text;
   const detail = JSON.parse(shown.detail) as { objects: Array<{ ref: string }> };
-  for (const [i, object] of detail.objects.entries()) shown[`object ${i}`] = (await api.get(`/api/objects/${object.ref}`)).text;
+  for (const [i, object] of detail.objects.entries())
+    shown[`object ${i}`] = (await api.get(`/api/objects/${object.ref}`)).text;
   return shown;
 }
 
@@ -132,7 +179,10 @@ describe("secret config values", () => {
       expect(text, `${where} must not carry the secret`).not.toContain(SECRET);
     }
     const logs = JSON.parse(shown.logs) as { items: Array<{ event: string; message: string; data?: unknown }> };
-    expect(logs.items.some((l) => l.message.includes("***") || JSON.stringify(l.data ?? null).includes("***")), "the failure is logged, redacted").toBe(true);
+    expect(
+      logs.items.some((l) => l.message.includes("***") || JSON.stringify(l.data ?? null).includes("***")),
+      "the failure is logged, redacted",
+    ).toBe(true);
     expect(server.stderr(), "the server's own log lines").not.toContain(SECRET);
   });
 
@@ -148,9 +198,13 @@ describe("secret config values", () => {
         list: (await api.get("/api/instances?children=true&limit=100")).text,
       };
       for (const [where, shown] of Object.entries(views)) {
-        expect(JSON.stringify(shown), `${parentProcess}: the secret must not show in the ${where} views`).not.toContain(SECRET);
+        expect(JSON.stringify(shown), `${parentProcess}: the secret must not show in the ${where} views`).not.toContain(
+          SECRET,
+        );
       }
-      expect(JSON.stringify(views.child), `${parentProcess}: the child's views show the redaction mark`).toContain("***");
+      expect(JSON.stringify(views.child), `${parentProcess}: the child's views show the redaction mark`).toContain(
+        "***",
+      );
     }
   });
 });

@@ -9,7 +9,10 @@ import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 
-async function runApi(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function runApi(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const e = { ...(process.env as Record<string, string>), ...env };
   delete e.DATABASE_URL;
   try {
@@ -29,7 +32,8 @@ describe("baton-api command line", () => {
 
   it("documents every flag in --help", async () => {
     const r = await runApi(["--help"]);
-    for (const flag of ["--http", "--db", "--data-dir", "--poll", "--auth", "--log-level", "--max-body", "--version"]) expect(r.stdout).toContain(flag);
+    for (const flag of ["--http", "--db", "--data-dir", "--poll", "--auth", "--log-level", "--max-body", "--version"])
+      expect(r.stdout).toContain(flag);
   });
 
   it("refuses a bad flag value with one clear line and a non-zero exit", async () => {
@@ -97,11 +101,18 @@ describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL (needs DA
     const servers = await Promise.all([0, 1, 2].map(() => startServer({ database: db })));
     try {
       const puts = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => request(servers[i % 3]!.url, "PUT", "/api/definitions", { name: "raced", tasks: [{ id: `t${i}` }] })),
+        Array.from({ length: 12 }, (_, i) =>
+          request(servers[i % 3]!.url, "PUT", "/api/definitions", { name: "raced", tasks: [{ id: `t${i}` }] }),
+        ),
       );
-      expect(puts.map((p) => p.status), "no registration may fail under a race").toEqual(Array(12).fill(200));
+      expect(
+        puts.map((p) => p.status),
+        "no registration may fail under a race",
+      ).toEqual(Array(12).fill(200));
       const versions = puts.map((p) => p.body.version).sort((a, b) => a - b);
-      expect(versions, "each racing registration must get its own version").toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      expect(versions, "each racing registration must get its own version").toEqual(
+        Array.from({ length: 12 }, (_, i) => i + 1),
+      );
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
       await dropTestDatabase(db);

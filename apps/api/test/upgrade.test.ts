@@ -22,7 +22,11 @@ let adminApi: ReturnType<typeof client>;
 let actor: string;
 const held: Array<() => void> = [];
 
-const fetchTask = (id: string, path: string, extra: Record<string, unknown> = {}) => ({ id, action: { type: "fetch", url: `${up.url}${path}` }, ...extra });
+const fetchTask = (id: string, path: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  action: { type: "fetch", url: `${up.url}${path}` },
+  ...extra,
+});
 
 beforeAll(async () => {
   up = await startUpstream((req, res) => {
@@ -34,10 +38,21 @@ beforeAll(async () => {
   });
   database = await sharedDatabase();
   const admin = await bootstrapToken(database, "upgrade admin", "admin");
-  const db = await openDatabase(database.location.startsWith("postgres") ? { url: database.location } : { dataDir: database.location });
+  const db = await openDatabase(
+    database.location.startsWith("postgres") ? { url: database.location } : { dataDir: database.location },
+  );
   try {
     const state = stringifyJson({ input: {}, outputs: {} });
-    const base = { process: "tree", version: 1, status: "running", task: "start", state, taskEpoch: 1, createdAt: Date.now(), updatedAt: Date.now() };
+    const base = {
+      process: "tree",
+      version: 1,
+      status: "running",
+      task: "start",
+      state,
+      taskEpoch: 1,
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
+    };
     await db.db.insert(instances).values([
       { ...base, id: ROOT, rootId: ROOT, parentId: null, phase: "children" },
       { ...base, id: CHILD, rootId: ROOT, parentId: ROOT, spawnTask: "start" },
@@ -53,14 +68,24 @@ beforeAll(async () => {
   api = client(server.url, bearer(created.body.token));
   for (const def of [
     { name: "flow", tasks: [fetchTask("one", "/v1/one"), fetchTask("two", "/v1/two")] },
-    { name: "flow", tasks: [fetchTask("one", "/v1/one"), fetchTask("two", "/v2/two"), fetchTask("three", "/v2/three")] },
+    {
+      name: "flow",
+      tasks: [fetchTask("one", "/v1/one"), fetchTask("two", "/v2/two"), fetchTask("three", "/v2/three")],
+    },
     { name: "flow", tasks: [fetchTask("one", "/v1/one"), fetchTask("three", "/v3/three")] },
     { name: "held", tasks: [fetchTask("one", "/hold"), fetchTask("two", "/ok")] },
     { name: "held", tasks: [fetchTask("one", "/hold"), fetchTask("two", "/ok2")] },
     {
       name: "typed",
       tasks: [
-        { id: "charge", action: { type: "fetch", url: `${up.url}/charge`, result_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } },
+        {
+          id: "charge",
+          action: {
+            type: "fetch",
+            url: `${up.url}/charge`,
+            result_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+          },
+        },
         { id: "ship", action: { type: "fetch", url: `${up.url}/ship`, body: { ref: "$: outputs.charge.path" } } },
       ],
     },
@@ -72,10 +97,21 @@ beforeAll(async () => {
           action: {
             type: "fetch",
             url: `${up.url}/charge`,
-            result_schema: { type: "object", properties: { path: { type: "string" }, amount: { type: "number" } }, required: ["path", "amount"] },
+            result_schema: {
+              type: "object",
+              properties: { path: { type: "string" }, amount: { type: "number" } },
+              required: ["path", "amount"],
+            },
           },
         },
-        { id: "ship", action: { type: "fetch", url: `${up.url}/ship`, body: { ref: "$: outputs.charge.path", amount: "$: outputs.charge.amount" } } },
+        {
+          id: "ship",
+          action: {
+            type: "fetch",
+            url: `${up.url}/ship`,
+            body: { ref: "$: outputs.charge.path", amount: "$: outputs.charge.amount" },
+          },
+        },
       ],
     },
   ]) {
@@ -98,7 +134,8 @@ async function start(process: string, version?: number): Promise<string> {
 }
 
 const tick = async () => (await adminApi.post("/api/tick", {})).body;
-const upgrade = (id: string, from_version: number, to_version: number) => api.post(`/api/instances/${id}/upgrade`, { from_version, to_version });
+const upgrade = (id: string, from_version: number, to_version: number) =>
+  api.post(`/api/instances/${id}/upgrade`, { from_version, to_version });
 
 describe("POST /instances/{id}/upgrade", () => {
   it("moves a paused instance to the new version; resumed, it runs the new version's tasks", async () => {
@@ -110,7 +147,10 @@ describe("POST /instances/{id}/upgrade", () => {
 
     const res = await upgrade(id, 1, 2);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toEqual({ upgraded: true, moves: [{ instance_id: id, process: "flow", from_version: 1, to_version: 2, task: "two" }] });
+    expect(res.body).toEqual({
+      upgraded: true,
+      moves: [{ instance_id: id, process: "flow", from_version: 1, to_version: 2, task: "two" }],
+    });
     expect((await api.get(`/api/instances/${id}`)).body).toMatchObject({ version: 2, status: "paused" });
     expect(
       (await api.get(`/api/instances/${id}/detail`)).body.lease_epoch,
@@ -122,7 +162,11 @@ describe("POST /instances/{id}/upgrade", () => {
     await tick();
     expect((await api.get(`/api/instances/${id}`)).body.status).toBe("completed");
     const paths = up.requests.filter((r) => r.headers["x-baton-instance-id"] === id).map((r) => r.path);
-    expect(paths, "the engine reads the definition by the row's version at each claim").toEqual(["/v1/one", "/v2/two", "/v2/three"]);
+    expect(paths, "the engine reads the definition by the row's version at each claim").toEqual([
+      "/v1/one",
+      "/v2/two",
+      "/v2/three",
+    ]);
 
     const logs = (await api.get(`/api/instances/${id}/logs`)).body.items;
     const upgraded = logs.find((l: any) => l.event === "instance.upgraded");

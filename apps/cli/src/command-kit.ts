@@ -11,7 +11,10 @@ export type Options = Record<string, any>;
  * Adapts a handler to commander's action signature `(...args, options, command)`, giving it a
  * context built from the global flags, the positional arguments and the command's own options.
  */
-export function act(makeContext: ContextFactory, handler: (ctx: Context, args: any[], options: Options) => Promise<void>) {
+export function act(
+  makeContext: ContextFactory,
+  handler: (ctx: Context, args: any[], options: Options) => Promise<void>,
+) {
   return async (...received: unknown[]) => {
     const command = received[received.length - 1] as Command;
     const args = received.slice(0, -2);
@@ -27,7 +30,13 @@ export function examples(command: Command, lines: string[]): Command {
 
 /** Collects a repeatable option into an array; comma-separated values are split. */
 export function collectList(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), ...value.split(",").map((part) => part.trim()).filter((part) => part !== "")];
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== ""),
+  ];
 }
 
 /** Collects a repeatable option verbatim (values may contain commas). */

@@ -19,13 +19,23 @@ describe("parseSelector", () => {
   });
 
   it("reads files and globs as unsaved definitions", async () => {
-    expect(await parseSelector(["*.yaml"], "--to", dir)).toEqual({ definitions: [{ name: "orders", tasks: [{ id: "a" }] }] });
+    expect(await parseSelector(["*.yaml"], "--to", dir)).toEqual({
+      definitions: [{ name: "orders", tasks: [{ id: "a" }] }],
+    });
     expect(await parseSelector(["orders.yaml"], "--to", dir)).toMatchObject({ definitions: [{ name: "orders" }] });
   });
 
   it("refuses mixtures, two channels and repeated processes as usage errors", async () => {
-    await expect(parseSelector(["orders@3", "orders.yaml"], "--to", dir)).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining("cannot mix") });
-    await expect(parseSelector(["production,staging"], "--to", dir)).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining("one channel") });
-    await expect(parseSelector(["orders@3,orders@4"], "--to", dir)).rejects.toMatchObject({ message: "--to: process orders is named twice" });
+    await expect(parseSelector(["orders@3", "orders.yaml"], "--to", dir)).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining("cannot mix"),
+    });
+    await expect(parseSelector(["production,staging"], "--to", dir)).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining("one channel"),
+    });
+    await expect(parseSelector(["orders@3,orders@4"], "--to", dir)).rejects.toMatchObject({
+      message: "--to: process orders is named twice",
+    });
   });
 });

@@ -14,7 +14,9 @@ export function selectorKind(values: string[], cwd: string): SelectorKind {
   const parts = values.flatMap(splitList);
   const kinds = new Set(parts.map((part) => partKind(part, cwd)));
   if (kinds.size > 1) {
-    throw new UsageError(`cannot mix ${[...kinds].join(" and ")} in one selector (${values.join(" ")}): use a channel, NAME@VERSION pairs, or files`);
+    throw new UsageError(
+      `cannot mix ${[...kinds].join(" and ")} in one selector (${values.join(" ")}): use a channel, NAME@VERSION pairs, or files`,
+    );
   }
   const kind = [...kinds][0] ?? "channel";
   if (kind === "channel" && parts.length !== 1) {
@@ -31,7 +33,8 @@ function splitList(value: string): string[] {
 }
 
 function partKind(part: string, cwd: string): SelectorKind {
-  if (isGlob(part) || /\.(ya?ml|json)$/i.test(part) || part.includes("/") || existsSync(path.resolve(cwd, part))) return "files";
+  if (isGlob(part) || /\.(ya?ml|json)$/i.test(part) || part.includes("/") || existsSync(path.resolve(cwd, part)))
+    return "files";
   if (PAIR.test(part)) return "versions";
   return "channel";
 }

@@ -13,10 +13,16 @@ function environment(env: Record<string, string> = {}): Environment {
 
 describe("config file", () => {
   it("lives under XDG_CONFIG_HOME, else ~/.config; a relative XDG value is ignored", () => {
-    expect(configFilePath({ env: { XDG_CONFIG_HOME: "/x" }, cwd: "/", homedir: "/home/u" })).toBe("/x/baton/config.json");
+    expect(configFilePath({ env: { XDG_CONFIG_HOME: "/x" }, cwd: "/", homedir: "/home/u" })).toBe(
+      "/x/baton/config.json",
+    );
     expect(configFilePath({ env: {}, cwd: "/", homedir: "/home/u" })).toBe("/home/u/.config/baton/config.json");
-    expect(configFilePath({ env: { XDG_CONFIG_HOME: "rel" }, cwd: "/", homedir: "/home/u" })).toBe("/home/u/.config/baton/config.json");
-    expect(lastInstanceFilePath({ env: {}, cwd: "/", homedir: "/home/u" })).toBe("/home/u/.local/state/baton/last-instance");
+    expect(configFilePath({ env: { XDG_CONFIG_HOME: "rel" }, cwd: "/", homedir: "/home/u" })).toBe(
+      "/home/u/.config/baton/config.json",
+    );
+    expect(lastInstanceFilePath({ env: {}, cwd: "/", homedir: "/home/u" })).toBe(
+      "/home/u/.local/state/baton/last-instance",
+    );
   });
 
   it("is written with mode 0600, read back, and removed", async () => {

@@ -23,13 +23,18 @@ export async function readConfig(environment: Environment): Promise<StoredConfig
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`the config file ${file} is not valid JSON (${(error as Error).message}); fix it or run baton logout`);
+    throw new CliError(
+      `the config file ${file} is not valid JSON (${(error as Error).message}); fix it or run baton logout`,
+    );
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new CliError(`the config file ${file} must hold a JSON object like {"server": "...", "token": "..."}`);
   }
   const { server, token } = value as Record<string, unknown>;
-  for (const [key, field] of [["server", server], ["token", token]] as const) {
+  for (const [key, field] of [
+    ["server", server],
+    ["token", token],
+  ] as const) {
     if (field !== undefined && typeof field !== "string") {
       throw new CliError(`the config file ${file}: "${key}" must be a string`);
     }

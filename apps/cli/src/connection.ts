@@ -31,6 +31,7 @@ export function normalizeServer(text: string): string {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new UsageError(`invalid server URL "${text}": only http:// and https:// are supported`);
   }
-  if (url.search || url.hash) throw new UsageError(`invalid server URL "${text}": it must not have a query or fragment`);
+  if (url.search || url.hash)
+    throw new UsageError(`invalid server URL "${text}": it must not have a query or fragment`);
   return url.href.replace(/\/+$/, "");
 }

@@ -33,7 +33,12 @@ export function createContext(io: CliIo, flags: GlobalFlags, onConnection: (conn
     },
     api() {
       client ??= context.connection().then((resolved) =>
-        createClient({ server: resolved.server, token: resolved.token, fetch: io.fetch, userAgent: `baton-cli/${cliVersion()}` }),
+        createClient({
+          server: resolved.server,
+          token: resolved.token,
+          fetch: io.fetch,
+          userAgent: `baton-cli/${cliVersion()}`,
+        }),
       );
       return client;
     },

@@ -32,18 +32,29 @@ describe("parseDefinitionText", () => {
   });
 
   it("keeps integers beyond 2^53 and long decimals exact, in YAML as in JSON", () => {
-    const yaml = parseDefinitionText("a.yaml", "name: a\nlimit: 12345678901234567890123\nrate: 0.1000000000000000000001\nsmall: 7\n");
-    const json = parseDefinitionText("a.json", '{"name": "a", "limit": 12345678901234567890123, "rate": 0.1000000000000000000001, "small": 7}');
+    const yaml = parseDefinitionText(
+      "a.yaml",
+      "name: a\nlimit: 12345678901234567890123\nrate: 0.1000000000000000000001\nsmall: 7\n",
+    );
+    const json = parseDefinitionText(
+      "a.json",
+      '{"name": "a", "limit": 12345678901234567890123, "rate": 0.1000000000000000000001, "small": 7}',
+    );
     for (const { definitions } of [yaml, json]) {
       const definition = definitions[0].definition;
       expect(isLosslessNumber(definition.limit), "a float64 would round the integer").toBe(true);
-      expect(stringifyJson(definition)).toBe('{"name":"a","limit":12345678901234567890123,"rate":0.1000000000000000000001,"small":7}');
+      expect(stringifyJson(definition)).toBe(
+        '{"name":"a","limit":12345678901234567890123,"rate":0.1000000000000000000001,"small":7}',
+      );
       expect(definition.small).toBe(7);
     }
   });
 
   it("reports an alias to another document's anchor instead of throwing", () => {
-    const { problems, definitions } = parseDefinitionText("x.yaml", "name: a\nbase: &b {k: 1}\n---\nname: b\nextra: {<<: *b}\n");
+    const { problems, definitions } = parseDefinitionText(
+      "x.yaml",
+      "name: a\nbase: &b {k: 1}\n---\nname: b\nextra: {<<: *b}\n",
+    );
     expect(definitions.map((d) => d.name)).toEqual(["a"]);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^x\.yaml:\d+(:\d+)?: /);
@@ -99,6 +110,9 @@ describe("loadDefinitions", () => {
   it("says so when the files hold no definitions", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "baton-load-"));
     writeFileSync(path.join(dir, "empty.yaml"), "# nothing yet\n");
-    await expect(loadDefinitions(["empty.yaml"], dir)).rejects.toMatchObject({ exitCode: 2, message: "no definitions found in empty.yaml" });
+    await expect(loadDefinitions(["empty.yaml"], dir)).rejects.toMatchObject({
+      exitCode: 2,
+      message: "no definitions found in empty.yaml",
+    });
   });
 });

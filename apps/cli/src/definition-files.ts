@@ -39,17 +39,26 @@ export async function loadDefinitions(args: string[], cwd: string): Promise<Load
     problems.push(...result.problems);
   }
   if (problems.length > 0) {
-    throw new CliError(problems[0], ExitCode.failed, problems.map((problem) => `error: ${problem}`));
+    throw new CliError(
+      problems[0],
+      ExitCode.failed,
+      problems.map((problem) => `error: ${problem}`),
+    );
   }
   if (loaded.length === 0) throw new UsageError(`no definitions found in ${files.join(", ")}`);
   return loaded;
 }
 
-export function parseDefinitionText(file: string, text: string): { definitions: LoadedDefinition[]; problems: string[] } {
+export function parseDefinitionText(
+  file: string,
+  text: string,
+): { definitions: LoadedDefinition[]; problems: string[] } {
   const definitions: LoadedDefinition[] = [];
   const problems: string[] = [];
   const report = (problem: SourceProblem) =>
-    problems.push(`${file}${problem.line ? `:${problem.line}${problem.column ? `:${problem.column}` : ""}` : ""}: ${problem.message}`);
+    problems.push(
+      `${file}${problem.line ? `:${problem.line}${problem.column ? `:${problem.column}` : ""}` : ""}: ${problem.message}`,
+    );
 
   let documents: { index: number; line?: number; value: Json }[];
   if (/\.json$/i.test(file)) {
@@ -68,7 +77,10 @@ export function parseDefinitionText(file: string, text: string): { definitions: 
     items.forEach((item, i) => {
       const source = Array.isArray(document.value) ? `${where} [${i}]` : where;
       if (item === null || typeof item !== "object" || Array.isArray(item) || !isPlainObject(item)) {
-        report({ line: document.line, message: `${source === file ? "" : `${source.slice(file.length).trim()}: `}expected a process definition (an object with name and tasks), got ${describe(item)}` });
+        report({
+          line: document.line,
+          message: `${source === file ? "" : `${source.slice(file.length).trim()}: `}expected a process definition (an object with name and tasks), got ${describe(item)}`,
+        });
         return;
       }
       const name = typeof item.name === "string" ? item.name : undefined;

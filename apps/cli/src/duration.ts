@@ -14,7 +14,9 @@ export function parseDuration(text: string, flag: string): number {
     end = part.lastIndex;
   }
   if (trimmed === "" || end !== trimmed.length) {
-    throw new UsageError(`${flag}: invalid duration "${text}": expected a number of seconds or units like 250ms, 30s, 5m, 1h30m, 2d`);
+    throw new UsageError(
+      `${flag}: invalid duration "${text}": expected a number of seconds or units like 250ms, 30s, 5m, 1h30m, 2d`,
+    );
   }
   return Math.round(total);
 }
@@ -23,7 +25,8 @@ export function parseDuration(text: string, flag: string): number {
 export function parseSince(text: string, now: number): number {
   if (/^\d{4}-\d{2}-\d{2}/.test(text.trim())) {
     const at = Date.parse(text);
-    if (Number.isNaN(at)) throw new UsageError(`--since: invalid timestamp "${text}": expected ISO 8601 like 2026-01-31T12:00:00Z`);
+    if (Number.isNaN(at))
+      throw new UsageError(`--since: invalid timestamp "${text}": expected ISO 8601 like 2026-01-31T12:00:00Z`);
     return at;
   }
   return now - parseDuration(text, "--since");

@@ -19,7 +19,15 @@ export function unreachableMessage(server: string): string {
 
 export function formatFieldPath(path: unknown): string {
   if (Array.isArray(path)) {
-    return path.reduce<string>((out, part) => (typeof part === "number" || /^\d+$/.test(String(part)) ? `${out}[${part}]` : out ? `${out}.${part}` : String(part)), "");
+    return path.reduce<string>(
+      (out, part) =>
+        typeof part === "number" || /^\d+$/.test(String(part))
+          ? `${out}[${part}]`
+          : out
+            ? `${out}.${part}`
+            : String(part),
+      "",
+    );
   }
   return String(path ?? "");
 }

@@ -28,7 +28,15 @@ describe("expandFileArguments", () => {
     dir = mkdtempSync(path.join(tmpdir(), "baton-glob-"));
     mkdirSync(path.join(dir, "defs", "nested"), { recursive: true });
     mkdirSync(path.join(dir, "defs", "node_modules"), { recursive: true });
-    for (const file of ["defs/b.yaml", "defs/a.yml", "defs/c.json", "defs/readme.md", "defs/nested/d.yaml", "defs/node_modules/x.yaml", "defs/.hidden.yaml"]) {
+    for (const file of [
+      "defs/b.yaml",
+      "defs/a.yml",
+      "defs/c.json",
+      "defs/readme.md",
+      "defs/nested/d.yaml",
+      "defs/node_modules/x.yaml",
+      "defs/.hidden.yaml",
+    ]) {
       writeFileSync(path.join(dir, file), "name: x\n");
     }
   });
@@ -42,11 +50,19 @@ describe("expandFileArguments", () => {
   });
 
   it("takes a directory as every definition file below it", async () => {
-    expect(await expandFileArguments(["defs"], dir)).toEqual(["defs/a.yml", "defs/b.yaml", "defs/c.json", "defs/nested/d.yaml"]);
+    expect(await expandFileArguments(["defs"], dir)).toEqual([
+      "defs/a.yml",
+      "defs/b.yaml",
+      "defs/c.json",
+      "defs/nested/d.yaml",
+    ]);
   });
 
   it("keeps argument order and drops duplicates", async () => {
-    expect(await expandFileArguments(["defs/c.json", "defs/*.json", "defs/a.yml"], dir)).toEqual(["defs/c.json", "defs/a.yml"]);
+    expect(await expandFileArguments(["defs/c.json", "defs/*.json", "defs/a.yml"], dir)).toEqual([
+      "defs/c.json",
+      "defs/a.yml",
+    ]);
   });
 
   it("accepts an absolute glob", async () => {
@@ -54,7 +70,13 @@ describe("expandFileArguments", () => {
   });
 
   it("refuses a glob without matches and a missing file as usage errors", async () => {
-    await expect(expandFileArguments(["defs/*.toml"], dir)).rejects.toMatchObject({ exitCode: 2, message: "no files match defs/*.toml" });
-    await expect(expandFileArguments(["nope.yaml"], dir)).rejects.toMatchObject({ exitCode: 2, message: "file not found: nope.yaml" });
+    await expect(expandFileArguments(["defs/*.toml"], dir)).rejects.toMatchObject({
+      exitCode: 2,
+      message: "no files match defs/*.toml",
+    });
+    await expect(expandFileArguments(["nope.yaml"], dir)).rejects.toMatchObject({
+      exitCode: 2,
+      message: "file not found: nope.yaml",
+    });
   });
 });

@@ -91,7 +91,10 @@ export function globToRegExp(glob: string): RegExp {
       if (close === -1) {
         source += "\\[";
       } else {
-        const body = glob.slice(i + 1, close).replace(/^!/, "^").replace(/\\/g, "\\\\");
+        const body = glob
+          .slice(i + 1, close)
+          .replace(/^!/, "^")
+          .replace(/\\/g, "\\\\");
         source += `[${body}]`;
         i = close;
       }
@@ -100,7 +103,10 @@ export function globToRegExp(glob: string): RegExp {
       if (close === -1) {
         source += "\\{";
       } else {
-        const options = glob.slice(i + 1, close).split(",").map((option) => globToRegExp(option).source.slice(1, -1));
+        const options = glob
+          .slice(i + 1, close)
+          .split(",")
+          .map((option) => globToRegExp(option).source.slice(1, -1));
         source += `(?:${options.join("|")})`;
         i = close;
       }

@@ -19,11 +19,17 @@ describe("buildInput", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "baton-input-"));
     writeFileSync(path.join(dir, "in.json"), '{"a": 1}');
     expect(await buildInput("@in.json", [], dir)).toEqual({ a: 1 });
-    await expect(buildInput("@missing.json", [], dir)).rejects.toThrow("--input @missing.json: cannot read missing.json: no such file");
+    await expect(buildInput("@missing.json", [], dir)).rejects.toThrow(
+      "--input @missing.json: cannot read missing.json: no such file",
+    );
   });
 
   it("applies --set on top: JSON values when they parse, strings otherwise, dotted keys nest", async () => {
-    const input = await buildInput('{"a": 1, "c": {"x": 1}}', ["a=2", "b=hello", "c.y=[1,2]", "d.e.f=null", 'g="7"'], "/");
+    const input = await buildInput(
+      '{"a": 1, "c": {"x": 1}}',
+      ["a=2", "b=hello", "c.y=[1,2]", "d.e.f=null", 'g="7"'],
+      "/",
+    );
     expect(input).toEqual({ a: 2, b: "hello", c: { x: 1, y: [1, 2] }, d: { e: { f: null } }, g: "7" });
   });
 

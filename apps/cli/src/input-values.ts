@@ -10,7 +10,11 @@ type JsonObject = { [key: string]: Json };
  * on top, in order). A --set value is JSON when it parses as JSON, else a string; dotted keys
  * build nested objects (`--set customer.id=7`).
  */
-export async function buildInput(input: string | undefined, sets: string[], cwd: string): Promise<JsonObject | undefined> {
+export async function buildInput(
+  input: string | undefined,
+  sets: string[],
+  cwd: string,
+): Promise<JsonObject | undefined> {
   let value: JsonObject | undefined;
   if (input !== undefined) value = await readInputFlag(input, cwd);
   for (const assignment of sets) {
@@ -30,7 +34,9 @@ export async function readJsonArgument(value: string, flag: string, cwd: string)
     try {
       text = await readFile(path.resolve(cwd, file), "utf8");
     } catch (error) {
-      throw new UsageError(`${where}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`);
+      throw new UsageError(
+        `${where}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`,
+      );
     }
   }
   try {
@@ -42,7 +48,10 @@ export async function readJsonArgument(value: string, flag: string, cwd: string)
 
 async function readInputFlag(input: string, cwd: string): Promise<JsonObject> {
   const parsed = await readJsonArgument(input, "--input", cwd);
-  if (!isObject(parsed)) throw new UsageError(`--input${input.startsWith("@") ? ` ${input}` : ""}: the input must be a JSON object, like {"order_id": 7}`);
+  if (!isObject(parsed))
+    throw new UsageError(
+      `--input${input.startsWith("@") ? ` ${input}` : ""}: the input must be a JSON object, like {"order_id": 7}`,
+    );
   return parsed;
 }
 
@@ -50,7 +59,8 @@ function applySet(target: JsonObject, assignment: string): void {
   const eq = assignment.indexOf("=");
   if (eq <= 0) throw new UsageError(`--set ${assignment}: expected key=value, like --set order_id=7`);
   const keys = assignment.slice(0, eq).split(".");
-  if (keys.some((key) => key === "")) throw new UsageError(`--set ${assignment}: empty key segment in "${assignment.slice(0, eq)}"`);
+  if (keys.some((key) => key === ""))
+    throw new UsageError(`--set ${assignment}: empty key segment in "${assignment.slice(0, eq)}"`);
   const raw = assignment.slice(eq + 1);
   let value: Json;
   try {
@@ -69,5 +79,10 @@ function applySet(target: JsonObject, assignment: string): void {
 }
 
 function isObject(value: Json | undefined): value is JsonObject {
-  return value !== null && typeof value === "object" && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype
+  );
 }

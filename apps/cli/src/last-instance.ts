@@ -23,6 +23,9 @@ export async function resolveInstanceId(environment: Environment, id: string): P
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
   const last = text.trim();
-  if (!last) throw new UsageError(`${LAST_INSTANCE} is not set: no instance has been started with baton run yet (state file ${file})`);
+  if (!last)
+    throw new UsageError(
+      `${LAST_INSTANCE} is not set: no instance has been started with baton run yet (state file ${file})`,
+    );
   return last;
 }

@@ -45,7 +45,11 @@ const CONTAINER_SEGMENTS = new Set(["body", "definitions"]);
  * the body itself (validate) or under `definitions` (batch deploy). A single definition sent on
  * its own (put) has paths relative to it.
  */
-export function locateProblem(loaded: LoadedDefinition[], field: { path: unknown; message: string }, sentAsArray: boolean): LocatedProblem {
+export function locateProblem(
+  loaded: LoadedDefinition[],
+  field: { path: unknown; message: string },
+  sentAsArray: boolean,
+): LocatedProblem {
   let segments = pathSegments(field.path);
   while (segments.length > 0 && CONTAINER_SEGMENTS.has(segments[0])) segments = segments.slice(1);
   let definition: LoadedDefinition | undefined;

@@ -18,7 +18,8 @@ export function parseProcessRef(text: string): ProcessRef {
   }
   const process = text.slice(0, at);
   const suffix = text.slice(at + 1);
-  if (!process || !suffix) throw new UsageError(`invalid process reference "${text}": expected PROCESS, PROCESS@VERSION or PROCESS@CHANNEL`);
+  if (!process || !suffix)
+    throw new UsageError(`invalid process reference "${text}": expected PROCESS, PROCESS@VERSION or PROCESS@CHANNEL`);
   if (!/^v?[0-9]+$/.test(suffix) && CHANNEL_NAME.test(suffix)) return { process, channel: suffix };
   return { process, version: parseVersion(suffix, `"${text}"`) };
 }

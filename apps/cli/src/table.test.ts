@@ -3,7 +3,14 @@ import { renderTable, truncate } from "./table.js";
 
 describe("renderTable", () => {
   it("aligns columns under their headers and trims trailing space", () => {
-    const out = renderTable([{ header: "NAME" }, { header: "VERSION", align: "right" }], [["orders", "v12"], ["b", "v3"]], 80);
+    const out = renderTable(
+      [{ header: "NAME" }, { header: "VERSION", align: "right" }],
+      [
+        ["orders", "v12"],
+        ["b", "v3"],
+      ],
+      80,
+    );
     expect(out.split("\n")).toEqual(["NAME    VERSION", "orders      v12", "b            v3"]);
   });
 
@@ -22,7 +29,14 @@ describe("renderTable", () => {
 
   it("paints cells after measuring them, so colors do not break alignment", () => {
     const bold = (t: string) => `\x1b[1m${t}\x1b[22m`;
-    const out = renderTable([{ header: "S" }, { header: "T" }], [[{ text: "ok", paint: bold }, "x"], ["failed", "y"]], 80);
+    const out = renderTable(
+      [{ header: "S" }, { header: "T" }],
+      [
+        [{ text: "ok", paint: bold }, "x"],
+        ["failed", "y"],
+      ],
+      80,
+    );
     expect(out.split("\n")).toEqual(["S       T", `${bold("ok")}      x`, "failed  y"]);
   });
 });
@@ -46,7 +60,11 @@ describe("renderTable column economy", () => {
   });
 
   it("drops columns in dropOrder when even the shortest widths do not fit", () => {
-    const columns = [{ header: "ID", keep: true }, { header: "STATUS", keep: true }, { header: "UPDATED", keep: true, dropOrder: 1 }];
+    const columns = [
+      { header: "ID", keep: true },
+      { header: "STATUS", keep: true },
+      { header: "UPDATED", keep: true, dropOrder: 1 },
+    ];
     const out = renderTable(columns, [["0123456789", "running", "2026-01-01T00:00:00.000Z"]], 30);
     expect(out.split("\n")).toEqual(["ID          STATUS", "0123456789  running"]);
   });

@@ -25,14 +25,27 @@ const MIN_WIDTH = 3;
  * A plain-text table no wider than `width` when that is possible: the widest shrinkable columns
  * are truncated (with "…") until it fits. Trailing spaces are trimmed from every line.
  */
-export function renderTable(allColumns: Column[], allRows: (string | Cell)[][], width: number, paintHeader = (text: string) => text): string {
+export function renderTable(
+  allColumns: Column[],
+  allRows: (string | Cell)[][],
+  width: number,
+  paintHeader = (text: string) => text,
+): string {
   const allCells = allRows.map((row) => allColumns.map((_, i) => toCell(row[i])));
-  let shown = allColumns.map((_, i) => i).filter((i) => !allColumns[i].optional || allCells.some((row) => row[i].text !== ""));
-  const naturalWidth = (i: number) => Math.max(allColumns[i].header.length, ...allCells.map((row) => row[i].text.length));
+  let shown = allColumns
+    .map((_, i) => i)
+    .filter((i) => !allColumns[i].optional || allCells.some((row) => row[i].text !== ""));
+  const naturalWidth = (i: number) =>
+    Math.max(allColumns[i].header.length, ...allCells.map((row) => row[i].text.length));
   const smallestWidth = () =>
-    shown.reduce((sum, i) => sum + (allColumns[i].keep ? naturalWidth(i) : Math.min(naturalWidth(i), minimumWidth(allColumns[i]))), 0) +
+    shown.reduce(
+      (sum, i) => sum + (allColumns[i].keep ? naturalWidth(i) : Math.min(naturalWidth(i), minimumWidth(allColumns[i]))),
+      0,
+    ) +
     GAP.length * (shown.length - 1);
-  const droppable = shown.filter((i) => allColumns[i].dropOrder !== undefined).sort((a, b) => allColumns[a].dropOrder! - allColumns[b].dropOrder!);
+  const droppable = shown
+    .filter((i) => allColumns[i].dropOrder !== undefined)
+    .sort((a, b) => allColumns[a].dropOrder! - allColumns[b].dropOrder!);
   for (const i of droppable) {
     if (smallestWidth() <= width) break;
     shown = shown.filter((j) => j !== i);
@@ -42,7 +55,11 @@ export function renderTable(allColumns: Column[], allRows: (string | Cell)[][], 
   const widths = shown.map(naturalWidth);
   fitWidths(columns, widths, width);
   const lines = [
-    formatLine(columns.map((column) => ({ text: column.header, paint: paintHeader })), columns, widths),
+    formatLine(
+      columns.map((column) => ({ text: column.header, paint: paintHeader })),
+      columns,
+      widths,
+    ),
     ...cells.map((row) => formatLine(row, columns, widths)),
   ];
   return lines.join("\n");

@@ -34,7 +34,13 @@ function stopRunningGroupsOnExit(): void {
  * Aborting the signal sends SIGTERM to the command's process group (SIGKILL 5 s later) and
  * resolves with `aborted: true`.
  */
-export function runTaskCommand(command: string, stdin: string, env: Record<string, string | undefined>, cwd: string, signal: AbortSignal): Promise<CommandResult> {
+export function runTaskCommand(
+  command: string,
+  stdin: string,
+  env: Record<string, string | undefined>,
+  cwd: string,
+  signal: AbortSignal,
+): Promise<CommandResult> {
   return new Promise((resolve) => {
     // Its own process group, so that stopping it also stops what the shell started.
     const child = spawn("sh", ["-c", command], { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });

@@ -17,7 +17,10 @@ describe("taskOutcome", () => {
   });
 
   it("releases on any other exit or a signal, quoting the last stderr line", () => {
-    expect(taskOutcome(run(1, "", "first\nlast words\n"))).toEqual({ kind: "release", reason: "the command exited 1: last words" });
+    expect(taskOutcome(run(1, "", "first\nlast words\n"))).toEqual({
+      kind: "release",
+      reason: "the command exited 1: last words",
+    });
     expect(taskOutcome(run(null, ""))).toEqual({ kind: "release", reason: "the command was killed by a signal" });
   });
 });

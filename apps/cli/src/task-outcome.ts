@@ -23,7 +23,10 @@ export function taskOutcome(run: CommandResult): TaskOutcome {
     try {
       return { kind: "result", result: parseJson(text) };
     } catch (error) {
-      return { kind: "release", reason: `the command exited 0 but its stdout is not JSON (${(error as Error).message})` };
+      return {
+        kind: "release",
+        reason: `the command exited 0 but its stdout is not JSON (${(error as Error).message})`,
+      };
     }
   }
   if (run.code === ERROR_OUTCOME_EXIT) {
@@ -31,11 +34,17 @@ export function taskOutcome(run: CommandResult): TaskOutcome {
     try {
       value = parseJson(text);
     } catch {
-      return { kind: "release", reason: `the command exited ${ERROR_OUTCOME_EXIT} but its stdout is not a JSON error outcome like {"code": "out_of_stock"}` };
+      return {
+        kind: "release",
+        reason: `the command exited ${ERROR_OUTCOME_EXIT} but its stdout is not a JSON error outcome like {"code": "out_of_stock"}`,
+      };
     }
     const outcome = value as { code?: unknown; message?: unknown; data?: Json };
     if (value === null || typeof value !== "object" || Array.isArray(value) || typeof outcome.code !== "string") {
-      return { kind: "release", reason: `the command exited ${ERROR_OUTCOME_EXIT} but its stdout has no string "code" (expected {"code": "...", "message"?: "...", "data"?: ...})` };
+      return {
+        kind: "release",
+        reason: `the command exited ${ERROR_OUTCOME_EXIT} but its stdout has no string "code" (expected {"code": "...", "message"?: "...", "data"?: ...})`,
+      };
     }
     const error: ErrorOutcome = { code: outcome.code };
     if (typeof outcome.message === "string") error.message = outcome.message;

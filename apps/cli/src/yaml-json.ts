@@ -65,7 +65,10 @@ export function parseYamlDocuments(text: string): { documents: YamlDocument[]; p
     if (value === null) return;
     const invalid = findNonJson(value, "");
     if (invalid) {
-      problems.push({ line, message: `document ${i + 1}${invalid.path ? ` at ${invalid.path}` : ""}: ${invalid.message}` });
+      problems.push({
+        line,
+        message: `document ${i + 1}${invalid.path ? ` at ${invalid.path}` : ""}: ${invalid.message}`,
+      });
       return;
     }
     documents.push({ index: i + 1, line, value });
@@ -88,7 +91,12 @@ function findNonJson(value: unknown, path: string): { path: string; message: str
   if (typeof value === "number" && !Number.isFinite(value)) {
     return { path, message: `${value} is not a JSON number` };
   }
-  if (typeof value === "bigint" || typeof value === "undefined" || typeof value === "function" || typeof value === "symbol") {
+  if (
+    typeof value === "bigint" ||
+    typeof value === "undefined" ||
+    typeof value === "function" ||
+    typeof value === "symbol"
+  ) {
     return { path, message: `a ${typeof value} is not a JSON value` };
   }
   if (value instanceof Date || value instanceof Map || value instanceof Set || value instanceof Uint8Array) {

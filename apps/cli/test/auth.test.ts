@@ -13,21 +13,29 @@ let server: TestServer;
 let database: string;
 let adminToken: string;
 let env: Record<string, string>;
-const cli = (args: string[], extraEnv: Record<string, string> = {}, cwd?: string): Promise<BatonRun> => baton(args, { env: { ...env, ...extraEnv }, cwd });
+const cli = (args: string[], extraEnv: Record<string, string> = {}, cwd?: string): Promise<BatonRun> =>
+  baton(args, { env: { ...env, ...extraEnv }, cwd });
 
 function bootstrapAdminToken(databaseFlags: string[]): Promise<string> {
   const childEnv = { ...(process.env as Record<string, string>) };
   delete childEnv.DATABASE_URL;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [API_MAIN, "tokens", "create", "--label", "cli-e2e-admin", "--perms", "admin", ...databaseFlags], { env: childEnv }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`tokens create failed: ${stderr}`));
-      else resolve(stdout.trim());
-    });
+    execFile(
+      process.execPath,
+      [API_MAIN, "tokens", "create", "--label", "cli-e2e-admin", "--perms", "admin", ...databaseFlags],
+      { env: childEnv },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`tokens create failed: ${stderr}`));
+        else resolve(stdout.trim());
+      },
+    );
   });
 }
 
 beforeAll(async () => {
-  database = process.env.DATABASE_URL ? await createTestDatabase() : mkdtempSync(path.join(tmpdir(), "baton-cli-auth-"));
+  database = process.env.DATABASE_URL
+    ? await createTestDatabase()
+    : mkdtempSync(path.join(tmpdir(), "baton-cli-auth-"));
   adminToken = await bootstrapAdminToken(process.env.DATABASE_URL ? ["--db", database] : ["--data-dir", database]);
   server = await startServer({ database, args: ["--auth", "token", "--poll", "0"] });
   env = isolatedEnv({ BATON_SERVER: server.url }).env;
@@ -52,7 +60,11 @@ describe("authentication", () => {
     const created = await cli(["tokens", "create", "--label", "ci-deploy", "--perms", "deploy,read", "--json"], admin);
     expect(created.code, created.stderr).toBe(0);
     const token = JSON.parse(created.stdout);
-    expect(token).toMatchObject({ label: "ci-deploy", perms: ["deploy", "read"], token: expect.stringMatching(/^svc_sk_/) });
+    expect(token).toMatchObject({
+      label: "ci-deploy",
+      perms: ["deploy", "read"],
+      token: expect.stringMatching(/^svc_sk_/),
+    });
 
     const quiet = await cli(["tokens", "create", "--label", "reader", "--perms", "read", "--quiet"], admin);
     expect(quiet.stdout, "--quiet prints only the secret").toMatch(/^svc_sk_\S+\n$/);
@@ -62,7 +74,9 @@ describe("authentication", () => {
     expect(list.stdout).toContain("ci-deploy");
     expect(list.stdout, "listing never shows a secret").not.toContain("svc_sk_");
     const listed = JSON.parse((await cli(["tokens", "--json"], admin)).stdout);
-    expect(listed.items.map((item: { label: string }) => item.label)).toEqual(expect.arrayContaining(["cli-e2e-admin", "ci-deploy", "reader"]));
+    expect(listed.items.map((item: { label: string }) => item.label)).toEqual(
+      expect.arrayContaining(["cli-e2e-admin", "ci-deploy", "reader"]),
+    );
 
     // The deploy token deploys; a read token is forbidden to (exit 3 as well).
     const dir = fixtureDir({ "greet.yaml": GREET_YAML });
@@ -72,7 +86,10 @@ describe("authentication", () => {
     expect(readOnly.stderr).toMatch(/^error: forbidden: /);
 
     expect((await cli(["tokens", "revoke", token.id], admin)).stdout).toBe(`revoked ${token.id}\n`);
-    expect((await cli(["definitions"], { BATON_TOKEN: token.token })).code, "a revoked token stops working at once").toBe(3);
+    expect(
+      (await cli(["definitions"], { BATON_TOKEN: token.token })).code,
+      "a revoked token stops working at once",
+    ).toBe(3);
     expect((await cli(["tokens", "revoke", "00000000-0000-7000-8000-000000000000"], admin)).code).toBe(4);
   });
 

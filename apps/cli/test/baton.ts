@@ -32,7 +32,10 @@ export function isolatedEnv(extra: Record<string, string> = {}): BatonEnv {
 }
 
 /** Spawns `node dist/main.js ...args` and resolves with its exit code and output (never rejects on exit codes). */
-export function baton(args: string[], options: { env: Record<string, string>; cwd?: string; timeoutMs?: number }): Promise<BatonRun> {
+export function baton(
+  args: string[],
+  options: { env: Record<string, string>; cwd?: string; timeoutMs?: number },
+): Promise<BatonRun> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,

@@ -35,7 +35,9 @@ describe("deploy", () => {
     const first = await cli(["deploy", "*.yaml", "billing.json"], dir);
     expect(first).toEqual({ code: 0, stdout: "greet v1 (new)\norders v1 (new)\nbilling v1 (new)\n", stderr: "" });
     const again = await cli(["deploy", "greet.yaml", "--json"], dir);
-    expect(JSON.parse(again.stdout), "--json prints the array of PUT responses").toEqual([{ name: "greet", saved: false, version: 1 }]);
+    expect(JSON.parse(again.stdout), "--json prints the array of PUT responses").toEqual([
+      { name: "greet", saved: false, version: 1 },
+    ]);
   });
 
   it("deploys a multi-document YAML as one atomic batch on a channel", async () => {
@@ -45,10 +47,12 @@ describe("deploy", () => {
     expect(run.stdout).toBe("orders v2 (new, first on staging)\ngreet v1 (unchanged, first on staging)\n");
     const json = await cli(["deploy", "both.yaml", "-c", "staging", "--json"], dir);
     const results = JSON.parse(json.stdout);
-    expect(results.map((r: { name: string; version: number; saved: boolean }) => [r.name, r.version, r.saved])).toEqual([
-      ["orders", 2, false],
-      ["greet", 1, false],
-    ]);
+    expect(results.map((r: { name: string; version: number; saved: boolean }) => [r.name, r.version, r.saved])).toEqual(
+      [
+        ["orders", 2, false],
+        ["greet", 1, false],
+      ],
+    );
     expect(results[0]).toHaveProperty("previous");
   });
 
@@ -62,7 +66,9 @@ describe("deploy", () => {
     const run = await cli(["deploy", "bad.yaml"], dir);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(/^error: invalid: 1 problem in the definitions\n {2}bad\.yaml, process broken, task a, field tasks\[0\][^\n]*retires[^\n]*\n$/);
+    expect(run.stderr).toMatch(
+      /^error: invalid: 1 problem in the definitions\n {2}bad\.yaml, process broken, task a, field tasks\[0\][^\n]*retires[^\n]*\n$/,
+    );
   });
 });
 
@@ -76,7 +82,9 @@ describe("the repository's examples", () => {
     expect(names.length).toBeGreaterThan(0);
     const deploy = await cli(["deploy", examples, "--channel", "examples"]);
     expect(deploy.code, deploy.stderr).toBe(0);
-    expect(deploy.stdout.trim().split("\n")).toEqual(names.map((name: string) => `${name} v1 (new, first on examples)`));
+    expect(deploy.stdout.trim().split("\n")).toEqual(
+      names.map((name: string) => `${name} v1 (new, first on examples)`),
+    );
     expect((await cli(["channels", "status", "examples"])).stdout).toBe("examples: no stale child references\n");
   });
 });
@@ -91,12 +99,18 @@ describe("validate", () => {
     expect(run.stdout).toContain("    task hello");
     const json = JSON.parse((await cli(["validate", "greet.yaml", "--json"], dir)).stdout);
     expect(json[0]).toMatchObject({ process: "greet-draft", version: 1 });
-    expect(Object.keys(json[0])).toEqual(expect.arrayContaining(["process", "version", "process_input", "process_output", "tasks"]));
-    expect((await cli(["definitions", "greet-draft"])).stdout, "validate saves nothing").toBe("no definitions named greet-draft\n");
+    expect(Object.keys(json[0])).toEqual(
+      expect.arrayContaining(["process", "version", "process_input", "process_output", "tasks"]),
+    );
+    expect((await cli(["definitions", "greet-draft"])).stdout, "validate saves nothing").toBe(
+      "no definitions named greet-draft\n",
+    );
   });
 
   it("lists every problem with its file, process and task, exit 1", async () => {
-    const dir = fixtureDir({ "a.yaml": `${GREET_YAML}---\nname: second\ntasks:\n  - id: first\n    output: {a: 1}\n  - id: oops\n    switch: "$nowhere"\n` });
+    const dir = fixtureDir({
+      "a.yaml": `${GREET_YAML}---\nname: second\ntasks:\n  - id: first\n    output: {a: 1}\n  - id: oops\n    switch: "$nowhere"\n`,
+    });
     const run = await cli(["validate", "a.yaml"], dir);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^error: invalid: \d+ problems? in the definitions\n/);
@@ -133,9 +147,15 @@ describe("definitions", () => {
   });
 
   it("reads PROCESS@CHANNEL as the version the channel points at", async () => {
-    expect(JSON.parse((await cli(["definitions", "get", "orders@staging", "--json"])).stdout)).toMatchObject({ version: 2 });
+    expect(JSON.parse((await cli(["definitions", "get", "orders@staging", "--json"])).stdout)).toMatchObject({
+      version: 2,
+    });
     const missing = await cli(["definitions", "get", "orders@canary"]);
-    expect(missing).toEqual({ code: 4, stdout: "", stderr: "error: process orders has no channel canary (its channels: staging)\n" });
+    expect(missing).toEqual({
+      code: 4,
+      stdout: "",
+      stderr: "error: process orders has no channel canary (its channels: staging)\n",
+    });
   });
 
   it("exits 4 for an unknown process or version", async () => {
@@ -149,7 +169,9 @@ describe("channels and promote", () => {
   it("sets, lists, promotes and deletes channel pointers", async () => {
     expect((await cli(["channels", "set", "orders", "production", "1"])).stdout).toBe("orders: production → v1\n");
     const list = await cli(["channels", "orders", "--json"]);
-    const entries = JSON.parse(list.stdout).items.map((e: { channel: string; version: number }) => `${e.channel}=${e.version}`);
+    const entries = JSON.parse(list.stdout).items.map(
+      (e: { channel: string; version: number }) => `${e.channel}=${e.version}`,
+    );
     expect(entries.sort()).toEqual(["production=1", "staging=2"]);
 
     const promote = await cli(["promote", "staging", "production", "--process", "orders"]);
@@ -160,9 +182,17 @@ describe("channels and promote", () => {
 
     expect((await cli(["channels", "status", "production"])).stdout).toBe("production: no stale child references\n");
     expect(JSON.parse((await cli(["channels", "status", "production", "--json"])).stdout)).toEqual({ items: [] });
-    expect(JSON.parse((await cli(["channels", "set", "greet", "canary", "1", "--json"])).stdout)).toEqual({ channel: "canary", name: "greet", version: 1 });
-    expect((await cli(["channels", "delete", "orders", "production"])).stdout).toBe("orders: deleted channel production\n");
-    expect(JSON.parse((await cli(["channels", "delete", "orders", "production", "--json"])).stdout)).toEqual({ deleted: false });
+    expect(JSON.parse((await cli(["channels", "set", "greet", "canary", "1", "--json"])).stdout)).toEqual({
+      channel: "canary",
+      name: "greet",
+      version: 1,
+    });
+    expect((await cli(["channels", "delete", "orders", "production"])).stdout).toBe(
+      "orders: deleted channel production\n",
+    );
+    expect(JSON.parse((await cli(["channels", "delete", "orders", "production", "--json"])).stdout)).toEqual({
+      deleted: false,
+    });
   });
 
   it("exits 4 when pointing a channel at a version that does not exist", async () => {
@@ -182,7 +212,11 @@ describe("compat", () => {
     expect(run.stdout, "the changed task is listed").toContain("tasks.take");
     expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("compat passes");
     const json = JSON.parse((await cli(["compat", "--from", "orders@1", "--to", "orders@2", "--json"])).stdout);
-    expect(json).toMatchObject({ compatible: true, passes: true, processes: [{ name: "orders", status: "compared", from: 1, to: 2 }] });
+    expect(json).toMatchObject({
+      compatible: true,
+      passes: true,
+      processes: [{ name: "orders", status: "compared", from: 1, to: 2 }],
+    });
   });
 
   it("exits 1 with the gating issues when the contract breaks, and 0 with --ignore contract", async () => {
@@ -219,6 +253,12 @@ describe("openapi", () => {
 describe("health", () => {
   it("reports the probe; --json is the API's body", async () => {
     expect((await cli(["health"])).stdout).toMatch(/^ok: worker .*, database (pglite|postgres)/);
-    expect(Object.keys(JSON.parse((await cli(["health", "--json"])).stdout)).sort()).toEqual(["database", "lease_age_ms", "manual_tick", "status", "worker_id"]);
+    expect(Object.keys(JSON.parse((await cli(["health", "--json"])).stdout)).sort()).toEqual([
+      "database",
+      "lease_age_ms",
+      "manual_tick",
+      "status",
+      "worker_id",
+    ]);
   });
 });

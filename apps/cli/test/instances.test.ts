@@ -44,7 +44,14 @@ describe("run", () => {
     expect(run.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
     expect(lastInstance()).toBe(run.stdout.trim());
     const got = JSON.parse((await cli(["get", "@last", "--json"])).stdout);
-    expect(got).toMatchObject({ id: run.stdout.trim(), process: "greet", version: 1, status: "running", task: "hello", retry_count: 0 });
+    expect(got).toMatchObject({
+      id: run.stdout.trim(),
+      process: "greet",
+      version: 1,
+      status: "running",
+      task: "hello",
+      retry_count: 0,
+    });
   });
 
   it("--json prints the start response", async () => {
@@ -74,13 +81,19 @@ describe("run", () => {
   it("--wait exits 1 for a raised instance; --json prints the final status view", async () => {
     const run = await whileTicking(["run", "raising", "--wait", "--json"]);
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: "raised", error_code: "out_of_stock", error_message: "nothing left" });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: "raised",
+      error_code: "out_of_stock",
+      error_message: "nothing left",
+    });
   });
 
   it("--wait --timeout exits 2 when nothing advances it", async () => {
     const run = await cli(["run", "greet", "--set", "who=Slow", "--wait", "--timeout", "1s"]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^started [^\n]+\nerror: timed out after 1\.0s waiting for instance [0-9a-f-]{36} \(running at task hello\); it keeps running/);
+    expect(run.stderr).toMatch(
+      /^started [^\n]+\nerror: timed out after 1\.0s waiting for instance [0-9a-f-]{36} \(running at task hello\); it keeps running/,
+    );
   });
 
   it("refuses bad input with the server's reason, and an unknown process with exit 4", async () => {
@@ -100,7 +113,10 @@ describe("instances, get and logs", () => {
     expect(failed.items.every((row: { status: string }) => row.status === "failed")).toBe(true);
     expect(failed.page).toMatchObject({ size: 20, order: "desc" });
 
-    const raised = JSON.parse((await cli(["instances", "--process", "raising", "--error-code", "out_of_stock", "--since", "1h", "--json"])).stdout);
+    const raised = JSON.parse(
+      (await cli(["instances", "--process", "raising", "--error-code", "out_of_stock", "--since", "1h", "--json"]))
+        .stdout,
+    );
     expect(raised.items.map((row: { process: string }) => row.process)).toEqual(["raising"]);
 
     const all = JSON.parse((await cli(["instances", "--limit", "2", "--all", "--json"])).stdout);
@@ -114,13 +130,29 @@ describe("instances, get and logs", () => {
   });
 
   it("sends every SPEC filter in a form the server accepts", async () => {
-    const args = ["instances", "--status", "running,paused", "--process", "greet", "--version", "1", "--phase", "external", "--task", "hello"];
+    const args = [
+      "instances",
+      "--status",
+      "running,paused",
+      "--process",
+      "greet",
+      "--version",
+      "1",
+      "--phase",
+      "external",
+      "--task",
+      "hello",
+    ];
     const run = await cli([...args, "--error-code", "x.y", "--children", "--since", "2026-01-01T00:00:00Z", "--json"]);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).items).toEqual([]);
-    const byTask = JSON.parse((await cli(["instances", "--process", "greet", "--task", "hello", "--status", "running", "--json"])).stdout);
+    const byTask = JSON.parse(
+      (await cli(["instances", "--process", "greet", "--task", "hello", "--status", "running", "--json"])).stdout,
+    );
     expect(byTask.items.length).toBeGreaterThan(0);
-    expect(byTask.items.every((row: { task: string; status: string }) => row.task === "hello" && row.status === "running")).toBe(true);
+    expect(
+      byTask.items.every((row: { task: string; status: string }) => row.task === "hello" && row.status === "running"),
+    ).toBe(true);
   });
 
   it("--quiet keeps only the essential output", async () => {
@@ -164,9 +196,16 @@ describe("instances, get and logs", () => {
     const warn = await cli(["logs", "@last", "--level", "warn", "--flat"]);
     expect(warn.stdout).not.toMatch(/ (DEBUG|INFO) /);
     const json = JSON.parse((await cli(["logs", "@last", "--json"])).stdout);
-    expect(json.items[0]).toMatchObject({ level: expect.any(String), event: expect.any(String), created_at: expect.any(String) });
+    expect(json.items[0]).toMatchObject({
+      level: expect.any(String),
+      event: expect.any(String),
+      created_at: expect.any(String),
+    });
     const all = JSON.parse((await cli(["logs", "@last", "--limit", "1", "--all", "--json"])).stdout);
-    expect(all.items.map((entry: { id: string }) => entry.id), "--all pages through to the same entries").toEqual(json.items.map((entry: { id: string }) => entry.id));
+    expect(
+      all.items.map((entry: { id: string }) => entry.id),
+      "--all pages through to the same entries",
+    ).toEqual(json.items.map((entry: { id: string }) => entry.id));
   });
 
   it("--follow streams entries until the instance settles", async () => {
@@ -176,7 +215,10 @@ describe("instances, get and logs", () => {
     expect(follow.code, follow.stderr).toBe(0);
     expect(follow.stdout).toMatch(/instance\.started[\s\S]*instance\.completed/);
     const json = await whileTicking(["logs", id, "--follow", "--json"]);
-    const entries = json.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const entries = json.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(entries.map((entry: { event: string }) => entry.event)).toContain("instance.completed");
   });
 });
@@ -186,7 +228,11 @@ describe("lifecycle", () => {
     const id = (await cli(["run", "greet", "--set", "who=Fay"])).stdout.trim();
     expect((await cli(["pause", "@last"])).stdout).toBe(`${id}: paused (1 instance, status paused)\n`);
     expect((await cli(["pause", id])).stdout).toBe(`${id} was not running; nothing to pause\n`);
-    expect(JSON.parse((await cli(["resume", id, "--json"])).stdout)).toEqual({ outcome: "resumed", status: "running", instances: 1 });
+    expect(JSON.parse((await cli(["resume", id, "--json"])).stdout)).toEqual({
+      outcome: "resumed",
+      status: "running",
+      instances: 1,
+    });
     expect((await cli(["cancel", id])).stdout).toBe(`${id}: cancelled (1 instance, status cancelled)\n`);
     expect((await cli(["cancel", id, "--json"])).stdout, "204: nothing live to cancel").toBe("null\n");
     const resume = await cli(["resume", id]);
@@ -200,7 +246,10 @@ describe("lifecycle", () => {
     const retry = await cli(["retry", "@last"]);
     expect(retry.stdout).toMatch(/: retried \(1 instance, status running\)\n$/);
     await cli(["tick"]);
-    expect(JSON.parse((await cli(["get", "@last", "--json"])).stdout)).toMatchObject({ status: "failed", error_code: "pre.error" });
+    expect(JSON.parse((await cli(["get", "@last", "--json"])).stdout)).toMatchObject({
+      status: "failed",
+      error_code: "pre.error",
+    });
   });
 
   it("worker resolves a parked external task with what its command prints; signal is delivered or buffered", async () => {
@@ -219,7 +268,11 @@ describe("lifecycle", () => {
     const parkedId = (await cli(["run", "approval_cli", "--input", '{"approved": true}'])).stdout.trim();
     await cli(["tick"]);
     const worker = await cli(["worker", "--once", "--process", "approval_cli", "--exec", "cat"]);
-    expect(worker, "cat answers the external_input, which fits result_schema").toEqual({ code: 0, stdout: "resolved  approval_cli v1 task approve\n", stderr: "" });
+    expect(worker, "cat answers the external_input, which fits result_schema").toEqual({
+      code: 0,
+      stdout: "resolved  approval_cli v1 task approve\n",
+      stderr: "",
+    });
     await cli(["tick"]);
     expect(JSON.parse((await cli(["get", parkedId, "--json"])).stdout)).toMatchObject({ status: "completed" });
 
@@ -227,27 +280,40 @@ describe("lifecycle", () => {
     const buffered = await cli(["signal", early, "approve", "--result", '{"approved": true}']);
     expect(buffered).toEqual({ code: 0, stdout: `${early} task approve: buffered until the task waits\n`, stderr: "" });
     await cli(["tick"]);
-    expect(JSON.parse((await cli(["get", early, "--json"])).stdout), "the buffered outcome answered the task as it armed").toMatchObject({ status: "completed" });
+    expect(
+      JSON.parse((await cli(["get", early, "--json"])).stdout),
+      "the buffered outcome answered the task as it armed",
+    ).toMatchObject({ status: "completed" });
 
     const waiting = (await cli(["run", "approval_cli", "--input", '{"approved": false}'])).stdout.trim();
     await cli(["tick"]);
     const delivered = await cli(["signal", waiting, "approve", "--result", '{"approved": true}']);
     expect(delivered).toEqual({ code: 0, stdout: `${waiting} task approve: delivered\n`, stderr: "" });
     const unknownTask = await cli(["signal", waiting, "nope", "--result", "true"]);
-    expect(unknownTask).toEqual({ code: expect.any(Number), stdout: "", stderr: expect.stringMatching(/^error: not_found: [^\n]+\n$/) });
+    expect(unknownTask).toEqual({
+      code: expect.any(Number),
+      stdout: "",
+      stderr: expect.stringMatching(/^error: not_found: [^\n]+\n$/),
+    });
     expect(unknownTask.code).not.toBe(0);
   });
 
   it("upgrade moves a live instance and prints each move; a second upgrade from the old version exits 1 (409)", async () => {
-    const stepper = (note: string) => `name: stepper\ntasks:\n  - id: first\n    output: {note: ${note}}\n  - id: second\n    output: {note: ${note}}\n`;
-    for (const note of ["one", "two"]) expect((await cli(["deploy", "stepper.yaml"], fixtureDir({ "stepper.yaml": stepper(note) }))).code).toBe(0);
+    const stepper = (note: string) =>
+      `name: stepper\ntasks:\n  - id: first\n    output: {note: ${note}}\n  - id: second\n    output: {note: ${note}}\n`;
+    for (const note of ["one", "two"])
+      expect((await cli(["deploy", "stepper.yaml"], fixtureDir({ "stepper.yaml": stepper(note) }))).code).toBe(0);
     const id = (await cli(["run", "stepper@1"])).stdout.trim();
     const run = await cli(["upgrade", id, "--to", "2"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(`${id}: upgraded v1 → v2\n  ${id}  stepper v1 → v2  at task first\n`);
     expect(JSON.parse((await cli(["get", id, "--json"])).stdout)).toMatchObject({ version: 2 });
     const again = await cli(["upgrade", id, "--from", "1", "--to", "2"]);
-    expect(again).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: conflict: [^\n]*runs version 2[^\n]*\n$/) });
+    expect(again).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: expect.stringMatching(/^error: conflict: [^\n]*runs version 2[^\n]*\n$/),
+    });
     const same = await cli(["upgrade", id, "--to", "2", "--json"]);
     expect(JSON.parse(same.stdout)).toEqual({ upgraded: false, moves: null });
   });

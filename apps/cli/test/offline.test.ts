@@ -73,7 +73,15 @@ describe("baton without a server", () => {
 
   it("exits 2 on usage errors before any request", async () => {
     const { env } = isolatedEnv({ BATON_SERVER: CLOSED });
-    for (const argv of [[], ["bogus"], ["run"], ["instances", "--limit", "500"], ["run", "x@0"], ["logs", "x", "--level", "loud"], ["deploy", "missing.yaml"]]) {
+    for (const argv of [
+      [],
+      ["bogus"],
+      ["run"],
+      ["instances", "--limit", "500"],
+      ["run", "x@0"],
+      ["logs", "x", "--level", "loud"],
+      ["deploy", "missing.yaml"],
+    ]) {
       const run = await baton(argv, { env });
       expect(run.code, `baton ${argv.join(" ")}: ${run.stderr}`).toBe(2);
       expect(run.stderr).not.toMatch(/\n\s+at /);

@@ -12,17 +12,26 @@ const packageDir = fileURLToPath(new URL("..", import.meta.url));
 describe("the packed CLI", () => {
   it("installs from its tarball into an empty folder without network and runs baton --version", async () => {
     const work = mkdtempSync(path.join(tmpdir(), "baton-pack-"));
-    const { stdout } = await run(process.execPath, [path.join(packageDir, "scripts", "pack.mjs"), path.join(work, "out")]);
+    const { stdout } = await run(process.execPath, [
+      path.join(packageDir, "scripts", "pack.mjs"),
+      path.join(work, "out"),
+    ]);
     const tarball = stdout.trim().split("\n").pop()!;
     expect(path.basename(tarball)).toMatch(/^baton-cli-\d+\.\d+\.\d+\.tgz$/);
 
     const project = path.join(work, "project");
-    const npmEnv = { ...process.env, npm_config_cache: path.join(work, "npm-cache"), npm_config_update_notifier: "false" };
+    const npmEnv = {
+      ...process.env,
+      npm_config_cache: path.join(work, "npm-cache"),
+      npm_config_update_notifier: "false",
+    };
     mkdirSync(project);
     await run("npm", ["init", "-y"], { cwd: project, env: npmEnv });
     await run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: project, env: npmEnv });
 
-    const installed = JSON.parse(readFileSync(path.join(project, "node_modules", "@baton", "cli", "package.json"), "utf8"));
+    const installed = JSON.parse(
+      readFileSync(path.join(project, "node_modules", "@baton", "cli", "package.json"), "utf8"),
+    );
     expect(installed.dependencies, "a bundled CLI needs nothing from a registry").toBeUndefined();
     const modules = readdirSync(path.join(project, "node_modules")).filter((name) => !name.startsWith("."));
     expect(modules, "nothing but the CLI was installed").toEqual(["@baton"]);

@@ -39,7 +39,8 @@ async function standIn(tasks: unknown[]): Promise<{ url: string; calls: Recorded
     if (recorded.path === "/api/external-tasks/claim") {
       answer(200, { items: handedOut ? [] : tasks, renew_before_ms: 20_000 });
       handedOut = true;
-    } else if (recorded.path === "/api/external-tasks/renew") answer(200, { renewed: recorded.body.tokens, lost: [], cancelled: [], renew_before_ms: 20_000 });
+    } else if (recorded.path === "/api/external-tasks/renew")
+      answer(200, { renewed: recorded.body.tokens, lost: [], cancelled: [], renew_before_ms: 20_000 });
     else if (recorded.path === "/api/external-tasks/resolve") answer(200, { resolved: true });
     else if (recorded.path === "/api/external-tasks/release") answer(200, { released: true });
     else answer(404, { code: "not_found", error: "no such endpoint" });
@@ -72,14 +73,21 @@ describe("baton worker (built binary)", () => {
       ),
     );
     expect(run).toEqual({ code: 0, stdout: "resolved  orders v1 task pack\n" });
-    expect(api.calls.find((call) => call.path === "/api/external-tasks/resolve")?.body).toEqual({ token: "t1", result: { items: [1, 2] } });
+    expect(api.calls.find((call) => call.path === "/api/external-tasks/resolve")?.body).toEqual({
+      token: "t1",
+      result: { items: [1, 2] },
+    });
   });
 
   it("takes the commands it started down with it when interrupted", async () => {
     const api = await standIn([task("t1", {})]);
     const { env, home } = isolatedEnv({ BATON_SERVER: api.url });
     const pidFile = path.join(home, "sleeper.pid");
-    const child = execFile(process.execPath, [BATON_MAIN, "worker", "--exec", `sleep 60 & echo $! > ${pidFile}; wait`], { env });
+    const child = execFile(
+      process.execPath,
+      [BATON_MAIN, "worker", "--exec", `sleep 60 & echo $! > ${pidFile}; wait`],
+      { env },
+    );
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     const sleeper = Number(readFileSync(pidFile, "utf8"));

@@ -21,7 +21,13 @@ export function apiForwarding(signIn: SignIn | null, server: URL, log: Logger, n
         subject = who.session.subject;
         auth = { kind: "bearer", token: await signIn.tokenFor(who) };
       } else if (c.req.path === "/api" || c.req.path.startsWith("/api/")) {
-        return c.json(apiError("unauthenticated", "sign in first: this request carries no valid session cookie (POST /auth/login or GET /auth/login/<provider>)"), 401);
+        return c.json(
+          apiError(
+            "unauthenticated",
+            "sign in first: this request carries no valid session cookie (POST /auth/login or GET /auth/login/<provider>)",
+          ),
+          401,
+        );
       } else {
         auth = { kind: "none" };
       }
@@ -29,7 +35,13 @@ export function apiForwarding(signIn: SignIn | null, server: URL, log: Logger, n
     const started = now();
     try {
       const res = await forward(c.req.raw, server, auth);
-      log.debug("proxied", { method: c.req.method, path: c.req.path, status: res.status, ms: now() - started, subject });
+      log.debug("proxied", {
+        method: c.req.method,
+        path: c.req.path,
+        status: res.status,
+        ms: now() - started,
+        subject,
+      });
       return res;
     } catch (error) {
       if (!(error instanceof UpstreamUnreachable)) throw error;

@@ -42,14 +42,28 @@ describe("GET /auth/session", () => {
   it("says there is no login without a config", async () => {
     const app = createProxyApp({ config: null, server: upstream.url, uiDir: "/nonexistent", log: quiet });
     const res = await app.request("/auth/session");
-    expect(await res.json()).toEqual({ login: false, signed_in: false, subject: null, permissions: null, providers: [], password_login: false });
+    expect(await res.json()).toEqual({
+      login: false,
+      signed_in: false,
+      subject: null,
+      permissions: null,
+      providers: [],
+      password_login: false,
+    });
   });
 
   it("lists the sign-in choices when signed out, and the subject and permissions when signed in", async () => {
     const app = loginApp();
     const out = await app.request("/auth/session");
     expect(out.headers.get("cache-control")).toBe("no-store");
-    expect(await out.json()).toEqual({ login: true, signed_in: false, subject: null, permissions: null, providers: [{ id: "corp", name: "Corp SSO" }], password_login: true });
+    expect(await out.json()).toEqual({
+      login: true,
+      signed_in: false,
+      subject: null,
+      permissions: null,
+      providers: [{ id: "corp", name: "Corp SSO" }],
+      password_login: true,
+    });
     const cookie = cookieOf(await signIn(app));
     const res = await app.request("/auth/session", { headers: { cookie } });
     expect(await res.json()).toEqual({
@@ -72,7 +86,9 @@ describe("POST /auth/login", () => {
   });
 
   it("marks the cookie Secure when the request came over https (directly or per X-Forwarded-Proto)", async () => {
-    expect((await signIn(loginApp(), { "x-forwarded-proto": "https" })).headers.get("set-cookie")).toContain("; Secure");
+    expect((await signIn(loginApp(), { "x-forwarded-proto": "https" })).headers.get("set-cookie")).toContain(
+      "; Secure",
+    );
     const direct = await loginApp().request("https://proxy.test/auth/login", {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -83,13 +99,19 @@ describe("POST /auth/login", () => {
 
   it("follows secure_cookie over the request scheme", async () => {
     expect((await signIn(loginApp("secure_cookie: true"))).headers.get("set-cookie")).toContain("; Secure");
-    expect((await signIn(loginApp("secure_cookie: false"), { "x-forwarded-proto": "https" })).headers.get("set-cookie")).not.toContain("Secure");
+    expect(
+      (await signIn(loginApp("secure_cookie: false"), { "x-forwarded-proto": "https" })).headers.get("set-cookie"),
+    ).not.toContain("Secure");
   });
 
   it("gives the same 401 for an unknown email and a wrong password", async () => {
     const app = loginApp();
     const bad = async (email: string, password: string) => {
-      const res = await app.request("/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+      const res = await app.request("/auth/login", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, password }),
+      });
       expect(res.headers.get("set-cookie")).toBeNull();
       return { status: res.status, body: await res.json() };
     };
@@ -100,11 +122,22 @@ describe("POST /auth/login", () => {
 
   it("refuses a body that is not {email, password}", async () => {
     const app = loginApp();
-    const res = await app.request("/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+    const res = await app.request("/auth/login", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{",
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).code).toBe("invalid");
-    const res2 = await app.request("/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "a" }) });
-    expect(await res2.json()).toEqual({ code: "invalid", error: 'the body must be {"email": "...", "password": "..."} with both non-empty strings' });
+    const res2 = await app.request("/auth/login", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "a" }),
+    });
+    expect(await res2.json()).toEqual({
+      code: "invalid",
+      error: 'the body must be {"email": "...", "password": "..."} with both non-empty strings',
+    });
   });
 
   it("accepts credentials only as JSON, so a cross-site form cannot sign a browser in", async () => {
@@ -155,17 +188,24 @@ describe("proxying with login", () => {
   });
 
   it("refuses a session of a password user no longer in the config", async () => {
-    const config = parseConfig(`server: ${upstream.url}\nlogin: { passwords: [{ email: bob@example.com, hash: "${HASH}" }] }\ntoken: { secret: "${"t".repeat(32)}" }\n`);
+    const config = parseConfig(
+      `server: ${upstream.url}\nlogin: { passwords: [{ email: bob@example.com, hash: "${HASH}" }] }\ntoken: { secret: "${"t".repeat(32)}" }\n`,
+    );
     const cookie = cookieOf(await signIn(loginApp()));
     const other = createProxyApp({ config, server: config.server, uiDir: "/nonexistent", log: quiet });
-    expect(((await (await other.request("/auth/session", { headers: { cookie } })).json()) as any).signed_in).toBe(false);
+    expect(((await (await other.request("/auth/session", { headers: { cookie } })).json()) as any).signed_in).toBe(
+      false,
+    );
   });
 
   it("answers 502 unavailable when the API cannot be reached", async () => {
     const app = createProxyApp({ config: null, server: "http://127.0.0.1:1", uiDir: "/nonexistent", log: quiet });
     const res = await app.request("/api/instances");
     expect(res.status).toBe(502);
-    expect(await res.json()).toEqual({ code: "unavailable", error: "the API at http://127.0.0.1:1 cannot be reached (ECONNREFUSED)" });
+    expect(await res.json()).toEqual({
+      code: "unavailable",
+      error: "the API at http://127.0.0.1:1 cannot be reached (ECONNREFUSED)",
+    });
   });
 });
 
@@ -213,7 +253,16 @@ describe("unknown paths", () => {
 describe("safeReturnPath", () => {
   it("keeps paths on this proxy and turns everything else into /", () => {
     expect(safeReturnPath("/instances?status=failed")).toBe("/instances?status=failed");
-    for (const bad of [undefined, "", "https://evil.example", "//evil.example", "/\\evil.example", "instances", "/a\nb"]) expect(safeReturnPath(bad), String(bad)).toBe("/");
+    for (const bad of [
+      undefined,
+      "",
+      "https://evil.example",
+      "//evil.example",
+      "/\\evil.example",
+      "instances",
+      "/a\nb",
+    ])
+      expect(safeReturnPath(bad), String(bad)).toBe("/");
   });
 
   it("keeps the UI's hash route, with its query, so an OIDC sign-in lands on the page it started from", () => {
@@ -223,7 +272,15 @@ describe("safeReturnPath", () => {
   });
 
   it("refuses a path that leaves the proxy once normalised, or that the browser would read as another host", () => {
-    for (const bad of ["/.//evil.example", "/..//evil.example", "/a/..//evil.example", "/\tevil", "/\u007fevil", "/x\\@evil.example", "///evil.example"]) {
+    for (const bad of [
+      "/.//evil.example",
+      "/..//evil.example",
+      "/a/..//evil.example",
+      "/\tevil",
+      "/\u007fevil",
+      "/x\\@evil.example",
+      "///evil.example",
+    ]) {
       expect(safeReturnPath(bad), `${JSON.stringify(bad)} must not become an open redirect`).toBe("/");
     }
   });
@@ -232,7 +289,9 @@ describe("safeReturnPath", () => {
     expect(safeReturnPath("/#/instances?process=caf\u00e9 bar")).toBe("/#/instances?process=caf%C3%A9%20bar");
     expect(safeReturnPath("/\u4e2d")).toBe("/%E4%B8%AD");
     const kept = safeReturnPath("/#/instances?process=caf\u00e9");
-    expect(safeReturnPath(kept), "normalising twice changes nothing (the callback checks the stored path again)").toBe(kept);
+    expect(safeReturnPath(kept), "normalising twice changes nothing (the callback checks the stored path again)").toBe(
+      kept,
+    );
   });
 
   it("drops a return path too long for the sealed sign-in cookie", () => {
@@ -240,6 +299,9 @@ describe("safeReturnPath", () => {
     expect(longest).toHaveLength(MAX_RETURN_PATH);
     expect(safeReturnPath(longest)).toBe(longest);
     expect(safeReturnPath(`${longest}a`), "one character more would risk a cookie the browser drops").toBe("/");
-    expect(safeReturnPath(`/#/${"\u4e2d".repeat(700)}`), "the limit holds after percent-encoding (9 characters per one here)").toBe("/");
+    expect(
+      safeReturnPath(`/#/${"\u4e2d".repeat(700)}`),
+      "the limit holds after percent-encoding (9 characters per one here)",
+    ).toBe("/");
   });
 });

@@ -45,12 +45,19 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
     await next();
     c.header("cache-control", "no-store");
   });
-  auth.use("*", bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.json(apiError("invalid", "the request body is larger than 64 KiB"), 413) }));
+  auth.use(
+    "*",
+    bodyLimit({
+      maxSize: 64 * 1024,
+      onError: (c) => c.json(apiError("invalid", "the request body is larger than 64 KiB"), 413),
+    }),
+  );
 
   auth.get("/session", async (c) => c.json(sessionView(signIn, await currentUser(c))));
 
   auth.post("/login", async (c) => {
-    if (!signIn?.passwordLogin) return c.json(apiError("not_found", "password sign-in is not configured on this proxy (login.passwords)"), 404);
+    if (!signIn?.passwordLogin)
+      return c.json(apiError("not_found", "password sign-in is not configured on this proxy (login.passwords)"), 404);
     // A cross-site HTML form cannot send application/json without a CORS preflight (which
     // this proxy never answers), so requiring it stops another site signing a browser in.
     if (!/^application\/json\b/i.test(c.req.header("content-type") ?? "")) {
@@ -64,7 +71,10 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
     }
     const { email, password } = (body ?? {}) as Record<string, unknown>;
     if (typeof email !== "string" || email === "" || typeof password !== "string" || password === "") {
-      return c.json(apiError("invalid", 'the body must be {"email": "...", "password": "..."} with both non-empty strings'), 400);
+      return c.json(
+        apiError("invalid", 'the body must be {"email": "...", "password": "..."} with both non-empty strings'),
+        400,
+      );
     }
     const entry = await signIn.checkPassword(email, password);
     if (!entry) {
@@ -86,15 +96,36 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
   auth.get("/login/:provider", async (c) => {
     const provider = signIn?.providers.get(c.req.param("provider"));
     if (!signIn || !provider) {
-      return c.html(htmlPage("Unknown sign-in provider", `There is no provider "${c.req.param("provider")}" in this proxy's login.providers.`), 404);
+      return c.html(
+        htmlPage(
+          "Unknown sign-in provider",
+          `There is no provider "${c.req.param("provider")}" in this proxy's login.providers.`,
+        ),
+        404,
+      );
     }
     let begun: Awaited<ReturnType<Oidc["begin"]>>;
     try {
-      begun = await signIn.oidc.begin(provider, callbackUrl(c, settings.redirectUrl), safeReturnPath(c.req.query("return_to")));
+      begun = await signIn.oidc.begin(
+        provider,
+        callbackUrl(c, settings.redirectUrl),
+        safeReturnPath(c.req.query("return_to")),
+      );
     } catch (error) {
-      return c.html(htmlPage("Sign-in unavailable", error instanceof SignInError ? error.message : `sign-in with ${provider.name} is unavailable`), 502);
+      return c.html(
+        htmlPage(
+          "Sign-in unavailable",
+          error instanceof SignInError ? error.message : `sign-in with ${provider.name} is unavailable`,
+        ),
+        502,
+      );
     }
-    const sealed = await seal({ tx: begun.transaction }, signIn.cookieKey, settings.now() + OIDC_TRANSACTION_MS, OIDC_PURPOSE);
+    const sealed = await seal(
+      { tx: begun.transaction },
+      signIn.cookieKey,
+      settings.now() + OIDC_TRANSACTION_MS,
+      OIDC_PURPOSE,
+    );
     setCookie(c, OIDC_COOKIE, sealed, { ...cookieFlags(c, OIDC_COOKIE_PATH), maxAge: OIDC_TRANSACTION_MS / 1000 });
     return c.redirect(begun.url.href, 302);
   });
@@ -108,7 +139,13 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
     const tx = sealed?.tx as OidcTransaction | undefined;
     const provider = tx ? signIn.providers.get(tx.provider) : undefined;
     if (!tx || !provider) {
-      return c.html(htmlPage("Sign-in expired", "This sign-in was not started here, took longer than 10 minutes, or was already used. Start again."), 400);
+      return c.html(
+        htmlPage(
+          "Sign-in expired",
+          "This sign-in was not started here, took longer than 10 minutes, or was already used. Start again.",
+        ),
+        400,
+      );
     }
     const callback = new URL(callbackUrl(c, settings.redirectUrl));
     callback.search = new URL(c.req.url).search;
@@ -116,7 +153,13 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
       const identity = await signIn.oidc.finish(provider, callback, tx);
       await startSession(c, { ...identity, via: provider.id });
     } catch (error) {
-      return c.html(htmlPage("Sign-in failed", error instanceof SignInError ? error.message : `sign-in with ${provider.name} failed`), 401);
+      return c.html(
+        htmlPage(
+          "Sign-in failed",
+          error instanceof SignInError ? error.message : `sign-in with ${provider.name} failed`,
+        ),
+        401,
+      );
     }
     return c.redirect(safeReturnPath(tx.returnTo), 302);
   });

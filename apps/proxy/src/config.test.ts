@@ -87,7 +87,16 @@ users:
             jwksUrl: "https://sso.example.com/jwks",
             tokenUrl: "https://sso.example.com/token",
           },
-          { id: "other", name: "other", issuer: "https://other.example.com", clientId: "c", clientSecret: "s", scopes: DEFAULT_SCOPES, subjectClaim: "email", groupsClaim: "groups" },
+          {
+            id: "other",
+            name: "other",
+            issuer: "https://other.example.com",
+            clientId: "c",
+            clientSecret: "s",
+            scopes: DEFAULT_SCOPES,
+            subjectClaim: "email",
+            groupsClaim: "groups",
+          },
         ],
       },
       token: { issuer: "proxy", audience: "api", secret: SECRET, ttlMs: 30_000 },
@@ -112,19 +121,30 @@ users:
   it("accepts $2a$, $2b$ and $2y$ hashes", () => {
     for (const prefix of ["$2a$", "$2b$", "$2y$"]) {
       const hash = prefix + HASH.slice(4);
-      expect(parseConfig(withLogin(`token: { secret: "${SECRET}" }`).replace(HASH, hash)).login!.passwords[0]!.hash).toBe(hash);
+      expect(
+        parseConfig(withLogin(`token: { secret: "${SECRET}" }`).replace(HASH, hash)).login!.passwords[0]!.hash,
+      ).toBe(hash);
     }
   });
 
   it("accepts durations like 12h, 1m, 30s, 90m and 1h30m", () => {
-    for (const [text, ms] of [["12h", 43_200_000], ["1m", 60_000], ["30s", 30_000], ["90m", 5_400_000], ["1h30m", 5_400_000]] as const) {
+    for (const [text, ms] of [
+      ["12h", 43_200_000],
+      ["1m", 60_000],
+      ["30s", 30_000],
+      ["90m", 5_400_000],
+      ["1h30m", 5_400_000],
+    ] as const) {
       expect(parseConfig(`server: http://a\nsession_ttl: ${text}\n`).sessionTtlMs).toBe(ms);
     }
   });
 
   it("accepts scopes as one space-separated string", () => {
     const config = parseConfig(
-      withLogin(`token: { secret: "${SECRET}" }`).replace("login:\n", "login:\n  providers: [{ id: p, issuer: 'https://i', client_id: c, client_secret: s, scopes: 'openid email' }]\n"),
+      withLogin(`token: { secret: "${SECRET}" }`).replace(
+        "login:\n",
+        "login:\n  providers: [{ id: p, issuer: 'https://i', client_id: c, client_secret: s, scopes: 'openid email' }]\n",
+      ),
     );
     expect(config.login!.providers[0]!.scopes).toEqual(["openid", "email"]);
   });
@@ -145,14 +165,18 @@ describe("parseConfig refusals", () => {
 
   it("refuses a server that is not an http(s) URL", () => {
     expect(refusal("server: api:8449\n").issues).toEqual(['server: "api:8449" must be an http:// or https:// URL']);
-    expect(refusal("server: not a url\n").issues).toEqual(['server: "not a url" is not a URL; expected http://… or https://…']);
+    expect(refusal("server: not a url\n").issues).toEqual([
+      'server: "not a url" is not a URL; expected http://… or https://…',
+    ]);
   });
 
   it("refuses unknown fields at the top and inside sections, naming the path and the allowed names", () => {
     expect(refusal("server: http://a\nsesion_ttl: 1h\n").issues).toEqual([
       "sesion_ttl: unknown field; expected one of server, listen, login, redirect_url, roles, secure_cookie, session_ttl, token, users",
     ]);
-    expect(refusal(withLogin(`token: { secret: "${SECRET}", ttls: 1m }`)).issues).toEqual(["token.ttls: unknown field; expected one of audience, issuer, secret, secret_file, ttl"]);
+    expect(refusal(withLogin(`token: { secret: "${SECRET}", ttls: 1m }`)).issues).toEqual([
+      "token.ttls: unknown field; expected one of audience, issuer, secret, secret_file, ttl",
+    ]);
     expect(refusal(withLogin(`token: { secret: "${SECRET}" }`).replace("hash:", "pasword: x, hash:")).issues).toEqual([
       "login.passwords[0].pasword: unknown field; expected one of email, hash, groups",
     ]);
@@ -167,11 +191,12 @@ describe("parseConfig refusals", () => {
   });
 
   it("refuses a password entry without email or hash, and the same email twice", () => {
-    expect(refusal(`server: http://a\nlogin: { passwords: [{ groups: [a] }] }\ntoken: { secret: "${SECRET}" }\n`).issues).toEqual([
-      "login.passwords[0].email: is required (a string)",
-      "login.passwords[0].hash: is required (a string)",
-    ]);
-    const twice = withLogin(`token: { secret: "${SECRET}" }`).replace("  providers", "x").replace("login:\n  passwords:\n", `login:\n  passwords:\n    - { email: ANN@example.com, hash: "${HASH}" }\n`);
+    expect(
+      refusal(`server: http://a\nlogin: { passwords: [{ groups: [a] }] }\ntoken: { secret: "${SECRET}" }\n`).issues,
+    ).toEqual(["login.passwords[0].email: is required (a string)", "login.passwords[0].hash: is required (a string)"]);
+    const twice = withLogin(`token: { secret: "${SECRET}" }`)
+      .replace("  providers", "x")
+      .replace("login:\n  passwords:\n", `login:\n  passwords:\n    - { email: ANN@example.com, hash: "${HASH}" }\n`);
     expect(refusal(twice).issues).toEqual(['login.passwords[1].email: "ann@example.com" is listed twice']);
   });
 
@@ -182,7 +207,9 @@ describe("parseConfig refusals", () => {
   });
 
   it("needs exactly one of secret and secret_file", () => {
-    expect(refusal(withLogin(`token: { secret: "${SECRET}", secret_file: /x }`)).issues).toEqual(["token: give exactly one of secret and secret_file, not both"]);
+    expect(refusal(withLogin(`token: { secret: "${SECRET}", secret_file: /x }`)).issues).toEqual([
+      "token: give exactly one of secret and secret_file, not both",
+    ]);
     expect(refusal(withLogin("token: { issuer: p }")).issues).toEqual([
       "token: needs secret (at least 32 characters) or secret_file (a file holding it; the file baton-api reads with --jwt-secret-file)",
     ]);
@@ -195,8 +222,12 @@ describe("parseConfig refusals", () => {
       throw Object.assign(new Error("nope"), { code: "ENOENT" });
     };
     expect(parseConfig(withLogin("token: { secret_file: /ok }"), "p", read).token!.secret).toBe(SECRET);
-    expect(refusal(withLogin("token: { secret_file: /short }"), read).issues).toEqual(["token.secret_file /short: the secret is 31 characters; at least 32 are required"]);
-    expect(refusal(withLogin("token: { secret_file: /missing }"), read).issues).toEqual(["token.secret_file: cannot read /missing (no such file)"]);
+    expect(refusal(withLogin("token: { secret_file: /short }"), read).issues).toEqual([
+      "token.secret_file /short: the secret is 31 characters; at least 32 are required",
+    ]);
+    expect(refusal(withLogin("token: { secret_file: /missing }"), read).issues).toEqual([
+      "token.secret_file: cannot read /missing (no such file)",
+    ]);
   });
 
   it("requires token once login has passwords or providers", () => {
@@ -206,17 +237,30 @@ describe("parseConfig refusals", () => {
   });
 
   it("refuses durations that are not Go-style, zero, or not strings", () => {
-    expect(refusal("server: http://a\nsession_ttl: 12 hours\n").issues).toEqual(['session_ttl: "12 hours" is not a duration; expected e.g. 12h, 90m, 1h30m, 30s']);
-    expect(refusal("server: http://a\nsession_ttl: 0s\n").issues).toEqual(['session_ttl: "0s" is not a duration; expected e.g. 12h, 90m, 1h30m, 30s']);
-    expect(refusal("server: http://a\nsession_ttl: 3600\n").issues).toEqual(["session_ttl: a number is not a duration; expected e.g. 12h, 90m, 1h30m, 30s"]);
-    expect(refusal(withLogin(`token: { secret: "${SECRET}", ttl: 1s }`)).issues).toEqual(["token.ttl: must be at least 2s (the API checks exp in whole seconds)"]);
+    expect(refusal("server: http://a\nsession_ttl: 12 hours\n").issues).toEqual([
+      'session_ttl: "12 hours" is not a duration; expected e.g. 12h, 90m, 1h30m, 30s',
+    ]);
+    expect(refusal("server: http://a\nsession_ttl: 0s\n").issues).toEqual([
+      'session_ttl: "0s" is not a duration; expected e.g. 12h, 90m, 1h30m, 30s',
+    ]);
+    expect(refusal("server: http://a\nsession_ttl: 3600\n").issues).toEqual([
+      "session_ttl: a number is not a duration; expected e.g. 12h, 90m, 1h30m, 30s",
+    ]);
+    expect(refusal(withLogin(`token: { secret: "${SECRET}", ttl: 1s }`)).issues).toEqual([
+      "token.ttl: must be at least 2s (the API checks exp in whole seconds)",
+    ]);
   });
 
   it("refuses duplicate, missing and non-URL-safe provider ids", () => {
-    const providers = (list: string) => `server: http://a\nlogin:\n  providers: ${list}\ntoken: { secret: "${SECRET}" }\n`;
+    const providers = (list: string) =>
+      `server: http://a\nlogin:\n  providers: ${list}\ntoken: { secret: "${SECRET}" }\n`;
     const p = (id: string) => `{ id: "${id}", issuer: "https://i", client_id: c, client_secret: s }`;
-    expect(refusal(providers(`[${p("corp")}, ${p("corp")}]`)).issues).toEqual(['login.providers[1].id: "corp" is used by another provider; ids must be unique']);
-    expect(refusal(providers(`[${p("a/b")}]`)).issues).toEqual(['login.providers[0].id: "a/b" must be letters, digits, "-" or "_" (it is part of the URL /auth/login/<id>)']);
+    expect(refusal(providers(`[${p("corp")}, ${p("corp")}]`)).issues).toEqual([
+      'login.providers[1].id: "corp" is used by another provider; ids must be unique',
+    ]);
+    expect(refusal(providers(`[${p("a/b")}]`)).issues).toEqual([
+      'login.providers[0].id: "a/b" must be letters, digits, "-" or "_" (it is part of the URL /auth/login/<id>)',
+    ]);
     expect(refusal(providers("[{ issuer: 'https://i', client_secret: s }]")).issues).toEqual([
       "login.providers[0].id: is required (a string)",
       "login.providers[0].client_id: is required (a string)",
@@ -240,7 +284,10 @@ describe("parseConfig refusals", () => {
   });
 
   it("refuses a bad listen address, a non-boolean secure_cookie and a bad redirect_url", () => {
-    expect(refusal("server: http://a\nlisten: 'localhost'\nsecure_cookie: yes please\nredirect_url: /auth/callback\n").issues).toEqual([
+    expect(
+      refusal("server: http://a\nlisten: 'localhost'\nsecure_cookie: yes please\nredirect_url: /auth/callback\n")
+        .issues,
+    ).toEqual([
       'listen: "localhost" is not a listen address; expected HOST:PORT, :PORT or PORT (0-65535)',
       'redirect_url: "/auth/callback" is not a URL; expected http://… or https://…',
       "secure_cookie: must be true or false, got a string",
@@ -265,6 +312,8 @@ describe("loadConfigFile", () => {
   });
 
   it("names the file when it cannot be read", () => {
-    expect(() => loadConfigFile("/nonexistent/proxy.yaml")).toThrow("config /nonexistent/proxy.yaml: cannot read the file (no such file)");
+    expect(() => loadConfigFile("/nonexistent/proxy.yaml")).toThrow(
+      "config /nonexistent/proxy.yaml: cannot read the file (no such file)",
+    );
   });
 });

@@ -84,7 +84,11 @@ export function loadConfigFile(path: string): ProxyConfig {
 }
 
 /** Parses and validates YAML config text. `source` names it in errors; `readSecretFile` reads `token.secret_file`. */
-export function parseConfig(text: string, source = "<config>", readSecretFile: (path: string) => string = (p) => readFileSync(p, "utf8")): ProxyConfig {
+export function parseConfig(
+  text: string,
+  source = "<config>",
+  readSecretFile: (path: string) => string = (p) => readFileSync(p, "utf8"),
+): ProxyConfig {
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -94,7 +98,17 @@ export function parseConfig(text: string, source = "<config>", readSecretFile: (
   const v = new Validator();
   const root = v.object(doc, "(top level)");
   if (!root) throw new ConfigError(source, v.issues);
-  v.keys(root, "", ["server", "listen", "login", "redirect_url", "roles", "secure_cookie", "session_ttl", "token", "users"]);
+  v.keys(root, "", [
+    "server",
+    "listen",
+    "login",
+    "redirect_url",
+    "roles",
+    "secure_cookie",
+    "session_ttl",
+    "token",
+    "users",
+  ]);
 
   const server = v.url(root.server, "server", true);
   const listen = v.string(root.listen, "listen");
@@ -114,7 +128,10 @@ export function parseConfig(text: string, source = "<config>", readSecretFile: (
   const hasLogin = loginSection !== null && (loginSection.passwords.length > 0 || loginSection.providers.length > 0);
   const token = readToken(v, root.token, readSecretFile);
   if (hasLogin && root.token === undefined) {
-    v.issue("token", "required once login has passwords or providers (the secret, issuer and audience of the JWTs minted for the API)");
+    v.issue(
+      "token",
+      "required once login has passwords or providers (the secret, issuer and audience of the JWTs minted for the API)",
+    );
   }
   if (v.issues.length > 0) throw new ConfigError(source, v.issues);
   const config: ProxyConfig = {
@@ -147,7 +164,10 @@ function readLogin(v: Validator, value: unknown): LoginConfig | null {
     const hash = v.string(o.hash, `${path}.hash`, true);
     if (hash !== undefined && !/^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/.test(hash)) {
       // Never echo the value: it may be a plaintext password.
-      v.issue(`${path}.hash`, "must be a bcrypt hash ($2a$, $2b$ or $2y$ followed by the cost and 53 characters); plaintext passwords are refused (see docs/proxy.md for making a hash)");
+      v.issue(
+        `${path}.hash`,
+        "must be a bcrypt hash ($2a$, $2b$ or $2y$ followed by the cost and 53 characters); plaintext passwords are refused (see docs/proxy.md for making a hash)",
+      );
     }
     const groups = v.stringArray(o.groups, `${path}.groups`);
     if (email !== undefined) {
@@ -162,10 +182,23 @@ function readLogin(v: Validator, value: unknown): LoginConfig | null {
     const path = `login.providers[${i}]`;
     const o = v.object(item, path);
     if (!o) return;
-    v.keys(o, path, ["client_id", "client_secret", "discovery_url", "groups_claim", "id", "issuer", "jwks_url", "name", "scopes", "subject_claim", "token_url"]);
+    v.keys(o, path, [
+      "client_id",
+      "client_secret",
+      "discovery_url",
+      "groups_claim",
+      "id",
+      "issuer",
+      "jwks_url",
+      "name",
+      "scopes",
+      "subject_claim",
+      "token_url",
+    ]);
     const id = v.string(o.id, `${path}.id`, true);
     if (id !== undefined) {
-      if (!/^[A-Za-z0-9_-]+$/.test(id)) v.issue(`${path}.id`, `"${id}" must be letters, digits, "-" or "_" (it is part of the URL /auth/login/<id>)`);
+      if (!/^[A-Za-z0-9_-]+$/.test(id))
+        v.issue(`${path}.id`, `"${id}" must be letters, digits, "-" or "_" (it is part of the URL /auth/login/<id>)`);
       else if (seenIds.has(id)) v.issue(`${path}.id`, `"${id}" is used by another provider; ids must be unique`);
       seenIds.add(id);
     }
@@ -183,7 +216,14 @@ function readLogin(v: Validator, value: unknown): LoginConfig | null {
       tokenUrl: v.url(o.token_url, `${path}.token_url`, false),
     };
     if (provider.id && provider.issuer && provider.clientId && provider.clientSecret !== undefined) {
-      const p: ProviderConfig = { ...provider, id: provider.id, name: provider.name ?? provider.id, issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret };
+      const p: ProviderConfig = {
+        ...provider,
+        id: provider.id,
+        name: provider.name ?? provider.id,
+        issuer: provider.issuer,
+        clientId: provider.clientId,
+        clientSecret: provider.clientSecret,
+      };
       for (const k of ["discoveryUrl", "jwksUrl", "tokenUrl"] as const) if (p[k] === undefined) delete p[k];
       providers.push(p);
     }
@@ -207,7 +247,10 @@ function readToken(v: Validator, value: unknown, readSecretFile: (path: string) 
   if (token.secret !== undefined && token.secret_file !== undefined) {
     v.issue("token", "give exactly one of secret and secret_file, not both");
   } else if (token.secret === undefined && token.secret_file === undefined) {
-    v.issue("token", "needs secret (at least 32 characters) or secret_file (a file holding it; the file baton-api reads with --jwt-secret-file)");
+    v.issue(
+      "token",
+      "needs secret (at least 32 characters) or secret_file (a file holding it; the file baton-api reads with --jwt-secret-file)",
+    );
   } else if (inline !== undefined) {
     secret = inline;
   } else if (file !== undefined) {
@@ -228,7 +271,13 @@ function readToken(v: Validator, value: unknown, readSecretFile: (path: string) 
 
 function fileProblem(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
-  return code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "it is a directory" : (code ?? "unreadable");
+  return code === "ENOENT"
+    ? "no such file"
+    : code === "EACCES"
+      ? "permission denied"
+      : code === "EISDIR"
+        ? "it is a directory"
+        : (code ?? "unreadable");
 }
 
 function describe(value: unknown): string {
@@ -247,7 +296,8 @@ class Validator {
 
   keys(o: Record<string, unknown>, path: string, allowed: string[]): void {
     for (const k of Object.keys(o)) {
-      if (!allowed.includes(k)) this.issue(path ? `${path}.${k}` : k, `unknown field; expected one of ${allowed.join(", ")}`);
+      if (!allowed.includes(k))
+        this.issue(path ? `${path}.${k}` : k, `unknown field; expected one of ${allowed.join(", ")}`);
     }
   }
 
@@ -308,7 +358,10 @@ class Validator {
     if (value === undefined || value === null) return undefined;
     const ms = typeof value === "string" ? parseDuration(value) : null;
     if (ms === null || ms <= 0) {
-      this.issue(path, `${typeof value === "string" ? `"${value}"` : describe(value)} is not a duration; expected e.g. 12h, 90m, 1h30m, 30s`);
+      this.issue(
+        path,
+        `${typeof value === "string" ? `"${value}"` : describe(value)} is not a duration; expected e.g. 12h, 90m, 1h30m, 30s`,
+      );
       return undefined;
     }
     return ms;
@@ -325,7 +378,8 @@ class Validator {
   scopes(value: unknown, path: string): string[] | undefined {
     if (value === undefined || value === null) return undefined;
     const scopes = typeof value === "string" ? value.split(/\s+/).filter(Boolean) : this.stringArray(value, path);
-    if (!scopes.includes("openid")) this.issue(path, "must include openid (the id_token carries the subject and groups)");
+    if (!scopes.includes("openid"))
+      this.issue(path, "must include openid (the id_token carries the subject and groups)");
     return scopes;
   }
 
@@ -342,7 +396,10 @@ class Validator {
       }
       out[key] = list.flatMap((p, i) => {
         if (typeof p === "string" && isPermission(p)) return [p];
-        this.issue(`${at}[${i}]`, `${typeof p === "string" ? `"${p}"` : describe(p)} is not a permission; expected one of ${PERMISSIONS.join(", ")}`);
+        this.issue(
+          `${at}[${i}]`,
+          `${typeof p === "string" ? `"${p}"` : describe(p)} is not a permission; expected one of ${PERMISSIONS.join(", ")}`,
+        );
         return [];
       });
     }

@@ -12,6 +12,7 @@ describe("parseDuration", () => {
   });
 
   it("returns null for anything else", () => {
-    for (const text of ["", "12", "h", "1.5h", "-1m", "1 h", "1d", "12H", "1m 30s"]) expect(parseDuration(text), text).toBeNull();
+    for (const text of ["", "12", "h", "1.5h", "-1m", "1 h", "1d", "12H", "1m 30s"])
+      expect(parseDuration(text), text).toBeNull();
   });
 });

@@ -16,7 +16,10 @@ describe("upstreamHeaders", () => {
   });
 
   it("drops cookies, hop-by-hop headers and those named in Connection, and sets Host to the API", () => {
-    expect(upstreamHeaders(incoming, { kind: "none" }, "api:8449")).toEqual({ accept: "application/json", host: "api:8449" });
+    expect(upstreamHeaders(incoming, { kind: "none" }, "api:8449")).toEqual({
+      accept: "application/json",
+      host: "api:8449",
+    });
   });
 
   it("replaces Authorization with the minted token", () => {
@@ -39,7 +42,11 @@ describe("forward", () => {
   afterAll(() => upstream.close());
 
   it("sends method, path, query and body, and returns status, headers and body", async () => {
-    const req = new Request("http://proxy.test/api/instances?limit=5&order=asc", { method: "POST", body: '{"a":1}', headers: { "content-type": "application/json" } });
+    const req = new Request("http://proxy.test/api/instances?limit=5&order=asc", {
+      method: "POST",
+      body: '{"a":1}',
+      headers: { "content-type": "application/json" },
+    });
     const res = await forward(req, new URL(upstream.url), { kind: "none" });
     expect(res.status).toBe(201);
     expect(await res.text()).toBe('POST /api/instances?limit=5&order=asc {"a":1}');
@@ -56,7 +63,11 @@ describe("forward", () => {
 
   it("streams a large body through unchanged", async () => {
     const big = "x".repeat(3 * 1024 * 1024);
-    const res = await forward(new Request("http://proxy.test/api/x", { method: "PUT", body: big }), new URL(upstream.url), { kind: "none" });
+    const res = await forward(
+      new Request("http://proxy.test/api/x", { method: "PUT", body: big }),
+      new URL(upstream.url),
+      { kind: "none" },
+    );
     expect((await res.text()).length).toBe("PUT /api/x ".length + big.length);
   });
 });

@@ -4,7 +4,17 @@ import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 
 /** RFC 9110 §7.6.1 connection-specific fields, plus the non-standard ones proxies drop too. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 /** What goes in the upstream Authorization header: the caller's own (no-login mode), a minted JWT, or none. */
 export type UpstreamAuthorization = { kind: "pass-through" } | { kind: "bearer"; token: string } | { kind: "none" };
@@ -25,7 +35,12 @@ export class UpstreamUnreachable extends Error {
  * session and never reach the API.
  */
 export function upstreamHeaders(incoming: Headers, auth: UpstreamAuthorization, host: string): Record<string, string> {
-  const named = new Set((incoming.get("connection") ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean));
+  const named = new Set(
+    (incoming.get("connection") ?? "")
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
   const out: Record<string, string> = {};
   incoming.forEach((value, name) => {
     if (HOP_BY_HOP.has(name) || named.has(name) || name === "host" || name === "cookie") return;
@@ -39,7 +54,12 @@ export function upstreamHeaders(incoming: Headers, auth: UpstreamAuthorization, 
 
 /** The upstream response's headers for the browser: hop-by-hop fields and Set-Cookie dropped. */
 export function downstreamHeaders(res: IncomingMessage): Headers {
-  const named = new Set(String(res.headers.connection ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean));
+  const named = new Set(
+    String(res.headers.connection ?? "")
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
   const out = new Headers();
   for (const [name, value] of Object.entries(res.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || name === "set-cookie") continue;
@@ -74,7 +94,9 @@ export function forward(req: Request, server: URL, auth: UpstreamAuthorization):
         resolve(new Response(body, { status, statusText: res.statusMessage, headers: downstreamHeaders(res) }));
       },
     );
-    outgoing.on("error", (error: NodeJS.ErrnoException) => reject(new UpstreamUnreachable(server.origin, error.code ?? error.message)));
+    outgoing.on("error", (error: NodeJS.ErrnoException) =>
+      reject(new UpstreamUnreachable(server.origin, error.code ?? error.message)),
+    );
     req.signal?.addEventListener("abort", () => outgoing.destroy(), { once: true });
     if (req.body) Readable.fromWeb(req.body as unknown as NodeReadableStream<Uint8Array>).pipe(outgoing);
     else outgoing.end();

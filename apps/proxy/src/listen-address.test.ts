@@ -10,7 +10,9 @@ describe("parseListenAddress", () => {
   });
 
   it("refuses other forms, naming the source and the expected forms", () => {
-    expect(() => parseListenAddress("localhost")).toThrow('--http "localhost" is not a listen address; expected HOST:PORT, :PORT or PORT (0-65535)');
+    expect(() => parseListenAddress("localhost")).toThrow(
+      '--http "localhost" is not a listen address; expected HOST:PORT, :PORT or PORT (0-65535)',
+    );
     expect(() => parseListenAddress(":65536", "listen")).toThrow('listen ":65536" is not a listen address');
     expect(() => parseListenAddress("::1:80")).toThrow("is not a listen address");
   });

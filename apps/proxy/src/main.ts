@@ -15,11 +15,19 @@ export const DEFAULT_SERVER = "http://127.0.0.1:8449";
 const program = new Command("baton-proxy")
   .description("Baton sign-in proxy: serves the UI, signs people in and proxies the API with short-lived JWTs")
   .version(pkg.version, "--version", "print the version and exit")
-  .option("--config <path>", "YAML config file (env BATON_PROXY_CONFIG); without one there is no login and requests pass as they are")
-  .option("--http <addr>", `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN})`)
+  .option(
+    "--config <path>",
+    "YAML config file (env BATON_PROXY_CONFIG); without one there is no login and requests pass as they are",
+  )
+  .option(
+    "--http <addr>",
+    `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN})`,
+  )
   .option("--server <url>", `the API to proxy to when no config is given (env BATON_SERVER; default ${DEFAULT_SERVER})`)
   // One line for a bad flag, like every other start-up failure.
-  .configureOutput({ outputError: (text, write) => write(`baton-proxy: ${text.replace(/^error: /, "").trimEnd()} (see --help)\n`) })
+  .configureOutput({
+    outputError: (text, write) => write(`baton-proxy: ${text.replace(/^error: /, "").trimEnd()} (see --help)\n`),
+  })
   .action(async (opts: { config?: string; http?: string; server?: string }) => {
     const configPath = opts.config ?? (process.env.BATON_PROXY_CONFIG || undefined);
     let config: ProxyConfig | null = null;
@@ -27,15 +35,20 @@ const program = new Command("baton-proxy")
     let server: string;
     try {
       if (configPath) config = loadConfigFile(configPath);
-      listen = opts.http !== undefined ? parseListenAddress(opts.http, "--http") : parseListenAddress(config?.listen ?? DEFAULT_LISTEN, config?.listen ? "listen" : "--http");
+      listen =
+        opts.http !== undefined
+          ? parseListenAddress(opts.http, "--http")
+          : parseListenAddress(config?.listen ?? DEFAULT_LISTEN, config?.listen ? "listen" : "--http");
       server = config ? config.server : checkServerUrl(opts.server ?? (process.env.BATON_SERVER || DEFAULT_SERVER));
     } catch (error) {
       return fatal((error as Error).message);
     }
     const level = process.env.BATON_PROXY_LOG_LEVEL || "info";
-    if (!isLogLevel(level)) return fatal(`BATON_PROXY_LOG_LEVEL must be one of debug, info, warn, error (got "${level}")`);
+    if (!isLogLevel(level))
+      return fatal(`BATON_PROXY_LOG_LEVEL must be one of debug, info, warn, error (got "${level}")`);
     const log = createLogger(level);
-    if (config && opts.server !== undefined) log.warn("--server is ignored: the config's server is used", { server: config.server });
+    if (config && opts.server !== undefined)
+      log.warn("--server is ignored: the config's server is used", { server: config.server });
     if (!config) log.warn("no config: no login, requests are forwarded as they arrive (local development)", { server });
     let proxy: RunningProxy | undefined;
     let stopping = false;
@@ -73,7 +86,8 @@ function checkServerUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {}
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) throw new Error(`--server "${value}" is not an http:// or https:// URL`);
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:"))
+    throw new Error(`--server "${value}" is not an http:// or https:// URL`);
   return value;
 }
 
@@ -81,6 +95,5 @@ function fatal(message: string): never {
   process.stderr.write(`baton-proxy: ${message}\n`);
   process.exit(1);
 }
-
 
 await program.parseAsync(process.argv);

@@ -15,8 +15,16 @@ const provider: ProviderConfig = {
 
 describe("identityFromClaims", () => {
   it("takes the subject from subject_claim and groups from groups_claim", () => {
-    expect(identityFromClaims(provider, { sub: "1", email: "ann@example.com", groups: ["ops", 7, "devs"] })).toEqual({ subject: "ann@example.com", groups: ["ops", "devs"] });
-    expect(identityFromClaims({ ...provider, subjectClaim: "preferred_username", groupsClaim: "roles" }, { preferred_username: "ann", roles: "ops" })).toEqual({
+    expect(identityFromClaims(provider, { sub: "1", email: "ann@example.com", groups: ["ops", 7, "devs"] })).toEqual({
+      subject: "ann@example.com",
+      groups: ["ops", "devs"],
+    });
+    expect(
+      identityFromClaims(
+        { ...provider, subjectClaim: "preferred_username", groupsClaim: "roles" },
+        { preferred_username: "ann", roles: "ops" },
+      ),
+    ).toEqual({
       subject: "ann",
       groups: ["ops"],
     });
@@ -28,7 +36,11 @@ describe("identityFromClaims", () => {
 
   it("refuses an id_token without the subject claim, or with an unverified email", () => {
     expect(() => identityFromClaims(provider, { sub: "1" })).toThrow(SignInError);
-    expect(() => identityFromClaims(provider, { sub: "1" })).toThrow("the id_token has no email claim (the provider's subject_claim)");
-    expect(() => identityFromClaims(provider, { email: "ann@example.com", email_verified: false })).toThrow("the email address is not verified");
+    expect(() => identityFromClaims(provider, { sub: "1" })).toThrow(
+      "the id_token has no email claim (the provider's subject_claim)",
+    );
+    expect(() => identityFromClaims(provider, { email: "ann@example.com", email_verified: false })).toThrow(
+      "the email address is not verified",
+    );
   });
 });

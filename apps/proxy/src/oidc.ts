@@ -26,7 +26,11 @@ export class SignInError extends Error {
 }
 
 export interface Oidc {
-  begin(provider: ProviderConfig, redirectUri: string, returnTo: string): Promise<{ url: URL; transaction: OidcTransaction }>;
+  begin(
+    provider: ProviderConfig,
+    redirectUri: string,
+    returnTo: string,
+  ): Promise<{ url: URL; transaction: OidcTransaction }>;
   /** `callbackUrl` is redirect_url with the callback's query: openid-client sends it without the query as redirect_uri. */
   finish(provider: ProviderConfig, callbackUrl: URL, transaction: OidcTransaction): Promise<OidcIdentity>;
 }
@@ -52,7 +56,13 @@ export function createOidc(log: Logger): Oidc {
     async begin(provider, redirectUri, returnTo) {
       const config = await configFor(provider);
       const verifier = client.randomPKCECodeVerifier();
-      const transaction: OidcTransaction = { provider: provider.id, state: client.randomState(), nonce: client.randomNonce(), verifier, returnTo };
+      const transaction: OidcTransaction = {
+        provider: provider.id,
+        state: client.randomState(),
+        nonce: client.randomNonce(),
+        verifier,
+        returnTo,
+      };
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: redirectUri,
         scope: provider.scopes.join(" "),
@@ -68,11 +78,12 @@ export function createOidc(log: Logger): Oidc {
       const config = await configFor(provider);
       let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
       try {
-        tokens = await client.authorizationCodeGrant(
-          config,
-          callbackUrl,
-          { pkceCodeVerifier: transaction.verifier, expectedState: transaction.state, expectedNonce: transaction.nonce, idTokenExpected: true },
-        );
+        tokens = await client.authorizationCodeGrant(config, callbackUrl, {
+          pkceCodeVerifier: transaction.verifier,
+          expectedState: transaction.state,
+          expectedNonce: transaction.nonce,
+          idTokenExpected: true,
+        });
       } catch (error) {
         log.warn("sign-in refused", { provider: provider.id, reason: describeError(error) });
         throw new SignInError(`sign-in with ${provider.name} failed: ${describeError(error)}`);
@@ -87,13 +98,16 @@ export function createOidc(log: Logger): Oidc {
 export function identityFromClaims(provider: ProviderConfig, claims: Record<string, unknown>): OidcIdentity {
   const subject = claims[provider.subjectClaim];
   if (typeof subject !== "string" || subject.trim() === "") {
-    throw new SignInError(`sign-in with ${provider.name} failed: the id_token has no ${provider.subjectClaim} claim (the provider's subject_claim)`);
+    throw new SignInError(
+      `sign-in with ${provider.name} failed: the id_token has no ${provider.subjectClaim} claim (the provider's subject_claim)`,
+    );
   }
   if (provider.subjectClaim === "email" && claims.email_verified === false) {
     throw new SignInError(`sign-in with ${provider.name} failed: the provider says the email address is not verified`);
   }
   const raw = claims[provider.groupsClaim];
-  const groups = typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw.filter((g): g is string => typeof g === "string") : [];
+  const groups =
+    typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw.filter((g): g is string => typeof g === "string") : [];
   return { subject, groups };
 }
 
@@ -102,23 +116,39 @@ async function discover(p: ProviderConfig, log: Logger): Promise<client.Configur
   // Signatures are checked against the JWKS (jwks_url or discovered) even though the id_token
   // comes straight from the token endpoint: with plain http or a wrong token_url, TLS vouches for nothing.
   const execute = [client.enableNonRepudiationChecks, ...(insecure ? [client.allowInsecureRequests] : [])];
-  if (insecure) log.warn("OpenID provider reached over plain http; use https outside local testing", { provider: p.id });
+  if (insecure)
+    log.warn("OpenID provider reached over plain http; use https outside local testing", { provider: p.id });
   let config: client.Configuration;
   try {
-    config = await client.discovery(new URL(p.discoveryUrl ?? p.issuer), p.clientId, p.clientSecret, undefined, { execute, timeout: 10 });
+    config = await client.discovery(new URL(p.discoveryUrl ?? p.issuer), p.clientId, p.clientSecret, undefined, {
+      execute,
+      timeout: 10,
+    });
   } catch (error) {
-    log.error("OpenID discovery failed", { provider: p.id, url: p.discoveryUrl ?? p.issuer, reason: describeError(error) });
-    throw new SignInError(`sign-in with ${p.name} is unavailable: its OpenID discovery failed (${describeError(error)})`);
+    log.error("OpenID discovery failed", {
+      provider: p.id,
+      url: p.discoveryUrl ?? p.issuer,
+      reason: describeError(error),
+    });
+    throw new SignInError(
+      `sign-in with ${p.name} is unavailable: its OpenID discovery failed (${describeError(error)})`,
+    );
   }
   const { supportsPKCE: _, ...metadata } = config.serverMetadata();
   // A discovery_url skips openid-client's own issuer check; the id_token's iss is checked against this.
   if (metadata.issuer !== p.issuer) {
     log.error("OpenID discovery names another issuer", { provider: p.id, expected: p.issuer, got: metadata.issuer });
-    throw new SignInError(`sign-in with ${p.name} is unavailable: discovery names issuer ${metadata.issuer}, the config says ${p.issuer}`);
+    throw new SignInError(
+      `sign-in with ${p.name} is unavailable: discovery names issuer ${metadata.issuer}, the config says ${p.issuer}`,
+    );
   }
   if (!p.jwksUrl && !p.tokenUrl) return config;
   const patched = new client.Configuration(
-    { ...metadata, ...(p.jwksUrl ? { jwks_uri: p.jwksUrl } : {}), ...(p.tokenUrl ? { token_endpoint: p.tokenUrl } : {}) },
+    {
+      ...metadata,
+      ...(p.jwksUrl ? { jwks_uri: p.jwksUrl } : {}),
+      ...(p.tokenUrl ? { token_endpoint: p.tokenUrl } : {}),
+    },
     p.clientId,
     p.clientSecret,
   );

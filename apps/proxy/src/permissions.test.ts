@@ -8,7 +8,12 @@ const map = {
 
 describe("permissionsFor", () => {
   it("unions users[subject], roles of each group and roles['*'] without duplicates", () => {
-    expect(permissionsFor({ subject: "ann@example.com", groups: ["ops", "devs"] }, map)).toEqual(["admin", "read", "operate", "deploy"]);
+    expect(permissionsFor({ subject: "ann@example.com", groups: ["ops", "devs"] }, map)).toEqual([
+      "admin",
+      "read",
+      "operate",
+      "deploy",
+    ]);
   });
 
   it("gives everyone signed in roles['*']", () => {
@@ -16,10 +21,14 @@ describe("permissionsFor", () => {
   });
 
   it("ignores groups that map to no role", () => {
-    expect(permissionsFor({ subject: "bob@example.com", groups: ["unknown"] }, { roles: {}, users: map.users })).toEqual([]);
+    expect(
+      permissionsFor({ subject: "bob@example.com", groups: ["unknown"] }, { roles: {}, users: map.users }),
+    ).toEqual([]);
   });
 
   it("does not treat inherited object keys as subjects or groups", () => {
-    expect(permissionsFor({ subject: "constructor", groups: ["toString", "__proto__"] }, { roles: {}, users: {} })).toEqual([]);
+    expect(
+      permissionsFor({ subject: "constructor", groups: ["toString", "__proto__"] }, { roles: {}, users: {} }),
+    ).toEqual([]);
   });
 });

@@ -31,7 +31,14 @@ const RETURN_BASE = "http://return-to.invalid";
  * percent-encoded ASCII.
  */
 export function safeReturnPath(value: string | undefined): string {
-  if (!value?.startsWith("/") || value.length > MAX_RETURN_PATH || value.startsWith("//") || value.includes("\\") || /[\u0000-\u001f\u007f]/.test(value)) return "/";
+  if (
+    !value?.startsWith("/") ||
+    value.length > MAX_RETURN_PATH ||
+    value.startsWith("//") ||
+    value.includes("\\") ||
+    /[\u0000-\u001f\u007f]/.test(value)
+  )
+    return "/";
   let url: URL;
   try {
     url = new URL(value, RETURN_BASE);

@@ -26,7 +26,9 @@ export async function startProxy(options: StartOptions): Promise<RunningProxy> {
   const app = createProxyApp({ config, server: options.server, uiDir: options.uiDir, log });
   let server: ServerType | undefined;
   const address = await new Promise<AddressInfo>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: options.listen.host, port: options.listen.port }, (info) => resolve(info));
+    const s = serve({ fetch: app.fetch, hostname: options.listen.host, port: options.listen.port }, (info) =>
+      resolve(info),
+    );
     s.once("error", reject);
     server = s;
   });
@@ -34,7 +36,9 @@ export async function startProxy(options: StartOptions): Promise<RunningProxy> {
   log.info("listening", {
     url,
     server: options.server,
-    login: config?.login ? { passwords: config.login.passwords.length, providers: config.login.providers.map((p) => p.id) } : false,
+    login: config?.login
+      ? { passwords: config.login.passwords.length, providers: config.login.providers.map((p) => p.id) }
+      : false,
     ui_dir: options.uiDir,
   });
   let closing: Promise<void> | undefined;

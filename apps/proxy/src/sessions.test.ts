@@ -66,7 +66,9 @@ describe("createSessions", () => {
 describe("deriveKeys", () => {
   it("signs JWTs with the secret itself and encrypts cookies with a different derived key", () => {
     const keys = deriveKeys("e".repeat(32));
-    expect(new TextDecoder().decode(keys.jwtSigningKey), "the API verifies with the same secret file").toBe("e".repeat(32));
+    expect(new TextDecoder().decode(keys.jwtSigningKey), "the API verifies with the same secret file").toBe(
+      "e".repeat(32),
+    );
     expect(keys.cookieKey).toHaveLength(32);
     expect(Buffer.from(keys.cookieKey).equals(Buffer.from(keys.jwtSigningKey.slice(0, 32)))).toBe(false);
   });

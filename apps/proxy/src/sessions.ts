@@ -39,8 +39,17 @@ export function createSessions(options: { key: Uint8Array; ttlMs: number; now?: 
   return {
     ttlMs: options.ttlMs,
     async issue(identity) {
-      const session: Session = { id: randomBytes(16).toString("base64url"), ...identity, expiresAt: now() + options.ttlMs };
-      const cookie = await seal({ sid: session.id, sub: session.subject, grp: session.groups, via: session.via }, options.key, session.expiresAt, PURPOSE);
+      const session: Session = {
+        id: randomBytes(16).toString("base64url"),
+        ...identity,
+        expiresAt: now() + options.ttlMs,
+      };
+      const cookie = await seal(
+        { sid: session.id, sub: session.subject, grp: session.groups, via: session.via },
+        options.key,
+        session.expiresAt,
+        PURPOSE,
+      );
       return { session, cookie };
     },
     async read(cookie) {
@@ -48,7 +57,8 @@ export function createSessions(options: { key: Uint8Array; ttlMs: number; now?: 
       const p = await unseal(cookie, options.key, now(), PURPOSE);
       if (!p) return null;
       const { sid, sub, grp, via, exp } = p;
-      if (typeof sid !== "string" || typeof sub !== "string" || typeof via !== "string" || typeof exp !== "number") return null;
+      if (typeof sid !== "string" || typeof sub !== "string" || typeof via !== "string" || typeof exp !== "number")
+        return null;
       if (!Array.isArray(grp) || !grp.every((g) => typeof g === "string")) return null;
       if (revoked.has(sid)) return null;
       return { id: sid, subject: sub, groups: grp, via, expiresAt: exp * 1000 };

@@ -39,7 +39,10 @@ export function createSignIn(config: ProxyConfig | null, deps: { log: Logger; no
   const now = deps.now ?? Date.now;
   const keys = deriveKeys(token.secret);
   const sessions = createSessions({ key: keys.cookieKey, ttlMs: config.sessionTtlMs, now });
-  const minter = createTokenMinter({ key: keys.jwtSigningKey, issuer: token.issuer, audience: token.audience, ttlMs: token.ttlMs }, now);
+  const minter = createTokenMinter(
+    { key: keys.jwtSigningKey, issuer: token.issuer, audience: token.audience, ttlMs: token.ttlMs },
+    now,
+  );
   const passwordsByEmail = new Map<string, PasswordEntry>(login.passwords.map((p) => [p.email.toLowerCase(), p]));
   const providers = new Map(login.providers.map((p) => [p.id, p]));
 
@@ -70,7 +73,9 @@ export function createSignIn(config: ProxyConfig | null, deps: { log: Logger; no
     },
     async start(identity) {
       // Password sessions store no groups: they are read from the config on every request.
-      const { session, cookie } = await sessions.issue(identity.via === "password" ? { ...identity, groups: [] } : identity);
+      const { session, cookie } = await sessions.issue(
+        identity.via === "password" ? { ...identity, groups: [] } : identity,
+      );
       const signedIn = withPermissions(session);
       if (!signedIn) throw new Error(`sign-in via ${identity.via} is not configured`);
       deps.log.info("signed in", { subject: session.subject, via: session.via });

@@ -45,10 +45,16 @@ export const UI_NOT_BUILT_HTML = `<!doctype html>
  */
 export async function serveUi(dir: string, pathname: string, method: string): Promise<Response> {
   const root = resolve(dir);
-  const rootIsDir = await stat(root).then((s) => s.isDirectory(), () => false);
+  const rootIsDir = await stat(root).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   const indexPath = join(root, "index.html");
   if (!rootIsDir || !(await isFile(indexPath))) {
-    return new Response(method === "HEAD" ? null : UI_NOT_BUILT_HTML, { status: pathname === "/" ? 200 : 404, headers: { "content-type": TYPES[".html"]!, "cache-control": "no-store" } });
+    return new Response(method === "HEAD" ? null : UI_NOT_BUILT_HTML, {
+      status: pathname === "/" ? 200 : 404,
+      headers: { "content-type": TYPES[".html"]!, "cache-control": "no-store" },
+    });
   }
   let decoded: string;
   try {
@@ -67,16 +73,27 @@ export async function serveUi(dir: string, pathname: string, method: string): Pr
 }
 
 async function isFile(path: string): Promise<boolean> {
-  return stat(path).then((s) => s.isFile(), () => false);
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 async function fileResponse(path: string, method: string, cacheControl: string): Promise<Response> {
   const size = (await stat(path)).size;
-  const headers = { "content-type": TYPES[extname(path).toLowerCase()] ?? "application/octet-stream", "content-length": String(size), "cache-control": cacheControl };
-  const body = method === "HEAD" ? null : (Readable.toWeb(createReadStream(path)) as unknown as ReadableStream<Uint8Array>);
+  const headers = {
+    "content-type": TYPES[extname(path).toLowerCase()] ?? "application/octet-stream",
+    "content-length": String(size),
+    "cache-control": cacheControl,
+  };
+  const body =
+    method === "HEAD" ? null : (Readable.toWeb(createReadStream(path)) as unknown as ReadableStream<Uint8Array>);
   return new Response(body, { status: 200, headers });
 }
 
 function notFound(): Response {
-  return new Response("not found\n", { status: 404, headers: { "content-type": TYPES[".txt"]!, "cache-control": "no-store" } });
+  return new Response("not found\n", {
+    status: 404,
+    headers: { "content-type": TYPES[".txt"]!, "cache-control": "no-store" },
+  });
 }

@@ -15,8 +15,19 @@ describe("createTokenMinter", () => {
     const c = clock(1_800_000_000_000);
     const jwt = await createTokenMinter(settings, c.now).tokenFor("s1", "ann@example.com", ["read", "operate"]);
     expect(decodeProtectedHeader(jwt).alg).toBe("HS256");
-    const { payload } = await jwtVerify(jwt, key, { issuer: "baton-proxy", audience: "baton-api", currentDate: new Date(c.t) });
-    expect(payload).toEqual({ sub: "ann@example.com", perms: ["read", "operate"], iss: "baton-proxy", aud: "baton-api", iat: 1_800_000_000, exp: 1_800_000_060 });
+    const { payload } = await jwtVerify(jwt, key, {
+      issuer: "baton-proxy",
+      audience: "baton-api",
+      currentDate: new Date(c.t),
+    });
+    expect(payload).toEqual({
+      sub: "ann@example.com",
+      perms: ["read", "operate"],
+      iss: "baton-proxy",
+      aud: "baton-api",
+      iat: 1_800_000_000,
+      exp: 1_800_000_060,
+    });
   });
 
   it("reuses a session's token until half its life has passed, then mints a new one", async () => {

@@ -28,7 +28,9 @@ describe("baton-proxy start-up", () => {
   });
 
   it("exits 1 with one line naming every bad field of an invalid config", async () => {
-    const dir = tempFiles({ "proxy.yaml": "server: http://a\nlogin: { passwords: [{ email: a@b, hash: plaintext }] }\nextra: 1\n" });
+    const dir = tempFiles({
+      "proxy.yaml": "server: http://a\nlogin: { passwords: [{ email: a@b, hash: plaintext }] }\nextra: 1\n",
+    });
     const { code, stderr } = await runProxy(["--config", join(dir, "proxy.yaml")]);
     expect(code).toBe(1);
     const line = oneLine(stderr);
@@ -42,10 +44,14 @@ describe("baton-proxy start-up", () => {
     const unknown = await runProxy(["--bogus"]);
     expect(unknown.code).toBe(1);
     expect(oneLine(unknown.stderr)).toBe("baton-proxy: unknown option '--bogus' (see --help)");
-    expect(oneLine((await runProxy(["--config"])).stderr)).toBe("baton-proxy: option '--config <path>' argument missing (see --help)");
+    expect(oneLine((await runProxy(["--config"])).stderr)).toBe(
+      "baton-proxy: option '--config <path>' argument missing (see --help)",
+    );
     const http = await runProxy(["--http", "localhost"]);
     expect(http.code).toBe(1);
-    expect(oneLine(http.stderr)).toBe('baton-proxy: --http "localhost" is not a listen address; expected HOST:PORT, :PORT or PORT (0-65535)');
+    expect(oneLine(http.stderr)).toBe(
+      'baton-proxy: --http "localhost" is not a listen address; expected HOST:PORT, :PORT or PORT (0-65535)',
+    );
     const server = await runProxy(["--server", "api:8449"]);
     expect(oneLine(server.stderr)).toBe('baton-proxy: --server "api:8449" is not an http:// or https:// URL');
   });
@@ -57,7 +63,9 @@ describe("baton-proxy start-up", () => {
     try {
       const { code, stderr } = await runProxy(["--http", `127.0.0.1:${port}`]);
       expect(code).toBe(1);
-      expect(stderr.trim().split("\n").at(-1)).toBe(`baton-proxy: cannot listen on 127.0.0.1:${port}: the address is already in use`);
+      expect(stderr.trim().split("\n").at(-1)).toBe(
+        `baton-proxy: cannot listen on 127.0.0.1:${port}: the address is already in use`,
+      );
     } finally {
       blocker.close();
     }

@@ -100,11 +100,18 @@ export async function startFakeOpenIdProvider(): Promise<FakeOpenIdProvider> {
       let clientId = form.get("client_id");
       let clientSecret = form.get("client_secret");
       const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? "");
-      if (basic) [clientId, clientSecret] = Buffer.from(basic[1]!, "base64").toString().split(":").map(decodeURIComponent) as [string, string];
+      if (basic)
+        [clientId, clientSecret] = Buffer.from(basic[1]!, "base64").toString().split(":").map(decodeURIComponent) as [
+          string,
+          string,
+        ];
       const pending = codes.get(form.get("code") ?? "");
       codes.delete(form.get("code") ?? "");
       const verifier = form.get("code_verifier");
-      const pkceVerified = !!pending?.codeChallenge && !!verifier && createHash("sha256").update(verifier).digest("base64url") === pending.codeChallenge;
+      const pkceVerified =
+        !!pending?.codeChallenge &&
+        !!verifier &&
+        createHash("sha256").update(verifier).digest("base64url") === pending.codeChallenge;
       const refuse = (error: string) => {
         op.tokenExchanges.push({ pkceVerified, ok: false, error });
         send(400, { error, error_description: `fake provider refused: ${error}` });
@@ -122,7 +129,12 @@ export async function startFakeOpenIdProvider(): Promise<FakeOpenIdProvider> {
         .setIssuedAt()
         .setExpirationTime("5m")
         .sign(op.tamper.wrongKey ? other.privateKey : privateKey);
-      return send(200, { access_token: randomBytes(16).toString("hex"), token_type: "Bearer", expires_in: 300, id_token: idToken });
+      return send(200, {
+        access_token: randomBytes(16).toString("hex"),
+        token_type: "Bearer",
+        expires_in: 300,
+        id_token: idToken,
+      });
     }
     send(404, { error: "not_found" });
   };

@@ -39,12 +39,21 @@ describe("with login", () => {
   it("never forwards cookies, and sends a freshly minted JWT instead of the browser's Authorization", async () => {
     const login = await client(proxy.url).post("/auth/login", { email: "ann@example.com", password: "pw" });
     const session = cookiePair(login, "baton_session");
-    const res = await request(proxy.url, "POST", "/api/instances?limit=3", { a: 1 }, { cookie: `${session}; other=1`, authorization: "Bearer svc_sk_mine" });
+    const res = await request(
+      proxy.url,
+      "POST",
+      "/api/instances?limit=3",
+      { a: 1 },
+      { cookie: `${session}; other=1`, authorization: "Bearer svc_sk_mine" },
+    );
     expect(res.body).toEqual({ method: "POST", path: "/api/instances?limit=3", body: '{"a":1}' });
     const seen = upstream.requests.at(-1)!;
     expect(seen.headers.cookie, "cookies are the proxy's own").toBeUndefined();
     const jwt = seen.headers.authorization!.replace(/^Bearer /, "");
-    const { payload, protectedHeader } = await jwtVerify(jwt, new TextEncoder().encode(SECRET), { issuer: "iss-x", audience: "aud-y" });
+    const { payload, protectedHeader } = await jwtVerify(jwt, new TextEncoder().encode(SECRET), {
+      issuer: "iss-x",
+      audience: "aud-y",
+    });
     expect(protectedHeader.alg).toBe("HS256");
     expect(payload.sub).toBe("ann@example.com");
     expect(payload.perms).toEqual(["read", "worker"]);
@@ -96,12 +105,21 @@ describe("without a config", () => {
   it("forwards Authorization as it arrives to --server, but still no cookies", async () => {
     const proxy = await startProxy(["--server", upstream.url]);
     try {
-      const res = await client(proxy.url, { authorization: "Bearer svc_sk_abc", cookie: "a=b" }).delete("/api/tokens/x");
+      const res = await client(proxy.url, { authorization: "Bearer svc_sk_abc", cookie: "a=b" }).delete(
+        "/api/tokens/x",
+      );
       expect(res.body).toMatchObject({ method: "DELETE", path: "/api/tokens/x" });
       expect(upstream.requests.at(-1)!.headers.authorization).toBe("Bearer svc_sk_abc");
       expect(upstream.requests.at(-1)!.headers.cookie).toBeUndefined();
       const session = await client(proxy.url).get("/auth/session");
-      expect(session.body).toEqual({ login: false, signed_in: false, subject: null, permissions: null, providers: [], password_login: false });
+      expect(session.body).toEqual({
+        login: false,
+        signed_in: false,
+        subject: null,
+        permissions: null,
+        providers: [],
+        password_login: false,
+      });
     } finally {
       await proxy.stop();
     }

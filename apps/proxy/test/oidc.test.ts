@@ -16,7 +16,10 @@ let proxy: ProxyProcess;
 const get = (url: string, cookie?: string) => fetch(url, { redirect: "manual", headers: cookie ? { cookie } : {} });
 
 /** Runs the browser's part of the code flow; returns the callback's response and the oidc cookie used. */
-async function signInFlow(returnTo = "/instances", provider = "fake"): Promise<{ callback: Response; authorize: URL; oidcCookie: string; callbackUrl: string }> {
+async function signInFlow(
+  returnTo = "/instances",
+  provider = "fake",
+): Promise<{ callback: Response; authorize: URL; oidcCookie: string; callbackUrl: string }> {
   const start = await get(`${proxy.url}/auth/login/${provider}?return_to=${encodeURIComponent(returnTo)}`);
   expect(start.status, await start.clone().text()).toBe(302);
   const authorize = new URL(start.headers.get("location")!);
@@ -32,7 +35,20 @@ beforeAll(async () => {
   requireBuilt();
   op = await startFakeOpenIdProvider();
   const dir = tempFiles({ "jwt-secret": SECRET });
-  api = await startServer({ args: ["--auth", "token", "--poll", "0", "--jwt-secret-file", join(dir, "jwt-secret"), "--jwt-issuer", "baton-proxy", "--jwt-audience", "baton-api"] });
+  api = await startServer({
+    args: [
+      "--auth",
+      "token",
+      "--poll",
+      "0",
+      "--jwt-secret-file",
+      join(dir, "jwt-secret"),
+      "--jwt-issuer",
+      "baton-proxy",
+      "--jwt-audience",
+      "baton-api",
+    ],
+  });
   writeFileSync(
     join(dir, "proxy.yaml"),
     `server: ${api.url}
@@ -68,20 +84,35 @@ afterAll(async () => {
 
 beforeEach(() => {
   op.tamper = {};
-  op.user = { sub: "u-carol", claims: { email: "carol@example.com", email_verified: true, groups: ["engineers", "other"] } };
+  op.user = {
+    sub: "u-carol",
+    claims: { email: "carol@example.com", email_verified: true, groups: ["engineers", "other"] },
+  };
 });
 
 describe("OpenID Connect sign-in", () => {
   it("lists the provider for the UI", async () => {
     const res = await client(proxy.url).get("/auth/session");
-    expect(res.body).toEqual({ login: true, signed_in: false, subject: null, permissions: null, providers: [{ id: "fake", name: "Fake IdP" }, { id: "alt", name: "alt" }], password_login: false });
+    expect(res.body).toEqual({
+      login: true,
+      signed_in: false,
+      subject: null,
+      permissions: null,
+      providers: [
+        { id: "fake", name: "Fake IdP" },
+        { id: "alt", name: "alt" },
+      ],
+      password_login: false,
+    });
   });
 
   it("redirects to the provider with PKCE (S256), state, nonce, the scopes and the derived redirect_uri", async () => {
     const start = await get(`${proxy.url}/auth/login/fake`);
     expect(start.status).toBe(302);
     const q = new URL(start.headers.get("location")!).searchParams;
-    expect(new URL(start.headers.get("location")!).origin + new URL(start.headers.get("location")!).pathname).toBe(`${op.issuer}/authorize`);
+    expect(new URL(start.headers.get("location")!).origin + new URL(start.headers.get("location")!).pathname).toBe(
+      `${op.issuer}/authorize`,
+    );
     expect(q.get("response_type")).toBe("code");
     expect(q.get("client_id")).toBe(op.clientId);
     expect(q.get("redirect_uri")).toBe(`${proxy.url}/auth/callback`);
@@ -101,10 +132,17 @@ describe("OpenID Connect sign-in", () => {
     expect(op.tokenExchanges.at(-1)).toEqual({ pkceVerified: true, ok: true });
     const cookie = cookiePair(callback, "baton_session");
     const session = await client(proxy.url, { cookie }).get("/auth/session");
-    expect(session.body).toMatchObject({ signed_in: true, subject: "carol@example.com", permissions: ["deploy", "read", "operate"] });
+    expect(session.body).toMatchObject({
+      signed_in: true,
+      subject: "carol@example.com",
+      permissions: ["deploy", "read", "operate"],
+    });
     const list = await client(proxy.url, { cookie }).get("/api/instances");
     expect(list.status, list.text).toBe(200);
-    const deploy = await client(proxy.url, { cookie }).put("/api/definitions", { name: "by-carol", tasks: [{ id: "done", output: { x: 1 } }] });
+    const deploy = await client(proxy.url, { cookie }).put("/api/definitions", {
+      name: "by-carol",
+      tasks: [{ id: "done", output: { x: 1 } }],
+    });
     expect(deploy.status, deploy.text).toBe(200);
     const defs = await client(proxy.url, { cookie }).get("/api/definitions");
     expect(defs.body.items.find((d: any) => d.name === "by-carol")).toMatchObject({ actor: "carol@example.com" });
@@ -113,16 +151,32 @@ describe("OpenID Connect sign-in", () => {
   it("sends the browser back to the UI's hash route it started from (the deep link survives the provider round trip)", async () => {
     const { callback } = await signInFlow("/#/instances/0190-abc?status=failed");
     expect(callback.status, await callback.clone().text()).toBe(302);
-    expect(callback.headers.get("location"), "the UI routes with the fragment, so it must reach the Location header whole").toBe("/#/instances/0190-abc?status=failed");
-    expect(callback.headers.getSetCookie().some((c) => c.startsWith("baton_session=")), "and the person is signed in").toBe(true);
+    expect(
+      callback.headers.get("location"),
+      "the UI routes with the fragment, so it must reach the Location header whole",
+    ).toBe("/#/instances/0190-abc?status=failed");
+    expect(
+      callback.headers.getSetCookie().some((c) => c.startsWith("baton_session=")),
+      "and the person is signed in",
+    ).toBe(true);
   });
 
   it("sends every off-site or malformed return_to to / instead (no open redirect)", async () => {
-    const cases = ["https://evil.example/#/instances", "//evil.example/#/instances", "/\\evil.example", "/.//evil.example", "instances", `/#/${"a".repeat(3000)}`];
+    const cases = [
+      "https://evil.example/#/instances",
+      "//evil.example/#/instances",
+      "/\\evil.example",
+      "/.//evil.example",
+      "instances",
+      `/#/${"a".repeat(3000)}`,
+    ];
     for (const returnTo of cases) {
       const { callback } = await signInFlow(returnTo);
       expect(callback.status, await callback.clone().text()).toBe(302);
-      expect(callback.headers.get("location"), `return_to=${JSON.stringify(returnTo.slice(0, 40))} must not send a signed-in browser anywhere but this proxy`).toBe("/");
+      expect(
+        callback.headers.get("location"),
+        `return_to=${JSON.stringify(returnTo.slice(0, 40))} must not send a signed-in browser anywhere but this proxy`,
+      ).toBe("/");
     }
   });
 
@@ -183,7 +237,10 @@ describe("OpenID Connect sign-in", () => {
     const { callback } = await signInFlow("/", "alt");
     expect(callback.status, "the id_token is signed with the key jwks_url serves").toBe(302);
     const cookie = cookiePair(callback, "baton_session");
-    expect((await client(proxy.url, { cookie }).get("/auth/session")).body).toMatchObject({ subject: "u-carol", permissions: ["read", "operate"] });
+    expect((await client(proxy.url, { cookie }).get("/auth/session")).body).toMatchObject({
+      subject: "u-carol",
+      permissions: ["read", "operate"],
+    });
     op.tamper = {};
     expect((await signInFlow("/", "alt")).callback.status, "the discovered JWKS is not used").toBe(401);
   });

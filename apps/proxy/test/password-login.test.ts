@@ -48,7 +48,18 @@ beforeAll(async () => {
   requireBuilt();
   dir = tempFiles({ "jwt-secret": `${SECRET}\n` });
   api = await startServer({
-    args: ["--auth", "token", "--poll", "0", "--jwt-secret-file", join(dir, "jwt-secret"), "--jwt-issuer", "e2e-proxy", "--jwt-audience", "e2e-api"],
+    args: [
+      "--auth",
+      "token",
+      "--poll",
+      "0",
+      "--jwt-secret-file",
+      join(dir, "jwt-secret"),
+      "--jwt-issuer",
+      "e2e-proxy",
+      "--jwt-audience",
+      "e2e-api",
+    ],
   });
   proxy = await startProxy(["--config", writeConfig("proxy.yaml")]);
 });
@@ -68,7 +79,11 @@ describe("password sign-in through the proxy to the real API", () => {
   it("lets a signed-in person list instances with the permissions of their groups", async () => {
     const cookie = await signIn(proxy.url, "ann@example.com", "ann-pw");
     const session = await client(proxy.url, { cookie }).get("/auth/session");
-    expect(session.body).toMatchObject({ signed_in: true, subject: "ann@example.com", permissions: ["read", "operate"] });
+    expect(session.body).toMatchObject({
+      signed_in: true,
+      subject: "ann@example.com",
+      permissions: ["read", "operate"],
+    });
     const list = await client(proxy.url, { cookie }).get("/api/instances");
     expect(list.status, list.text).toBe(200);
     expect(list.body.items).toEqual([]);
@@ -76,10 +91,15 @@ describe("password sign-in through the proxy to the real API", () => {
 
   it("gets the API's 403 for what those permissions do not cover", async () => {
     const cookie = await signIn(proxy.url, "ann@example.com", "ann-pw");
-    const res = await client(proxy.url, { cookie }).put("/api/definitions", { name: "nope", tasks: [{ id: "done", output: { x: 1 } }] });
+    const res = await client(proxy.url, { cookie }).put("/api/definitions", {
+      name: "nope",
+      tasks: [{ id: "done", output: { x: 1 } }],
+    });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe("forbidden");
-    expect(res.body.error, "the API saw the permissions from the config").toContain("(the credential has read, operate)");
+    expect(res.body.error, "the API saw the permissions from the config").toContain(
+      "(the credential has read, operate)",
+    );
   });
 
   it("gives a user without read the API's 403 on GET /api/instances", async () => {
@@ -92,14 +112,18 @@ describe("password sign-in through the proxy to the real API", () => {
   it("records the signed-in person as the actor of a change", async () => {
     const cookie = await signIn(proxy.url, "ada@example.com", "ada-pw");
     const api_ = client(proxy.url, { cookie });
-    expect((await api_.put("/api/definitions", { name: "by-ada", tasks: [{ id: "done", output: { x: 1 } }] })).status).toBe(200);
+    expect(
+      (await api_.put("/api/definitions", { name: "by-ada", tasks: [{ id: "done", output: { x: 1 } }] })).status,
+    ).toBe(200);
     const list = await api_.get("/api/definitions");
     expect(list.body.items.find((d: any) => d.name === "by-ada")).toMatchObject({ actor: "ada@example.com" });
   });
 
   it("replaces an Authorization header the browser sends with the person's token", async () => {
     const cookie = await signIn(proxy.url, "bob@example.com", "bob-pw");
-    const res = await client(proxy.url, { cookie, authorization: "Bearer svc_sk_not-a-real-token" }).get("/api/instances");
+    const res = await client(proxy.url, { cookie, authorization: "Bearer svc_sk_not-a-real-token" }).get(
+      "/api/instances",
+    );
     expect(res.status, "bob's own JWT (worker) decides, not the header he sent").toBe(403);
   });
 

@@ -16,15 +16,23 @@ export interface ProxyProcess {
 }
 
 export function requireBuilt(): void {
-  if (!existsSync(PROXY_MAIN)) throw new Error(`${PROXY_MAIN} is missing: build the proxy first (pnpm exec turbo run build --filter=@baton/proxy)`);
-  if (!existsSync(API_MAIN)) throw new Error(`${API_MAIN} is missing: build the api first (pnpm exec turbo run build --filter=@baton/api)`);
+  if (!existsSync(PROXY_MAIN))
+    throw new Error(
+      `${PROXY_MAIN} is missing: build the proxy first (pnpm exec turbo run build --filter=@baton/proxy)`,
+    );
+  if (!existsSync(API_MAIN))
+    throw new Error(`${API_MAIN} is missing: build the api first (pnpm exec turbo run build --filter=@baton/api)`);
 }
 
 /**
  * The built `baton-proxy`, by default on a free loopback port (`--http 127.0.0.1:0` unless
  * `--http` is given or `useConfigListen`); resolves once it logs `listening`.
  */
-export async function startProxy(args: string[], env: Record<string, string> = {}, options: { useConfigListen?: boolean } = {}): Promise<ProxyProcess> {
+export async function startProxy(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { useConfigListen?: boolean } = {},
+): Promise<ProxyProcess> {
   const fullArgs = args.includes("--http") || options.useConfigListen ? args : [...args, "--http", "127.0.0.1:0"];
   const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), ...env };
   for (const name of ["BATON_PROXY_CONFIG", "BATON_SERVER"]) if (!(name in env)) delete childEnv[name];
@@ -33,7 +41,10 @@ export async function startProxy(args: string[], env: Record<string, string> = {
 }
 
 /** Runs `baton-proxy` expecting it to exit by itself (a start-up failure, --version). */
-export function runProxy(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runProxy(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), ...env };
   for (const name of ["BATON_PROXY_CONFIG", "BATON_SERVER"]) if (!(name in env)) delete childEnv[name];
   const child = spawn(process.execPath, [PROXY_MAIN, ...args], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });

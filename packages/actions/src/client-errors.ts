@@ -9,7 +9,13 @@ export class ApiError extends Error {
   /** The parsed body (or its text when it was not JSON). */
   readonly body: unknown;
 
-  constructor(status: number, code: ApiCode, message: string, fields?: { path: string; message: string }[], body?: unknown) {
+  constructor(
+    status: number,
+    code: ApiCode,
+    message: string,
+    fields?: { path: string; message: string }[],
+    body?: unknown,
+  ) {
     super(message);
     this.status = status;
     this.code = code;

@@ -66,9 +66,15 @@ describe("createClient", () => {
   });
 
   it("serializes query values: booleans as true/false, numbers as digits, undefined dropped", async () => {
-    reply = () => json(200, '{"items":[],"page":{"size":5,"items_before":0,"items_after":0,"sort":"created_at","order":"desc","next_cursor":null,"previous_cursor":null}}');
+    reply = () =>
+      json(
+        200,
+        '{"items":[],"page":{"size":5,"items_before":0,"items_after":0,"sort":"created_at","order":"desc","next_cursor":null,"previous_cursor":null}}',
+      );
     const client = createClient({ server: baseUrl });
-    await client.call("listInstances", { query: { status: "failed,raised", children: true, flat: undefined, limit: 5, process: undefined } as never });
+    await client.call("listInstances", {
+      query: { status: "failed,raised", children: true, flat: undefined, limit: 5, process: undefined } as never,
+    });
     expect(seen[0].url).toBe("/api/instances?status=failed%2Craised&children=true&limit=5");
     await client.call("getInstanceDetail", { params: { id: "i1" }, query: { resolve: false } });
     expect(seen[1].url).toBe("/api/instances/i1/detail?resolve=false");
@@ -76,7 +82,9 @@ describe("createClient", () => {
 
   it("joins array query values with commas", () => {
     const spec = { ...findAction("listInstances"), name: "x" };
-    expect(actionUrl("http://h", spec, { query: { status: ["failed", "raised"], after: "c/1" } })).toBe("http://h/api/instances?status=failed%2Craised&after=c%2F1");
+    expect(actionUrl("http://h", spec, { query: { status: ["failed", "raised"], after: "c/1" } })).toBe(
+      "http://h/api/instances?status=failed%2Craised&after=c%2F1",
+    );
   });
 
   it("sends a JSON body with its content type, the bearer token and the user agent", async () => {
@@ -106,9 +114,15 @@ describe("createClient", () => {
   });
 
   it("keeps big numbers and long decimals exact in both directions", async () => {
-    reply = () => json(200, '{"id":"i","process":"p","version":1,"status":"completed","task":"a","retry_count":0,"output":{"n":12345678901234567890,"d":0.1000000000000000000001},"created_at":"x","updated_at":"x"}');
+    reply = () =>
+      json(
+        200,
+        '{"id":"i","process":"p","version":1,"status":"completed","task":"a","retry_count":0,"output":{"n":12345678901234567890,"d":0.1000000000000000000001},"created_at":"x","updated_at":"x"}',
+      );
     const client = createClient({ server: baseUrl });
-    await client.call("startInstance", { body: { process: "p", input: { n: new LosslessNumber("98765432109876543210") } } });
+    await client.call("startInstance", {
+      body: { process: "p", input: { n: new LosslessNumber("98765432109876543210") } },
+    });
     expect(seen[0].body).toBe('{"process":"p","input":{"n":98765432109876543210}}');
     const view = await client.call("getInstance", { params: { id: "i" } });
     const output = view.output as Record<string, unknown>;
@@ -118,22 +132,34 @@ describe("createClient", () => {
   });
 
   it("throws ApiError with code, message and fields from an error body", async () => {
-    reply = () => json(400, '{"code":"invalid","error":"invalid request body: body.inptu unknown field \\"inptu\\"","fields":[{"path":"body.inptu","message":"unknown field \\"inptu\\""}]}');
+    reply = () =>
+      json(
+        400,
+        '{"code":"invalid","error":"invalid request body: body.inptu unknown field \\"inptu\\"","fields":[{"path":"body.inptu","message":"unknown field \\"inptu\\""}]}',
+      );
     const error = await createClient({ server: baseUrl })
       .call("startInstance", { body: { process: "p", inptu: {} } as never })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 400, code: "invalid", message: 'invalid request body: body.inptu unknown field "inptu"' });
+    expect(error).toMatchObject({
+      status: 400,
+      code: "invalid",
+      message: 'invalid request body: body.inptu unknown field "inptu"',
+    });
     expect((error as ApiError).fields).toEqual([{ path: "body.inptu", message: 'unknown field "inptu"' }]);
   });
 
   it("turns a non-JSON error body into an ApiError whose code follows the status", async () => {
     reply = () => ({ status: 502, body: "<html>Bad Gateway</html>", contentType: "text/html" });
-    const bad = await createClient({ server: baseUrl }).call("listTokens").catch((e: unknown) => e);
+    const bad = await createClient({ server: baseUrl })
+      .call("listTokens")
+      .catch((e: unknown) => e);
     expect(bad).toMatchObject({ name: "ApiError", status: 502, code: "internal" });
     expect((bad as ApiError).message).toContain("502");
     reply = () => ({ status: 404, body: "not here" });
-    const missing = await createClient({ server: baseUrl }).call("revokeToken", { params: { id: "t" } }).catch((e: unknown) => e);
+    const missing = await createClient({ server: baseUrl })
+      .call("revokeToken", { params: { id: "t" } })
+      .catch((e: unknown) => e);
     expect(missing).toMatchObject({ status: 404, code: "not_found" });
   });
 
@@ -151,14 +177,21 @@ describe("createClient", () => {
   });
 
   it("lets callRaw read the 503 body of health, while call throws unavailable", async () => {
-    reply = () => json(503, '{"status":"unavailable","worker_id":"w","database":"postgres","lease_age_ms":90000,"manual_tick":false}');
+    reply = () =>
+      json(
+        503,
+        '{"status":"unavailable","worker_id":"w","database":"postgres","lease_age_ms":90000,"manual_tick":false}',
+      );
     const client = createClient({ server: baseUrl });
     const raw = await client.callRaw("health");
     expect(raw.status).toBe(503);
     expect(raw.data?.status).toBe("unavailable");
     await expect(client.call("health")).rejects.toMatchObject({ status: 503, code: "unavailable" });
     reply = () => json(409, '{"code":"conflict","error":"instance r is completed and cannot advance"}');
-    await expect(client.callRaw("resumeInstance", { params: { id: "r" } }), "an undeclared status still throws").rejects.toMatchObject({ code: "conflict" });
+    await expect(
+      client.callRaw("resumeInstance", { params: { id: "r" } }),
+      "an undeclared status still throws",
+    ).rejects.toMatchObject({ code: "conflict" });
   });
 
   it("throws ConnectionError naming the server when nothing listens", async () => {
@@ -168,28 +201,40 @@ describe("createClient", () => {
     const port = (closed.address() as AddressInfo).port;
     closed.close();
     await once(closed, "close");
-    const error = await createClient({ server: `http://127.0.0.1:${port}` }).call("health").catch((e: unknown) => e);
+    const error = await createClient({ server: `http://127.0.0.1:${port}` })
+      .call("health")
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).server).toBe(`http://127.0.0.1:${port}`);
-    expect((error as Error).message).toMatch(new RegExp(`^cannot reach the Baton server at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
+    expect((error as Error).message).toMatch(
+      new RegExp(`^cannot reach the Baton server at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`),
+    );
     expect((error as Error).cause).toBeDefined();
   });
 
   it("refuses a call without a required path parameter before sending anything", async () => {
     const client = createClient({ server: baseUrl });
-    await expect(client.call("getInstance", { params: { id: "" } })).rejects.toThrow('getInstance: missing path parameter "id"');
+    await expect(client.call("getInstance", { params: { id: "" } })).rejects.toThrow(
+      'getInstance: missing path parameter "id"',
+    );
     expect(seen).toEqual([]);
   });
 
   it("writes a LosslessNumber query value as its exact digits", () => {
-    expect(actionUrl("http://h", findAction("listInstances"), { query: { created_after: new LosslessNumber("1767225600000123") } })).toBe(
-      "http://h/api/instances?created_after=1767225600000123",
-    );
+    expect(
+      actionUrl("http://h", findAction("listInstances"), {
+        query: { created_after: new LosslessNumber("1767225600000123") },
+      }),
+    ).toBe("http://h/api/instances?created_after=1767225600000123");
   });
 
   it("throws ApiError when a success answer is not valid JSON", async () => {
     reply = () => json(200, "{not json");
-    await expect(createClient({ server: baseUrl }).call("listTokens")).rejects.toMatchObject({ name: "ApiError", status: 200, code: "internal" });
+    await expect(createClient({ server: baseUrl }).call("listTokens")).rejects.toMatchObject({
+      name: "ApiError",
+      status: 200,
+      code: "internal",
+    });
   });
 
   it("passes an abort through as an abort, not as a connection failure", async () => {
@@ -203,7 +248,9 @@ describe("createClient", () => {
   });
 
   it("refuses a body on an action that takes none", async () => {
-    await expect(createClient({ server: baseUrl }).call("listTokens", { body: {} } as never)).rejects.toThrow("listTokens: this action takes no request body");
+    await expect(createClient({ server: baseUrl }).call("listTokens", { body: {} } as never)).rejects.toThrow(
+      "listTokens: this action takes no request body",
+    );
     expect(seen).toEqual([]);
   });
 
@@ -233,12 +280,22 @@ describe("listAll", () => {
         200,
         JSON.stringify({
           items: page.items.map((item) => ({ ...item, version: 1, created_at: "2026-01-01T00:00:00Z" })),
-          page: { size: 2, items_before: 0, items_after: 0, sort: "name", order: "asc", next_cursor: page.next, previous_cursor: null },
+          page: {
+            size: 2,
+            items_before: 0,
+            items_after: 0,
+            sort: "name",
+            order: "asc",
+            next_cursor: page.next,
+            previous_cursor: null,
+          },
         }),
       );
     };
     const client = createClient({ server: baseUrl });
-    const all = await listAll(client, "listDefinitions", { query: { sort: "name", order: "asc", limit: 2, before: "ignored" } });
+    const all = await listAll(client, "listDefinitions", {
+      query: { sort: "name", order: "asc", limit: 2, before: "ignored" },
+    });
     expect(all.map((item) => item.name)).toEqual(["a", "b", "c", "d", "e"]);
     expect(seen.map((req) => req.url)).toEqual([
       "/api/definitions?sort=name&order=asc&limit=2",
@@ -249,7 +306,12 @@ describe("listAll", () => {
 
   it("stops with an error when the server repeats a cursor", async () => {
     reply = () =>
-      json(200, '{"items":[],"page":{"size":20,"items_before":0,"items_after":0,"sort":"name","order":"asc","next_cursor":"same","previous_cursor":null}}');
-    await expect(listAll(createClient({ server: baseUrl }), "listChannels")).rejects.toThrow('returned the cursor "same" twice');
+      json(
+        200,
+        '{"items":[],"page":{"size":20,"items_before":0,"items_after":0,"sort":"name","order":"asc","next_cursor":"same","previous_cursor":null}}',
+      );
+    await expect(listAll(createClient({ server: baseUrl }), "listChannels")).rejects.toThrow(
+      'returned the cursor "same" twice',
+    );
   });
 });

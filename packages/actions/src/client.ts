@@ -52,7 +52,8 @@ export function actionUrl(server: string, spec: ActionSpec, req: LooseRequest = 
   const base = server.replace(/\/+$/, "") + (spec.root ? "" : "/api");
   const path = spec.path.replace(/\{([^}]+)\}/g, (_, key: string) => {
     const value = req.params?.[key];
-    if (value === undefined || value === null || value === "") throw new TypeError(`${spec.name}: missing path parameter "${key}"`);
+    if (value === undefined || value === null || value === "")
+      throw new TypeError(`${spec.name}: missing path parameter "${key}"`);
     return encodeURIComponent(queryValue(value));
   });
   const search = new URLSearchParams();
@@ -78,8 +79,11 @@ function errorFrom(status: number, statusText: string, data: unknown): ApiError 
   const body = data as { code?: unknown; error?: unknown; fields?: unknown } | undefined;
   const fromBody = body !== null && typeof body === "object" && typeof body.error === "string";
   const code = fromBody && typeof body.code === "string" ? (body.code as ApiError["code"]) : apiCodeOfStatus(status);
-  const message = fromBody ? (body.error as string) : `the server answered ${status}${statusText ? ` ${statusText}` : ""}`;
-  const fields = fromBody && Array.isArray(body.fields) ? (body.fields as { path: string; message: string }[]) : undefined;
+  const message = fromBody
+    ? (body.error as string)
+    : `the server answered ${status}${statusText ? ` ${statusText}` : ""}`;
+  const fields =
+    fromBody && Array.isArray(body.fields) ? (body.fields as { path: string; message: string }[]) : undefined;
   return new ApiError(status, code, message, fields, data);
 }
 
@@ -87,7 +91,10 @@ export function createClient(options: ClientOptions): BatonClient {
   const server = options.server.replace(/\/+$/, "");
   const fetchImpl = options.fetch ?? globalThis.fetch;
 
-  async function send(name: string, req: LooseRequest = {}): Promise<{ status: number; statusText: string; data: unknown; headers: Headers; spec: ActionSpec }> {
+  async function send(
+    name: string,
+    req: LooseRequest = {},
+  ): Promise<{ status: number; statusText: string; data: unknown; headers: Headers; spec: ActionSpec }> {
     const spec = findAction(name);
     const url = actionUrl(server, spec, req);
     const contentTypes = Object.values(spec.responses).map((response) => response.contentType ?? "application/json");
@@ -111,7 +118,14 @@ export function createClient(options: ClientOptions): BatonClient {
     }
     const data = parseBody(text, response.headers.get("content-type"));
     if (typeof data === "symbol") {
-      if (response.ok) throw new ApiError(response.status, "internal", `${name}: the server answered ${response.status} with a body that is not valid JSON`, undefined, text);
+      if (response.ok)
+        throw new ApiError(
+          response.status,
+          "internal",
+          `${name}: the server answered ${response.status} with a body that is not valid JSON`,
+          undefined,
+          text,
+        );
       return { status: response.status, statusText: response.statusText, data: text, headers: response.headers, spec };
     }
     return { status: response.status, statusText: response.statusText, data, headers: response.headers, spec };

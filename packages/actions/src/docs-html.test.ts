@@ -16,7 +16,11 @@ describe("docsHtml", () => {
   });
 
   it("escapes a title and a spec URL that carry markup", () => {
-    const hostile = docsHtml({ specUrl: '/api/definitions/x"</script><script>alert(1)</script>/openapi.json', assetBase: "/a", title: "<b>&" });
+    const hostile = docsHtml({
+      specUrl: '/api/definitions/x"</script><script>alert(1)</script>/openapi.json',
+      assetBase: "/a",
+      title: "<b>&",
+    });
     expect(hostile).toContain("<title>&lt;b&gt;&amp;</title>");
     expect(hostile).not.toContain("</script><script>alert(1)");
     expect(hostile.match(/<\/script>/g)?.length, "only the two script elements close").toBe(2);

@@ -17,7 +17,12 @@ export const ERROR_BODY_SCHEMA: JsonSchema = {
   type: "object",
   description: "The body of every error response.",
   properties: {
-    code: { type: "string", enum: API_CODES, description: "Machine code; fixed per HTTP status (invalid 400, unauthenticated 401, forbidden 403, not_found 404, conflict 409, internal 500, unsupported 501, unavailable 503)." },
+    code: {
+      type: "string",
+      enum: API_CODES,
+      description:
+        "Machine code; fixed per HTTP status (invalid 400, unauthenticated 401, forbidden 403, not_found 404, conflict 409, internal 500, unsupported 501, unavailable 503).",
+    },
     error: { type: "string", description: "What went wrong and what to do about it, as a sentence." },
     fields: {
       type: "array",
@@ -25,7 +30,10 @@ export const ERROR_BODY_SCHEMA: JsonSchema = {
       items: {
         type: "object",
         properties: {
-          path: { type: "string", description: "Where the problem is, e.g. `body.tasks[2].on_error[0]` or `query.limit`." },
+          path: {
+            type: "string",
+            description: "Where the problem is, e.g. `body.tasks[2].on_error[0]` or `query.limit`.",
+          },
           message: { type: "string", description: "What was wrong and what was expected." },
         },
         required: ["path", "message"],

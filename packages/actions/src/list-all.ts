@@ -5,7 +5,11 @@ import type { ActionRequest, ListActionName, ListItem, Page } from "./types.js";
  * Every item of a list action, following `page.next_cursor` until the last page.
  * Starts where `req.query.after` points (or at the first page); `before` is ignored.
  */
-export async function listAll<N extends ListActionName>(client: BatonClient, name: N, req?: ActionRequest<N>): Promise<ListItem<N>[]> {
+export async function listAll<N extends ListActionName>(
+  client: BatonClient,
+  name: N,
+  req?: ActionRequest<N>,
+): Promise<ListItem<N>[]> {
   const base = (req ?? {}) as { query?: Record<string, unknown> };
   const { before: _ignored, ...query } = base.query ?? {};
   const items: ListItem<N>[] = [];
@@ -17,7 +21,8 @@ export async function listAll<N extends ListActionName>(client: BatonClient, nam
     items.push(...page.items);
     const next = page.page.next_cursor;
     if (!next) return items;
-    if (seen.has(next)) throw new Error(`${name}: the server returned the cursor "${next}" twice; stopping to avoid an endless loop`);
+    if (seen.has(next))
+      throw new Error(`${name}: the server returned the cursor "${next}" twice; stopping to avoid an endless loop`);
     seen.add(next);
     after = next;
   }

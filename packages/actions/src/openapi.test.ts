@@ -25,16 +25,18 @@ describe("buildOpenApi", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info).toMatchObject({ title: "Baton API", version: "1.0.0" });
     expect(doc.servers).toEqual([{ url: "/api" }]);
-    for (const path of Object.keys(doc.paths)) expect(path.startsWith("/api"), `${path} must be relative to the server`).toBe(false);
+    for (const path of Object.keys(doc.paths))
+      expect(path.startsWith("/api"), `${path} must be relative to the server`).toBe(false);
   });
 
   it("serves /healthz from the root, without credentials", () => {
     expect(doc.paths["/healthz"].servers).toEqual([{ url: "/" }]);
     const health = operationOf("health");
     expect(health.security).toEqual([]);
-    expect(health.responses["503"].content["application/json"].schema, "503 carries the health body, not an ErrorBody").toEqual(
-      findAction("health").responses[503].schema,
-    );
+    expect(
+      health.responses["503"].content["application/json"].schema,
+      "503 carries the health body, not an ErrorBody",
+    ).toEqual(findAction("health").responses[503].schema);
     expect(health.responses["401"]).toBeUndefined();
     expect(doc.paths["/instances"].servers, "only root paths override the server").toBeUndefined();
   });
@@ -63,7 +65,10 @@ describe("buildOpenApi", () => {
 
   it("says who may call in every operation's description", () => {
     for (const spec of registry) {
-      const sentence = spec.permissions === "public" ? "Needs no credential." : `Requires one of: ${[...new Set([...spec.permissions, "admin"])].join(", ")}.`;
+      const sentence =
+        spec.permissions === "public"
+          ? "Needs no credential."
+          : `Requires one of: ${[...new Set([...spec.permissions, "admin"])].join(", ")}.`;
       expect(operationOf(spec.name).description.endsWith(sentence), spec.name).toBe(true);
     }
   });
@@ -93,7 +98,11 @@ describe("buildOpenApi", () => {
     expect(id).toMatchObject({ in: "path", required: true, schema: { type: "string" } });
     expect(id.description).toBeTruthy();
     const limit = params.find((p) => p.name === "limit")!;
-    expect(limit).toMatchObject({ in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } });
+    expect(limit).toMatchObject({
+      in: "query",
+      required: false,
+      schema: { type: "integer", minimum: 1, maximum: 100, default: 20 },
+    });
     expect(limit.example).toBe(1);
     for (const p of params) expect(p.schema.description, "the description lives on the parameter").toBeUndefined();
   });
@@ -101,8 +110,12 @@ describe("buildOpenApi", () => {
   it("documents request bodies, 204 responses and examples", () => {
     const start = operationOf("startInstance");
     expect(start.requestBody.required).toBe(true);
-    expect(start.requestBody.content["application/json"].example).toEqual(findAction("startInstance").example!.request!.body);
-    expect(start.responses["200"].content["application/json"].example).toEqual(findAction("startInstance").example!.response);
+    expect(start.requestBody.content["application/json"].example).toEqual(
+      findAction("startInstance").example!.request!.body,
+    );
+    expect(start.responses["200"].content["application/json"].example).toEqual(
+      findAction("startInstance").example!.response,
+    );
     expect(operationOf("pauseInstance").responses["204"]).toEqual({ description: expect.any(String) });
     expect(operationOf("tick").requestBody.required, "tick may be called without a body").toBe(false);
     expect(operationOf("getInstance").requestBody).toBeUndefined();
@@ -117,6 +130,9 @@ describe("buildOpenApi", () => {
   it("returns a document that does not share objects with the registry", () => {
     const copy = buildOpenApi(registry) as Doc;
     copy.paths["/instances"].post.requestBody.content["application/json"].schema.properties.process = { const: "x" };
-    expect((findAction("startInstance").body!.properties as Doc).process.const, "mutating the document must not change the registry").toBeUndefined();
+    expect(
+      (findAction("startInstance").body!.properties as Doc).process.const,
+      "mutating the document must not change the registry",
+    ).toBeUndefined();
   });
 });

@@ -80,7 +80,10 @@ function operation(spec: ActionSpec): Record<string, unknown> {
     }
     const media: Record<string, unknown> = { schema: response.schema };
     if (spec.example && "response" in spec.example && status === exampleStatus) media.example = spec.example.response;
-    responses[status] = { description: response.description, content: { [response.contentType ?? "application/json"]: media } };
+    responses[status] = {
+      description: response.description,
+      content: { [response.contentType ?? "application/json"]: media },
+    };
   }
   const errorStatuses = [...spec.errors, ...(spec.permissions === "public" ? [] : AUTH_STATUSES)].sort((a, b) => a - b);
   for (const status of errorStatuses) {
@@ -115,7 +118,9 @@ const DESCRIPTION = [
   "",
   "Authenticate with `Authorization: Bearer <credential>`: an `svc_sk_` API token or a JWT minted by the sign-in proxy. Each operation states the permissions that admit it; `admin` admits everything. A server started with `--auth none` reads no credential.",
   "",
-  `Errors answer with an \`ErrorBody\` \`{code, error, fields?}\`; \`code\` is fixed per status: ${Object.entries(API_CODE_STATUS)
+  `Errors answer with an \`ErrorBody\` \`{code, error, fields?}\`; \`code\` is fixed per status: ${Object.entries(
+    API_CODE_STATUS,
+  )
     .map(([code, status]) => `${status} ${code}`)
     .join(", ")}.`,
   "",
@@ -142,7 +147,11 @@ export function buildOpenApi(registry: readonly ActionSpec[]): OpenApiDocument {
     components: {
       schemas: { ErrorBody: ERROR_BODY_SCHEMA },
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "An `svc_sk_` API token, or a JWT minted by the sign-in proxy." },
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "An `svc_sk_` API token, or a JWT minted by the sign-in proxy.",
+        },
       },
     },
     security: [{ bearerAuth: [] }],

@@ -27,20 +27,29 @@ export const LIST_SORTS = {
 /** The five list parameters as query-schema properties. */
 export function listQueryProperties(sorting: ListSorting): Record<string, JsonSchema> {
   return {
-    sort: str(`Sort key, one of: ${sorting.keys.join(", ")}. Default ${sorting.defaultKey}. Ties are broken by id, so pages are stable.`, {
-      enum: [...sorting.keys],
-      default: sorting.defaultKey,
-    }),
-    order: str(`Sort direction. Default ${sorting.defaultOrder}. A cursor only works with the order it was issued for.`, {
-      enum: ["asc", "desc"],
-      default: sorting.defaultOrder,
-    }),
+    sort: str(
+      `Sort key, one of: ${sorting.keys.join(", ")}. Default ${sorting.defaultKey}. Ties are broken by id, so pages are stable.`,
+      {
+        enum: [...sorting.keys],
+        default: sorting.defaultKey,
+      },
+    ),
+    order: str(
+      `Sort direction. Default ${sorting.defaultOrder}. A cursor only works with the order it was issued for.`,
+      {
+        enum: ["asc", "desc"],
+        default: sorting.defaultOrder,
+      },
+    ),
     limit: int(`Page size, 1 to ${PAGE_LIMIT_MAX}. Default ${PAGE_LIMIT_DEFAULT}.`, {
       minimum: 1,
       maximum: PAGE_LIMIT_MAX,
       default: PAGE_LIMIT_DEFAULT,
     }),
-    after: str("The `page.next_cursor` of a previous page: fetches the page after it. Cursors are opaque; one from another list is a 400.", { minLength: 1 }),
+    after: str(
+      "The `page.next_cursor` of a previous page: fetches the page after it. Cursors are opaque; one from another list is a 400.",
+      { minLength: 1 },
+    ),
     before: str("The `page.previous_cursor` of a previous page: fetches the page before it.", { minLength: 1 }),
   };
 }
@@ -67,7 +76,10 @@ export const PAGE_SCHEMA: JsonSchema = responseObject(
 /** The list envelope `{items, page}` around an item schema. */
 export function pageEnvelopeSchema(item: JsonSchema, title?: string): JsonSchema {
   return responseObject(
-    { items: { type: "array", items: item, description: "The rows of this page, in the requested order." }, page: PAGE_SCHEMA },
+    {
+      items: { type: "array", items: item, description: "The rows of this page, in the requested order." },
+      page: PAGE_SCHEMA,
+    },
     ["items", "page"],
     title ? { title } : {},
   );

@@ -12,10 +12,20 @@ const INPUT_SCHEMA = {
   properties: { order_id: { type: "string" }, lines: { type: "array", items: { $ref: "#/$defs/line" } } },
   required: ["order_id"],
 };
-const DEFS = { line: { type: "object", properties: { sku: { type: "string" }, qty: { type: "integer", minimum: 1 } }, required: ["sku"] } };
+const DEFS = {
+  line: {
+    type: "object",
+    properties: { sku: { type: "string" }, qty: { type: "integer", minimum: 1 } },
+    required: ["sku"],
+  },
+};
 
 function operations(doc: Doc): Doc[] {
-  return (Object.values(doc.paths) as Doc[]).flatMap((item) => Object.entries(item).filter(([k]) => k !== "servers").map(([, op]) => op as Doc));
+  return (Object.values(doc.paths) as Doc[]).flatMap((item) =>
+    Object.entries(item)
+      .filter(([k]) => k !== "servers")
+      .map(([, op]) => op as Doc),
+  );
 }
 
 function startBody(doc: Doc): Doc {
@@ -32,7 +42,11 @@ describe("buildProcessOpenApi", () => {
   });
 
   it("keeps only starting and reading instances", () => {
-    expect(operations(doc).map((op) => op.operationId).sort()).toEqual([...PROCESS_OPERATIONS].sort());
+    expect(
+      operations(doc)
+        .map((op) => op.operationId)
+        .sort(),
+    ).toEqual([...PROCESS_OPERATIONS].sort());
     expect(doc.servers).toEqual([{ url: "/api" }]);
     expect(doc.info.version).toBe("1.0.0");
     expect(doc.info.title).toContain("order-fulfilment");
@@ -47,7 +61,9 @@ describe("buildProcessOpenApi", () => {
   });
 
   it("hoists the definition's $defs into components and repoints the references", () => {
-    expect(startBody(doc).schema.properties.input.properties.lines.items).toEqual({ $ref: "#/components/schemas/order-fulfilment.line" });
+    expect(startBody(doc).schema.properties.input.properties.lines.items).toEqual({
+      $ref: "#/components/schemas/order-fulfilment.line",
+    });
     expect(doc.components.schemas["order-fulfilment.line"]).toEqual(DEFS.line);
     expect(doc.components.schemas.ErrorBody).toBeDefined();
   });
@@ -73,7 +89,11 @@ describe("buildProcessOpenApi", () => {
   it("stays valid with the language's own schema keywords (secret, default, oneOf)", async () => {
     const input_schema = {
       type: "object",
-      properties: { api_key: { type: "string", secret: true }, mode: { type: "string", enum: ["a", "b"], default: "a" }, n: { oneOf: [{ type: "integer" }, { type: "null" }] } },
+      properties: {
+        api_key: { type: "string", secret: true },
+        mode: { type: "string", enum: ["a", "b"], default: "a" },
+        n: { oneOf: [{ type: "integer" }, { type: "null" }] },
+      },
     };
     const patched = buildProcessOpenApi(full, { name: "keys", input_schema }) as Doc;
     const result = await new Validator().validate(structuredClone(patched));

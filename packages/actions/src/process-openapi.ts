@@ -5,7 +5,13 @@ import type { JsonSchema } from "./action-spec.js";
 import type { OpenApiDocument } from "./openapi.js";
 
 /** The operations a per-process document keeps. */
-export const PROCESS_OPERATIONS: readonly string[] = ["startInstance", "listInstances", "getInstance", "getInstanceDetail", "listInstanceLogs"];
+export const PROCESS_OPERATIONS: readonly string[] = [
+  "startInstance",
+  "listInstances",
+  "getInstance",
+  "getInstanceDetail",
+  "listInstanceLogs",
+];
 
 export interface ProcessForOpenApi {
   name: string;
@@ -41,10 +47,9 @@ function rehomeRefs(schema: unknown, process: string): unknown {
 }
 
 function operationsOf(pathItem: Record<string, unknown>): [string, Record<string, unknown>][] {
-  return Object.entries(pathItem).filter(([key, value]) => ["get", "put", "post", "delete", "patch"].includes(key) && typeof value === "object") as [
-    string,
-    Record<string, unknown>,
-  ][];
+  return Object.entries(pathItem).filter(
+    ([key, value]) => ["get", "put", "post", "delete", "patch"].includes(key) && typeof value === "object",
+  ) as [string, Record<string, unknown>][];
 }
 
 /**
@@ -80,7 +85,8 @@ export function buildProcessOpenApi(doc: OpenApiDocument, definition: ProcessFor
   };
   out.tags = ((out.tags ?? []) as { name: string }[]).filter((tag) => tag.name === "instances");
   const schemas = (out.components.schemas ??= {});
-  for (const [def, schema] of Object.entries(definition.$defs ?? {})) schemas[componentName(name, def)] = rehomeRefs(schema, name);
+  for (const [def, schema] of Object.entries(definition.$defs ?? {}))
+    schemas[componentName(name, def)] = rehomeRefs(schema, name);
   return out;
 }
 
@@ -89,7 +95,9 @@ function patchStartBody(op: Record<string, any>, definition: ProcessForOpenApi):
   const body = media?.schema;
   if (!body?.properties) throw new Error("buildProcessOpenApi: the startInstance body has no properties to patch");
   body.properties.process = { type: "string", const: definition.name, description: "This process." };
-  body.properties.input = definition.input_schema ? (rehomeRefs(definition.input_schema, definition.name) as JsonSchema) : NO_INPUT;
+  body.properties.input = definition.input_schema
+    ? (rehomeRefs(definition.input_schema, definition.name) as JsonSchema)
+    : NO_INPUT;
   const inputRequired = Array.isArray(definition.input_schema?.required) && definition.input_schema.required.length > 0;
   body.required = inputRequired ? ["process", "input"] : ["process"];
   if (media.example) {
@@ -114,12 +122,14 @@ function exampleFor(schema: unknown): unknown {
   const s = schema as Record<string, any>;
   if ("default" in s) return s.default;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
-  for (const combinator of ["oneOf", "anyOf"]) if (Array.isArray(s[combinator]) && s[combinator].length > 0) return exampleFor(s[combinator][0]);
+  for (const combinator of ["oneOf", "anyOf"])
+    if (Array.isArray(s[combinator]) && s[combinator].length > 0) return exampleFor(s[combinator][0]);
   const type = Array.isArray(s.type) ? s.type[0] : s.type;
   switch (type) {
     case "object": {
       const out: Record<string, unknown> = {};
-      for (const [key, property] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) out[key] = exampleFor(property);
+      for (const [key, property] of Object.entries((s.properties ?? {}) as Record<string, unknown>))
+        out[key] = exampleFor(property);
       return out;
     }
     case "array":

@@ -90,11 +90,13 @@ function* subschemas(schema: unknown, at: string): Generator<[JsonSchema, string
   const s = schema as JsonSchema;
   yield [s, at];
   for (const [k, v] of Object.entries(s.properties ?? {})) yield* subschemas(v, `${at}.properties.${k}`);
-  if (typeof s.additionalProperties === "object") yield* subschemas(s.additionalProperties, `${at}.additionalProperties`);
+  if (typeof s.additionalProperties === "object")
+    yield* subschemas(s.additionalProperties, `${at}.additionalProperties`);
   if (s.items) yield* subschemas(s.items, `${at}.items`);
   for (const combinator of ["oneOf", "anyOf", "allOf"]) {
     const branches = s[combinator];
-    if (Array.isArray(branches)) for (const [i, b] of branches.entries()) yield* subschemas(b, `${at}.${combinator}[${i}]`);
+    if (Array.isArray(branches))
+      for (const [i, b] of branches.entries()) yield* subschemas(b, `${at}.${combinator}[${i}]`);
   }
 }
 
@@ -153,15 +155,20 @@ describe("registry", () => {
       const placeholders = [...spec.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
       const declared = Object.keys((spec.params?.properties as object) ?? {}).sort();
       expect(declared).toEqual(placeholders);
-      if (placeholders.length > 0) expect([...((spec.params?.required as string[] | undefined) ?? [])].sort()).toEqual(placeholders);
+      if (placeholders.length > 0)
+        expect([...((spec.params?.required as string[] | undefined) ?? [])].sort()).toEqual(placeholders);
     });
 
     it("makes every request object strict and every required field declared", () => {
       for (const [part, schema] of requestSchemas(spec)) {
         for (const [sub, at] of subschemas(schema, part)) {
-          if (sub.properties) expect(sub.additionalProperties, `${spec.name} ${at}: unknown fields must be refused`).toBe(false);
+          if (sub.properties)
+            expect(sub.additionalProperties, `${spec.name} ${at}: unknown fields must be refused`).toBe(false);
           for (const field of (sub.required as string[] | undefined) ?? []) {
-            expect(Object.keys(sub.properties ?? {}), `${spec.name} ${at}: required "${field}" is not a property`).toContain(field);
+            expect(
+              Object.keys(sub.properties ?? {}),
+              `${spec.name} ${at}: required "${field}" is not a property`,
+            ).toContain(field);
           }
         }
       }
@@ -171,7 +178,9 @@ describe("registry", () => {
       for (const part of [spec.params, spec.query]) {
         for (const [name, property] of Object.entries((part?.properties ?? {}) as Record<string, JsonSchema>)) {
           expect(typeof property.description, `${spec.name} parameter ${name}`).toBe("string");
-          expect(["string", "integer", "boolean"], `${spec.name} parameter ${name} is a scalar on the wire`).toContain(property.type);
+          expect(["string", "integer", "boolean"], `${spec.name} parameter ${name} is a scalar on the wire`).toContain(
+            property.type,
+          );
         }
       }
     });
@@ -180,7 +189,8 @@ describe("registry", () => {
       const row = SPEC_TABLE.find(([method, path]) => key(method, path) === key(spec.method, spec.path));
       expect(row).toBeDefined();
       expect([...spec.errors].sort()).toEqual(row![3]);
-      for (const status of spec.errors) expect(status, "401/403 are added by the OpenAPI builder").not.toBeOneOf([401, 403]);
+      for (const status of spec.errors)
+        expect(status, "401/403 are added by the OpenAPI builder").not.toBeOneOf([401, 403]);
     });
 
     it("declares success responses with schemas, or none only for 204", () => {
@@ -195,7 +205,8 @@ describe("registry", () => {
     it("compiles every schema with strict ajv", () => {
       const ajv = requestAjv();
       for (const [, schema] of requestSchemas(spec)) expect(() => ajv.compile(schema)).not.toThrow();
-      for (const response of Object.values(spec.responses)) if (response.schema) expect(() => ajv.compile(response.schema!)).not.toThrow();
+      for (const response of Object.values(spec.responses))
+        if (response.schema) expect(() => ajv.compile(response.schema!)).not.toThrow();
     });
 
     it("has an example whose request and response match the schemas", () => {
@@ -210,12 +221,18 @@ describe("registry", () => {
         const validate = ajv.compile(schema);
         expect(validate(value), `${spec.name} example ${part}: ${ajv.errorsText(validate.errors)}`).toBe(true);
       }
-      for (const part of Object.keys(request)) expect(requestSchemas(spec).map(([p]) => p), `${spec.name} example has ${part}`).toContain(part);
+      for (const part of Object.keys(request))
+        expect(
+          requestSchemas(spec).map(([p]) => p),
+          `${spec.name} example has ${part}`,
+        ).toContain(part);
       const status = example.status ?? Number(Object.keys(spec.responses)[0]);
       const schema = spec.responses[status]?.schema;
       expect(schema, `${spec.name}: example status ${status} has a schema`).toBeDefined();
       const validate = ajv.compile(closed(schema) as JsonSchema);
-      expect(validate(example.response), `${spec.name} example response: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      expect(validate(example.response), `${spec.name} example response: ${ajv.errorsText(validate.errors)}`).toBe(
+        true,
+      );
     });
   });
 });
@@ -228,7 +245,10 @@ describe("request schemas", () => {
   it("refuses a misspelled body field, naming it", () => {
     const validate = body("startInstance");
     expect(validate({ process: "p", inptu: {} })).toBe(false);
-    expect(validate.errors?.[0]).toMatchObject({ keyword: "additionalProperties", params: { additionalProperty: "inptu" } });
+    expect(validate.errors?.[0]).toMatchObject({
+      keyword: "additionalProperties",
+      params: { additionalProperty: "inptu" },
+    });
   });
 
   it("accepts a resolve with a result or with an error outcome, not both and not neither-with-junk", () => {
@@ -251,10 +271,15 @@ describe("request schemas", () => {
   it("takes exactly one way to name a compat set", () => {
     const validate = body("compatDefinitions");
     expect(validate({ from: { channel: "prod" }, to: { definitions: [{ name: "x" }] } })).toBe(true);
-    expect(validate({ from: { versions: { a: 3, b: "staging" } }, to: { channel: "prod" }, ignore: ["contract"] })).toBe(true);
+    expect(
+      validate({ from: { versions: { a: 3, b: "staging" } }, to: { channel: "prod" }, ignore: ["contract"] }),
+    ).toBe(true);
     expect(validate({ from: { channel: "prod", versions: { a: 1 } }, to: { channel: "x" } })).toBe(false);
     expect(validate({ from: {}, to: { channel: "x" } })).toBe(false);
-    expect(validate({ from: { channel: "a" }, to: { channel: "b" }, ignore: ["upgrade"] }), "only contract can be ignored").toBe(false);
+    expect(
+      validate({ from: { channel: "a" }, to: { channel: "b" }, ignore: ["upgrade"] }),
+      "only contract can be ignored",
+    ).toBe(false);
   });
 
   it("requires at least one definition in a batch and a channel", () => {
@@ -287,9 +312,23 @@ describe("request schemas", () => {
 
   it("coerces wire strings of list queries and applies the documented defaults", () => {
     const validate = query("listInstances");
-    const q: Record<string, unknown> = { limit: "50", children: "true", version: "0", created_after: "1767225600000", status: "failed,raised" };
+    const q: Record<string, unknown> = {
+      limit: "50",
+      children: "true",
+      version: "0",
+      created_after: "1767225600000",
+      status: "failed,raised",
+    };
     expect(validate(q), queryAjv().errorsText(validate.errors)).toBe(true);
-    expect(q).toEqual({ limit: 50, children: true, version: 0, created_after: 1767225600000, status: "failed,raised", sort: "created_at", order: "desc" });
+    expect(q).toEqual({
+      limit: 50,
+      children: true,
+      version: 0,
+      created_after: 1767225600000,
+      status: "failed,raised",
+      sort: "created_at",
+      order: "desc",
+    });
   });
 
   it("refuses an unknown status, a limit over 100, a foreign sort key and an unknown filter", () => {
@@ -309,7 +348,12 @@ describe("request schemas", () => {
     expect(sortOf("listInstances")).toMatchObject({ enum: ["created_at", "updated_at"], default: "created_at" });
     expect(sortOf("listInstanceLogs")).toMatchObject({ enum: ["created_at"], default: "created_at" });
     const orderOf = (name: string) => (findAction(name).query!.properties as Record<string, JsonSchema>).order.default;
-    expect([orderOf("listDefinitions"), orderOf("listChannels"), orderOf("listInstances"), orderOf("listInstanceLogs")]).toEqual(["desc", "asc", "desc", "desc"]);
+    expect([
+      orderOf("listDefinitions"),
+      orderOf("listChannels"),
+      orderOf("listInstances"),
+      orderOf("listInstanceLogs"),
+    ]).toEqual(["desc", "asc", "desc", "desc"]);
   });
 
   it("lets tick be called without a body", () => {
@@ -324,7 +368,15 @@ describe("response schemas", () => {
 
   it("never let a token list item carry the secret", () => {
     const validate = ajv.compile(findAction("listTokens").responses[200].schema!);
-    const item = { id: "t", label: "l", perms: null, created_at: "2026-01-01T00:00:00Z", last_used_at: null, expires_at: null, revoked_at: null };
+    const item = {
+      id: "t",
+      label: "l",
+      perms: null,
+      created_at: "2026-01-01T00:00:00Z",
+      last_used_at: null,
+      expires_at: null,
+      revoked_at: null,
+    };
     expect(validate({ items: [item] })).toBe(true);
     expect(validate({ items: [{ ...item, token: "svc_sk_x" }] })).toBe(false);
   });
@@ -343,7 +395,15 @@ describe("response schemas", () => {
       root_id: "i",
       phase: "external",
     };
-    const page = { size: 20, items_before: 0, items_after: 0, sort: "created_at", order: "desc", next_cursor: null, previous_cursor: null };
+    const page = {
+      size: 20,
+      items_before: 0,
+      items_after: 0,
+      sort: "created_at",
+      order: "desc",
+      next_cursor: null,
+      previous_cursor: null,
+    };
     expect(validate({ items: [row], page })).toBe(false);
     expect(validate({ items: [{ ...row, parent_id: null }], page })).toBe(true);
   });

@@ -12,7 +12,14 @@ import type { ActionName } from "./types.js";
 
 export type { ActionName } from "./types.js";
 
-const entries = [...definitionActions, ...channelActions, ...instanceActions, ...externalTaskActions, ...tokenActions, ...debugActions];
+const entries = [
+  ...definitionActions,
+  ...channelActions,
+  ...instanceActions,
+  ...externalTaskActions,
+  ...tokenActions,
+  ...debugActions,
+];
 
 // Compile-time: every typed ActionName has an entry (a missing one makes this line fail to type-check).
 type Declared = (typeof entries)[number]["name"];
@@ -36,8 +43,16 @@ export function findAction(name: string): ActionSpec {
 export const TAGS: readonly { name: string; description: string }[] = [
   { name: "definitions", description: "Register, list, validate and compare process definitions." },
   { name: "channels", description: "Named pointers from a process to a version; promote them between environments." },
-  { name: "instances", description: "Start, inspect and control process instances (lifecycle verbs act on whole trees through the root id)." },
-  { name: "external-tasks", description: "Work queue for external workers: claim under a lease, renew, release, resolve; or signal by instance and task." },
+  {
+    name: "instances",
+    description:
+      "Start, inspect and control process instances (lifecycle verbs act on whole trees through the root id).",
+  },
+  {
+    name: "external-tasks",
+    description:
+      "Work queue for external workers: claim under a lease, renew, release, resolve; or signal by instance and task.",
+  },
   { name: "tokens", description: "API tokens for machines (admin only)." },
   { name: "debug", description: "Readiness probe and the manual engine tick for tests." },
 ];

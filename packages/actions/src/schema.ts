@@ -37,19 +37,28 @@ export function anyJson(description: string): JsonSchema {
 /** `schema` or null; the schema's `type` must be a single string. */
 export function nullable(schema: JsonSchema): JsonSchema {
   const type = schema.type;
-  if (typeof type !== "string") throw new Error(`nullable() needs a schema with a single type, got ${JSON.stringify(type)}`);
+  if (typeof type !== "string")
+    throw new Error(`nullable() needs a schema with a single type, got ${JSON.stringify(type)}`);
   const out: JsonSchema = { ...schema, type: [type, "null"] };
   if (Array.isArray(schema.enum)) out.enum = [...schema.enum, null];
   return out;
 }
 
 /** A request object: unknown keys are refused. */
-export function strictObject(properties: Record<string, JsonSchema>, required: string[] = [], extra: JsonSchema = {}): JsonSchema {
+export function strictObject(
+  properties: Record<string, JsonSchema>,
+  required: string[] = [],
+  extra: JsonSchema = {},
+): JsonSchema {
   return { type: "object", properties, required, additionalProperties: false, ...extra };
 }
 
 /** A response object: the listed fields, more may be added by later server versions. */
-export function responseObject(properties: Record<string, JsonSchema>, required: string[], extra: JsonSchema = {}): JsonSchema {
+export function responseObject(
+  properties: Record<string, JsonSchema>,
+  required: string[],
+  extra: JsonSchema = {},
+): JsonSchema {
   return { type: "object", properties, required, ...extra };
 }
 

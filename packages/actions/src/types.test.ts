@@ -1,6 +1,14 @@
 import { describe, expectTypeOf, it } from "vitest";
 import type { BatonClient } from "./client.js";
-import type { ActionRequest, ActionResponse, InstanceStatusView, LifecycleResponse, ListActionName, ListItem, RequestArgs } from "./types.js";
+import type {
+  ActionRequest,
+  ActionResponse,
+  InstanceStatusView,
+  LifecycleResponse,
+  ListActionName,
+  ListItem,
+  RequestArgs,
+} from "./types.js";
 
 // These checks run in the lint task (tsc over the tests): a wrong mapping fails to compile.
 describe("action types", () => {
@@ -19,7 +27,9 @@ describe("action types", () => {
   });
 
   it("lists exactly the paginated actions as list actions", () => {
-    expectTypeOf<ListActionName>().toEqualTypeOf<"listDefinitions" | "listChannels" | "listInstances" | "listInstanceLogs">();
+    expectTypeOf<ListActionName>().toEqualTypeOf<
+      "listDefinitions" | "listChannels" | "listInstances" | "listInstanceLogs"
+    >();
   });
 
   it("rejects a call with a missing or mistyped request", () => {

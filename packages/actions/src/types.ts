@@ -11,7 +11,16 @@ export type JsonValue = Json;
 /** A JSON Schema carried as data. */
 export type JsonSchemaValue = { [keyword: string]: JsonValue };
 
-export type InstanceStatus = "running" | "pausing" | "paused" | "failing" | "cancelling" | "completed" | "failed" | "raised" | "cancelled";
+export type InstanceStatus =
+  | "running"
+  | "pausing"
+  | "paused"
+  | "failing"
+  | "cancelling"
+  | "completed"
+  | "failed"
+  | "raised"
+  | "cancelled";
 export type InstancePhase = "children" | "collecting" | "external";
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -104,7 +113,10 @@ export interface ValidateResult {
   $defs?: { [name: string]: JsonSchemaValue };
 }
 
-export type CompatSelector = { channel: string } | { definitions: DefinitionInput[] } | { versions: { [process: string]: number | string } };
+export type CompatSelector =
+  | { channel: string }
+  | { definitions: DefinitionInput[] }
+  | { versions: { [process: string]: number | string } };
 
 export interface CompatBody {
   from: CompatSelector;
@@ -373,7 +385,9 @@ export interface RenewResponse {
 }
 
 export type ResolveBody = { token: string; result?: JsonValue } | { token: string; error: ErrorOutcome };
-export type SignalBody = { instance_id: string; task: string; result?: JsonValue } | { instance_id: string; task: string; error: ErrorOutcome };
+export type SignalBody =
+  | { instance_id: string; task: string; result?: JsonValue }
+  | { instance_id: string; task: string; error: ErrorOutcome };
 
 // ---- tokens ------------------------------------------------------------------------
 
@@ -482,4 +496,5 @@ export type ListActionName = { [N in ActionName]: ActionResponse<N> extends Page
 export type ListItem<N extends ListActionName> = ActionResponse<N> extends Page<infer T> ? T : never;
 
 /** The rest arguments of a call: the request may be left out when nothing in it is required. */
-export type RequestArgs<N extends ActionName> = {} extends ActionRequest<N> ? [req?: ActionRequest<N>] : [req: ActionRequest<N>];
+export type RequestArgs<N extends ActionName> =
+  {} extends ActionRequest<N> ? [req?: ActionRequest<N>] : [req: ActionRequest<N>];

@@ -26,7 +26,18 @@ export type CallExpr = Span & { kind: "call"; name: string; args: Expr[] };
 /** `map(list, x => body)` or `map(list, (x, i) => body)`. */
 export type MapExpr = Span & { kind: "map"; list: Expr; params: [string] | [string, string]; body: Expr };
 
-export type Expr = LiteralExpr | ArrayExpr | ObjectExpr | IdentifierExpr | MemberExpr | IndexExpr | UnaryExpr | BinaryExpr | ConditionalExpr | CallExpr | MapExpr;
+export type Expr =
+  | LiteralExpr
+  | ArrayExpr
+  | ObjectExpr
+  | IdentifierExpr
+  | MemberExpr
+  | IndexExpr
+  | UnaryExpr
+  | BinaryExpr
+  | ConditionalExpr
+  | CallExpr
+  | MapExpr;
 
 const sources = new WeakMap<Expr, string>();
 

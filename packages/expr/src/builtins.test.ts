@@ -5,7 +5,9 @@ import { evaluate, type Scope } from "./evaluate.js";
 import { type Json, parseJson } from "./json.js";
 import { parseExpression } from "./parser.js";
 
-const scope: Scope = { input: parseJson('{"s": "Grüße", "xs": [1, "a", {"k": 1}], "o": {"a": 1, "b": null}, "n": null}') };
+const scope: Scope = {
+  input: parseJson('{"s": "Grüße", "xs": [1, "a", {"k": 1}], "o": {"a": 1, "b": null}, "n": null}'),
+};
 const ev = (source: string, s: Scope = scope): Json => evaluate(parseExpression(source), s);
 const fails = (source: string, s: Scope = scope) => {
   try {
@@ -91,7 +93,9 @@ describe("now_ms", () => {
   });
 
   it("fails with a clear message when no clock is in the scope", () => {
-    expect(fails("now_ms()", {})).toBe(`now_ms() has no clock: the scope must carry "${NOW_KEY}" (epoch milliseconds from the service clock) at 0`);
+    expect(fails("now_ms()", {})).toBe(
+      `now_ms() has no clock: the scope must carry "${NOW_KEY}" (epoch milliseconds from the service clock) at 0`,
+    );
   });
 
   it("is not readable as a root by expressions", () => {

@@ -3,7 +3,19 @@
 import { ExprRuntimeError } from "./errors.js";
 import type { Json } from "./json.js";
 import { isJsonNumber } from "./numbers.js";
-import { BOOLEAN_TYPE, type Defs, describeType, INTEGER_TYPE, type JsonSchema, type JsonType, mayBeNull, STRING_TYPE, typesOf, typesOutside, withNull } from "./schema-types.js";
+import {
+  BOOLEAN_TYPE,
+  type Defs,
+  describeType,
+  INTEGER_TYPE,
+  type JsonSchema,
+  type JsonType,
+  mayBeNull,
+  STRING_TYPE,
+  typesOf,
+  typesOutside,
+  withNull,
+} from "./schema-types.js";
 import { deepEqual, describeValue, renderValue } from "./values.js";
 
 /** The scope key holding the service clock in epoch milliseconds, read by `now_ms()`. */
@@ -27,13 +39,22 @@ export interface Builtin {
   call(args: Json[], scope: { readonly [root: string]: Json | undefined }): Json;
 }
 
-function expectTypes(name: string, arg: number, schema: JsonSchema, allowed: JsonType[], label: string, defs: Defs): BuiltinTyping["problems"] {
+function expectTypes(
+  name: string,
+  arg: number,
+  schema: JsonSchema,
+  allowed: JsonType[],
+  label: string,
+  defs: Defs,
+): BuiltinTyping["problems"] {
   const types = typesOf(schema, defs);
   if (types === null) return [];
   const bad = typesOutside(types, allowed);
   const onlyNull = types.size > 0 && [...types].every((t) => t === "null");
   if (bad.length === 0 && !onlyNull) return [];
-  return [{ arg, what: `argument ${arg + 1} of ${name}() is ${describeType(schema, defs)}`, expected: `expected ${label}` }];
+  return [
+    { arg, what: `argument ${arg + 1} of ${name}() is ${describeType(schema, defs)}`, expected: `expected ${label}` },
+  ];
 }
 
 function fail(message: string): never {
@@ -41,14 +62,19 @@ function fail(message: string): never {
 }
 
 /** Null in the subject argument propagates: the result is null too, and typed nullable. */
-const nullableLike = (subject: JsonSchema, result: JsonSchema, defs: Defs) => (mayBeNull(subject, defs) ? withNull(result, defs) : result);
+const nullableLike = (subject: JsonSchema, result: JsonSchema, defs: Defs) =>
+  mayBeNull(subject, defs) ? withNull(result, defs) : result;
 
 export const BUILTINS: { readonly [name: string]: Builtin } = Object.freeze({
   len: {
     arity: 1,
     signature: "len(string | array | object) → integer",
-    description: "Number of characters (Unicode code points) of a string, elements of an array, or keys of an object; null gives null.",
-    type: ([x], defs) => ({ type: nullableLike(x, INTEGER_TYPE, defs), problems: expectTypes("len", 0, x, ["string", "array", "object"], "a string, an array or an object", defs) }),
+    description:
+      "Number of characters (Unicode code points) of a string, elements of an array, or keys of an object; null gives null.",
+    type: ([x], defs) => ({
+      type: nullableLike(x, INTEGER_TYPE, defs),
+      problems: expectTypes("len", 0, x, ["string", "array", "object"], "a string, an array or an object", defs),
+    }),
     call: ([x]) => {
       if (x === null) return null;
       if (typeof x === "string") {
@@ -65,31 +91,59 @@ export const BUILTINS: { readonly [name: string]: Builtin } = Object.freeze({
     arity: 1,
     signature: "lower(string) → string",
     description: "The string in lower case; null gives null.",
-    type: ([x], defs) => ({ type: nullableLike(x, STRING_TYPE, defs), problems: expectTypes("lower", 0, x, ["string"], "a string", defs) }),
-    call: ([x]) => (x === null ? null : typeof x === "string" ? x.toLowerCase() : fail(`lower() expects a string, got ${describeValue(x)}`)),
+    type: ([x], defs) => ({
+      type: nullableLike(x, STRING_TYPE, defs),
+      problems: expectTypes("lower", 0, x, ["string"], "a string", defs),
+    }),
+    call: ([x]) =>
+      x === null
+        ? null
+        : typeof x === "string"
+          ? x.toLowerCase()
+          : fail(`lower() expects a string, got ${describeValue(x)}`),
   },
   upper: {
     arity: 1,
     signature: "upper(string) → string",
     description: "The string in upper case; null gives null.",
-    type: ([x], defs) => ({ type: nullableLike(x, STRING_TYPE, defs), problems: expectTypes("upper", 0, x, ["string"], "a string", defs) }),
-    call: ([x]) => (x === null ? null : typeof x === "string" ? x.toUpperCase() : fail(`upper() expects a string, got ${describeValue(x)}`)),
+    type: ([x], defs) => ({
+      type: nullableLike(x, STRING_TYPE, defs),
+      problems: expectTypes("upper", 0, x, ["string"], "a string", defs),
+    }),
+    call: ([x]) =>
+      x === null
+        ? null
+        : typeof x === "string"
+          ? x.toUpperCase()
+          : fail(`upper() expects a string, got ${describeValue(x)}`),
   },
   contains: {
     arity: 2,
     signature: "contains(string | array | object, value) → boolean",
-    description: "Substring test on a string, element test (by value) on an array, key test on an object; a null subject gives null.",
+    description:
+      "Substring test on a string, element test (by value) on an array, key test on an object; a null subject gives null.",
     type: ([subject, needle], defs) => {
-      const problems = expectTypes("contains", 0, subject, ["string", "array", "object"], "a string, an array or an object", defs);
+      const problems = expectTypes(
+        "contains",
+        0,
+        subject,
+        ["string", "array", "object"],
+        "a string, an array or an object",
+        defs,
+      );
       const types = typesOf(subject, defs);
-      if (types !== null && !types.has("array")) problems.push(...expectTypes("contains", 1, needle, ["string"], "a string", defs));
+      if (types !== null && !types.has("array"))
+        problems.push(...expectTypes("contains", 1, needle, ["string"], "a string", defs));
       return { type: nullableLike(subject, BOOLEAN_TYPE, defs), problems };
     },
     call: ([subject, needle]) => {
       if (subject === null) return null;
       if (Array.isArray(subject)) return subject.some((item) => deepEqual(item, needle));
       if (typeof subject === "string" || (typeof subject === "object" && !isJsonNumber(subject))) {
-        if (typeof needle !== "string") return fail(`contains() expects a string as argument 2 when searching ${describeValue(subject)}, got ${describeValue(needle)}`);
+        if (typeof needle !== "string")
+          return fail(
+            `contains() expects a string as argument 2 when searching ${describeValue(subject)}, got ${describeValue(needle)}`,
+          );
         return typeof subject === "string" ? subject.includes(needle) : Object.hasOwn(subject, needle);
       }
       return fail(`contains() expects a string, an array or an object, got ${describeValue(subject)}`);
@@ -98,13 +152,18 @@ export const BUILTINS: { readonly [name: string]: Builtin } = Object.freeze({
   join: {
     arity: 2,
     signature: "join(array, string) → string",
-    description: "The elements rendered as in an interpolation (strings as is, numbers in decimal, others as JSON) and joined by the separator; a null array gives null.",
+    description:
+      "The elements rendered as in an interpolation (strings as is, numbers in decimal, others as JSON) and joined by the separator; a null array gives null.",
     type: ([list, separator], defs) => ({
       type: nullableLike(list, STRING_TYPE, defs),
-      problems: [...expectTypes("join", 0, list, ["array"], "an array", defs), ...expectTypes("join", 1, separator, ["string"], "a string", defs)],
+      problems: [
+        ...expectTypes("join", 0, list, ["array"], "an array", defs),
+        ...expectTypes("join", 1, separator, ["string"], "a string", defs),
+      ],
     }),
     call: ([list, separator]) => {
-      if (typeof separator !== "string") return fail(`join() expects a string separator as argument 2, got ${describeValue(separator)}`);
+      if (typeof separator !== "string")
+        return fail(`join() expects a string separator as argument 2, got ${describeValue(separator)}`);
       if (list === null) return null;
       if (!Array.isArray(list)) return fail(`join() expects an array as argument 1, got ${describeValue(list)}`);
       return list.map(renderValue).join(separator);
@@ -117,7 +176,10 @@ export const BUILTINS: { readonly [name: string]: Builtin } = Object.freeze({
     type: () => ({ type: INTEGER_TYPE, problems: [] }),
     call: (_args, scope) => {
       const now = scope[NOW_KEY];
-      if (!isJsonNumber(now)) return fail(`now_ms() has no clock: the scope must carry "${NOW_KEY}" (epoch milliseconds from the service clock)`);
+      if (!isJsonNumber(now))
+        return fail(
+          `now_ms() has no clock: the scope must carry "${NOW_KEY}" (epoch milliseconds from the service clock)`,
+        );
       return now;
     },
   },

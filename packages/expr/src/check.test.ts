@@ -24,19 +24,34 @@ const env: TypeEnv = {
       },
       required: ["id", "name", "note", "price", "active", "tags", "lines", "customer", "meta", "extra", "kind"],
     },
-    outputs: { type: "object", properties: { fetch_user: { type: "object", properties: { email: { type: "string" } }, required: ["email"] } }, required: ["fetch_user"] },
+    outputs: {
+      type: "object",
+      properties: { fetch_user: { type: "object", properties: { email: { type: "string" } }, required: ["email"] } },
+      required: ["fetch_user"],
+    },
     self: { type: "object", properties: { status: { type: "integer" }, result: {} }, required: ["status", "result"] },
   },
   defs: {
-    line: { type: "object", properties: { sku: { type: "string" }, qty: { type: "integer" } }, required: ["sku", "qty"] },
-    customer: { type: "object", properties: { email: { type: "string" }, vip: { type: "boolean" } }, required: ["email"] },
+    line: {
+      type: "object",
+      properties: { sku: { type: "string" }, qty: { type: "integer" } },
+      required: ["sku", "qty"],
+    },
+    customer: {
+      type: "object",
+      properties: { email: { type: "string" }, vip: { type: "boolean" } },
+      required: ["email"],
+    },
   },
 };
 
 const check = (source: string, e: TypeEnv = env): CheckResult => checkExpression(parseExpression(source), e);
 const typeOf = (source: string) => {
   const result = check(source);
-  expect(result.problems.map((p) => p.message), source).toEqual([]);
+  expect(
+    result.problems.map((p) => p.message),
+    source,
+  ).toEqual([]);
   return result.type;
 };
 const problemsOf = (source: string, e: TypeEnv = env) => check(source, e).problems.map((p) => p.reason);
@@ -50,8 +65,13 @@ describe("checkExpression: roots", () => {
   });
 
   it("treats a root listed as undefined as unavailable and explains why when told", () => {
-    const e: TypeEnv = { roots: { input: undefined, self: {} }, rootNotes: { input: "the process declares no input_schema" } };
-    expect(problemsOf("input.x", e)).toEqual(['root "input" is not available here: the process declares no input_schema at 0, expected one of the available roots: self']);
+    const e: TypeEnv = {
+      roots: { input: undefined, self: {} },
+      rootNotes: { input: "the process declares no input_schema" },
+    };
+    expect(problemsOf("input.x", e)).toEqual([
+      'root "input" is not available here: the process declares no input_schema at 0, expected one of the available roots: self',
+    ]);
   });
 
   it("accepts lambda parameters as names and lets them shadow roots", () => {
@@ -65,16 +85,22 @@ describe("checkExpression: roots", () => {
 
 describe("checkExpression: properties", () => {
   it("reports an unknown property of a known schema, naming it and listing the known ones", () => {
-    expect(problemsOf("outputs.fetch_user.emial")).toEqual(['unknown property "emial" of outputs.fetch_user at 19, expected one of its known properties: email']);
+    expect(problemsOf("outputs.fetch_user.emial")).toEqual([
+      'unknown property "emial" of outputs.fetch_user at 19, expected one of its known properties: email',
+    ]);
   });
 
   it("reports a task id unknown to outputs like any unknown property", () => {
-    expect(problemsOf("outputs.nope.x")[0]).toBe('unknown property "nope" of outputs at 8, expected one of its known properties: fetch_user');
+    expect(problemsOf("outputs.nope.x")[0]).toBe(
+      'unknown property "nope" of outputs at 8, expected one of its known properties: fetch_user',
+    );
   });
 
   it("resolves $ref through env.defs", () => {
     expect(typeOf("input.customer.email")).toEqual({ type: "string" });
-    expect(problemsOf("input.customer.mail")).toEqual(['unknown property "mail" of input.customer at 15, expected one of its known properties: email, vip']);
+    expect(problemsOf("input.customer.mail")).toEqual([
+      'unknown property "mail" of input.customer at 15, expected one of its known properties: email, vip',
+    ]);
     expect(typeOf("input.lines[0].qty")).toEqual({ type: ["integer", "null"] });
   });
 
@@ -93,7 +119,9 @@ describe("checkExpression: properties", () => {
 
   it("refuses reading a member of an unknown value, naming the path and suggesting a schema", () => {
     const [message] = problemsOf("self.result.anything");
-    expect(message).toMatch(/^cannot read "\.anything" of self\.result: its type is unknown \(\{\}\) at 12, expected a value with a declared schema: declare/);
+    expect(message).toMatch(
+      /^cannot read "\.anything" of self\.result: its type is unknown \(\{\}\) at 12, expected a value with a declared schema: declare/,
+    );
     expect(message).toContain("result_schema");
   });
 
@@ -109,14 +137,24 @@ describe("checkExpression: properties", () => {
   });
 
   it("refuses reading into a union that contains the unknown type", () => {
-    const e: TypeEnv = { roots: { input: { type: "object", properties: { u: { anyOf: [{ type: "object", properties: { a: { type: "integer" } } }, {}] } } } } };
+    const e: TypeEnv = {
+      roots: {
+        input: {
+          type: "object",
+          properties: { u: { anyOf: [{ type: "object", properties: { a: { type: "integer" } } }, {}] } },
+        },
+      },
+    };
     expect(check("input.u.a", e).problems.map((p) => p.reason)).toEqual([
       expect.stringMatching(/^cannot read "\.a" of input\.u: its type is unknown/),
     ]);
   });
 
   it("still reads declared properties of an object and of a $ref", () => {
-    const e: TypeEnv = { roots: { input: { $ref: "#/$defs/x" } }, defs: { x: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] } } };
+    const e: TypeEnv = {
+      roots: { input: { $ref: "#/$defs/x" } },
+      defs: { x: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] } },
+    };
     expect(check("input.a", e).problems).toEqual([]);
   });
 
@@ -125,13 +163,17 @@ describe("checkExpression: properties", () => {
   });
 
   it("refuses property access on a scalar", () => {
-    expect(problemsOf("input.id.x")).toEqual(['cannot read property "x" of input.id, which is integer at 9, expected an object']);
+    expect(problemsOf("input.id.x")).toEqual([
+      'cannot read property "x" of input.id, which is integer at 9, expected an object',
+    ]);
   });
 
   it("refuses indexing with the wrong key type", () => {
     expect(problemsOf("input.tags['a' + 'b']")).toEqual(["array index is string at 11, expected a number"]);
     expect(problemsOf("input.customer[1]")).toEqual(["object key is integer at 15, expected a string"]);
-    expect(problemsOf("input.id[0]")).toEqual(["cannot index input.id, which is integer at 9, expected an array or an object"]);
+    expect(problemsOf("input.id[0]")).toEqual([
+      "cannot index input.id, which is integer at 9, expected an array or an object",
+    ]);
   });
 });
 
@@ -158,7 +200,10 @@ describe("checkExpression: inferred types", () => {
     ["input.tags[0]", { type: ["string", "null"] }],
     ["[1, 2.5]", { type: "array", items: { type: "number" } }],
     ["[]", { type: "array" }],
-    ["{a: 1, b: input.name}", { type: "object", properties: { a: { type: "integer" }, b: { type: "string" } }, required: ["a", "b"] }],
+    [
+      "{a: 1, b: input.name}",
+      { type: "object", properties: { a: { type: "integer" }, b: { type: "string" } }, required: ["a", "b"] },
+    ],
     ["map(input.lines, l => l.sku)", { type: "array", items: { type: "string" } }],
     ["map(input.tags, (t, i) => i)", { type: "array", items: { type: "integer" } }],
     ["len(input.tags)", { type: "integer" }],
@@ -175,7 +220,9 @@ describe("checkExpression: inferred types", () => {
   });
 
   it("keeps a missing optional property nullable and a defaulted one not", () => {
-    const e: TypeEnv = { roots: { input: { type: "object", properties: { a: { type: "string" }, b: { type: "string", default: "x" } } } } };
+    const e: TypeEnv = {
+      roots: { input: { type: "object", properties: { a: { type: "string" }, b: { type: "string", default: "x" } } } },
+    };
     expect(check("input.a", e).type).toEqual({ type: ["string", "null"] });
     expect(check("input.b", e).type).toEqual({ type: "string", default: "x" });
   });
@@ -183,8 +230,14 @@ describe("checkExpression: inferred types", () => {
 
 describe("checkExpression: operator problems", () => {
   it.each([
-    ["input.name + 1", '"+" applied to string and integer at 11, expected two numbers (to add) or two strings (to concatenate)'],
-    ["input.tags + 1", '"+" applied to array and integer at 11, expected two numbers (to add) or two strings (to concatenate)'],
+    [
+      "input.name + 1",
+      '"+" applied to string and integer at 11, expected two numbers (to add) or two strings (to concatenate)',
+    ],
+    [
+      "input.tags + 1",
+      '"+" applied to array and integer at 11, expected two numbers (to add) or two strings (to concatenate)',
+    ],
     ["null + 1", '"+" applied to null and integer at 5, expected two numbers (to add) or two strings (to concatenate)'],
     ["input.name - 1", 'left side of "-" is string at 0, expected a number'],
     ["2 * input.active", 'right side of "*" is boolean at 4, expected a number'],
@@ -259,12 +312,16 @@ describe("checkCondition", () => {
 });
 
 describe("checkTemplate", () => {
-  const problems = (text: string, e: TypeEnv = env) => checkTemplate(parseTemplate(text), e).problems.map((p) => p.reason);
+  const problems = (text: string, e: TypeEnv = env) =>
+    checkTemplate(parseTemplate(text), e).problems.map((p) => p.reason);
 
   it("types literals and interpolations as strings and $: as the expression", () => {
     expect(checkTemplate(parseTemplate("plain"), env).type).toEqual({ type: "string" });
     expect(checkTemplate(parseTemplate("id ${input.id}"), env).type).toEqual({ type: "string" });
-    expect(checkTemplate(parseTemplate("$: input.lines"), env).type).toEqual({ type: "array", items: { $ref: "#/$defs/line" } });
+    expect(checkTemplate(parseTemplate("$: input.lines"), env).type).toEqual({
+      type: "array",
+      items: { $ref: "#/$defs/line" },
+    });
   });
 
   it("reports interpolating a value that may be null without ??", () => {
@@ -304,18 +361,27 @@ describe("checkExpression: lambdas, nullability and sources", () => {
   });
 
   it("makes map over a nullable list nullable, and over an unknown list an array of unknown", () => {
-    const e: TypeEnv = { roots: { input: { type: "object", properties: { xs: { type: "array", items: { type: "integer" } } } } } };
+    const e: TypeEnv = {
+      roots: { input: { type: "object", properties: { xs: { type: "array", items: { type: "integer" } } } } },
+    };
     expect(check("map(input.xs, x => x * 2)", e).type).toEqual({ type: ["array", "null"], items: { type: "integer" } });
     expect(typeOf("map(input.meta, x => x)")).toEqual({ type: "array" });
-    expect(problemsOf("map(input.meta, x => x.anything)")[0], "the elements of an unknown list are unknown too").toMatch(/^cannot read "\.anything" of x: its type is unknown/);
+    expect(
+      problemsOf("map(input.meta, x => x.anything)")[0],
+      "the elements of an unknown list are unknown too",
+    ).toMatch(/^cannot read "\.anything" of x: its type is unknown/);
   });
 
   it("reports an unknown property of a lambda element against the element schema", () => {
-    expect(problemsOf("map(input.lines, l => l.price)")).toEqual(['unknown property "price" of l at 24, expected one of its known properties: sku, qty']);
+    expect(problemsOf("map(input.lines, l => l.price)")).toEqual([
+      'unknown property "price" of l at 24, expected one of its known properties: sku, qty',
+    ]);
   });
 
   it("reports unknown properties of object literals", () => {
-    expect(problemsOf("{a: 1}.b")).toEqual(['unknown property "b" of {a: 1} at 7, expected one of its known properties: a']);
+    expect(problemsOf("{a: 1}.b")).toEqual([
+      'unknown property "b" of {a: 1} at 7, expected one of its known properties: a',
+    ]);
   });
 
   it("says so when no root is available at all", () => {
@@ -329,7 +395,9 @@ describe("checkExpression: lambdas, nullability and sources", () => {
   });
 
   it("does not report a nullable condition or operand (only definite mismatches)", () => {
-    const e: TypeEnv = { roots: { input: { type: "object", properties: { ok: { type: "boolean" }, n: { type: "integer" } } } } };
+    const e: TypeEnv = {
+      roots: { input: { type: "object", properties: { ok: { type: "boolean" }, n: { type: "integer" } } } },
+    };
     expect(check("input.ok ? 1 : 2", e).problems).toEqual([]);
     expect(check("input.ok && true", e).problems).toEqual([]);
     expect(check("input.n + 1", e).problems).toEqual([]);

@@ -6,8 +6,28 @@ import { type Expr, sourceOf } from "./ast.js";
 import { BUILTINS } from "./builtins.js";
 import { withQuote } from "./source-quote.js";
 import {
-  admits, isUnknown, resolveSchema, BOOLEAN_TYPE, type Defs, describeType, elementType, INTEGER_TYPE, itemType, type JsonSchema, type JsonType, mayBeNull,
-  NULL_TYPE, NUMBER_TYPE, propertyType, STRING_TYPE, typesOf, typesOutside, UNKNOWN, unionOf, withNull, withoutNull,
+  admits,
+  isUnknown,
+  resolveSchema,
+  BOOLEAN_TYPE,
+  type Defs,
+  describeType,
+  elementType,
+  INTEGER_TYPE,
+  itemType,
+  type JsonSchema,
+  type JsonType,
+  mayBeNull,
+  NULL_TYPE,
+  NUMBER_TYPE,
+  propertyType,
+  STRING_TYPE,
+  typesOf,
+  typesOutside,
+  UNKNOWN,
+  unionOf,
+  withNull,
+  withoutNull,
 } from "./schema-types.js";
 import type { Template } from "./template.js";
 import { isIntegerNumber, isJsonNumber } from "./numbers.js";
@@ -57,7 +77,13 @@ export function checkCondition(expr: Expr, env: TypeEnv, source: string | undefi
   if (types !== null && (types.size !== 1 || !types.has("boolean"))) {
     const hint = admits(types, "boolean") ? `, e.g. (${sourceText(expr, source)}) ?? false` : "";
     const got = describeType(result.type, env.defs);
-    result.problems.push(problem(source, expr.start, `case must be a boolean expression, got ${got} at ${expr.start}, expected true or false${hint}`));
+    result.problems.push(
+      problem(
+        source,
+        expr.start,
+        `case must be a boolean expression, got ${got} at ${expr.start}, expected true or false${hint}`,
+      ),
+    );
   }
   return result;
 }
@@ -119,7 +145,14 @@ export function arrayType(items: JsonSchema[]): JsonSchema {
 }
 
 /** A problem when the value's known types include none of `allowed` (or only null). */
-function expect(ctx: Context, node: Expr, type: JsonSchema, allowed: JsonType[], what: (got: string) => string, expected: string): void {
+function expect(
+  ctx: Context,
+  node: Expr,
+  type: JsonSchema,
+  allowed: JsonType[],
+  what: (got: string) => string,
+  expected: string,
+): void {
   const types = typesOf(type, ctx.defs);
   if (types === null) return;
   const valid = [...types].some((t) => t !== "null" && typesOutside(new Set([t]), allowed).length === 0);
@@ -163,7 +196,14 @@ function infer(node: Expr, ctx: Context): JsonSchema {
         expect(ctx, node.operand, operand, ["boolean"], (got) => `"!" applied to ${got}`, "expected a boolean");
         return BOOLEAN_TYPE;
       }
-      expect(ctx, node.operand, operand, ["number"], (got) => `unary "${node.op}" applied to ${got}`, "expected a number");
+      expect(
+        ctx,
+        node.operand,
+        operand,
+        ["number"],
+        (got) => `unary "${node.op}" applied to ${got}`,
+        "expected a number",
+      );
       return numericResult(operand, INTEGER_TYPE, ctx.defs);
     }
     case "binary":
@@ -198,8 +238,12 @@ function inferIdentifier(node: Extract<Expr, { kind: "identifier" }>, ctx: Conte
   const schema = Object.hasOwn(ctx.env.roots, node.name) ? ctx.env.roots[node.name] : undefined;
   if (schema !== undefined) return schema;
   const available = Object.keys(ctx.env.roots).filter((root) => ctx.env.roots[root] !== undefined);
-  const note = ctx.env.rootNotes && Object.hasOwn(ctx.env.rootNotes, node.name) ? `: ${ctx.env.rootNotes[node.name]}` : "";
-  const expected = available.length > 0 ? `expected one of the available roots: ${available.join(", ")}` : "expected no root: none is available here";
+  const note =
+    ctx.env.rootNotes && Object.hasOwn(ctx.env.rootNotes, node.name) ? `: ${ctx.env.rootNotes[node.name]}` : "";
+  const expected =
+    available.length > 0
+      ? `expected one of the available roots: ${available.join(", ")}`
+      : "expected no root: none is available here";
   const what = note ? `root "${node.name}" is not available here${note}` : `unknown root "${node.name}"`;
   report(ctx, node.start, what, expected);
   return ALREADY_REPORTED;
@@ -234,14 +278,18 @@ function containsUnknown(schema: JsonSchema, defs: Defs, depth: number): boolean
   if (isUnknown(s)) return true;
   if (depth > 16 || s.type !== undefined || s.properties !== undefined || s.items !== undefined) return false;
   const branches = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
-  return branches?.some((b) => typeof b === "object" && b !== null && containsUnknown(b as JsonSchema, defs, depth + 1)) ?? false;
+  return (
+    branches?.some((b) => typeof b === "object" && b !== null && containsUnknown(b as JsonSchema, defs, depth + 1)) ??
+    false
+  );
 }
 
 function inferIndex(node: Extract<Expr, { kind: "index" }>, ctx: Context): JsonSchema {
   const target = infer(node.object, ctx);
   const index = infer(node.index, ctx);
   const subject = sourceText(node.object, ctx.source);
-  if (refuseUnknownRead(ctx, target, node.object, `[${sourceText(node.index, ctx.source)}]`, node.index.start)) return ALREADY_REPORTED;
+  if (refuseUnknownRead(ctx, target, node.object, `[${sourceText(node.index, ctx.source)}]`, node.index.start))
+    return ALREADY_REPORTED;
   if (node.index.kind === "literal" && typeof node.index.value === "string") {
     const lookup = propertyType(target, node.index.value, ctx.defs, subject);
     if (!lookup.problem) return lookup.type;
@@ -254,7 +302,12 @@ function inferIndex(node: Extract<Expr, { kind: "index" }>, ctx: Context): JsonS
   const canObject = targetTypes.has("object");
   if (!canArray && !canObject) {
     if (targetTypes.size === 1 && targetTypes.has("null")) return NULL_TYPE;
-    report(ctx, node.index.start, `cannot index ${subject}, which is ${describeType(target, ctx.defs)}`, "expected an array or an object");
+    report(
+      ctx,
+      node.index.start,
+      `cannot index ${subject}, which is ${describeType(target, ctx.defs)}`,
+      "expected an array or an object",
+    );
     return ALREADY_REPORTED;
   }
   if (canArray && !canObject) {
@@ -262,7 +315,8 @@ function inferIndex(node: Extract<Expr, { kind: "index" }>, ctx: Context): JsonS
     const lookup = itemType(target, ctx.defs, subject);
     return lookup.type;
   }
-  if (canObject && !canArray) expect(ctx, node.index, index, ["string"], (got) => `object key is ${got}`, "expected a string");
+  if (canObject && !canArray)
+    expect(ctx, node.index, index, ["string"], (got) => `object key is ${got}`, "expected a string");
   return UNKNOWN;
 }
 
@@ -279,7 +333,12 @@ function inferBinary(node: Extract<Expr, { kind: "binary" }>, ctx: Context): Jso
       const nullOnly = (t: Set<JsonType>) => t.size === 1 && t.has("null");
       if (l !== null && r !== null && !nullOnly(l) && !nullOnly(r) && ![...l].some((t) => admits(r, t))) {
         const outcome = op === "==" ? "always false" : "always true";
-        report(ctx, node.opStart, `"${op}" compares ${describeType(left, defs)} with ${describeType(right, defs)}, which is ${outcome}`, 'expected operands of the same type (values are never converted: 1 == "1" is false)');
+        report(
+          ctx,
+          node.opStart,
+          `"${op}" compares ${describeType(left, defs)} with ${describeType(right, defs)}, which is ${outcome}`,
+          'expected operands of the same type (values are never converted: 1 == "1" is false)',
+        );
       }
       return BOOLEAN_TYPE;
     }
@@ -300,8 +359,16 @@ function inferBinary(node: Extract<Expr, { kind: "binary" }>, ctx: Context): Jso
       const numeric = (l === null || admits(l, "number")) && (r === null || admits(r, "number"));
       const textual = (l === null || l.has("string")) && (r === null || r.has("string"));
       if (!numeric && !textual) {
-        const expected = op === "+" ? "expected two numbers (to add) or two strings (to concatenate)" : "expected two numbers or two strings";
-        report(ctx, node.opStart, `"${op}" applied to ${describeType(left, defs)} and ${describeType(right, defs)}`, expected);
+        const expected =
+          op === "+"
+            ? "expected two numbers (to add) or two strings (to concatenate)"
+            : "expected two numbers or two strings";
+        report(
+          ctx,
+          node.opStart,
+          `"${op}" applied to ${describeType(left, defs)} and ${describeType(right, defs)}`,
+          expected,
+        );
       }
       if (op !== "+") return BOOLEAN_TYPE;
       if (l === null && r === null) return UNKNOWN;

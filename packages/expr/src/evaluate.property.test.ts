@@ -51,7 +51,10 @@ describe("evaluate agrees with reference arithmetic", () => {
       const sum = evaluate(parseExpression("input.a + input.b"), scope);
       expect(stringifyJson(sum)).toBe(stringifyJson(add(a, b)));
       expect(toDecimal(add(a, b)).eq(toDecimal(a).plus(toDecimal(b))), "add is exact").toBe(true);
-      expect(stringifyJson(evaluate(parseExpression("input.a + input.b - input.b"), scope)), "(a + b) - b is a again").toBe(stringifyJson(subtract(add(a, b), b)));
+      expect(
+        stringifyJson(evaluate(parseExpression("input.a + input.b - input.b"), scope)),
+        "(a + b) - b is a again",
+      ).toBe(stringifyJson(subtract(add(a, b), b)));
       expect(toDecimal(subtract(add(a, b), b)).eq(toDecimal(a))).toBe(true);
       expect(toDecimal(multiply(a, b)).eq(toDecimal(a).times(toDecimal(b))), "multiply is exact").toBe(true);
     }

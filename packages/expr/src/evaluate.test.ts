@@ -67,14 +67,18 @@ describe("evaluate: literals and paths", () => {
   it("fails on reading a property of a non-object", () => {
     const error = runtimeError("input.name.first");
     expect(error.code).toBe("engine.expression");
-    expect(error.message).toBe('cannot read property "first" of the string "Ada" at 11\n  input.name.first\n             ^');
+    expect(error.message).toBe(
+      'cannot read property "first" of the string "Ada" at 11\n  input.name.first\n             ^',
+    );
     expect(runtimeError("input.tags.x").reason).toBe('cannot read property "x" of an array at 11');
   });
 
   it("fails on a bad index type", () => {
     expect(runtimeError("input.tags['a']").reason).toBe('an array index must be an integer, got the string "a" at 11');
     expect(runtimeError("input.tags[0.5]").reason).toBe("an array index must be an integer, got the number 0.5 at 11");
-    expect(runtimeError("input.nested[1]").reason).toBe("a key must be a string to index an object, got the number 1 at 13");
+    expect(runtimeError("input.nested[1]").reason).toBe(
+      "a key must be a string to index an object, got the number 1 at 13",
+    );
     expect(runtimeError("input.count[0]").reason).toContain("a key must be a string to index the number 3");
   });
 });
@@ -129,7 +133,9 @@ describe("evaluate: + and comparison", () => {
   });
 
   it("refuses + on anything else", () => {
-    expect(runtimeError("input.name + 1").reason).toBe('"+" adds two numbers or concatenates two strings, got the string "Ada" and the number 1 at 11');
+    expect(runtimeError("input.name + 1").reason).toBe(
+      '"+" adds two numbers or concatenates two strings, got the string "Ada" and the number 1 at 11',
+    );
     expect(runtimeError("input.nothing + 1").reason).toContain("got null and the number 1");
     expect(runtimeError("[1] + [2]").reason).toContain("got an array and an array");
   });
@@ -144,7 +150,9 @@ describe("evaluate: + and comparison", () => {
   });
 
   it("refuses ordering across types or on null", () => {
-    expect(runtimeError("1 < '2'").reason).toBe('"<" compares two numbers or two strings, got the number 1 and the string "2" at 2');
+    expect(runtimeError("1 < '2'").reason).toBe(
+      '"<" compares two numbers or two strings, got the number 1 and the string "2" at 2',
+    );
     expect(runtimeError("input.nothing >= 1").reason).toContain('">=" compares two numbers or two strings, got null');
   });
 
@@ -184,7 +192,9 @@ describe("evaluate: booleans, ?? and the conditional", () => {
   it("picks a branch of the conditional and evaluates only that branch", () => {
     expect(ev("input.count > 2 ? 'many' : 'few'")).toBe("many");
     expect(ev("input.flag ? 1 : 1 / 0")).toBe(1);
-    expect(runtimeError("input.count ? 1 : 2").reason).toBe('the condition of "? :" must be a boolean, got the number 3 at 0');
+    expect(runtimeError("input.count ? 1 : 2").reason).toBe(
+      'the condition of "? :" must be a boolean, got the number 3 at 0',
+    );
   });
 });
 
@@ -244,7 +254,9 @@ describe("evaluate: edge cases", () => {
   });
 
   it("quotes the call when a builtin fails", () => {
-    expect(runtimeError("1 + len(input.count)").message).toBe("len() expects a string, an array or an object, got the number 3 at 4\n  1 + len(input.count)\n      ^");
+    expect(runtimeError("1 + len(input.count)").message).toBe(
+      "len() expects a string, an array or an object, got the number 3 at 4\n  1 + len(input.count)\n      ^",
+    );
   });
 
   it("does not read roots from the scope's prototype", () => {

@@ -2,7 +2,20 @@ import { type Expr, sourceOf } from "./ast.js";
 import { BUILTINS } from "./builtins.js";
 import { ExprRuntimeError } from "./errors.js";
 import type { Json } from "./json.js";
-import { add, compareNumbers, divide, isIntegerNumber, isJsonNumber, isZero, type JsonNumber, multiply, negate, remainder, subtract, toDecimal } from "./numbers.js";
+import {
+  add,
+  compareNumbers,
+  divide,
+  isIntegerNumber,
+  isJsonNumber,
+  isZero,
+  type JsonNumber,
+  multiply,
+  negate,
+  remainder,
+  subtract,
+  toDecimal,
+} from "./numbers.js";
 import { deepEqual, describeValue, setKey } from "./values.js";
 
 /**
@@ -29,7 +42,8 @@ function fault(ctx: Context, node: Expr, reason: string, position = node.start):
   throw new ExprRuntimeError(`${reason} at ${position}`, ctx.source, position);
 }
 
-const isPlainObject = (v: Json): v is { [k: string]: Json } => v !== null && typeof v === "object" && !Array.isArray(v) && !isJsonNumber(v);
+const isPlainObject = (v: Json): v is { [k: string]: Json } =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && !isJsonNumber(v);
 
 function run(node: Expr, ctx: Context): Json {
   switch (node.kind) {
@@ -53,11 +67,13 @@ function run(node: Expr, ctx: Context): Json {
       const index = run(node.index, ctx);
       if (target === null) return null;
       if (Array.isArray(target)) {
-        if (!isJsonNumber(index) || !isIntegerNumber(index)) fault(ctx, node.index, `an array index must be an integer, got ${describeValue(index)}`);
+        if (!isJsonNumber(index) || !isIntegerNumber(index))
+          fault(ctx, node.index, `an array index must be an integer, got ${describeValue(index)}`);
         const i = typeof index === "number" ? index : toDecimal(index).toNumber();
         return i >= 0 && i < target.length ? target[i] : null;
       }
-      if (typeof index !== "string") fault(ctx, node.index, `a key must be a string to index ${describeValue(target)}, got ${describeValue(index)}`);
+      if (typeof index !== "string")
+        fault(ctx, node.index, `a key must be a string to index ${describeValue(target)}, got ${describeValue(index)}`);
       return readProperty(ctx, node, target, index as string, node.index.start);
     }
     case "unary":
@@ -66,7 +82,8 @@ function run(node: Expr, ctx: Context): Json {
       return runBinary(node, ctx);
     case "conditional": {
       const test = run(node.test, ctx);
-      if (typeof test !== "boolean") fault(ctx, node.test, `the condition of "? :" must be a boolean, got ${describeValue(test)}`);
+      if (typeof test !== "boolean")
+        fault(ctx, node.test, `the condition of "? :" must be a boolean, got ${describeValue(test)}`);
       return run(test ? node.consequent : node.alternate, ctx);
     }
     case "call": {
@@ -116,10 +133,12 @@ function runBinary(node: Extract<Expr, { kind: "binary" }>, ctx: Context): Json 
   const op = node.op;
   if (op === "&&" || op === "||") {
     const left = run(node.left, ctx);
-    if (typeof left !== "boolean") fault(ctx, node.left, `"${op}" expects booleans, got ${describeValue(left)} on the left`);
+    if (typeof left !== "boolean")
+      fault(ctx, node.left, `"${op}" expects booleans, got ${describeValue(left)} on the left`);
     if (op === "&&" ? !left : left) return left;
     const right = run(node.right, ctx);
-    if (typeof right !== "boolean") fault(ctx, node.right, `"${op}" expects booleans, got ${describeValue(right)} on the right`);
+    if (typeof right !== "boolean")
+      fault(ctx, node.right, `"${op}" expects booleans, got ${describeValue(right)} on the right`);
     return right;
   }
   if (op === "??") {
@@ -136,7 +155,12 @@ function runBinary(node: Extract<Expr, { kind: "binary" }>, ctx: Context): Json 
     case "+":
       if (isJsonNumber(left) && isJsonNumber(right)) return add(left, right);
       if (typeof left === "string" && typeof right === "string") return left + right;
-      return fault(ctx, node, `"+" adds two numbers or concatenates two strings, got ${describeValue(left)} and ${describeValue(right)}`, node.opStart);
+      return fault(
+        ctx,
+        node,
+        `"+" adds two numbers or concatenates two strings, got ${describeValue(left)} and ${describeValue(right)}`,
+        node.opStart,
+      );
     case "<":
     case "<=":
     case ">":
@@ -144,16 +168,28 @@ function runBinary(node: Extract<Expr, { kind: "binary" }>, ctx: Context): Json 
       let order: number;
       if (isJsonNumber(left) && isJsonNumber(right)) order = compareNumbers(left, right);
       else if (typeof left === "string" && typeof right === "string") order = left < right ? -1 : left > right ? 1 : 0;
-      else return fault(ctx, node, `"${op}" compares two numbers or two strings, got ${describeValue(left)} and ${describeValue(right)}`, node.opStart);
+      else
+        return fault(
+          ctx,
+          node,
+          `"${op}" compares two numbers or two strings, got ${describeValue(left)} and ${describeValue(right)}`,
+          node.opStart,
+        );
       return op === "<" ? order < 0 : op === "<=" ? order <= 0 : op === ">" ? order > 0 : order >= 0;
     }
     default: {
       if (!isJsonNumber(left) || !isJsonNumber(right)) {
-        return fault(ctx, node, `"${op}" expects two numbers, got ${describeValue(left)} and ${describeValue(right)}`, node.opStart);
+        return fault(
+          ctx,
+          node,
+          `"${op}" expects two numbers, got ${describeValue(left)} and ${describeValue(right)}`,
+          node.opStart,
+        );
       }
       if (op === "-") return subtract(left, right);
       if (op === "*") return multiply(left, right);
-      if (isZero(right)) return fault(ctx, node, op === "/" ? "division by zero" : "remainder by zero (%)", node.opStart);
+      if (isZero(right))
+        return fault(ctx, node, op === "/" ? "division by zero" : "remainder by zero (%)", node.opStart);
       return op === "/" ? divide(left, right) : remainder(left, right);
     }
   }

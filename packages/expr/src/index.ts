@@ -1,15 +1,37 @@
 export type { BinaryOperator, Expr, UnaryOperator } from "./ast.js";
 export { sourceOf } from "./ast.js";
 export { BUILTINS, type Builtin, type BuiltinTyping, NOW_KEY } from "./builtins.js";
-export { arrayType, type CheckProblem, type CheckResult, checkCondition, checkExpression, checkTemplate, objectType, type TypeEnv, typeOfLiteral } from "./check.js";
+export {
+  arrayType,
+  type CheckProblem,
+  type CheckResult,
+  checkCondition,
+  checkExpression,
+  checkTemplate,
+  objectType,
+  type TypeEnv,
+  typeOfLiteral,
+} from "./check.js";
 export { ExprRuntimeError, ExprSyntaxError, ShapeError } from "./errors.js";
 export { evaluate, type Scope } from "./evaluate.js";
 export * from "./json.js";
 export { FUNCTION_NAMES, parseExpression } from "./parser.js";
 export { joinIndex, joinKey } from "./path.js";
 export {
-  type Defs, describeType, elementType, itemType, type JsonSchema, type JsonType, type Lookup, mayBeNull, propertyType, resolveSchema, typesOf,
-  unionOf, withNull, withoutNull,
+  type Defs,
+  describeType,
+  elementType,
+  itemType,
+  type JsonSchema,
+  type JsonType,
+  type Lookup,
+  mayBeNull,
+  propertyType,
+  resolveSchema,
+  typesOf,
+  unionOf,
+  withNull,
+  withoutNull,
 } from "./schema-types.js";
 export { type CompiledShape, compileShape, evaluateShape } from "./shape.js";
 export { checkShape, type ShapeProblem } from "./shape-check.js";

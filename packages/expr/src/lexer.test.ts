@@ -7,13 +7,32 @@ const kinds = (source: string) => tokenize(source).map((t) => `${t.kind}:${t.val
 
 describe("tokenize", () => {
   it("splits names, numbers, strings and punctuation, ending with eof", () => {
-    expect(kinds("input.a >= 1.5")).toEqual(["identifier:input", "punct:.", "identifier:a", "punct:>=", "number:1.5", "eof:"]);
+    expect(kinds("input.a >= 1.5")).toEqual([
+      "identifier:input",
+      "punct:.",
+      "identifier:a",
+      "punct:>=",
+      "number:1.5",
+      "eof:",
+    ]);
   });
 
   it("prefers the longest operator", () => {
     expect(kinds("a??b=>c!=d&&e||f<=g")).toEqual([
-      "identifier:a", "punct:??", "identifier:b", "punct:=>", "identifier:c", "punct:!=", "identifier:d",
-      "punct:&&", "identifier:e", "punct:||", "identifier:f", "punct:<=", "identifier:g", "eof:",
+      "identifier:a",
+      "punct:??",
+      "identifier:b",
+      "punct:=>",
+      "identifier:c",
+      "punct:!=",
+      "identifier:d",
+      "punct:&&",
+      "identifier:e",
+      "punct:||",
+      "identifier:f",
+      "punct:<=",
+      "identifier:g",
+      "eof:",
     ]);
   });
 
@@ -22,7 +41,15 @@ describe("tokenize", () => {
   });
 
   it("does not read a trailing dot as part of a number", () => {
-    expect(kinds("a[0].b")).toEqual(["identifier:a", "punct:[", "number:0", "punct:]", "punct:.", "identifier:b", "eof:"]);
+    expect(kinds("a[0].b")).toEqual([
+      "identifier:a",
+      "punct:[",
+      "number:0",
+      "punct:]",
+      "punct:.",
+      "identifier:b",
+      "eof:",
+    ]);
   });
 
   it("decodes escapes in single- and double-quoted strings", () => {

@@ -11,11 +11,47 @@ export interface Token {
 }
 
 const PUNCTUATION = [
-  "=>", "==", "!=", "<=", ">=", "&&", "||", "??",
-  "(", ")", "[", "]", "{", "}", ",", ".", ":", "?", "!", "<", ">", "+", "-", "*", "/", "%",
+  "=>",
+  "==",
+  "!=",
+  "<=",
+  ">=",
+  "&&",
+  "||",
+  "??",
+  "(",
+  ")",
+  "[",
+  "]",
+  "{",
+  "}",
+  ",",
+  ".",
+  ":",
+  "?",
+  "!",
+  "<",
+  ">",
+  "+",
+  "-",
+  "*",
+  "/",
+  "%",
 ];
 
-const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", v: "\v", "0": "\0", "\\": "\\", "'": "'", '"': '"', "/": "/" };
+const ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  b: "\b",
+  f: "\f",
+  v: "\v",
+  "0": "\0",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "/": "/",
+};
 
 const isDigit = (c: string) => c >= "0" && c <= "9";
 const isIdentStart = (c: string) => (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c === "_";
@@ -63,11 +99,16 @@ export function tokenize(source: string, from = 0, to = source.length): Token[] 
       if (source[i] === "e" || source[i] === "E") {
         let j = i + 1;
         if (source[j] === "+" || source[j] === "-") j++;
-        if (!(j < to && isDigit(source[j]))) fail(`malformed number "${source.slice(start, j)}" at ${start}, expected digits after the exponent`, start);
+        if (!(j < to && isDigit(source[j])))
+          fail(`malformed number "${source.slice(start, j)}" at ${start}, expected digits after the exponent`, start);
         i = j;
         while (i < to && isDigit(source[i])) i++;
       }
-      if (i < to && isIdentPart(source[i])) fail(`malformed number "${source.slice(start, i + 1)}" at ${start}, expected a number such as 12, 1.5 or 2e3`, start);
+      if (i < to && isIdentPart(source[i]))
+        fail(
+          `malformed number "${source.slice(start, i + 1)}" at ${start}, expected a number such as 12, 1.5 or 2e3`,
+          start,
+        );
       tokens.push({ kind: "number", value: source.slice(start, i), start, end: i });
       continue;
     }
@@ -87,12 +128,17 @@ export function tokenize(source: string, from = 0, to = source.length): Token[] 
           const e = source[i + 1];
           if (e === "u") {
             const hex = source.slice(i + 2, i + 6);
-            if (!/^[0-9a-fA-F]{4}$/.test(hex) || i + 6 > to) fail(`bad escape "\\u${hex}" at ${i}, expected \\u followed by 4 hex digits`, i);
+            if (!/^[0-9a-fA-F]{4}$/.test(hex) || i + 6 > to)
+              fail(`bad escape "\\u${hex}" at ${i}, expected \\u followed by 4 hex digits`, i);
             value += String.fromCharCode(Number.parseInt(hex, 16));
             i += 6;
             continue;
           }
-          if (i + 1 >= to || !(e in ESCAPES)) fail(`unknown escape "\\${e ?? ""}" at ${i}, expected one of \\n \\t \\r \\b \\f \\v \\0 \\\\ \\' \\" \\/ \\uXXXX`, i);
+          if (i + 1 >= to || !(e in ESCAPES))
+            fail(
+              `unknown escape "\\${e ?? ""}" at ${i}, expected one of \\n \\t \\r \\b \\f \\v \\0 \\\\ \\' \\" \\/ \\uXXXX`,
+              i,
+            );
           value += ESCAPES[e];
           i += 2;
           continue;
@@ -106,7 +152,12 @@ export function tokenize(source: string, from = 0, to = source.length): Token[] 
     }
     const punct = PUNCTUATION.find((p) => source.startsWith(p, i) && i + p.length <= to);
     if (punct === undefined) {
-      const hint = c === "=" ? ', expected "==" for comparison' : c === "&" || c === "|" ? `, expected "${c}${c}"` : ", expected an operator, a name, a number or a string";
+      const hint =
+        c === "="
+          ? ', expected "==" for comparison'
+          : c === "&" || c === "|"
+            ? `, expected "${c}${c}"`
+            : ", expected an operator, a name, a number or a string";
       fail(`unexpected character ${JSON.stringify(c)} at ${start}${hint}`, start);
     }
     i += punct!.length;

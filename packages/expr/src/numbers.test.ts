@@ -1,6 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { isLosslessNumber, LosslessNumber, stringifyJson } from "./json.js";
-import { add, canonicalNumberText, compareNumbers, divide, fromDecimal, isIntegerNumber, multiply, negate, numberFromText, remainder, subtract, toDecimal } from "./numbers.js";
+import {
+  add,
+  canonicalNumberText,
+  compareNumbers,
+  divide,
+  fromDecimal,
+  isIntegerNumber,
+  multiply,
+  negate,
+  numberFromText,
+  remainder,
+  subtract,
+  toDecimal,
+} from "./numbers.js";
 
 const text = (n: number | LosslessNumber) => stringifyJson(n);
 
@@ -19,7 +32,9 @@ describe("exact decimal numbers", () => {
   });
 
   it("returns a plain number whenever a float64 round-trips the exact value", () => {
-    expect(typeof add(new LosslessNumber("12345678901234567890"), new LosslessNumber("-12345678901234567889"))).toBe("number");
+    expect(typeof add(new LosslessNumber("12345678901234567890"), new LosslessNumber("-12345678901234567889"))).toBe(
+      "number",
+    );
     expect(fromDecimal(toDecimal(2.5))).toBe(2.5);
   });
 
@@ -37,8 +52,12 @@ describe("exact decimal numbers", () => {
     expect(divide(1, 1024)).toBe(0.0009765625);
     expect(text(divide(1, 3))).toBe("0.3333333333333333333333333333333333");
     expect(text(divide(2, 3)), "rounded half-even, not truncated").toBe("0.6666666666666666666666666666666667");
-    expect(text(divide(new LosslessNumber("1234567890123456789012345678901234567891"), 2))).toBe("617283945061728394506172839450617283945.5");
-    expect(text(divide(new LosslessNumber("100000000000000000000000000000000000000000"), 7))).toBe("14285714285714285714285714285714290000000");
+    expect(text(divide(new LosslessNumber("1234567890123456789012345678901234567891"), 2))).toBe(
+      "617283945061728394506172839450617283945.5",
+    );
+    expect(text(divide(new LosslessNumber("100000000000000000000000000000000000000000"), 7))).toBe(
+      "14285714285714285714285714285714290000000",
+    );
   });
 
   it("does not mistake a rounded quotient for an exact one", () => {
@@ -61,7 +80,9 @@ describe("exact decimal numbers", () => {
 
   it("compares by decimal value across representations", () => {
     expect(compareNumbers(1, 1.0)).toBe(0);
-    expect(compareNumbers(new LosslessNumber("12345678901234567890"), new LosslessNumber("12345678901234567891"))).toBe(-1);
+    expect(compareNumbers(new LosslessNumber("12345678901234567890"), new LosslessNumber("12345678901234567891"))).toBe(
+      -1,
+    );
     expect(compareNumbers(new LosslessNumber("1.000"), 1)).toBe(0);
     expect(compareNumbers(2, 1)).toBe(1);
   });

@@ -12,7 +12,12 @@ export const EXACT_DIGITS = 1000;
 /** `/` rounds to this many significant digits, half-even (IEEE 754 decimal128). */
 export const QUOTIENT_DIGITS = 34;
 
-const Exact = Decimal.clone({ precision: EXACT_DIGITS, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -EXACT_DIGITS, toExpPos: EXACT_DIGITS });
+const Exact = Decimal.clone({
+  precision: EXACT_DIGITS,
+  rounding: Decimal.ROUND_HALF_EVEN,
+  toExpNeg: -EXACT_DIGITS,
+  toExpPos: EXACT_DIGITS,
+});
 const Quotient = Exact.clone({ precision: QUOTIENT_DIGITS });
 
 export function isJsonNumber(value: unknown): value is JsonNumber {

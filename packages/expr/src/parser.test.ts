@@ -158,28 +158,38 @@ describe("parseExpression: calls and map", () => {
     expect(parsed("map(xs, x => x.id)")).toBe("map(xs, (x) => x.id)");
     expect(parsed("map(xs, (x) => x)")).toBe("map(xs, (x) => x)");
     expect(parsed("map(xs, (x, i) => i + 1)")).toBe("map(xs, (x, i) => (i + 1))");
-    expect(parsed("map(map(xs, x => x.a), (y, i) => y ? i : 0)")).toBe("map(map(xs, (x) => x.a), (y, i) => (y ? i : 0))");
+    expect(parsed("map(map(xs, x => x.a), (y, i) => y ? i : 0)")).toBe(
+      "map(map(xs, (x) => x.a), (y, i) => (y ? i : 0))",
+    );
   });
 
   it("names the known functions when a function is unknown", () => {
     const error = syntaxError("input.a + foo(1)");
-    expect(error.reason).toBe('unknown function "foo" at 10, expected one of contains, join, len, lower, map, now_ms, upper');
+    expect(error.reason).toBe(
+      'unknown function "foo" at 10, expected one of contains, join, len, lower, map, now_ms, upper',
+    );
   });
 
   it("checks the number of arguments against the builtin table", () => {
-    expect(syntaxError("len(a, b)").reason).toBe("len() called with 2 at 0, expected 1 argument: len(string | array | object) → integer");
+    expect(syntaxError("len(a, b)").reason).toBe(
+      "len() called with 2 at 0, expected 1 argument: len(string | array | object) → integer",
+    );
     expect(syntaxError("now_ms(1)").reason).toContain("expected 0 arguments");
   });
 
   it("wants a lambda as the second argument of map", () => {
     expect(syntaxError("map(xs, 1)").reason).toContain("expected a function such as x => x.id");
-    expect(syntaxError("map(xs, (x, x) => x)").reason).toBe('duplicate parameter "x" at 12, expected two different names');
+    expect(syntaxError("map(xs, (x, x) => x)").reason).toBe(
+      'duplicate parameter "x" at 12, expected two different names',
+    );
     expect(syntaxError("map(xs, (a, b, c) => a)").reason).toContain('expected ")" after at most two parameters');
     expect(syntaxError("map(xs, null => 1)").reason).toContain("expected a parameter name");
   });
 
   it("does not accept a lambda outside map", () => {
-    expect(syntaxError("x => x").reason).toBe('unexpected "=>" at 2, expected an operator or the end of the expression');
+    expect(syntaxError("x => x").reason).toBe(
+      'unexpected "=>" at 2, expected an operator or the end of the expression',
+    );
   });
 });
 
@@ -214,7 +224,7 @@ describe("parseExpression: error messages", () => {
   });
 
   it.each([
-    ["", 'unexpected end of input at 0, expected an expression'],
+    ["", "unexpected end of input at 0, expected an expression"],
     ["(1 + 2", 'unexpected end of input at 6, expected ")" closing the parenthesis'],
     ["a b", 'unexpected "b" at 2, expected an operator or the end of the expression'],
     ["a ? b", 'unexpected end of input at 5, expected ":" of the conditional c ? a : b'],
@@ -230,9 +240,14 @@ describe("parseExpression: error messages", () => {
 
 describe("parseExpression: nesting limit", () => {
   it("refuses absurdly deep nesting with a syntax error instead of overflowing the stack", () => {
-    expect(syntaxError(`${"(".repeat(5000)}1${")".repeat(5000)}`).reason).toMatch(/^expression nested too deeply at \d+, expected at most 200 levels/);
+    expect(syntaxError(`${"(".repeat(5000)}1${")".repeat(5000)}`).reason).toMatch(
+      /^expression nested too deeply at \d+, expected at most 200 levels/,
+    );
     expect(syntaxError(`${"!".repeat(5000)}true`).reason).toContain("nested too deeply");
-    expect(syntaxError(Array(5000).fill("1").join(" + ")).reason, "left-deep chains count too: the evaluator recurses on them").toContain("nested too deeply");
+    expect(
+      syntaxError(Array(5000).fill("1").join(" + ")).reason,
+      "left-deep chains count too: the evaluator recurses on them",
+    ).toContain("nested too deeply");
   });
 
   it("accepts realistic nesting", () => {

@@ -9,9 +9,17 @@ import { numberFromText } from "./numbers.js";
 const PRECEDENCE: { [op: string]: number } = {
   "||": 1,
   "&&": 2,
-  "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3,
-  "+": 4, "-": 4,
-  "*": 5, "/": 5, "%": 5,
+  "==": 3,
+  "!=": 3,
+  "<": 3,
+  "<=": 3,
+  ">": 3,
+  ">=": 3,
+  "+": 4,
+  "-": 4,
+  "*": 5,
+  "/": 5,
+  "%": 5,
   "??": 6,
 };
 
@@ -77,11 +85,18 @@ class Parser {
   }
 
   private fail(token: Token, expected: string): never {
-    throw new ExprSyntaxError(`unexpected ${describeToken(token)} at ${token.start}, expected ${expected}`, this.source, token.start);
+    throw new ExprSyntaxError(
+      `unexpected ${describeToken(token)} at ${token.start}, expected ${expected}`,
+      this.source,
+      token.start,
+    );
   }
 
   private tooDeep(position: number): never {
-    this.error(`expression nested too deeply at ${position}, expected at most ${MAX_DEPTH} levels of nesting`, position);
+    this.error(
+      `expression nested too deeply at ${position}, expected at most ${MAX_DEPTH} levels of nesting`,
+      position,
+    );
   }
 
   private error(reason: string, position: number): never {
@@ -117,7 +132,15 @@ class Parser {
       if (precedence === undefined || precedence < minPrecedence) return left;
       this.next();
       const right = this.parseBinary(precedence + 1);
-      const node: BinaryExpr = { kind: "binary", op: token.value as BinaryOperator, left, right, opStart: token.start, start: left.start, end: right.end };
+      const node: BinaryExpr = {
+        kind: "binary",
+        op: token.value as BinaryOperator,
+        left,
+        right,
+        opStart: token.start,
+        start: left.start,
+        end: right.end,
+      };
       this.checkCoalesceMixing(node);
       left = node;
     }
@@ -128,8 +151,14 @@ class Parser {
       if (side.kind !== "binary" || this.parenthesized.has(side)) continue;
       if ((node.op === "??") === (side.op === "??")) continue;
       const [a, b] = side.opStart < node.opStart ? [side.op, node.op] : [node.op, side.op];
-      const example = side === node.left ? `(${this.text(side)}) ${node.op} ${this.text(node.right)}` : `${this.text(node.left)} ${node.op} (${this.text(side)})`;
-      this.error(`"${a}" and "${b}" cannot be mixed without parentheses at ${Math.max(side.opStart, node.opStart)}, add parentheses to say which applies first, e.g. ${example}`, Math.max(side.opStart, node.opStart));
+      const example =
+        side === node.left
+          ? `(${this.text(side)}) ${node.op} ${this.text(node.right)}`
+          : `${this.text(node.left)} ${node.op} (${this.text(side)})`;
+      this.error(
+        `"${a}" and "${b}" cannot be mixed without parentheses at ${Math.max(side.opStart, node.opStart)}, add parentheses to say which applies first, e.g. ${example}`,
+        Math.max(side.opStart, node.opStart),
+      );
     }
   }
 
@@ -154,8 +183,16 @@ class Parser {
       if (this.isPunct(".")) {
         this.next();
         const name = this.next();
-        if (name.kind !== "identifier") this.fail(name, "a property name after \".\" (use [\"…\"] for other keys, [0] for array elements)");
-        expr = { kind: "member", object: expr, property: name.value, propertyStart: name.start, start: expr.start, end: name.end };
+        if (name.kind !== "identifier")
+          this.fail(name, 'a property name after "." (use ["…"] for other keys, [0] for array elements)');
+        expr = {
+          kind: "member",
+          object: expr,
+          property: name.value,
+          propertyStart: name.start,
+          start: expr.start,
+          end: name.end,
+        };
       } else if (this.isPunct("[")) {
         this.next();
         const index = this.parseConditional();
@@ -175,7 +212,8 @@ class Parser {
       case "string":
         return { kind: "literal", value: token.value, start: token.start, end: token.end };
       case "identifier":
-        if (Object.hasOwn(KEYWORDS, token.value)) return { kind: "literal", value: KEYWORDS[token.value], start: token.start, end: token.end };
+        if (Object.hasOwn(KEYWORDS, token.value))
+          return { kind: "literal", value: KEYWORDS[token.value], start: token.start, end: token.end };
         if (this.isPunct("(")) return this.parseCall(token);
         return { kind: "identifier", name: token.value, start: token.start, end: token.end };
       case "punct":
@@ -208,8 +246,10 @@ class Parser {
     const seen = new Set<string>();
     while (!this.isPunct("}")) {
       const key = this.next();
-      if (key.kind !== "identifier" && key.kind !== "string") this.fail(key, 'a key (a name or a quoted string) or "}"');
-      if (seen.has(key.value)) this.error(`duplicate key "${key.value}" at ${key.start}, expected each key once in an object`, key.start);
+      if (key.kind !== "identifier" && key.kind !== "string")
+        this.fail(key, 'a key (a name or a quoted string) or "}"');
+      if (seen.has(key.value))
+        this.error(`duplicate key "${key.value}" at ${key.start}, expected each key once in an object`, key.start);
       seen.add(key.value);
       this.expectPunct(":", `":" after the key "${key.value}"`);
       entries.push({ key: key.value, keyStart: key.start, value: this.parseConditional() });
@@ -222,7 +262,11 @@ class Parser {
 
   private parseCall(name: Token): Expr {
     if (name.value === "map") return this.parseMap(name);
-    if (!isBuiltin(name.value)) this.error(`unknown function "${name.value}" at ${name.start}, expected one of ${FUNCTION_NAMES.join(", ")}`, name.start);
+    if (!isBuiltin(name.value))
+      this.error(
+        `unknown function "${name.value}" at ${name.start}, expected one of ${FUNCTION_NAMES.join(", ")}`,
+        name.start,
+      );
     this.next();
     const args: Expr[] = [];
     while (!this.isPunct(")")) {
@@ -234,7 +278,10 @@ class Parser {
     const builtin = BUILTINS[name.value];
     if (args.length !== builtin.arity) {
       const plural = builtin.arity === 1 ? "argument" : "arguments";
-      this.error(`${name.value}() called with ${args.length} at ${name.start}, expected ${builtin.arity} ${plural}: ${builtin.signature}`, name.start);
+      this.error(
+        `${name.value}() called with ${args.length} at ${name.start}, expected ${builtin.arity} ${plural}: ${builtin.signature}`,
+        name.start,
+      );
     }
     return { kind: "call", name: name.value, args, start: name.start, end: close.end };
   }
@@ -255,7 +302,8 @@ class Parser {
     const param = () => {
       const t = this.next();
       if (t.kind !== "identifier" || Object.hasOwn(KEYWORDS, t.value)) this.fail(t, `a parameter name in ${expected}`);
-      if (params.includes(t.value)) this.error(`duplicate parameter "${t.value}" at ${t.start}, expected two different names`, t.start);
+      if (params.includes(t.value))
+        this.error(`duplicate parameter "${t.value}" at ${t.start}, expected two different names`, t.start);
       params.push(t.value);
     };
     if (this.isPunct("(")) {

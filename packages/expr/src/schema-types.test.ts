@@ -1,8 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { describeType, elementType, itemType, type JsonSchema, mayBeNull, propertyType, resolveSchema, typesOf, unionOf, UNKNOWN, withNull, withoutNull } from "./schema-types.js";
+import {
+  describeType,
+  elementType,
+  itemType,
+  type JsonSchema,
+  mayBeNull,
+  propertyType,
+  resolveSchema,
+  typesOf,
+  unionOf,
+  UNKNOWN,
+  withNull,
+  withoutNull,
+} from "./schema-types.js";
 
 const defs: { [name: string]: JsonSchema } = {
-  money: { type: "object", properties: { amount: { type: "number" }, currency: { type: "string" } }, required: ["amount"] },
+  money: {
+    type: "object",
+    properties: { amount: { type: "number" }, currency: { type: "string" } },
+    required: ["amount"],
+  },
   alias: { $ref: "#/$defs/money" },
 };
 
@@ -29,7 +46,10 @@ describe("typesOf and describeType", () => {
   it("calls a schema without type information unknown", () => {
     expect(typesOf({}, undefined)).toBeNull();
     expect(describeType({ description: "anything" }, undefined)).toBe("unknown");
-    expect(typesOf({ anyOf: [{ type: "string" }, {}] }, undefined), "a union with an unknown branch is unknown").toBeNull();
+    expect(
+      typesOf({ anyOf: [{ type: "string" }, {}] }, undefined),
+      "a union with an unknown branch is unknown",
+    ).toBeNull();
   });
 
   it("knows which types may be null", () => {
@@ -41,14 +61,18 @@ describe("typesOf and describeType", () => {
 
 describe("unionOf, withNull, withoutNull", () => {
   it("merges simple types into a type array and integers into numbers", () => {
-    expect(unionOf([{ type: "string" }, { type: "integer" }, { type: "string" }])).toEqual({ type: ["string", "integer"] });
+    expect(unionOf([{ type: "string" }, { type: "integer" }, { type: "string" }])).toEqual({
+      type: ["string", "integer"],
+    });
     expect(unionOf([{ type: "integer" }, { type: "number" }])).toEqual({ type: "number" });
   });
 
   it("folds null into a structured type and uses anyOf otherwise", () => {
     const object = { type: "object", properties: { a: { type: "string" } } };
     expect(unionOf([object, { type: "null" }])).toEqual({ ...object, type: ["object", "null"] });
-    expect(unionOf([object, { type: "array" }, { type: "null" }])).toEqual({ anyOf: [object, { type: "array" }, { type: "null" }] });
+    expect(unionOf([object, { type: "array" }, { type: "null" }])).toEqual({
+      anyOf: [object, { type: "array" }, { type: "null" }],
+    });
   });
 
   it("is unknown as soon as one member is unknown", () => {
@@ -56,10 +80,15 @@ describe("unionOf, withNull, withoutNull", () => {
   });
 
   it("adds and removes null", () => {
-    expect(withNull({ type: "string", enum: ["a"] }, undefined)).toEqual({ type: ["string", "null"], enum: ["a", null] });
+    expect(withNull({ type: "string", enum: ["a"] }, undefined)).toEqual({
+      type: ["string", "null"],
+      enum: ["a", null],
+    });
     expect(withNull({ $ref: "#/$defs/money" }, defs)).toEqual({ anyOf: [{ $ref: "#/$defs/money" }, { type: "null" }] });
     expect(withoutNull({ type: ["string", "null"] }, undefined)).toEqual({ type: "string" });
-    expect(withoutNull({ anyOf: [{ $ref: "#/$defs/money" }, { type: "null" }] }, defs)).toEqual({ $ref: "#/$defs/money" });
+    expect(withoutNull({ anyOf: [{ $ref: "#/$defs/money" }, { type: "null" }] }, defs)).toEqual({
+      $ref: "#/$defs/money",
+    });
     expect(withoutNull({ type: "null" }, undefined), "null alone leaves nothing").toBeUndefined();
   });
 });
@@ -89,8 +118,12 @@ describe("propertyType", () => {
 
   it("allows any property where additionalProperties is open or typed", () => {
     expect(propertyType({ ...person, additionalProperties: true }, "x", undefined)).toEqual({ type: UNKNOWN });
-    expect(propertyType({ type: "object", additionalProperties: { type: "integer" } }, "x", undefined)).toEqual({ type: { type: ["integer", "null"] } });
-    expect(propertyType({ type: "object" }, "x", undefined), "an object without properties is unknown inside").toEqual({ type: UNKNOWN });
+    expect(propertyType({ type: "object", additionalProperties: { type: "integer" } }, "x", undefined)).toEqual({
+      type: { type: ["integer", "null"] },
+    });
+    expect(propertyType({ type: "object" }, "x", undefined), "an object without properties is unknown inside").toEqual({
+      type: UNKNOWN,
+    });
     expect(propertyType({}, "x", undefined)).toEqual({ type: UNKNOWN });
   });
 
@@ -102,11 +135,15 @@ describe("propertyType", () => {
   });
 
   it("makes properties of a nullable object nullable", () => {
-    expect(propertyType({ ...person, type: ["object", "null"] }, "id", undefined).type).toEqual({ type: ["integer", "null"] });
+    expect(propertyType({ ...person, type: ["object", "null"] }, "id", undefined).type).toEqual({
+      type: ["integer", "null"],
+    });
   });
 
   it("refuses property access on scalars but not on null", () => {
-    expect(propertyType({ type: "string" }, "x", undefined, "input.name").problem?.what).toBe('cannot read property "x" of input.name, which is string');
+    expect(propertyType({ type: "string" }, "x", undefined, "input.name").problem?.what).toBe(
+      'cannot read property "x" of input.name, which is string',
+    );
     expect(propertyType({ type: "null" }, "x", undefined)).toEqual({ type: { type: "null" } });
   });
 });
@@ -116,11 +153,15 @@ describe("itemType and elementType", () => {
     const list = { type: "array", items: { type: "string" } };
     expect(itemType(list, undefined).type).toEqual({ type: ["string", "null"] });
     expect(elementType(list, undefined)).toEqual({ type: "string" });
-    expect(elementType({ type: ["array", "null"], items: { type: "integer" } }, undefined)).toEqual({ type: "integer" });
+    expect(elementType({ type: ["array", "null"], items: { type: "integer" } }, undefined)).toEqual({
+      type: "integer",
+    });
     expect(elementType({ anyOf: [{ type: "null" }, list] }, undefined)).toEqual({ type: "string" });
   });
 
   it("refuses indexing a non-array by number", () => {
-    expect(itemType({ type: "integer" }, undefined, "input.n").problem?.what).toBe("cannot index input.n with a number: it is integer");
+    expect(itemType({ type: "integer" }, undefined, "input.n").problem?.what).toBe(
+      "cannot index input.n with a number: it is integer",
+    );
   });
 });

@@ -89,7 +89,8 @@ export function isUnknown(schema: JsonSchema): boolean {
   return true;
 }
 
-const isSimpleType = (s: JsonSchema) => Object.keys(s).length === 1 && (typeof s.type === "string" || Array.isArray(s.type));
+const isSimpleType = (s: JsonSchema) =>
+  Object.keys(s).length === 1 && (typeof s.type === "string" || Array.isArray(s.type));
 
 function typeList(s: JsonSchema): JsonType[] {
   return (Array.isArray(s.type) ? s.type : [s.type]) as JsonType[];
@@ -191,7 +192,13 @@ export function propertyType(schema: JsonSchema, name: string, defs: Defs, subje
   const types = typesOf(s, defs);
   if (types !== null && !types.has("object")) {
     if (types.size === 1 && types.has("null")) return { type: NULL_TYPE };
-    return { type: UNKNOWN, problem: { what: `cannot read property "${name}" of ${subject}, which is ${describeType(s, defs)}`, expected: "expected an object" } };
+    return {
+      type: UNKNOWN,
+      problem: {
+        what: `cannot read property "${name}" of ${subject}, which is ${describeType(s, defs)}`,
+        expected: "expected an object",
+      },
+    };
   }
   const nullable = (t: JsonSchema) => withNull(t, defs);
   const properties = isObject(s.properties) ? s.properties : undefined;
@@ -210,7 +217,10 @@ export function propertyType(schema: JsonSchema, name: string, defs: Defs, subje
     type: UNKNOWN,
     problem: {
       what: `unknown property "${name}" of ${subject}`,
-      expected: known.length > 0 ? `expected one of its known properties: ${known.join(", ")}` : "expected no property access: the object declares no properties",
+      expected:
+        known.length > 0
+          ? `expected one of its known properties: ${known.join(", ")}`
+          : "expected no property access: the object declares no properties",
     },
   };
 }
@@ -223,7 +233,13 @@ export function itemType(schema: JsonSchema, defs: Defs, subject = "the value"):
   const types = typesOf(s, defs);
   if (types !== null && !types.has("array")) {
     if (types.size === 1 && types.has("null")) return { type: NULL_TYPE };
-    return { type: UNKNOWN, problem: { what: `cannot index ${subject} with a number: it is ${describeType(s, defs)}`, expected: "expected an array" } };
+    return {
+      type: UNKNOWN,
+      problem: {
+        what: `cannot index ${subject} with a number: it is ${describeType(s, defs)}`,
+        expected: "expected an array",
+      },
+    };
   }
   return { type: isObject(s.items) && !isUnknown(s.items) ? withNull(s.items, defs) : UNKNOWN };
 }
@@ -232,7 +248,8 @@ export function itemType(schema: JsonSchema, defs: Defs, subject = "the value"):
 export function elementType(schema: JsonSchema, defs: Defs): JsonSchema {
   const s = resolveSchema(schema, defs);
   const branches = branchesOf(s);
-  if (branches) return unionOf(branches.filter((b) => typesOf(b, defs)?.has("array") ?? true).map((b) => elementType(b, defs)));
+  if (branches)
+    return unionOf(branches.filter((b) => typesOf(b, defs)?.has("array") ?? true).map((b) => elementType(b, defs)));
   const types = typesOf(s, defs);
   if (types !== null && !types.has("array")) return UNKNOWN;
   return isObject(s.items) ? s.items : UNKNOWN;

@@ -9,7 +9,11 @@ const env: TypeEnv = {
   roots: {
     input: {
       type: "object",
-      properties: { id: { type: "integer" }, email: { type: ["string", "null"] }, items: { type: "array", items: { $ref: "#/$defs/item" } } },
+      properties: {
+        id: { type: "integer" },
+        email: { type: ["string", "null"] },
+        items: { type: "array", items: { $ref: "#/$defs/item" } },
+      },
       required: ["id", "email", "items"],
     },
   },
@@ -49,15 +53,26 @@ describe("checkShape", () => {
   });
 
   it("types a whole-shape $: leaf as its expression", () => {
-    expect(checkShape(compileShape("$: input.items[0]"), env).type).toEqual({ anyOf: [{ $ref: "#/$defs/item" }, { type: "null" }] });
+    expect(checkShape(compileShape("$: input.items[0]"), env).type).toEqual({
+      anyOf: [{ $ref: "#/$defs/item" }, { type: "null" }],
+    });
   });
 
   it("reports problems with the path of their leaf", () => {
-    const shape = compileShape({ user: { contact: "mail ${input.email}", ref: "$: input.nope" }, list: [1, "$: inpt"] }, "body");
+    const shape = compileShape(
+      { user: { contact: "mail ${input.email}", ref: "$: input.nope" }, list: [1, "$: inpt"] },
+      "body",
+    );
     const { problems } = checkShape(shape, env);
     expect(problems.map((p) => [p.path, p.reason])).toEqual([
-      ["body.user.contact", 'interpolating input.email, which may be null (string or null), at 7, expected a value that is never null: add a default with ??, e.g. ${ input.email ?? "" }'],
-      ["body.user.ref", 'unknown property "nope" of input at 9, expected one of its known properties: id, email, items'],
+      [
+        "body.user.contact",
+        'interpolating input.email, which may be null (string or null), at 7, expected a value that is never null: add a default with ??, e.g. ${ input.email ?? "" }',
+      ],
+      [
+        "body.user.ref",
+        'unknown property "nope" of input at 9, expected one of its known properties: id, email, items',
+      ],
       ["body.list[1]", 'unknown root "inpt" at 3, expected one of the available roots: input'],
     ]);
     expect(problems[1].message).toBe(`${problems[1].reason}\n  $: input.nope\n           ^`);

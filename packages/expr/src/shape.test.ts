@@ -3,7 +3,10 @@ import { ExprRuntimeError, ShapeError } from "./errors.js";
 import { type Json, parseJson, stringifyJson } from "./json.js";
 import { compileShape, evaluateShape } from "./shape.js";
 
-const scope = { input: parseJson('{"id": 7, "items": [{"sku": "a"}, {"sku": "b"}], "big": 12345678901234567890}'), self: { result: { ok: true } } };
+const scope = {
+  input: parseJson('{"id": 7, "items": [{"sku": "a"}, {"sku": "b"}], "big": 12345678901234567890}'),
+  self: { result: { ok: true } },
+};
 
 function shapeError(shape: Json, path?: string): ShapeError {
   try {
@@ -42,7 +45,9 @@ describe("compileShape and evaluateShape", () => {
 
   it("keeps big numbers exact, both written in the shape and computed", () => {
     const shape = compileShape(parseJson('{"written": 98765432109876543210, "computed": "$: input.big + 1"}'));
-    expect(stringifyJson(evaluateShape(shape, scope))).toBe('{"written":98765432109876543210,"computed":12345678901234567891}');
+    expect(stringifyJson(evaluateShape(shape, scope))).toBe(
+      '{"written":98765432109876543210,"computed":12345678901234567891}',
+    );
   });
 
   it("compiles once and evaluates against different scopes", () => {
@@ -69,7 +74,9 @@ describe("shape errors", () => {
   it("names the path of the bad leaf and includes the syntax error with its caret", () => {
     const error = shapeError({ items: [1, 2, "$: input.id +"] }, "body");
     expect(error.path).toBe("body.items[2]");
-    expect(error.message).toBe("body.items[2]: unexpected end of input at 13, expected an expression\n  $: input.id +\n               ^");
+    expect(error.message).toBe(
+      "body.items[2]: unexpected end of input at 13, expected an expression\n  $: input.id +\n               ^",
+    );
     expect(error.syntaxError.position).toBe(13);
   });
 
@@ -89,7 +96,9 @@ describe("shape errors", () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ExprRuntimeError);
       expect((error as ExprRuntimeError).path).toBe("output.total");
-      expect((error as ExprRuntimeError).message).toBe("output.total: division by zero at 12\n  $: input.id / 0\n              ^");
+      expect((error as ExprRuntimeError).message).toBe(
+        "output.total: division by zero at 12\n  $: input.id / 0\n              ^",
+      );
     }
   });
 });

@@ -25,9 +25,14 @@ export function compileShape(shape: Json, path = ""): CompiledShape {
       throw error;
     }
   }
-  if (Array.isArray(shape)) return { kind: "array", path, items: shape.map((item, i) => compileShape(item, joinIndex(path, i))) };
+  if (Array.isArray(shape))
+    return { kind: "array", path, items: shape.map((item, i) => compileShape(item, joinIndex(path, i))) };
   if (shape !== null && typeof shape === "object" && !isLosslessNumber(shape)) {
-    return { kind: "object", path, entries: Object.entries(shape).map(([key, value]) => [key, compileShape(value, joinKey(path, key))]) };
+    return {
+      kind: "object",
+      path,
+      entries: Object.entries(shape).map(([key, value]) => [key, compileShape(value, joinKey(path, key))]),
+    };
   }
   return { kind: "value", path, value: shape as Exclude<Json, string | Json[] | { [k: string]: Json }> };
 }

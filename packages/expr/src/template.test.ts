@@ -4,7 +4,11 @@ import { ExprSyntaxError } from "./errors.js";
 import { type Json, parseJson } from "./json.js";
 import { evaluateTemplate, parseTemplate } from "./template.js";
 
-const scope = { input: parseJson('{"name": "Ada", "n": 0.1, "big": 12345678901234567890, "ok": true, "obj": {"a": [1]}, "none": null}') };
+const scope = {
+  input: parseJson(
+    '{"name": "Ada", "n": 0.1, "big": 12345678901234567890, "ok": true, "obj": {"a": [1]}, "none": null}',
+  ),
+};
 const render = (text: string): Json => evaluateTemplate(parseTemplate(text), scope);
 
 function syntaxError(text: string): ExprSyntaxError {
@@ -67,7 +71,9 @@ describe("parseTemplate: $$ escapes a dollar", () => {
 
 describe("interpolation rendering", () => {
   it("renders strings as is, numbers in canonical decimal, booleans, and objects/arrays as JSON", () => {
-    expect(render("${input.name}|${input.n}|${input.big}|${input.ok}|${input.obj}|${input.obj.a}")).toBe('Ada|0.1|12345678901234567890|true|{"a":[1]}|[1]');
+    expect(render("${input.name}|${input.n}|${input.big}|${input.ok}|${input.obj}|${input.obj.a}")).toBe(
+      'Ada|0.1|12345678901234567890|true|{"a":[1]}|[1]',
+    );
     expect(render("${0.1 + 0.2}")).toBe("0.3");
     expect(render("${1e21}")).toBe("1000000000000000000000");
   });
@@ -87,16 +93,22 @@ describe("parseTemplate: errors", () => {
   it("reports syntax errors at their position in the whole template", () => {
     const error = syntaxError("id=${ input.id + }");
     expect(error.position).toBe(17);
-    expect(error.message).toBe("unexpected end of input at 17, expected an expression\n  id=${ input.id + }\n                   ^");
+    expect(error.message).toBe(
+      "unexpected end of input at 17, expected an expression\n  id=${ input.id + }\n                   ^",
+    );
   });
 
   it("rejects an unterminated interpolation and says how to write a literal $", () => {
-    expect(syntaxError("a ${ b").reason).toBe('unterminated "${" at 2, expected "}" closing the interpolation (write "$$" for a literal "$")');
+    expect(syntaxError("a ${ b").reason).toBe(
+      'unterminated "${" at 2, expected "}" closing the interpolation (write "$$" for a literal "$")',
+    );
   });
 
   it("rejects an empty interpolation or expression", () => {
     expect(syntaxError("a ${ } b").reason).toBe('empty interpolation at 2, expected an expression inside "${ }"');
-    expect(syntaxError("$:   ").reason).toBe('empty expression after "$:" at 5, expected an expression, e.g. "$: input.id"');
+    expect(syntaxError("$:   ").reason).toBe(
+      'empty expression after "$:" at 5, expected an expression, e.g. "$: input.id"',
+    );
   });
 
   it("reports positions after the $: prefix", () => {

@@ -25,7 +25,12 @@ const EXPR_PREFIX = "$:";
 export function parseTemplate(text: string): Template {
   if (text.startsWith(EXPR_PREFIX)) {
     const offset = firstNonBlank(text, EXPR_PREFIX.length);
-    if (offset === text.length) throw new ExprSyntaxError(`empty expression after "$:" at ${offset}, expected an expression, e.g. "$: input.id"`, text, offset);
+    if (offset === text.length)
+      throw new ExprSyntaxError(
+        `empty expression after "$:" at ${offset}, expected an expression, e.g. "$: input.id"`,
+        text,
+        offset,
+      );
     const expr = parseExpressionIn(text, EXPR_PREFIX.length, text.length);
     return { kind: "expr", expr, source: text.slice(offset).trimEnd(), offset };
   }
@@ -40,9 +45,15 @@ export function parseTemplate(text: string): Template {
       i += 2;
     } else if (c === "$" && text[i + 1] === "{") {
       const close = findClosingBrace(text, i + 2);
-      if (close === -1) throw new ExprSyntaxError(`unterminated "\${" at ${i}, expected "}" closing the interpolation (write "$$" for a literal "$")`, text, i);
+      if (close === -1)
+        throw new ExprSyntaxError(
+          `unterminated "\${" at ${i}, expected "}" closing the interpolation (write "$$" for a literal "$")`,
+          text,
+          i,
+        );
       const offset = firstNonBlank(text, i + 2);
-      if (offset === close) throw new ExprSyntaxError(`empty interpolation at ${i}, expected an expression inside "\${ }"`, text, i);
+      if (offset === close)
+        throw new ExprSyntaxError(`empty interpolation at ${i}, expected an expression inside "\${ }"`, text, i);
       if (literal) parts.push(literal);
       literal = "";
       parts.push({ expr: parseExpressionIn(text, i + 2, close), source: text.slice(offset, close).trimEnd(), offset });
@@ -89,7 +100,8 @@ export function evaluateTemplate(template: Template, scope: Scope): Json {
       return evaluate(template.expr, scope);
     case "interpolation": {
       let out = "";
-      for (const part of template.parts) out += typeof part === "string" ? part : renderValue(evaluate(part.expr, scope));
+      for (const part of template.parts)
+        out += typeof part === "string" ? part : renderValue(evaluate(part.expr, scope));
       return out;
     }
   }

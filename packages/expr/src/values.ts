@@ -62,6 +62,7 @@ export function renderValue(value: Json): string {
 
 /** Sets an own property, also for the key "__proto__" (plain assignment would replace the prototype). */
 export function setKey(target: { [k: string]: Json }, key: string, value: Json): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }

@@ -13,7 +13,10 @@ export interface Logger {
  * pass a secret (token, JWT, password, cookie, client secret, config value marked secret) in
  * `fields`: there is no scrubbing here to rely on.
  */
-export function createLogger(level: LogLevel = "info", write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+export function createLogger(
+  level: LogLevel = "info",
+  write: (line: string) => void = (l) => process.stderr.write(l),
+): Logger {
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
     write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);

@@ -27,7 +27,8 @@ export function stableStringify(value: unknown): string {
       if (!Number.isFinite(value)) throw new TypeError(`${value} is not representable as JSON`);
       return JSON.stringify(value);
     case "object": {
-      if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : stableStringify(v))).join(",")}]`;
+      if (Array.isArray(value))
+        return `[${value.map((v) => (v === undefined ? "null" : stableStringify(v))).join(",")}]`;
       const obj = value as Record<string, unknown>;
       const keys = Object.keys(obj)
         .filter((k) => obj[k] !== undefined)

@@ -2,13 +2,28 @@ import { describe, expect, it } from "vitest";
 import type { Task } from "./definition.js";
 import { unreachableCodeReason } from "./catchable-codes.js";
 
-const fetchTask: Task = { id: "f", action: { type: "fetch", url: "https://x", method: "post" }, switch: [], on_error: [] };
+const fetchTask: Task = {
+  id: "f",
+  action: { type: "fetch", url: "https://x", method: "post" },
+  switch: [],
+  on_error: [],
+};
 const extTask: Task = { id: "e", action: { type: "external" }, raises: { declined: null }, switch: [], on_error: [] };
 const childTask: Task = { id: "c", action: { type: "child", name: "k" }, switch: [], on_error: [] };
 
 describe("unreachableCodeReason", () => {
   it("accepts what a fetch can fail with", () => {
-    for (const code of ["http.404", "http.503", "pre.error", "pre.timeout", "http.timeout", "http.disconnected", "output.parse", "output.too_large", "output.invalid"])
+    for (const code of [
+      "http.404",
+      "http.503",
+      "pre.error",
+      "pre.timeout",
+      "http.timeout",
+      "http.disconnected",
+      "output.parse",
+      "output.too_large",
+      "output.invalid",
+    ])
       expect(unreachableCodeReason(fetchTask, code), code).toBeUndefined();
     expect(unreachableCodeReason(fetchTask, "http.600")).toMatch(/fetch task fails only/);
     expect(unreachableCodeReason(fetchTask, "declined")).toMatch(/fetch task fails only/);

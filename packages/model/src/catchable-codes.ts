@@ -1,7 +1,15 @@
 import type { Task } from "./definition.js";
 
 /** Engine codes a fetch can fail with besides `http.<status>` (LANGUAGE §5). */
-export const FETCH_CODES: readonly string[] = ["pre.error", "pre.timeout", "http.timeout", "http.disconnected", "output.parse", "output.too_large", "output.invalid"];
+export const FETCH_CODES: readonly string[] = [
+  "pre.error",
+  "pre.timeout",
+  "http.timeout",
+  "http.disconnected",
+  "output.parse",
+  "output.too_large",
+  "output.invalid",
+];
 const HTTP_STATUS_CODE = /^http\.[1-5]\d\d$/;
 
 /**
@@ -10,7 +18,8 @@ const HTTP_STATUS_CODE = /^http\.[1-5]\d\d$/;
  */
 export function unreachableCodeReason(task: Task, code: string): string | undefined {
   if (code.includes("%")) return undefined;
-  if (code === "only_once.interrupted") return task.only_once === true ? undefined : "only an only_once task can be interrupted";
+  if (code === "only_once.interrupted")
+    return task.only_once === true ? undefined : "only an only_once task can be interrupted";
   switch (task.action?.type) {
     case "fetch":
       if (HTTP_STATUS_CODE.test(code) || FETCH_CODES.includes(code)) return undefined;

@@ -63,13 +63,18 @@ function parse(block: Block): Json {
 }
 
 function nameOf(raw: Json): string {
-  return raw !== null && typeof raw === "object" && !Array.isArray(raw) && typeof (raw as { name?: unknown }).name === "string"
+  return raw !== null &&
+    typeof raw === "object" &&
+    !Array.isArray(raw) &&
+    typeof (raw as { name?: unknown }).name === "string"
     ? (raw as { name: string }).name
     : "?";
 }
 
 const blocks = fencedBlocks();
-const definitions = blocks.filter((b) => b.info === "json definition").map((b) => ({ block: b, raw: parse(b), name: "" }));
+const definitions = blocks
+  .filter((b) => b.info === "json definition")
+  .map((b) => ({ block: b, raw: parse(b), name: "" }));
 for (const d of definitions) d.name = nameOf(d.raw);
 const refused = blocks.flatMap((b, i) => {
   if (b.info !== "json invalid-definition") return [];
@@ -124,50 +129,88 @@ describe("docs/language.md", () => {
     expect(new Set(names).size, "each complete definition has its own name").toBe(names.length);
   });
 
-  it.each(definitions.map((d) => ({ ...d, at: lineOf(d.block) })))("every complete definition in docs/language.md registers: $name ($at)", ({ raw, at }) => {
-    const r = decodeDefinition(raw, ctx);
-    expect(r.ok ? "" : formatProblems(r.problems), `${at} should register`).toBe("");
-  });
+  it.each(definitions.map((d) => ({ ...d, at: lineOf(d.block) })))(
+    "every complete definition in docs/language.md registers: $name ($at)",
+    ({ raw, at }) => {
+      const r = decodeDefinition(raw, ctx);
+      expect(r.ok ? "" : formatProblems(r.problems), `${at} should register`).toBe("");
+    },
+  );
 
-  it.each(definitions.map((d) => ({ ...d, at: lineOf(d.block) })))("every complete definition's stored form registers again unchanged: $name ($at)", ({ raw }) => {
-    const r = decodeDefinition(raw, ctx);
-    if (!r.ok) throw new Error(formatProblems(r.problems));
-    const again = decodeDefinition(parseJson(canonicalJson(r.definition)), ctx);
-    if (!again.ok) throw new Error(formatProblems(again.problems));
-    expect(canonicalJson(again.definition)).toBe(canonicalJson(r.definition));
-  });
+  it.each(definitions.map((d) => ({ ...d, at: lineOf(d.block) })))(
+    "every complete definition's stored form registers again unchanged: $name ($at)",
+    ({ raw }) => {
+      const r = decodeDefinition(raw, ctx);
+      if (!r.ok) throw new Error(formatProblems(r.problems));
+      const again = decodeDefinition(parseJson(canonicalJson(r.definition)), ctx);
+      if (!again.ok) throw new Error(formatProblems(again.problems));
+      expect(canonicalJson(again.definition)).toBe(canonicalJson(r.definition));
+    },
+  );
 
   it.each(refused.map((d) => ({ ...d, at: lineOf(d.block) })))(
     "every refused example in docs/language.md fails with the message it shows: $name ($at)",
     ({ block, raw, shown, at }) => {
       const fragment = expectedFragment(block);
-      expect(fragment, `${at}: a refused example needs <!-- error: … --> or a paragraph with the message in backticks after it`).toBeDefined();
+      expect(
+        fragment,
+        `${at}: a refused example needs <!-- error: … --> or a paragraph with the message in backticks after it`,
+      ).toBeDefined();
       const r = decodeDefinition(raw, ctx);
       if (r.ok) throw new Error(`${at}: expected the definition to be refused, but it registers`);
       const messages = r.problems.map((p) => p.message);
-      expect(messages.some((m) => m.includes(fragment!)), `${at}: no problem contains "${fragment}"; got:\n${formatProblems(r.problems)}`).toBe(true);
-      if (shown !== undefined) expect(formatProblems(r.problems), `${lineOf(shown)} shows other problems than registration reports`).toBe(shown.body);
+      expect(
+        messages.some((m) => m.includes(fragment!)),
+        `${at}: no problem contains "${fragment}"; got:\n${formatProblems(r.problems)}`,
+      ).toBe(true);
+      if (shown !== undefined)
+        expect(formatProblems(r.problems), `${lineOf(shown)} shows other problems than registration reports`).toBe(
+          shown.body,
+        );
     },
   );
 
   it("shows the stored form of the canonical example exactly", () => {
-    const pairs = blocks.flatMap((b, i) => (b.info === "json canonical" ? [{ canonical: b, written: blocks.slice(0, i).reverse().find((x) => x.info === "json definition") }] : []));
+    const pairs = blocks.flatMap((b, i) =>
+      b.info === "json canonical"
+        ? [
+            {
+              canonical: b,
+              written: blocks
+                .slice(0, i)
+                .reverse()
+                .find((x) => x.info === "json definition"),
+            },
+          ]
+        : [],
+    );
     expect(pairs.length).toBeGreaterThan(0);
     for (const { canonical, written } of pairs) {
       expect(written, `${lineOf(canonical)}: a canonical block must follow a complete definition`).toBeDefined();
       const r = decodeDefinition(parse(written!), ctx);
       if (!r.ok) throw new Error(formatProblems(r.problems));
-      expect(canonicalJson(parse(canonical) as unknown as Definition), `${lineOf(canonical)} differs from the stored form`).toBe(canonicalJson(r.definition));
+      expect(
+        canonicalJson(parse(canonical) as unknown as Definition),
+        `${lineOf(canonical)} differs from the stored form`,
+      ).toBe(canonicalJson(r.definition));
     }
   });
 
   it("lists every builtin with the signature and description of the BUILTINS table", () => {
-    const rows = tableAfter("### Builtins").map(([name, signature, description]) => ({ name: unquote(name), signature: unquote(signature), description }));
-    expect(rows).toEqual(Object.entries(BUILTINS).map(([name, b]) => ({ name, signature: b.signature, description: b.description })));
+    const rows = tableAfter("### Builtins").map(([name, signature, description]) => ({
+      name: unquote(name),
+      signature: unquote(signature),
+      description,
+    }));
+    expect(rows).toEqual(
+      Object.entries(BUILTINS).map(([name, b]) => ({ name, signature: b.signature, description: b.description })),
+    );
   });
 
   it("lists exactly the schema keywords the subset accepts", () => {
-    const listed = tableAfter("## Schemas").flatMap(([keywords]) => [...keywords.matchAll(/`([^`]+)`/g)].map((m) => m[1]));
+    const listed = tableAfter("## Schemas").flatMap(([keywords]) =>
+      [...keywords.matchAll(/`([^`]+)`/g)].map((m) => m[1]),
+    );
     expect([...listed].sort()).toEqual([...SCHEMA_KEYWORDS].sort());
   });
 });

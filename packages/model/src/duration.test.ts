@@ -18,9 +18,12 @@ describe("parseDuration", () => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each(["", "abc", "10x", "5 m", "-1s", "1m2h", "1s1s", "s"])("refuses %j with a message naming the expected forms", (text) => {
-    expect(() => parseDuration(text)).toThrow(/250ms|expected/);
-  });
+  it.each(["", "abc", "10x", "5 m", "-1s", "1m2h", "1s1s", "s"])(
+    "refuses %j with a message naming the expected forms",
+    (text) => {
+      expect(() => parseDuration(text)).toThrow(/250ms|expected/);
+    },
+  );
 
   it("refuses negative and non-finite numbers", () => {
     expect(() => parseDuration(-5)).toThrow(/non-negative/);

@@ -12,14 +12,16 @@ export function isDynamicDuration(text: string | number): boolean {
 /** Milliseconds; throws an Error saying what was wrong and what is expected. */
 export function parseDuration(text: string | number): number {
   if (typeof text === "number") {
-    if (!Number.isFinite(text) || text < 0) throw new Error(`duration ${text} must be a non-negative number of milliseconds`);
+    if (!Number.isFinite(text) || text < 0)
+      throw new Error(`duration ${text} must be a non-negative number of milliseconds`);
     return Math.round(text);
   }
   if (typeof text !== "string") throw new Error(`a duration must be a string like "30s" or a number of milliseconds`);
   if (isDynamicDuration(text)) throw new Error(`duration "${text}" is an expression; only the engine can evaluate it`);
   const s = text.trim();
   if (/^\d+(\.\d+)?$/.test(s)) return Math.round(Number(s));
-  if (s === "") throw new Error(`duration is empty; expected e.g. "250ms", "30s", "2h30m", "1d" or a number of milliseconds`);
+  if (s === "")
+    throw new Error(`duration is empty; expected e.g. "250ms", "30s", "2h30m", "1d" or a number of milliseconds`);
   let total = 0;
   let pos = 0;
   let lastUnit = -1;
@@ -29,7 +31,8 @@ export function parseDuration(text: string | number): number {
     const m = PART.exec(s);
     if (m === null) throw new Error(badDuration(text));
     const unitIndex = UNIT_ORDER.indexOf(m[2]);
-    if (unitIndex <= lastUnit) throw new Error(`${badDuration(text)} (units must go from largest to smallest, each once)`);
+    if (unitIndex <= lastUnit)
+      throw new Error(`${badDuration(text)} (units must go from largest to smallest, each once)`);
     lastUnit = unitIndex;
     total += Number(m[1]) * UNIT_MS[m[2]];
     pos = PART.lastIndex;

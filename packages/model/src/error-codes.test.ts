@@ -31,7 +31,11 @@ describe("findErrorRule", () => {
   const task: Task = {
     id: "t",
     switch: [],
-    on_error: [{ code: ["http.404"], goto: "end" }, { code: ["http.5%", "pre.%"], retry: { retries: 3, delay: "1s", factor: 2, max_delay: "5m" } }, { goto: "$t" }],
+    on_error: [
+      { code: ["http.404"], goto: "end" },
+      { code: ["http.5%", "pre.%"], retry: { retries: 3, delay: "1s", factor: 2, max_delay: "5m" } },
+      { goto: "$t" },
+    ],
   };
 
   it("returns the first rule whose pattern matches", () => {

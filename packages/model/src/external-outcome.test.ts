@@ -7,8 +7,18 @@ const def = decoded({
   tasks: [
     {
       id: "ask",
-      action: { type: "external", result_schema: { type: "object", properties: { approved: { type: "boolean" }, note: { type: "string", default: "" } }, required: ["approved"] } },
-      raises: { rejected: { type: "object", properties: { reason: { type: "string" } }, required: ["reason"] }, gone: null },
+      action: {
+        type: "external",
+        result_schema: {
+          type: "object",
+          properties: { approved: { type: "boolean" }, note: { type: "string", default: "" } },
+          required: ["approved"],
+        },
+      },
+      raises: {
+        rejected: { type: "object", properties: { reason: { type: "string" } }, required: ["reason"] },
+        gone: null,
+      },
     },
     { id: "free", action: { type: "external" } },
     { id: "route" },
@@ -18,11 +28,17 @@ const [ask, free, route] = def.tasks;
 
 describe("checkExternalResult", () => {
   it("conforms a valid result", () => {
-    expect(checkExternalResult(def, ask, { approved: true, extra: 1 })).toEqual({ ok: true, value: { approved: true, note: "" } });
+    expect(checkExternalResult(def, ask, { approved: true, extra: 1 })).toEqual({
+      ok: true,
+      value: { approved: true, note: "" },
+    });
   });
 
   it("reports mismatches under result", () => {
-    expect(checkExternalResult(def, ask, { approved: "yes" })).toEqual({ ok: false, problems: [{ path: "result.approved", message: "expected boolean, got a string" }] });
+    expect(checkExternalResult(def, ask, { approved: "yes" })).toEqual({
+      ok: false,
+      problems: [{ path: "result.approved", message: "expected boolean, got a string" }],
+    });
   });
 
   it("accepts anything (absent = null) without result_schema", () => {
@@ -31,7 +47,10 @@ describe("checkExternalResult", () => {
   });
 
   it("refuses a task that is not external", () => {
-    expect(checkExternalResult(def, route, {})).toEqual({ ok: false, problems: [{ path: "result", message: 'task "route" is not an external task' }] });
+    expect(checkExternalResult(def, route, {})).toEqual({
+      ok: false,
+      problems: [{ path: "result", message: 'task "route" is not an external task' }],
+    });
   });
 });
 
@@ -57,7 +76,10 @@ describe("checkExternalError", () => {
       ok: false,
       problems: [{ path: "error.data.reason", message: 'required property "reason" is missing' }],
     });
-    expect(checkExternalError(def, ask, { code: "rejected" }).ok, "missing data is null, which the schema refuses").toBe(false);
+    expect(
+      checkExternalError(def, ask, { code: "rejected" }).ok,
+      "missing data is null, which the schema refuses",
+    ).toBe(false);
     expect(checkExternalError(def, ask, { code: "gone", data: { x: 1 } })).toEqual({
       ok: false,
       problems: [{ path: "error.data", message: 'code "gone" carries no data (its raises schema is null)' }],
@@ -65,7 +87,10 @@ describe("checkExternalError", () => {
   });
 
   it("refuses malformed outcomes", () => {
-    expect(checkExternalError(def, ask, "rejected")).toEqual({ ok: false, problems: [{ path: "error", message: "expected {code, message?, data?}, got a string" }] });
+    expect(checkExternalError(def, ask, "rejected")).toEqual({
+      ok: false,
+      problems: [{ path: "error", message: "expected {code, message?, data?}, got a string" }],
+    });
     expect(checkExternalError(def, ask, { code: "gone", msg: "x" }).ok).toBe(false);
     expect(checkExternalError(def, ask, { code: "gone", message: 3 }).ok).toBe(false);
   });

@@ -35,15 +35,28 @@ export function checkExternalResult(def: Definition, task: Task, result: Json | 
 export function checkExternalError(def: Definition, task: Task, error: unknown): OutcomeCheck<ExternalError> {
   const notExternal = externalTask(task);
   if (notExternal !== undefined) return { ok: false, problems: [{ path: "error", message: notExternal }] };
-  if (!isPlainObject(error)) return { ok: false, problems: [{ path: "error", message: `expected {code, message?, data?}, got ${describeKind(error)}` }] };
+  if (!isPlainObject(error))
+    return {
+      ok: false,
+      problems: [{ path: "error", message: `expected {code, message?, data?}, got ${describeKind(error)}` }],
+    };
   const problems: ValueProblem[] = [];
   for (const key of Object.keys(error))
-    if (!["code", "message", "data"].includes(key)) problems.push({ path: "error", message: `unknown field "${key}" (expected code, message, data)` });
+    if (!["code", "message", "data"].includes(key))
+      problems.push({ path: "error", message: `unknown field "${key}" (expected code, message, data)` });
   const raises = task.raises ?? {};
   const declared = Object.keys(raises);
   const known = declared.length > 0 ? `one of ${declared.join(", ")}` : `none: task "${task.id}" declares no raises`;
-  if (typeof error.code !== "string") problems.push({ path: "error.code", message: `expected an error code (${known}), got ${describeKind(error.code)}` });
-  else if (!Object.hasOwn(raises, error.code)) problems.push({ path: "error.code", message: `"${error.code}" is not raised by task "${task.id}"; expected ${known}` });
+  if (typeof error.code !== "string")
+    problems.push({
+      path: "error.code",
+      message: `expected an error code (${known}), got ${describeKind(error.code)}`,
+    });
+  else if (!Object.hasOwn(raises, error.code))
+    problems.push({
+      path: "error.code",
+      message: `"${error.code}" is not raised by task "${task.id}"; expected ${known}`,
+    });
   if (error.message !== undefined && typeof error.message !== "string")
     problems.push({ path: "error.message", message: `expected a string, got ${describeKind(error.message)}` });
   if (problems.length > 0) return { ok: false, problems };
@@ -53,7 +66,11 @@ export function checkExternalError(def: Definition, task: Task, error: unknown):
   if (error.message !== undefined) out.message = error.message as string;
   const data = error.data === undefined ? null : (error.data as Json);
   if (schema === null) {
-    if (data !== null) return { ok: false, problems: [{ path: "error.data", message: `code "${code}" carries no data (its raises schema is null)` }] };
+    if (data !== null)
+      return {
+        ok: false,
+        problems: [{ path: "error.data", message: `code "${code}" carries no data (its raises schema is null)` }],
+      };
     return { ok: true, value: out };
   }
   const conformed = conformValue(schema, data, def.$defs);

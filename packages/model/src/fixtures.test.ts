@@ -26,7 +26,9 @@ describe("example definitions", () => {
     if (!r.ok) throw new Error("fixture does not decode");
     const again = decodeDefinition(JSON.parse(canonicalJson(r.definition)), ctx);
     if (!again.ok) throw new Error(again.problems.map((p) => `${p.path}: ${p.message}`).join("\n"));
-    expect(canonicalJson(again.definition), "re-putting a stored definition must not create a new version").toBe(canonicalJson(r.definition));
+    expect(canonicalJson(again.definition), "re-putting a stored definition must not create a new version").toBe(
+      canonicalJson(r.definition),
+    );
     expect(definitionHash(again.definition)).toBe(definitionHash(r.definition));
   });
 
@@ -38,14 +40,19 @@ describe("example definitions", () => {
   });
 
   it("decodes all of them as one batch", () => {
-    const r = decodeBatch(fixtures.map((f) => f.raw), { processExists: () => false });
+    const r = decodeBatch(
+      fixtures.map((f) => f.raw),
+      { processExists: () => false },
+    );
     expect(r.ok ? [] : r.problems).toEqual([]);
   });
 
   it("order-fulfilment conforms its input", () => {
     const r = decodeDefinition(fixtures.find((f) => f.file === "order-fulfilment.json")!.raw);
     if (!r.ok) throw new Error("fixture does not decode");
-    expect(validateInput(r.definition, { order_id: "o1", customer: { email: "a@b.c", phone: "x" }, amount_cents: 1200 })).toEqual({
+    expect(
+      validateInput(r.definition, { order_id: "o1", customer: { email: "a@b.c", phone: "x" }, amount_cents: 1200 }),
+    ).toEqual({
       ok: true,
       value: { order_id: "o1", customer: { email: "a@b.c" }, amount_cents: 1200, currency: "EUR", express: false },
     });
@@ -55,7 +62,10 @@ describe("example definitions", () => {
     const r = decodeDefinition(fixtures.find((f) => f.file === "ship-order-lines.json")!.raw, ctx);
     if (!r.ok) throw new Error("fixture does not decode");
     const v = inferSchemas(r.definition, 1);
-    expect(v.tasks.ship_each.input).toMatchObject({ type: "object", properties: { sku: { type: "string" }, position: { type: "integer" } } });
+    expect(v.tasks.ship_each.input).toMatchObject({
+      type: "object",
+      properties: { sku: { type: "string" }, position: { type: "integer" } },
+    });
     expect(v.process_output).toMatchObject({ properties: { tracking: { type: "array", items: { type: "string" } } } });
   });
 
@@ -72,6 +82,8 @@ describe("example definitions", () => {
   it("examples/*.json that copy a fixture are identical to it", () => {
     const examplesDir = new URL("../../../examples/", import.meta.url);
     for (const f of readdirSync(examplesDir).filter((x) => fixtures.some((fx) => fx.file === x)))
-      expect(readFileSync(new URL(f, examplesDir), "utf8"), `examples/${f} drifted from src/fixtures/${f}`).toBe(readFileSync(new URL(f, dir), "utf8"));
+      expect(readFileSync(new URL(f, examplesDir), "utf8"), `examples/${f} drifted from src/fixtures/${f}`).toBe(
+        readFileSync(new URL(f, dir), "utf8"),
+      );
   });
 });

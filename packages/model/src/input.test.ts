@@ -7,7 +7,11 @@ const withInput = decoded({
   name: "signup",
   input_schema: {
     type: "object",
-    properties: { email: { type: "string", minLength: 3 }, plan: { enum: ["free", "pro"], default: "free" }, seats: { type: "integer", minimum: 1 } },
+    properties: {
+      email: { type: "string", minLength: 3 },
+      plan: { enum: ["free", "pro"], default: "free" },
+      seats: { type: "integer", minimum: 1 },
+    },
     required: ["email"],
   },
   tasks: [{ id: "a" }],
@@ -16,7 +20,10 @@ const withoutInput = decoded({ name: "tick", tasks: [{ id: "a" }] });
 
 describe("validateInput", () => {
   it("conforms a valid input: defaults filled, undeclared keys stripped", () => {
-    expect(validateInput(withInput, { email: "a@b.c", junk: 1 })).toEqual({ ok: true, value: { email: "a@b.c", plan: "free" } });
+    expect(validateInput(withInput, { email: "a@b.c", junk: 1 })).toEqual({
+      ok: true,
+      value: { email: "a@b.c", plan: "free" },
+    });
   });
 
   it("reports problems with input.* paths", () => {
@@ -30,7 +37,10 @@ describe("validateInput", () => {
   });
 
   it("treats an absent input as {}", () => {
-    expect(validateInput(withInput, undefined)).toEqual({ ok: false, problems: [{ path: "input.email", message: 'required property "email" is missing' }] });
+    expect(validateInput(withInput, undefined)).toEqual({
+      ok: false,
+      problems: [{ path: "input.email", message: 'required property "email" is missing' }],
+    });
   });
 
   it("keeps big numbers exact", () => {
@@ -48,7 +58,12 @@ describe("validateInput", () => {
   it("refuses a non-empty input when the process declares none", () => {
     expect(validateInput(withoutInput, { a: 1 })).toEqual({
       ok: false,
-      problems: [{ path: "input", message: 'process "tick" declares no input (it has no input_schema), so the input must be empty' }],
+      problems: [
+        {
+          path: "input",
+          message: 'process "tick" declares no input (it has no input_schema), so the input must be empty',
+        },
+      ],
     });
   });
 });

@@ -12,7 +12,15 @@ export function validateInput(
   if (def.input_schema === undefined) {
     const empty = input === undefined || input === null || (isPlainObject(input) && Object.keys(input).length === 0);
     if (empty) return { ok: true, value: {} };
-    return { ok: false, problems: [{ path: "input", message: `process "${def.name}" declares no input (it has no input_schema), so the input must be empty` }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          path: "input",
+          message: `process "${def.name}" declares no input (it has no input_schema), so the input must be empty`,
+        },
+      ],
+    };
   }
   const raw = input === undefined || input === null ? {} : input;
   const value = conformValue(def.input_schema, raw, def.$defs);

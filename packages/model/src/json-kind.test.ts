@@ -4,7 +4,15 @@ import { describeKind, isPlainObject } from "./json-kind.js";
 
 describe("describeKind", () => {
   it("names each JSON kind as a message would", () => {
-    expect([null, undefined, [], "x", 1, true, {}].map(describeKind)).toEqual(["null", "nothing", "an array", "a string", "a number", "a boolean", "an object"]);
+    expect([null, undefined, [], "x", 1, true, {}].map(describeKind)).toEqual([
+      "null",
+      "nothing",
+      "an array",
+      "a string",
+      "a number",
+      "a boolean",
+      "an object",
+    ]);
   });
 
   it("names the digits of a number too large for a float64", () => {

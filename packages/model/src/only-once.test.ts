@@ -11,7 +11,9 @@ describe("onlyOnceProblems", () => {
   });
 
   it("ignores rules without retries", () => {
-    expect(onlyOnceProblems(task([{ code: ["http.timeout"], goto: "end" }, { retry: { ...retry, retries: 0 } }]))).toEqual([]);
+    expect(
+      onlyOnceProblems(task([{ code: ["http.timeout"], goto: "end" }, { retry: { ...retry, retries: 0 } }])),
+    ).toEqual([]);
   });
 
   it("names the rule or pattern that could double-execute", () => {

@@ -44,7 +44,12 @@ export function outputFlow(def: Definition): OutputFlow {
   const completions: Array<Set<number>> = [];
   def.tasks.forEach((task, i) => {
     const done = new Set([...setOnEntry[i], i]);
-    if (task.switch.length === 0 ? i === n - 1 : task.switch.some((c) => c.goto === "end" || (c.goto === "next" && i === n - 1))) completions.push(done);
+    if (
+      task.switch.length === 0
+        ? i === n - 1
+        : task.switch.some((c) => c.goto === "end" || (c.goto === "next" && i === n - 1))
+    )
+      completions.push(done);
     if (task.on_error.some((r) => r.goto === "end")) completions.push(new Set(setOnEntry[i]));
   });
   const setAtCompletion = intersectAll(completions);

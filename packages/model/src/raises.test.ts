@@ -7,8 +7,19 @@ describe("declaredRaises", () => {
     const def = decoded({
       name: "p",
       tasks: [
-        { id: "a", action: { type: "external" }, raises: { declined: null, b_code: { type: "object" } }, on_error: [{ code: "declined", raise: { code: "payment_failed", message: "x" } }] },
-        { id: "b", switch: [{ case: "true", raise: { code: "a_code", message: "x" } }, { panic: { code: "broken", message: "y" } }] },
+        {
+          id: "a",
+          action: { type: "external" },
+          raises: { declined: null, b_code: { type: "object" } },
+          on_error: [{ code: "declined", raise: { code: "payment_failed", message: "x" } }],
+        },
+        {
+          id: "b",
+          switch: [
+            { case: "true", raise: { code: "a_code", message: "x" } },
+            { panic: { code: "broken", message: "y" } },
+          ],
+        },
       ],
     });
     expect(declaredRaises(def)).toEqual(["a_code", "b_code", "declined", "payment_failed"]);

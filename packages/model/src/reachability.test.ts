@@ -26,16 +26,39 @@ describe("taskEdges", () => {
 
 describe("endlessRoutingCycles", () => {
   it("finds unconditional cycles of routing-only tasks", () => {
-    const d: Definition = { name: "p", tasks: [{ id: "a", switch: [], on_error: [] }, { id: "b", switch: [{ goto: "$a" }], on_error: [] }] };
+    const d: Definition = {
+      name: "p",
+      tasks: [
+        { id: "a", switch: [], on_error: [] },
+        { id: "b", switch: [{ goto: "$a" }], on_error: [] },
+      ],
+    };
     expect(endlessRoutingCycles(d)).toEqual([[0, 1]]);
     const r = decodeDefinition({ name: "p", tasks: [{ id: "a" }, { id: "b", switch: "$a" }] });
-    expect(r.ok ? [] : r.problems.map((p) => `${p.path}: ${p.message}`)).toEqual(['tasks[0]: tasks "a" → "b" → "a" loop forever: none has an action and every step is unconditional']);
+    expect(r.ok ? [] : r.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
+      'tasks[0]: tasks "a" → "b" → "a" loop forever: none has an action and every step is unconditional',
+    ]);
   });
 
   it("ignores cycles through an action or a condition", () => {
-    const viaAction = decoded({ name: "p", tasks: [{ id: "a", action: { type: "delay", for: "1s" } }, { id: "b", switch: "$a" }] });
+    const viaAction = decoded({
+      name: "p",
+      tasks: [
+        { id: "a", action: { type: "delay", for: "1s" } },
+        { id: "b", switch: "$a" },
+      ],
+    });
     expect(endlessRoutingCycles(viaAction)).toEqual([]);
-    const conditional = decoded({ name: "p", tasks: [{ id: "a", output: { n: "$: (self.previous.n ?? 0) + 1" }, switch: [{ case: "self.output.n < 3", goto: "$a" }, { goto: "end" }] }] });
+    const conditional = decoded({
+      name: "p",
+      tasks: [
+        {
+          id: "a",
+          output: { n: "$: (self.previous.n ?? 0) + 1" },
+          switch: [{ case: "self.output.n < 3", goto: "$a" }, { goto: "end" }],
+        },
+      ],
+    });
     expect(endlessRoutingCycles(conditional)).toEqual([]);
   });
 });

@@ -58,7 +58,8 @@ export function endlessRoutingCycles(def: Definition): number[][] {
     if (task.action !== undefined) return undefined;
     if (task.switch.length === 0) return i + 1 < def.tasks.length ? i + 1 : undefined;
     const only = task.switch[0];
-    if (task.switch.length !== 1 || only.case !== undefined || only.goto === undefined || only.goto === "end") return undefined;
+    if (task.switch.length !== 1 || only.case !== undefined || only.goto === undefined || only.goto === "end")
+      return undefined;
     if (only.goto === "next") return i + 1 < def.tasks.length ? i + 1 : undefined;
     return index.get(only.goto.slice(1));
   });

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { RetryPolicy } from "./definition.js";
 import { defaultMaxDelay, retryDelayMs } from "./retry-delay.js";
 
-const policy = (p: Partial<RetryPolicy> = {}): RetryPolicy => ({ retries: 5, delay: "1s", factor: 2, max_delay: "5m", ...p });
+const policy = (p: Partial<RetryPolicy> = {}): RetryPolicy => ({
+  retries: 5,
+  delay: "1s",
+  factor: 2,
+  max_delay: "5m",
+  ...p,
+});
 
 describe("retryDelayMs", () => {
   it("grows by factor per retry, between half and all of the cap", () => {

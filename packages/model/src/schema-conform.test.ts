@@ -22,7 +22,9 @@ describe("conformValue", () => {
   });
 
   it("strips undeclared keys at every level, including array elements", () => {
-    expect(conformValue(schema, { name: "x", junk: 1, lines: [{ sku: "a", price: 3 }], opts: { fast: true, slow: 1 } })).toEqual({
+    expect(
+      conformValue(schema, { name: "x", junk: 1, lines: [{ sku: "a", price: 3 }], opts: { fast: true, slow: 1 } }),
+    ).toEqual({
       name: "x",
       qty: 1,
       lines: [{ sku: "a" }],
@@ -31,7 +33,11 @@ describe("conformValue", () => {
   });
 
   it("keeps undeclared keys when additionalProperties is given, conforming them by it", () => {
-    const s = { type: "object", properties: { a: {} }, additionalProperties: { type: "object", properties: { k: {} } } };
+    const s = {
+      type: "object",
+      properties: { a: {} },
+      additionalProperties: { type: "object", properties: { k: {} } },
+    };
     expect(conformValue(s, { a: 1, b: { k: 1, z: 2 } })).toEqual({ a: 1, b: { k: 1 } });
   });
 
@@ -42,13 +48,19 @@ describe("conformValue", () => {
 
   it("keeps LosslessNumbers intact", () => {
     const value = parseJson('{"big": 123456789012345678901234567890, "dec": 0.10000000000000000000001}');
-    const out = conformValue({ type: "object", properties: { big: { type: "integer" }, dec: { type: "number" } } }, value) as Record<string, unknown>;
+    const out = conformValue(
+      { type: "object", properties: { big: { type: "integer" }, dec: { type: "number" } } },
+      value,
+    ) as Record<string, unknown>;
     expect(isLosslessNumber(out.big), "big integers must not be rounded").toBe(true);
     expect(stringifyJson(out)).toBe('{"big":123456789012345678901234567890,"dec":0.10000000000000000000001}');
   });
 
   it("copies LosslessNumber defaults without turning them into objects", () => {
-    const out = conformValue({ type: "object", properties: { n: { default: new LosslessNumber("99999999999999999999") } } }, {}) as Record<string, unknown>;
+    const out = conformValue(
+      { type: "object", properties: { n: { default: new LosslessNumber("99999999999999999999") } } },
+      {},
+    ) as Record<string, unknown>;
     expect(isLosslessNumber(out.n)).toBe(true);
   });
 
@@ -57,12 +69,17 @@ describe("conformValue", () => {
     const a = conformValue(schema, input) as Record<string, Record<string, unknown>>;
     expect(input).toEqual({ name: "x", junk: true });
     a.opts.fast = true;
-    expect((conformValue(schema, {}) as Record<string, Record<string, unknown>>).opts.fast, "defaults must be copied").toBe(false);
+    expect(
+      (conformValue(schema, {}) as Record<string, Record<string, unknown>>).opts.fast,
+      "defaults must be copied",
+    ).toBe(false);
   });
 
   it("follows $ref through defs", () => {
     const defs = { addr: { type: "object", properties: { city: { type: "string", default: "Paris" } } } };
-    expect(conformValue({ type: "object", properties: { home: { $ref: "#/$defs/addr" } } }, { home: { zip: "1" } }, defs)).toEqual({ home: { city: "Paris" } });
+    expect(
+      conformValue({ type: "object", properties: { home: { $ref: "#/$defs/addr" } } }, { home: { zip: "1" } }, defs),
+    ).toEqual({ home: { city: "Paris" } });
   });
 
   it("conforms by the first oneOf branch the value fits", () => {
@@ -84,7 +101,13 @@ describe("conformValue", () => {
 describe("conformValue with the schema's own $defs", () => {
   it("resolves references to the schema's top-level $defs, also inside oneOf branches", () => {
     const s = {
-      $defs: { card: { type: "object", properties: { kind: { enum: ["card"] }, last4: { type: "string", default: "0000" } }, required: ["kind"] } },
+      $defs: {
+        card: {
+          type: "object",
+          properties: { kind: { enum: ["card"] }, last4: { type: "string", default: "0000" } },
+          required: ["kind"],
+        },
+      },
       type: "object",
       properties: { pay: { oneOf: [{ $ref: "#/$defs/card" }, { type: "string" }] } },
     };

@@ -3,7 +3,10 @@ import { inlineRefs } from "./schema-inline.js";
 import { validateValue } from "./schema-validate.js";
 
 describe("inlineRefs", () => {
-  const defs = { money: { type: "integer", minimum: 0 }, line: { type: "object", properties: { price: { $ref: "#/$defs/money" } } } };
+  const defs = {
+    money: { type: "integer", minimum: 0 },
+    line: { type: "object", properties: { price: { $ref: "#/$defs/money" } } },
+  };
 
   it("replaces references by the schemas they name, keeping sibling keywords", () => {
     expect(inlineRefs({ type: "array", items: { $ref: "#/$defs/line", description: "one line" } }, defs)).toEqual({
@@ -13,11 +16,15 @@ describe("inlineRefs", () => {
   });
 
   it("uses and drops the schema's own $defs", () => {
-    expect(inlineRefs({ $defs: { id: { type: "string" } }, properties: { a: { $ref: "#/$defs/id" } } })).toEqual({ properties: { a: { type: "string" } } });
+    expect(inlineRefs({ $defs: { id: { type: "string" } }, properties: { a: { $ref: "#/$defs/id" } } })).toEqual({
+      properties: { a: { type: "string" } },
+    });
   });
 
   it("keeps recursive references with the $defs they need", () => {
-    const tree = { node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/node" } } } } };
+    const tree = {
+      node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/node" } } } },
+    };
     const out = inlineRefs({ $ref: "#/$defs/node" }, tree);
     expect(out).toEqual({
       type: "object",
@@ -29,7 +36,10 @@ describe("inlineRefs", () => {
   });
 
   it("leaves defaults and enums alone", () => {
-    expect(inlineRefs({ default: { $ref: "x" }, enum: [{ $ref: "y" }] })).toEqual({ default: { $ref: "x" }, enum: [{ $ref: "y" }] });
+    expect(inlineRefs({ default: { $ref: "x" }, enum: [{ $ref: "y" }] })).toEqual({
+      default: { $ref: "x" },
+      enum: [{ $ref: "y" }],
+    });
   });
 
   it("validates the same values as the original", () => {

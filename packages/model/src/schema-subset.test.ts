@@ -35,12 +35,15 @@ describe("checkSchema accepts the subset", () => {
 });
 
 describe("checkSchema refuses everything else, naming keyword and path", () => {
-  it.each(["format", "pattern", "allOf", "not", "const", "if", "title", "patternProperties", "exclusiveMinimum"])("refuses %s", (kw) => {
-    const [p] = problems({ type: "string", [kw]: "x" });
-    expect(p.path).toBe("s");
-    expect(p.message).toContain(`unknown field "${kw}"`);
-    expect(p.message).toContain("JSON Schema subset");
-  });
+  it.each(["format", "pattern", "allOf", "not", "const", "if", "title", "patternProperties", "exclusiveMinimum"])(
+    "refuses %s",
+    (kw) => {
+      const [p] = problems({ type: "string", [kw]: "x" });
+      expect(p.path).toBe("s");
+      expect(p.message).toContain(`unknown field "${kw}"`);
+      expect(p.message).toContain("JSON Schema subset");
+    },
+  );
 
   it("finds nested unsupported keywords with their path", () => {
     const [p] = problems({ type: "object", properties: { email: { type: "string", format: "email" } } });
@@ -83,13 +86,17 @@ describe("checkSchema refuses everything else, naming keyword and path", () => {
   });
 
   it("refuses required properties that are not declared", () => {
-    expect(problems({ type: "object", properties: { a: {} }, required: ["b"] })[0].message).toMatch(/"b" is not declared/);
+    expect(problems({ type: "object", properties: { a: {} }, required: ["b"] })[0].message).toMatch(
+      /"b" is not declared/,
+    );
     ok({ type: "object", additionalProperties: {}, required: ["b"] });
   });
 
   it("refuses references outside #/$defs and unknown names", () => {
     expect(problems({ $ref: "http://x/schema" })[0].message).toMatch(/only "#\/\$defs\/<name>"/);
-    expect(problems({ $ref: "#/$defs/nope" }, ["money"])[0].message).toMatch(/names no schema in \$defs \(known: money\)/);
+    expect(problems({ $ref: "#/$defs/nope" }, ["money"])[0].message).toMatch(
+      /names no schema in \$defs \(known: money\)/,
+    );
   });
 
   it("allows $defs only at the top of a schema", () => {
@@ -117,7 +124,13 @@ describe("checkSchema defaults", () => {
   });
 
   it("accepts matching defaults, and skips those whose schema uses $ref", () => {
-    ok({ type: "object", properties: { n: { type: "integer", default: 3 }, tags: { type: "array", items: { type: "string" }, default: [] } } });
+    ok({
+      type: "object",
+      properties: {
+        n: { type: "integer", default: 3 },
+        tags: { type: "array", items: { type: "string" }, default: [] },
+      },
+    });
     ok({ $ref: "#/$defs/x", default: 1 }, ["x"]);
   });
 });

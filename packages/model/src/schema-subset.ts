@@ -60,7 +60,11 @@ function containsRef(v: unknown): boolean {
   return Object.entries(v).some(([k, x]) => k === "$ref" || (k !== "default" && k !== "enum" && containsRef(x)));
 }
 
-function checkDefaults(schema: Record<string, unknown>, path: string, add: (path: string, message: string) => void): void {
+function checkDefaults(
+  schema: Record<string, unknown>,
+  path: string,
+  add: (path: string, message: string) => void,
+): void {
   const visit = (s: unknown, at: string) => {
     if (!isPlainObject(s)) return;
     if (s.default !== undefined && !containsRef(s)) {
@@ -72,7 +76,8 @@ function checkDefaults(schema: Record<string, unknown>, path: string, add: (path
       if (k === "properties" || k === "$defs") {
         if (isPlainObject(x)) for (const [name, sub] of Object.entries(x)) visit(sub, joinPath(joinPath(at, k), name));
       } else if (k === "items" || k === "additionalProperties") visit(x, joinPath(at, k));
-      else if ((k === "oneOf" || k === "anyOf") && Array.isArray(x)) for (const [i, sub] of x.entries()) visit(sub, joinPath(joinPath(at, k), i));
+      else if ((k === "oneOf" || k === "anyOf") && Array.isArray(x))
+        for (const [i, sub] of x.entries()) visit(sub, joinPath(joinPath(at, k), i));
     }
   };
   visit(schema, path);
@@ -128,18 +133,21 @@ function walk(
         break;
       case "oneOf":
       case "anyOf":
-        if (!Array.isArray(value) || value.length === 0) add(at, `expected a non-empty array of schemas, got ${describeKind(value)}`);
+        if (!Array.isArray(value) || value.length === 0)
+          add(at, `expected a non-empty array of schemas, got ${describeKind(value)}`);
         else
           value.forEach((sub, i) => {
             walk(sub, joinPath(at, i), false, known, add);
           });
         break;
       case "enum":
-        if (!Array.isArray(value) || value.length === 0) add(at, `expected a non-empty array of values, got ${describeKind(value)}`);
+        if (!Array.isArray(value) || value.length === 0)
+          add(at, `expected a non-empty array of values, got ${describeKind(value)}`);
         break;
       case "minimum":
       case "maximum":
-        if (typeof value !== "number" && !isLosslessNumber(value)) add(at, `expected a number, got ${describeKind(value)}`);
+        if (typeof value !== "number" && !isLosslessNumber(value))
+          add(at, `expected a number, got ${describeKind(value)}`);
         break;
       case "minLength":
       case "maxLength":
@@ -176,12 +184,16 @@ function walk(
 function checkType(value: unknown, at: string, add: (path: string, message: string) => void): void {
   const names = typeof value === "string" ? [value] : Array.isArray(value) ? value : undefined;
   if (names === undefined || names.length === 0) {
-    add(at, `expected a type name or a non-empty array of type names (${SCHEMA_TYPES.join(", ")}), got ${describeKind(value)}`);
+    add(
+      at,
+      `expected a type name or a non-empty array of type names (${SCHEMA_TYPES.join(", ")}), got ${describeKind(value)}`,
+    );
     return;
   }
   const seen = new Set<unknown>();
   for (const n of names) {
-    if (typeof n !== "string" || !SCHEMA_TYPES.includes(n)) add(at, `unknown type ${JSON.stringify(n)}; expected one of ${SCHEMA_TYPES.join(", ")}`);
+    if (typeof n !== "string" || !SCHEMA_TYPES.includes(n))
+      add(at, `unknown type ${JSON.stringify(n)}; expected one of ${SCHEMA_TYPES.join(", ")}`);
     else if (seen.has(n)) add(at, `type "${n}" is listed twice`);
     seen.add(n);
   }
@@ -208,7 +220,12 @@ function checkRequired(
   }
 }
 
-function checkRef(value: unknown, at: string, known: Set<string> | undefined, add: (path: string, message: string) => void): void {
+function checkRef(
+  value: unknown,
+  at: string,
+  known: Set<string> | undefined,
+  add: (path: string, message: string) => void,
+): void {
   if (typeof value !== "string") {
     add(at, `expected a reference "#/$defs/<name>", got ${describeKind(value)}`);
     return;
@@ -216,5 +233,8 @@ function checkRef(value: unknown, at: string, known: Set<string> | undefined, ad
   const name = refName(value);
   if (name === undefined) add(at, `unsupported reference "${value}"; only "#/$defs/<name>" is allowed`);
   else if (known !== undefined && !known.has(name))
-    add(at, `reference "${value}" names no schema in $defs${known.size > 0 ? ` (known: ${[...known].sort().join(", ")})` : ""}`);
+    add(
+      at,
+      `reference "${value}" names no schema in $defs${known.size > 0 ? ` (known: ${[...known].sort().join(", ")})` : ""}`,
+    );
 }

@@ -42,14 +42,18 @@ describe("validateValue", () => {
   it("validates LosslessNumbers as numbers", () => {
     const value = parseJson('{"n": 123456789012345678901234567890}');
     expect(validateValue({ type: "object", properties: { n: { type: "integer", minimum: 0 } } }, value)).toEqual([]);
-    expect(validateValue({ type: "integer", maximum: 10 }, new LosslessNumber("123456789012345678901234567890"))[0].message).toMatch(/<= 10/);
+    expect(
+      validateValue({ type: "integer", maximum: 10 }, new LosslessNumber("123456789012345678901234567890"))[0].message,
+    ).toMatch(/<= 10/);
   });
 
   it("resolves $ref through the definition's $defs", () => {
     const defs = { money: { type: "object", properties: { cents: { type: "integer" } }, required: ["cents"] } };
     const schema = { type: "object", properties: { price: { $ref: "#/$defs/money" } } };
     expect(validateValue(schema, { price: { cents: 5 } }, defs)).toEqual([]);
-    expect(validateValue(schema, { price: {} }, defs, "input")).toEqual([{ path: "input.price.cents", message: 'required property "cents" is missing' }]);
+    expect(validateValue(schema, { price: {} }, defs, "input")).toEqual([
+      { path: "input.price.cents", message: 'required property "cents" is missing' },
+    ]);
   });
 
   it("summarises a failing oneOf without each branch's noise", () => {
@@ -70,19 +74,29 @@ describe("validateValue", () => {
   });
 
   it("quotes non-identifier keys in paths", () => {
-    expect(validateValue({ type: "object", properties: { "a-b": { type: "string" } } }, { "a-b": 1 }, undefined, "input")[0].path).toBe('input["a-b"]');
+    expect(
+      validateValue({ type: "object", properties: { "a-b": { type: "string" } } }, { "a-b": 1 }, undefined, "input")[0]
+        .path,
+    ).toBe('input["a-b"]');
   });
 });
 
 describe("validateValue details", () => {
   it("names additionalProperties mismatches by key", () => {
-    expect(validateValue({ type: "object", additionalProperties: { type: "integer" } }, { a: 1, b: "x" }, undefined, "input")).toEqual([
-      { path: "input.b", message: "expected integer, got a string" },
-    ]);
+    expect(
+      validateValue(
+        { type: "object", additionalProperties: { type: "integer" } },
+        { a: 1, b: "x" },
+        undefined,
+        "input",
+      ),
+    ).toEqual([{ path: "input.b", message: "expected integer, got a string" }]);
   });
 
   it("summarises a failing anyOf", () => {
-    expect(validateValue({ anyOf: [{ type: "string" }, { type: "null" }] }, 3, undefined, "x")).toEqual([{ path: "x", message: "must match at least one of the anyOf schemas" }]);
+    expect(validateValue({ anyOf: [{ type: "string" }, { type: "null" }] }, 3, undefined, "x")).toEqual([
+      { path: "x", message: "must match at least one of the anyOf schemas" },
+    ]);
   });
 
   it("accepts nullable types", () => {
@@ -90,7 +104,10 @@ describe("validateValue details", () => {
   });
 
   it("reports bounds with ajv's wording", () => {
-    expect(validateValue({ type: "string", maxLength: 2 }, "abc", undefined, "s")[0]).toEqual({ path: "s", message: "must NOT have more than 2 characters" });
+    expect(validateValue({ type: "string", maxLength: 2 }, "abc", undefined, "s")[0]).toEqual({
+      path: "s",
+      message: "must NOT have more than 2 characters",
+    });
     expect(validateValue({ type: "array", minItems: 1 }, [], undefined, "s")[0].message).toMatch(/fewer than 1 items/);
   });
 });

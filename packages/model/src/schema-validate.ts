@@ -12,7 +12,13 @@ export interface ValueProblem {
 }
 
 // useDefaults stays off: ajv must never mutate the value (conformValue fills defaults).
-const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false, validateFormats: false });
+const ajv = new Ajv2020({
+  allErrors: true,
+  strict: false,
+  useDefaults: false,
+  coerceTypes: false,
+  validateFormats: false,
+});
 
 const byCanonical = new Map<string, ValidateFunction>();
 const byIdentity = new WeakMap<Schema, { defs: Record<string, Schema> | undefined; fn: ValidateFunction }>();
@@ -41,18 +47,28 @@ function compiled(schema: Schema, defs?: Record<string, Schema>): ValidateFuncti
 }
 
 /** Problems of `value` against `schema` (LosslessNumbers are compared as the nearest float64). */
-export function validateValue(schema: Schema, value: Json, defs?: Record<string, Schema>, rootPath = ""): ValueProblem[] {
+export function validateValue(
+  schema: Schema,
+  value: Json,
+  defs?: Record<string, Schema>,
+  rootPath = "",
+): ValueProblem[] {
   const fn = compiled(schema, defs);
   const plain = toPlainJson(value);
   if (fn(plain)) return [];
-  return dedupe((fn.errors ?? []).filter((e) => !isUnionNoise(e, fn.errors ?? [])).map((e) => describeError(e, rootPath, plain)));
+  return dedupe(
+    (fn.errors ?? []).filter((e) => !isUnionNoise(e, fn.errors ?? [])).map((e) => describeError(e, rootPath, plain)),
+  );
 }
 
 // With allErrors, a failing oneOf/anyOf also reports every branch's own errors; keep only the
 // union's summary so the message is about the value, not about each alternative.
 function isUnionNoise(e: ErrorObject, all: ErrorObject[]): boolean {
   return all.some(
-    (u) => (u.keyword === "oneOf" || u.keyword === "anyOf") && e !== u && e.schemaPath.startsWith(u.schemaPath.replace(/\/(oneOf|anyOf)$/, `/${u.keyword}/`)),
+    (u) =>
+      (u.keyword === "oneOf" || u.keyword === "anyOf") &&
+      e !== u &&
+      e.schemaPath.startsWith(u.schemaPath.replace(/\/(oneOf|anyOf)$/, `/${u.keyword}/`)),
   );
 }
 
@@ -93,11 +109,20 @@ function describeError(e: ErrorObject, rootPath: string, plain: unknown): ValueP
   const at = path === "" ? "value" : path;
   switch (e.keyword) {
     case "required":
-      return { path: joinPath(path, String(p.missingProperty)), message: `required property "${String(p.missingProperty)}" is missing` };
+      return {
+        path: joinPath(path, String(p.missingProperty)),
+        message: `required property "${String(p.missingProperty)}" is missing`,
+      };
     case "type":
-      return { path: at, message: `expected ${String(p.type).replace(/,/g, " or ")}, got ${describeKind(valueAt(plain, e.instancePath))}` };
+      return {
+        path: at,
+        message: `expected ${String(p.type).replace(/,/g, " or ")}, got ${describeKind(valueAt(plain, e.instancePath))}`,
+      };
     case "enum":
-      return { path: at, message: `expected one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` };
+      return {
+        path: at,
+        message: `expected one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`,
+      };
     case "oneOf":
       return { path: at, message: "must match exactly one of the oneOf schemas" };
     case "anyOf":

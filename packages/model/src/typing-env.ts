@@ -40,8 +40,10 @@ function errorDataType(def: Definition, i: number): JsonSchema {
     if (!source.on_error.some((r) => r.goto === target)) continue;
     const a = source.action;
     if (a?.type === "fetch" && a.responses !== undefined)
-      for (const [status, schema] of Object.entries(a.responses)) if (!status.startsWith("2")) parts.push(declared(schema) ?? NULL);
-    if (a?.type === "external") for (const schema of Object.values(source.raises ?? {})) parts.push(declared(schema) ?? NULL);
+      for (const [status, schema] of Object.entries(a.responses))
+        if (!status.startsWith("2")) parts.push(declared(schema) ?? NULL);
+    if (a?.type === "external")
+      for (const schema of Object.values(source.raises ?? {})) parts.push(declared(schema) ?? NULL);
     if (a?.type === "child" || a?.type === "child_map" || a?.type === "child_list") return UNKNOWN;
   }
   return unionOf(parts);
@@ -58,7 +60,6 @@ export interface OutputTypes {
 export function outputTypes(types: Array<JsonSchema | undefined>): OutputTypes {
   return { types, nullable: types.map((t) => (t === undefined ? undefined : withNull(t))) };
 }
-
 
 /** The type of `self.result`: declared schemas where given, else unknown. */
 export function resultType(action: Action | undefined): JsonSchema | undefined {
@@ -78,7 +79,8 @@ export function resultType(action: Action | undefined): JsonSchema | undefined {
       return declared(action.result_schema) ?? UNKNOWN;
     case "child_map": {
       const properties: Record<string, JsonSchema> = {};
-      for (const [key, spec] of Object.entries(action.children)) properties[key] = declared(spec.result_schema) ?? UNKNOWN;
+      for (const [key, spec] of Object.entries(action.children))
+        properties[key] = declared(spec.result_schema) ?? UNKNOWN;
       return { type: "object", properties, required: Object.keys(properties) };
     }
     case "child_list":
@@ -87,7 +89,6 @@ export function resultType(action: Action | undefined): JsonSchema | undefined {
       return undefined;
   }
 }
-
 
 /**
  * A declared schema as the checker sees it: references to the schema's own top-level `$defs`
@@ -143,8 +144,7 @@ export function envFor(def: Definition, i: number, phase: Phase, outputs: Output
   if (flow.errorTarget[i]) {
     const error = errorType(errorDataType(def, i));
     roots.error = flow.normalEntry[i] ? withNull(error) : error;
-  }
-  else rootNotes.error = `task "${task.id}" is not the target of any on_error goto`;
+  } else rootNotes.error = `task "${task.id}" is not the target of any on_error goto`;
   return { roots, rootNotes, defs: def.$defs as TypeEnv["defs"] };
 }
 
@@ -155,4 +155,3 @@ export function processEnv(def: Definition, outputs: OutputTypes, flow: OutputFl
   rootNotes.error = "the process output has no error";
   return { roots, rootNotes, defs: def.$defs as TypeEnv["defs"] };
 }
-

@@ -22,13 +22,18 @@ import { isPlainObject } from "./json-kind.js";
 import { joinPath } from "./problems.js";
 import type { Phase } from "./typing-env.js";
 
-
 /** One parsed place of a task, with the phase whose environment checks it. */
 export type Site =
-  | { kind: "shape"; phase: Phase; path: string; shape: CompiledShape; role: "payload" | "output" | "other"; key?: string }
+  | {
+      kind: "shape";
+      phase: Phase;
+      path: string;
+      shape: CompiledShape;
+      role: "payload" | "output" | "other";
+      key?: string;
+    }
   | { kind: "template"; phase: Phase; path: string; template: Template; want?: "string" | "number" | "array" }
   | { kind: "case"; phase: Phase; path: string; expr: Expr; source: string };
-
 
 export function checkSite(site: Site, env: TypeEnv, report: (path: string, message: string) => void): JsonSchema {
   switch (site.kind) {
@@ -49,7 +54,10 @@ export function checkSite(site: Site, env: TypeEnv, report: (path: string, messa
         const wanted = site.want === "number" ? ["number", "integer"] : [site.want];
         const types = typeNames(r.type, env);
         if (types !== undefined && !types.some((t) => wanted.includes(t)))
-          report(site.path, `expected ${site.want === "array" ? "an array" : `a ${site.want}`} expression, got ${describeType(r.type, env.defs)}`);
+          report(
+            site.path,
+            `expected ${site.want === "array" ? "an array" : `a ${site.want}`} expression, got ${describeType(r.type, env.defs)}`,
+          );
       }
       return r.type;
     }
@@ -64,7 +72,11 @@ function typeNames(t: JsonSchema, env: TypeEnv): string[] | undefined {
 }
 
 /** Parses every template of `shape`, reporting each syntax error at its leaf; undefined when any failed. */
-export function compileAll(shape: Json | undefined, path: string, report: (path: string, message: string) => void): CompiledShape | undefined {
+export function compileAll(
+  shape: Json | undefined,
+  path: string,
+  report: (path: string, message: string) => void,
+): CompiledShape | undefined {
   if (shape === undefined) return undefined;
   let ok = true;
   const visit = (v: unknown, at: string) => {
@@ -83,7 +95,11 @@ export function compileAll(shape: Json | undefined, path: string, report: (path:
   return ok ? compileShape(shape, path) : undefined;
 }
 
-function parseTemplateAt(text: string, path: string, report: (path: string, message: string) => void): Template | undefined {
+function parseTemplateAt(
+  text: string,
+  path: string,
+  report: (path: string, message: string) => void,
+): Template | undefined {
   try {
     return parseTemplate(text);
   } catch (e) {
@@ -96,7 +112,13 @@ function parseTemplateAt(text: string, path: string, report: (path: string, mess
 /** Every expression-bearing place of a task, parsed; syntax errors are reported here. */
 export function parseTaskSites(task: Task, path: string, report: (path: string, message: string) => void): Site[] {
   const sites: Site[] = [];
-  const shape = (value: Json | undefined, at: string, phase: Phase, role: "payload" | "output" | "other", key?: string) => {
+  const shape = (
+    value: Json | undefined,
+    at: string,
+    phase: Phase,
+    role: "payload" | "output" | "other",
+    key?: string,
+  ) => {
     const compiled = compileAll(value, at, report);
     if (compiled !== undefined) sites.push({ kind: "shape", phase, path: at, shape: compiled, role, key });
   };
@@ -123,7 +145,8 @@ export function parseTaskSites(task: Task, path: string, report: (path: string, 
         break;
       case "child_map":
         for (const [key, spec] of Object.entries(a.children))
-          if (spec.input !== undefined) shape(spec.input, joinPath(joinPath(joinPath(ap, "children"), key), "input"), "payload", "payload", key);
+          if (spec.input !== undefined)
+            shape(spec.input, joinPath(joinPath(joinPath(ap, "children"), key), "input"), "payload", "payload", key);
         break;
       case "child_list":
         template(a.over, joinPath(ap, "over"), "array");
@@ -135,7 +158,8 @@ export function parseTaskSites(task: Task, path: string, report: (path: string, 
     }
     const timeout = "timeout" in a ? a.timeout : undefined;
     if (timeout !== undefined) {
-      if (isDynamicDuration(timeout.for ?? "")) template(timeout.for, joinPath(joinPath(ap, "timeout"), "for"), "number");
+      if (isDynamicDuration(timeout.for ?? ""))
+        template(timeout.for, joinPath(joinPath(ap, "timeout"), "for"), "number");
       if (isDynamicDuration(timeout.until ?? "")) template(timeout.until, joinPath(joinPath(ap, "timeout"), "until"));
     }
   }
@@ -153,4 +177,3 @@ export function parseTaskSites(task: Task, path: string, report: (path: string, 
   });
   return sites;
 }
-

@@ -6,7 +6,17 @@ import { stableStringify } from "./canonical.js";
 import type { Action, Definition, DefinitionProblem } from "./definition.js";
 import { isPlainObject } from "./json-kind.js";
 import { type OutputFlow, outputFlow } from "./output-flow.js";
-import { envFor, NULL, type OutputTypes, outputTypes, type Phase, processEnv, resultType, UNKNOWN, withNull } from "./typing-env.js";
+import {
+  envFor,
+  NULL,
+  type OutputTypes,
+  outputTypes,
+  type Phase,
+  processEnv,
+  resultType,
+  UNKNOWN,
+  withNull,
+} from "./typing-env.js";
 import { checkSite, compileAll, parseTaskSites, type Site } from "./typing-sites.js";
 
 export { resultType } from "./typing-env.js";
@@ -40,7 +50,8 @@ export function typeDefinition(def: Definition): DefinitionTyping {
     problems.push(p);
   };
   const sites = def.tasks.map((task, i) => parseTaskSites(task, `tasks[${i}]`, (path, msg) => add(path, msg, task.id)));
-  const processOutput = def.output === undefined ? undefined : compileAll(def.output, "output", (path, msg) => add(path, msg));
+  const processOutput =
+    def.output === undefined ? undefined : compileAll(def.output, "output", (path, msg) => add(path, msg));
   const flow = outputFlow(def);
 
   const outputs = solveOutputTypes(def, sites, flow);
@@ -58,7 +69,8 @@ export function typeDefinition(def: Definition): DefinitionTyping {
       const report = (path: string, message: string) => add(path, message, task.id);
       const type = checkSite(site, env, report);
       if (site.kind === "shape" && site.role === "payload") payloadParts[site.key ?? ""] = type;
-      if (site.kind === "template" && site.want === "array" && task.action?.type === "child_list") payloadParts[""] = elementOf(type);
+      if (site.kind === "template" && site.want === "array" && task.action?.type === "child_list")
+        payloadParts[""] = elementOf(type);
     }
     const payload = payloadOf(task.action, payloadParts);
     if (payload !== undefined) typing.payload = payload;
@@ -74,7 +86,6 @@ export function typeDefinition(def: Definition): DefinitionTyping {
   }
   return { tasks, processOutput: processOutputType, problems };
 }
-
 
 /**
  * Output types feed each other through `outputs` and `self.previous` (loops), so they are
@@ -97,7 +108,10 @@ function solveOutputTypes(def: Definition, sites: Site[][], flow: OutputFlow): O
       // Without `output`, an action task exports its result (what the engine stores as outputs.<id>).
       if (task.output === undefined) return;
       const site = sites[i].find((s) => s.kind === "shape" && s.role === "output");
-      const t = site === undefined || site.kind !== "shape" ? UNKNOWN : checkShape(site.shape, envFor(def, i, "output", current, flow)).type;
+      const t =
+        site === undefined || site.kind !== "shape"
+          ? UNKNOWN
+          : checkShape(site.shape, envFor(def, i, "output", current, flow)).type;
       if (key(t) === keys[i]) return;
       set(i, t);
       changed.push(i);
@@ -146,4 +160,3 @@ function payloadOf(action: Action | undefined, parts: Record<string, JsonSchema>
       return parts[""] ?? UNKNOWN;
   }
 }
-

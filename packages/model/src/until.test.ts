@@ -20,7 +20,9 @@ describe("untilInstant", () => {
     const now = at("2026-01-15T07:30:00Z"); // 08:30 in Paris
     expect(untilInstant("09:00", "Europe/Paris", now)).toBe(at("2026-01-15T08:00:00Z"));
     expect(untilInstant("08:00", "Europe/Paris", now), "already past today: tomorrow").toBe(at("2026-01-16T07:00:00Z"));
-    expect(untilInstant("08:30", "Europe/Paris", now), "exactly now is not in the future").toBe(at("2026-01-16T07:30:00Z"));
+    expect(untilInstant("08:30", "Europe/Paris", now), "exactly now is not in the future").toBe(
+      at("2026-01-16T07:30:00Z"),
+    );
   });
 
   it("uses the tz's date, not UTC's, for a daily time", () => {

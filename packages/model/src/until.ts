@@ -26,9 +26,13 @@ function formatter(tz: string): Intl.DateTimeFormat {
 }
 
 /** The wall-clock fields of `instant` in `tz`. */
-function wallClock(instant: number, tz: string): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
+function wallClock(
+  instant: number,
+  tz: string,
+): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
   const parts: Record<string, number> = {};
-  for (const p of formatter(tz).formatToParts(new Date(instant))) if (p.type !== "literal") parts[p.type] = Number(p.value);
+  for (const p of formatter(tz).formatToParts(new Date(instant)))
+    if (p.type !== "literal") parts[p.type] = Number(p.value);
   return { y: parts.year, mo: parts.month, d: parts.day, h: parts.hour, mi: parts.minute, s: parts.second };
 }
 
@@ -54,7 +58,10 @@ export function untilInstant(until: string, tz: string | undefined, now: number)
     return t;
   }
   const m = LOCAL.exec(until);
-  if (m === null) throw new Error(`invalid time "${until}"; expected RFC 3339 or a wall-clock time ("2026-01-31T09:00", "09:00") in tz`);
+  if (m === null)
+    throw new Error(
+      `invalid time "${until}"; expected RFC 3339 or a wall-clock time ("2026-01-31T09:00", "09:00") in tz`,
+    );
   if (tz === undefined) throw new Error(`wall-clock time "${until}" needs tz (an IANA name like "Europe/Paris")`);
   try {
     formatter(tz);

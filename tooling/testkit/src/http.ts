@@ -39,8 +39,10 @@ export async function request(
 export function client(baseUrl: string, headers: Headers_ = {}) {
   return {
     get: (path: string, h?: Headers_) => request(baseUrl, "GET", path, undefined, { ...headers, ...h }),
-    post: (path: string, body?: unknown, h?: Headers_) => request(baseUrl, "POST", path, body ?? {}, { ...headers, ...h }),
+    post: (path: string, body?: unknown, h?: Headers_) =>
+      request(baseUrl, "POST", path, body ?? {}, { ...headers, ...h }),
     put: (path: string, body?: unknown, h?: Headers_) => request(baseUrl, "PUT", path, body, { ...headers, ...h }),
-    delete: (path: string, body?: unknown, h?: Headers_) => request(baseUrl, "DELETE", path, body, { ...headers, ...h }),
+    delete: (path: string, body?: unknown, h?: Headers_) =>
+      request(baseUrl, "DELETE", path, body, { ...headers, ...h }),
   };
 }

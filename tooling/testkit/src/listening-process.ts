@@ -19,14 +19,23 @@ export interface ListeningProcess {
  * the start-up line of baton-api and baton-proxy. Rejects with everything it wrote when it
  * exits first or says nothing within `timeoutMs`.
  */
-export async function spawnListening(name: string, main: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<ListeningProcess> {
+export async function spawnListening(
+  name: string,
+  main: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<ListeningProcess> {
   const child = spawn(process.execPath, [main, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   let stdout = "";
   child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${stderr}`)),
+      timeoutMs,
+    );
     timer.unref();
     child.stderr!.on("data", (d: Buffer) => {
       stderr += d.toString();

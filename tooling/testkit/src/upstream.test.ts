@@ -6,11 +6,16 @@ describe("programmable upstream", () => {
   it("records each request with method, path, headers and body, and answers with the current handler", async () => {
     const upstream = await startUpstream((_r, res) => json(res, 201, { ok: true }));
     try {
-      const first = await request(upstream.url, "POST", "/charge?x=1", '{"amount":12345678901234567890}', { "x-test": "yes" });
+      const first = await request(upstream.url, "POST", "/charge?x=1", '{"amount":12345678901234567890}', {
+        "x-test": "yes",
+      });
       expect(first.status).toBe(201);
       expect(first.body).toEqual({ ok: true });
       upstream.handle((_r, res) => json(res, 503, { down: true }));
-      expect((await request(upstream.url, "GET", "/health")).status, "a replaced handler must answer the next request").toBe(503);
+      expect(
+        (await request(upstream.url, "GET", "/health")).status,
+        "a replaced handler must answer the next request",
+      ).toBe(503);
       expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /charge?x=1", "GET /health"]);
       expect(upstream.requests[0]!.headers["x-test"]).toBe("yes");
       expect(upstream.requests[0]!.body).toContain("12345678901234567890");

@@ -35,7 +35,12 @@ export async function startUpstream(handler: UpstreamHandler = (_r, res) => json
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const r: UpstreamRequest = { method: req.method ?? "GET", path: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const r: UpstreamRequest = {
+        method: req.method ?? "GET",
+        path: req.url ?? "/",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       requests.push(r);
       Promise.resolve(current(r, res)).catch((error) => {
         res.writeHead(500);

@@ -29,7 +29,16 @@ describe("parseBearerCredential", () => {
   });
 
   it("refuses other schemes, a missing credential, several words and unknown shapes", () => {
-    for (const header of [`Basic ${SECRET}`, `Token ${SECRET}`, SECRET, "Bearer", "Bearer    ", `Bearer ${SECRET} extra`, "Bearer hello", "Bearer a.b"]) {
+    for (const header of [
+      `Basic ${SECRET}`,
+      `Token ${SECRET}`,
+      SECRET,
+      "Bearer",
+      "Bearer    ",
+      `Bearer ${SECRET} extra`,
+      "Bearer hello",
+      "Bearer a.b",
+    ]) {
       expect(parseBearerCredential(header).kind, header).toBe("refused");
     }
   });

@@ -19,7 +19,9 @@ const JWT_SECRET = "a-shared-secret-of-at-least-32-characters";
 
 beforeAll(async () => {
   writeFileSync(secretFile, `${JWT_SECRET}\n`);
-  database = await openDatabase(process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { dataDir: "memory://" });
+  database = await openDatabase(
+    process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { dataDir: "memory://" },
+  );
 });
 afterAll(async () => {
   await database?.close();
@@ -74,7 +76,13 @@ describe("createAuthenticator under --auth none", () => {
 describe("createAuthenticator start-up checks", () => {
   it("refuses incomplete JWT flags, naming the missing ones", async () => {
     const { log } = logCapture();
-    await expect(createAuthenticator(config({ auth: "token", jwtSecretFile: secretFile }), { db: database.db, clock: createClock(), log })).rejects.toThrow(
+    await expect(
+      createAuthenticator(config({ auth: "token", jwtSecretFile: secretFile }), {
+        db: database.db,
+        clock: createClock(),
+        log,
+      }),
+    ).rejects.toThrow(
       "JWT sign-in needs --jwt-secret-file, --jwt-issuer and --jwt-audience together; missing --jwt-issuer and --jwt-audience",
     );
   });
@@ -83,14 +91,28 @@ describe("createAuthenticator start-up checks", () => {
     const short = join(dir, "short");
     writeFileSync(short, "too-short-secret\n");
     const { log } = logCapture();
-    const attempt = createAuthenticator(config({ auth: "token", jwtSecretFile: short, jwtIssuer: "i", jwtAudience: "a" }), { db: database.db, clock: createClock(), log });
-    await expect(attempt).rejects.toThrow(/^--jwt-secret-file .*short: the secret is 16 characters after trimming whitespace; at least 32 are required$/);
+    const attempt = createAuthenticator(
+      config({ auth: "token", jwtSecretFile: short, jwtIssuer: "i", jwtAudience: "a" }),
+      { db: database.db, clock: createClock(), log },
+    );
+    await expect(attempt).rejects.toThrow(
+      /^--jwt-secret-file .*short: the secret is 16 characters after trimming whitespace; at least 32 are required$/,
+    );
   });
 
   it("checks the JWT flags under --auth none too, and warns that they have no effect", async () => {
     const { lines, log } = logCapture();
-    await expect(createAuthenticator(config({ auth: "none", jwtSecretFile: join(dir, "missing"), jwtIssuer: "i", jwtAudience: "a" }), { db: database.db, clock: createClock(), log })).rejects.toThrow("no such file");
-    await createAuthenticator(config({ auth: "none", jwtSecretFile: secretFile, jwtIssuer: "i", jwtAudience: "a" }), { db: database.db, clock: createClock(), log });
+    await expect(
+      createAuthenticator(
+        config({ auth: "none", jwtSecretFile: join(dir, "missing"), jwtIssuer: "i", jwtAudience: "a" }),
+        { db: database.db, clock: createClock(), log },
+      ),
+    ).rejects.toThrow("no such file");
+    await createAuthenticator(config({ auth: "none", jwtSecretFile: secretFile, jwtIssuer: "i", jwtAudience: "a" }), {
+      db: database.db,
+      clock: createClock(),
+      log,
+    });
     expect(lines.join("")).toContain("have no effect under --auth none");
   });
 });
@@ -104,11 +126,14 @@ describe("createAuthenticator under --auth token", () => {
     clock = createClock();
     const capture = logCapture();
     lines = capture.lines;
-    auth = await createAuthenticator(config({ auth: "token", jwtSecretFile: secretFile, jwtIssuer: "baton-proxy", jwtAudience: "baton" }), {
-      db: database.db,
-      clock,
-      log: capture.log,
-    });
+    auth = await createAuthenticator(
+      config({ auth: "token", jwtSecretFile: secretFile, jwtIssuer: "baton-proxy", jwtAudience: "baton" }),
+      {
+        db: database.db,
+        clock,
+        log: capture.log,
+      },
+    );
   });
 
   it("refuses a missing header with 401 and WWW-Authenticate: Bearer", async () => {
@@ -120,26 +145,48 @@ describe("createAuthenticator under --auth token", () => {
   });
 
   it("admits an issued token as token:<id> with its permissions", async () => {
-    const issued = await issueToken(database.db, { label: "ci", perms: ["deploy", "read"], expiresAt: null }, { now: clock.now(), actor: null });
-    expect(await auth.authenticate(`Bearer ${issued.token}`)).toEqual({ actor: `token:${issued.id}`, perms: ["deploy", "read"] });
+    const issued = await issueToken(
+      database.db,
+      { label: "ci", perms: ["deploy", "read"], expiresAt: null },
+      { now: clock.now(), actor: null },
+    );
+    expect(await auth.authenticate(`Bearer ${issued.token}`)).toEqual({
+      actor: `token:${issued.id}`,
+      perms: ["deploy", "read"],
+    });
   });
 
   it("admits a token with null perms with no permissions (authorize then refuses it)", async () => {
-    const issued = await issueToken(database.db, { label: "none", perms: null, expiresAt: null }, { now: clock.now(), actor: null });
+    const issued = await issueToken(
+      database.db,
+      { label: "none", perms: null, expiresAt: null },
+      { now: clock.now(), actor: null },
+    );
     expect(await auth.authenticate(`Bearer ${issued.token}`)).toEqual({ actor: `token:${issued.id}`, perms: [] });
   });
 
   it("refuses an unknown token of the right shape", async () => {
-    expect((await refusal(auth, `Bearer svc_sk_${"B".repeat(43)}`)).message).toBe("the svc_sk_ token is not known to this server");
-    expect((await refusal(auth, "Bearer svc_sk_short")).message).toBe("the svc_sk_ token is malformed (it was not issued by this service)");
+    expect((await refusal(auth, `Bearer svc_sk_${"B".repeat(43)}`)).message).toBe(
+      "the svc_sk_ token is not known to this server",
+    );
+    expect((await refusal(auth, "Bearer svc_sk_short")).message).toBe(
+      "the svc_sk_ token is malformed (it was not issued by this service)",
+    );
   });
 
   it("refuses a revoked token on the very next call", async () => {
-    const issued = await issueToken(database.db, { label: "to revoke", perms: ["read"], expiresAt: null }, { now: clock.now(), actor: null });
+    const issued = await issueToken(
+      database.db,
+      { label: "to revoke", perms: ["read"], expiresAt: null },
+      { now: clock.now(), actor: null },
+    );
     await auth.authenticate(`Bearer ${issued.token}`);
     expect(await revokeToken(database.db, issued.id, { now: clock.now(), actor: "token:someone" })).toBe("revoked");
     expect((await refusal(auth, `Bearer ${issued.token}`)).message).toBe("the svc_sk_ token has been revoked");
-    expect(await revokeToken(database.db, issued.id, { now: clock.now(), actor: null }), "a second revocation changes nothing").toBe("already_revoked");
+    expect(
+      await revokeToken(database.db, issued.id, { now: clock.now(), actor: null }),
+      "a second revocation changes nothing",
+    ).toBe("already_revoked");
     const row = await findTokenBySecret(database.db, issued.token);
     expect(row?.revokedBy, "the first revoker stays recorded").toBe("token:someone");
     expect(await revokeToken(database.db, "no-such-id", { now: clock.now(), actor: null })).toBe("unknown");
@@ -147,8 +194,16 @@ describe("createAuthenticator under --auth token", () => {
 
   it("refuses an expired token, judged by the service clock", async () => {
     const local = createClock();
-    const expiring = await createAuthenticator(config({ auth: "token" }), { db: database.db, clock: local, log: logCapture().log });
-    const issued = await issueToken(database.db, { label: "short-lived", perms: ["read"], expiresAt: local.now() + 60_000 }, { now: local.now(), actor: null });
+    const expiring = await createAuthenticator(config({ auth: "token" }), {
+      db: database.db,
+      clock: local,
+      log: logCapture().log,
+    });
+    const issued = await issueToken(
+      database.db,
+      { label: "short-lived", perms: ["read"], expiresAt: local.now() + 60_000 },
+      { now: local.now(), actor: null },
+    );
     await expiring.authenticate(`Bearer ${issued.token}`);
     local.advance(60_000);
     expect((await refusal(expiring, `Bearer ${issued.token}`)).message).toMatch(/^the svc_sk_ token expired at \d{4}-/);
@@ -156,8 +211,16 @@ describe("createAuthenticator under --auth token", () => {
 
   it("records last_used_at on first use and then at most once per resolution", async () => {
     const local = createClock();
-    const counting = await createAuthenticator(config({ auth: "token" }), { db: database.db, clock: local, log: logCapture().log });
-    const issued = await issueToken(database.db, { label: "usage", perms: ["read"], expiresAt: null }, { now: local.now(), actor: null });
+    const counting = await createAuthenticator(config({ auth: "token" }), {
+      db: database.db,
+      clock: local,
+      log: logCapture().log,
+    });
+    const issued = await issueToken(
+      database.db,
+      { label: "usage", perms: ["read"], expiresAt: null },
+      { now: local.now(), actor: null },
+    );
     expect((await findTokenBySecret(database.db, issued.token))?.lastUsedAt).toBeNull();
     const first = local.now();
     await counting.authenticate(`Bearer ${issued.token}`);
@@ -183,13 +246,25 @@ describe("createAuthenticator under --auth token", () => {
   });
 
   it("refuses a JWT when the server has no JWT settings", async () => {
-    const tokensOnly = await createAuthenticator(config({ auth: "token" }), { db: database.db, clock, log: logCapture().log });
-    const jwt = await new SignJWT({ perms: ["admin"] }).setProtectedHeader({ alg: "HS256" }).setSubject("x").setExpirationTime("1m").sign(new TextEncoder().encode(JWT_SECRET));
+    const tokensOnly = await createAuthenticator(config({ auth: "token" }), {
+      db: database.db,
+      clock,
+      log: logCapture().log,
+    });
+    const jwt = await new SignJWT({ perms: ["admin"] })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("x")
+      .setExpirationTime("1m")
+      .sign(new TextEncoder().encode(JWT_SECRET));
     expect((await refusal(tokensOnly, `Bearer ${jwt}`)).message).toMatch(/^this server accepts no JWTs/);
   });
 
   it("never writes a credential into the log", async () => {
-    const issued = await issueToken(database.db, { label: "log check", perms: ["read"], expiresAt: null }, { now: clock.now(), actor: null });
+    const issued = await issueToken(
+      database.db,
+      { label: "log check", perms: ["read"], expiresAt: null },
+      { now: clock.now(), actor: null },
+    );
     await auth.authenticate(`Bearer ${issued.token}`);
     await refusal(auth, `Basic ${issued.token}`);
     await refusal(auth, `Bearer ${issued.token.slice(0, -1)}x`);
@@ -200,7 +275,11 @@ describe("createAuthenticator under --auth token", () => {
   });
 
   it("stores only the hash: no column holds the secret", async () => {
-    const issued = await issueToken(database.db, { label: "hash only", perms: ["read"], expiresAt: null }, { now: clock.now(), actor: null });
+    const issued = await issueToken(
+      database.db,
+      { label: "hash only", perms: ["read"], expiresAt: null },
+      { now: clock.now(), actor: null },
+    );
     const row = (await listTokenRows(database.db)).find((r) => r.id === issued.id);
     expect(JSON.stringify(row)).not.toContain(issued.token.slice(7));
   });
@@ -209,8 +288,14 @@ describe("createAuthenticator under --auth token", () => {
 describe("checkAuthConfig", () => {
   it("refuses what createAuthenticator refuses, without a database", () => {
     expect(() => checkAuthConfig(config({ auth: "token" }))).not.toThrow();
-    expect(() => checkAuthConfig(config({ auth: "token", jwtIssuer: "i" }))).toThrow("missing --jwt-secret-file and --jwt-audience");
-    expect(() => checkAuthConfig(config({ auth: "token", jwtSecretFile: join(dir, "missing"), jwtIssuer: "i", jwtAudience: "a" }))).toThrow("cannot read it (no such file)");
-    expect(() => checkAuthConfig(config({ auth: "basic" as never }))).toThrow("--auth basic is not an auth mode; expected none or token");
+    expect(() => checkAuthConfig(config({ auth: "token", jwtIssuer: "i" }))).toThrow(
+      "missing --jwt-secret-file and --jwt-audience",
+    );
+    expect(() =>
+      checkAuthConfig(config({ auth: "token", jwtSecretFile: join(dir, "missing"), jwtIssuer: "i", jwtAudience: "a" })),
+    ).toThrow("cannot read it (no such file)");
+    expect(() => checkAuthConfig(config({ auth: "basic" as never }))).toThrow(
+      "--auth basic is not an auth mode; expected none or token",
+    );
   });
 });

@@ -28,7 +28,8 @@ export function unauthenticated(reason: string): ApiError {
  * opening one, so a bad secret file fails fast. Throws one line.
  */
 export function checkAuthConfig(config: ServerConfig): void {
-  if (config.auth !== "none" && config.auth !== "token") throw new Error(`--auth ${String(config.auth)} is not an auth mode; expected none or token`);
+  if (config.auth !== "none" && config.auth !== "token")
+    throw new Error(`--auth ${String(config.auth)} is not an auth mode; expected none or token`);
   loadJwtSettings(config);
 }
 
@@ -37,7 +38,10 @@ export function checkAuthConfig(config: ServerConfig): void {
  * the secret file is missing, unreadable or shorter than 32 characters after trimming.
  * Warns when `--auth none` listens beyond loopback.
  */
-export async function createAuthenticator(config: ServerConfig, deps: { db: Db; clock: Clock; log: Logger }): Promise<Authenticator> {
+export async function createAuthenticator(
+  config: ServerConfig,
+  deps: { db: Db; clock: Clock; log: Logger },
+): Promise<Authenticator> {
   const { db, clock, log } = deps;
   const jwt = loadJwtSettings(config);
   if (config.auth === "none") {
@@ -47,12 +51,19 @@ export async function createAuthenticator(config: ServerConfig, deps: { db: Db; 
         { auth: "none", host: config.host },
       );
     }
-    if (jwt) log.warn("the --jwt-* flags have no effect under --auth none; add --auth token to require credentials", { auth: "none" });
+    if (jwt)
+      log.warn("the --jwt-* flags have no effect under --auth none; add --auth token to require credentials", {
+        auth: "none",
+      });
     // The header is never read in this mode.
     return { authenticate: async () => OPEN_PRINCIPAL };
   }
-  if (config.auth !== "token") throw new Error(`--auth ${String(config.auth)} is not an auth mode; expected none or token`);
-  log.info("authentication required (--auth token)", { auth: "token", jwt: jwt ? { issuer: jwt.issuer, audience: jwt.audience } : false });
+  if (config.auth !== "token")
+    throw new Error(`--auth ${String(config.auth)} is not an auth mode; expected none or token`);
+  log.info("authentication required (--auth token)", {
+    auth: "token",
+    jwt: jwt ? { issuer: jwt.issuer, audience: jwt.audience } : false,
+  });
   return { authenticate: (header) => authenticateBearer(header, { db, clock, log, jwt }) };
 }
 
@@ -69,7 +80,11 @@ async function authenticateBearer(
     return verdict.principal;
   }
   if (!deps.jwt) {
-    throw refuse(deps.log, "this server accepts no JWTs: it was started without --jwt-secret-file, --jwt-issuer and --jwt-audience", "jwt");
+    throw refuse(
+      deps.log,
+      "this server accepts no JWTs: it was started without --jwt-secret-file, --jwt-issuer and --jwt-audience",
+      "jwt",
+    );
   }
   const verdict = await verifyJwt(credential.jwt, deps.jwt, deps.clock.now());
   if (!verdict.ok) throw refuse(deps.log, verdict.reason, "jwt");

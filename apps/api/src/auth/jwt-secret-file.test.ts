@@ -32,7 +32,9 @@ describe("readJwtSecretFile", () => {
     const short = "s3cr3t-".repeat(4);
     const path = file("short", `${short}\n      \n`);
     const message = failure(path);
-    expect(message).toBe(`--jwt-secret-file ${path}: the secret is 28 characters after trimming whitespace; at least 32 are required`);
+    expect(message).toBe(
+      `--jwt-secret-file ${path}: the secret is 28 characters after trimming whitespace; at least 32 are required`,
+    );
     expect(message).not.toContain(short);
   });
 

@@ -13,7 +13,14 @@ export function readJwtSecretFile(path: string): Uint8Array {
     text = readFileSync(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "it is a directory" : (code ?? "unreadable");
+    const why =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EACCES"
+          ? "permission denied"
+          : code === "EISDIR"
+            ? "it is a directory"
+            : (code ?? "unreadable");
     throw new Error(`--jwt-secret-file ${path}: cannot read it (${why})`);
   }
   const secret = text.trim();

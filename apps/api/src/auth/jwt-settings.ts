@@ -6,7 +6,9 @@ import type { JwtSettings } from "./jwt-verifier.js";
  * The JWT verifier's settings from `--jwt-secret-file`, `--jwt-issuer` and `--jwt-audience`:
  * null when none is given, an Error (one line) when only some are or the secret file is bad.
  */
-export function loadJwtSettings(config: Pick<ServerConfig, "jwtSecretFile" | "jwtIssuer" | "jwtAudience">): JwtSettings | null {
+export function loadJwtSettings(
+  config: Pick<ServerConfig, "jwtSecretFile" | "jwtIssuer" | "jwtAudience">,
+): JwtSettings | null {
   const flags = {
     "--jwt-secret-file": config.jwtSecretFile,
     "--jwt-issuer": config.jwtIssuer,
@@ -16,7 +18,9 @@ export function loadJwtSettings(config: Pick<ServerConfig, "jwtSecretFile" | "jw
   if (given.length === 0) return null;
   if (given.length < 3) {
     const missing = Object.keys(flags).filter((flag) => !given.some(([name]) => name === flag));
-    throw new Error(`JWT sign-in needs --jwt-secret-file, --jwt-issuer and --jwt-audience together; missing ${missing.join(" and ")}`);
+    throw new Error(
+      `JWT sign-in needs --jwt-secret-file, --jwt-issuer and --jwt-audience together; missing ${missing.join(" and ")}`,
+    );
   }
   return { key: readJwtSecretFile(config.jwtSecretFile!), issuer: config.jwtIssuer!, audience: config.jwtAudience! };
 }

@@ -18,7 +18,9 @@ interface Mint {
 }
 
 function mint(options: Mint = {}): Promise<string> {
-  const jwt = new SignJWT({ perms: ["read"], ...options.claims }).setProtectedHeader({ alg: options.alg ?? "HS256" }).setIssuedAt(nowSec);
+  const jwt = new SignJWT({ perms: ["read"], ...options.claims })
+    .setProtectedHeader({ alg: options.alg ?? "HS256" })
+    .setIssuedAt(nowSec);
   if (options.issuer !== null) jwt.setIssuer(options.issuer ?? settings.issuer);
   if (options.audience !== null) jwt.setAudience(options.audience ?? settings.audience);
   if (options.sub !== null) jwt.setSubject(options.sub ?? "ada@example.com");
@@ -59,35 +61,64 @@ describe("verifyJwt", () => {
   });
 
   it("refuses a wrong or missing issuer", async () => {
-    expect(await reason(await mint({ issuer: "someone-else" }))).toBe("the JWT was issued by another issuer than this server's --jwt-issuer");
-    expect(await reason(await mint({ issuer: null }))).toBe("the JWT was issued by another issuer than this server's --jwt-issuer");
+    expect(await reason(await mint({ issuer: "someone-else" }))).toBe(
+      "the JWT was issued by another issuer than this server's --jwt-issuer",
+    );
+    expect(await reason(await mint({ issuer: null }))).toBe(
+      "the JWT was issued by another issuer than this server's --jwt-issuer",
+    );
   });
 
   it("accepts an aud array that contains the audience", async () => {
-    const jwt = await new SignJWT({ perms: ["read"] }).setProtectedHeader({ alg: "HS256" }).setSubject("ada").setIssuer(settings.issuer).setAudience(["other", settings.audience]).setExpirationTime(nowSec + 60).sign(key);
+    const jwt = await new SignJWT({ perms: ["read"] })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("ada")
+      .setIssuer(settings.issuer)
+      .setAudience(["other", settings.audience])
+      .setExpirationTime(nowSec + 60)
+      .sign(key);
     expect(await reason(jwt)).toBe("accepted");
   });
 
   it("refuses a wrong or missing audience", async () => {
-    expect(await reason(await mint({ audience: "other-api" }))).toBe("the JWT is meant for another audience than this server's --jwt-audience");
-    expect(await reason(await mint({ audience: null }))).toBe("the JWT is meant for another audience than this server's --jwt-audience");
+    expect(await reason(await mint({ audience: "other-api" }))).toBe(
+      "the JWT is meant for another audience than this server's --jwt-audience",
+    );
+    expect(await reason(await mint({ audience: null }))).toBe(
+      "the JWT is meant for another audience than this server's --jwt-audience",
+    );
   });
 
   it("refuses a signature made with another secret", async () => {
     const other = new TextEncoder().encode("another-secret-of-at-least-32-chars!!");
-    expect(await reason(await mint({ key: other }))).toBe("the JWT's signature does not match this server's --jwt-secret-file");
+    expect(await reason(await mint({ key: other }))).toBe(
+      "the JWT's signature does not match this server's --jwt-secret-file",
+    );
   });
 
   it("refuses a tampered payload", async () => {
     const [header, , signature] = (await mint()).split(".");
     const payload = Buffer.from(
-      JSON.stringify({ perms: ["admin"], sub: "ada@example.com", iss: settings.issuer, aud: settings.audience, exp: nowSec + 60 }),
+      JSON.stringify({
+        perms: ["admin"],
+        sub: "ada@example.com",
+        iss: settings.issuer,
+        aud: settings.audience,
+        exp: nowSec + 60,
+      }),
     ).toString("base64url");
-    expect(await reason(`${header}.${payload}.${signature}`)).toBe("the JWT's signature does not match this server's --jwt-secret-file");
+    expect(await reason(`${header}.${payload}.${signature}`)).toBe(
+      "the JWT's signature does not match this server's --jwt-secret-file",
+    );
   });
 
   it("refuses alg none (an unsigned token)", async () => {
-    const unsigned = new UnsecuredJWT({ perms: ["admin"] }).setSubject("mallory").setIssuer(settings.issuer).setAudience(settings.audience).setExpirationTime(nowSec + 60).encode();
+    const unsigned = new UnsecuredJWT({ perms: ["admin"] })
+      .setSubject("mallory")
+      .setIssuer(settings.issuer)
+      .setAudience(settings.audience)
+      .setExpirationTime(nowSec + 60)
+      .encode();
     expect(await reason(unsigned)).toBe("the JWT must be signed with HS256");
   });
 
@@ -96,19 +127,38 @@ describe("verifyJwt", () => {
   });
 
   it("refuses a missing perms claim, and perms that are not an array of strings", async () => {
-    const noPerms = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("ada").setIssuer(settings.issuer).setAudience(settings.audience).setExpirationTime(nowSec + 60).sign(key);
+    const noPerms = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("ada")
+      .setIssuer(settings.issuer)
+      .setAudience(settings.audience)
+      .setExpirationTime(nowSec + 60)
+      .sign(key);
     expect(await reason(noPerms)).toBe("the JWT's perms claim must be an array of permission names");
-    expect(await reason(await mint({ claims: { perms: "admin" } }))).toBe("the JWT's perms claim must be an array of permission names");
-    expect(await reason(await mint({ claims: { perms: ["read", 7] } }))).toBe("the JWT's perms claim must be an array of permission names");
+    expect(await reason(await mint({ claims: { perms: "admin" } }))).toBe(
+      "the JWT's perms claim must be an array of permission names",
+    );
+    expect(await reason(await mint({ claims: { perms: ["read", 7] } }))).toBe(
+      "the JWT's perms claim must be an array of permission names",
+    );
   });
 
   it("refuses a missing or empty sub", async () => {
     expect(await reason(await mint({ sub: null }))).toBe("the JWT lacks a valid sub claim");
-    expect(await reason(await mint({ sub: "  " }))).toBe("the JWT's sub claim must be a non-empty string naming the person");
+    expect(await reason(await mint({ sub: "  " }))).toBe(
+      "the JWT's sub claim must be a non-empty string naming the person",
+    );
   });
 
   it("refuses a token that is not valid yet", async () => {
-    const jwt = await new SignJWT({ perms: [] }).setProtectedHeader({ alg: "HS256" }).setSubject("ada").setIssuer(settings.issuer).setAudience(settings.audience).setNotBefore(nowSec + 600).setExpirationTime(nowSec + 900).sign(key);
+    const jwt = await new SignJWT({ perms: [] })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("ada")
+      .setIssuer(settings.issuer)
+      .setAudience(settings.audience)
+      .setNotBefore(nowSec + 600)
+      .setExpirationTime(nowSec + 900)
+      .sign(key);
     expect(await reason(jwt)).toBe("the JWT is not valid yet (nbf)");
   });
 

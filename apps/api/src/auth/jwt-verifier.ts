@@ -35,7 +35,8 @@ export async function verifyJwt(jwt: string, settings: JwtSettings, now: number)
     return { ok: false, reason: refusalReason(error) };
   }
   const sub = payload.sub;
-  if (typeof sub !== "string" || sub.trim() === "") return { ok: false, reason: "the JWT's sub claim must be a non-empty string naming the person" };
+  if (typeof sub !== "string" || sub.trim() === "")
+    return { ok: false, reason: "the JWT's sub claim must be a non-empty string naming the person" };
   const perms = payload.perms;
   if (!Array.isArray(perms) || !perms.every((p) => typeof p === "string")) {
     return { ok: false, reason: "the JWT's perms claim must be an array of permission names" };
@@ -60,6 +61,7 @@ function refusalReason(error: unknown): string {
     }
   }
   if (error instanceof errors.JOSEAlgNotAllowed) return "the JWT must be signed with HS256";
-  if (error instanceof errors.JWSSignatureVerificationFailed) return "the JWT's signature does not match this server's --jwt-secret-file";
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return "the JWT's signature does not match this server's --jwt-secret-file";
   return "the credential is not a well-formed JWT";
 }

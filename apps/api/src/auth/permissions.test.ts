@@ -4,7 +4,17 @@ import { ApiError } from "../http/api-error.js";
 import { admits, admittingPermissions, authorize, isPermission } from "./permissions.js";
 
 function action(permissions: Permission[] | "public"): ActionSpec {
-  return { name: "x", method: "get", path: "/x", tag: "t", summary: "s", description: "d", permissions, responses: {}, errors: [] };
+  return {
+    name: "x",
+    method: "get",
+    path: "/x",
+    tag: "t",
+    summary: "s",
+    description: "d",
+    permissions,
+    responses: {},
+    errors: [],
+  };
 }
 
 function forbidden(perms: string[], permissions: Permission[] | "public"): ApiError | undefined {
@@ -32,7 +42,9 @@ describe("permissions", () => {
   it("let admin through everything, including endpoints that declare nothing", () => {
     expect(admits(["admin"], action(["worker"]))).toBe(true);
     expect(admits(["admin"], action([]))).toBe(true);
-    expect(admits(["read", "deploy", "operate", "worker"], action([])), "declaring nothing means admin only").toBe(false);
+    expect(admits(["read", "deploy", "operate", "worker"], action([])), "declaring nothing means admin only").toBe(
+      false,
+    );
   });
 
   it("need nothing on public endpoints", () => {
@@ -53,7 +65,9 @@ describe("permissions", () => {
     expect(error?.code).toBe("forbidden");
     expect(error?.status).toBe(403);
     expect(error?.message).toBe("this endpoint needs one of the permissions: deploy, admin (the credential has read)");
-    expect(forbidden([], [])?.message, "admin-only endpoints name admin alone").toBe("this endpoint needs the permission: admin (the credential has no permissions)");
+    expect(forbidden([], [])?.message, "admin-only endpoints name admin alone").toBe(
+      "this endpoint needs the permission: admin (the credential has no permissions)",
+    );
   });
 
   it("authorize returns quietly when admitted", () => {

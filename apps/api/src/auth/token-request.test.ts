@@ -10,12 +10,18 @@ function problems(body: unknown): string[] {
 
 describe("checkTokenRequest", () => {
   it("accepts a label with known permissions and no expiry", () => {
-    expect(checkTokenRequest({ label: "ci", perms: ["deploy", "read"] }, NOW)).toEqual({ ok: true, value: { label: "ci", perms: ["deploy", "read"], expiresAt: null } });
+    expect(checkTokenRequest({ label: "ci", perms: ["deploy", "read"] }, NOW)).toEqual({
+      ok: true,
+      value: { label: "ci", perms: ["deploy", "read"], expiresAt: null },
+    });
   });
 
   it("keeps null perms as null and collapses repeated names", () => {
     expect(checkTokenRequest({ label: "x", perms: null }, NOW)).toMatchObject({ ok: true, value: { perms: null } });
-    expect(checkTokenRequest({ label: "x", perms: ["read", "read"] }, NOW)).toMatchObject({ ok: true, value: { perms: ["read"] } });
+    expect(checkTokenRequest({ label: "x", perms: ["read", "read"] }, NOW)).toMatchObject({
+      ok: true,
+      value: { perms: ["read"] },
+    });
   });
 
   it("requires label and perms", () => {
@@ -34,25 +40,45 @@ describe("checkTokenRequest", () => {
 
   it("refuses a blank or over-long label and perms that are not an array", () => {
     expect(problems({ label: "  ", perms: [] })).toEqual(["label: expected a non-empty string"]);
-    expect(problems({ label: "x".repeat(201), perms: [] })).toEqual(["label: expected at most 200 characters, got 201"]);
+    expect(problems({ label: "x".repeat(201), perms: [] })).toEqual([
+      "label: expected at most 200 characters, got 201",
+    ]);
     expect(problems({ label: "x", perms: "admin" })[0]).toMatch(/^perms: expected an array/);
   });
 
   it("turns expires_in into an instant on the given clock", () => {
-    expect(checkTokenRequest({ label: "x", perms: [], expires_in: 60_000 }, NOW)).toMatchObject({ ok: true, value: { expiresAt: NOW + 60_000 } });
-    expect(problems({ label: "x", perms: [], expires_in: 0 })).toEqual(["expires_in: expected a positive integer number of milliseconds"]);
-    expect(problems({ label: "x", perms: [], expires_in: 1.5 })).toEqual(["expires_in: expected a positive integer number of milliseconds"]);
+    expect(checkTokenRequest({ label: "x", perms: [], expires_in: 60_000 }, NOW)).toMatchObject({
+      ok: true,
+      value: { expiresAt: NOW + 60_000 },
+    });
+    expect(problems({ label: "x", perms: [], expires_in: 0 })).toEqual([
+      "expires_in: expected a positive integer number of milliseconds",
+    ]);
+    expect(problems({ label: "x", perms: [], expires_in: 1.5 })).toEqual([
+      "expires_in: expected a positive integer number of milliseconds",
+    ]);
   });
 
   it("accepts expires_at in the future and refuses the past, garbage, and both expiry fields", () => {
-    expect(checkTokenRequest({ label: "x", perms: [], expires_at: "2030-01-31T00:00:00Z" }, NOW)).toMatchObject({ ok: true, value: { expiresAt: Date.UTC(2030, 0, 31) } });
-    expect(problems({ label: "x", perms: [], expires_at: "2020-01-01T00:00:00Z" })).toEqual(["expires_at: must be in the future (the server's time is 2026-01-01T00:00:00.000Z)"]);
-    expect(problems({ label: "x", perms: [], expires_at: "next tuesday" })).toEqual(["expires_at: expected an ISO 8601 date-time such as 2030-01-31T00:00:00Z"]);
-    expect(problems({ label: "x", perms: [], expires_in: 1000, expires_at: "2030-01-31T00:00:00Z" })).toEqual(["expires_at: give either expires_in or expires_at, not both"]);
+    expect(checkTokenRequest({ label: "x", perms: [], expires_at: "2030-01-31T00:00:00Z" }, NOW)).toMatchObject({
+      ok: true,
+      value: { expiresAt: Date.UTC(2030, 0, 31) },
+    });
+    expect(problems({ label: "x", perms: [], expires_at: "2020-01-01T00:00:00Z" })).toEqual([
+      "expires_at: must be in the future (the server's time is 2026-01-01T00:00:00.000Z)",
+    ]);
+    expect(problems({ label: "x", perms: [], expires_at: "next tuesday" })).toEqual([
+      "expires_at: expected an ISO 8601 date-time such as 2030-01-31T00:00:00Z",
+    ]);
+    expect(problems({ label: "x", perms: [], expires_in: 1000, expires_at: "2030-01-31T00:00:00Z" })).toEqual([
+      "expires_at: give either expires_in or expires_at, not both",
+    ]);
   });
 
   it("refuses unknown fields and non-object bodies", () => {
-    expect(problems({ label: "x", perms: [], token: "svc_sk_mine" })).toEqual(["token: unknown field; expected one of label, perms, expires_in, expires_at"]);
+    expect(problems({ label: "x", perms: [], token: "svc_sk_mine" })).toEqual([
+      "token: unknown field; expected one of label, perms, expires_in, expires_at",
+    ]);
     expect(problems([])).toEqual([": expected an object {label, perms, expires_in?, expires_at?}"]);
   });
 });

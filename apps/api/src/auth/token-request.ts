@@ -23,28 +23,44 @@ const FIELDS = new Set(["label", "perms", "expires_in", "expires_at"]);
  */
 export function checkTokenRequest(body: unknown, now: number): TokenRequestCheck {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return { ok: false, problems: [{ path: "", message: "expected an object {label, perms, expires_in?, expires_at?}" }] };
+    return {
+      ok: false,
+      problems: [{ path: "", message: "expected an object {label, perms, expires_in?, expires_at?}" }],
+    };
   }
   const input = body as Record<string, unknown>;
   const problems: FieldProblem[] = [];
   for (const key of Object.keys(input)) {
-    if (!FIELDS.has(key)) problems.push({ path: key, message: `unknown field; expected one of ${[...FIELDS].join(", ")}` });
+    if (!FIELDS.has(key))
+      problems.push({ path: key, message: `unknown field; expected one of ${[...FIELDS].join(", ")}` });
   }
 
   const label = input.label;
   if (label === undefined) problems.push({ path: "label", message: "required: a name that says who uses the token" });
-  else if (typeof label !== "string" || label.trim() === "") problems.push({ path: "label", message: "expected a non-empty string" });
-  else if (label.length > MAX_LABEL_LENGTH) problems.push({ path: "label", message: `expected at most ${MAX_LABEL_LENGTH} characters, got ${label.length}` });
+  else if (typeof label !== "string" || label.trim() === "")
+    problems.push({ path: "label", message: "expected a non-empty string" });
+  else if (label.length > MAX_LABEL_LENGTH)
+    problems.push({ path: "label", message: `expected at most ${MAX_LABEL_LENGTH} characters, got ${label.length}` });
 
   let perms: Permission[] | null = null;
   if (!("perms" in input)) {
-    problems.push({ path: "perms", message: `required: an array of permission names (${PERMISSIONS.join(", ")}) or null` });
+    problems.push({
+      path: "perms",
+      message: `required: an array of permission names (${PERMISSIONS.join(", ")}) or null`,
+    });
   } else if (input.perms !== null) {
     if (!Array.isArray(input.perms)) {
-      problems.push({ path: "perms", message: `expected an array of permission names (${PERMISSIONS.join(", ")}) or null` });
+      problems.push({
+        path: "perms",
+        message: `expected an array of permission names (${PERMISSIONS.join(", ")}) or null`,
+      });
     } else {
       input.perms.forEach((name, i) => {
-        if (!isPermission(name)) problems.push({ path: `perms[${i}]`, message: `${JSON.stringify(name)} is not a permission; expected one of ${PERMISSIONS.join(", ")}` });
+        if (!isPermission(name))
+          problems.push({
+            path: `perms[${i}]`,
+            message: `${JSON.stringify(name)} is not a permission; expected one of ${PERMISSIONS.join(", ")}`,
+          });
       });
       perms = [...new Set(input.perms.filter(isPermission))];
     }
@@ -59,9 +75,17 @@ export function checkTokenRequest(body: unknown, now: number): TokenRequestCheck
       problems.push({ path: "expires_in", message: "expected a positive integer number of milliseconds" });
     } else expiresAt = now + expiresIn;
   } else if (expiresAtText !== undefined) {
-    const parsed = typeof expiresAtText === "string" && /^\d{4}-\d\d-\d\dT/.test(expiresAtText) ? Date.parse(expiresAtText) : Number.NaN;
-    if (Number.isNaN(parsed)) problems.push({ path: "expires_at", message: "expected an ISO 8601 date-time such as 2030-01-31T00:00:00Z" });
-    else if (parsed <= now) problems.push({ path: "expires_at", message: `must be in the future (the server's time is ${new Date(now).toISOString()})` });
+    const parsed =
+      typeof expiresAtText === "string" && /^\d{4}-\d\d-\d\dT/.test(expiresAtText)
+        ? Date.parse(expiresAtText)
+        : Number.NaN;
+    if (Number.isNaN(parsed))
+      problems.push({ path: "expires_at", message: "expected an ISO 8601 date-time such as 2030-01-31T00:00:00Z" });
+    else if (parsed <= now)
+      problems.push({
+        path: "expires_at",
+        message: `must be in the future (the server's time is ${new Date(now).toISOString()})`,
+      });
     else expiresAt = parsed;
   }
 

@@ -32,7 +32,6 @@ export interface IssuedToken {
   expires_at: string | null;
 }
 
-
 export function tokenPerms(row: Pick<TokenRow, "perms">): string[] | null {
   return row.perms === null ? null : (JSON.parse(row.perms) as string[]);
 }
@@ -50,7 +49,11 @@ export function tokenView(row: TokenRow): TokenView {
 }
 
 /** Stores only the sha256 of the new secret; the secret exists nowhere but in the result. */
-export async function issueToken(db: Db, request: TokenRequest, context: { now: number; actor: string | null }): Promise<IssuedToken> {
+export async function issueToken(
+  db: Db,
+  request: TokenRequest,
+  context: { now: number; actor: string | null },
+): Promise<IssuedToken> {
   const secret = generateTokenSecret();
   const id = newId(context.now);
   await db.insert(tokens).values({
@@ -62,7 +65,14 @@ export async function issueToken(db: Db, request: TokenRequest, context: { now: 
     createdAt: context.now,
     expiresAt: request.expiresAt,
   });
-  return { id, token: secret, label: request.label, perms: request.perms, created_at: iso(context.now), expires_at: isoOrNull(request.expiresAt) };
+  return {
+    id,
+    token: secret,
+    label: request.label,
+    perms: request.perms,
+    created_at: iso(context.now),
+    expires_at: isoOrNull(request.expiresAt),
+  };
 }
 
 /** Newest first, revoked and expired ones included (they say so). */
@@ -71,14 +81,22 @@ export async function listTokenRows(db: Db): Promise<TokenRow[]> {
 }
 
 export async function findTokenBySecret(db: Db, secret: string): Promise<TokenRow | undefined> {
-  const [row] = await db.select().from(tokens).where(eq(tokens.secretHash, hashTokenSecret(secret))).limit(1);
+  const [row] = await db
+    .select()
+    .from(tokens)
+    .where(eq(tokens.secretHash, hashTokenSecret(secret)))
+    .limit(1);
   return row;
 }
 
 export type RevokeOutcome = "revoked" | "already_revoked" | "unknown";
 
 /** Keeps the first revocation time when called again. */
-export async function revokeToken(db: Db, id: string, context: { now: number; actor: string | null }): Promise<RevokeOutcome> {
+export async function revokeToken(
+  db: Db,
+  id: string,
+  context: { now: number; actor: string | null },
+): Promise<RevokeOutcome> {
   const updated = await db
     .update(tokens)
     .set({ revokedAt: context.now, revokedBy: context.actor })

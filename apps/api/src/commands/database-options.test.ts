@@ -52,7 +52,9 @@ describe("databaseOptionsOf", () => {
   });
 
   it("refuses a --db that is not a PostgreSQL URL, without echoing its password", () => {
-    expect(() => parse(["tokens", "list", "--db", "mysql://u:hunter2@h/db"])).toThrow('--db must be a postgres:// or postgresql:// URL (got "mysql://u:***@h/db")');
+    expect(() => parse(["tokens", "list", "--db", "mysql://u:hunter2@h/db"])).toThrow(
+      '--db must be a postgres:// or postgresql:// URL (got "mysql://u:***@h/db")',
+    );
   });
 
   it("works on a program that declares neither flag", () => {

@@ -5,7 +5,11 @@ import type { OpenOptions } from "../storage/db.js";
 /** `--db URL` (or DATABASE_URL) for PostgreSQL, else PGlite in `--data-dir`: the same choice the server makes. */
 export function addDatabaseOptions(command: Command): Command {
   return command
-    .addOption(new Option("--db <url>", "PostgreSQL URL; default: the embedded PGlite database in --data-dir").env("DATABASE_URL"))
+    .addOption(
+      new Option("--db <url>", "PostgreSQL URL; default: the embedded PGlite database in --data-dir").env(
+        "DATABASE_URL",
+      ),
+    )
     .option("--data-dir <dir>", "PGlite data directory of the server", DEFAULT_CONFIG.dataDir);
 }
 
@@ -17,7 +21,9 @@ export function addDatabaseOptions(command: Command): Command {
 export function databaseOptionsOf(command: Command): OpenOptions {
   const url = optionValue<string>(command, "db");
   if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) {
-    throw new Error(`--db must be a postgres:// or postgresql:// URL (got "${url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@")}")`);
+    throw new Error(
+      `--db must be a postgres:// or postgresql:// URL (got "${url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@")}")`,
+    );
   }
   return { url, dataDir: optionValue<string>(command, "dataDir") ?? DEFAULT_CONFIG.dataDir };
 }

@@ -16,14 +16,16 @@ const DURATION_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_60
 function duration(value: string): number {
   const m = /^(\d+)(ms|s|m|h|d)$/.exec(value.trim());
   const ms = m ? Number(m[1]) * DURATION_MS[m[2]!]! : 0;
-  if (!m || !Number.isSafeInteger(ms) || ms <= 0) throw new InvalidArgumentError("expected a positive duration such as 90d, 12h, 30m or 45s");
+  if (!m || !Number.isSafeInteger(ms) || ms <= 0)
+    throw new InvalidArgumentError("expected a positive duration such as 90d, 12h, 30m or 45s");
   return ms;
 }
 
 function permsList(value: string): string[] | null {
   if (value.trim() === "none") return null;
   const names = value.split(",").map((p) => p.trim());
-  if (names.some((p) => p === "")) throw new InvalidArgumentError("expected comma-separated permission names such as admin or deploy,read (or none)");
+  if (names.some((p) => p === ""))
+    throw new InvalidArgumentError("expected comma-separated permission names such as admin or deploy,read (or none)");
   return names;
 }
 
@@ -44,24 +46,29 @@ export function registerTokensCommand(program: Command): Command {
       .command("create")
       .description("create a token and print its secret (only the secret) on stdout")
       .requiredOption("--label <label>", "what the token is for")
-      .requiredOption("--perms <names>", "comma-separated permissions: worker, read, operate, deploy, admin (or none)", permsList)
+      .requiredOption(
+        "--perms <names>",
+        "comma-separated permissions: worker, read, operate, deploy, admin (or none)",
+        permsList,
+      )
       .option("--expires-in <duration>", "lifetime such as 90d, 12h or 30m (default: never expires)", duration)
       .option("--expires-at <time>", "expiry instant, ISO 8601 (e.g. 2030-01-31T00:00:00Z)"),
-  ).action((opts: { label: string; perms: string[] | null; expiresIn?: number; expiresAt?: string }, command: Command) =>
-    withDatabase(command, async (database) => {
-      const now = clock.now();
-      const body: Record<string, unknown> = { label: opts.label, perms: opts.perms };
-      if (opts.expiresIn !== undefined) body.expires_in = opts.expiresIn;
-      if (opts.expiresAt !== undefined) body.expires_at = opts.expiresAt;
-      const check = checkTokenRequest(body, now);
-      if (!check.ok) {
-        const flag = (path: string) => `--${path.replace(/\[\d+\]$/, "").replace(/_/g, "-")}`;
-        throw new Error(check.problems.map((p) => `${flag(p.path)}: ${p.message}`).join("; "));
-      }
-      const issued = await issueToken(database.db, check.value, { now, actor: BOOTSTRAP_ACTOR });
-      process.stderr.write(`created token ${issued.id} (${issued.label}); the secret below is shown only once\n`);
-      process.stdout.write(`${issued.token}\n`);
-    }),
+  ).action(
+    (opts: { label: string; perms: string[] | null; expiresIn?: number; expiresAt?: string }, command: Command) =>
+      withDatabase(command, async (database) => {
+        const now = clock.now();
+        const body: Record<string, unknown> = { label: opts.label, perms: opts.perms };
+        if (opts.expiresIn !== undefined) body.expires_in = opts.expiresIn;
+        if (opts.expiresAt !== undefined) body.expires_at = opts.expiresAt;
+        const check = checkTokenRequest(body, now);
+        if (!check.ok) {
+          const flag = (path: string) => `--${path.replace(/\[\d+\]$/, "").replace(/_/g, "-")}`;
+          throw new Error(check.problems.map((p) => `${flag(p.path)}: ${p.message}`).join("; "));
+        }
+        const issued = await issueToken(database.db, check.value, { now, actor: BOOTSTRAP_ACTOR });
+        process.stderr.write(`created token ${issued.id} (${issued.label}); the secret below is shown only once\n`);
+        process.stdout.write(`${issued.token}\n`);
+      }),
   );
 
   addDatabaseOptions(
@@ -109,11 +116,26 @@ async function withDatabase(command: Command, run: (database: Database) => Promi
 function tokenTable(items: TokenView[], now: number): string {
   if (items.length === 0) return "no tokens\n";
   const status = (t: TokenView) =>
-    t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at && Date.parse(t.expires_at) <= now ? `expired ${t.expires_at}` : "active";
+    t.revoked_at
+      ? `revoked ${t.revoked_at}`
+      : t.expires_at && Date.parse(t.expires_at) <= now
+        ? `expired ${t.expires_at}`
+        : "active";
   const rows = [
     ["ID", "LABEL", "PERMS", "CREATED", "LAST USED", "EXPIRES", "STATUS"],
-    ...items.map((t) => [t.id, t.label, t.perms === null ? "none" : t.perms.join(",") || "none", t.created_at, t.last_used_at ?? "never", t.expires_at ?? "never", status(t)]),
+    ...items.map((t) => [
+      t.id,
+      t.label,
+      t.perms === null ? "none" : t.perms.join(",") || "none",
+      t.created_at,
+      t.last_used_at ?? "never",
+      t.expires_at ?? "never",
+      status(t),
+    ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
+  return (
+    rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n") +
+    "\n"
+  );
 }

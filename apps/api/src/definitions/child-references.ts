@@ -13,9 +13,11 @@ export function childReferences(def: Definition): ChildReference[] {
   for (const task of def.tasks) {
     const action = task.action;
     if (!action) continue;
-    if (action.type === "child" || action.type === "child_list") refs.push({ task: task.id, child: action.name, version: action.version });
+    if (action.type === "child" || action.type === "child_list")
+      refs.push({ task: task.id, child: action.name, version: action.version });
     if (action.type === "child_map") {
-      for (const spec of Object.values(action.children)) refs.push({ task: task.id, child: spec.name, version: spec.version });
+      for (const spec of Object.values(action.children))
+        refs.push({ task: task.id, child: spec.name, version: spec.version });
     }
   }
   return refs;

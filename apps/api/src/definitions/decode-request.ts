@@ -1,5 +1,12 @@
 import type { Json } from "@baton/expr";
-import { type DecodeContext, type Definition, type DefinitionProblem, decodeBatch, decodeDefinition, formatProblems } from "@baton/model";
+import {
+  type DecodeContext,
+  type Definition,
+  type DefinitionProblem,
+  decodeBatch,
+  decodeDefinition,
+  formatProblems,
+} from "@baton/model";
 import { invalid } from "../http/api-error.js";
 import type { Db } from "../storage/db.js";
 import { latestRaisesByName } from "./store.js";
@@ -18,8 +25,14 @@ function joinPath(prefix: string, path: string): string {
 /** 400: one summary sentence for people; every problem (with its task) in `fields` for tools. */
 function refuse(problems: DefinitionProblem[], pathOf: (p: DefinitionProblem) => string): never {
   const first = formatProblems(problems.slice(0, 1)).split("\n")[0];
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""}, listed in fields)` : "";
-  throw invalid(`${first}${more}`, problems.map((p) => ({ path: pathOf(p), message: p.task ? `task "${p.task}": ${p.message}` : p.message })));
+  const more =
+    problems.length > 1
+      ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""}, listed in fields)`
+      : "";
+  throw invalid(
+    `${first}${more}`,
+    problems.map((p) => ({ path: pathOf(p), message: p.task ? `task "${p.task}": ${p.message}` : p.message })),
+  );
 }
 
 /** The `name` of each raw definition ("" where it has none), in request order. */

@@ -44,7 +44,12 @@ export function toStored(row: Row): StoredDefinition {
 
 /** The latest version of a process, or undefined when the name was never registered. */
 export async function latestDefinition(db: Db, name: string): Promise<StoredDefinition | undefined> {
-  const [row] = await db.select().from(definitions).where(eq(definitions.name, name)).orderBy(desc(definitions.version)).limit(1);
+  const [row] = await db
+    .select()
+    .from(definitions)
+    .where(eq(definitions.name, name))
+    .orderBy(desc(definitions.version))
+    .limit(1);
   return row ? toStored(row) : undefined;
 }
 
@@ -62,7 +67,9 @@ export async function latestRaisesByName(db: Db): Promise<Map<string, string[]>>
   const rows = await db
     .select({ name: definitions.name, raises: definitions.raises })
     .from(definitions)
-    .where(sql`(${definitions.name}, ${definitions.version}) in (select name, max(version) from definitions group by name)`);
+    .where(
+      sql`(${definitions.name}, ${definitions.version}) in (select name, max(version) from definitions group by name)`,
+    );
   return new Map(rows.map((r) => [r.name, JSON.parse(r.raises) as string[]]));
 }
 

@@ -13,14 +13,32 @@ function compiled(raw: unknown) {
 }
 
 function input(task: string, extra: Partial<AdvanceInput> = {}): AdvanceInput {
-  return { id: "i-1", process: "p", version: 1, task, taskEpoch: 1, retryCount: 0, state: { input: {}, outputs: {}, _children: {} }, reclaimed: false, previousOwner: null, ...extra };
+  return {
+    id: "i-1",
+    process: "p",
+    version: 1,
+    task,
+    taskEpoch: 1,
+    retryCount: 0,
+    state: { input: {}, outputs: {}, _children: {} },
+    reclaimed: false,
+    previousOwner: null,
+    ...extra,
+  };
 }
 
-function env(fetch: AdvanceEnvironment["fetch"] = async () => ({ result: { ok: true }, status: 200, headers: {} }), config: () => { [k: string]: Json } = () => ({})): AdvanceEnvironment {
+function env(
+  fetch: AdvanceEnvironment["fetch"] = async () => ({ result: { ok: true }, status: 200, headers: {} }),
+  config: () => { [k: string]: Json } = () => ({}),
+): AdvanceEnvironment {
   return { now: () => 1_000, random: () => 1, config, fetch };
 }
 
-const fetchTask = (id: string, extra: object = {}) => ({ id, action: { type: "fetch", url: "http://up.test/x" }, ...extra });
+const fetchTask = (id: string, extra: object = {}) => ({
+  id,
+  action: { type: "fetch", url: "http://up.test/x" },
+  ...extra,
+});
 
 describe("advance", () => {
   it("checkpoints on entering the next action task, with task_epoch + 1 and due at once", async () => {
@@ -56,7 +74,10 @@ describe("advance", () => {
   });
 
   it("keeps the same task epoch and schedules the wait on a retry", async () => {
-    const def = compiled({ name: "p", tasks: [fetchTask("call", { on_error: [{ code: ["http.5%"], retry: { retries: 2, delay: "4s" } }] })] });
+    const def = compiled({
+      name: "p",
+      tasks: [fetchTask("call", { on_error: [{ code: ["http.5%"], retry: { retries: 2, delay: "4s" } }] })],
+    });
     const result = await advance(
       def,
       input("call", { taskEpoch: 7 }),
@@ -64,21 +85,39 @@ describe("advance", () => {
         throw new TaskFailure("http.502", "bad gateway");
       }),
     );
-    expect(result).toMatchObject({ status: "running", task: "call", taskEpoch: 7, retryCount: 1, wakeAt: 1_000 + 4_000 });
+    expect(result).toMatchObject({
+      status: "running",
+      task: "call",
+      taskEpoch: 7,
+      retryCount: 1,
+      wakeAt: 1_000 + 4_000,
+    });
   });
 
   it("fails with engine.config when a required config setting is missing, and reads it from the environment", async () => {
     const raw = {
       name: "cfg",
-      config_schema: { type: "object", properties: { region: { type: "string" }, limit: { type: "integer", default: 5 } }, required: ["region"] },
+      config_schema: {
+        type: "object",
+        properties: { region: { type: "string" }, limit: { type: "integer", default: 5 } },
+        required: ["region"],
+      },
       tasks: [{ id: "r", output: { region: "$: config.region", limit: "$: config.limit" } }],
     };
     const def = compiled(raw);
-    const missing = await advance(def, input("r"), env(undefined, () => configRoot(def.definition, {})));
+    const missing = await advance(
+      def,
+      input("r"),
+      env(undefined, () => configRoot(def.definition, {})),
+    );
     expect(missing.status).toBe("failed");
     expect(missing.errorCode).toBe("engine.config");
     expect(missing.errorMessage).toContain("BATON_CFG_REGION");
-    const set = await advance(def, input("r"), env(undefined, () => configRoot(def.definition, { BATON_GLOBAL_REGION: "eu", BATON_CFG_LIMIT: "9" })));
+    const set = await advance(
+      def,
+      input("r"),
+      env(undefined, () => configRoot(def.definition, { BATON_GLOBAL_REGION: "eu", BATON_CFG_LIMIT: "9" })),
+    );
     expect(set.state.outputs.r).toEqual({ region: "eu", limit: 9 });
   });
 
@@ -108,7 +147,12 @@ describe("advance through wait tasks", () => {
     compiled({
       name: "p",
       tasks: [
-        { id: "ask", action: { type: "external", timeout: { for: "10s" } }, raises: { no: null }, on_error: [{ code: "no", goto: "$after" }] },
+        {
+          id: "ask",
+          action: { type: "external", timeout: { for: "10s" } },
+          raises: { no: null },
+          on_error: [{ code: "no", goto: "$after" }],
+        },
         { id: "after", action: { type: "delay", for: "5s" } },
       ],
     });
@@ -120,10 +164,20 @@ describe("advance through wait tasks", () => {
   });
 
   it("a recorded error outcome routes through on_error like a failed fetch, then parks on the delay (no phase)", async () => {
-    const state = { input: {}, outputs: {}, _children: {}, _wait: { task: "ask", task_epoch: 1 }, _outcome: { task_epoch: 1, error: { code: "no", message: "nope" } } };
+    const state = {
+      input: {},
+      outputs: {},
+      _children: {},
+      _wait: { task: "ask", task_epoch: 1 },
+      _outcome: { task_epoch: 1, error: { code: "no", message: "nope" } },
+    };
     const result = await advance(waits(), input("ask", { state }), env());
     expect(result).toMatchObject({ status: "running", task: "after", taskEpoch: 2, wakeAt: 1_000 });
-    expect(result.state._error, "the goto target sees error").toMatchObject({ task: "ask", code: "no", message: "nope" });
+    expect(result.state._error, "the goto target sees error").toMatchObject({
+      task: "ask",
+      code: "no",
+      message: "nope",
+    });
     expect(result.externalWait, "the external park is over").toBe("clear");
     const parked = await advance(waits(), input("after", { taskEpoch: 2, state: result.state }), env());
     expect(parked).toMatchObject({ status: "running", task: "after", wakeAt: 6_000 });

@@ -77,14 +77,21 @@ export interface AdvanceResult {
 /** Routing-only tasks run inline; a loop of them is checkpointed after this many entries. */
 export const MAX_INLINE_STEPS = 1000;
 
-type Decision = { kind: "goto"; target: string } | { kind: "raise"; code: string; message: string } | { kind: "panic"; code: string; message: string };
+type Decision =
+  | { kind: "goto"; target: string }
+  | { kind: "raise"; code: string; message: string }
+  | { kind: "panic"; code: string; message: string };
 
 /**
  * One advance (DESIGN §3): run the current task's action, evaluate its output and switch, and
  * continue inline through routing-only tasks until the next action task (the checkpoint), a
  * retry wait, or a settled result. Pure apart from `env.fetch`: the caller persists the result.
  */
-export async function advance(def: CompiledDefinition, input: AdvanceInput, env: AdvanceEnvironment): Promise<AdvanceResult> {
+export async function advance(
+  def: CompiledDefinition,
+  input: AdvanceInput,
+  env: AdvanceEnvironment,
+): Promise<AdvanceResult> {
   const state: InstanceState = { ...input.state, outputs: { ...input.state.outputs } };
   const result: AdvanceResult = {
     status: "running",
@@ -112,14 +119,24 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
 
   let current = def.byId.get(input.task);
   if (current === undefined) {
-    return fail("engine.definition", `task "${input.task}": engine.definition: process "${def.name}" version ${def.version} has no task "${input.task}"`, input.task);
+    return fail(
+      "engine.definition",
+      `task "${input.task}": engine.definition: process "${def.name}" version ${def.version} has no task "${input.task}"`,
+      input.task,
+    );
   }
 
   let pending: TaskFailure | undefined;
   if (input.reclaimed) {
-    log("warn", "lease.reclaimed", `took over from ${input.previousOwner ?? "a previous worker"} whose lease expired`, input.task, {
-      previous_owner: input.previousOwner,
-    });
+    log(
+      "warn",
+      "lease.reclaimed",
+      `took over from ${input.previousOwner ?? "a previous worker"} whose lease expired`,
+      input.task,
+      {
+        previous_owner: input.previousOwner,
+      },
+    );
     if (current.task.only_once) {
       pending = new TaskFailure(
         "only_once.interrupted",
@@ -131,7 +148,8 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
   let config: { [key: string]: Json } | undefined;
   let ranAction = false;
   // An advance runs at most one action: it stops (checkpoints) on entering the next action task.
-  const mustCheckpoint = (target: CompiledTask, steps: number) => (ranAction && target.task.action !== undefined) || steps >= MAX_INLINE_STEPS;
+  const mustCheckpoint = (target: CompiledTask, steps: number) =>
+    (ranAction && target.task.action !== undefined) || steps >= MAX_INLINE_STEPS;
   for (let steps = 1; ; steps++) {
     const here: CompiledTask = current;
     const id = here.task.id;
@@ -161,15 +179,27 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
         self = { result: step.result, previous };
       } else if (isAction && isChildTask(here.task)) {
         ranAction = true;
-        if (env.children === undefined) throw new TaskFailure("engine.definition", `child tasks cannot run here (task "${id}")`);
-        const step = await runChildren(here, state, { taskEpoch: result.taskEpoch, scope: scope({ previous }), defs: def.definition.$defs, env: env.children });
+        if (env.children === undefined)
+          throw new TaskFailure("engine.definition", `child tasks cannot run here (task "${id}")`);
+        const step = await runChildren(here, state, {
+          taskEpoch: result.taskEpoch,
+          scope: scope({ previous }),
+          defs: def.definition.$defs,
+          env: env.children,
+        });
         if (step.kind === "spawned" || step.started === true) {
           const count = step.kind === "spawned" ? step.spawns.length : 0;
-          log("info", "task.started", `task "${id}" started (${here.task.action!.type}): ${count} child instance${count === 1 ? "" : "s"}`, id, {
-            task_epoch: result.taskEpoch,
-            children: count,
-            worker: env.worker ?? null,
-          });
+          log(
+            "info",
+            "task.started",
+            `task "${id}" started (${here.task.action!.type}): ${count} child instance${count === 1 ? "" : "s"}`,
+            id,
+            {
+              task_epoch: result.taskEpoch,
+              children: count,
+              worker: env.worker ?? null,
+            },
+          );
         }
         if (step.kind === "spawned") {
           result.status = "running";
@@ -181,9 +211,15 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
         self = { result: step.result, previous };
       } else if (isAction) {
         ranAction = true;
-        log("info", "task.started", `task "${id}" started (${here.task.action!.type})`, id, { task_epoch: result.taskEpoch, worker: env.worker ?? null });
+        log("info", "task.started", `task "${id}" started (${here.task.action!.type})`, id, {
+          task_epoch: result.taskEpoch,
+          worker: env.worker ?? null,
+        });
         if (here.fetch === undefined) {
-          throw new TaskFailure("engine.definition", `action type "${here.task.action!.type}" is not supported by this engine yet`);
+          throw new TaskFailure(
+            "engine.definition",
+            `action type "${here.task.action!.type}" is not supported by this engine yet`,
+          );
         }
         const response = await env.fetch(here, scope({ previous }), result.taskEpoch);
         self = { result: response.result, status: response.status, headers: response.headers, previous };
@@ -203,25 +239,45 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
       const consumed = consumedSignalOf(error);
       if (consumed !== undefined) result.consumedSignal = consumed;
       const failure = asFailure(error);
-      log(failure.code.startsWith("engine.") ? "error" : "warn", "task.failed", `task "${id}" failed: ${failure.code}: ${truncate(failure.message, 300)}`, id, {
-        code: failure.code,
-      });
+      log(
+        failure.code.startsWith("engine.") ? "error" : "warn",
+        "task.failed",
+        `task "${id}" failed: ${failure.code}: ${truncate(failure.message, 300)}`,
+        id,
+        {
+          code: failure.code,
+        },
+      );
       // engine.* codes and failed children are never caught (LANGUAGE §2.4, §2.6).
-      const route = failure.code.startsWith("engine.") || failure instanceof ChildFailed
-        ? ({ kind: "fail" } as const)
-        : routeError(here.task, failure.code, result.retryCount, env.random);
+      const route =
+        failure.code.startsWith("engine.") || failure instanceof ChildFailed
+          ? ({ kind: "fail" } as const)
+          : routeError(here.task, failure.code, result.retryCount, env.random);
       if (route.kind === "retry") {
         result.retryCount = route.attempt;
         result.wakeAt = env.now() + route.waitMs;
-        log("info", "task.retry_scheduled", `task "${id}" retry ${route.attempt} of ${route.rule.retry!.retries} in ${route.waitMs} ms`, id, {
-          code: failure.code,
-          attempt: route.attempt,
-          wait_ms: route.waitMs,
-        });
+        log(
+          "info",
+          "task.retry_scheduled",
+          `task "${id}" retry ${route.attempt} of ${route.rule.retry!.retries} in ${route.waitMs} ms`,
+          id,
+          {
+            code: failure.code,
+            attempt: route.attempt,
+            wait_ms: route.waitMs,
+          },
+        );
         return result;
       }
       if (route.kind === "raise" || route.kind === "panic") {
-        return settle(result, route.kind === "raise" ? "raised" : "failed", route.error.code, route.error.message, id, log);
+        return settle(
+          result,
+          route.kind === "raise" ? "raised" : "failed",
+          route.error.code,
+          route.error.message,
+          id,
+          log,
+        );
       }
       if (route.kind === "fail") {
         return fail(failure.code, `task "${id}": ${failure.code}: ${failure.message}`, id);
@@ -234,7 +290,12 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
         return complete(def, result, state, id, env, log);
       }
       const target = def.byId.get(route.target.slice(1));
-      if (target === undefined) return fail("engine.definition", `task "${id}": engine.definition: on_error goto "${route.target}" names no task`, id);
+      if (target === undefined)
+        return fail(
+          "engine.definition",
+          `task "${id}": engine.definition: on_error goto "${route.target}" names no task`,
+          id,
+        );
       state._error = errorRoot;
       enter(result, target);
       current = target;
@@ -250,7 +311,11 @@ export async function advance(def: CompiledDefinition, input: AdvanceInput, env:
     const target = decision.target === "next" ? def.tasks[here.index + 1] : def.byId.get(decision.target.slice(1));
     if (target === undefined) {
       if (decision.target === "next") return complete(def, result, state, id, env, log);
-      return fail("engine.definition", `task "${id}": engine.definition: switch goto "${decision.target}" names no task`, id);
+      return fail(
+        "engine.definition",
+        `task "${id}": engine.definition: switch goto "${decision.target}" names no task`,
+        id,
+      );
     }
     enter(result, target);
     current = target;
@@ -287,7 +352,10 @@ async function runWaitStep(
           deadline: step.wakeAt,
         });
       } else if (step.armed && step.wakeAt !== null) {
-        log("info", "task.started", `task "${id}" started (delay) until ${new Date(step.wakeAt).toISOString()}`, id, { task_epoch: result.taskEpoch, wake_at: step.wakeAt });
+        log("info", "task.started", `task "${id}" started (delay) until ${new Date(step.wakeAt).toISOString()}`, id, {
+          task_epoch: result.taskEpoch,
+          wake_at: step.wakeAt,
+        });
       }
       return step;
     }
@@ -322,7 +390,13 @@ function settle(
   result.errorCode = code;
   result.errorMessage = message;
   result.wakeAt = null;
-  log(status === "raised" ? "warn" : "error", `instance.${status}`, `${status} with ${code}: ${truncate(message, 300)}`, task, { code });
+  log(
+    status === "raised" ? "warn" : "error",
+    `instance.${status}`,
+    `${status} with ${code}: ${truncate(message, 300)}`,
+    task,
+    { code },
+  );
   return result;
 }
 
@@ -336,7 +410,12 @@ function complete(
 ): AdvanceResult {
   if (def.output !== undefined) {
     try {
-      result.output = evaluateShape(def.output, { input: state.input, outputs: state.outputs, config: env.config(), $now: env.now() });
+      result.output = evaluateShape(def.output, {
+        input: state.input,
+        outputs: state.outputs,
+        config: env.config(),
+        $now: env.now(),
+      });
     } catch (error) {
       const consumed = consumedSignalOf(error);
       if (consumed !== undefined) result.consumedSignal = consumed;
@@ -362,7 +441,10 @@ function decide(here: CompiledTask, scope: Scope, def: CompiledDefinition): Deci
     if (condition !== undefined) {
       const value = evaluate(condition, scope);
       if (typeof value !== "boolean") {
-        throw new TaskFailure("engine.expression", `switch case "${clause.case}" evaluated to ${value === null ? "null" : typeof value}, expected a boolean`);
+        throw new TaskFailure(
+          "engine.expression",
+          `switch case "${clause.case}" evaluated to ${value === null ? "null" : typeof value}, expected a boolean`,
+        );
       }
       if (!value) continue;
     }
@@ -370,7 +452,10 @@ function decide(here: CompiledTask, scope: Scope, def: CompiledDefinition): Deci
     if (clause.panic !== undefined) return { kind: "panic", code: clause.panic.code, message: clause.panic.message };
     return { kind: "goto", target: clause.goto ?? "next" };
   }
-  throw new TaskFailure("engine.definition", `no switch case of task "${here.task.id}" matched (process "${def.name}" version ${def.version})`);
+  throw new TaskFailure(
+    "engine.definition",
+    `no switch case of task "${here.task.id}" matched (process "${def.name}" version ${def.version})`,
+  );
 }
 
 function asFailure(error: unknown): TaskFailure {

@@ -41,7 +41,11 @@ export interface ChildEnvironment {
    * parent was pinned to for this task's child through a channel batch, else the latest.
    * Throws TaskFailure `engine.spawn` when there is none.
    */
-  resolveChild(name: string, version: number | undefined, task: string): Promise<{ version: number; definition: Definition }>;
+  resolveChild(
+    name: string,
+    version: number | undefined,
+    task: string,
+  ): Promise<{ version: number; definition: Definition }>;
   loadChildren(ids: readonly string[]): Promise<ChildOutcome[]>;
   newId(): string;
 }
@@ -101,20 +105,42 @@ export async function runChildren(
 
   const planned = plan(here, ctx.scope);
   if (planned.length > MAX_CHILDREN_PER_SPAWN) {
-    throw new TaskFailure("engine.spawn", `task "${id}" would start ${planned.length} children; at most ${MAX_CHILDREN_PER_SPAWN} may be started by one task visit`);
+    throw new TaskFailure(
+      "engine.spawn",
+      `task "${id}" would start ${planned.length} children; at most ${MAX_CHILDREN_PER_SPAWN} may be started by one task visit`,
+    );
   }
   const spawns: ChildSpawn[] = [];
   for (const p of planned) {
     const where = p.key !== null ? `child "${p.key}"` : p.index !== null ? `child [${p.index}]` : "the child";
-    const { version, definition } = await env.resolveChild(p.spec.name, p.spec.version === 0 ? undefined : p.spec.version, id);
+    const { version, definition } = await env.resolveChild(
+      p.spec.name,
+      p.spec.version === 0 ? undefined : p.spec.version,
+      id,
+    );
     const checked = validateInput(definition, p.input);
     if (!checked.ok) {
       const lines = checked.problems.map((problem) => `${problem.path || "input"}: ${problem.message}`).join("; ");
-      throw new TaskFailure("engine.input", `${where}: the input does not match the input_schema of process "${definition.name}" version ${version}: ${lines}`);
+      throw new TaskFailure(
+        "engine.input",
+        `${where}: the input does not match the input_schema of process "${definition.name}" version ${version}: ${lines}`,
+      );
     }
     const first = definition.tasks[0];
-    if (first === undefined) throw new TaskFailure("engine.spawn", `${where}: process "${definition.name}" version ${version} has no tasks to run`);
-    spawns.push({ id: env.newId(), key: p.key, index: p.index, process: definition.name, version, input: checked.value, firstTask: first.id });
+    if (first === undefined)
+      throw new TaskFailure(
+        "engine.spawn",
+        `${where}: process "${definition.name}" version ${version} has no tasks to run`,
+      );
+    spawns.push({
+      id: env.newId(),
+      key: p.key,
+      index: p.index,
+      process: definition.name,
+      version,
+      input: checked.value,
+      firstTask: first.id,
+    });
   }
 
   const action = here.task.action!;
@@ -143,10 +169,14 @@ function plan(here: CompiledTask, scope: Scope): Planned[] {
   if (action.type === "child_map") {
     return Object.entries(action.children).map(([key, spec]) => ({ key, index: null, spec, input: inputOf(key) }));
   }
-  if (action.type !== "child_list" || compiled.over === undefined) throw new TaskFailure("engine.definition", `task "${task.id}" is not a child task`);
+  if (action.type !== "child_list" || compiled.over === undefined)
+    throw new TaskFailure("engine.definition", `task "${task.id}" is not a child task`);
   const over = evaluateShape(compiled.over, scope);
   if (!Array.isArray(over)) {
-    throw new TaskFailure("engine.expression", `child_list "over" of task "${task.id}" evaluated to ${over === null ? "null" : typeof over}, expected an array`);
+    throw new TaskFailure(
+      "engine.expression",
+      `child_list "over" of task "${task.id}" evaluated to ${over === null ? "null" : typeof over}, expected an array`,
+    );
   }
   const spec: ChildSpec = { name: action.name, version: action.version };
   return over.map((element, index) => ({ key: null, index, spec, input: element }));
@@ -157,11 +187,20 @@ function spawnedIds(task: Task, state: InstanceState): Array<{ id: string; key: 
   const recorded = state._children[task.id];
   if (typeof recorded === "string") return [{ id: recorded, key: null, index: null }];
   if (Array.isArray(recorded)) return recorded.map((id, index) => ({ id: String(id), key: null, index }));
-  if (recorded !== null && typeof recorded === "object") return Object.entries(recorded).map(([key, id]) => ({ id: String(id), key, index: null }));
-  throw new TaskFailure("engine.collect", `task "${task.id}" was woken to collect its children but the state records none`);
+  if (recorded !== null && typeof recorded === "object")
+    return Object.entries(recorded).map(([key, id]) => ({ id: String(id), key, index: null }));
+  throw new TaskFailure(
+    "engine.collect",
+    `task "${task.id}" was woken to collect its children but the state records none`,
+  );
 }
 
-async function collect(task: Task, state: InstanceState, env: ChildEnvironment, defs: Record<string, Schema> | undefined): Promise<Json> {
+async function collect(
+  task: Task,
+  state: InstanceState,
+  env: ChildEnvironment,
+  defs: Record<string, Schema> | undefined,
+): Promise<Json> {
   const spawned = spawnedIds(task, state);
   const rows = new Map((await env.loadChildren(spawned.map((s) => s.id))).map((r) => [r.id, r]));
   const outcomes = spawned.map((s) => ({ ...s, row: rows.get(s.id) }));
@@ -172,7 +211,10 @@ async function collect(task: Task, state: InstanceState, env: ChildEnvironment, 
     if (o.row === undefined) throw new TaskFailure("engine.collect", `task "${task.id}": ${where(o)} does not exist`);
     if (!isSettled(o.row.status)) {
       // The last settling child wakes the parent, so this means the counter and the rows disagree.
-      throw new TaskFailure("engine.collect", `task "${task.id}" was woken to collect while ${where(o)} is still ${o.row.status}`);
+      throw new TaskFailure(
+        "engine.collect",
+        `task "${task.id}" was woken to collect while ${where(o)} is still ${o.row.status}`,
+      );
     }
   }
   const failed = outcomes.find((o) => o.row!.status === "failed" || o.row!.status === "cancelled");
@@ -185,7 +227,12 @@ async function collect(task: Task, state: InstanceState, env: ChildEnvironment, 
     const context: { [key: string]: Json } = {};
     if (raised.key !== null) context.child_key = raised.key;
     if (raised.index !== null) context.child_index = raised.index;
-    throw new TaskFailure(raised.row!.errorCode ?? "engine.collect", raised.row!.errorMessage ?? "", undefined, context);
+    throw new TaskFailure(
+      raised.row!.errorCode ?? "engine.collect",
+      raised.row!.errorMessage ?? "",
+      undefined,
+      context,
+    );
   }
 
   const action = task.action!;
@@ -196,22 +243,33 @@ async function collect(task: Task, state: InstanceState, env: ChildEnvironment, 
         ? Object.fromEntries(outcomes.map((o) => [o.key!, o.row!.output]))
         : outcomes.map((o) => o.row!.output);
   // result_schema types one child's output: child_list checks each element, child_map each key.
-  if (action.type === "child" && action.result_schema !== undefined) checkResult(task, action.result_schema, result, "result", defs);
+  if (action.type === "child" && action.result_schema !== undefined)
+    checkResult(task, action.result_schema, result, "result", defs);
   if (action.type === "child_list" && action.result_schema !== undefined) {
     for (const o of outcomes) checkResult(task, action.result_schema, o.row!.output, `result[${o.index}]`, defs);
   }
   if (action.type === "child_map") {
     for (const o of outcomes) {
       const spec = action.children[o.key!];
-      if (spec?.result_schema !== undefined) checkResult(task, spec.result_schema, o.row!.output, `result.${o.key}`, defs);
+      if (spec?.result_schema !== undefined)
+        checkResult(task, spec.result_schema, o.row!.output, `result.${o.key}`, defs);
     }
   }
   return result;
 }
 
-function checkResult(task: Task, schema: Schema, value: Json, path: string, defs: Record<string, Schema> | undefined): void {
+function checkResult(
+  task: Task,
+  schema: Schema,
+  value: Json,
+  path: string,
+  defs: Record<string, Schema> | undefined,
+): void {
   const problems = validateValue(schema, value, defs, path);
   if (problems.length === 0) return;
   const lines = problems.map((p) => `${p.path || path}: ${p.message}`).join("; ");
-  throw new TaskFailure("output.invalid", `the children's output of task "${task.id}" does not match result_schema: ${lines}`);
+  throw new TaskFailure(
+    "output.invalid",
+    `the children's output of task "${task.id}" does not match result_schema: ${lines}`,
+  );
 }

@@ -30,7 +30,9 @@ export interface ClaimedRow {
  */
 export async function claimDue(db: Db, workerId: string, now: number, limit: number): Promise<ClaimedRow[]> {
   if (limit <= 0) return [];
-  const result = await executePrepared(db, sql`
+  const result = await executePrepared(
+    db,
+    sql`
     WITH due AS (
       SELECT id, lease_owner AS old_owner FROM instances
       WHERE status = 'running' AND wake_at IS NOT NULL AND wake_at <= ${now}
@@ -44,7 +46,8 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
         previous_owner = COALESCE(due.old_owner, i.previous_owner)
     FROM due WHERE i.id = due.id
     RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch, due.old_owner,
-              i.parent_id, i.parent_task_epoch`);
+              i.parent_id, i.parent_task_epoch`,
+  );
   return rowsOf<Record<string, unknown>>(result).map((r) => ({
     id: String(r.id),
     rootId: String(r.root_id),
@@ -62,22 +65,35 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
 }
 
 /** Extends the leases this worker still holds; returns the ids whose lease was lost (fence moved). */
-export async function renewLeases(db: Db, workerId: string, now: number, held: ReadonlyArray<{ id: string; leaseEpoch: number }>): Promise<string[]> {
+export async function renewLeases(
+  db: Db,
+  workerId: string,
+  now: number,
+  held: ReadonlyArray<{ id: string; leaseEpoch: number }>,
+): Promise<string[]> {
   if (held.length === 0) return [];
   const ids = held.map((h) => h.id);
   const epochs = held.map((h) => h.leaseEpoch);
-  const result = await executePrepared(db, sql`
+  const result = await executePrepared(
+    db,
+    sql`
     WITH locked AS (${lockInIdOrder(ids)})
     UPDATE instances AS i SET lease_expires_at = ${now + LEASE_MS}, wake_at = ${now + LEASE_MS}
     FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(epochs)}) AS epoch) AS h, locked
     WHERE i.id = h.id AND locked.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}
-    RETURNING i.id`);
+    RETURNING i.id`,
+  );
   const kept = new Set(rowsOf<{ id: string }>(result).map((r) => r.id));
   return ids.filter((id) => !kept.has(id));
 }
 
 /** Lets other replicas take these rows at once; the owner stays recorded as evidence of a possible run. */
-export async function expireLeases(db: Db, workerId: string, now: number, held: ReadonlyArray<{ id: string; leaseEpoch: number }>): Promise<void> {
+export async function expireLeases(
+  db: Db,
+  workerId: string,
+  now: number,
+  held: ReadonlyArray<{ id: string; leaseEpoch: number }>,
+): Promise<void> {
   if (held.length === 0) return;
   const ids = held.map((h) => h.id);
   await db.execute(sql`
@@ -92,7 +108,12 @@ export async function expireLeases(db: Db, workerId: string, now: number, held: 
  * is stopping): nothing ran under it since that write, so unlike expireLeases it records no
  * owner — the next claim is an ordinary one, not a reclaim of a possibly-run attempt.
  */
-export async function releaseKeptLease(db: Db, workerId: string, now: number, held: { id: string; leaseEpoch: number }): Promise<void> {
+export async function releaseKeptLease(
+  db: Db,
+  workerId: string,
+  now: number,
+  held: { id: string; leaseEpoch: number },
+): Promise<void> {
   await db.execute(sql`
     UPDATE instances SET lease_owner = NULL, lease_expires_at = NULL, wake_at = ${now}
     WHERE id = ${held.id} AND lease_epoch = ${held.leaseEpoch} AND lease_owner = ${workerId} AND status = 'running'`);

@@ -48,7 +48,12 @@ export interface WriteOutcome {
  * changed), so a verb is either fully before this write (applied here) or fully after it (it
  * sees the advance's result).
  */
-export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number, writes: readonly PendingWrite[]): Promise<WriteOutcome[]> {
+export async function writeAdvances(
+  db: Db,
+  clock: Clock,
+  thresholdBytes: number,
+  writes: readonly PendingWrite[],
+): Promise<WriteOutcome[]> {
   if (writes.length === 0) return [];
   const now = clock.now();
   const objects = new Map<string, PlannedObject>();
@@ -62,18 +67,30 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
   const logs: Array<ReturnType<typeof logRow> & { gate_id: string }> = [];
   const children: ChildRecord[] = [];
   const records = writes.map(({ claim, result, keepLeaseFor }, i) => {
-    const keep = keepLeaseFor !== undefined && result.status === "running" && result.wakeAt !== null && result.wakeAt <= now;
-    for (const log of result.logs) logs.push({ ...logRow(entry(claim, log.level, log.event, log.message, log.task ?? null, log.data ?? null), now), gate_id: claim.id });
+    const keep =
+      keepLeaseFor !== undefined && result.status === "running" && result.wakeAt !== null && result.wakeAt <= now;
+    for (const log of result.logs)
+      logs.push({
+        ...logRow(entry(claim, log.level, log.event, log.message, log.task ?? null, log.data ?? null), now),
+        gate_id: claim.id,
+      });
     for (const spawn of result.spawns ?? []) {
       const state = planExternalize({ input: spawn.input, outputs: {}, _children: {} }, thresholdBytes);
       for (const o of state.objects) objects.set(o.ref, o);
       children.push(childRecord(claim, result, spawn, stringifyJson(state.value)));
       const where = spawn.key !== null ? ` as "${spawn.key}"` : spawn.index !== null ? ` as [${spawn.index}]` : "";
-      const started = entry({ ...claim, id: spawn.id }, "info", "instance.started", `started ${spawn.process} version ${spawn.version} at task "${spawn.firstTask}" by task "${result.task}" of ${claim.id}${where}`, spawn.firstTask, {
-        process: spawn.process,
-        version: spawn.version,
-        parent_id: claim.id,
-      });
+      const started = entry(
+        { ...claim, id: spawn.id },
+        "info",
+        "instance.started",
+        `started ${spawn.process} version ${spawn.version} at task "${spawn.firstTask}" by task "${result.task}" of ${claim.id}${where}`,
+        spawn.firstTask,
+        {
+          process: spawn.process,
+          version: spawn.version,
+          parent_id: claim.id,
+        },
+      );
       // Gated on the parent: the line is written only if the parent's write (which inserts the child) lands.
       logs.push({ ...logRow(started, now), gate_id: claim.id });
     }
@@ -107,7 +124,11 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
   // own rows, in id order (lifecycle verbs lock trees in id order too), so no two statements
   // ever wait on each other in a cycle.
   const parents = writes
-    .filter(({ claim, result }) => claim.parentId !== null && (result.status === "completed" || result.status === "failed" || result.status === "raised"))
+    .filter(
+      ({ claim, result }) =>
+        claim.parentId !== null &&
+        (result.status === "completed" || result.status === "failed" || result.status === "raised"),
+    )
     .map(({ claim }) => claim.parentId as string);
 
   const write = async (tx: Db): Promise<WriteOutcome[]> => {
@@ -116,7 +137,9 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
       clock,
       [...objects.values()].sort((a, b) => (a.ref < b.ref ? -1 : 1)),
     );
-    const landed = await executePrepared(tx, sql`
+    const landed = await executePrepared(
+      tx,
+      sql`
       WITH x AS (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(
           id text, lease_epoch integer, status text, task text, task_epoch integer, retry_count integer, state text,
@@ -192,9 +215,12 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
         FROM x JOIN upd ON upd.id = x.id
         WHERE x.status = 'running' AND upd.status IN ('paused', 'cancelled')
       )
-      SELECT id, status, wake_at, lease_owner FROM upd`);
+      SELECT id, status, wake_at, lease_owner FROM upd`,
+    );
     const byId = new Map(
-      rowsOf<{ id: string; status: string; wake_at: string | number | null; lease_owner: string | null }>(landed).map((r) => [r.id, r]),
+      rowsOf<{ id: string; status: string; wake_at: string | number | null; lease_owner: string | null }>(landed).map(
+        (r) => [r.id, r],
+      ),
     );
     const outcomes: WriteOutcome[] = writes.map(({ claim, result }, i) => {
       const row = byId.get(claim.id);
@@ -205,7 +231,12 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
         applied: true,
         status: row.status,
         wakeAt,
-        kept: { task: result.task, taskEpoch: result.taskEpoch, retryCount: result.retryCount, storedState: stored[i].state },
+        kept: {
+          task: result.task,
+          taskEpoch: result.taskEpoch,
+          retryCount: result.retryCount,
+          storedState: stored[i].state,
+        },
       };
     });
     await writeWaitChanges(
@@ -215,7 +246,9 @@ export async function writeAdvances(db: Db, clock: Clock, thresholdBytes: number
     return outcomes;
   };
 
-  const touchesMore = objects.size > 0 || writes.some((w) => w.result.externalWait !== undefined || w.result.consumedSignal !== undefined);
+  const touchesMore =
+    objects.size > 0 ||
+    writes.some((w) => w.result.externalWait !== undefined || w.result.consumedSignal !== undefined);
   // (Children and parent wake-ups ride in the one statement: no transaction needed for them.)
   return touchesMore ? db.transaction((tx) => write(tx as unknown as Db)) : write(db);
 }
@@ -271,7 +304,8 @@ function toStore(stored: InstanceState, result: AdvanceResult): Json {
   }
   const out: { [key: string]: Json } = {};
   for (const [key, value] of Object.entries(next)) {
-    if (value !== undefined) out[key] = key in stored && stored[key] !== undefined && !PER_VISIT_KEYS.has(key) ? (stored[key] as Json) : value;
+    if (value !== undefined)
+      out[key] = key in stored && stored[key] !== undefined && !PER_VISIT_KEYS.has(key) ? (stored[key] as Json) : value;
   }
   out.outputs = outputs;
   if (next._error !== undefined) out._error = next._error;

@@ -27,7 +27,13 @@ type Queued = { write: PendingWrite; resolve: (o: WriteOutcome) => void; reject:
  * instance has at most one advance (so one pending write) in this process at a time, and rows
  * of another process's batches are fenced out by lease_epoch.
  */
-export function createCommitter(db: Db, clock: Clock, thresholdBytes: number, log: Logger, options: CommitterOptions = { writers: 1 }) {
+export function createCommitter(
+  db: Db,
+  clock: Clock,
+  thresholdBytes: number,
+  log: Logger,
+  options: CommitterOptions = { writers: 1 },
+) {
   let queue: Queued[] = [];
   let writers = 0;
   const running = new Set<Promise<void>>();
@@ -62,7 +68,10 @@ export function createCommitter(db: Db, clock: Clock, thresholdBytes: number, lo
         return;
       }
       // One bad row must not sink the others: write them one by one.
-      log.warn("batched advance write failed; writing one by one", { error: (error as Error).message, size: batch.length });
+      log.warn("batched advance write failed; writing one by one", {
+        error: (error as Error).message,
+        size: batch.length,
+      });
       for (const item of batch) await writeOne(item);
     }
   };

@@ -68,15 +68,27 @@ function compileTask(task: Task, index: number): CompiledTask {
     clause,
     condition: clause.case === undefined ? undefined : expression(clause.case, `${at}.switch[${i}].case`),
   }));
-  const compiled: CompiledTask = { task, index, cases, output: task.output === undefined ? undefined : shape(task.output, `${at}.output`) };
+  const compiled: CompiledTask = {
+    task,
+    index,
+    cases,
+    output: task.output === undefined ? undefined : shape(task.output, `${at}.output`),
+  };
   const action = task.action;
   if (action?.type === "fetch") compiled.fetch = compileFetch(action, `${at}.action`);
   if (action?.type === "child") {
-    compiled.children = { inputs: new Map([["", action.input === undefined ? undefined : shape(action.input as Json, `${at}.action.input`)]]) };
+    compiled.children = {
+      inputs: new Map([
+        ["", action.input === undefined ? undefined : shape(action.input as Json, `${at}.action.input`)],
+      ]),
+    };
   } else if (action?.type === "child_map") {
     const inputs = new Map<string, CompiledShape | undefined>();
     for (const [key, spec] of Object.entries(action.children)) {
-      inputs.set(key, spec.input === undefined ? undefined : shape(spec.input as Json, `${at}.action.children.${key}.input`));
+      inputs.set(
+        key,
+        spec.input === undefined ? undefined : shape(spec.input as Json, `${at}.action.children.${key}.input`),
+      );
     }
     compiled.children = { inputs };
   } else if (action?.type === "child_list") {
@@ -158,7 +170,9 @@ async function load(db: Db, name: string, version: number): Promise<CompiledDefi
   try {
     parsed = parseJson(rows[0].definition) as unknown as Definition;
   } catch (error) {
-    throw new DefinitionFault(`process "${name}" version ${version}: stored definition is not JSON: ${(error as Error).message}`);
+    throw new DefinitionFault(
+      `process "${name}" version ${version}: stored definition is not JSON: ${(error as Error).message}`,
+    );
   }
   return compileDefinition(parsed, version);
 }

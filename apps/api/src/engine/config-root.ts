@@ -20,7 +20,10 @@ export function configRoot(definition: Definition, env: NodeJS.ProcessEnv): { [k
     } else if (property.default !== undefined) {
       out[name] = property.default as Json;
     } else if (required.has(name)) {
-      throw new TaskFailure("engine.config", `config "${name}" is required: set ${prefix}${envName(name)} or BATON_GLOBAL_${envName(name)}`);
+      throw new TaskFailure(
+        "engine.config",
+        `config "${name}" is required: set ${prefix}${envName(name)} or BATON_GLOBAL_${envName(name)}`,
+      );
     } else {
       out[name] = null;
     }

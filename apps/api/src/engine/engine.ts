@@ -7,10 +7,23 @@ import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
 import { advance, type AdvanceResult } from "./advance.js";
 import { childEnvironment } from "./child-environment.js";
-import { claimDue, type ClaimedRow, expireLeases, finaliseAbandoned, hasAbandoned, releaseKeptLease, renewLeases } from "./claim.js";
+import {
+  claimDue,
+  type ClaimedRow,
+  expireLeases,
+  finaliseAbandoned,
+  hasAbandoned,
+  releaseKeptLease,
+  renewLeases,
+} from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
-import { type CompiledDefinition, type CompiledTask, createDefinitionCache, DefinitionFault } from "./compiled-definition.js";
+import {
+  type CompiledDefinition,
+  type CompiledTask,
+  createDefinitionCache,
+  DefinitionFault,
+} from "./compiled-definition.js";
 import { configRoot } from "./config-root.js";
 import { redactAdvanceResult, redactText, secretsCache } from "./secrets.js";
 import { runFetch } from "./fetch-task.js";
@@ -207,8 +220,8 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       if (outcome.kept === undefined) return outcome;
       if (stopped || signal.aborted) {
         // Hand the row back at once rather than make another replica wait out the lease.
-        await releaseKeptLease(db, workerId, clock.now(), { id: claim.id, leaseEpoch: claim.leaseEpoch }).catch((error) =>
-          log.error("releasing a lease failed", { instance: claim.id, error: (error as Error).message }),
+        await releaseKeptLease(db, workerId, clock.now(), { id: claim.id, leaseEpoch: claim.leaseEpoch }).catch(
+          (error) => log.error("releasing a lease failed", { instance: claim.id, error: (error as Error).message }),
         );
         return outcome;
       }
@@ -218,7 +231,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     }
   }
 
-  async function run(row: ClaimedRow, stored: InstanceState | undefined, entry: InFlight, keepLease: boolean): Promise<WriteOutcome> {
+  async function run(
+    row: ClaimedRow,
+    stored: InstanceState | undefined,
+    entry: InFlight,
+    keepLease: boolean,
+  ): Promise<WriteOutcome> {
     const signal = entry.abort.signal;
     let secrets: string[] = [];
     try {
@@ -279,7 +297,8 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       const outcome = await committer
         .submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined })
         .finally(() => (entry.writing = false));
-      if (!outcome.applied) log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
+      if (!outcome.applied)
+        log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
       // Work this write made due elsewhere in the tree: the children it spawned, or the parent
       // a settling child may have woken. Without a wake they would wait for the next poll.
       else if ((result.spawns?.length ?? 0) > 0 || (row.parentId !== null && isSettled(outcome.status ?? ""))) wake();
@@ -287,13 +306,23 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     } catch (error) {
       // The lease expires and another round retries the instance (as a reclaim).
       const { message, stack } = error as Error;
-      log.error("advance failed", { instance: row.id, error: redactText(String(message), secrets), stack: redactText(String(stack), secrets) });
+      log.error("advance failed", {
+        instance: row.id,
+        error: redactText(String(message), secrets),
+        stack: redactText(String(stack), secrets),
+      });
       return { applied: false };
     }
   }
 
   function dueAgain(outcome: WriteOutcome): boolean {
-    return outcome.applied && outcome.status === "running" && outcome.wakeAt !== null && outcome.wakeAt !== undefined && outcome.wakeAt <= clock.now();
+    return (
+      outcome.applied &&
+      outcome.status === "running" &&
+      outcome.wakeAt !== null &&
+      outcome.wakeAt !== undefined &&
+      outcome.wakeAt <= clock.now()
+    );
   }
 
   function pump(): void {
@@ -360,7 +389,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       await pumpRound;
       const pending = [...inFlight.values()].map((v) => v.done);
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled(pending), new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
+      await Promise.race([
+        Promise.allSettled(pending),
+        new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS))),
+      ]);
       clearTimeout(timer);
       const left = [...inFlight].map(([id, v]) => {
         v.abort.abort();
@@ -368,7 +400,9 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       });
       await committer.idle();
       if (left.length > 0) {
-        await expireLeases(db, workerId, clock.now(), left).catch((error) => log.error("releasing leases failed", { error: (error as Error).message }));
+        await expireLeases(db, workerId, clock.now(), left).catch((error) =>
+          log.error("releasing leases failed", { error: (error as Error).message }),
+        );
       }
     },
   };
@@ -386,6 +420,8 @@ function definitionFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceS
     errorCode: "engine.definition",
     errorMessage: text,
     wakeAt: null,
-    logs: [{ level: "error", event: "instance.failed", message: text, task: row.task, data: { code: "engine.definition" } }],
+    logs: [
+      { level: "error", event: "instance.failed", message: text, task: row.task, data: { code: "engine.definition" } },
+    ],
   };
 }

@@ -2,7 +2,13 @@ import type { Task } from "@baton/model";
 import { describe, expect, it } from "vitest";
 import { routeError } from "./error-route.js";
 
-const task = (on_error: Task["on_error"], only_once = false): Task => ({ id: "t", switch: [], on_error, only_once, action: { type: "fetch", url: "http://x", method: "post" } });
+const task = (on_error: Task["on_error"], only_once = false): Task => ({
+  id: "t",
+  switch: [],
+  on_error,
+  only_once,
+  action: { type: "fetch", url: "http://x", method: "post" },
+});
 const retry = (retries: number) => ({ retries, delay: "1s", factor: 2, max_delay: "5m" });
 const half = () => 0;
 
@@ -25,8 +31,14 @@ describe("routeError", () => {
       { code: ["http.4%"], raise: { code: "client_error", message: "bad request" } },
       { panic: { code: "anything", message: "else" } },
     ]);
-    expect(routeError(t, "http.422", 0, half)).toEqual({ kind: "raise", error: { code: "client_error", message: "bad request" } });
-    expect(routeError(t, "output.parse", 0, half)).toEqual({ kind: "panic", error: { code: "anything", message: "else" } });
+    expect(routeError(t, "http.422", 0, half)).toEqual({
+      kind: "raise",
+      error: { code: "client_error", message: "bad request" },
+    });
+    expect(routeError(t, "output.parse", 0, half)).toEqual({
+      kind: "panic",
+      error: { code: "anything", message: "else" },
+    });
   });
 
   it("never catches engine.* codes", () => {

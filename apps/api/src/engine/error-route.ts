@@ -18,7 +18,12 @@ function retryAllowed(task: Task, rule: ErrorRule, code: string): boolean {
  * LANGUAGE §2.4: the first matching rule wins; it retries while its budget lasts (one counter per
  * task visit, `retriesScheduled` so far), then takes its goto/raise/panic, else the instance fails.
  */
-export function routeError(task: Task, code: string, retriesScheduled: number, random: () => number = Math.random): ErrorRoute {
+export function routeError(
+  task: Task,
+  code: string,
+  retriesScheduled: number,
+  random: () => number = Math.random,
+): ErrorRoute {
   const rule = findErrorRule(task, code);
   if (rule === undefined) return { kind: "fail" };
   if (rule.retry !== undefined && retriesScheduled < rule.retry.retries && retryAllowed(task, rule, code)) {

@@ -17,7 +17,11 @@ const PRUNE_BATCH = 1_000;
  * is no longer the current one of a waiting visit. Replicas may run it at once: rows another
  * pass holds are skipped, not waited for. Returns how many rows were deleted.
  */
-export async function pruneExternalClaims(db: Db, now: number, retentionMs = CLAIM_TOKEN_RETENTION_MS): Promise<number> {
+export async function pruneExternalClaims(
+  db: Db,
+  now: number,
+  retentionMs = CLAIM_TOKEN_RETENTION_MS,
+): Promise<number> {
   const result = await db.execute(sql`
     DELETE FROM external_claims WHERE token_hash IN (
       SELECT c.token_hash FROM external_claims c

@@ -1,6 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
-import { checkExternalError, checkExternalResult, type Definition, inlineRefs, type Schema, type Task } from "@baton/model";
+import {
+  checkExternalError,
+  checkExternalResult,
+  type Definition,
+  inlineRefs,
+  type Schema,
+  type Task,
+} from "@baton/model";
 import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../storage/clock.js";
 import { type Db, rowsOf } from "../storage/db.js";
@@ -155,10 +162,17 @@ function fateOf(row: Record<string, unknown> | undefined, workerId: string | und
   const status = String(row.status);
   if (status === "cancelled" || status === "cancelling" || isSettled(status)) return "cancelled";
   const epoch = Number(row.task_epoch);
-  if (Number(row.i_task_epoch) !== epoch || row.w_task_epoch === null || row.w_task_epoch === undefined || Number(row.w_task_epoch) !== epoch) return "cancelled";
+  if (
+    Number(row.i_task_epoch) !== epoch ||
+    row.w_task_epoch === null ||
+    row.w_task_epoch === undefined ||
+    Number(row.w_task_epoch) !== epoch
+  )
+    return "cancelled";
   if (row.phase !== "external") return "cancelled";
   if (Number(row.w_claim_epoch) !== Number(row.claim_epoch)) return "lost";
-  if (row.claim_expires_at === null || row.claim_expires_at === undefined || Number(row.claim_expires_at) <= now) return "lost";
+  if (row.claim_expires_at === null || row.claim_expires_at === undefined || Number(row.claim_expires_at) <= now)
+    return "lost";
   if (workerId !== undefined && String(row.worker_id) !== workerId) return "lost";
   return "live";
 }
@@ -176,7 +190,13 @@ async function claimRows(tx: Db, hashes: string[]): Promise<Map<string, Record<s
 }
 
 /** Extends the live claims among `tokens` and sorts every token by fate. */
-export async function renewExternalTasks(db: Db, clock: Clock, workerId: string, tokens: readonly string[], leaseMs: number): Promise<RenewResult> {
+export async function renewExternalTasks(
+  db: Db,
+  clock: Clock,
+  workerId: string,
+  tokens: readonly string[],
+  leaseMs: number,
+): Promise<RenewResult> {
   const out: RenewResult = { renewed: [], lost: [], cancelled: [] };
   if (tokens.length === 0) return out;
   const now = clock.now();
@@ -188,7 +208,8 @@ export async function renewExternalTasks(db: Db, clock: Clock, workerId: string,
     tokens.forEach((token, i) => {
       const row = rows.get(hashes[i]);
       const fate = fateOf(row, workerId, now);
-      if (fate === "live") live.push({ token, instanceId: String(row!.instance_id), claimEpoch: Number(row!.claim_epoch) });
+      if (fate === "live")
+        live.push({ token, instanceId: String(row!.instance_id), claimEpoch: Number(row!.claim_epoch) });
       else out[fate === "lost" ? "lost" : "cancelled"].push(token);
     });
     if (live.length > 0) {
@@ -225,7 +246,12 @@ export async function releaseExternalTask(db: Db, clock: Clock, token: string): 
     await tx
       .update(externalWaits)
       .set({ claimedBy: null, claimExpiresAt: null })
-      .where(and(eq(externalWaits.instanceId, String(row!.instance_id)), eq(externalWaits.claimEpoch, Number(row!.claim_epoch))));
+      .where(
+        and(
+          eq(externalWaits.instanceId, String(row!.instance_id)),
+          eq(externalWaits.claimEpoch, Number(row!.claim_epoch)),
+        ),
+      );
   });
 }
 
@@ -233,55 +259,110 @@ export async function releaseExternalTask(db: Db, clock: Clock, token: string): 
  * Resolves the claimed task of `token` with a validated outcome. 404 unknown token; 409 when the
  * instance is settled/cancelled, the visit is over (a late answer) or the claim is not live.
  */
-export async function resolveExternalTask(db: Db, clock: Clock, token: string, outcome: Outcome, actor: string | null): Promise<void> {
+export async function resolveExternalTask(
+  db: Db,
+  clock: Clock,
+  token: string,
+  outcome: Outcome,
+  actor: string | null,
+): Promise<void> {
   const now = clock.now();
   const hash = tokenHash(token);
   await db.transaction(async (t) => {
     const tx = t as unknown as Db;
     // Lock the instance first, then read the claim: a worker's write or an operator verb is either fully before or after.
     const locked = rowsOf(
-      await tx.execute(sql`SELECT i.id FROM external_claims c JOIN instances i ON i.id = c.instance_id WHERE c.token_hash = ${hash} FOR UPDATE OF i`),
+      await tx.execute(
+        sql`SELECT i.id FROM external_claims c JOIN instances i ON i.id = c.instance_id WHERE c.token_hash = ${hash} FOR UPDATE OF i`,
+      ),
     );
     const row = locked.length === 0 ? undefined : (await claimRows(tx, [hash])).get(hash);
-    if (row === undefined || row.status === null || row.status === undefined) throw new ExternalTaskError("not_found", "unknown claim token");
+    if (row === undefined || row.status === null || row.status === undefined)
+      throw new ExternalTaskError("not_found", "unknown claim token");
     const status = String(row.status);
     if (isSettled(status) || status === "cancelling") {
-      throw new ExternalTaskError("conflict", `instance ${String(row.instance_id)} is ${status}; it no longer waits for an outcome`);
+      throw new ExternalTaskError(
+        "conflict",
+        `instance ${String(row.instance_id)} is ${status}; it no longer waits for an outcome`,
+      );
     }
     const fate = fateOf(row, undefined, now);
     if (fate === "cancelled") {
-      throw new ExternalTaskError("conflict", `a late answer: the visit of task "${String(row.w_task ?? row.i_task)}" this claim was for is over (the task moved on)`);
+      throw new ExternalTaskError(
+        "conflict",
+        `a late answer: the visit of task "${String(row.w_task ?? row.i_task)}" this claim was for is over (the task moved on)`,
+      );
     }
-    if (fate === "lost") throw new ExternalTaskError("conflict", "the claim is no longer live: it lapsed or another worker claimed the task since");
+    if (fate === "lost")
+      throw new ExternalTaskError(
+        "conflict",
+        "the claim is no longer live: it lapsed or another worker claimed the task since",
+      );
     const taskId = String(row.w_task);
     const task = await requireTask(db, tx, String(row.process), Number(row.version), taskId);
     const checked = checkOutcome(task.def, task.task, outcome);
-    await deliver(tx, clock, { id: String(row.instance_id), rootId: String(row.root_id), task: taskId, taskEpoch: Number(row.task_epoch) }, checked, actor, "resolve");
+    await deliver(
+      tx,
+      clock,
+      { id: String(row.instance_id), rootId: String(row.root_id), task: taskId, taskEpoch: Number(row.task_epoch) },
+      checked,
+      actor,
+      "resolve",
+    );
   });
 }
 
 export type SignalResult = { delivered: true; buffered: false } | { delivered: false; buffered: true };
 
 /** Delivers an outcome to `task` of an instance: now when the task is armed, else buffered FIFO until it next arms. */
-export async function signalExternalTask(db: Db, clock: Clock, instanceId: string, taskId: string, outcome: Outcome, actor: string | null): Promise<SignalResult> {
+export async function signalExternalTask(
+  db: Db,
+  clock: Clock,
+  instanceId: string,
+  taskId: string,
+  outcome: Outcome,
+  actor: string | null,
+): Promise<SignalResult> {
   return db.transaction(async (t) => {
     const tx = t as unknown as Db;
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
     if (row === undefined) throw new ExternalTaskError("not_found", `instance ${instanceId} does not exist`);
     const def = await definitionOf(db, tx, row.process, row.version);
     const task = def?.tasks.find((t) => t.id === taskId);
-    if (def === undefined || task === undefined) throw new ExternalTaskError("not_found", `process "${row.process}" version ${row.version} has no task "${taskId}"`);
+    if (def === undefined || task === undefined)
+      throw new ExternalTaskError(
+        "not_found",
+        `process "${row.process}" version ${row.version} has no task "${taskId}"`,
+      );
     if (task.action?.type !== "external") {
-      throw new ExternalTaskError("not_found", `task "${taskId}" of process "${row.process}" version ${row.version} is not an external task (its action is ${task.action?.type ?? "none"})`);
+      throw new ExternalTaskError(
+        "not_found",
+        `task "${taskId}" of process "${row.process}" version ${row.version} is not an external task (its action is ${task.action?.type ?? "none"})`,
+      );
     }
     if (isSettled(row.status) || row.status === "cancelling") {
-      throw new ExternalTaskError("conflict", `instance ${row.id} is ${row.status} and will never wait on task "${taskId}" again`);
+      throw new ExternalTaskError(
+        "conflict",
+        `instance ${row.id} is ${row.status} and will never wait on task "${taskId}" again`,
+      );
     }
     const checked = checkOutcome(def, task, outcome);
     const [wait] = await tx.select().from(externalWaits).where(eq(externalWaits.instanceId, row.id)).for("update");
-    const armed = row.phase === "external" && row.task === taskId && wait !== undefined && wait.taskEpoch === row.taskEpoch && wait.task === taskId;
+    const armed =
+      row.phase === "external" &&
+      row.task === taskId &&
+      wait !== undefined &&
+      wait.taskEpoch === row.taskEpoch &&
+      wait.task === taskId;
     if (armed) {
-      await deliver(tx, clock, { id: row.id, rootId: row.rootId, task: taskId, taskEpoch: row.taskEpoch }, checked, actor, "signal");
+      await deliver(
+        tx,
+        clock,
+        { id: row.id, rootId: row.rootId, task: taskId, taskEpoch: row.taskEpoch },
+        checked,
+        actor,
+        "signal",
+      );
       return { delivered: true, buffered: false };
     }
     await bufferSignal(tx, row.id, taskId, checked as unknown as Json, actor, clock.now());
@@ -305,11 +386,21 @@ export async function signalExternalTask(db: Db, clock: Clock, instanceId: strin
 export function checkOutcome(def: Definition, task: Task, outcome: Outcome): Outcome {
   if ("error" in outcome) {
     const checked = checkExternalError(def, task, outcome.error);
-    if (!checked.ok) throw new ExternalTaskError("invalid", `the error outcome does not match what task "${task.id}" declares in raises`, checked.problems);
+    if (!checked.ok)
+      throw new ExternalTaskError(
+        "invalid",
+        `the error outcome does not match what task "${task.id}" declares in raises`,
+        checked.problems,
+      );
     return { error: checked.value as unknown as Json };
   }
   const checked = checkExternalResult(def, task, outcome.result);
-  if (!checked.ok) throw new ExternalTaskError("invalid", `the result does not match the result_schema of task "${task.id}"`, checked.problems);
+  if (!checked.ok)
+    throw new ExternalTaskError(
+      "invalid",
+      `the result does not match the result_schema of task "${task.id}"`,
+      checked.problems,
+    );
   return { result: checked.value };
 }
 
@@ -359,10 +450,17 @@ function outcomeData(outcome: Outcome): Record<string, Json> {
   return "error" in outcome ? { code: (outcome.error as { code: Json }).code } : {};
 }
 
-async function requireTask(db: Db, tx: Db, process: string, version: number, taskId: string): Promise<{ def: Definition; task: Task }> {
+async function requireTask(
+  db: Db,
+  tx: Db,
+  process: string,
+  version: number,
+  taskId: string,
+): Promise<{ def: Definition; task: Task }> {
   const def = await definitionOf(db, tx, process, version);
   const task = def?.tasks.find((t) => t.id === taskId);
-  if (def === undefined || task === undefined) throw new ExternalTaskError("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
+  if (def === undefined || task === undefined)
+    throw new ExternalTaskError("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
   return { def, task };
 }
 

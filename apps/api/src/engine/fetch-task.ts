@@ -1,4 +1,13 @@
-import { type Json, type Scope, evaluate, evaluateShape, isLosslessNumber, parseJson, renderValue, stringifyJson } from "@baton/expr";
+import {
+  type Json,
+  type Scope,
+  evaluate,
+  evaluateShape,
+  isLosslessNumber,
+  parseJson,
+  renderValue,
+  stringifyJson,
+} from "@baton/expr";
 import { type Schema, validateValue } from "@baton/model";
 import type { CompiledFetch } from "./compiled-definition.js";
 import { hostRefusal } from "./host-policy.js";
@@ -98,13 +107,18 @@ function timeoutMs(fetch: CompiledFetch, scope: Scope): number {
   if ("ms" in fetch.timeout) return fetch.timeout.ms;
   const value = evaluate(fetch.timeout.expr, scope);
   const ms = typeof value === "number" ? value : isLosslessNumber(value) ? Number(String(value)) : Number.NaN;
-  if (!Number.isFinite(ms) || ms < 0) throw new TaskFailure("engine.expression", `timeout.for evaluated to ${kind(value)}, expected a number of milliseconds`);
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new TaskFailure(
+      "engine.expression",
+      `timeout.for evaluated to ${kind(value)}, expected a number of milliseconds`,
+    );
   return Math.round(ms);
 }
 
 function accepted(fetch: CompiledFetch, status: number): boolean {
   const { action } = fetch;
-  if (action.accepted_status !== undefined && action.accepted_status.length > 0) return action.accepted_status.includes(status);
+  if (action.accepted_status !== undefined && action.accepted_status.length > 0)
+    return action.accepted_status.includes(status);
   const twoXx = Object.keys(action.responses ?? {}).filter((key) => key.startsWith("2"));
   if (twoXx.length > 0) return twoXx.some((key) => statusKeyMatches(key, status));
   return status >= 200 && status < 300;
@@ -120,14 +134,21 @@ function interpret(fetch: CompiledFetch, response: HttpResponse, url: URL, defs?
   const text = response.body.toString("utf8");
   if (!accepted(fetch, response.status)) {
     const start = text.trim() === "" ? "(empty body)" : truncate(text.trim(), MESSAGE_BODY_CHARS);
-    throw new TaskFailure(`http.${response.status}`, `${describe(url)} answered ${response.status}: ${start}`, errorData(fetch, response.status, text));
+    throw new TaskFailure(
+      `http.${response.status}`,
+      `${describe(url)} answered ${response.status}: ${start}`,
+      errorData(fetch, response.status, text),
+    );
   }
   let result: Json = null;
   if (text.trim() !== "") {
     try {
       result = parseJson(text);
     } catch (error) {
-      throw new TaskFailure("output.parse", `response from ${describe(url)} is not JSON (${(error as Error).message}): ${truncate(text.trim(), 80)}`);
+      throw new TaskFailure(
+        "output.parse",
+        `response from ${describe(url)} is not JSON (${(error as Error).message}): ${truncate(text.trim(), 80)}`,
+      );
     }
   }
   if (fetch.action.result_schema !== undefined) {

@@ -16,10 +16,14 @@ describe("hostRefusal", () => {
     expect(hostRefusal("anything.test", [], [])).toBeUndefined();
   });
   it("refuses a denied host even when it is also allowed, naming --fetch-deny and the entry", () => {
-    expect(hostRefusal("evil.test", ["evil.test"], ["evil.test"])).toBe('host "evil.test" is refused by --fetch-deny (entry "evil.test")');
+    expect(hostRefusal("evil.test", ["evil.test"], ["evil.test"])).toBe(
+      'host "evil.test" is refused by --fetch-deny (entry "evil.test")',
+    );
   });
   it("refuses a host outside a non-empty allow list, naming --fetch-allow", () => {
-    expect(hostRefusal("other.test", ["*.corp.test"], [])).toBe('host "other.test" is not in --fetch-allow (*.corp.test)');
+    expect(hostRefusal("other.test", ["*.corp.test"], [])).toBe(
+      'host "other.test" is not in --fetch-allow (*.corp.test)',
+    );
     expect(hostRefusal("svc.corp.test", ["*.corp.test"], [])).toBeUndefined();
   });
 });

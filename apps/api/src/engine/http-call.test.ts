@@ -36,7 +36,14 @@ afterAll(async () => {
 });
 
 const call = (path: string, extra: Partial<Parameters<typeof httpCall>[0]> = {}) =>
-  httpCall({ method: "GET", url: new URL(path, base), headers: {}, timeoutMs: 1_000, maxResponseBytes: 1024 * 1024, ...extra });
+  httpCall({
+    method: "GET",
+    url: new URL(path, base),
+    headers: {},
+    timeoutMs: 1_000,
+    maxResponseBytes: 1024 * 1024,
+    ...extra,
+  });
 
 async function failure(promise: Promise<unknown>): Promise<TaskFailure> {
   try {

@@ -71,18 +71,28 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
         agent: isHttps ? httpsAgent : httpAgent,
       });
     } catch (error) {
-      reject(new TaskFailure("pre.error", `request to ${describe(call.url)} could not be made: ${(error as Error).message}`));
+      reject(
+        new TaskFailure("pre.error", `request to ${describe(call.url)} could not be made: ${(error as Error).message}`),
+      );
       return;
     }
     const timer = setTimeout(() => {
       fail(
         sent
-          ? new TaskFailure("http.timeout", `no complete response from ${describe(call.url)} within ${call.timeoutMs} ms`)
+          ? new TaskFailure(
+              "http.timeout",
+              `no complete response from ${describe(call.url)} within ${call.timeoutMs} ms`,
+            )
           : new TaskFailure("pre.timeout", `could not connect to ${describe(call.url)} within ${call.timeoutMs} ms`),
       );
     }, call.timeoutMs);
     const onAbort = () =>
-      fail(new TaskFailure(sent ? "http.disconnected" : "pre.error", `request to ${describe(call.url)} was abandoned by the engine`));
+      fail(
+        new TaskFailure(
+          sent ? "http.disconnected" : "pre.error",
+          `request to ${describe(call.url)} was abandoned by the engine`,
+        ),
+      );
 
     request.on("socket", (socket) => {
       // A reused keep-alive socket is already connected: the request leaves as soon as it is written.
@@ -103,7 +113,12 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
       response.on("data", (chunk: Buffer) => {
         size += chunk.length;
         if (size > call.maxResponseBytes) {
-          fail(new TaskFailure("output.too_large", `response from ${describe(call.url)} exceeds ${call.maxResponseBytes} bytes`));
+          fail(
+            new TaskFailure(
+              "output.too_large",
+              `response from ${describe(call.url)} exceeds ${call.maxResponseBytes} bytes`,
+            ),
+          );
           return;
         }
         chunks.push(chunk);

@@ -11,13 +11,20 @@ export interface InstanceState {
 }
 
 export function asInstanceState(value: Json): InstanceState {
-  const object = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as { [key: string]: Json }) : {};
+  const object =
+    value !== null && typeof value === "object" && !Array.isArray(value) ? (value as { [key: string]: Json }) : {};
   const outputs = object.outputs;
   const children = object._children;
   return {
     ...object,
     input: object.input ?? null,
-    outputs: outputs !== null && typeof outputs === "object" && !Array.isArray(outputs) ? { ...(outputs as { [key: string]: Json }) } : {},
-    _children: children !== null && typeof children === "object" && !Array.isArray(children) ? (children as { [key: string]: Json }) : {},
+    outputs:
+      outputs !== null && typeof outputs === "object" && !Array.isArray(outputs)
+        ? { ...(outputs as { [key: string]: Json }) }
+        : {},
+    _children:
+      children !== null && typeof children === "object" && !Array.isArray(children)
+        ? (children as { [key: string]: Json })
+        : {},
   } as InstanceState;
 }

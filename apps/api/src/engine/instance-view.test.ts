@@ -1,6 +1,15 @@
 import { LosslessNumber, stringifyJson } from "@baton/expr";
 import { describe, expect, it } from "vitest";
-import { detailView, type InstanceRow, listRow, logView, redactLogView, redactView, statusView, storedOutput } from "./instance-view.js";
+import {
+  detailView,
+  type InstanceRow,
+  listRow,
+  logView,
+  redactLogView,
+  redactView,
+  statusView,
+  storedOutput,
+} from "./instance-view.js";
 
 const T = Date.UTC(2026, 0, 2, 10, 0, 0);
 
@@ -73,25 +82,68 @@ describe("listRow and detailView", () => {
   });
 
   it("add the state, epochs and objects to the detail, and never the lease internals", () => {
-    const view = detailView(row({ parentTaskEpoch: 4 }), { state: { input: {} }, output: undefined, objects: [{ path: ["state"], ref: "r", size: 1 }] });
-    expect(view).toMatchObject({ state: { input: {} }, lease_epoch: 3, task_epoch: 2, parent_task_epoch: 4, next_replayable: false, external_claim_epoch: 1 });
+    const view = detailView(row({ parentTaskEpoch: 4 }), {
+      state: { input: {} },
+      output: undefined,
+      objects: [{ path: ["state"], ref: "r", size: 1 }],
+    });
+    expect(view).toMatchObject({
+      state: { input: {} },
+      lease_epoch: 3,
+      task_epoch: 2,
+      parent_task_epoch: 4,
+      next_replayable: false,
+      external_claim_epoch: 1,
+    });
     expect(view.objects).toEqual([{ path: ["state"], ref: "r", size: 1 }]);
-    for (const internal of ["lease_owner", "leaseOwner", "wake_at", "requested", "previous_owner"]) expect(internal in view, internal).toBe(false);
+    for (const internal of ["lease_owner", "leaseOwner", "wake_at", "requested", "previous_owner"])
+      expect(internal in view, internal).toBe(false);
   });
 });
 
 describe("logView", () => {
   it("omits data when there is none and parses it losslessly when there is", () => {
-    const base = { id: "l", instanceId: "i1", rootId: "i1", level: "info", event: "instance.started", message: "m", task: null, actor: null, createdAt: T };
-    expect(logView({ ...base, data: null })).toEqual({ id: "l", instance_id: "i1", level: "info", event: "instance.started", message: "m", task: null, actor: null, created_at: "2026-01-02T10:00:00.000Z" });
-    expect(stringifyJson(logView({ ...base, data: '{"n":12345678901234567890}' }).data)).toBe('{"n":12345678901234567890}');
+    const base = {
+      id: "l",
+      instanceId: "i1",
+      rootId: "i1",
+      level: "info",
+      event: "instance.started",
+      message: "m",
+      task: null,
+      actor: null,
+      createdAt: T,
+    };
+    expect(logView({ ...base, data: null })).toEqual({
+      id: "l",
+      instance_id: "i1",
+      level: "info",
+      event: "instance.started",
+      message: "m",
+      task: null,
+      actor: null,
+      created_at: "2026-01-02T10:00:00.000Z",
+    });
+    expect(stringifyJson(logView({ ...base, data: '{"n":12345678901234567890}' }).data)).toBe(
+      '{"n":12345678901234567890}',
+    );
   });
 });
 
 describe("redactView", () => {
   it("redacts secrets in error_message, output and state, and leaves ids, process and times alone", () => {
-    const failed = row({ id: "i-s3cr3t-0", status: "failed", errorCode: "http.500", errorMessage: 'task "t": http.500: {"error":"bad key s3cr3t"}', output: '{"k":"s3cr3t"}' });
-    const view = detailView(failed, { state: { outputs: { t: { token: "Bearer s3cr3t" } } }, output: { k: "s3cr3t" }, objects: [] });
+    const failed = row({
+      id: "i-s3cr3t-0",
+      status: "failed",
+      errorCode: "http.500",
+      errorMessage: 'task "t": http.500: {"error":"bad key s3cr3t"}',
+      output: '{"k":"s3cr3t"}',
+    });
+    const view = detailView(failed, {
+      state: { outputs: { t: { token: "Bearer s3cr3t" } } },
+      output: { k: "s3cr3t" },
+      objects: [],
+    });
     const shown = redactView(view, ["s3cr3t"]);
     expect(shown.error_message).toBe('task "t": http.500: {"error":"bad key ***"}');
     expect(shown.output).toEqual({ k: "***" });
@@ -108,7 +160,17 @@ describe("redactView", () => {
 
 describe("redactLogView", () => {
   it("redacts a log row's message and data", () => {
-    const view = { id: "l1", instance_id: "i1", level: "error", event: "task.failed", message: "key s3cr3t", task: "t", actor: null, data: { body: ["s3cr3t"] }, created_at: "2026-01-02T10:00:00.000Z" };
+    const view = {
+      id: "l1",
+      instance_id: "i1",
+      level: "error",
+      event: "task.failed",
+      message: "key s3cr3t",
+      task: "t",
+      actor: null,
+      data: { body: ["s3cr3t"] },
+      created_at: "2026-01-02T10:00:00.000Z",
+    };
     expect(redactLogView(view, ["s3cr3t"])).toEqual({ ...view, message: "key ***", data: { body: ["***"] } });
   });
 });

@@ -86,7 +86,10 @@ export function listRow(row: InstanceRow, output?: Json): InstanceListRow {
   return { ...statusView(row, output), parent_id: row.parentId, root_id: row.rootId, phase: row.phase };
 }
 
-export function detailView(row: InstanceRow, shown: { state: Json; output: Json | undefined; objects: ObjectListing[] }): DetailView {
+export function detailView(
+  row: InstanceRow,
+  shown: { state: Json; output: Json | undefined; objects: ObjectListing[] },
+): DetailView {
   return {
     ...statusView(row, shown.output),
     parent_id: row.parentId,
@@ -133,5 +136,9 @@ export function redactView<T extends StatusView & { state?: Json }>(view: T, sec
 /** `view` with secrets redacted in its message and data (a second line of defence for log rows written by any path). */
 export function redactLogView(view: LogView, secrets: readonly string[]): LogView {
   if (secrets.length === 0) return view;
-  return { ...view, message: redactText(view.message, secrets), ...(view.data !== undefined ? { data: redactJson(view.data, secrets) } : {}) };
+  return {
+    ...view,
+    message: redactText(view.message, secrets),
+    ...(view.data !== undefined ? { data: redactJson(view.data, secrets) } : {}),
+  };
 }

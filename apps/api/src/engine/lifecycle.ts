@@ -30,10 +30,15 @@ interface ChangedRow {
   task: string;
 }
 
-const leaseLive = (now: number) => sql`(lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at > ${now})`;
+const leaseLive = (now: number) =>
+  sql`(lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at > ${now})`;
 
 function changedRows(result: unknown): ChangedRow[] {
-  return rowsOf<Record<string, unknown>>(result).map((r) => ({ id: String(r.id), status: String(r.status), task: String(r.task) }));
+  return rowsOf<Record<string, unknown>>(result).map((r) => ({
+    id: String(r.id),
+    status: String(r.status),
+    task: String(r.task),
+  }));
 }
 
 async function rootStatus(tx: Db, rootId: string): Promise<string> {
@@ -41,7 +46,12 @@ async function rootStatus(tx: Db, rootId: string): Promise<string> {
   return row?.status ?? "unknown";
 }
 
-function logsFor(rows: ChangedRow[], rootId: string, actor: string | null, describe: (row: ChangedRow) => { event: string; message: string }): LogEntry[] {
+function logsFor(
+  rows: ChangedRow[],
+  rootId: string,
+  actor: string | null,
+  describe: (row: ChangedRow) => { event: string; message: string },
+): LogEntry[] {
   return rows.map((row) => ({ instanceId: row.id, rootId, level: "info", actor, task: row.task, ...describe(row) }));
 }
 
@@ -56,7 +66,13 @@ interface StopVerb {
 }
 
 /** Runs a stopping verb in one transaction: 200 stopped, 202 still draining, 204 nothing to do. */
-async function stopTree(db: Db, clock: Clock, rootId: string, actor: string | null, stop: StopVerb): Promise<LifecycleResult> {
+async function stopTree(
+  db: Db,
+  clock: Clock,
+  rootId: string,
+  actor: string | null,
+  stop: StopVerb,
+): Promise<LifecycleResult> {
   return db.transaction(async (t) => {
     const tx = t as unknown as Db;
     await lockTree(tx, rootId);
@@ -68,7 +84,10 @@ async function stopTree(db: Db, clock: Clock, rootId: string, actor: string | nu
       logsFor(rows, rootId, actor, (row) =>
         row.status === stop.stopped
           ? { event: `instance.${stop.stopped}`, message: `${stop.stopped} by ${who}` }
-          : { event: `instance.${stop.draining}`, message: `${stop.verb} requested by ${who}; task "${row.task}" is still in flight` },
+          : {
+              event: `instance.${stop.draining}`,
+              message: `${stop.verb} requested by ${who}; task "${row.task}" is still in flight`,
+            },
       ),
     );
     const status = await rootStatus(tx, rootId);
@@ -138,7 +157,10 @@ export async function resumeTree(db: Db, clock: Clock, rootId: string, actor: st
     await appendLogs(
       tx,
       clock,
-      logsFor(rows, rootId, actor, () => ({ event: "instance.resumed", message: `resumed by ${actor ?? "an operator"}` })),
+      logsFor(rows, rootId, actor, () => ({
+        event: "instance.resumed",
+        message: `resumed by ${actor ?? "an operator"}`,
+      })),
     );
     const status = await rootStatus(tx, rootId);
     if (rows.length === 0) return { http: 204, status, instances: 0 };
@@ -156,7 +178,13 @@ export async function resumeTree(db: Db, clock: Clock, rootId: string, actor: st
  * outcome. Refused unless the root is `failed`, and for an only_once task whose call may have
  * left unless `force` (LANGUAGE §2.5).
  */
-export async function retryTree(db: Db, clock: Clock, rootId: string, actor: string | null, force: boolean): Promise<LifecycleResult> {
+export async function retryTree(
+  db: Db,
+  clock: Clock,
+  rootId: string,
+  actor: string | null,
+  force: boolean,
+): Promise<LifecycleResult> {
   return db.transaction(async (t) => {
     const tx = t as unknown as Db;
     const now = clock.now();
@@ -216,30 +244,59 @@ export async function retryTree(db: Db, clock: Clock, rootId: string, actor: str
     }
     await tx
       .update(instances)
-      .set({ status: "running", phase: null, wakeAt: now, errorCode: null, errorMessage: null, taskEpoch: sql`${instances.taskEpoch} + 1`, requested: null, updatedAt: now })
-      .where(and(inArray(instances.id, diedHere.map((r) => r.id)), eq(instances.status, "failed")));
+      .set({
+        status: "running",
+        phase: null,
+        wakeAt: now,
+        errorCode: null,
+        errorMessage: null,
+        taskEpoch: sql`${instances.taskEpoch} + 1`,
+        requested: null,
+        updatedAt: now,
+      })
+      .where(
+        and(
+          inArray(
+            instances.id,
+            diedHere.map((r) => r.id),
+          ),
+          eq(instances.status, "failed"),
+        ),
+      );
     for (const [id, pending] of waiting) {
       await tx
         .update(instances)
-        .set({ status: "running", phase: "children", wakeAt: null, errorCode: null, errorMessage: null, pendingChildren: pending, requested: null, updatedAt: now })
+        .set({
+          status: "running",
+          phase: "children",
+          wakeAt: null,
+          errorCode: null,
+          errorMessage: null,
+          pendingChildren: pending,
+          requested: null,
+          updatedAt: now,
+        })
         .where(and(eq(instances.id, id), eq(instances.status, "failed")));
     }
     const data: Record<string, Json> = { force };
     await appendLogs(
       tx,
       clock,
-      [...waiting.keys()].map((id) => byId.get(id)!).concat(diedHere).map((r) => ({
-        instanceId: r.id,
-        rootId,
-        level: "info" as const,
-        event: "instance.retried",
-        message: waiting.has(r.id)
-          ? `retried by ${actor ?? "an operator"}: waits again at task "${r.task}" for ${waiting.get(r.id)} revived child${waiting.get(r.id) === 1 ? "" : "ren"} (was ${r.errorCode ?? "failed"})`
-          : `retried by ${actor ?? "an operator"} at task "${r.task}" (was ${r.errorCode || "failed"})${force ? " with force=true" : ""}`,
-        task: r.task,
-        actor,
-        data: { ...data, code: r.errorCode },
-      })),
+      [...waiting.keys()]
+        .map((id) => byId.get(id)!)
+        .concat(diedHere)
+        .map((r) => ({
+          instanceId: r.id,
+          rootId,
+          level: "info" as const,
+          event: "instance.retried",
+          message: waiting.has(r.id)
+            ? `retried by ${actor ?? "an operator"}: waits again at task "${r.task}" for ${waiting.get(r.id)} revived child${waiting.get(r.id) === 1 ? "" : "ren"} (was ${r.errorCode ?? "failed"})`
+            : `retried by ${actor ?? "an operator"} at task "${r.task}" (was ${r.errorCode || "failed"})${force ? " with force=true" : ""}`,
+          task: r.task,
+          actor,
+          data: { ...data, code: r.errorCode },
+        })),
     );
     return { http: 200, outcome: "retried", status: "running", instances: diedHere.length + waiting.size };
   });
@@ -265,6 +322,8 @@ async function lockTree(tx: Db, rootId: string): Promise<void> {
 }
 
 async function countStatus(tx: Db, rootId: string, status: string): Promise<number> {
-  const result = await tx.execute(sql`SELECT count(*)::int AS n FROM instances WHERE root_id = ${rootId} AND status = ${status}`);
+  const result = await tx.execute(
+    sql`SELECT count(*)::int AS n FROM instances WHERE root_id = ${rootId} AND status = ${status}`,
+  );
   return Number(rowsOf<{ n: number }>(result)[0]?.n ?? 0);
 }

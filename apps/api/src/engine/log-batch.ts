@@ -28,7 +28,10 @@ export function logRow(entry: LogEntry, createdAt: number) {
     root_id: entry.rootId,
     level: entry.level,
     event: entry.event,
-    message: entry.message.length <= MAX_MESSAGE_CHARS ? entry.message : `${entry.message.slice(0, MAX_MESSAGE_CHARS)}… (${entry.message.length - MAX_MESSAGE_CHARS} more chars)`,
+    message:
+      entry.message.length <= MAX_MESSAGE_CHARS
+        ? entry.message
+        : `${entry.message.slice(0, MAX_MESSAGE_CHARS)}… (${entry.message.length - MAX_MESSAGE_CHARS} more chars)`,
     task: entry.task ?? null,
     actor: entry.actor ?? null,
     data: entry.data ? boundedDataText(entry.data) : null,

@@ -40,9 +40,24 @@ describe("appendLogs", () => {
     await database.db.transaction(async (tx) => {
       await appendLogs(tx, clock, [
         { instanceId: "i1", rootId: "r", level: "info", event: "task.started", message: "a", task: "t1" },
-        { instanceId: "i1", rootId: "r", level: "warn", event: "task.failed", message: "b", task: "t1", data: { code: "http.500" } },
+        {
+          instanceId: "i1",
+          rootId: "r",
+          level: "warn",
+          event: "task.failed",
+          message: "b",
+          task: "t1",
+          data: { code: "http.500" },
+        },
       ]);
-      await appendLog(tx, clock, { instanceId: "i1", rootId: "r", level: "info", event: "instance.paused", message: "c", actor: "token:x" });
+      await appendLog(tx, clock, {
+        instanceId: "i1",
+        rootId: "r",
+        level: "info",
+        event: "instance.paused",
+        message: "c",
+        actor: "token:x",
+      });
     });
     const rows = await database.db.select().from(logs).orderBy(logs.id);
     expect(rows.map((r) => r.message)).toEqual(["a", "b", "c"]);

@@ -16,14 +16,15 @@ describe("jsonSize", () => {
       0,
       -1.5e-7,
       "",
-      "héllo \"quoted\" \n ✓ 😀",
+      'héllo "quoted" \n ✓ 😀',
       new LosslessNumber("123456789012345678901234567890.000000001"),
       [],
       {},
       [1, "a", null, [true, {}]],
-      { "k ey": { nested: [1, 2, { "ü": "ß" }] }, b: new LosslessNumber("1e400") },
+      { "k ey": { nested: [1, 2, { ü: "ß" }] }, b: new LosslessNumber("1e400") },
     ];
-    for (const value of samples) expect(jsonSize(value), stringifyJson(value)).toBe(Buffer.byteLength(stringifyJson(value)));
+    for (const value of samples)
+      expect(jsonSize(value), stringifyJson(value)).toBe(Buffer.byteLength(stringifyJson(value)));
   });
 });
 
@@ -93,7 +94,9 @@ describe("planExternalize", () => {
     const plan = planExternalize({ input: {}, outputs, _children: {} }, 2048);
     for (const o of plan.objects) expect(listRefs(parseJson(o.text)), o.text.slice(0, 40)).toEqual([]);
     expect(listRefs(plan.value).map((r) => r.path.join("."))).toContain("outputs.fresh2");
-    expect((plan.value as any).outputs.fresh.wrapped, "the container with a placeholder stays inline").toEqual({ $ref: refOf("x") });
+    expect((plan.value as any).outputs.fresh.wrapped, "the container with a placeholder stays inline").toEqual({
+      $ref: refOf("x"),
+    });
   });
 
   it("preserves exact numbers inside stored objects", () => {
@@ -126,7 +129,9 @@ describe("externalize and resolveRefs on a database", () => {
 
   it("round-trips a state through the objects table, inserting a repeated value only once", async () => {
     const clock = createClock(() => 1_700_000_000_000);
-    const big = { rows: Array.from({ length: 50 }, (_, i) => ({ i, n: new LosslessNumber("0.10000000000000000001") })) };
+    const big = {
+      rows: Array.from({ length: 50 }, (_, i) => ({ i, n: new LosslessNumber("0.10000000000000000001") })),
+    };
     const state: Json = { input: { q: 1 }, outputs: { big }, _children: {} };
     const stored = await database.db.transaction((tx) => externalize(tx, clock, state, 512));
     const again = await database.db.transaction((tx) => externalize(tx, clock, state, 512));

@@ -93,7 +93,8 @@ export function planExternalize(value: Json, thresholdBytes: number): { value: J
 
   const shrink = (node: Json, size: number, isRoot: boolean): Shrunk => {
     if (size <= thresholdBytes || isPlaceholder(node)) return { value: node, size };
-    if (node === null || typeof node !== "object" || isLosslessNumber(node)) return isRoot ? { value: node, size } : store(node);
+    if (node === null || typeof node !== "object" || isLosslessNumber(node))
+      return isRoot ? { value: node, size } : store(node);
     const keys = Array.isArray(node) ? node.map((_, i) => i) : Object.keys(node);
     const children = keys.map((key) => {
       const child = (node as Record<string | number, Json>)[key] as Json;
@@ -150,11 +151,17 @@ export async function insertObjects(tx: Db, clock: Clock, planned: readonly Plan
 }
 
 /** The stored objects among `refs` (unknown refs are simply absent). */
-export async function loadObjects(tx: Db, refs: readonly string[]): Promise<Map<string, { text: string; size: number }>> {
+export async function loadObjects(
+  tx: Db,
+  refs: readonly string[],
+): Promise<Map<string, { text: string; size: number }>> {
   const unique = [...new Set(refs)].filter(isObjectRef);
   const found = new Map<string, { text: string; size: number }>();
   if (unique.length === 0) return found;
-  const rows = await tx.select({ ref: objects.ref, value: objects.value, size: objects.size }).from(objects).where(inArray(objects.ref, unique));
+  const rows = await tx
+    .select({ ref: objects.ref, value: objects.value, size: objects.size })
+    .from(objects)
+    .where(inArray(objects.ref, unique));
   for (const row of rows) found.set(row.ref, { text: row.value, size: row.size });
   return found;
 }
@@ -164,7 +171,10 @@ export async function objectSizes(tx: Db, refs: readonly string[]): Promise<Map<
   const unique = [...new Set(refs)].filter(isObjectRef);
   const sizes = new Map<string, number>();
   if (unique.length === 0) return sizes;
-  const rows = await tx.select({ ref: objects.ref, size: objects.size }).from(objects).where(inArray(objects.ref, unique));
+  const rows = await tx
+    .select({ ref: objects.ref, size: objects.size })
+    .from(objects)
+    .where(inArray(objects.ref, unique));
   for (const row of rows) sizes.set(row.ref, row.size);
   return sizes;
 }

@@ -33,7 +33,11 @@ async function loadSecrets(db: Db, env: NodeJS.ProcessEnv, name: string, version
 }
 
 /** The secrets of instances' processes shown together (a list page), merged longest first. */
-export async function secretsOfRows(db: Db, env: NodeJS.ProcessEnv, rows: ReadonlyArray<{ process: string; version: number }>): Promise<string[]> {
+export async function secretsOfRows(
+  db: Db,
+  env: NodeJS.ProcessEnv,
+  rows: ReadonlyArray<{ process: string; version: number }>,
+): Promise<string[]> {
   const keys = new Map(rows.map((r) => [`${r.version}:${r.process}`, r]));
   const lists = await Promise.all([...keys.values()].map((r) => processSecrets(db, env, r.process, r.version)));
   return [...new Set(lists.flat())].sort((a, b) => b.length - a.length);
@@ -44,10 +48,17 @@ export async function secretsOfRows(db: Db, env: NodeJS.ProcessEnv, rows: Readon
  * (its input) or a child hands back (its output) is redacted in the views of both, whichever
  * of the two processes declares it secret.
  */
-export async function treeSecrets(db: Db, env: NodeJS.ProcessEnv, rows: ReadonlyArray<{ rootId: string; process: string; version: number }>): Promise<string[]> {
+export async function treeSecrets(
+  db: Db,
+  env: NodeJS.ProcessEnv,
+  rows: ReadonlyArray<{ rootId: string; process: string; version: number }>,
+): Promise<string[]> {
   if (rows.length === 0) return [];
   const rootIds = [...new Set(rows.map((r) => r.rootId))];
-  const members = await db.selectDistinct({ process: instances.process, version: instances.version }).from(instances).where(inArray(instances.rootId, rootIds));
+  const members = await db
+    .selectDistinct({ process: instances.process, version: instances.version })
+    .from(instances)
+    .where(inArray(instances.rootId, rootIds));
   return secretsOfRows(db, env, [...rows, ...members]);
 }
 

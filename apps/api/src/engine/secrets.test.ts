@@ -1,18 +1,32 @@
 import type { Definition } from "@baton/model";
 import { describe, expect, it } from "vitest";
 import type { AdvanceResult } from "./advance.js";
-import { MIN_SECRET_LENGTH, redactAdvanceResult, redactJson, redactJsonText, redactText, secretValues } from "./secrets.js";
+import {
+  MIN_SECRET_LENGTH,
+  redactAdvanceResult,
+  redactJson,
+  redactJsonText,
+  redactText,
+  secretValues,
+} from "./secrets.js";
 
 const def = (properties: Record<string, unknown>): Definition =>
   ({ name: "pay-svc", tasks: [{ id: "a" }], config_schema: { type: "object", properties } }) as unknown as Definition;
 
 describe("secretValues", () => {
   it("reads secret properties with the config precedence: process variable, then global, then default", () => {
-    const d = def({ key: { type: "string", secret: true }, other: { type: "string", secret: true, default: "default-secret" }, plain: { type: "string" } });
-    expect(secretValues(d, { BATON_PAY_SVC_KEY: "process-key", BATON_GLOBAL_KEY: "global-key", BATON_PAY_SVC_PLAIN: "not-secret" })).toEqual([
-      "default-secret",
-      "process-key",
-    ]);
+    const d = def({
+      key: { type: "string", secret: true },
+      other: { type: "string", secret: true, default: "default-secret" },
+      plain: { type: "string" },
+    });
+    expect(
+      secretValues(d, {
+        BATON_PAY_SVC_KEY: "process-key",
+        BATON_GLOBAL_KEY: "global-key",
+        BATON_PAY_SVC_PLAIN: "not-secret",
+      }),
+    ).toEqual(["default-secret", "process-key"]);
     expect(secretValues(d, { BATON_GLOBAL_KEY: "global-key" })).toEqual(["default-secret", "global-key"]);
   });
 
@@ -24,12 +38,20 @@ describe("secretValues", () => {
   });
 
   it("renders non-string secrets as JSON and keeps the raw text of an invalid setting secret", () => {
-    expect(secretValues(def({ n: { type: "integer", secret: true } }), { BATON_PAY_SVC_N: "123456" })).toEqual(["123456"]);
-    expect(secretValues(def({ n: { type: "integer", secret: true } }), { BATON_PAY_SVC_N: "not json" }), "the instance fails with engine.config, the text stays hidden").toEqual(["not json"]);
+    expect(secretValues(def({ n: { type: "integer", secret: true } }), { BATON_PAY_SVC_N: "123456" })).toEqual([
+      "123456",
+    ]);
+    expect(
+      secretValues(def({ n: { type: "integer", secret: true } }), { BATON_PAY_SVC_N: "not json" }),
+      "the instance fails with engine.config, the text stays hidden",
+    ).toEqual(["not json"]);
   });
 
   it("orders longest first so a secret containing another is replaced whole", () => {
-    const secrets = secretValues(def({ a: { type: "string", secret: true }, b: { type: "string", secret: true } }), { BATON_PAY_SVC_A: "abcd", BATON_PAY_SVC_B: "abcdefgh" });
+    const secrets = secretValues(def({ a: { type: "string", secret: true }, b: { type: "string", secret: true } }), {
+      BATON_PAY_SVC_A: "abcd",
+      BATON_PAY_SVC_B: "abcdefgh",
+    });
     expect(secrets).toEqual(["abcdefgh", "abcd"]);
     expect(redactText("x abcdefgh y abcd", secrets)).toBe("x *** y ***");
   });
@@ -37,7 +59,9 @@ describe("secretValues", () => {
 
 describe("redactText", () => {
   it("replaces every occurrence, also inside longer words and URLs", () => {
-    expect(redactText("GET https://h/x?k=s3cr3t&again=s3cr3ts3cr3t", ["s3cr3t"])).toBe("GET https://h/x?k=***&again=******");
+    expect(redactText("GET https://h/x?k=s3cr3t&again=s3cr3ts3cr3t", ["s3cr3t"])).toBe(
+      "GET https://h/x?k=***&again=******",
+    );
   });
 
   it("leaves text without secrets, or with no secrets given, unchanged", () => {
@@ -60,7 +84,9 @@ describe("redactJson", () => {
 
 describe("redactJsonText", () => {
   it("redacts inside stored JSON text, including escaped occurrences, keeping exact numbers", () => {
-    expect(redactJsonText('{"k":"s3cr3t","big":12345678901234567890}', ["s3cr3t"])).toBe('{"k":"***","big":12345678901234567890}');
+    expect(redactJsonText('{"k":"s3cr3t","big":12345678901234567890}', ["s3cr3t"])).toBe(
+      '{"k":"***","big":12345678901234567890}',
+    );
     expect(redactJsonText('{"k":"a\\"b-secret"}', ['a"b-secret'])).toBe('{"k":"***"}');
     expect(redactJsonText('{"k":1}', ["s3cr3t"]), "text without the secret is returned as is").toBe('{"k":1}');
   });
@@ -78,7 +104,13 @@ describe("redactAdvanceResult", () => {
     errorMessage: 'task "call": http.500: key s3cr3t rejected',
     wakeAt: null,
     logs: [
-      { level: "error", event: "task.failed", message: "http.500: key s3cr3t rejected", task: "call", data: { code: "http.500", body: "s3cr3t" } },
+      {
+        level: "error",
+        event: "task.failed",
+        message: "http.500: key s3cr3t rejected",
+        task: "call",
+        data: { code: "http.500", body: "s3cr3t" },
+      },
       { level: "info", event: "task.started", message: "started", task: "call", data: null },
     ],
   });
@@ -86,9 +118,15 @@ describe("redactAdvanceResult", () => {
   it("redacts log messages, log data and error_message, but keeps the state to be stored", () => {
     const out = redactAdvanceResult(result(), ["s3cr3t"]);
     expect(out.errorMessage).toBe('task "call": http.500: key *** rejected');
-    expect(out.logs[0]).toMatchObject({ message: "http.500: key *** rejected", data: { code: "http.500", body: "***" } });
+    expect(out.logs[0]).toMatchObject({
+      message: "http.500: key *** rejected",
+      data: { code: "http.500", body: "***" },
+    });
     expect(out.logs[1].data).toBeNull();
-    expect((out.state.outputs as Record<string, unknown>).call, "later tasks read the stored state: it keeps the real value").toEqual({ echoed: "s3cr3t" });
+    expect(
+      (out.state.outputs as Record<string, unknown>).call,
+      "later tasks read the stored state: it keeps the real value",
+    ).toEqual({ echoed: "s3cr3t" });
   });
 
   it("changes nothing without secrets", () => {

@@ -35,7 +35,10 @@ export function secretValues(definition: Definition, env: NodeJS.ProcessEnv): st
 
 function readSecret(definition: Definition, env: NodeJS.ProcessEnv, name: string): string[] {
   const properties = definition.config_schema?.properties as Record<string, unknown>;
-  const only = { ...definition, config_schema: { ...definition.config_schema, properties: { [name]: properties[name] }, required: [] } } as Definition;
+  const only = {
+    ...definition,
+    config_schema: { ...definition.config_schema, properties: { [name]: properties[name] }, required: [] },
+  } as Definition;
   let value: Json;
   try {
     value = configRoot(only, env)[name] ?? null;
@@ -79,7 +82,8 @@ function redactValue(value: Json | undefined, secrets: readonly string[]): Json 
 
 /** JSON text (lossless numbers kept as written) with secrets redacted inside its strings. */
 export function redactJsonText(text: string, secrets: readonly string[]): string {
-  if (secrets.length === 0 || !secrets.some((s) => text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1)))) return text;
+  if (secrets.length === 0 || !secrets.some((s) => text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1))))
+    return text;
   return stringifyJson(redactJson(parseJson(text), secrets));
 }
 

@@ -12,7 +12,14 @@ export async function peekSignal(db: Db, instanceId: string, task: string): Prom
 }
 
 /** Buffers an outcome until the task next arms (FIFO by seq). */
-export async function bufferSignal(db: Db, instanceId: string, task: string, outcome: Json, actor: string | null, now: number): Promise<void> {
+export async function bufferSignal(
+  db: Db,
+  instanceId: string,
+  task: string,
+  outcome: Json,
+  actor: string | null,
+  now: number,
+): Promise<void> {
   await db.execute(sql`
     INSERT INTO signals (instance_id, task, outcome, actor, created_at) VALUES (${instanceId}, ${task}, ${stringifyJson(outcome)}, ${actor}, ${now})`);
 }

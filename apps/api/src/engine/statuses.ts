@@ -1,4 +1,13 @@
-export type InstanceStatus = "running" | "pausing" | "paused" | "failing" | "cancelling" | "completed" | "failed" | "raised" | "cancelled";
+export type InstanceStatus =
+  | "running"
+  | "pausing"
+  | "paused"
+  | "failing"
+  | "cancelling"
+  | "completed"
+  | "failed"
+  | "raised"
+  | "cancelled";
 
 export const LIVE_STATUSES: readonly InstanceStatus[] = ["running", "pausing", "paused", "failing", "cancelling"];
 export const SETTLED_STATUSES: readonly InstanceStatus[] = ["completed", "failed", "raised", "cancelled"];

@@ -38,26 +38,46 @@ export class UpgradeRefused extends Error {
  * re-checked inside the one transaction. A live lease anywhere refuses rather than fences: the
  * in-flight advance commits against the version it claimed, so the caller retries once it settles.
  */
-export async function upgradeTree(db: Db, clock: Clock, rootId: string, fromVersion: number, toVersion: number, actor: string | null): Promise<UpgradeResult> {
+export async function upgradeTree(
+  db: Db,
+  clock: Clock,
+  rootId: string,
+  fromVersion: number,
+  toVersion: number,
+  actor: string | null,
+): Promise<UpgradeResult> {
   const [head] = await db.select({ process: instances.process }).from(instances).where(eq(instances.id, rootId));
   if (head === undefined) throw new UpgradeRefused("not_found", `instance ${rootId} does not exist`);
   const target = await getDefinition(db, head.process, toVersion);
-  if (target === undefined) throw new UpgradeRefused("not_found", `process "${head.process}" has no version ${toVersion} (to_version)`);
+  if (target === undefined)
+    throw new UpgradeRefused("not_found", `process "${head.process}" has no version ${toVersion} (to_version)`);
   if (fromVersion === toVersion) return { upgraded: false, moves: null };
   const source = await getDefinition(db, head.process, fromVersion);
 
   return db.transaction(async (t) => {
     const tx = t as unknown as Db;
     const now = clock.now();
-    const rows = await tx.select().from(instances).where(eq(instances.rootId, rootId)).orderBy(asc(instances.id)).for("update");
+    const rows = await tx
+      .select()
+      .from(instances)
+      .where(eq(instances.rootId, rootId))
+      .orderBy(asc(instances.id))
+      .for("update");
     const root = rows.find((r) => r.id === rootId);
     if (root === undefined) throw new UpgradeRefused("not_found", `instance ${rootId} does not exist`);
-    if (!isLive(root.status)) throw new UpgradeRefused("conflict", `instance ${rootId} is ${root.status}; only a live tree can be upgraded`);
+    if (!isLive(root.status))
+      throw new UpgradeRefused("conflict", `instance ${rootId} is ${root.status}; only a live tree can be upgraded`);
     if (root.version !== fromVersion || source === undefined)
-      throw new UpgradeRefused("conflict", `instance ${rootId} runs version ${root.version} of "${root.process}", not from_version ${fromVersion}`);
+      throw new UpgradeRefused(
+        "conflict",
+        `instance ${rootId} runs version ${root.version} of "${root.process}", not from_version ${fromVersion}`,
+      );
     const leased = rows.find((r) => r.leaseOwner !== null && r.leaseExpiresAt !== null && r.leaseExpiresAt > now);
     if (leased !== undefined)
-      throw new UpgradeRefused("conflict", `a task is in flight; retry when it settles (instance ${leased.id}, task "${leased.task}")`);
+      throw new UpgradeRefused(
+        "conflict",
+        `a task is in flight; retry when it settles (instance ${leased.id}, task "${leased.task}")`,
+      );
 
     const moving = rows.filter((r) => isLive(r.status) && r.process === root.process && r.version === fromVersion);
     const sittingOn = [...new Set(moving.map((r) => r.task))];
@@ -93,7 +113,13 @@ export async function upgradeTree(db: Db, clock: Clock, rootId: string, fromVers
         data,
       })),
     );
-    const moves = moving.map((r) => ({ instance_id: r.id, process: r.process, from_version: fromVersion, to_version: toVersion, task: r.task }));
+    const moves = moving.map((r) => ({
+      instance_id: r.id,
+      process: r.process,
+      from_version: fromVersion,
+      to_version: toVersion,
+      task: r.task,
+    }));
     return { upgraded: moves.length > 0, moves: moves.length > 0 ? moves : null };
   });
 }

@@ -9,16 +9,28 @@ import { sqlTextArray } from "./claim.js";
  * (re)creates the instance's claim row (any claim of an earlier visit is gone with it), a park
  * that ended without a resolve drops it, and consumed signals are deleted.
  */
-export async function writeWaitChanges(tx: Db, landed: ReadonlyArray<{ instanceId: string; result: AdvanceResult }>): Promise<void> {
+export async function writeWaitChanges(
+  tx: Db,
+  landed: ReadonlyArray<{ instanceId: string; result: AdvanceResult }>,
+): Promise<void> {
   const parks = landed.filter((l) => typeof l.result.externalWait === "object");
   const cleared = landed.filter((l) => l.result.externalWait === "clear").map((l) => l.instanceId);
   const signals = landed.map((l) => l.result.consumedSignal).filter((seq): seq is number => seq !== undefined);
-  if (cleared.length > 0) await tx.execute(sql`DELETE FROM external_waits WHERE instance_id = ANY(${sqlTextArray(cleared)})`);
-  if (signals.length > 0) await tx.execute(sql`DELETE FROM signals WHERE seq = ANY(${`{${signals.join(",")}}`}::bigint[])`);
+  if (cleared.length > 0)
+    await tx.execute(sql`DELETE FROM external_waits WHERE instance_id = ANY(${sqlTextArray(cleared)})`);
+  if (signals.length > 0)
+    await tx.execute(sql`DELETE FROM signals WHERE seq = ANY(${`{${signals.join(",")}}`}::bigint[])`);
   if (parks.length > 0) {
     const rows = parks.map(({ instanceId, result }) => {
       const park = result.externalWait as Exclude<AdvanceResult["externalWait"], "clear" | undefined>;
-      return { instance_id: instanceId, task: park.task, task_epoch: park.taskEpoch, input: stringifyJson(park.input), waiting_since: park.since, deadline: park.deadline };
+      return {
+        instance_id: instanceId,
+        task: park.task,
+        task_epoch: park.taskEpoch,
+        input: stringifyJson(park.input),
+        waiting_since: park.since,
+        deadline: park.deadline,
+      };
     });
     await tx.execute(sql`
       INSERT INTO external_waits (instance_id, task, task_epoch, input, waiting_since, deadline, claim_epoch, claimed_by, claim_expires_at)

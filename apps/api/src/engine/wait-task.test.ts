@@ -12,7 +12,11 @@ const def = compileDefinition(
   {
     name: "waits",
     tasks: [
-      { id: "ask", action: { type: "external", input: { n: "$: input.n" }, timeout: { for: "1m" } }, raises: { no: null } },
+      {
+        id: "ask",
+        action: { type: "external", input: { n: "$: input.n" }, timeout: { for: "1m" } },
+        raises: { no: null },
+      },
       { id: "open", action: { type: "external" } },
       { id: "nap", action: { type: "delay", for: "$: input.ms" } },
       { id: "past", action: { type: "delay", until: "2000-01-01T00:00:00Z" } },
@@ -21,7 +25,8 @@ const def = compileDefinition(
   1,
 );
 const task = (id: string) => def.byId.get(id)!;
-const state = (extra: Record<string, unknown> = {}) => asInstanceState({ input: { n: 7, ms: 250 }, outputs: {}, _children: {}, ...extra } as never);
+const state = (extra: Record<string, unknown> = {}) =>
+  asInstanceState({ input: { n: 7, ms: 250 }, outputs: {}, _children: {}, ...extra } as never);
 const ctx = (over: Partial<WaitContext> = {}): WaitContext => ({
   taskEpoch: 3,
   now: NOW,
@@ -50,13 +55,19 @@ describe("runWait", () => {
 
   it("raises external.timeout once the deadline of the armed visit passed", async () => {
     const s = state({ _wait: { task: "ask", task_epoch: 3, since: NOW, deadline: NOW + 60_000 } });
-    await expect(runWait(task("ask"), s, ctx({ now: NOW + 60_000 }))).rejects.toMatchObject({ code: "external.timeout" });
+    await expect(runWait(task("ask"), s, ctx({ now: NOW + 60_000 }))).rejects.toMatchObject({
+      code: "external.timeout",
+    });
     expect(s._wait, "the timed-out park is over").toBeUndefined();
   });
 
   it("woken before its deadline, it keeps waiting without a new claim row", async () => {
     const s = state({ _wait: { task: "ask", task_epoch: 3, since: NOW, deadline: NOW + 60_000 } });
-    expect(await runWait(task("ask"), s, ctx({ now: NOW + 10 }))).toEqual({ kind: "park", wakeAt: NOW + 60_000, phase: "external" });
+    expect(await runWait(task("ask"), s, ctx({ now: NOW + 10 }))).toEqual({
+      kind: "park",
+      wakeAt: NOW + 60_000,
+      phase: "external",
+    });
   });
 
   it("a _wait of an earlier visit is ignored: the task arms afresh", async () => {
@@ -90,9 +101,17 @@ describe("runWait", () => {
       asked.push(t);
       return { seq: 42, outcome: { result: 5 } };
     };
-    expect(await runWait(task("ask"), state(), ctx({ peekSignal }))).toEqual({ kind: "done", result: 5, consumedSignal: 42 });
+    expect(await runWait(task("ask"), state(), ctx({ peekSignal }))).toEqual({
+      kind: "done",
+      result: 5,
+      consumedSignal: 42,
+    });
     expect(asked).toEqual(["ask"]);
-    const failure = await runWait(task("ask"), state(), ctx({ peekSignal: async () => ({ seq: 9, outcome: { error: { code: "no" } } }) })).catch((e) => e);
+    const failure = await runWait(
+      task("ask"),
+      state(),
+      ctx({ peekSignal: async () => ({ seq: 9, outcome: { error: { code: "no" } } }) }),
+    ).catch((e) => e);
     expect(failure.code).toBe("no");
     expect(consumedSignalOf(failure), "an error outcome still consumes its signal").toBe(9);
   });
@@ -100,7 +119,11 @@ describe("runWait", () => {
   it("a delay parks until now + for (an expression of ms), then completes with null", async () => {
     const s = state();
     expect(await runWait(task("nap"), s, ctx())).toEqual({ kind: "park", wakeAt: NOW + 250, phase: null, armed: true });
-    expect(await runWait(task("nap"), s, ctx({ now: NOW + 100 }))).toEqual({ kind: "park", wakeAt: NOW + 250, phase: null });
+    expect(await runWait(task("nap"), s, ctx({ now: NOW + 100 }))).toEqual({
+      kind: "park",
+      wakeAt: NOW + 250,
+      phase: null,
+    });
     expect(await runWait(task("nap"), s, ctx({ now: NOW + 250 }))).toEqual({ kind: "done", result: null });
   });
 

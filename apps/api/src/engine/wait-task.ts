@@ -1,4 +1,14 @@
-import { type CompiledShape, compileShape, evaluate, evaluateShape, type Expr, isLosslessNumber, type Json, parseExpression, type Scope } from "@baton/expr";
+import {
+  type CompiledShape,
+  compileShape,
+  evaluate,
+  evaluateShape,
+  type Expr,
+  isLosslessNumber,
+  type Json,
+  parseExpression,
+  type Scope,
+} from "@baton/expr";
 import { parseDuration, type Task, type Timeout, untilInstant } from "@baton/model";
 import type { CompiledTask } from "./compiled-definition.js";
 import type { InstanceState } from "./instance-state.js";
@@ -63,7 +73,10 @@ export async function runWait(here: CompiledTask, state: InstanceState, ctx: Wai
     if (wait.deadline !== null && ctx.now >= wait.deadline) {
       delete state._wait;
       if (action.type === "delay") return { kind: "done", result: null };
-      throw new TaskFailure("external.timeout", `no outcome for external task "${task.id}" before its deadline ${new Date(wait.deadline).toISOString()}`);
+      throw new TaskFailure(
+        "external.timeout",
+        `no outcome for external task "${task.id}" before its deadline ${new Date(wait.deadline).toISOString()}`,
+      );
     }
     // Woken early (a reclaimed lease): keep waiting, claim row untouched.
     return { kind: "park", wakeAt: wait.deadline, phase: action.type === "external" ? "external" : null };
@@ -98,10 +111,13 @@ function outcomeStep(taskId: string, outcome: Json, consumedSignal?: number): Wa
   const o = (outcome ?? {}) as { [key: string]: Json };
   if (o.error !== undefined && o.error !== null) {
     const error = o.error as { code: string; message?: string; data?: Json };
-    const message = typeof error.message === "string" ? error.message : `external task "${taskId}" answered ${error.code}`;
+    const message =
+      typeof error.message === "string" ? error.message : `external task "${taskId}" answered ${error.code}`;
     throw Object.assign(new TaskFailure(error.code, message, error.data), { consumedSignal });
   }
-  return consumedSignal === undefined ? { kind: "done", result: o.result ?? null } : { kind: "done", result: o.result ?? null, consumedSignal };
+  return consumedSignal === undefined
+    ? { kind: "done", result: o.result ?? null }
+    : { kind: "done", result: o.result ?? null, consumedSignal };
 }
 
 /** The signal an error outcome consumed (its TaskFailure carries it so the write deletes it). */
@@ -118,7 +134,8 @@ function readOutcome(state: InstanceState, taskEpoch: number): Json | undefined 
 
 function readWait(state: InstanceState, taskEpoch: number, taskId: string): { deadline: number | null } | undefined {
   const w = state._wait as { [key: string]: Json } | undefined;
-  if (w === undefined || w === null || typeof w !== "object" || Number(w.task_epoch) !== taskEpoch || w.task !== taskId) return undefined;
+  if (w === undefined || w === null || typeof w !== "object" || Number(w.task_epoch) !== taskEpoch || w.task !== taskId)
+    return undefined;
   return { deadline: w.deadline === null || w.deadline === undefined ? null : Number(w.deadline) };
 }
 
@@ -147,7 +164,11 @@ function durationMs(value: string | number, scope: Scope, what: string): number 
     }
     const result = evaluate(expr, scope);
     const ms = typeof result === "number" ? result : isLosslessNumber(result) ? Number(String(result)) : Number.NaN;
-    if (!Number.isFinite(ms) || ms < 0) throw new TaskFailure("engine.expression", `${what}: "for" evaluated to ${JSON.stringify(result)}, expected a number of milliseconds`);
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new TaskFailure(
+        "engine.expression",
+        `${what}: "for" evaluated to ${JSON.stringify(result)}, expected a number of milliseconds`,
+      );
     return Math.round(ms);
   }
   try {

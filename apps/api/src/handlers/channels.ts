@@ -16,21 +16,31 @@ const channelList: ListSpec<ChannelRow> = {
   list: "channels",
   sorts: {
     name: { columns: [channels.name, channels.channel], values: (r) => [r.name, r.channel] },
-    updated_at: { columns: [channels.updatedAt, channels.name, channels.channel], values: (r) => [r.updatedAt, r.name, r.channel] },
+    updated_at: {
+      columns: [channels.updatedAt, channels.name, channels.channel],
+      values: (r) => [r.updatedAt, r.name, r.channel],
+    },
   },
   defaultSort: "name",
   defaultOrder: "asc",
 };
 
 function channelEntry(row: ChannelRow) {
-  return { channel: row.channel, name: row.name, version: row.version, ...(row.actor ? { actor: row.actor } : {}), updated_at: iso(row.updatedAt) };
+  return {
+    channel: row.channel,
+    name: row.name,
+    version: row.version,
+    ...(row.actor ? { actor: row.actor } : {}),
+    updated_at: iso(row.updatedAt),
+  };
 }
 
 function checkChannelName(field: string, value: string): void {
   if (!CHANNEL_NAME.test(value)) {
-    throw invalid(`${field} "${value}" is not a valid channel name; expected lower-case letters, digits, "_", "." or "-" (at most 64, starting with a letter or digit)`, [
-      { path: `body.${field}`, message: "must match ^[a-z0-9][a-z0-9_.-]{0,63}$" },
-    ]);
+    throw invalid(
+      `${field} "${value}" is not a valid channel name; expected lower-case letters, digits, "_", "." or "-" (at most 64, starting with a letter or digit)`,
+      [{ path: `body.${field}`, message: "must match ^[a-z0-9][a-z0-9_.-]{0,63}$" }],
+    );
   }
 }
 
@@ -72,14 +82,21 @@ export const channelHandlers: ActionHandlers = {
     checkChannelName("channel", channel);
     const def = await getDefinition(db, name, version);
     if (!def) {
-      const [any] = await db.select({ version: definitions.version }).from(definitions).where(eq(definitions.name, name)).limit(1);
+      const [any] = await db
+        .select({ version: definitions.version })
+        .from(definitions)
+        .where(eq(definitions.name, name))
+        .limit(1);
       throw notFound(any ? `process "${name}" has no version ${version}` : `process "${name}" is not registered`);
     }
     const now = clock.now();
     await db
       .insert(channels)
       .values({ name, channel, version, actor: principal.actor, updatedAt: now })
-      .onConflictDoUpdate({ target: [channels.channel, channels.name], set: { version, actor: principal.actor, updatedAt: now } });
+      .onConflictDoUpdate({
+        target: [channels.channel, channels.name],
+        set: { version, actor: principal.actor, updatedAt: now },
+      });
     return { body: { channel, name, version } };
   },
 
@@ -96,7 +113,8 @@ export const channelHandlers: ActionHandlers = {
     const { from, to, process } = body as { from: string; to: string; process?: string };
     checkChannelName("from", from);
     checkChannelName("to", to);
-    if (from === to) throw invalid(`"from" and "to" are both "${from}"; promote copies pointers between two different channels`);
+    if (from === to)
+      throw invalid(`"from" and "to" are both "${from}"; promote copies pointers between two different channels`);
     const now = clock.now();
     const promoted = await db.transaction(async (txRaw) => {
       const tx = txRaw as unknown as Db;
@@ -108,7 +126,9 @@ export const channelHandlers: ActionHandlers = {
           await tx
             .select()
             .from(channels)
-            .where(and(eq(channels.channel, to), inArray(channels.name, chosen.length ? chosen.map((r) => r.name) : [""])))
+            .where(
+              and(eq(channels.channel, to), inArray(channels.name, chosen.length ? chosen.map((r) => r.name) : [""])),
+            )
         ).map((r) => [r.name, r.version] as const),
       );
       const out: Array<{ name: string; version: number; previous: number | null }> = [];
@@ -116,7 +136,10 @@ export const channelHandlers: ActionHandlers = {
         await tx
           .insert(channels)
           .values({ name: row.name, channel: to, version: row.version, actor: principal.actor, updatedAt: now })
-          .onConflictDoUpdate({ target: [channels.channel, channels.name], set: { version: row.version, actor: principal.actor, updatedAt: now } });
+          .onConflictDoUpdate({
+            target: [channels.channel, channels.name],
+            set: { version: row.version, actor: principal.actor, updatedAt: now },
+          });
         out.push({ name: row.name, version: row.version, previous: current.get(row.name) ?? null });
       }
       return out;
@@ -128,7 +151,14 @@ export const channelHandlers: ActionHandlers = {
     const { channel } = body as { channel: string };
     const rows = await channelRows(db, channel);
     const onChannel = new Map(rows.map((r) => [r.name, r.version] as const));
-    const items: Array<{ name: string; version: number; task: string; child: string; pinned_version: number; channel_version: number | null }> = [];
+    const items: Array<{
+      name: string;
+      version: number;
+      task: string;
+      child: string;
+      pinned_version: number;
+      channel_version: number | null;
+    }> = [];
     for (const row of rows.sort((a, b) => a.name.localeCompare(b.name))) {
       const pins = await db
         .select()
@@ -137,11 +167,17 @@ export const channelHandlers: ActionHandlers = {
       for (const pin of pins) {
         const current = onChannel.get(pin.child) ?? null;
         if (current !== pin.childVersion) {
-          items.push({ name: row.name, version: row.version, task: pin.task, child: pin.child, pinned_version: pin.childVersion, channel_version: current });
+          items.push({
+            name: row.name,
+            version: row.version,
+            task: pin.task,
+            child: pin.child,
+            pinned_version: pin.childVersion,
+            channel_version: current,
+          });
         }
       }
     }
     return { body: { items } };
   },
 };
-

@@ -25,7 +25,8 @@ export const compatHandlers: ActionHandlers = {
     const after = await resolveSelector(db, to, "to");
     let names = [...new Set([...before.keys(), ...after.keys()])].sort();
     if (process !== undefined) {
-      if (!names.includes(process)) throw notFound(`process "${process}" is in neither the \`from\` nor the \`to\` set`);
+      if (!names.includes(process))
+        throw notFound(`process "${process}" is in neither the \`from\` nor the \`to\` set`);
       names = [process];
     }
     const processes = names.map((name) => report(name, before.get(name), after.get(name)));

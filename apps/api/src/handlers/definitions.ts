@@ -16,7 +16,10 @@ type DefinitionRow = typeof definitions.$inferSelect;
 const definitionList: ListSpec<DefinitionRow> = {
   list: "definitions",
   sorts: {
-    created_at: { columns: [definitions.createdAt, definitions.name, definitions.version], values: (r) => [r.createdAt, r.name, r.version] },
+    created_at: {
+      columns: [definitions.createdAt, definitions.name, definitions.version],
+      values: (r) => [r.createdAt, r.name, r.version],
+    },
     name: { columns: [definitions.name, definitions.version], values: (r) => [r.name, r.version] },
     version: { columns: [definitions.version, definitions.name], values: (r) => [r.version, r.name] },
   },
@@ -39,7 +42,12 @@ export function definitionSummary(row: DefinitionRow) {
  * Stores `def` as a new version unless its canonical form equals the latest version's.
  * Must run inside a transaction holding lockProcessName(def.name).
  */
-async function saveDefinition(tx: Db, def: Definition, actor: string | null, now: number): Promise<{ version: number; saved: boolean }> {
+async function saveDefinition(
+  tx: Db,
+  def: Definition,
+  actor: string | null,
+  now: number,
+): Promise<{ version: number; saved: boolean }> {
   const hash = definitionHash(def);
   const latest = await latestDefinition(tx, def.name);
   if (latest && latest.hash === hash) return { version: latest.version, saved: false };
@@ -115,12 +123,17 @@ export const definitionHandlers: ActionHandlers = {
         await tx
           .insert(channels)
           .values({ name: def.name, channel, version: saved.version, actor: principal.actor, updatedAt: now })
-          .onConflictDoUpdate({ target: [channels.channel, channels.name], set: { version: saved.version, actor: principal.actor, updatedAt: now } });
+          .onConflictDoUpdate({
+            target: [channels.channel, channels.name],
+            set: { version: saved.version, actor: principal.actor, updatedAt: now },
+          });
         out.push({ name: def.name, version: saved.version, saved: saved.saved, previous: current?.version ?? 0 });
       }
       // Child references without a version are pinned to what the channel points at now.
       const onChannel = new Map(
-        (await tx.select().from(channels).where(eq(channels.channel, channel))).map((r) => [r.name, r.version] as const),
+        (await tx.select().from(channels).where(eq(channels.channel, channel))).map(
+          (r) => [r.name, r.version] as const,
+        ),
       );
       for (const [i, def] of defs.entries()) {
         for (const ref of childReferences(def)) {
@@ -142,7 +155,8 @@ export const definitionHandlers: ActionHandlers = {
     const raws = body as Json[];
     if (!Array.isArray(raws)) throw invalid("the request body must be an array of definitions");
     const results = [];
-    for (const def of await decodeRequestBatch(db, raws, "body")) results.push(inferSchemas(def, await versionItWouldGet(db, def)));
+    for (const def of await decodeRequestBatch(db, raws, "body"))
+      results.push(inferSchemas(def, await versionItWouldGet(db, def)));
     return { body: results };
   },
 };
@@ -159,5 +173,3 @@ export async function requireDefinition(db: Db, name: string, version?: number):
   if (!latest) throw notFound(`process "${name}" is not registered`);
   throw notFound(`process "${name}" has no version ${version}; the latest is ${latest.version}`);
 }
-
-

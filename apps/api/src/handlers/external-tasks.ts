@@ -35,7 +35,10 @@ const intOr = (value: unknown, fallback: number) => (value === undefined || valu
 function outcomeOf(body: Record<string, Json>): Outcome {
   const hasResult = Object.hasOwn(body, "result");
   const hasError = Object.hasOwn(body, "error");
-  if (hasResult && hasError) throw invalid("give either result or error, not both", [{ path: "error", message: "not allowed together with result" }]);
+  if (hasResult && hasError)
+    throw invalid("give either result or error, not both", [
+      { path: "error", message: "not allowed together with result" },
+    ]);
   return hasError ? { error: body.error } : { result: hasResult ? body.result : null };
 }
 
@@ -57,7 +60,13 @@ export const externalTaskHandlers: ActionHandlers = {
   renewExternalTasks: mapped(async (request, services) => {
     const body = request.body;
     const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
-    const result = await renewExternalTasks(services.db, services.clock, String(body.worker_id), (body.tokens as string[]).map(String), leaseMs);
+    const result = await renewExternalTasks(
+      services.db,
+      services.clock,
+      String(body.worker_id),
+      (body.tokens as string[]).map(String),
+      leaseMs,
+    );
     return { body: { ...result, renew_before_ms: renewBeforeMs(leaseMs) } };
   }),
   releaseExternalTask: mapped(async (request, services) => {
@@ -65,13 +74,26 @@ export const externalTaskHandlers: ActionHandlers = {
     return { body: { released: true } };
   }),
   resolveExternalTask: mapped(async (request, services) => {
-    await resolveExternalTask(services.db, services.clock, String(request.body.token), outcomeOf(request.body), request.principal.actor);
+    await resolveExternalTask(
+      services.db,
+      services.clock,
+      String(request.body.token),
+      outcomeOf(request.body),
+      request.principal.actor,
+    );
     services.engine.wake();
     return { body: { resolved: true } };
   }),
   signalExternalTask: mapped(async (request, services) => {
     const body = request.body;
-    const result = await signalExternalTask(services.db, services.clock, String(body.instance_id), String(body.task), outcomeOf(body), request.principal.actor);
+    const result = await signalExternalTask(
+      services.db,
+      services.clock,
+      String(body.instance_id),
+      String(body.task),
+      outcomeOf(body),
+      request.principal.actor,
+    );
     if (result.delivered) services.engine.wake();
     return { body: result };
   }),

@@ -2,7 +2,18 @@ import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { validateInput } from "@baton/model";
 import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
 import { getDefinition, latestDefinition, type StoredDefinition } from "../definitions/store.js";
-import { detailView, type InstanceRow, type LogRow, listRow, logView, type ObjectListing, redactLogView, redactView, statusView, storedOutput } from "../engine/instance-view.js";
+import {
+  detailView,
+  type InstanceRow,
+  type LogRow,
+  listRow,
+  logView,
+  type ObjectListing,
+  redactLogView,
+  redactView,
+  statusView,
+  storedOutput,
+} from "../engine/instance-view.js";
 import { appendLog, type LogEntry, levelsFrom } from "../engine/logs.js";
 import { externalize, listRefs, loadObjects, objectSizes, spliceRefs } from "../engine/objects.js";
 import { redactJsonText } from "../engine/secrets.js";
@@ -20,7 +31,10 @@ const REF = /^[0-9a-f]{64}$/i;
 
 /** The instance id of a path, lower-cased; 400 when it is not a UUID. */
 export function instanceIdParam(value: string): string {
-  if (!UUID.test(value)) throw invalid(`instance id "${value}" is malformed; expected a UUID such as 019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55`, [{ path: "path.id", message: "not a UUID" }]);
+  if (!UUID.test(value))
+    throw invalid(`instance id "${value}" is malformed; expected a UUID such as 019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55`, [
+      { path: "path.id", message: "not a UUID" },
+    ]);
   return value.toLowerCase();
 }
 
@@ -45,13 +59,20 @@ async function resolveDefinition(db: Db, process: string, version: number | unde
 
 // ---- start ----------------------------------------------------------------------------
 
-async function startInstance(body: { process: string; version?: number; input?: Json }, actor: string | null, services: Services) {
+async function startInstance(
+  body: { process: string; version?: number; input?: Json },
+  actor: string | null,
+  services: Services,
+) {
   const stored = await resolveDefinition(services.db, body.process, body.version);
   const def = stored.definition;
   const checked = validateInput(def, body.input);
   if (!checked.ok) {
     const lines = checked.problems.map((p) => `${p.path}: ${p.message}`).join("; ");
-    throw invalid(`the input does not match the input_schema of process "${stored.name}" version ${stored.version}: ${lines}`, checked.problems);
+    throw invalid(
+      `the input does not match the input_schema of process "${stored.name}" version ${stored.version}: ${lines}`,
+      checked.problems,
+    );
   }
   const first = def.tasks[0];
   if (!first) throw invalid(`process "${stored.name}" version ${stored.version} has no tasks to run`);
@@ -105,7 +126,11 @@ interface Located {
  * name in the response) and lists every stored object left as a placeholder. limit < 0 splices
  * nothing. Placeholder-shaped data with no stored object is neither spliced nor listed.
  */
-async function showObjects(db: Db, values: Record<string, Json | undefined>, limit: number): Promise<{ values: Record<string, Json | undefined>; objects: ObjectListing[] }> {
+async function showObjects(
+  db: Db,
+  values: Record<string, Json | undefined>,
+  limit: number,
+): Promise<{ values: Record<string, Json | undefined>; objects: ObjectListing[] }> {
   const located: Located[] = [];
   for (const [name, value] of Object.entries(values)) {
     if (value !== undefined) for (const r of listRefs(value)) located.push({ path: [name, ...r.path], ref: r.ref });
@@ -120,8 +145,11 @@ async function showObjects(db: Db, values: Record<string, Json | undefined>, lim
   const parsed = new Map<string, Json>();
   for (const [ref, hit] of loaded) parsed.set(ref, parseJson(hit.text));
   const out: Record<string, Json | undefined> = {};
-  for (const [name, value] of Object.entries(values)) out[name] = value === undefined || parsed.size === 0 ? value : spliceRefs(value, (ref) => parsed.get(ref));
-  const objects = located.filter((l) => sizes.has(l.ref) && !parsed.has(l.ref)).map((l) => ({ path: l.path, ref: l.ref, size: sizes.get(l.ref)! }));
+  for (const [name, value] of Object.entries(values))
+    out[name] = value === undefined || parsed.size === 0 ? value : spliceRefs(value, (ref) => parsed.get(ref));
+  const objects = located
+    .filter((l) => sizes.has(l.ref) && !parsed.has(l.ref))
+    .map((l) => ({ path: l.path, ref: l.ref, size: sizes.get(l.ref)! }));
   return { values: out, objects };
 }
 
@@ -182,12 +210,16 @@ export function instanceFilters(query: Record<string, any>): SQL | undefined {
 // ---- handlers -------------------------------------------------------------------------
 
 export const instanceHandlers: ActionHandlers = {
-  startInstance: async ({ body, principal }, services) => ({ body: await startInstance(body, principal.actor, services) }),
+  startInstance: async ({ body, principal }, services) => ({
+    body: await startInstance(body, principal.actor, services),
+  }),
 
   getInstance: async ({ params }, services) => {
     const row = await findInstance(services.db, instanceIdParam(params.id!));
     const outputs = await shownOutputs(services.db, [row], services.config.objectResolveLimitBytes);
-    return { body: redactView(statusView(row, outputs.get(row.id)), await treeSecrets(services.db, process.env, [row])) };
+    return {
+      body: redactView(statusView(row, outputs.get(row.id)), await treeSecrets(services.db, process.env, [row])),
+    };
   },
 
   getInstanceDetail: async ({ params, query }, services) => {
@@ -220,10 +252,17 @@ export const instanceHandlers: ActionHandlers = {
 
   getObject: async ({ params }, services) => {
     const ref = params.ref!;
-    if (!REF.test(ref)) throw invalid(`object ref "${ref}" is malformed; expected the 64 hex digits of a sha256, as listed under objects[].ref of an instance detail`, [{ path: "path.ref", message: "not 64 hex digits" }]);
+    if (!REF.test(ref))
+      throw invalid(
+        `object ref "${ref}" is malformed; expected the 64 hex digits of a sha256, as listed under objects[].ref of an instance detail`,
+        [{ path: "path.ref", message: "not 64 hex digits" }],
+      );
     const hit = (await loadObjects(services.db, [ref.toLowerCase()])).get(ref.toLowerCase());
     if (!hit) throw notFound(`object "${ref}" does not exist`);
     // The stored text is already lossless JSON (stringifyJson); sent as is.
-    return { body: redactJsonText(hit.text, await allSecrets(services.db, process.env)), contentType: "application/json" };
+    return {
+      body: redactJsonText(hit.text, await allSecrets(services.db, process.env)),
+      contentType: "application/json",
+    };
   },
 };

@@ -1,5 +1,12 @@
 import { eq } from "drizzle-orm";
-import { LifecycleConflict, type LifecycleResult, cancelTree, pauseTree, resumeTree, retryTree } from "../engine/lifecycle.js";
+import {
+  LifecycleConflict,
+  type LifecycleResult,
+  cancelTree,
+  pauseTree,
+  resumeTree,
+  retryTree,
+} from "../engine/lifecycle.js";
 import type { ActionHandler, ActionHandlers, ActionReply } from "../http/action-handler.js";
 import { conflict, invalid, notFound } from "../http/api-error.js";
 import type { Services } from "../services.js";
@@ -9,7 +16,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The verbs act on a whole tree through its root: 404 unknown, 400 for a malformed or child id (naming the root). */
 export async function requireRoot(services: Services, id: string, verb: string): Promise<string> {
-  if (!UUID.test(id)) throw invalid(`"${id}" is not an instance id (expected a UUID)`, [{ path: "id", message: "expected a UUID" }]);
+  if (!UUID.test(id))
+    throw invalid(`"${id}" is not an instance id (expected a UUID)`, [{ path: "id", message: "expected a UUID" }]);
   const [row] = await services.db
     .select({ id: instances.id, rootId: instances.rootId, parentId: instances.parentId })
     .from(instances)
@@ -28,7 +36,16 @@ function reply(result: LifecycleResult): ActionReply {
   return { status: result.http, body: { outcome: result.outcome, status: result.status, instances: result.instances } };
 }
 
-function verb(name: string, run: (services: Services, rootId: string, actor: string | null, query: Record<string, any>) => Promise<LifecycleResult>, wakes: boolean): ActionHandler {
+function verb(
+  name: string,
+  run: (
+    services: Services,
+    rootId: string,
+    actor: string | null,
+    query: Record<string, any>,
+  ) => Promise<LifecycleResult>,
+  wakes: boolean,
+): ActionHandler {
   return async (request, services) => {
     const rootId = await requireRoot(services, request.params.id, name);
     try {
@@ -47,5 +64,9 @@ export const lifecycleHandlers: ActionHandlers = {
   pauseInstance: verb("pause", (s, id, actor) => pauseTree(s.db, s.clock, id, actor), false),
   resumeInstance: verb("resume", (s, id, actor) => resumeTree(s.db, s.clock, id, actor), true),
   cancelInstance: verb("cancel", (s, id, actor) => cancelTree(s.db, s.clock, id, actor), false),
-  retryInstance: verb("retry", (s, id, actor, query) => retryTree(s.db, s.clock, id, actor, query.force === true), true),
+  retryInstance: verb(
+    "retry",
+    (s, id, actor, query) => retryTree(s.db, s.clock, id, actor, query.force === true),
+    true,
+  ),
 };

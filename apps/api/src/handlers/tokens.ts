@@ -10,12 +10,21 @@ export const tokenHandlers: ActionHandlers = {
     const check = checkTokenRequest(request.body, now);
     if (!check.ok) {
       const first = check.problems[0]!;
-      throw invalid(`the token request is not valid: ${first.path ? `${first.path}: ` : ""}${first.message}`, check.problems);
+      throw invalid(
+        `the token request is not valid: ${first.path ? `${first.path}: ` : ""}${first.message}`,
+        check.problems,
+      );
     }
     const actor = request.principal.actor;
     const issued = await issueToken(services.db, check.value, { now, actor });
     // The secret is in the response only; the log gets the id.
-    services.log.info("token created", { token_id: issued.id, label: issued.label, perms: issued.perms, expires_at: issued.expires_at, actor });
+    services.log.info("token created", {
+      token_id: issued.id,
+      label: issued.label,
+      perms: issued.perms,
+      expires_at: issued.expires_at,
+      actor,
+    });
     return { body: issued };
   },
 

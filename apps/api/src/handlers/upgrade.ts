@@ -8,9 +8,12 @@ export const upgradeHandlers: ActionHandlers = {
     const rootId = await requireRoot(services, params.id, "upgrade");
     const { from_version, to_version } = body as { from_version: number; to_version: number };
     try {
-      return { body: await upgradeTree(services.db, services.clock, rootId, from_version, to_version, principal.actor) };
+      return {
+        body: await upgradeTree(services.db, services.clock, rootId, from_version, to_version, principal.actor),
+      };
     } catch (error) {
-      if (error instanceof UpgradeRefused) throw error.kind === "not_found" ? notFound(error.message) : conflict(error.message);
+      if (error instanceof UpgradeRefused)
+        throw error.kind === "not_found" ? notFound(error.message) : conflict(error.message);
       throw error;
     }
   },

@@ -17,7 +17,11 @@ export class ApiError extends Error {
   readonly status: number;
   readonly headers?: Record<string, string>;
 
-  constructor(code: ApiCode, message: string, options: { fields?: FieldProblem[]; status?: number; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ApiCode,
+    message: string,
+    options: { fields?: FieldProblem[]; status?: number; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.code = code;
     this.fields = options.fields;
@@ -32,5 +36,7 @@ export const conflict = (message: string) => new ApiError("conflict", message);
 export const unsupported = (message: string) => new ApiError("unsupported", message);
 
 export function errorBody(error: ApiError): { code: ApiCode; error: string; fields?: FieldProblem[] } {
-  return error.fields?.length ? { code: error.code, error: error.message, fields: error.fields } : { code: error.code, error: error.message };
+  return error.fields?.length
+    ? { code: error.code, error: error.message, fields: error.fields }
+    : { code: error.code, error: error.message };
 }

@@ -17,7 +17,10 @@ function honoPath(action: ActionSpec): string {
 }
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(stringifyJson(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+  return new Response(stringifyJson(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
 }
 
 function errorResponse(error: ApiError): Response {
@@ -32,7 +35,10 @@ async function readBody(c: Context, maxBytes: number): Promise<Json | undefined>
   if (buffer.byteLength === 0) return undefined;
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
-    throw new ApiError("invalid", `the request body must be JSON: send "content-type: application/json" (got ${type ? `"${type}"` : "no content-type"})`);
+    throw new ApiError(
+      "invalid",
+      `the request body must be JSON: send "content-type: application/json" (got ${type ? `"${type}"` : "no content-type"})`,
+    );
   }
   const text = new TextDecoder("utf-8", { fatal: false }).decode(buffer);
   try {
@@ -43,13 +49,19 @@ async function readBody(c: Context, maxBytes: number): Promise<Json | undefined>
 }
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError("invalid", `the request body is larger than the limit of ${maxBytes} bytes (--max-body)`, { status: 413 });
+  return new ApiError("invalid", `the request body is larger than the limit of ${maxBytes} bytes (--max-body)`, {
+    status: 413,
+  });
 }
 
 function toResponse(reply: ActionReply): Response {
   const status = reply.status ?? 200;
   if (status === 204) return new Response(null, { status, headers: reply.headers });
-  if (reply.contentType) return new Response(reply.body as string, { status, headers: { "content-type": reply.contentType, ...reply.headers } });
+  if (reply.contentType)
+    return new Response(reply.body as string, {
+      status,
+      headers: { "content-type": reply.contentType, ...reply.headers },
+    });
   return jsonResponse(status, reply.body ?? null, reply.headers);
 }
 
@@ -65,37 +77,75 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
 
   app.onError((error, c) => {
     if (error instanceof ApiError) return errorResponse(error);
-    services.log.error("request failed", { method: c.req.method, path: c.req.path, error: (error as Error).message, stack: (error as Error).stack });
-    return errorResponse(new ApiError("internal", "the server failed to handle this request; the error is in the server log"));
+    services.log.error("request failed", {
+      method: c.req.method,
+      path: c.req.path,
+      error: (error as Error).message,
+      stack: (error as Error).stack,
+    });
+    return errorResponse(
+      new ApiError("internal", "the server failed to handle this request; the error is in the server log"),
+    );
   });
 
   for (const action of registry) {
     const handler = handlers[action.name];
     app.on(action.method.toUpperCase(), honoPath(action), async (c) => {
-      const principal = action.permissions === "public" ? PUBLIC_PRINCIPAL : await authenticator.authenticate(c.req.header("authorization"));
+      const principal =
+        action.permissions === "public"
+          ? PUBLIC_PRINCIPAL
+          : await authenticator.authenticate(c.req.header("authorization"));
       if (action.permissions !== "public") authorize(principal, action);
       const params = validateParams(action, c.req.param() as Record<string, string>);
       const url = new URL(c.req.url);
       const rawQuery: Record<string, string> = {};
       for (const [key, value] of url.searchParams) {
-        if (key in rawQuery) throw new ApiError("invalid", `query parameter "${key}" is given more than once; give it once (use commas for several values where the parameter allows it)`);
+        if (key in rawQuery)
+          throw new ApiError(
+            "invalid",
+            `query parameter "${key}" is given more than once; give it once (use commas for several values where the parameter allows it)`,
+          );
         rawQuery[key] = value;
       }
       const query = validateQuery(action, rawQuery);
-      const raw = action.body || ["post", "put", "delete"].includes(action.method) ? await readBody(c, services.config.maxBodyBytes) : undefined;
+      const raw =
+        action.body || ["post", "put", "delete"].includes(action.method)
+          ? await readBody(c, services.config.maxBodyBytes)
+          : undefined;
       const body = action.body ? validateBody(action, raw) : raw;
-      if (!action.body && raw !== undefined && !(raw !== null && typeof raw === "object" && Object.keys(raw).length === 0)) {
+      if (
+        !action.body &&
+        raw !== undefined &&
+        !(raw !== null && typeof raw === "object" && Object.keys(raw).length === 0)
+      ) {
         throw new ApiError("invalid", `${action.method.toUpperCase()} ${action.path} takes no request body`);
       }
-      if (!handler) throw unsupported(`${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`);
+      if (!handler)
+        throw unsupported(
+          `${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`,
+        );
       return toResponse(await handler({ action, params, query, body, principal, url }, services));
     });
   }
 
   app.get("/public/openapi.json", () => jsonResponse(200, openapi));
-  app.get("/public/docs", () => new Response(docsHtml({ specUrl: "/public/openapi.json", assetBase: "/public/docs/assets/", title: "Baton API" }), { headers: { "content-type": "text/html; charset=utf-8" } }));
+  app.get(
+    "/public/docs",
+    () =>
+      new Response(
+        docsHtml({ specUrl: "/public/openapi.json", assetBase: "/public/docs/assets/", title: "Baton API" }),
+        { headers: { "content-type": "text/html; charset=utf-8" } },
+      ),
+  );
   app.get("/public/docs/assets/:file", (c) => serveDocsAsset(c.req.param("file")));
 
-  app.notFound((c) => errorResponse(new ApiError("not_found", `no endpoint ${c.req.method} ${c.req.path}; the API is described at /public/openapi.json`)));
+  app.notFound((c) =>
+    errorResponse(
+      new ApiError(
+        "not_found",
+        `no endpoint ${c.req.method} ${c.req.path}; the API is described at /public/openapi.json`,
+      ),
+    ),
+  );
   return app;
 }

@@ -52,27 +52,44 @@ function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify(c)).toString("base64url");
 }
 
-function decodeCursor(text: string, which: "after" | "before", expect: { l: string; s: string; o: Order; n: number }): Cursor {
+function decodeCursor(
+  text: string,
+  which: "after" | "before",
+  expect: { l: string; s: string; o: Order; n: number },
+): Cursor {
   let c: Cursor;
   try {
     c = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as Cursor;
   } catch {
-    throw invalid(`query parameter "${which}" is not a cursor of this list; pass page.next_cursor or page.previous_cursor from a previous response unchanged`);
+    throw invalid(
+      `query parameter "${which}" is not a cursor of this list; pass page.next_cursor or page.previous_cursor from a previous response unchanged`,
+    );
   }
   if (!c || typeof c !== "object" || !Array.isArray(c.v) || c.v.length !== expect.n) {
-    throw invalid(`query parameter "${which}" is not a cursor of this list; pass page.next_cursor or page.previous_cursor from a previous response unchanged`);
+    throw invalid(
+      `query parameter "${which}" is not a cursor of this list; pass page.next_cursor or page.previous_cursor from a previous response unchanged`,
+    );
   }
-  if (c.l !== expect.l) throw invalid(`query parameter "${which}" is a cursor of another list (${String(c.l)}), not of ${expect.l}`);
+  if (c.l !== expect.l)
+    throw invalid(`query parameter "${which}" is a cursor of another list (${String(c.l)}), not of ${expect.l}`);
   if (c.s !== expect.s || c.o !== expect.o) {
-    throw invalid(`query parameter "${which}" was issued for sort=${c.s}&order=${c.o}; repeat those with it, or start again without a cursor`);
+    throw invalid(
+      `query parameter "${which}" was issued for sort=${c.s}&order=${c.o}; repeat those with it, or start again without a cursor`,
+    );
   }
   return c;
 }
 
 /** `(a, b) > (x, y)` — PostgreSQL row comparison keeps keyset paging stable under inserts. */
 function rowCompare(columns: AnyPgColumn[], op: ">" | "<", values: Array<string | number>): SQL {
-  const cols = sql.join(columns.map((c) => sql`${c}`), sql`, `);
-  const vals = sql.join(values.map((v) => sql`${v}`), sql`, `);
+  const cols = sql.join(
+    columns.map((c) => sql`${c}`),
+    sql`, `,
+  );
+  const vals = sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  );
   return sql`(${cols}) ${sql.raw(op)} (${vals})`;
 }
 
@@ -89,10 +106,12 @@ export async function paginate<Row>(
 ): Promise<Page<Row>> {
   const sort = query.sort ?? spec.defaultSort;
   const sortSpec = spec.sorts[sort];
-  if (!sortSpec) throw invalid(`query parameter "sort" must be one of: ${Object.keys(spec.sorts).join(", ")} (got "${sort}")`);
+  if (!sortSpec)
+    throw invalid(`query parameter "sort" must be one of: ${Object.keys(spec.sorts).join(", ")} (got "${sort}")`);
   const order: Order = query.order ?? spec.defaultOrder;
   const limit = query.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalid(`query parameter "limit" must be an integer from 1 to ${MAX_LIMIT} (got ${limit})`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    throw invalid(`query parameter "limit" must be an integer from 1 to ${MAX_LIMIT} (got ${limit})`);
   if (query.after && query.before) throw invalid(`give either "after" or "before", not both`);
 
   const expect = { l: spec.list, s: sort, o: order, n: sortSpec.columns.length };

@@ -52,7 +52,8 @@ export function jsonPointerToPath(prefix: string, pointer: string): string {
 
 function describe(error: ErrorObject, prefix: string): FieldProblem {
   const base = jsonPointerToPath(prefix, error.instancePath);
-  const join = (name: string) => jsonPointerToPath(prefix, `${error.instancePath}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`);
+  const join = (name: string) =>
+    jsonPointerToPath(prefix, `${error.instancePath}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`);
   const p = error.params as Record<string, any>;
   switch (error.keyword) {
     case "required":
@@ -62,7 +63,10 @@ function describe(error: ErrorObject, prefix: string): FieldProblem {
     case "type":
       return { path: base || prefix, message: `must be of type ${p.type}` };
     case "enum":
-      return { path: base || prefix, message: `must be one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` };
+      return {
+        path: base || prefix,
+        message: `must be one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`,
+      };
     default:
       return { path: base || prefix, message: error.message ?? `fails ${error.keyword}` };
   }
@@ -104,7 +108,10 @@ export function validateQuery(action: ActionSpec, raw: Record<string, string>): 
   if (v) {
     if (!v(query)) fail("query parameter", problems(v.errors, "query"));
   } else if (Object.keys(raw).length > 0) {
-    fail("query parameter", Object.keys(raw).map((k) => ({ path: `query.${k}`, message: `unknown parameter "${k}"` })));
+    fail(
+      "query parameter",
+      Object.keys(raw).map((k) => ({ path: `query.${k}`, message: `unknown parameter "${k}"` })),
+    );
   }
   return query;
 }

@@ -130,8 +130,14 @@ export function rowsOf<T>(result: unknown): T[] {
  * text leaves a prepared statement behind on the connection. PGlite runs it as usual.
  */
 export async function executePrepared(db: Db, query: SQL): Promise<unknown> {
-  const client = (db as unknown as { $client?: { unsafe?: (text: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown> } }).$client;
+  const client = (
+    db as unknown as {
+      $client?: { unsafe?: (text: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown> };
+    }
+  ).$client;
   if (client?.unsafe === undefined) return db.execute(query);
-  const { sql: text, params } = (db as unknown as { dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } } }).dialect.sqlToQuery(query);
+  const { sql: text, params } = (
+    db as unknown as { dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } } }
+  ).dialect.sqlToQuery(query);
   return client.unsafe(text, params, { prepare: true });
 }

@@ -9,6 +9,9 @@ describe("perDbCache", () => {
     const b = {} as Db;
     cacheOf(a).set("1:p", 1);
     expect(cacheOf(a).get("1:p"), "the same handle finds its entry again").toBe(1);
-    expect(cacheOf(b).get("1:p"), "another database with the same process name and version must not see it").toBeUndefined();
+    expect(
+      cacheOf(b).get("1:p"),
+      "another database with the same process name and version must not see it",
+    ).toBeUndefined();
   });
 });

@@ -9,7 +9,9 @@ export function registerChannels(program: Command, makeContext: ContextFactory):
     program
       .command("channels")
       .summary("list channels, or set, delete and check them")
-      .description("Lists channel pointers (process → version), all of them or those of PROCESS. Subcommands change them.")
+      .description(
+        "Lists channel pointers (process → version), all of them or those of PROCESS. Subcommands change them.",
+      )
       .argument("[process]", "only this process's channels"),
   ).action(
     act(makeContext, async (ctx, [process], options) => {
@@ -20,8 +22,20 @@ export function registerChannels(program: Command, makeContext: ContextFactory):
       if (result.items.length === 0) out.info(process ? `no channels for ${process}` : "no channels");
       else
         out.table(
-          [{ header: "PROCESS" }, { header: "CHANNEL" }, { header: "VERSION", align: "right" }, { header: "UPDATED", keep: true, dropOrder: 2 }, { header: "ACTOR", optional: true, dropOrder: 1 }],
-          result.items.map((entry) => [entry.name, entry.channel, `v${entry.version}`, entry.updated_at ?? "", entry.actor ?? ""]),
+          [
+            { header: "PROCESS" },
+            { header: "CHANNEL" },
+            { header: "VERSION", align: "right" },
+            { header: "UPDATED", keep: true, dropOrder: 2 },
+            { header: "ACTOR", optional: true, dropOrder: 1 },
+          ],
+          result.items.map((entry) => [
+            entry.name,
+            entry.channel,
+            `v${entry.version}`,
+            entry.updated_at ?? "",
+            entry.actor ?? "",
+          ]),
         );
       hintMorePages(out, result.page, options.all);
     }),
@@ -55,7 +69,11 @@ export function registerChannels(program: Command, makeContext: ContextFactory):
         const api = await ctx.api();
         const response = await api.call("deleteChannel", { body: { name: process, channel } });
         if (ctx.out.json) return ctx.out.printJson(response);
-        ctx.out.info(response.deleted ? `${process}: deleted channel ${channel}` : `${process}: had no channel ${channel}; nothing deleted`);
+        ctx.out.info(
+          response.deleted
+            ? `${process}: deleted channel ${channel}`
+            : `${process}: had no channel ${channel}; nothing deleted`,
+        );
       }),
     );
   examples(remove, ["baton channels delete orders canary"]);
@@ -109,12 +127,19 @@ export function registerPromote(program: Command, makeContext: ContextFactory): 
     .action(
       act(makeContext, async (ctx, [from, to], options) => {
         const api = await ctx.api();
-        const response = await api.call("promoteChannel", { body: { from, to, ...(options.process ? { process: options.process } : {}) } });
+        const response = await api.call("promoteChannel", {
+          body: { from, to, ...(options.process ? { process: options.process } : {}) },
+        });
         const { out } = ctx;
         if (out.json) return out.printJson(response);
         if (response.promoted.length === 0) return out.info(`nothing to promote from ${from} to ${to}`);
         for (const item of response.promoted) {
-          const previous = item.previous === null || item.previous === undefined ? "new on" : item.previous === item.version ? "unchanged on" : `was v${item.previous} on`;
+          const previous =
+            item.previous === null || item.previous === undefined
+              ? "new on"
+              : item.previous === item.version
+                ? "unchanged on"
+                : `was v${item.previous} on`;
           out.info(`${item.name} v${item.version} (${previous} ${to})`);
         }
       }),

@@ -22,7 +22,8 @@ export function registerCompat(program: Command, makeContext: ContextFactory): v
       act(makeContext, async (ctx, _args, options) => {
         const ignore = (options.ignore ?? []) as string[];
         for (const member of ignore) {
-          if (member !== "contract") throw new UsageError(`--ignore: unknown member "${member}"; only "contract" can be ignored`);
+          if (member !== "contract")
+            throw new UsageError(`--ignore: unknown member "${member}"; only "contract" can be ignored`);
         }
         const body: CompatBody = {
           from: await parseSelector(options.from, "--from", ctx.io.cwd),
@@ -35,8 +36,13 @@ export function registerCompat(program: Command, makeContext: ContextFactory): v
         if (ctx.out.json) ctx.out.printJson(response);
         else printCompatReport(ctx.out, response);
         if (!response.passes) {
-          const gating = (response.processes ?? []).flatMap((report) => report.issues ?? []).filter((issue) => issue.gating).length;
-          throw new CliError(`compat does not pass (${gating} gating issue${gating === 1 ? "" : "s"})`, ExitCode.failed);
+          const gating = (response.processes ?? [])
+            .flatMap((report) => report.issues ?? [])
+            .filter((issue) => issue.gating).length;
+          throw new CliError(
+            `compat does not pass (${gating} gating issue${gating === 1 ? "" : "s"})`,
+            ExitCode.failed,
+          );
         }
       }),
     );

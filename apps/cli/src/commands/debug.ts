@@ -22,7 +22,9 @@ export function registerDebug(program: Command, makeContext: ContextFactory): vo
   const tick = program
     .command("tick")
     .summary("testing only: run one engine round")
-    .description("Testing only (admin): runs one engine claim round, after shifting the server clock by --advance. Prints how many instances advanced.")
+    .description(
+      "Testing only (admin): runs one engine claim round, after shifting the server clock by --advance. Prints how many instances advanced.",
+    )
     .option("--advance <duration>", "shift the server clock forward first (expires leases and timers)")
     .action(
       act(makeContext, async (ctx, _args, options) => {

@@ -31,7 +31,13 @@ export function registerDefinitions(program: Command, makeContext: ContextFactor
             { header: "ACTOR", optional: true, dropOrder: 1 },
             { header: "RAISES", optional: true },
           ],
-          result.items.map((item) => [item.name, `v${item.version}`, item.created_at, item.actor ?? "", (item.raises ?? []).join(", ")]),
+          result.items.map((item) => [
+            item.name,
+            `v${item.version}`,
+            item.created_at,
+            item.actor ?? "",
+            (item.raises ?? []).join(", "),
+          ]),
         );
       hintMorePages(out, result.page, options.all);
     }),
@@ -53,13 +59,21 @@ export function registerDefinitions(program: Command, makeContext: ContextFactor
         const ref = parseProcessRef(reference);
         const api = await ctx.api();
         // Version 0 asks the server for the latest one.
-        const stored = await api.call("getDefinition", { params: { name: ref.process, version: (await versionOf(api, ref)) ?? 0 } });
+        const stored = await api.call("getDefinition", {
+          params: { name: ref.process, version: (await versionOf(api, ref)) ?? 0 },
+        });
         const { out } = ctx;
         if (out.json) return out.printJson(stored);
         if (options.format === "json") return out.print(formatJson(stored.definition));
-        out.hint(`# ${stored.name} v${stored.version}, registered ${stored.created_at}${stored.actor ? ` by ${stored.actor}` : ""}`);
+        out.hint(
+          `# ${stored.name} v${stored.version}, registered ${stored.created_at}${stored.actor ? ` by ${stored.actor}` : ""}`,
+        );
         ctx.io.stdout.write(toYaml(stored.definition));
       }),
     );
-  examples(get, ["baton definitions get orders", "baton definitions get orders@3 --format json > orders.json", "baton definitions get orders@production --json"]);
+  examples(get, [
+    "baton definitions get orders",
+    "baton definitions get orders@3 --format json > orders.json",
+    "baton definitions get orders@production --json",
+  ]);
 }

@@ -22,7 +22,9 @@ export function registerDeploy(program: Command, makeContext: ContextFactory): v
         const { out } = ctx;
         if (options.channel) {
           const results = await withProblemLocations(loaded, true, () =>
-            api.call("putDefinitionBatch", { body: { definitions: loaded.map((item) => item.definition), channel: options.channel } }),
+            api.call("putDefinitionBatch", {
+              body: { definitions: loaded.map((item) => item.definition), channel: options.channel },
+            }),
           );
           if (out.json) return out.printJson(results);
           for (const result of results) out.info(deployLine(result, result.previous, options.channel));
@@ -30,7 +32,12 @@ export function registerDeploy(program: Command, makeContext: ContextFactory): v
         }
         const responses: PutDefinitionResponse[] = [];
         for (const item of loaded) {
-          const response = await withProblemLocations([item], false, () => api.call("putDefinition", { body: item.definition }), responses.length);
+          const response = await withProblemLocations(
+            [item],
+            false,
+            () => api.call("putDefinition", { body: item.definition }),
+            responses.length,
+          );
           responses.push(response);
           if (!out.json) out.info(deployLine(response, response.saved ? response.version - 1 : response.version));
         }
@@ -45,7 +52,11 @@ export function registerDeploy(program: Command, makeContext: ContextFactory): v
 }
 
 /** "orders v3 (new, previous v2)"; `previous` 0/null/equal to the version is not shown. */
-export function deployLine(result: PutDefinitionResponse | BatchResult, previous: number | null | undefined, channel?: string): string {
+export function deployLine(
+  result: PutDefinitionResponse | BatchResult,
+  previous: number | null | undefined,
+  channel?: string,
+): string {
   const parts = [result.saved ? "new" : "unchanged"];
   if (previous && previous !== result.version) parts.push(`previous v${previous}${channel ? ` on ${channel}` : ""}`);
   else if (channel && !previous) parts.push(`first on ${channel}`);

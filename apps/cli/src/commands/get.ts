@@ -21,7 +21,10 @@ export function registerGet(program: Command, makeContext: ContextFactory): void
         const api = await ctx.api();
         const { out } = ctx;
         if (options.detail || options.resolve) {
-          const detail = await api.call("getInstanceDetail", { params: { id }, query: options.resolve ? { resolve: true } : {} });
+          const detail = await api.call("getInstanceDetail", {
+            params: { id },
+            query: options.resolve ? { resolve: true } : {},
+          });
           if (out.json) return out.printJson(detail);
           return printDetail(out, detail);
         }
@@ -33,7 +36,9 @@ export function registerGet(program: Command, makeContext: ContextFactory): void
   const object = program
     .command("object")
     .summary("print an externalized value by its ref")
-    .description("Prints a value stored outside an instance's state (listed under objects by baton get --detail) as JSON.")
+    .description(
+      "Prints a value stored outside an instance's state (listed under objects by baton get --detail) as JSON.",
+    )
     .argument("<ref>", "the object's content hash")
     .action(
       act(makeContext, async (ctx, [ref]) => {
@@ -43,7 +48,11 @@ export function registerGet(program: Command, makeContext: ContextFactory): void
     );
   examples(object, ["baton object 4a22be2baf4b314c1ea5249105267143a16a93400e444a72fc0c88f8397d72f4 > value.json"]);
 
-  examples(get, ["baton get @last", "baton get 01939d6e-8a5b-7c1e-9f00-2b6f1c2d3e4f --detail --resolve", "baton get @last --json"]);
+  examples(get, [
+    "baton get @last",
+    "baton get 01939d6e-8a5b-7c1e-9f00-2b6f1c2d3e4f --detail --resolve",
+    "baton get @last --json",
+  ]);
 }
 
 const LABEL_WIDTH = 18;

@@ -15,7 +15,11 @@ export function registerInstances(program: Command, makeContext: ContextFactory)
       .command("instances")
       .summary("list instances, newest first, with the API's filters")
       .description("Lists instances, newest first: root instances only unless --children. Filters combine.")
-      .option("--status <statuses>", `only these statuses, comma-separated (${INSTANCE_STATUSES.join(", ")})`, collectList)
+      .option(
+        "--status <statuses>",
+        `only these statuses, comma-separated (${INSTANCE_STATUSES.join(", ")})`,
+        collectList,
+      )
       .option("-p, --process <process>", "only this process")
       .option("--version <n>", "only this version of the process (0 = any)")
       .option("--phase <phase>", `only this phase (${INSTANCE_PHASES.join(", ")})`)
@@ -62,7 +66,8 @@ export function instanceQuery(options: Record<string, any>, now: number): ListIn
   if (options.process) query.process = options.process;
   if (options.version !== undefined) {
     const version = /^[0-9]+$/.test(options.version) ? Number(options.version) : Number.NaN;
-    if (!Number.isSafeInteger(version)) throw new UsageError(`--version: expected a version number (0 = any), got "${options.version}"`);
+    if (!Number.isSafeInteger(version))
+      throw new UsageError(`--version: expected a version number (0 = any), got "${options.version}"`);
     query.version = version;
   }
   if (options.task) query.task = options.task;

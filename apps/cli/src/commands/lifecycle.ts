@@ -12,14 +12,16 @@ const VERBS: { name: string; action: LifecycleAction; summary: string; descripti
     name: "pause",
     action: "pauseInstance",
     summary: "pause an instance tree",
-    description: "Pauses a root instance and its whole tree at the next task boundary (a task in flight finishes first).",
+    description:
+      "Pauses a root instance and its whole tree at the next task boundary (a task in flight finishes first).",
     nothingToDo: "was not running; nothing to pause",
   },
   {
     name: "resume",
     action: "resumeInstance",
     summary: "resume a paused instance tree",
-    description: "Resumes a paused root instance and its tree exactly where it stopped. A settled instance cannot be resumed (409).",
+    description:
+      "Resumes a paused root instance and its tree exactly where it stopped. A settled instance cannot be resumed (409).",
     nothingToDo: "is already advancing; nothing to resume",
   },
   {
@@ -38,7 +40,9 @@ export function registerLifecycle(program: Command, makeContext: ContextFactory)
       .summary(verb.summary)
       .description(`${verb.description} ID must be a root id (or @last).`)
       .argument("<id>", "root instance id, or @last")
-      .action(act(makeContext, async (ctx, [idArgument]) => lifecycle(ctx, verb.action, idArgument, {}, verb.nothingToDo)));
+      .action(
+        act(makeContext, async (ctx, [idArgument]) => lifecycle(ctx, verb.action, idArgument, {}, verb.nothingToDo)),
+      );
     examples(command, [`baton ${verb.name} @last`, `baton ${verb.name} 01939d6e-8a5b-7c1e-9f00-2b6f1c2d3e4f --json`]);
   }
 
@@ -73,25 +77,44 @@ export function registerLifecycle(program: Command, makeContext: ContextFactory)
         const id = await resolveInstanceId(ctx.io, idArgument);
         const api = await ctx.api();
         const from =
-          options.from !== undefined ? parsePositiveInteger(options.from, "--from") : (await api.call("getInstance", { params: { id } })).version;
-        const response = await api.call("upgradeInstance", { params: { id }, body: { from_version: from, to_version: to } });
+          options.from !== undefined
+            ? parsePositiveInteger(options.from, "--from")
+            : (await api.call("getInstance", { params: { id } })).version;
+        const response = await api.call("upgradeInstance", {
+          params: { id },
+          body: { from_version: from, to_version: to },
+        });
         const { out } = ctx;
         if (out.json) return out.printJson(response);
         if (!response.upgraded) return out.info(`${id}: not upgraded (already on v${to}?)`);
         out.info(`${id}: upgraded v${from} → v${to}`);
         for (const move of response.moves ?? []) {
-          out.info(`  ${move.instance_id}  ${move.process} v${move.from_version} → v${move.to_version}  at task ${move.task}`);
+          out.info(
+            `  ${move.instance_id}  ${move.process} v${move.from_version} → v${move.to_version}  at task ${move.task}`,
+          );
         }
       }),
     );
-  examples(upgrade, ["baton upgrade @last --to 4", "baton upgrade 01939d6e-8a5b-7c1e-9f00-2b6f1c2d3e4f --from 3 --to 4 --json"]);
+  examples(upgrade, [
+    "baton upgrade @last --to 4",
+    "baton upgrade 01939d6e-8a5b-7c1e-9f00-2b6f1c2d3e4f --from 3 --to 4 --json",
+  ]);
 }
 
-async function lifecycle(ctx: Context, action: LifecycleAction, idArgument: string, query: { force?: boolean }, nothingToDo: string): Promise<void> {
+async function lifecycle(
+  ctx: Context,
+  action: LifecycleAction,
+  idArgument: string,
+  query: { force?: boolean },
+  nothingToDo: string,
+): Promise<void> {
   const id = await resolveInstanceId(ctx.io, idArgument);
   const api = await ctx.api();
   const request = action === "retryInstance" ? { params: { id }, query } : { params: { id } };
-  const response = (await api.callRaw(action, request as never)) as { status: number; data: LifecycleResponse | undefined };
+  const response = (await api.callRaw(action, request as never)) as {
+    status: number;
+    data: LifecycleResponse | undefined;
+  };
   const { out } = ctx;
   // A 204 has no body; --json prints null for it so scripts always get JSON.
   if (out.json) return out.printJson(response.data ?? null);

@@ -42,7 +42,12 @@ export function registerLogs(program: Command, makeContext: ContextFactory): voi
       hintMorePages(out, result.page, options.all);
     }),
   );
-  examples(logs, ["baton logs @last", "baton logs @last --level warn --flat", "baton logs @last --follow", "baton logs 01939d6e-8a5b-7c1e-9f00-2b6f1c2d3e4f --all --json"]);
+  examples(logs, [
+    "baton logs @last",
+    "baton logs @last --level warn --flat",
+    "baton logs @last --follow",
+    "baton logs 01939d6e-8a5b-7c1e-9f00-2b6f1c2d3e4f --all --json",
+  ]);
 }
 
 const FOLLOW_POLL_MS = 500;
@@ -84,7 +89,14 @@ const LEVEL_WIDTH = 5;
 
 export function formatLogEntry(out: Output, entry: LogEntry, requestedId: string): string {
   const { style } = out;
-  const paintLevel = entry.level === "error" ? style.red : entry.level === "warn" ? style.yellow : entry.level === "debug" ? style.dim : (text: string) => text;
+  const paintLevel =
+    entry.level === "error"
+      ? style.red
+      : entry.level === "warn"
+        ? style.yellow
+        : entry.level === "debug"
+          ? style.dim
+          : (text: string) => text;
   const parts = [style.dim(entry.created_at), paintLevel(entry.level.toUpperCase().padEnd(LEVEL_WIDTH))];
   if (entry.instance_id && entry.instance_id !== requestedId) parts.push(style.cyan(`[${entry.instance_id}]`));
   if (entry.task) parts.push(`${entry.task}:`);

@@ -31,7 +31,9 @@ async function fetchPublicDocument(ctx: Context): Promise<unknown> {
   const doFetch = ctx.io.fetch ?? fetch;
   let response: Response;
   try {
-    response = await doFetch(`${server}/public/openapi.json`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    response = await doFetch(`${server}/public/openapi.json`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
   } catch {
     throw new CliError(`cannot reach the Baton server at ${server}`, ExitCode.unreachable, [
       `error: cannot reach the Baton server at ${server} (is it running? set --server or BATON_SERVER)`,
@@ -42,7 +44,9 @@ async function fetchPublicDocument(ctx: Context): Promise<unknown> {
   try {
     body = parseJson(text);
   } catch {
-    throw new CliError(`the server answered ${response.status} with a body that is not JSON at ${server}/public/openapi.json`);
+    throw new CliError(
+      `the server answered ${response.status} with a body that is not JSON at ${server}/public/openapi.json`,
+    );
   }
   if (!response.ok) {
     const error = body as { code?: string; error?: string };

@@ -25,7 +25,11 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
     )
     .argument("<process>", "PROCESS, PROCESS@VERSION or PROCESS@CHANNEL")
     .option("-i, --input <json>", "the input: a JSON object, or @file.json")
-    .option("-s, --set <key=value>", "set one input field (repeatable; dotted keys nest; the value is JSON when it parses, else a string)", collect)
+    .option(
+      "-s, --set <key=value>",
+      "set one input field (repeatable; dotted keys nest; the value is JSON when it parses, else a string)",
+      collect,
+    )
     .option("-w, --wait", "wait until the instance settles")
     .option("-t, --timeout <duration>", "with --wait: give up after this long (30s, 5m, 1h; a bare number is seconds)")
     .action(
@@ -73,7 +77,9 @@ async function waitForInstance(ctx: Context, id: string, timeoutMs: number | und
       view = await api.call("getInstance", { params: { id } });
       const elapsed = io.now() - start;
       if (SETTLED_STATUSES.has(view.status)) break;
-      progress.update(`${id}  ${view.process} v${view.version}  ${colorStatus(out.style, view.status)}  task ${view.task}  ${formatElapsed(elapsed)}`);
+      progress.update(
+        `${id}  ${view.process} v${view.version}  ${colorStatus(out.style, view.status)}  task ${view.task}  ${formatElapsed(elapsed)}`,
+      );
       if (timeoutMs !== undefined && elapsed >= timeoutMs) {
         progress.clear();
         throw new CliError(

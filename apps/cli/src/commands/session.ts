@@ -13,14 +13,20 @@ export function registerSession(program: Command, makeContext: ContextFactory): 
     )
     .action(
       act(makeContext, async (ctx) => {
-        if (!ctx.flags.server) throw new UsageError("login needs --server URL (and --token T when the server checks tokens)");
+        if (!ctx.flags.server)
+          throw new UsageError("login needs --server URL (and --token T when the server checks tokens)");
         const server = normalizeServer(ctx.flags.server);
         const file = await writeConfig(ctx.io, { server, ...(ctx.flags.token ? { token: ctx.flags.token } : {}) });
         if (ctx.out.json) return ctx.out.printJson({ server, token: Boolean(ctx.flags.token), config: file });
-        ctx.out.info(`logged in to ${server}${ctx.flags.token ? " with a token" : " without a token"} (saved in ${file})`);
+        ctx.out.info(
+          `logged in to ${server}${ctx.flags.token ? " with a token" : " without a token"} (saved in ${file})`,
+        );
       }),
     );
-  examples(login, ["baton login --server https://baton.example.com --token svc_sk_…", "baton login --server http://127.0.0.1:8449"]);
+  examples(login, [
+    "baton login --server https://baton.example.com --token svc_sk_…",
+    "baton login --server http://127.0.0.1:8449",
+  ]);
 
   const logout = program
     .command("logout")

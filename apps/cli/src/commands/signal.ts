@@ -21,7 +21,8 @@ export function registerSignal(program: Command, makeContext: ContextFactory): v
     .option("--data <json>", "with --error: data, JSON or @file.json")
     .action(
       act(makeContext, async (ctx, [idArgument, task], options) => {
-        if (options.error !== undefined && options.result !== undefined) throw new UsageError("give either --result or --error, not both");
+        if (options.error !== undefined && options.result !== undefined)
+          throw new UsageError("give either --result or --error, not both");
         if (options.error === undefined && (options.message !== undefined || options.data !== undefined)) {
           throw new UsageError("--message and --data go with --error");
         }
@@ -34,7 +35,8 @@ export function registerSignal(program: Command, makeContext: ContextFactory): v
           body = { instance_id: id, task, error };
         } else {
           body = { instance_id: id, task };
-          if (options.result !== undefined) body.result = await readJsonArgument(options.result, "--result", ctx.io.cwd);
+          if (options.result !== undefined)
+            body.result = await readJsonArgument(options.result, "--result", ctx.io.cwd);
         }
         const api = await ctx.api();
         const response = await api.call("signalExternalTask", { body });

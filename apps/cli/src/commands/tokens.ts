@@ -17,7 +17,15 @@ export function registerTokens(program: Command, makeContext: ContextFactory): v
         if (out.json) return out.printJson(response);
         if (response.items.length === 0) return out.info("no tokens");
         out.table(
-          [{ header: "ID", keep: true }, { header: "LABEL" }, { header: "PERMS" }, { header: "CREATED", keep: true, dropOrder: 3 }, { header: "LAST USED", keep: true, dropOrder: 2 }, { header: "EXPIRES", keep: true, dropOrder: 1 }, { header: "REVOKED", keep: true }],
+          [
+            { header: "ID", keep: true },
+            { header: "LABEL" },
+            { header: "PERMS" },
+            { header: "CREATED", keep: true, dropOrder: 3 },
+            { header: "LAST USED", keep: true, dropOrder: 2 },
+            { header: "EXPIRES", keep: true, dropOrder: 1 },
+            { header: "REVOKED", keep: true },
+          ],
           response.items.map((token) => [
             token.id,
             token.label,
@@ -58,12 +66,17 @@ export function registerTokens(program: Command, makeContext: ContextFactory): v
         const { out } = ctx;
         if (out.json) return out.printJson(created);
         if (out.quiet) return out.print(created.token);
-        out.print(`created token ${created.id} (${created.label}; ${created.perms?.join(",") || "no permissions"}${created.expires_at ? `; expires ${created.expires_at}` : ""})`);
+        out.print(
+          `created token ${created.id} (${created.label}; ${created.perms?.join(",") || "no permissions"}${created.expires_at ? `; expires ${created.expires_at}` : ""})`,
+        );
         out.print(created.token);
         out.hint("store the secret now: it is shown only once");
       }),
     );
-  examples(create, ["baton tokens create --label ci-deploy --perms deploy,read", "baton tokens create --label worker --perms worker --expires-in 30d --quiet"]);
+  examples(create, [
+    "baton tokens create --label ci-deploy --perms deploy,read",
+    "baton tokens create --label worker --perms worker --expires-in 30d --quiet",
+  ]);
 
   const revoke = tokens
     .command("revoke")

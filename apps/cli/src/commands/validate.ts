@@ -30,7 +30,11 @@ export function registerValidate(program: Command, makeContext: ContextFactory):
         }
       }),
     );
-  examples(command, ["baton validate definitions/*.yaml", "baton validate orders.yaml --schemas", "baton validate definitions/ --json"]);
+  examples(command, [
+    "baton validate definitions/*.yaml",
+    "baton validate orders.yaml --schemas",
+    "baton validate definitions/ --json",
+  ]);
 }
 
 function printSchemas(out: Output, result: ValidateResult): void {

@@ -16,7 +16,11 @@ const task = (token: string, input: unknown = { n: 1 }) => ({
 });
 
 /** A fake external-task API: claim hands out `tasks` once, renew answers with `renewAnswer`. */
-function externalApi(tasks: unknown[], renewAnswer: (tokens: string[]) => { lost?: string[]; cancelled?: string[] } = () => ({}), renewBeforeMs = 10_000) {
+function externalApi(
+  tasks: unknown[],
+  renewAnswer: (tokens: string[]) => { lost?: string[]; cancelled?: string[] } = () => ({}),
+  renewBeforeMs = 10_000,
+) {
   let handedOut = false;
   return fakeFetch((request: Recorded) => {
     const body = request.body as { tokens?: string[] };
@@ -43,12 +47,16 @@ function externalApi(tasks: unknown[], renewAnswer: (tokens: string[]) => { lost
   });
 }
 
-const calls = (recorded: Recorded[], path: string) => recorded.filter((call) => call.url.pathname === `/api/external-tasks/${path}`).map((call) => call.body);
+const calls = (recorded: Recorded[], path: string) =>
+  recorded.filter((call) => call.url.pathname === `/api/external-tasks/${path}`).map((call) => call.body);
 
 describe("baton worker --once", () => {
   it("resolves each claimed task with the command's JSON stdout, given the input on stdin", async () => {
     const api = externalApi([task("t1", { items: [1, 2, 3] }), task("t2", { items: [] })]);
-    const run = await runInProcess(["worker", "--once", "--concurrency", "2", "--exec", "cat", "--process", "orders", "--worker-id", "w1"], { fetch: api.fetch });
+    const run = await runInProcess(
+      ["worker", "--once", "--concurrency", "2", "--exec", "cat", "--process", "orders", "--worker-id", "w1"],
+      { fetch: api.fetch },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(calls(api.calls, "claim")).toEqual([{ worker_id: "w1", limit: 2, process: "orders" }]);
     expect(calls(api.calls, "resolve")).toEqual(
@@ -62,17 +70,37 @@ describe("baton worker --once", () => {
 
   it("passes the task identity in the environment and takes empty stdout as null", async () => {
     const api = externalApi([task("t1")]);
-    const run = await runInProcess(["worker", "--once", "--exec", 'test "$BATON_PROCESS/$BATON_VERSION/$BATON_TASK" = orders/3/pack'], { fetch: api.fetch });
+    const run = await runInProcess(
+      ["worker", "--once", "--exec", 'test "$BATON_PROCESS/$BATON_VERSION/$BATON_TASK" = orders/3/pack'],
+      { fetch: api.fetch },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(calls(api.calls, "resolve")).toEqual([{ token: "t1", result: null }]);
   });
 
   it("sends an error outcome when the command exits 2", async () => {
     const api = externalApi([task("t1")]);
-    const run = await runInProcess(["worker", "--once", "--json", "--exec", `echo '{"code": "out_of_stock", "message": "none left", "data": null}'; exit 2`], { fetch: api.fetch });
+    const run = await runInProcess(
+      [
+        "worker",
+        "--once",
+        "--json",
+        "--exec",
+        `echo '{"code": "out_of_stock", "message": "none left", "data": null}'; exit 2`,
+      ],
+      { fetch: api.fetch },
+    );
     expect(run.code, run.stderr).toBe(0);
-    expect(calls(api.calls, "resolve")).toEqual([{ token: "t1", error: { code: "out_of_stock", message: "none left", data: null } }]);
-    expect(JSON.parse(run.stdout)).toEqual({ outcome: "raised", process: "orders", version: 3, task: "pack", reason: "out_of_stock" });
+    expect(calls(api.calls, "resolve")).toEqual([
+      { token: "t1", error: { code: "out_of_stock", message: "none left", data: null } },
+    ]);
+    expect(JSON.parse(run.stdout)).toEqual({
+      outcome: "raised",
+      process: "orders",
+      version: 3,
+      task: "pack",
+      reason: "out_of_stock",
+    });
   });
 
   it("releases the task when the command fails or prints something that is not JSON, and exits 1", async () => {

@@ -90,7 +90,15 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
   const report = (task: ExternalTask, handled: Handled, reason?: string) => {
     if (handled === "released" || handled === "lost") unresolved++;
     if (out.json) {
-      out.print(stringifyJson({ outcome: handled, process: task.process, version: task.version, task: task.task, ...(reason ? { reason } : {}) }));
+      out.print(
+        stringifyJson({
+          outcome: handled,
+          process: task.process,
+          version: task.version,
+          task: task.task,
+          ...(reason ? { reason } : {}),
+        }),
+      );
       return;
     }
     const line = `${handled.padEnd(9)} ${task.process} v${task.version} task ${task.task}${reason ? `: ${reason}` : ""}`;
@@ -114,7 +122,9 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
       for (const token of answer.lost) jobs.get(token)?.stop("lost");
       for (const token of answer.cancelled) jobs.get(token)?.stop("cancelled");
     } catch (error) {
-      io.stderr.write(`warning: renewing claims failed (${reportError(error).lines[0].replace(/^error: /, "")}); retrying\n`);
+      io.stderr.write(
+        `warning: renewing claims failed (${reportError(error).lines[0].replace(/^error: /, "")}); retrying\n`,
+      );
     }
     scheduleRenewal();
   }
@@ -127,7 +137,11 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
     }
   }
 
-  async function handle(task: ExternalTask, stopped: () => "lost" | "cancelled" | undefined, signal: AbortSignal): Promise<void> {
+  async function handle(
+    task: ExternalTask,
+    stopped: () => "lost" | "cancelled" | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
     const env = {
       ...io.env,
       BATON_PROCESS: task.process,
@@ -148,12 +162,25 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
       return report(task, "released", outcome.reason);
     }
     try {
-      const body = outcome.kind === "result" ? { token: task.token, result: outcome.result } : { token: task.token, error: outcome.error };
+      const body =
+        outcome.kind === "result"
+          ? { token: task.token, result: outcome.result }
+          : { token: task.token, error: outcome.error };
       await api.call("resolveExternalTask", { body });
-      report(task, outcome.kind === "result" ? "resolved" : "raised", outcome.kind === "error" ? outcome.error.code : undefined);
+      report(
+        task,
+        outcome.kind === "result" ? "resolved" : "raised",
+        outcome.kind === "error" ? outcome.error.code : undefined,
+      );
     } catch (error) {
       await release(task);
-      report(task, "released", `the server refused the answer: ${reportError(error).lines.join(" ").replace(/^error: /, "")}`);
+      report(
+        task,
+        "released",
+        `the server refused the answer: ${reportError(error)
+          .lines.join(" ")
+          .replace(/^error: /, "")}`,
+      );
     }
   }
 
@@ -196,7 +223,10 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
         } catch (error) {
           if (options.once || !isTransient(error)) throw error;
           // The server is down or failing: keep going, slower, and say so once per streak.
-          if (idleWaits++ === 0) io.stderr.write(`warning: claiming failed (${reportError(error).lines[0].replace(/^error: /, "")}); retrying\n`);
+          if (idleWaits++ === 0)
+            io.stderr.write(
+              `warning: claiming failed (${reportError(error).lines[0].replace(/^error: /, "")}); retrying\n`,
+            );
         }
       }
       if (options.once) {
@@ -205,13 +235,19 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
       }
       if (claimed === 0 || jobs.size >= options.concurrency) {
         const backoff = Math.min(options.pollMs * 2 ** Math.min(idleWaits, 5), 60_000);
-        await Promise.race([io.sleep(idleWaits > 0 ? backoff : options.pollMs), ...[...jobs.values()].map((job) => job.done)]);
+        await Promise.race([
+          io.sleep(idleWaits > 0 ? backoff : options.pollMs),
+          ...[...jobs.values()].map((job) => job.done),
+        ]);
       }
     }
   } finally {
     if (renewTimer) clearTimeout(renewTimer);
   }
   if (unresolved > 0) {
-    throw new CliError(`${unresolved} claimed task${unresolved === 1 ? " was" : "s were"} not resolved`, ExitCode.failed);
+    throw new CliError(
+      `${unresolved} claimed task${unresolved === 1 ? " was" : "s were"} not resolved`,
+      ExitCode.failed,
+    );
   }
 }

@@ -51,17 +51,32 @@ export interface Recorded {
 }
 
 /** A fetch that answers from `handler` and records every request. */
-export function fakeFetch(handler: (request: Recorded) => { status?: number; body?: unknown } | undefined): { fetch: typeof fetch; calls: Recorded[] } {
+export function fakeFetch(handler: (request: Recorded) => { status?: number; body?: unknown } | undefined): {
+  fetch: typeof fetch;
+  calls: Recorded[];
+} {
   const calls: Recorded[] = [];
   const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(String(input));
     const text = typeof init?.body === "string" ? init.body : undefined;
-    const request: Recorded = { method: init?.method ?? "GET", url, body: text ? JSON.parse(text) : undefined, headers: new Headers(init?.headers) };
+    const request: Recorded = {
+      method: init?.method ?? "GET",
+      url,
+      body: text ? JSON.parse(text) : undefined,
+      headers: new Headers(init?.headers),
+    };
     calls.push(request);
-    const answer = handler(request) ?? { status: 404, body: { code: "not_found", error: `no fake route for ${request.method} ${url.pathname}` } };
+    const answer = handler(request) ?? {
+      status: 404,
+      body: { code: "not_found", error: `no fake route for ${request.method} ${url.pathname}` },
+    };
     const status = answer.status ?? 200;
-    const body = answer.body === undefined ? null : typeof answer.body === "string" ? answer.body : stringifyJson(answer.body);
-    return new Response(status === 204 ? null : body, { status, headers: body === null ? {} : { "content-type": "application/json" } });
+    const body =
+      answer.body === undefined ? null : typeof answer.body === "string" ? answer.body : stringifyJson(answer.body);
+    return new Response(status === 204 ? null : body, {
+      status,
+      headers: body === null ? {} : { "content-type": "application/json" },
+    });
   }) as typeof fetch;
   return { fetch: fetchImpl, calls };
 }

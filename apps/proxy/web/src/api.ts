@@ -1,7 +1,14 @@
 // The API as the UI calls it: same origin, relative `/api/...`, no credentials of its own (the
 // sign-in proxy adds them). A 401 anywhere means the session ended: the app shows sign-in.
 
-import { type ActionName, type ActionResponse, ApiError, createClient, type RawResponse, type RequestArgs } from "@baton/actions";
+import {
+  type ActionName,
+  type ActionResponse,
+  ApiError,
+  createClient,
+  type RawResponse,
+  type RequestArgs,
+} from "@baton/actions";
 
 // Bound through a closure: a bare `fetch` reference called as a plain function can throw
 // "Illegal invocation" in some browsers.

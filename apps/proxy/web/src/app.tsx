@@ -51,7 +51,8 @@ function Page({ route, session }: { route: Route; session: Session }) {
         <section>
           <h1>Not found</h1>
           <p>
-            Nothing lives at <code>{route.hash}</code>. <Link to={{ page: "instances", search: "" }}>Back to the instances</Link>.
+            Nothing lives at <code>{route.hash}</code>.{" "}
+            <Link to={{ page: "instances", search: "" }}>Back to the instances</Link>.
           </p>
         </section>
       );

@@ -24,7 +24,8 @@ const REF_B = "b".repeat(64);
 describe("stored child lists", () => {
   it("recognises only the exact placeholder {$ref: <64 hex>}", () => {
     expect(storedRef({ $ref: REF_A })).toBe(REF_A);
-    for (const other of [{ $ref: "short" }, { $ref: REF_A, extra: 1 }, [REF_A], REF_A, null, { eu: REF_A }]) expect(storedRef(other), JSON.stringify(other)).toBeNull();
+    for (const other of [{ $ref: "short" }, { $ref: REF_A, extra: 1 }, [REF_A], REF_A, null, { eu: REF_A }])
+      expect(storedRef(other), JSON.stringify(other)).toBeNull();
   });
 
   it("never reads a placeholder as a child_map with the key $ref (it would link a hash as a child id)", () => {
@@ -52,6 +53,9 @@ describe("stored child lists", () => {
       { task: "one", key: null, id: "c1" },
       { task: "keyed", key: "eu", id: "c4" },
     ]);
-    expect(spliceChildren({ each: { $ref: "c".repeat(64) } }, loaded), "an object not fetched stays a placeholder").toEqual({ each: { $ref: "c".repeat(64) } });
+    expect(
+      spliceChildren({ each: { $ref: "c".repeat(64) } }, loaded),
+      "an object not fetched stays a placeholder",
+    ).toEqual({ each: { $ref: "c".repeat(64) } });
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_FILTERS, filterProblems, filtersFromSearch, filtersToQuery, filtersToSearch, localInputToMs, msToLocalInput } from "./instance-filters.js";
+import {
+  EMPTY_FILTERS,
+  filterProblems,
+  filtersFromSearch,
+  filtersToQuery,
+  filtersToSearch,
+  localInputToMs,
+  msToLocalInput,
+} from "./instance-filters.js";
 
 describe("instance filters in the URL", () => {
   it("leaves the default view without a query", () => {
@@ -32,7 +40,13 @@ describe("instance filters in the URL", () => {
 
 describe("filtersToQuery", () => {
   it("sends the API's types: numbers for version and times, a comma list for status", () => {
-    const query = filtersToQuery({ ...EMPTY_FILTERS, status: ["running", "paused"], version: "0", children: true, created_before: "42" });
+    const query = filtersToQuery({
+      ...EMPTY_FILTERS,
+      status: ["running", "paused"],
+      version: "0",
+      children: true,
+      created_before: "42",
+    });
     expect(query).toEqual({ status: "running,paused", version: 0, children: true, created_before: 42 });
   });
 
@@ -47,7 +61,13 @@ describe("filterProblems", () => {
   });
 
   it("names each bad value and what was expected", () => {
-    const problems = filterProblems({ ...EMPTY_FILTERS, status: ["done"], phase: "waiting", version: "v2", created_after: "yesterday" });
+    const problems = filterProblems({
+      ...EMPTY_FILTERS,
+      status: ["done"],
+      phase: "waiting",
+      version: "v2",
+      created_after: "yesterday",
+    });
     expect(problems).toHaveLength(4);
     expect(problems[0]).toMatch(/status "done" is not one of running/);
     expect(problems[1]).toMatch(/phase "waiting"/);
@@ -56,7 +76,9 @@ describe("filterProblems", () => {
   });
 
   it("requires a process with a task, as the API does", () => {
-    expect(filterProblems({ ...EMPTY_FILTERS, task: "approve" })).toEqual(["the task filter needs a process: task ids are unique only within a definition"]);
+    expect(filterProblems({ ...EMPTY_FILTERS, task: "approve" })).toEqual([
+      "the task filter needs a process: task ids are unique only within a definition",
+    ]);
     expect(filterProblems({ ...EMPTY_FILTERS, task: "approve", process: "order" })).toEqual([]);
   });
 });

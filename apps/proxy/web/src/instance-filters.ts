@@ -3,7 +3,17 @@
 
 import type { ListInstancesQuery } from "@baton/actions";
 
-export const STATUSES = ["running", "pausing", "paused", "failing", "cancelling", "completed", "failed", "raised", "cancelled"] as const;
+export const STATUSES = [
+  "running",
+  "pausing",
+  "paused",
+  "failing",
+  "cancelling",
+  "completed",
+  "failed",
+  "raised",
+  "cancelled",
+] as const;
 export const PHASES = ["children", "collecting", "external"] as const;
 export const TIME_FILTERS = ["created_after", "created_before", "updated_after", "updated_before"] as const;
 type TimeFilter = (typeof TIME_FILTERS)[number];
@@ -44,7 +54,11 @@ export function filtersFromSearch(search: string): InstanceFilters {
   const params = new URLSearchParams(search);
   const filters: InstanceFilters = { ...EMPTY_FILTERS, status: [] };
   const status = params.get("status");
-  if (status) filters.status = status.split(",").map((s) => s.trim()).filter(Boolean);
+  if (status)
+    filters.status = status
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   for (const key of TEXT_FILTERS) filters[key] = params.get(key)?.trim() ?? "";
   filters.children = params.get("children") === "true";
   return filters;
@@ -63,13 +77,18 @@ export function filtersToSearch(filters: InstanceFilters): string {
 export function filterProblems(filters: InstanceFilters): string[] {
   const problems: string[] = [];
   for (const status of filters.status) {
-    if (!(STATUSES as readonly string[]).includes(status)) problems.push(`status "${status}" is not one of ${STATUSES.join(", ")}`);
+    if (!(STATUSES as readonly string[]).includes(status))
+      problems.push(`status "${status}" is not one of ${STATUSES.join(", ")}`);
   }
-  if (filters.phase && !(PHASES as readonly string[]).includes(filters.phase)) problems.push(`phase "${filters.phase}" is not one of ${PHASES.join(", ")}`);
-  if (filters.version && !/^\d+$/.test(filters.version)) problems.push(`version "${filters.version}" is not a whole number (0 means any)`);
-  if (filters.task && !filters.process) problems.push("the task filter needs a process: task ids are unique only within a definition");
+  if (filters.phase && !(PHASES as readonly string[]).includes(filters.phase))
+    problems.push(`phase "${filters.phase}" is not one of ${PHASES.join(", ")}`);
+  if (filters.version && !/^\d+$/.test(filters.version))
+    problems.push(`version "${filters.version}" is not a whole number (0 means any)`);
+  if (filters.task && !filters.process)
+    problems.push("the task filter needs a process: task ids are unique only within a definition");
   for (const key of TIME_FILTERS) {
-    if (filters[key] && !/^\d+$/.test(filters[key])) problems.push(`${key.replace("_", " ")} "${filters[key]}" is not a time`);
+    if (filters[key] && !/^\d+$/.test(filters[key]))
+      problems.push(`${key.replace("_", " ")} "${filters[key]}" is not a time`);
   }
   return problems;
 }

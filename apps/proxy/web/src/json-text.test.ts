@@ -9,7 +9,9 @@ describe("jsonText", () => {
 
   it("prints lossless numbers as their exact digits", () => {
     const big = { isLosslessNumber: true, value: "12345678901234567890" };
-    expect(jsonText({ n: big, d: { isLosslessNumber: true, value: "0.10" } })).toBe('{\n  "n": 12345678901234567890,\n  "d": 0.10\n}');
+    expect(jsonText({ n: big, d: { isLosslessNumber: true, value: "0.10" } })).toBe(
+      '{\n  "n": 12345678901234567890,\n  "d": 0.10\n}',
+    );
   });
 
   it("drops undefined members the way JSON does", () => {

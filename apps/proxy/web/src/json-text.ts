@@ -2,7 +2,9 @@
 // decimals arrive as LosslessNumber objects, which JSON.stringify would print as objects.
 
 function isLosslessNumber(value: unknown): value is { value: string } {
-  return typeof value === "object" && value !== null && (value as { isLosslessNumber?: unknown }).isLosslessNumber === true;
+  return (
+    typeof value === "object" && value !== null && (value as { isLosslessNumber?: unknown }).isLosslessNumber === true
+  );
 }
 
 /** The JSON text of a value, indented by two spaces, with exact numbers printed as their digits. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { diffLines, hasChanges } from "./line-diff.js";
 
-const compact = (lines: ReturnType<typeof diffLines>) => lines.map((l) => `${l.kind === "same" ? " " : l.kind === "added" ? "+" : "-"}${l.text}`);
+const compact = (lines: ReturnType<typeof diffLines>) =>
+  lines.map((l) => `${l.kind === "same" ? " " : l.kind === "added" ? "+" : "-"}${l.text}`);
 
 describe("diffLines", () => {
   it("marks nothing when both sides are equal", () => {

@@ -41,7 +41,9 @@ export interface LifecycleTarget {
 /** The lifecycle buttons to show for an instance, in display order. */
 export function lifecycleVerbs(target: LifecycleTarget, permissions: Permissions): LifecycleVerb[] {
   if (!target.isRoot) return [];
-  return (Object.keys(VERB_STATUSES) as LifecycleVerb[]).filter((verb) => VERB_STATUSES[verb].includes(target.status) && can(permissions, VERB_PERMISSION[verb]));
+  return (Object.keys(VERB_STATUSES) as LifecycleVerb[]).filter(
+    (verb) => VERB_STATUSES[verb].includes(target.status) && can(permissions, VERB_PERMISSION[verb]),
+  );
 }
 
 export const SETTLED_STATUSES: readonly string[] = ["completed", "failed", "raised", "cancelled"];

@@ -8,18 +8,31 @@ describe("parseRoute", () => {
   });
 
   it("keeps the instance list's query for the filters", () => {
-    expect(parseRoute("#/instances?status=failed&process=p")).toEqual({ page: "instances", search: "status=failed&process=p" });
+    expect(parseRoute("#/instances?status=failed&process=p")).toEqual({
+      page: "instances",
+      search: "status=failed&process=p",
+    });
   });
 
   it("reads ids, names and versions", () => {
     expect(parseRoute("#/instances/0199-abc")).toEqual({ page: "instance", id: "0199-abc" });
     expect(parseRoute("#/definitions/order.v2")).toEqual({ page: "process", name: "order.v2" });
     expect(parseRoute("#/definitions/order/3")).toEqual({ page: "version", name: "order", version: 3 });
-    expect(parseRoute("#/definitions/order/compare?from=1&to=2")).toEqual({ page: "compare", name: "order", from: 1, to: 2 });
+    expect(parseRoute("#/definitions/order/compare?from=1&to=2")).toEqual({
+      page: "compare",
+      name: "order",
+      from: 1,
+      to: 2,
+    });
   });
 
   it("ignores versions that are not positive integers", () => {
-    expect(parseRoute("#/definitions/order/compare?from=x&to=0")).toEqual({ page: "compare", name: "order", from: null, to: null });
+    expect(parseRoute("#/definitions/order/compare?from=x&to=0")).toEqual({
+      page: "compare",
+      name: "order",
+      from: null,
+      to: null,
+    });
     expect(parseRoute("#/definitions/order/1.5").page).toBe("not-found");
   });
 

@@ -31,7 +31,8 @@ export function parseRoute(hash: string): Route {
   if (head === "definitions") {
     if (parts.length === 1) return { page: "definitions" };
     if (parts.length === 2) return { page: "process", name: a };
-    if (parts.length === 3 && b === "compare") return { page: "compare", name: a, from: positiveInt(params.get("from")), to: positiveInt(params.get("to")) };
+    if (parts.length === 3 && b === "compare")
+      return { page: "compare", name: a, from: positiveInt(params.get("from")), to: positiveInt(params.get("to")) };
     const version = positiveInt(b);
     if (parts.length === 3 && version !== null) return { page: "version", name: a, version };
   }

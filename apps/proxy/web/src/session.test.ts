@@ -28,7 +28,14 @@ describe("sessionFromAnswer", () => {
   });
 
   it("reads a signed-in session with its permissions", () => {
-    const session = sessionFromAnswer(200, { login: true, signed_in: true, subject: "ann@example.com", permissions: ["read"], providers: [], password_login: true });
+    const session = sessionFromAnswer(200, {
+      login: true,
+      signed_in: true,
+      subject: "ann@example.com",
+      permissions: ["read"],
+      providers: [],
+      password_login: true,
+    });
     expect(needsSignIn(session)).toBe(false);
     expect(session.subject).toBe("ann@example.com");
     expect(session.permissions).toEqual(["read"]);
@@ -48,13 +55,20 @@ describe("providerLoginHref", () => {
   };
 
   it("carries the instance page the person opened as return_to, since the fragment never reaches the proxy", () => {
-    expect(providerLoginHref("corp", { page: "instance", id: "0190-abc" })).toBe("/auth/login/corp?return_to=%2F%23%2Finstances%2F0190-abc");
-    expect(read(providerLoginHref("corp", { page: "instance", id: "0190-abc" }))).toEqual({ path: "/auth/login/corp", returnTo: "/#/instances/0190-abc" });
+    expect(providerLoginHref("corp", { page: "instance", id: "0190-abc" })).toBe(
+      "/auth/login/corp?return_to=%2F%23%2Finstances%2F0190-abc",
+    );
+    expect(read(providerLoginHref("corp", { page: "instance", id: "0190-abc" }))).toEqual({
+      path: "/auth/login/corp",
+      returnTo: "/#/instances/0190-abc",
+    });
   });
 
   it("keeps a filtered list's query whole, inside the one return_to parameter", () => {
     const { returnTo } = read(providerLoginHref("corp", { page: "instances", search: "status=failed&process=order" }));
-    expect(returnTo, "the & of the route must not split the proxy's query").toBe("/#/instances?status=failed&process=order");
+    expect(returnTo, "the & of the route must not split the proxy's query").toBe(
+      "/#/instances?status=failed&process=order",
+    );
   });
 
   it("gives back the same route once the proxy redirects to return_to", () => {

@@ -20,7 +20,14 @@ export interface Session {
 }
 
 /** No proxy in front (or a proxy without login): everything shown, the API decides. */
-export const NO_LOGIN: Session = { login: false, signedIn: false, subject: null, permissions: null, providers: [], passwordLogin: false };
+export const NO_LOGIN: Session = {
+  login: false,
+  signedIn: false,
+  subject: null,
+  permissions: null,
+  providers: [],
+  passwordLogin: false,
+};
 
 /**
  * The session from the answer to `GET /auth/session`. A 404 means there is no proxy in front
@@ -29,14 +36,21 @@ export const NO_LOGIN: Session = { login: false, signedIn: false, subject: null,
  */
 export function sessionFromAnswer(status: number, body: unknown): Session {
   if (status === 404) return NO_LOGIN;
-  if (status < 200 || status > 299) throw new Error(`GET /auth/session answered ${status}; expected 200 with the session, or 404 when no sign-in proxy is in front`);
+  if (status < 200 || status > 299)
+    throw new Error(
+      `GET /auth/session answered ${status}; expected 200 with the session, or 404 when no sign-in proxy is in front`,
+    );
   const b = body as Record<string, unknown> | null;
   if (b === null || typeof b !== "object" || typeof b.login !== "boolean" || typeof b.signed_in !== "boolean") {
     throw new Error("GET /auth/session answered a body without the boolean fields login and signed_in");
   }
-  const permissions = Array.isArray(b.permissions) ? b.permissions.filter((p): p is string => typeof p === "string") : null;
+  const permissions = Array.isArray(b.permissions)
+    ? b.permissions.filter((p): p is string => typeof p === "string")
+    : null;
   const providers = Array.isArray(b.providers)
-    ? b.providers.filter((p): p is Provider => typeof p?.id === "string").map((p) => ({ id: p.id, name: typeof p.name === "string" && p.name ? p.name : p.id }))
+    ? b.providers
+        .filter((p): p is Provider => typeof p?.id === "string")
+        .map((p) => ({ id: p.id, name: typeof p.name === "string" && p.name ? p.name : p.id }))
     : [];
   return {
     login: b.login,

@@ -4,21 +4,34 @@ import { END_NODE, layoutTaskGraph } from "./task-graph.js";
 const definition = {
   name: "order",
   tasks: [
-    { id: "charge", action: { type: "fetch", url: "https://x", method: "post" }, switch: [], on_error: [{ code: ["http.5%"], retry: { retries: 3 } }, { goto: "$refund" }] },
-    { id: "check", switch: [{ case: "outputs.charge.ok", goto: "$ship" }, { raise: { code: "declined", message: "no" } }], on_error: [] },
+    {
+      id: "charge",
+      action: { type: "fetch", url: "https://x", method: "post" },
+      switch: [],
+      on_error: [{ code: ["http.5%"], retry: { retries: 3 } }, { goto: "$refund" }],
+    },
+    {
+      id: "check",
+      switch: [{ case: "outputs.charge.ok", goto: "$ship" }, { raise: { code: "declined", message: "no" } }],
+      on_error: [],
+    },
     { id: "refund", switch: [{ goto: "end" }], on_error: [] },
     { id: "ship", action: { type: "external" }, switch: [], on_error: [] },
   ],
 };
 
-const edge = (graph: ReturnType<typeof layoutTaskGraph>, from: string, to: string) => graph.edges.filter((e) => e.from === from && e.to === to);
+const edge = (graph: ReturnType<typeof layoutTaskGraph>, from: string, to: string) =>
+  graph.edges.filter((e) => e.from === from && e.to === to);
 
 describe("layoutTaskGraph", () => {
   it("places tasks top to bottom in definition order, then the end node", () => {
     const graph = layoutTaskGraph(definition);
     expect(graph.nodes.map((n) => n.id)).toEqual(["charge", "check", "refund", "ship", END_NODE]);
     const ys = graph.nodes.map((n) => n.y);
-    expect([...ys].sort((a, b) => a - b), "rows follow the task order").toEqual(ys);
+    expect(
+      [...ys].sort((a, b) => a - b),
+      "rows follow the task order",
+    ).toEqual(ys);
     expect(graph.nodes.at(-1)?.terminal).toBe(true);
   });
 
@@ -65,14 +78,25 @@ describe("layoutTaskGraph", () => {
   });
 
   it("merges branches that lead to the same place into one labelled edge", () => {
-    const def = { tasks: [{ id: "a", switch: [{ case: "p", goto: "$c" }, { case: "q", goto: "$c" }, { goto: "next" }] }, { id: "b" }, { id: "c" }] };
+    const def = {
+      tasks: [
+        { id: "a", switch: [{ case: "p", goto: "$c" }, { case: "q", goto: "$c" }, { goto: "next" }] },
+        { id: "b" },
+        { id: "c" },
+      ],
+    };
     const jumps = edge(layoutTaskGraph(def), "a", "c");
     expect(jumps).toHaveLength(1);
     expect(jumps[0].label).toBe("p; q");
   });
 
   it("accepts the shorthand switch forms and loops back", () => {
-    const def = { tasks: [{ id: "a", switch: "next" }, { id: "b", switch: "$a" }] };
+    const def = {
+      tasks: [
+        { id: "a", switch: "next" },
+        { id: "b", switch: "$a" },
+      ],
+    };
     const graph = layoutTaskGraph(def);
     expect(edge(graph, "a", "b")[0].kind).toBe("next");
     expect(edge(graph, "b", "a")[0].kind).toBe("switch");
@@ -91,7 +115,10 @@ describe("layoutTaskGraph", () => {
       expect(node.y + node.height).toBeLessThanOrEqual(graph.height);
     }
     for (const e of graph.edges) {
-      const xs = e.path.split(" ").filter((_, i) => i % 3 === 1).map(Number);
+      const xs = e.path
+        .split(" ")
+        .filter((_, i) => i % 3 === 1)
+        .map(Number);
       for (const x of xs) expect(x, `${e.from}→${e.to}`).toBeGreaterThanOrEqual(0);
       for (const x of xs) expect(x, `${e.from}→${e.to}`).toBeLessThanOrEqual(graph.width);
     }

@@ -57,7 +57,9 @@ function asArray(value: Json): Json[] {
 }
 
 function field(value: Json, key: string): Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, Json>)[key] : undefined;
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, Json>)[key]
+    : undefined;
 }
 
 function text(value: Json): string {
@@ -72,7 +74,12 @@ function target(goto: string, from: number, index: Map<string, number>, count: n
   return undefined;
 }
 
-function outcomeOf(rule: Json, from: number, index: Map<string, number>, count: number): { to: number; label: string } | undefined {
+function outcomeOf(
+  rule: Json,
+  from: number,
+  index: Map<string, number>,
+  count: number,
+): { to: number; label: string } | undefined {
   const goto = field(rule, "goto");
   if (typeof goto === "string") {
     const to = target(goto, from, index, count);
@@ -87,7 +94,8 @@ function outcomeOf(rule: Json, from: number, index: Map<string, number>, count: 
 
 function switchEdges(task: Json, from: number, index: Map<string, number>, count: number): RawEdge[] {
   const sw = field(task, "switch");
-  if (sw === undefined || (Array.isArray(sw) && sw.length === 0)) return [{ from, to: from + 1, kind: "next", label: "" }];
+  if (sw === undefined || (Array.isArray(sw) && sw.length === 0))
+    return [{ from, to: from + 1, kind: "next", label: "" }];
   if (typeof sw === "string") {
     const to = target(sw, from, index, count);
     return to === undefined ? [] : [{ from, to, kind: to === from + 1 ? "next" : "switch", label: "" }];
@@ -193,7 +201,16 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
     terminal: false,
     current: id === current,
   }));
-  nodes.push({ id: END_NODE, detail: "", x: x + NODE_W / 4, y: rowY(count), width: NODE_W / 2, height: NODE_H - 12, terminal: true, current: false });
+  nodes.push({
+    id: END_NODE,
+    detail: "",
+    x: x + NODE_W / 4,
+    y: rowY(count),
+    width: NODE_W / 2,
+    height: NODE_H - 12,
+    terminal: true,
+    current: false,
+  });
   const mid = x + NODE_W / 2;
   const name = (row: number) => (row === count ? END_NODE : ids[row]);
 

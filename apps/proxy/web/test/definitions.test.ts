@@ -8,7 +8,8 @@ let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
   const { client } = stack;
-  for (const definition of [ORDER_V1, ORDER_V2]) await client.call("putDefinition", { body: definition as DefinitionInput });
+  for (const definition of [ORDER_V1, ORDER_V2])
+    await client.call("putDefinition", { body: definition as DefinitionInput });
   await client.call("setChannel", { body: { name: "order", channel: "stable", version: 1 } });
   await client.call("setChannel", { body: { name: "order", channel: "beta", version: 2 } });
 });

@@ -7,7 +7,11 @@ export const ORDER_V1 = {
     { id: "prepare", output: { item: "$: input.item", quantity: 2 } },
     {
       id: "approve",
-      action: { type: "external", input: { item: "$: outputs.prepare.item" }, result_schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } },
+      action: {
+        type: "external",
+        input: { item: "$: outputs.prepare.item" },
+        result_schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+      },
       output: { ok: "$: self.result.ok" },
       switch: [{ case: "self.output.ok", goto: "$ship" }, { goto: "$reject" }],
     },
@@ -80,7 +84,10 @@ export const FAN = {
   name: "fan",
   input_schema: { type: "object", properties: { items: { type: "array" } }, required: ["items"] },
   tasks: [
-    { id: "pair", action: { type: "child_map", children: { left: { name: "leaf", input: { n: 0 } }, deep: { name: "mid" } } } },
+    {
+      id: "pair",
+      action: { type: "child_map", children: { left: { name: "leaf", input: { n: 0 } }, deep: { name: "mid" } } },
+    },
     { id: "each", action: { type: "child_list", name: "leaf", over: "$: input.items" } },
   ],
 };
@@ -88,7 +95,12 @@ export const FAN = {
 /** A root whose child "bad" (BROKEN) fails at once while its sibling "slow" (LEAF) still waits: the root is `failing`. */
 export const RISKY = {
   name: "risky",
-  tasks: [{ id: "both", action: { type: "child_map", children: { bad: { name: "broken" }, slow: { name: "leaf", input: { n: 0 } } } } }],
+  tasks: [
+    {
+      id: "both",
+      action: { type: "child_map", children: { bad: { name: "broken" }, slow: { name: "leaf", input: { n: 0 } } } },
+    },
+  ],
 };
 
 /** LEAF under another name, so the wide fan-out below stays apart from the other trees in lists. */

@@ -4,7 +4,9 @@ import { chromiumPath, DEFAULT_CHROMIUM } from "./harness.js";
 describe("the browser the UI tests drive", () => {
   it("is Debian's chromium at /usr/bin/chromium unless BATON_TEST_CHROMIUM names another", () => {
     expect(DEFAULT_CHROMIUM).toBe("/usr/bin/chromium");
-    expect(chromiumPath({ BATON_TEST_CHROMIUM: process.execPath }), "any executable path is taken as is").toBe(process.execPath);
+    expect(chromiumPath({ BATON_TEST_CHROMIUM: process.execPath }), "any executable path is taken as is").toBe(
+      process.execPath,
+    );
   });
 
   it("fails with one sentence saying what to install when the default chromium is missing", () => {

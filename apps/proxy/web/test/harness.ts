@@ -52,7 +52,8 @@ export function launchBrowser(): Promise<Browser> {
 
 /** Serves the built `dist/` with the API routes proxied to `target`. */
 export async function servePreview(target: string): Promise<{ url: string; close: () => Promise<void> }> {
-  if (!existsSync(`${WEB_ROOT}dist/index.html`)) throw new Error(`${WEB_ROOT}dist/index.html is missing: build the UI first (turbo run build --filter=@baton/web)`);
+  if (!existsSync(`${WEB_ROOT}dist/index.html`))
+    throw new Error(`${WEB_ROOT}dist/index.html is missing: build the UI first (turbo run build --filter=@baton/web)`);
   const server: PreviewServer = await preview({
     root: WEB_ROOT,
     configFile: false,
@@ -81,7 +82,8 @@ export interface Stack {
 /** The api, the preview server and a browser with one page; `close` stops all three. */
 export async function startStack(): Promise<Stack> {
   chromiumPath(); // before anything starts: a missing browser is the first thing to say
-  if (!existsSync(API_MAIN)) throw new Error(`${API_MAIN} is missing: build the api first (pnpm exec turbo run build --filter=@baton/api)`);
+  if (!existsSync(API_MAIN))
+    throw new Error(`${API_MAIN} is missing: build the api first (pnpm exec turbo run build --filter=@baton/api)`);
   const api = await startServer();
   let web: Stack["web"] | undefined;
   let browser: Browser | undefined;

@@ -11,14 +11,18 @@ let failed: string; // broken, failed with pre.error
 beforeAll(async () => {
   stack = await startStack();
   const { client } = stack;
-  for (const definition of [ORDER_V1, ORDER_V2, BROKEN]) await client.call("putDefinition", { body: definition as DefinitionInput });
+  for (const definition of [ORDER_V1, ORDER_V2, BROKEN])
+    await client.call("putDefinition", { body: definition as DefinitionInput });
   parked = (await client.call("startInstance", { body: { process: "order", version: 1, input: { item: "book" } } })).id;
   other = (await client.call("startInstance", { body: { process: "order", version: 1, input: { item: "lamp" } } })).id;
   failed = (await client.call("startInstance", { body: { process: "broken" } })).id;
   await eventually("both orders parked and broken failed", async () => {
     const list = await client.call("listInstances", { query: { limit: 100 } });
     const byId = new Map(list.items.map((row) => [row.id, row]));
-    const ready = byId.get(parked)?.phase === "external" && byId.get(other)?.phase === "external" && byId.get(failed)?.status === "failed";
+    const ready =
+      byId.get(parked)?.phase === "external" &&
+      byId.get(other)?.phase === "external" &&
+      byId.get(failed)?.status === "failed";
     return ready ? true : undefined;
   });
 });
@@ -73,7 +77,10 @@ describe("instance page", () => {
     await expect.poll(() => current.getAttribute("data-task")).toBe("approve");
     expect(await current.getAttribute("aria-current")).toBe("step");
     expect(await page.locator("svg g.node").count(), "four tasks and the end node").toBe(5);
-    expect(await page.locator('svg g.edge-switch[data-from="approve"][data-to="ship"]').count(), "the switch edge to ship is drawn").toBe(1);
+    expect(
+      await page.locator('svg g.edge-switch[data-from="approve"][data-to="ship"]').count(),
+      "the switch edge to ship is drawn",
+    ).toBe(1);
     expect(await page.getByRole("img", { name: /current task approve/ }).count()).toBe(1);
 
     const prepare = page.getByRole("figure", { name: "Output of prepare" });
@@ -125,7 +132,9 @@ describe("permissions from the sign-in proxy (GET /auth/session mocked with page
   async function withSession(body: object) {
     const { page } = stack;
     await page.unroute("**/auth/session");
-    await page.route("**/auth/session", (route) => route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(body) }));
+    await page.route("**/auth/session", (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(body) }),
+    );
   }
 
   /** A fresh document: the session is read once per page load, and a hash change is not one. */
@@ -140,7 +149,14 @@ describe("permissions from the sign-in proxy (GET /auth/session mocked with page
 
   it("hides lifecycle buttons and the tokens page from a reader", async () => {
     const { page } = stack;
-    await withSession({ login: true, signed_in: true, subject: "reader@example.com", permissions: ["read"], providers: [], password_login: true });
+    await withSession({
+      login: true,
+      signed_in: true,
+      subject: "reader@example.com",
+      permissions: ["read"],
+      providers: [],
+      password_login: true,
+    });
     await open(`#/instances/${parked}`);
     await expect.poll(() => page.locator("dl.facts .status").textContent()).toBe("running");
     expect(await page.getByRole("button", { name: "Pause" }).count()).toBe(0);
@@ -151,7 +167,14 @@ describe("permissions from the sign-in proxy (GET /auth/session mocked with page
 
   it("shows pause but not upgrade to an operator", async () => {
     const { page } = stack;
-    await withSession({ login: true, signed_in: true, subject: "op@example.com", permissions: ["read", "operate"], providers: [], password_login: true });
+    await withSession({
+      login: true,
+      signed_in: true,
+      subject: "op@example.com",
+      permissions: ["read", "operate"],
+      providers: [],
+      password_login: true,
+    });
     await open(`#/instances/${parked}`);
     await expect.poll(() => page.getByRole("button", { name: "Pause" }).count()).toBe(1);
     expect(await page.getByRole("button", { name: "Upgrade" }).count()).toBe(0);
@@ -159,7 +182,14 @@ describe("permissions from the sign-in proxy (GET /auth/session mocked with page
 
   it("shows the sign-in page with a password form and provider buttons that return to the page asked for when signed out", async () => {
     const { page } = stack;
-    await withSession({ login: true, signed_in: false, subject: null, permissions: null, providers: [{ id: "corp", name: "Corp SSO" }], password_login: true });
+    await withSession({
+      login: true,
+      signed_in: false,
+      subject: null,
+      permissions: null,
+      providers: [{ id: "corp", name: "Corp SSO" }],
+      password_login: true,
+    });
     await open(`#/instances/${parked}`);
     await expect.poll(() => page.getByRole("heading", { name: "Sign in to Baton" }).count()).toBe(1);
     expect(await page.getByLabel("Email").count()).toBe(1);

@@ -24,7 +24,9 @@ afterAll(async () => {
 async function parkedOrder(item: string): Promise<string> {
   const { client } = stack;
   const id = (await client.call("startInstance", { body: { process: "order", version: 1, input: { item } } })).id;
-  await eventually(`order ${item} parked on approve`, async () => ((await client.call("getInstanceDetail", { params: { id } })).phase === "external" ? true : undefined));
+  await eventually(`order ${item} parked on approve`, async () =>
+    (await client.call("getInstanceDetail", { params: { id } })).phase === "external" ? true : undefined,
+  );
   return id;
 }
 
@@ -41,8 +43,13 @@ describe("cancel from the instance page", () => {
 
     await button("Cancel").click();
     const confirm = page.getByRole("group", { name: "Confirm cancel" });
-    expect(await confirm.textContent(), "cancelling is irreversible, so the UI says so first").toContain("Cancel the whole tree? This cannot be undone.");
-    expect((await client.call("getInstance", { params: { id } })).status, "asking for confirmation changes nothing").toBe("running");
+    expect(await confirm.textContent(), "cancelling is irreversible, so the UI says so first").toContain(
+      "Cancel the whole tree? This cannot be undone.",
+    );
+    expect(
+      (await client.call("getInstance", { params: { id } })).status,
+      "asking for confirmation changes nothing",
+    ).toBe("running");
 
     await confirm.getByRole("button", { name: "Keep it" }).click();
     expect(await confirm.count()).toBe(0);
@@ -78,7 +85,9 @@ describe("retry of a failed instance", () => {
     upstream.handle((_request, res) => json(res, 200, { receipt: "r-42" }));
     await button("Retry").click();
     await expect.poll(() => page.getByRole("status").first().textContent()).toContain("Retry: retried");
-    await expect.poll(shownStatus, { message: "the retried instance runs again and completes", timeout: 15_000 }).toBe("completed");
+    await expect
+      .poll(shownStatus, { message: "the retried instance runs again and completes", timeout: 15_000 })
+      .toBe("completed");
     expect(await page.getByRole("figure", { name: "Instance output" }).textContent()).toContain('"receipt": "r-42"');
 
     const view = await client.call("getInstance", { params: { id } });
@@ -111,7 +120,10 @@ describe("upgrade of a paused instance", () => {
     await expect.poll(shownStatus).toBe("running");
     await client.call("signalExternalTask", { body: { instance_id: id, task: "approve", result: { ok: true } } });
     await expect.poll(shownStatus, { timeout: 15_000 }).toBe("completed");
-    expect(await page.getByRole("figure", { name: "Output of notify" }).textContent(), "notify exists only in version 2").toContain('"note": "approved"');
+    expect(
+      await page.getByRole("figure", { name: "Output of notify" }).textContent(),
+      "notify exists only in version 2",
+    ).toContain('"note": "approved"');
     const detail = await client.call("getInstanceDetail", { params: { id } });
     expect(Object.keys(detail.state.outputs ?? {})).toContain("notify");
   });
@@ -119,7 +131,13 @@ describe("upgrade of a paused instance", () => {
   it("shows the API's refusal when the target version cannot take the instance", async () => {
     const { page, web, client } = stack;
     // Version 3 drops the task "approve" that the instance sits on: the upgrade check refuses it.
-    await client.call("putDefinition", { body: { name: "order", input_schema: ORDER_V1.input_schema, tasks: [ORDER_V1.tasks[0], { id: "ship", output: { shipped: "$: outputs.prepare.item" } }] } as DefinitionInput });
+    await client.call("putDefinition", {
+      body: {
+        name: "order",
+        input_schema: ORDER_V1.input_schema,
+        tasks: [ORDER_V1.tasks[0], { id: "ship", output: { shipped: "$: outputs.prepare.item" } }],
+      } as DefinitionInput,
+    });
     const id = await parkedOrder("teapot");
     await page.goto(`${web.url}/#/instances/${id}`);
     await expect.poll(shownStatus).toBe("running");

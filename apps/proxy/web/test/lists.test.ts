@@ -9,7 +9,8 @@ const ticks: string[] = []; // 25 completed "tick" roots: more than the default 
 beforeAll(async () => {
   stack = await startStack();
   const { client } = stack;
-  for (const definition of [APPROVAL, TICK]) await client.call("putDefinition", { body: definition as DefinitionInput });
+  for (const definition of [APPROVAL, TICK])
+    await client.call("putDefinition", { body: definition as DefinitionInput });
   for (let i = 0; i < 25; i++) ticks.push((await client.call("startInstance", { body: { process: "tick" } })).id);
   await eventually("the 25 tick instances completed", async () => {
     const list = await client.call("listInstances", { query: { process: "tick", status: "completed", limit: 100 } });
@@ -21,7 +22,10 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const rowIds = () => stack.page.locator("tbody tr[data-instance]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-instance") ?? ""));
+const rowIds = () =>
+  stack.page
+    .locator("tbody tr[data-instance]")
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-instance") ?? ""));
 
 describe("instance list pagination", () => {
   it("pages through more rows than fit on one page: next and previous show different rows, none twice, none lost", async () => {
@@ -31,14 +35,22 @@ describe("instance list pagination", () => {
     await expect.poll(() => pager.locator("span").textContent()).toBe("1–20 of 25");
     const first = await rowIds();
     expect(first, "the default page holds 20 rows").toHaveLength(20);
-    expect(await pager.getByRole("button", { name: "← Previous" }).isDisabled(), "nothing comes before the first page").toBe(true);
+    expect(
+      await pager.getByRole("button", { name: "← Previous" }).isDisabled(),
+      "nothing comes before the first page",
+    ).toBe(true);
 
     await pager.getByRole("button", { name: "Next →" }).click();
     await expect.poll(() => pager.locator("span").textContent()).toBe("21–25 of 25");
     const second = await rowIds();
     expect(second).toHaveLength(5);
-    expect(second.filter((id) => first.includes(id)), "no row of the first page comes back on the second").toEqual([]);
-    expect(new Set([...first, ...second]), "the two pages together are exactly the 25 instances").toEqual(new Set(ticks));
+    expect(
+      second.filter((id) => first.includes(id)),
+      "no row of the first page comes back on the second",
+    ).toEqual([]);
+    expect(new Set([...first, ...second]), "the two pages together are exactly the 25 instances").toEqual(
+      new Set(ticks),
+    );
     expect(await pager.getByRole("button", { name: "Next →" }).isDisabled(), "the last page has no next").toBe(true);
 
     const api = await client.call("listInstances", { query: { process: "tick" } });
@@ -66,9 +78,13 @@ describe("instance list pagination", () => {
 describe("external tasks waiting", () => {
   it("lists an instance parked on an external task with its task, and drops it once a worker resolves it", async () => {
     const { page, web, client } = stack;
-    const first = (await client.call("startInstance", { body: { process: "approval", input: { doc: "contract-1" } } })).id;
-    await eventually("the first approval parked", async () => ((await client.call("getInstanceDetail", { params: { id: first } })).phase === "external" ? true : undefined));
-    const second = (await client.call("startInstance", { body: { process: "approval", input: { doc: "contract-2" } } })).id;
+    const first = (await client.call("startInstance", { body: { process: "approval", input: { doc: "contract-1" } } }))
+      .id;
+    await eventually("the first approval parked", async () =>
+      (await client.call("getInstanceDetail", { params: { id: first } })).phase === "external" ? true : undefined,
+    );
+    const second = (await client.call("startInstance", { body: { process: "approval", input: { doc: "contract-2" } } }))
+      .id;
 
     await page.goto(`${web.url}/#/external`);
     const row = (id: string) => page.locator(`tr[data-instance="${id}"]`);
@@ -79,27 +95,45 @@ describe("external tasks waiting", () => {
     expect(cells[1], "and its process").toContain("approval");
     expect(cells[3], "and the external task it waits on").toBe("review");
     expect(cells[4]).toBe("external");
-    expect(await page.locator("tbody tr[data-instance]").count(), "the completed tick instances are not waiting on anything").toBe(2);
+    expect(
+      await page.locator("tbody tr[data-instance]").count(),
+      "the completed tick instances are not waiting on anything",
+    ).toBe(2);
 
     // A worker claims the oldest waiting task (FIFO by park time): the first approval.
     const claim = await client.call("claimExternalTasks", { body: { worker_id: "ui-test", process: "approval" } });
     expect(claim.items.map((t) => [t.task, t.external_input])).toEqual([["review", { doc: "contract-1" }]]);
     await client.call("resolveExternalTask", { body: { token: claim.items[0]!.token, result: { approved: true } } });
 
-    await expect.poll(() => row(first).count(), { message: "the page refreshes by itself and drops the resolved task", timeout: 15_000 }).toBe(0);
+    await expect
+      .poll(() => row(first).count(), {
+        message: "the page refreshes by itself and drops the resolved task",
+        timeout: 15_000,
+      })
+      .toBe(0);
     expect(await row(second).count(), "the other task still waits").toBe(1);
 
     await row(second).getByRole("link", { name: second }).click();
-    await expect.poll(() => page.locator("svg g.node-current").getAttribute("data-task"), { message: "the row leads to the instance page, on the waiting task" }).toBe("review");
+    await expect
+      .poll(() => page.locator("svg g.node-current").getAttribute("data-task"), {
+        message: "the row leads to the instance page, on the waiting task",
+      })
+      .toBe("review");
     expect((await client.call("getInstance", { params: { id: first } })).status).toBe("completed");
   });
 
   it("says so when no instance waits on an external task", async () => {
     const { page, web, client } = stack;
     const waiting = await client.call("listInstances", { query: { phase: "external", children: true } });
-    for (const row of waiting.items) await client.call("signalExternalTask", { body: { instance_id: row.id, task: row.task, result: null } });
+    for (const row of waiting.items)
+      await client.call("signalExternalTask", { body: { instance_id: row.id, task: row.task, result: null } });
     await page.goto(`${web.url}/#/external`);
-    await expect.poll(() => page.getByText("No instance is waiting on an external task.").count(), { timeout: 15_000 }).toBe(1);
-    expect((await client.call("listInstances", { query: { phase: "external", children: true } })).items, "the API agrees").toEqual([]);
+    await expect
+      .poll(() => page.getByText("No instance is waiting on an external task.").count(), { timeout: 15_000 })
+      .toBe(1);
+    expect(
+      (await client.call("listInstances", { query: { phase: "external", children: true } })).items,
+      "the API agrees",
+    ).toEqual([]);
   });
 });

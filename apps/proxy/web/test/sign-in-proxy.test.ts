@@ -9,7 +9,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BatonClient, createClient, type DefinitionInput } from "@baton/actions";
-import { API_MAIN, createTestDatabase, dropTestDatabase, spawnListening, startServer, type TestServer } from "@baton/testkit";
+import {
+  API_MAIN,
+  createTestDatabase,
+  dropTestDatabase,
+  spawnListening,
+  startServer,
+  type TestServer,
+} from "@baton/testkit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenIdProvider, startFakeOpenIdProvider } from "../../test/fake-openid-provider.js";
@@ -22,8 +29,16 @@ const UI_DIR = join(WEB_ROOT, "dist");
 const ISSUER = "ui-e2e-proxy";
 const AUDIENCE = "ui-e2e-api";
 // bcrypt (cost 4, made with bcryptjs) of "olga-operator-pw" and "rita-reader-pw".
-const OLGA = { email: "olga@example.com", password: "olga-operator-pw", hash: "$2b$04$cToTRg.NkOmtMektLM0gL.J92uP0htcwYByEwpV4R.gCdcFg0FDxC" };
-const RITA = { email: "rita@example.com", password: "rita-reader-pw", hash: "$2b$04$ENn8LlaPRRR8z7RS5AZbE.7zz/7cTgJpQo9keavlMeJbm52ge0ut2" };
+const OLGA = {
+  email: "olga@example.com",
+  password: "olga-operator-pw",
+  hash: "$2b$04$cToTRg.NkOmtMektLM0gL.J92uP0htcwYByEwpV4R.gCdcFg0FDxC",
+};
+const RITA = {
+  email: "rita@example.com",
+  password: "rita-reader-pw",
+  hash: "$2b$04$ENn8LlaPRRR8z7RS5AZbE.7zz/7cTgJpQo9keavlMeJbm52ge0ut2",
+};
 
 let dir: string;
 let database: { location: string; flags: string[]; dispose: () => Promise<void> } | undefined;
@@ -49,7 +64,13 @@ async function startProxy(config: string): Promise<NonNullable<typeof proxy>> {
   const env: NodeJS.ProcessEnv = { ...process.env, BATON_PROXY_UI_DIR: UI_DIR };
   delete env.BATON_PROXY_CONFIG;
   delete env.BATON_SERVER;
-  const started = await spawnListening("baton-proxy", PROXY_MAIN, ["--config", config, "--http", "127.0.0.1:0"], env as Record<string, string>, 20_000);
+  const started = await spawnListening(
+    "baton-proxy",
+    PROXY_MAIN,
+    ["--config", config, "--http", "127.0.0.1:0"],
+    env as Record<string, string>,
+    20_000,
+  );
   return {
     url: started.url,
     child: started.child,
@@ -61,7 +82,9 @@ async function startProxy(config: string): Promise<NonNullable<typeof proxy>> {
 
 async function parkedOrder(item: string): Promise<string> {
   const id = (await admin.call("startInstance", { body: { process: "order", input: { item } } })).id;
-  await eventually(`order ${item} parked on approve`, async () => ((await admin.call("getInstanceDetail", { params: { id } })).phase === "external" ? true : undefined));
+  await eventually(`order ${item} parked on approve`, async () =>
+    (await admin.call("getInstanceDetail", { params: { id } })).phase === "external" ? true : undefined,
+  );
   return id;
 }
 
@@ -72,7 +95,10 @@ beforeAll(async () => {
     [PROXY_MAIN, "--filter=@baton/proxy"],
     [join(UI_DIR, "index.html"), "--filter=@baton/web"],
   ] as const) {
-    if (!existsSync(path)) throw new Error(`${path} is missing: the sign-in proxy test runs the built api, proxy and UI (pnpm exec turbo run build ${build})`);
+    if (!existsSync(path))
+      throw new Error(
+        `${path} is missing: the sign-in proxy test runs the built api, proxy and UI (pnpm exec turbo run build ${build})`,
+      );
   }
   dir = mkdtempSync(join(tmpdir(), "baton-ui-e2e-"));
   writeFileSync(join(dir, "jwt-secret"), "ui-e2e-shared-secret-of-at-least-32-characters\n");
@@ -89,7 +115,16 @@ beforeAll(async () => {
   if (created.code !== 0) throw new Error(`baton-api tokens create failed (${created.code}):\n${created.stderr}`);
   api = await startServer({
     database: database.location,
-    args: ["--auth", "token", "--jwt-secret-file", join(dir, "jwt-secret"), "--jwt-issuer", ISSUER, "--jwt-audience", AUDIENCE],
+    args: [
+      "--auth",
+      "token",
+      "--jwt-secret-file",
+      join(dir, "jwt-secret"),
+      "--jwt-issuer",
+      ISSUER,
+      "--jwt-audience",
+      AUDIENCE,
+    ],
   });
   admin = createClient({ server: api.url, token: created.stdout.trim() });
 
@@ -137,7 +172,11 @@ async function signIn(page: Page, who: { email: string; password: string }): Pro
   await page.getByLabel("Email", { exact: true }).fill(who.email);
   await page.getByLabel("Password", { exact: true }).fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect.poll(() => page.locator("header .who").textContent(), { message: `${who.email} is signed in and named in the header` }).toContain(who.email);
+  await expect
+    .poll(() => page.locator("header .who").textContent(), {
+      message: `${who.email} is signed in and named in the header`,
+    })
+    .toContain(who.email);
 }
 
 describe("the UI through the real sign-in proxy", () => {
@@ -145,17 +184,27 @@ describe("the UI through the real sign-in proxy", () => {
     const { context, page } = await freshPage();
     try {
       await page.goto(proxy!.url);
-      await expect.poll(() => page.getByRole("heading", { name: "Sign in to Baton" }).count(), { message: "the proxy serves the UI, which asks to sign in first" }).toBe(1);
+      await expect
+        .poll(() => page.getByRole("heading", { name: "Sign in to Baton" }).count(), {
+          message: "the proxy serves the UI, which asks to sign in first",
+        })
+        .toBe(1);
       expect(await page.locator("table").count(), "nothing of the API is shown before sign-in").toBe(0);
 
       await page.getByLabel("Email", { exact: true }).fill(OLGA.email);
       await page.getByLabel("Password", { exact: true }).fill("not-her-password");
       await page.getByRole("button", { name: "Sign in" }).click();
-      await expect.poll(() => page.getByRole("alert").textContent(), { message: "a wrong password is refused with the proxy's sentence" }).toBe("wrong email or password");
+      await expect
+        .poll(() => page.getByRole("alert").textContent(), {
+          message: "a wrong password is refused with the proxy's sentence",
+        })
+        .toBe("wrong email or password");
 
       await signIn(page, OLGA);
       const row = page.locator(`tr[data-instance="${forOlga}"]`);
-      await expect.poll(() => row.count(), { message: "the instance started with the API token is listed through the proxy" }).toBe(1);
+      await expect
+        .poll(() => row.count(), { message: "the instance started with the API token is listed through the proxy" })
+        .toBe(1);
       expect(await row.locator(".status").textContent()).toBe("running");
 
       await row.getByRole("link", { name: forOlga }).click();
@@ -167,7 +216,10 @@ describe("the UI through the real sign-in proxy", () => {
         logs.items.find((entry) => entry.event === "instance.paused")?.actor,
         "the proxy's JWT carried the person, and the API recorded her as the actor",
       ).toBe(OLGA.email);
-      expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tokens" }).count(), "tokens are for admins").toBe(0);
+      expect(
+        await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tokens" }).count(),
+        "tokens are for admins",
+      ).toBe(0);
 
       await page.getByRole("button", { name: "Sign out" }).click();
       await expect.poll(() => page.getByRole("heading", { name: "Sign in to Baton" }).count()).toBe(1);
@@ -183,16 +235,24 @@ describe("the UI through the real sign-in proxy", () => {
     try {
       await page.goto(`${proxy!.url}/#/instances/${forRita}`);
       await signIn(page, RITA);
-      await expect.poll(() => page.locator("dl.facts .status").textContent(), { message: "the deep link opens after sign-in" }).toBe("running");
+      await expect
+        .poll(() => page.locator("dl.facts .status").textContent(), { message: "the deep link opens after sign-in" })
+        .toBe("running");
       for (const name of ["Pause", "Resume", "Cancel", "Retry", "Upgrade"]) {
-        expect(await page.getByRole("button", { name, exact: true }).count(), `a reader is not offered ${name}`).toBe(0);
+        expect(await page.getByRole("button", { name, exact: true }).count(), `a reader is not offered ${name}`).toBe(
+          0,
+        );
       }
-      expect(await page.locator(".lifecycle").textContent()).toContain("No action applies to a running instance with your permissions");
+      expect(await page.locator(".lifecycle").textContent()).toContain(
+        "No action applies to a running instance with your permissions",
+      );
 
       const pause = await context.request.post(`${proxy!.url}/api/instances/${forRita}/pause`);
       expect(pause.status(), "hiding the button is a courtesy; the API itself refuses").toBe(403);
       expect((await pause.json()).code).toBe("forbidden");
-      expect((await admin.call("getInstance", { params: { id: forRita } })).status, "the instance still runs").toBe("running");
+      expect((await admin.call("getInstance", { params: { id: forRita } })).status, "the instance still runs").toBe(
+        "running",
+      );
     } finally {
       await context.close();
     }
@@ -205,10 +265,20 @@ describe("the UI through the real sign-in proxy", () => {
     try {
       await page.goto(`${proxy!.url}/#/instances/${forRita}`);
       await page.getByRole("link", { name: "Sign in with Fake IdP" }).click();
-      await expect.poll(() => page.locator("header .who").textContent(), { message: "the provider round trip ends signed in" }).toContain("oscar@example.com");
-      expect(op!.authorizeRequests.length, "the sign-in went through the provider's /authorize").toBe(authorizedBefore + 1);
-      expect(page.url(), "the fragment never reaches the proxy, so the UI sent it as return_to").toBe(`${proxy!.url}/#/instances/${forRita}`);
-      await expect.poll(() => page.locator("h1").textContent(), { message: "the instance page she asked for, not the instance list" }).toContain(forRita);
+      await expect
+        .poll(() => page.locator("header .who").textContent(), { message: "the provider round trip ends signed in" })
+        .toContain("oscar@example.com");
+      expect(op!.authorizeRequests.length, "the sign-in went through the provider's /authorize").toBe(
+        authorizedBefore + 1,
+      );
+      expect(page.url(), "the fragment never reaches the proxy, so the UI sent it as return_to").toBe(
+        `${proxy!.url}/#/instances/${forRita}`,
+      );
+      await expect
+        .poll(() => page.locator("h1").textContent(), {
+          message: "the instance page she asked for, not the instance list",
+        })
+        .toContain(forRita);
       await expect.poll(() => page.locator("dl.facts .status").textContent()).toBe("running");
     } finally {
       await context.close();

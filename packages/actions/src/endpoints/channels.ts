@@ -22,7 +22,11 @@ export const CHANNEL_ENTRY_SCHEMA: JsonSchema = responseObject(
 );
 
 const POINTER = responseObject(
-  { channel: str("Channel name."), name: str("Process name."), version: int("The version it now points at.", { minimum: 1 }) },
+  {
+    channel: str("Channel name."),
+    name: str("Process name."),
+    version: int("The version it now points at.", { minimum: 1 }),
+  },
   ["channel", "name", "version"],
 );
 
@@ -58,16 +62,41 @@ export const channelActions = [
       "One row per (channel, process) pointer. Filter to one process with `name`. Sort keys: `name` (channel name, then process name; default, asc), `updated_at`.",
     permissions: ["read"],
     query: listQuerySchema(LIST_SORTS.channels, { name: processName("Only pointers of this process.") }),
-    responses: { 200: { description: "A page of channel entries.", schema: pageEnvelopeSchema(CHANNEL_ENTRY_SCHEMA, "ChannelPage") } },
+    responses: {
+      200: {
+        description: "A page of channel entries.",
+        schema: pageEnvelopeSchema(CHANNEL_ENTRY_SCHEMA, "ChannelPage"),
+      },
+    },
     errors: [400, 500],
     example: {
       request: { query: { name: "order-fulfilment" } },
       response: {
         items: [
-          { channel: "production", name: "order-fulfilment", version: 3, actor: "token:01J9Z3", updated_at: "2026-01-02T10:00:00.000Z" },
-          { channel: "staging", name: "order-fulfilment", version: 4, actor: "token:01J9Z3", updated_at: "2026-01-03T10:00:00.000Z" },
+          {
+            channel: "production",
+            name: "order-fulfilment",
+            version: 3,
+            actor: "token:01J9Z3",
+            updated_at: "2026-01-02T10:00:00.000Z",
+          },
+          {
+            channel: "staging",
+            name: "order-fulfilment",
+            version: 4,
+            actor: "token:01J9Z3",
+            updated_at: "2026-01-03T10:00:00.000Z",
+          },
         ],
-        page: { size: 20, items_before: 0, items_after: 0, sort: "name", order: "asc", next_cursor: null, previous_cursor: null },
+        page: {
+          size: 20,
+          items_before: 0,
+          items_after: 0,
+          sort: "name",
+          order: "asc",
+          next_cursor: null,
+          previous_cursor: null,
+        },
       },
     },
   }),
@@ -77,7 +106,8 @@ export const channelActions = [
     path: "/channels",
     tag: TAG,
     summary: "Point a channel at a version",
-    description: "Creates or moves the pointer of `channel` for process `name` to `version`. The version must be registered.",
+    description:
+      "Creates or moves the pointer of `channel` for process `name` to `version`. The version must be registered.",
     permissions: ["deploy"],
     body: strictObject(
       {
@@ -101,10 +131,19 @@ export const channelActions = [
     path: "/channels",
     tag: TAG,
     summary: "Remove a process from a channel",
-    description: "Deletes the pointer of `channel` for process `name`. `deleted` is false when there was no such pointer.",
+    description:
+      "Deletes the pointer of `channel` for process `name`. `deleted` is false when there was no such pointer.",
     permissions: ["deploy"],
-    body: strictObject({ name: processName("Process name."), channel: channelName("Channel name.") }, ["name", "channel"]),
-    responses: { 200: { description: "Whether a pointer was removed.", schema: responseObject({ deleted: bool("False when there was nothing to delete.") }, ["deleted"]) } },
+    body: strictObject({ name: processName("Process name."), channel: channelName("Channel name.") }, [
+      "name",
+      "channel",
+    ]),
+    responses: {
+      200: {
+        description: "Whether a pointer was removed.",
+        schema: responseObject({ deleted: bool("False when there was nothing to delete.") }, ["deleted"]),
+      },
+    },
     errors: [400, 500],
     example: { request: { body: { name: "order-fulfilment", channel: "staging" } }, response: { deleted: true } },
   }),
@@ -122,7 +161,9 @@ export const channelActions = [
       {
         from: channelName("The source channel."),
         to: channelName("The target channel."),
-        process: processName("Scope: promote only this process and the processes it references as children, transitively."),
+        process: processName(
+          "Scope: promote only this process and the processes it references as children, transitively.",
+        ),
       },
       ["from", "to"],
     ),
@@ -130,7 +171,11 @@ export const channelActions = [
       200: {
         description: "What moved.",
         schema: responseObject(
-          { from: str("The source channel."), to: str("The target channel."), promoted: arrayOf(PROMOTED, "One entry per process copied.") },
+          {
+            from: str("The source channel."),
+            to: str("The target channel."),
+            promoted: arrayOf(PROMOTED, "One entry per process copied."),
+          },
           ["from", "to", "promoted"],
         ),
       },
@@ -139,7 +184,11 @@ export const channelActions = [
     errorDescriptions: { 404: "The `from` channel, or `process` on it, does not exist." },
     example: {
       request: { body: { from: "staging", to: "production", process: "order-fulfilment" } },
-      response: { from: "staging", to: "production", promoted: [{ name: "order-fulfilment", version: 4, previous: 3 }] },
+      response: {
+        from: "staging",
+        to: "production",
+        promoted: [{ name: "order-fulfilment", version: 4, previous: 3 }],
+      },
     },
   }),
   action({
@@ -154,13 +203,29 @@ export const channelActions = [
     permissions: ["read"],
     body: strictObject({ channel: channelName("The channel to inspect.") }, ["channel"]),
     responses: {
-      200: { description: "The stale references.", schema: responseObject({ items: arrayOf(STALE_REFERENCE, "Stale child references; empty when consistent.") }, ["items"]) },
+      200: {
+        description: "The stale references.",
+        schema: responseObject({ items: arrayOf(STALE_REFERENCE, "Stale child references; empty when consistent.") }, [
+          "items",
+        ]),
+      },
     },
     errors: [400, 404, 500],
     errorDescriptions: { 404: "No such channel." },
     example: {
       request: { body: { channel: "production" } },
-      response: { items: [{ name: "order-fulfilment", version: 3, task: "pack", child: "packing", pinned_version: 2, channel_version: 5 }] },
+      response: {
+        items: [
+          {
+            name: "order-fulfilment",
+            version: 3,
+            task: "pack",
+            child: "packing",
+            pinned_version: 2,
+            channel_version: 5,
+          },
+        ],
+      },
     },
   }),
 ];

@@ -5,7 +5,9 @@ const TAG = "debug";
 
 const HEALTH_SCHEMA = responseObject(
   {
-    status: str("`ok` when this worker reaches its database, `unavailable` when it cannot.", { enum: ["ok", "unavailable"] }),
+    status: str("`ok` when this worker reaches its database, `unavailable` when it cannot.", {
+      enum: ["ok", "unavailable"],
+    }),
     worker_id: str("This server process's worker id."),
     database: str("The storage driver in use.", { enum: ["postgres", "pglite"] }),
     lease_age_ms: int("How long ago this worker's engine last completed a poll cycle, in ms.", { minimum: 0 }),
@@ -23,14 +25,17 @@ export const debugActions = [
     root: true,
     tag: TAG,
     summary: "Readiness probe",
-    description: "Served at the server root (`/healthz`, outside `/api`). 200 when this worker can reach its database, 503 (same body, `status: unavailable`) when it cannot. Needs no credential.",
+    description:
+      "Served at the server root (`/healthz`, outside `/api`). 200 when this worker can reach its database, 503 (same body, `status: unavailable`) when it cannot. Needs no credential.",
     permissions: "public",
     responses: {
       200: { description: "Ready.", schema: HEALTH_SCHEMA },
       503: { description: "The database is unreachable.", schema: HEALTH_SCHEMA },
     },
     errors: [400, 500, 503],
-    example: { response: { status: "ok", worker_id: "api-1:4711", database: "postgres", lease_age_ms: 120, manual_tick: false } },
+    example: {
+      response: { status: "ok", worker_id: "api-1:4711", database: "postgres", lease_age_ms: 120, manual_tick: false },
+    },
   }),
   action({
     name: "tick",
@@ -44,7 +49,12 @@ export const debugActions = [
     permissions: ["admin"],
     body: strictObject({ advance_ms: int("Move the server clock forward by this many ms first.", { minimum: 0 }) }),
     bodyOptional: true,
-    responses: { 200: { description: "The round ran.", schema: responseObject({ count: int("Instances advanced in this round.", { minimum: 0 }) }, ["count"]) } },
+    responses: {
+      200: {
+        description: "The round ran.",
+        schema: responseObject({ count: int("Instances advanced in this round.", { minimum: 0 }) }, ["count"]),
+      },
+    },
     errors: [400, 500, 501],
     errorDescriptions: { 501: "Manual ticking is not enabled on this server." },
     example: { request: { body: { advance_ms: 60000 } }, response: { count: 2 } },

@@ -22,16 +22,27 @@ const DEFINITION_BODY: JsonSchema = {
   title: "ProcessDefinition",
   description:
     "A process definition as described in the language reference (docs/language.md): `name`, `tasks`, optional `input_schema`, `output`, `config_schema`, `$defs`. " +
-    "The server validates it in full and answers 400 with one entry per problem in `fields` (for example `tasks[2].on_error[0]: unknown field \"retires\"`).",
+    'The server validates it in full and answers 400 with one entry per problem in `fields` (for example `tasks[2].on_error[0]: unknown field "retires"`).',
 };
 
 const SAMPLE_DEFINITION = {
   name: "order-fulfilment",
   input_schema: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
   tasks: [
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a Baton `${ }` template, interpolated by the engine
-    { id: "charge", action: { type: "fetch", url: "https://payments.example/charge/${input.order_id}", method: "post" } },
-    { id: "ship", action: { type: "fetch", url: "https://shipping.example/ship", method: "post", body: { order: "$: input.order_id" } } },
+    {
+      id: "charge",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Baton `${ }` template, interpolated by the engine
+      action: { type: "fetch", url: "https://payments.example/charge/${input.order_id}", method: "post" },
+    },
+    {
+      id: "ship",
+      action: {
+        type: "fetch",
+        url: "https://shipping.example/ship",
+        method: "post",
+        body: { order: "$: input.order_id" },
+      },
+    },
   ],
 };
 
@@ -41,7 +52,10 @@ export const DEFINITION_SUMMARY_SCHEMA: JsonSchema = responseObject(
     version: int("Version number, from 1 for a new name.", { minimum: 1 }),
     created_at: dateTime("When this version was registered (ISO 8601 UTC)."),
     actor: str("Who registered it (`token:<id>` or the signed-in subject)."),
-    raises: arrayOf(str("An authored error code."), "Every authored error code the process can end with (declared `raises` and raise clauses)."),
+    raises: arrayOf(
+      str("An authored error code."),
+      "Every authored error code the process can end with (declared `raises` and raise clauses).",
+    ),
   },
   ["name", "version", "created_at"],
   { title: "DefinitionSummary" },
@@ -61,14 +75,20 @@ const BATCH_RESULT = responseObject(
     name: str("Process name."),
     version: int("The version the channel now points at.", { minimum: 1 }),
     saved: bool("Whether a new version was stored for this definition."),
-    previous: int("The version the channel pointed at before; 0 when the process was not on the channel.", { minimum: 0 }),
+    previous: int("The version the channel pointed at before; 0 when the process was not on the channel.", {
+      minimum: 0,
+    }),
   },
   ["name", "version", "saved", "previous"],
 );
 
 const TASK_SCHEMAS = responseObject(
   {
-    action_type: nullable(str("The action type (`fetch`, `external`, `child`, `child_map`, `child_list`, `delay`); null for a routing-only task.")),
+    action_type: nullable(
+      str(
+        "The action type (`fetch`, `external`, `child`, `child_map`, `child_list`, `delay`); null for a routing-only task.",
+      ),
+    ),
     input: schemaValue("Schema of the task's payload (what it sends: fetch body, external input, child input)."),
     output: schemaValue("Schema of `outputs.<id>`, what the task exports."),
     result: schemaValue("Schema of `self.result`, what the action answers."),
@@ -83,7 +103,11 @@ const VALIDATE_RESULT = responseObject(
     process_input: schemaValue("Schema of the instance input (the conformed `input_schema`, `{}` when none)."),
     process_output: schemaValue("Inferred schema of the instance output."),
     tasks: { type: "object", description: "Inferred schemas per task id.", additionalProperties: TASK_SCHEMAS },
-    $defs: { type: "object", description: "Shared schemas referenced as `#/$defs/<name>` by the schemas above.", additionalProperties: schemaValue("A shared schema.") },
+    $defs: {
+      type: "object",
+      description: "Shared schemas referenced as `#/$defs/<name>` by the schemas above.",
+      additionalProperties: schemaValue("A shared schema."),
+    },
   },
   ["process", "version", "process_input", "process_output", "tasks"],
 );
@@ -92,7 +116,11 @@ function selector(side: string): JsonSchema {
   return {
     description: `The ${side} set of versions; exactly one of \`channel\`, \`definitions\`, \`versions\`.`,
     oneOf: [
-      strictObject({ channel: str("Every process on this channel, at the version it points at.", { minLength: 1 }) }, ["channel"], { title: "ChannelSelector" }),
+      strictObject(
+        { channel: str("Every process on this channel, at the version it points at.", { minLength: 1 }) },
+        ["channel"],
+        { title: "ChannelSelector" },
+      ),
       strictObject(
         { definitions: arrayOf(DEFINITION_BODY, "Unsaved definitions; they report version null.", { minItems: 1 }) },
         ["definitions"],
@@ -104,7 +132,12 @@ function selector(side: string): JsonSchema {
             type: "object",
             description: "Process name → a version number or a channel name.",
             minProperties: 1,
-            additionalProperties: { type: ["integer", "string"], description: "A version number (≥ 1) or a channel name.", minimum: 1, minLength: 1 },
+            additionalProperties: {
+              type: ["integer", "string"],
+              description: "A version number (≥ 1) or a channel name.",
+              minimum: 1,
+              minLength: 1,
+            },
           },
         },
         ["versions"],
@@ -119,7 +152,11 @@ const COMPAT_BODY = strictObject(
     from: selector("current"),
     to: selector("candidate"),
     process: processName("Compare only this process (and nothing else of the selected sets)."),
-    ignore: arrayOf(str("A check member to excuse.", { enum: ["contract"] }), "Members excused from `passes`; only `contract` is accepted.", { uniqueItems: true }),
+    ignore: arrayOf(
+      str("A check member to excuse.", { enum: ["contract"] }),
+      "Members excused from `passes`; only `contract` is accepted.",
+      { uniqueItems: true },
+    ),
   },
   ["from", "to"],
 );
@@ -141,10 +178,21 @@ const COMPAT_REPORT = responseObject(
     status: str("`compared`, or why no comparison was possible (`only_in_from`, `only_in_to`)."),
     from: nullable(int("The version compared from; null for an unsaved definition or a process absent from `from`.")),
     to: nullable(int("The version compared to; null for an unsaved definition or a process absent from `to`.")),
-    upgrade: responseObject({ compatible: bool("Whether an instance of `from` can continue under `to`.") }, ["compatible"]),
-    contract: responseObject({ compatible: bool("Whether `to` still honours the input and output contract of `from`.") }, ["compatible"]),
+    upgrade: responseObject({ compatible: bool("Whether an instance of `from` can continue under `to`.") }, [
+      "compatible",
+    ]),
+    contract: responseObject(
+      { compatible: bool("Whether `to` still honours the input and output contract of `from`.") },
+      ["compatible"],
+    ),
     changed: arrayOf(
-      responseObject({ address: str("What changed, e.g. `tasks.charge.output`."), task: nullable(str("The task id, null for a process-level address.")) }, ["address", "task"]),
+      responseObject(
+        {
+          address: str("What changed, e.g. `tasks.charge.output`."),
+          task: nullable(str("The task id, null for a process-level address.")),
+        },
+        ["address", "task"],
+      ),
       "Every address whose schema differs.",
     ),
     issues: arrayOf(COMPAT_ISSUE, "Every problem found."),
@@ -155,7 +203,9 @@ const COMPAT_REPORT = responseObject(
 const COMPAT_RESPONSE = responseObject(
   {
     compatible: bool("Whether every compared process is compatible on both members."),
-    passes: bool("False only where a gating check of a member not in `ignore` broke; equals `compatible` when `ignore` is empty."),
+    passes: bool(
+      "False only where a gating check of a member not in `ignore` broke; equals `compatible` when `ignore` is empty.",
+    ),
     processes: nullable(arrayOf(COMPAT_REPORT, "One report per process.")),
   },
   ["compatible", "passes", "processes"],
@@ -195,17 +245,36 @@ export const definitionActions = [
       created_after: unixMs("Only versions registered at or after this instant (unix ms)."),
       created_before: unixMs("Only versions registered strictly before this instant (unix ms)."),
     }),
-    responses: { 200: { description: "A page of definition summaries.", schema: pageEnvelopeSchema(DEFINITION_SUMMARY_SCHEMA, "DefinitionPage") } },
+    responses: {
+      200: {
+        description: "A page of definition summaries.",
+        schema: pageEnvelopeSchema(DEFINITION_SUMMARY_SCHEMA, "DefinitionPage"),
+      },
+    },
     errors: [400, 500],
     errorDescriptions: { 400: "A bad filter, sort key, limit or a cursor from another list or order." },
     example: {
       request: { query: { limit: 2, created_after: 1767225600000 } },
       response: {
         items: [
-          { name: "order-fulfilment", version: 3, created_at: "2026-01-02T10:00:00.000Z", actor: "token:01J9Z3", raises: ["out_of_stock"] },
+          {
+            name: "order-fulfilment",
+            version: 3,
+            created_at: "2026-01-02T10:00:00.000Z",
+            actor: "token:01J9Z3",
+            raises: ["out_of_stock"],
+          },
           { name: "invoice", version: 1, created_at: "2026-01-01T09:00:00.000Z" },
         ],
-        page: { size: 2, items_before: 0, items_after: 5, sort: "created_at", order: "desc", next_cursor: "Y3JlYXRlZF9hdDox", previous_cursor: null },
+        page: {
+          size: 2,
+          items_before: 0,
+          items_after: 5,
+          sort: "created_at",
+          order: "desc",
+          next_cursor: "Y3JlYXRlZF9hdDox",
+          previous_cursor: null,
+        },
       },
     },
   }),
@@ -226,9 +295,16 @@ export const definitionActions = [
       },
       ["definitions", "channel"],
     ),
-    responses: { 200: { description: "One result per definition, in request order.", schema: arrayOf(BATCH_RESULT, "Per-definition results.") } },
+    responses: {
+      200: {
+        description: "One result per definition, in request order.",
+        schema: arrayOf(BATCH_RESULT, "Per-definition results."),
+      },
+    },
     errors: [400, 500],
-    errorDescriptions: { 400: "A definition is invalid (the paths in `fields` start with its index) or the body is malformed; nothing was saved." },
+    errorDescriptions: {
+      400: "A definition is invalid (the paths in `fields` start with its index) or the body is malformed; nothing was saved.",
+    },
     example: {
       request: { body: { definitions: [SAMPLE_DEFINITION], channel: "production" } },
       response: [{ name: "order-fulfilment", version: 3, saved: true, previous: 2 }],
@@ -244,8 +320,17 @@ export const definitionActions = [
       "Checks definitions exactly as registration would, without saving anything, and answers the inferred JSON Schemas per process: instance input and output, and per task its payload, result and output. " +
       "Use it in CI before deploying, or to see what a task exports.",
     permissions: ["read"],
-    body: arrayOf(DEFINITION_BODY, "The definitions to check, at least one. They may reference each other as children.", { minItems: 1 }),
-    responses: { 200: { description: "One result per definition, in request order.", schema: arrayOf(VALIDATE_RESULT, "Per-process results.") } },
+    body: arrayOf(
+      DEFINITION_BODY,
+      "The definitions to check, at least one. They may reference each other as children.",
+      { minItems: 1 },
+    ),
+    responses: {
+      200: {
+        description: "One result per definition, in request order.",
+        schema: arrayOf(VALIDATE_RESULT, "Per-process results."),
+      },
+    },
     errors: [400, 500],
     errorDescriptions: { 400: "A definition is invalid; `fields` lists every problem with its path." },
     example: {
@@ -256,7 +341,10 @@ export const definitionActions = [
           version: 4,
           process_input: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
           process_output: { type: "null" },
-          tasks: { charge: { action_type: "fetch", input: {}, result: {}, output: { type: "null" } }, ship: { action_type: "fetch", input: { type: "object" }, result: {}, output: { type: "null" } } },
+          tasks: {
+            charge: { action_type: "fetch", input: {}, result: {}, output: { type: "null" } },
+            ship: { action_type: "fetch", input: { type: "object" }, result: {}, output: { type: "null" } },
+          },
         },
       ],
     },
@@ -270,14 +358,20 @@ export const definitionActions = [
     description:
       "Compares two sets of versions, process by process: **upgrade** (can an instance sitting on any task of `from` continue under `to`) and **contract** (does `to` accept every input of `from` and promise no more than `from` in its output). " +
       "Name each set by `channel`, by unsaved `definitions`, or by `versions` (process → version number or channel). It is a shape check: it cannot see a change of meaning. " +
-      "`ignore: [\"contract\"]` excuses the contract member from `passes`, for a deliberate contract change.",
+      '`ignore: ["contract"]` excuses the contract member from `passes`, for a deliberate contract change.',
     permissions: ["read"],
     body: COMPAT_BODY,
     responses: { 200: { description: "The comparison.", schema: COMPAT_RESPONSE } },
     errors: [400, 404, 500],
     errorDescriptions: { 404: "A named channel, process or version does not exist." },
     example: {
-      request: { body: { from: { channel: "production" }, to: { versions: { "order-fulfilment": 4 } }, process: "order-fulfilment" } },
+      request: {
+        body: {
+          from: { channel: "production" },
+          to: { versions: { "order-fulfilment": 4 } },
+          process: "order-fulfilment",
+        },
+      },
       response: {
         compatible: false,
         passes: false,
@@ -290,7 +384,15 @@ export const definitionActions = [
             upgrade: { compatible: false },
             contract: { compatible: true },
             changed: [{ address: "tasks.charge.output", task: "charge" }],
-            issues: [{ member: "upgrade", address: "tasks.ship.input", path: "/properties/amount", message: "`ship` now reads outputs.charge.amount, which version 3 never stored", gating: true }],
+            issues: [
+              {
+                member: "upgrade",
+                address: "tasks.ship.input",
+                path: "/properties/amount",
+                message: "`ship` now reads outputs.charge.amount, which version 3 never stored",
+                gating: true,
+              },
+            ],
           },
         ],
       },
@@ -306,7 +408,10 @@ export const definitionActions = [
       "The canonical form of one registered version (shorthands expanded, as the engine runs it), with its summary fields. `version` 0 means the latest version. " +
       "Not in the original interface table: added so that a stored definition can be read back (the CLI's `baton definitions get`).",
     permissions: ["read"],
-    params: strictObject({ name: processName("Process name."), version: int("Version number; 0 = the latest.", { minimum: 0 }) }, ["name", "version"]),
+    params: strictObject(
+      { name: processName("Process name."), version: int("Version number; 0 = the latest.", { minimum: 0 }) },
+      ["name", "version"],
+    ),
     responses: {
       200: {
         description: "The stored definition.",
@@ -328,7 +433,12 @@ export const definitionActions = [
     errorDescriptions: { 404: "No process of that name, or no such version." },
     example: {
       request: { params: { name: "order-fulfilment", version: 3 } },
-      response: { name: "order-fulfilment", version: 3, created_at: "2026-11-22T10:00:00.000Z", definition: SAMPLE_DEFINITION },
+      response: {
+        name: "order-fulfilment",
+        version: 3,
+        created_at: "2026-11-22T10:00:00.000Z",
+        definition: SAMPLE_DEFINITION,
+      },
     },
   }),
   action({
@@ -341,7 +451,12 @@ export const definitionActions = [
       "The OpenAPI 3.1 description narrowed to starting and reading instances of this process, with its latest `input_schema` patched into the start-instance body. Hand it to the team that starts this process, or to a client generator.",
     permissions: ["read"],
     params: NAME_PARAMS,
-    responses: { 200: { description: "An OpenAPI 3.1 document.", schema: { type: "object", description: "An OpenAPI 3.1 document." } } },
+    responses: {
+      200: {
+        description: "An OpenAPI 3.1 document.",
+        schema: { type: "object", description: "An OpenAPI 3.1 document." },
+      },
+    },
     errors: [400, 404, 500],
     errorDescriptions: { 404: "No process of that name is registered." },
     example: {
@@ -355,10 +470,13 @@ export const definitionActions = [
     path: "/definitions/{name}/docs",
     tag: TAG,
     summary: "Browsable API explorer for one process",
-    description: "An HTML page showing the per-process OpenAPI description (`GET /definitions/{name}/openapi.json`) in an interactive explorer.",
+    description:
+      "An HTML page showing the per-process OpenAPI description (`GET /definitions/{name}/openapi.json`) in an interactive explorer.",
     permissions: ["read"],
     params: NAME_PARAMS,
-    responses: { 200: { description: "An HTML page.", contentType: "text/html", schema: { type: "string", description: "HTML." } } },
+    responses: {
+      200: { description: "An HTML page.", contentType: "text/html", schema: { type: "string", description: "HTML." } },
+    },
     errors: [400, 404, 500],
     errorDescriptions: { 404: "No process of that name is registered." },
     example: { request: { params: { name: "order-fulfilment" } }, response: "<!doctype html><html>…</html>" },

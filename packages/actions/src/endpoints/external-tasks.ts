@@ -1,5 +1,17 @@
 import type { JsonSchema } from "../action-spec.js";
-import { AUTHORED_CODE_PATTERN, anyJson, arrayOf, bool, dateTime, int, nullable, processName, responseObject, str, strictObject } from "../schema.js";
+import {
+  AUTHORED_CODE_PATTERN,
+  anyJson,
+  arrayOf,
+  bool,
+  dateTime,
+  int,
+  nullable,
+  processName,
+  responseObject,
+  str,
+  strictObject,
+} from "../schema.js";
 import { action } from "./define.js";
 
 const TAG = "external-tasks";
@@ -25,18 +37,35 @@ export const EXTERNAL_TASK_SCHEMA = responseObject(
     version: int("Process version.", { minimum: 1 }),
     task: str("Task id."),
     external_input: anyJson("The evaluated `input` of the external action: what the worker works on."),
-    result_schema: { type: "object", description: "JSON Schema the `result` of resolve must match (`{}` when the task declares none)." },
+    result_schema: {
+      type: "object",
+      description: "JSON Schema the `result` of resolve must match (`{}` when the task declares none).",
+    },
     raises: {
       type: "object",
       description: "Error codes the task accepts in an `error` outcome → the schema of `error.data` (null: no data).",
       additionalProperties: { type: ["object", "null"], description: "Schema of `error.data`, or null." },
     },
     waiting_since: dateTime("When the task parked (ISO 8601 UTC)."),
-    deadline: nullable(dateTime("When the wait times out with `external.timeout` (ISO 8601 UTC); null without a timeout.")),
+    deadline: nullable(
+      dateTime("When the wait times out with `external.timeout` (ISO 8601 UTC); null without a timeout."),
+    ),
     claimed_by: str("The worker id holding the claim."),
     claim_expires: dateTime("When the claim lapses unless renewed (ISO 8601 UTC)."),
   },
-  ["token", "process", "version", "task", "external_input", "result_schema", "raises", "waiting_since", "deadline", "claimed_by", "claim_expires"],
+  [
+    "token",
+    "process",
+    "version",
+    "task",
+    "external_input",
+    "result_schema",
+    "raises",
+    "waiting_since",
+    "deadline",
+    "claimed_by",
+    "claim_expires",
+  ],
   { title: "ExternalTask" },
 );
 
@@ -52,9 +81,12 @@ const ERROR_OUTCOME = strictObject(
 
 function outcomeBody(handle: Record<string, JsonSchema>, required: string[]): JsonSchema {
   return {
-    description: "Either a `result` (validated and conformed against the task's `result_schema`) or an `error` outcome; not both.",
+    description:
+      "Either a `result` (validated and conformed against the task's `result_schema`) or an `error` outcome; not both.",
     oneOf: [
-      strictObject({ ...handle, result: anyJson("The task's result; must match its `result_schema`.") }, required, { title: "ResultOutcome" }),
+      strictObject({ ...handle, result: anyJson("The task's result; must match its `result_schema`.") }, required, {
+        title: "ResultOutcome",
+      }),
       strictObject({ ...handle, error: ERROR_OUTCOME }, [...required, "error"], { title: "ErrorOutcome" }),
     ],
   };
@@ -77,11 +109,14 @@ export const externalTaskActions = [
     body: strictObject(
       {
         worker_id: WORKER_ID,
-        limit: int(`How many tasks at most, ${CLAIM_LIMIT.min} to ${CLAIM_LIMIT.max}, default ${CLAIM_LIMIT.default}.`, {
-          minimum: CLAIM_LIMIT.min,
-          maximum: CLAIM_LIMIT.max,
-          default: CLAIM_LIMIT.default,
-        }),
+        limit: int(
+          `How many tasks at most, ${CLAIM_LIMIT.min} to ${CLAIM_LIMIT.max}, default ${CLAIM_LIMIT.default}.`,
+          {
+            minimum: CLAIM_LIMIT.min,
+            maximum: CLAIM_LIMIT.max,
+            default: CLAIM_LIMIT.default,
+          },
+        ),
         lease_ms: leaseMs("Lease length in ms,"),
         process: processName("Only tasks of this process."),
         task: str("Only tasks with this task id (pair with `process`).", { minLength: 1 }),
@@ -138,7 +173,11 @@ export const externalTaskActions = [
     body: strictObject(
       {
         worker_id: WORKER_ID,
-        tokens: arrayOf(CLAIM_TOKEN, "The claims to renew (an empty list is a no-op that still answers `renew_before_ms`).", { maxItems: 1000, uniqueItems: true }),
+        tokens: arrayOf(
+          CLAIM_TOKEN,
+          "The claims to renew (an empty list is a no-op that still answers `renew_before_ms`).",
+          { maxItems: 1000, uniqueItems: true },
+        ),
         lease_ms: leaseMs("New lease length in ms from now,"),
       },
       ["worker_id", "tokens"],
@@ -172,7 +211,12 @@ export const externalTaskActions = [
     description: "Ends the claim at once; the task goes back to the queue and can be claimed again.",
     permissions: ["worker"],
     body: strictObject({ token: CLAIM_TOKEN }, ["token"]),
-    responses: { 200: { description: "Released.", schema: responseObject({ released: bool("Whether the claim was ended.") }, ["released"]) } },
+    responses: {
+      200: {
+        description: "Released.",
+        schema: responseObject({ released: bool("Whether the claim was ended.") }, ["released"]),
+      },
+    },
     errors: [400, 409, 500],
     errorDescriptions: { 409: "The claim is not held (it lapsed or another worker holds the task)." },
     example: { request: { body: { token: SAMPLE_TOKEN } }, response: { released: true } },
@@ -188,7 +232,12 @@ export const externalTaskActions = [
       "The process then resumes; an error outcome is routed through the task's on_error rules. A mismatch is a 400 and the task keeps waiting.",
     permissions: ["worker"],
     body: outcomeBody({ token: CLAIM_TOKEN }, ["token"]),
-    responses: { 200: { description: "Resolved.", schema: responseObject({ resolved: bool("Whether the outcome was accepted.") }, ["resolved"]) } },
+    responses: {
+      200: {
+        description: "Resolved.",
+        schema: responseObject({ resolved: bool("Whether the outcome was accepted.") }, ["resolved"]),
+      },
+    },
     errors: [400, 404, 409, 500],
     errorDescriptions: {
       400: "The result does not match `result_schema`, or the error code/data is not declared; `fields` says where. The task keeps waiting.",
@@ -206,11 +255,23 @@ export const externalTaskActions = [
     description:
       "Delivers a `result` or an `error` outcome (as in resolve) to task `task` of instance `instance_id` without a claim. When the task is waiting now, it resolves (`delivered`); otherwise the outcome is buffered FIFO until the task next waits (`buffered`).",
     permissions: ["worker"],
-    body: outcomeBody({ instance_id: str("The instance.", { minLength: 1 }), task: str("The external task id in its definition.", { minLength: 1 }) }, ["instance_id", "task"]),
+    body: outcomeBody(
+      {
+        instance_id: str("The instance.", { minLength: 1 }),
+        task: str("The external task id in its definition.", { minLength: 1 }),
+      },
+      ["instance_id", "task"],
+    ),
     responses: {
       200: {
         description: "Delivered or buffered.",
-        schema: responseObject({ delivered: bool("The task was waiting and resolved."), buffered: bool("Queued until the task next waits.") }, ["delivered", "buffered"]),
+        schema: responseObject(
+          {
+            delivered: bool("The task was waiting and resolved."),
+            buffered: bool("Queued until the task next waits."),
+          },
+          ["delivered", "buffered"],
+        ),
       },
     },
     errors: [400, 404, 409, 500],
@@ -220,7 +281,13 @@ export const externalTaskActions = [
       409: "The instance is settled and will never wait on that task again.",
     },
     example: {
-      request: { body: { instance_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55", task: "approve", error: { code: "rejected", message: "over budget", data: { reason: "budget" } } } },
+      request: {
+        body: {
+          instance_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
+          task: "approve",
+          error: { code: "rejected", message: "over budget", data: { reason: "budget" } },
+        },
+      },
       response: { delivered: true, buffered: false },
     },
   }),

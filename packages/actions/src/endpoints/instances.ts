@@ -1,11 +1,33 @@
 import type { JsonSchema } from "../action-spec.js";
 import { LIST_SORTS, listQuerySchema, pageEnvelopeSchema } from "../pagination.js";
-import { anyJson, arrayOf, bool, dateTime, int, nullable, processName, responseObject, str, strictObject, unixMs } from "../schema.js";
+import {
+  anyJson,
+  arrayOf,
+  bool,
+  dateTime,
+  int,
+  nullable,
+  processName,
+  responseObject,
+  str,
+  strictObject,
+  unixMs,
+} from "../schema.js";
 import { action } from "./define.js";
 
 const TAG = "instances";
 
-export const INSTANCE_STATUSES = ["running", "pausing", "paused", "failing", "cancelling", "completed", "failed", "raised", "cancelled"] as const;
+export const INSTANCE_STATUSES = [
+  "running",
+  "pausing",
+  "paused",
+  "failing",
+  "cancelling",
+  "completed",
+  "failed",
+  "raised",
+  "cancelled",
+] as const;
 export const INSTANCE_PHASES = ["children", "collecting", "external"] as const;
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export const LIFECYCLE_OUTCOMES = ["paused", "pausing", "resumed", "cancelled", "cancelling", "retried"] as const;
@@ -15,7 +37,12 @@ const STATUS = str(
     "the instance fails with the child's code once they settle); `cancelling` (a cancel waits for a task in flight); `completed`; `failed`; `raised` (ended with an authored code); `cancelled` (terminal).",
   { enum: [...INSTANCE_STATUSES] },
 );
-const PHASE = nullable(str("Why a running instance waits: `children` (blocked until its children settle), `collecting` (children settled, outputs to merge), `external` (parked for a worker); null otherwise. Survives a pause.", { enum: [...INSTANCE_PHASES] }));
+const PHASE = nullable(
+  str(
+    "Why a running instance waits: `children` (blocked until its children settle), `collecting` (children settled, outputs to merge), `external` (parked for a worker); null otherwise. Survives a pause.",
+    { enum: [...INSTANCE_PHASES] },
+  ),
+);
 
 const STATUS_FIELDS: Record<string, JsonSchema> = {
   id: str("Instance id (time-ordered)."),
@@ -24,7 +51,9 @@ const STATUS_FIELDS: Record<string, JsonSchema> = {
   status: STATUS,
   task: str("The task the instance sits on; after it settled, the last task it ran."),
   retry_count: int("Retries scheduled on the current task visit.", { minimum: 0 }),
-  error_code: str("On failure: the error code (authored lower_snake_case, or an engine code with a dot such as `http.500`)."),
+  error_code: str(
+    "On failure: the error code (authored lower_snake_case, or an engine code with a dot such as `http.500`).",
+  ),
   error_message: str("On failure: what happened."),
   output: anyJson("When finished with output: the process output."),
   created_at: dateTime("When the instance started (ISO 8601 UTC)."),
@@ -39,9 +68,13 @@ const TREE_FIELDS: Record<string, JsonSchema> = {
 };
 
 export const INSTANCE_STATUS_SCHEMA = responseObject(STATUS_FIELDS, STATUS_REQUIRED, { title: "InstanceStatusView" });
-export const INSTANCE_ROW_SCHEMA = responseObject({ ...STATUS_FIELDS, ...TREE_FIELDS }, [...STATUS_REQUIRED, "parent_id", "root_id", "phase"], {
-  title: "InstanceRow",
-});
+export const INSTANCE_ROW_SCHEMA = responseObject(
+  { ...STATUS_FIELDS, ...TREE_FIELDS },
+  [...STATUS_REQUIRED, "parent_id", "root_id", "phase"],
+  {
+    title: "InstanceRow",
+  },
+);
 
 const DETAIL_FIELDS: Record<string, JsonSchema> = {
   id: STATUS_FIELDS.id,
@@ -80,7 +113,9 @@ const DETAIL_FIELDS: Record<string, JsonSchema> = {
   ),
 };
 
-export const INSTANCE_DETAIL_SCHEMA = responseObject(DETAIL_FIELDS, Object.keys(DETAIL_FIELDS), { title: "InstanceDetail" });
+export const INSTANCE_DETAIL_SCHEMA = responseObject(DETAIL_FIELDS, Object.keys(DETAIL_FIELDS), {
+  title: "InstanceDetail",
+});
 
 export const LOG_ENTRY_SCHEMA = responseObject(
   {
@@ -100,9 +135,12 @@ export const LOG_ENTRY_SCHEMA = responseObject(
 
 const LIFECYCLE_SCHEMA = responseObject(
   {
-    outcome: str("What the call did: `paused`, `pausing` (a task in flight is still draining), `resumed`, `cancelled`, `cancelling` (draining), `retried`.", {
-      enum: [...LIFECYCLE_OUTCOMES],
-    }),
+    outcome: str(
+      "What the call did: `paused`, `pausing` (a task in flight is still draining), `resumed`, `cancelled`, `cancelling` (draining), `retried`.",
+      {
+        enum: [...LIFECYCLE_OUTCOMES],
+      },
+    ),
     status: str("The root's status after the call.", { enum: [...INSTANCE_STATUSES] }),
     instances: int("How many instances of the tree the call changed.", { minimum: 0 }),
   },
@@ -111,7 +149,9 @@ const LIFECYCLE_SCHEMA = responseObject(
 );
 
 const ID_PARAMS = strictObject({ id: str("Instance id.", { minLength: 1 }) }, ["id"]);
-const ROOT_PARAMS = strictObject({ id: str("Root instance id (a child id is refused with 400).", { minLength: 1 }) }, ["id"]);
+const ROOT_PARAMS = strictObject({ id: str("Root instance id (a child id is refused with 400).", { minLength: 1 }) }, [
+  "id",
+]);
 
 const STATUS_LIST_PATTERN = `^(${INSTANCE_STATUSES.join("|")})(,(${INSTANCE_STATUSES.join("|")}))*$`;
 
@@ -162,7 +202,10 @@ export const instanceActions = [
       },
     },
     errors: [400, 404, 500],
-    errorDescriptions: { 400: "The body or the input is invalid; `fields` names each offending input path.", 404: "The process or that version is not registered." },
+    errorDescriptions: {
+      400: "The body or the input is invalid; `fields` names each offending input path.",
+      404: "The process or that version is not registered.",
+    },
     example: {
       request: { body: { process: "order-fulfilment", input: { order_id: "A-1001" } } },
       response: { id: SAMPLE_ID, process: "order-fulfilment", version: 3, status: "running" },
@@ -181,7 +224,9 @@ export const instanceActions = [
       "Sort keys: `created_at` (default, desc: newest first), `updated_at`.",
     permissions: ["read"],
     query: listQuerySchema(LIST_SORTS.instances, {
-      status: str(`One status or several comma-separated, from: ${INSTANCE_STATUSES.join(", ")}.`, { pattern: STATUS_LIST_PATTERN }),
+      status: str(`One status or several comma-separated, from: ${INSTANCE_STATUSES.join(", ")}.`, {
+        pattern: STATUS_LIST_PATTERN,
+      }),
       phase: str("Only running instances waiting in this phase.", { enum: [...INSTANCE_PHASES] }),
       task: str("Exact task id the instance sits on (pair with `process`).", { minLength: 1 }),
       error_code: str("Exact error code, e.g. `http.503` or `out_of_stock`.", { minLength: 1 }),
@@ -193,13 +238,23 @@ export const instanceActions = [
       updated_after: unixMs("Updated at or after this instant (unix ms)."),
       updated_before: unixMs("Updated strictly before this instant (unix ms)."),
     }),
-    responses: { 200: { description: "A page of instance rows.", schema: pageEnvelopeSchema(INSTANCE_ROW_SCHEMA, "InstancePage") } },
+    responses: {
+      200: { description: "A page of instance rows.", schema: pageEnvelopeSchema(INSTANCE_ROW_SCHEMA, "InstancePage") },
+    },
     errors: [400, 500],
     example: {
       request: { query: { status: "failed,raised", process: "order-fulfilment", limit: 1 } },
       response: {
         items: [{ ...SAMPLE_STATUS, parent_id: null, root_id: SAMPLE_ID, phase: null }],
-        page: { size: 1, items_before: 0, items_after: 12, sort: "created_at", order: "desc", next_cursor: "MDE5YTNjMWU", previous_cursor: null },
+        page: {
+          size: 1,
+          items_before: 0,
+          items_after: 12,
+          sort: "created_at",
+          order: "desc",
+          next_cursor: "MDE5YTNjMWU",
+          previous_cursor: null,
+        },
       },
     },
   }),
@@ -209,7 +264,8 @@ export const instanceActions = [
     path: "/instances/{id}",
     tag: TAG,
     summary: "Get an instance's status",
-    description: "The status view: where the instance is, and on failure its `error_code` and `error_message`; when finished with output, its `output`.",
+    description:
+      "The status view: where the instance is, and on failure its `error_code` and `error_message`; when finished with output, its `output`.",
     permissions: ["read"],
     params: ID_PARAMS,
     responses: { 200: { description: "The status view.", schema: INSTANCE_STATUS_SCHEMA } },
@@ -273,7 +329,9 @@ export const instanceActions = [
       created_before: unixMs("Written strictly before this instant (unix ms)."),
       flat: bool("Only this instance's own rows, not its tree's."),
     }),
-    responses: { 200: { description: "A page of log entries.", schema: pageEnvelopeSchema(LOG_ENTRY_SCHEMA, "LogPage") } },
+    responses: {
+      200: { description: "A page of log entries.", schema: pageEnvelopeSchema(LOG_ENTRY_SCHEMA, "LogPage") },
+    },
     errors: [400, 404, 500],
     errorDescriptions: { 404: "No instance with that id." },
     example: {
@@ -292,7 +350,15 @@ export const instanceActions = [
             created_at: "2026-01-02T10:00:42.000Z",
           },
         ],
-        page: { size: 1, items_before: 0, items_after: 0, sort: "created_at", order: "desc", next_cursor: null, previous_cursor: null },
+        page: {
+          size: 1,
+          items_before: 0,
+          items_after: 0,
+          sort: "created_at",
+          order: "desc",
+          next_cursor: null,
+          previous_cursor: null,
+        },
       },
     },
   }),
@@ -313,8 +379,14 @@ export const instanceActions = [
       204: { description: "The tree was not running; nothing changed." },
     },
     errors: [400, 404, 500],
-    errorDescriptions: { 400: "A child id was given (act on its root), or the id is malformed.", 404: "No instance with that id." },
-    example: { request: { params: { id: SAMPLE_ID } }, response: { outcome: "paused", status: "paused", instances: 3 } },
+    errorDescriptions: {
+      400: "A child id was given (act on its root), or the id is malformed.",
+      404: "No instance with that id.",
+    },
+    example: {
+      request: { params: { id: SAMPLE_ID } },
+      response: { outcome: "paused", status: "paused", instances: 3 },
+    },
   }),
   action({
     name: "resumeInstance",
@@ -332,8 +404,15 @@ export const instanceActions = [
       204: { description: "Already advancing; nothing changed." },
     },
     errors: [400, 404, 409, 500],
-    errorDescriptions: { 400: "A child id was given (act on its root).", 404: "No instance with that id.", 409: "The tree is settled or being cancelled, and cannot advance." },
-    example: { request: { params: { id: SAMPLE_ID } }, response: { outcome: "resumed", status: "running", instances: 3 } },
+    errorDescriptions: {
+      400: "A child id was given (act on its root).",
+      404: "No instance with that id.",
+      409: "The tree is settled or being cancelled, and cannot advance.",
+    },
+    example: {
+      request: { params: { id: SAMPLE_ID } },
+      response: { outcome: "resumed", status: "running", instances: 3 },
+    },
   }),
   action({
     name: "cancelInstance",
@@ -353,7 +432,10 @@ export const instanceActions = [
     },
     errors: [400, 404, 500],
     errorDescriptions: { 400: "A child id was given (act on its root).", 404: "No instance with that id." },
-    example: { request: { params: { id: SAMPLE_ID } }, response: { outcome: "cancelling", status: "cancelling", instances: 2 } },
+    example: {
+      request: { params: { id: SAMPLE_ID } },
+      response: { outcome: "cancelling", status: "cancelling", instances: 2 },
+    },
   }),
   action({
     name: "retryInstance",
@@ -368,7 +450,9 @@ export const instanceActions = [
       "An instance that failed on an only_once task may already have had its effect; it is refused (409) unless `force=true` (or its code is `pre.*`, which provably never left).",
     permissions: ["operate"],
     params: ROOT_PARAMS,
-    query: strictObject({ force: bool("Override the only_once protection: retry even though the failed call may have taken effect.") }),
+    query: strictObject({
+      force: bool("Override the only_once protection: retry even though the failed call may have taken effect."),
+    }),
     responses: { 200: { description: "Retried (`outcome: retried`).", schema: LIFECYCLE_SCHEMA } },
     errors: [400, 404, 409, 500],
     errorDescriptions: {
@@ -376,7 +460,10 @@ export const instanceActions = [
       404: "No instance with that id.",
       409: "Retry refused: the tree is not failed (a cancelled tree never is), or only_once protection applies without `force=true`.",
     },
-    example: { request: { params: { id: SAMPLE_ID }, query: { force: false } }, response: { outcome: "retried", status: "running", instances: 1 } },
+    example: {
+      request: { params: { id: SAMPLE_ID }, query: { force: false } },
+      response: { outcome: "retried", status: "running", instances: 1 },
+    },
   }),
   action({
     name: "upgradeInstance",
@@ -430,7 +517,10 @@ export const instanceActions = [
     },
     example: {
       request: { params: { id: SAMPLE_ID }, body: { from_version: 3, to_version: 4 } },
-      response: { upgraded: true, moves: [{ instance_id: SAMPLE_ID, process: "order-fulfilment", from_version: 3, to_version: 4, task: "ship" }] },
+      response: {
+        upgraded: true,
+        moves: [{ instance_id: SAMPLE_ID, process: "order-fulfilment", from_version: 3, to_version: 4, task: "ship" }],
+      },
     },
   }),
   action({
@@ -439,12 +529,16 @@ export const instanceActions = [
     path: "/objects/{ref}",
     tag: TAG,
     summary: "Fetch an externalized value",
-    description: "A value stored outside an instance's state, by the content hash listed under `objects` of the detail view. The body is the stored JSON value itself.",
+    description:
+      "A value stored outside an instance's state, by the content hash listed under `objects` of the detail view. The body is the stored JSON value itself.",
     permissions: ["worker", "read"],
     params: strictObject({ ref: str("Content hash of the value, from `objects[].ref`.", { minLength: 1 }) }, ["ref"]),
     responses: { 200: { description: "The stored JSON value.", schema: anyJson("The stored JSON value.") } },
     errors: [400, 404, 500],
     errorDescriptions: { 404: "No object with that ref." },
-    example: { request: { params: { ref: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" } }, response: { lines: [{ sku: "X-1", qty: 2 }] } },
+    example: {
+      request: { params: { ref: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" } },
+      response: { lines: [{ sku: "X-1", qty: 2 }] },
+    },
   }),
 ];

@@ -10,7 +10,11 @@ const PERMS_REQUEST = {
   items: { type: "string", enum: [...PERMISSIONS] },
   uniqueItems: true,
 };
-const PERMS_RESPONSE = { type: ["array", "null"], description: "Permission names; null or empty grants none.", items: { type: "string" } };
+const PERMS_RESPONSE = {
+  type: ["array", "null"],
+  description: "Permission names; null or empty grants none.",
+  items: { type: "string" },
+};
 
 const TOKEN_ID = str("Token id.");
 
@@ -25,7 +29,10 @@ export const TOKEN_ITEM_SCHEMA = responseObject(
     revoked_at: nullable(dateTime("When it was revoked; null if live.")),
   },
   ["id", "label", "perms", "created_at", "last_used_at", "expires_at", "revoked_at"],
-  { title: "TokenListItem", not: { description: "Never carries the secret.", properties: { token: {} }, required: ["token"] } },
+  {
+    title: "TokenListItem",
+    not: { description: "Never carries the secret.", properties: { token: {} }, required: ["token"] },
+  },
 );
 
 export const tokenActions = [
@@ -54,7 +61,9 @@ export const tokenActions = [
         schema: responseObject(
           {
             id: TOKEN_ID,
-            token: str("The secret, prefix `svc_sk_`. Shown once; send it as `Authorization: Bearer <token>`.", { pattern: "^svc_sk_" }),
+            token: str("The secret, prefix `svc_sk_`. Shown once; send it as `Authorization: Bearer <token>`.", {
+              pattern: "^svc_sk_",
+            }),
             label: str("What the token is for."),
             perms: PERMS_RESPONSE,
             created_at: dateTime("When it was created (ISO 8601 UTC)."),
@@ -87,7 +96,12 @@ export const tokenActions = [
     summary: "List API tokens",
     description: "Every token, revoked and expired ones included, without secrets.",
     permissions: ["admin"],
-    responses: { 200: { description: "All tokens.", schema: responseObject({ items: arrayOf(TOKEN_ITEM_SCHEMA, "The tokens, newest first.") }, ["items"]) } },
+    responses: {
+      200: {
+        description: "All tokens.",
+        schema: responseObject({ items: arrayOf(TOKEN_ITEM_SCHEMA, "The tokens, newest first.") }, ["items"]),
+      },
+    },
     errors: [400, 500],
     example: {
       response: {
@@ -111,10 +125,16 @@ export const tokenActions = [
     path: "/tokens/{id}",
     tag: TAG,
     summary: "Revoke an API token",
-    description: "The token stops working from the next request that presents it. `revoked` is false when it was already revoked.",
+    description:
+      "The token stops working from the next request that presents it. `revoked` is false when it was already revoked.",
     permissions: ["admin"],
     params: strictObject({ id: str("Token id.", { minLength: 1 }) }, ["id"]),
-    responses: { 200: { description: "Revoked.", schema: responseObject({ revoked: bool("False when it was already revoked.") }, ["revoked"]) } },
+    responses: {
+      200: {
+        description: "Revoked.",
+        schema: responseObject({ revoked: bool("False when it was already revoked.") }, ["revoked"]),
+      },
+    },
     errors: [400, 404, 500],
     errorDescriptions: { 404: "No token with that id." },
     example: { request: { params: { id: "tok_01J9Z5" } }, response: { revoked: true } },

@@ -8,7 +8,14 @@ export function requestAjv(): Ajv {
 }
 
 export function queryAjv(): Ajv {
-  return new Ajv({ strict: true, allowUnionTypes: true, allErrors: true, coerceTypes: true, useDefaults: true, formats: SCHEMA_FORMATS });
+  return new Ajv({
+    strict: true,
+    allowUnionTypes: true,
+    allErrors: true,
+    coerceTypes: true,
+    useDefaults: true,
+    formats: SCHEMA_FORMATS,
+  });
 }
 
 /** A copy where every object schema that lists properties refuses others: catches typos in examples. */
@@ -16,7 +23,11 @@ export function closed(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(closed);
   if (schema === null || typeof schema !== "object") return schema;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, closed(v)])) : closed(value);
+  for (const [key, value] of Object.entries(schema))
+    out[key] =
+      key === "properties"
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, closed(v)]))
+        : closed(value);
   if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
   return out;
 }

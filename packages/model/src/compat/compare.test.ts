@@ -4,12 +4,32 @@ import { compareDefinitions, upgradeBlockers } from "./compare.js";
 import { onlyOnOneSide } from "./report.js";
 
 const URL = "https://pay.example.com/charge";
-const order = (over: { input?: unknown; charge?: Record<string, unknown>; ship?: Record<string, unknown>; tasks?: unknown[]; output?: unknown } = {}) =>
+const order = (
+  over: {
+    input?: unknown;
+    charge?: Record<string, unknown>;
+    ship?: Record<string, unknown>;
+    tasks?: unknown[];
+    output?: unknown;
+  } = {},
+) =>
   decoded({
     name: "order",
-    input_schema: over.input ?? { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
+    input_schema: over.input ?? {
+      type: "object",
+      properties: { order_id: { type: "string" } },
+      required: ["order_id"],
+    },
     tasks: over.tasks ?? [
-      { id: "charge", action: { type: "fetch", url: URL, result_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } }, ...over.charge },
+      {
+        id: "charge",
+        action: {
+          type: "fetch",
+          url: URL,
+          result_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+        },
+        ...over.charge,
+      },
       { id: "ship", action: { type: "external", input: { charge: "$: outputs.charge.id" } }, ...over.ship },
     ],
     output: over.output ?? { charge: "$: outputs.charge.id" },
@@ -18,37 +38,91 @@ const order = (over: { input?: unknown; charge?: Record<string, unknown>; ship?:
 describe("compareDefinitions", () => {
   it("finds two identical versions compatible with nothing changed", () => {
     const r = compareDefinitions(order(), order(), 1, 2);
-    expect(r).toEqual({ name: "order", status: "compared", from: 1, to: 2, upgrade: { compatible: true }, contract: { compatible: true }, changed: [], issues: [] });
+    expect(r).toEqual({
+      name: "order",
+      status: "compared",
+      from: 1,
+      to: 2,
+      upgrade: { compatible: true },
+      contract: { compatible: true },
+      changed: [],
+      issues: [],
+    });
   });
 
   it("gates upgrade when a task an instance may sit on is gone", () => {
-    const to = order({ tasks: [{ id: "charge", action: { type: "fetch", url: URL, result_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } } }] });
+    const to = order({
+      tasks: [
+        {
+          id: "charge",
+          action: {
+            type: "fetch",
+            url: URL,
+            result_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+          },
+        },
+      ],
+    });
     const r = compareDefinitions(order(), to, 1, 2);
     expect(r.upgrade.compatible).toBe(false);
-    expect(r.issues).toContainEqual(expect.objectContaining({ member: "upgrade", address: "tasks.ship", gating: true }));
+    expect(r.issues).toContainEqual(
+      expect.objectContaining({ member: "upgrade", address: "tasks.ship", gating: true }),
+    );
     expect(r.changed).toContainEqual({ address: "tasks.ship", task: "ship" });
   });
 
   it("gates upgrade when the new version reads a field the old one never stored", () => {
     const from = order();
     const to = order({
-      charge: { action: { type: "fetch", url: URL, result_schema: { type: "object", properties: { id: { type: "string" }, amount: { type: "number" } }, required: ["id", "amount"] } } },
-      ship: { action: { type: "external", input: { charge: "$: outputs.charge.id", amount: "$: outputs.charge.amount" } } },
+      charge: {
+        action: {
+          type: "fetch",
+          url: URL,
+          result_schema: {
+            type: "object",
+            properties: { id: { type: "string" }, amount: { type: "number" } },
+            required: ["id", "amount"],
+          },
+        },
+      },
+      ship: {
+        action: { type: "external", input: { charge: "$: outputs.charge.id", amount: "$: outputs.charge.amount" } },
+      },
     });
     const r = compareDefinitions(from, to, 3, 4);
     const issue = r.issues.find((i) => i.address === "tasks.charge.output");
-    expect(issue, JSON.stringify(r.issues)).toMatchObject({ member: "upgrade", path: "/properties/amount", gating: true });
+    expect(issue, JSON.stringify(r.issues)).toMatchObject({
+      member: "upgrade",
+      path: "/properties/amount",
+      gating: true,
+    });
     expect(issue?.message).toContain('version 4 requires "amount", which version 3 never declares');
     expect(r.upgrade.compatible).toBe(false);
-    expect(upgradeBlockers(from, to, 3, 4, ["ship"]).map((b) => b.task), "ship runs after charge stored its output").toEqual(["ship"]);
-    expect(upgradeBlockers(from, to, 3, 4, ["charge"]), "an instance still on charge will store the new result").toEqual([]);
+    expect(
+      upgradeBlockers(from, to, 3, 4, ["ship"]).map((b) => b.task),
+      "ship runs after charge stored its output",
+    ).toEqual(["ship"]);
+    expect(
+      upgradeBlockers(from, to, 3, 4, ["charge"]),
+      "an instance still on charge will store the new result",
+    ).toEqual([]);
   });
 
   it("gates upgrade when a new earlier task is assumed set but was never run", () => {
-    const from = decoded({ name: "p", tasks: [{ id: "a", action: { type: "external" } }, { id: "c", action: { type: "external" } }] });
+    const from = decoded({
+      name: "p",
+      tasks: [
+        { id: "a", action: { type: "external" } },
+        { id: "c", action: { type: "external" } },
+      ],
+    });
     const to = decoded({
       name: "p",
-      tasks: [{ id: "a", action: { type: "external" } }, { id: "b", output: { n: 1 } }, { id: "c", action: { type: "external", input: { n: "$: outputs.b.n" } } }],
+      tasks: [
+        { id: "a", action: { type: "external" } },
+        { id: "b", output: { n: 1 } },
+        { id: "c", action: { type: "external", input: { n: "$: outputs.b.n" } } },
+      ],
     });
     const r = compareDefinitions(from, to, 1, 2);
     expect(r.issues).toContainEqual(expect.objectContaining({ member: "upgrade", address: "tasks.c", gating: true }));
@@ -57,34 +131,85 @@ describe("compareDefinitions", () => {
   });
 
   it("gates upgrade when a parked task changes kind or its children change process", () => {
-    const from = decoded({ name: "p", tasks: [{ id: "wait", action: { type: "external" } }, { id: "kids", action: { type: "child", name: "q" } }] });
+    const from = decoded({
+      name: "p",
+      tasks: [
+        { id: "wait", action: { type: "external" } },
+        { id: "kids", action: { type: "child", name: "q" } },
+      ],
+    });
     const to = decoded(
-      { name: "p", tasks: [{ id: "wait", action: { type: "fetch", url: URL } }, { id: "kids", action: { type: "child", name: "r" } }] },
+      {
+        name: "p",
+        tasks: [
+          { id: "wait", action: { type: "fetch", url: URL } },
+          { id: "kids", action: { type: "child", name: "r" } },
+        ],
+      },
       { processExists: () => true },
     );
     const r = compareDefinitions(from, to, 1, 2);
-    expect(r.issues.filter((i) => i.gating).map((i) => `${i.address}${i.path}`)).toEqual(["tasks.wait.action/type", "tasks.kids.action/name"]);
+    expect(r.issues.filter((i) => i.gating).map((i) => `${i.address}${i.path}`)).toEqual([
+      "tasks.wait.action/type",
+      "tasks.kids.action/name",
+    ]);
   });
 
   it("lets a fetch task become another fetch without an upgrade issue", () => {
-    const r = compareDefinitions(order(), order({ charge: { action: { type: "fetch", url: `${URL}/v2`, result_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } } } }), 1, 2);
+    const r = compareDefinitions(
+      order(),
+      order({
+        charge: {
+          action: {
+            type: "fetch",
+            url: `${URL}/v2`,
+            result_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+          },
+        },
+      }),
+      1,
+      2,
+    );
     expect(r.upgrade.compatible).toBe(true);
     expect(r.changed).toEqual([{ address: "tasks.charge", task: "charge" }]);
   });
 
   it("breaks the contract when the input gains a required field or narrows a type", () => {
-    const to = order({ input: { type: "object", properties: { order_id: { type: "string" }, region: { type: "string" } }, required: ["order_id", "region"] } });
+    const to = order({
+      input: {
+        type: "object",
+        properties: { order_id: { type: "string" }, region: { type: "string" } },
+        required: ["order_id", "region"],
+      },
+    });
     const r = compareDefinitions(order(), to, 1, 2);
     expect(r.contract.compatible).toBe(false);
-    expect(r.issues).toContainEqual(expect.objectContaining({ member: "contract", address: "input_schema", path: "/properties/region", gating: true }));
+    expect(r.issues).toContainEqual(
+      expect.objectContaining({
+        member: "contract",
+        address: "input_schema",
+        path: "/properties/region",
+        gating: true,
+      }),
+    );
     expect(r.upgrade.compatible, "a stored input lacks region too").toBe(false);
     expect(r.changed).toContainEqual({ address: "input_schema", task: null });
-    const narrowed = order({ input: { type: "object", properties: { order_id: { type: "string", maxLength: 8 } }, required: ["order_id"] } });
-    expect(compareDefinitions(order(), narrowed, 1, 2).issues).toContainEqual(expect.objectContaining({ member: "contract", path: "/properties/order_id/maxLength" }));
+    const narrowed = order({
+      input: { type: "object", properties: { order_id: { type: "string", maxLength: 8 } }, required: ["order_id"] },
+    });
+    expect(compareDefinitions(order(), narrowed, 1, 2).issues).toContainEqual(
+      expect.objectContaining({ member: "contract", path: "/properties/order_id/maxLength" }),
+    );
   });
 
   it("keeps the contract when the input only gains an optional field", () => {
-    const to = order({ input: { type: "object", properties: { order_id: { type: "string" }, note: { type: "string" } }, required: ["order_id"] } });
+    const to = order({
+      input: {
+        type: "object",
+        properties: { order_id: { type: "string" }, note: { type: "string" } },
+        required: ["order_id"],
+      },
+    });
     const r = compareDefinitions(order(), to, 1, 2);
     expect(r.contract.compatible).toBe(true);
     expect(r.upgrade.compatible).toBe(true);
@@ -109,23 +234,59 @@ describe("compareDefinitions", () => {
 
   it("gates upgrade when the children of a child_map are keyed differently, not when only their input changes", () => {
     const ctx = { processExists: () => true };
-    const from = decoded({ name: "p", tasks: [{ id: "fan", action: { type: "child_map", children: { a: { name: "q" }, b: { name: "q" } } } }] }, ctx);
-    const rekeyed = decoded({ name: "p", tasks: [{ id: "fan", action: { type: "child_map", children: { a: { name: "q" }, c: { name: "q" } } } }] }, ctx);
-    const reinput = decoded({ name: "p", tasks: [{ id: "fan", action: { type: "child_map", children: { a: { name: "q", input: { x: 1 } }, b: { name: "q" } } } }] }, ctx);
-    expect(compareDefinitions(from, rekeyed, 1, 2).issues).toContainEqual(expect.objectContaining({ address: "tasks.fan.action", path: "/children", gating: true }));
+    const from = decoded(
+      {
+        name: "p",
+        tasks: [{ id: "fan", action: { type: "child_map", children: { a: { name: "q" }, b: { name: "q" } } } }],
+      },
+      ctx,
+    );
+    const rekeyed = decoded(
+      {
+        name: "p",
+        tasks: [{ id: "fan", action: { type: "child_map", children: { a: { name: "q" }, c: { name: "q" } } } }],
+      },
+      ctx,
+    );
+    const reinput = decoded(
+      {
+        name: "p",
+        tasks: [
+          {
+            id: "fan",
+            action: { type: "child_map", children: { a: { name: "q", input: { x: 1 } }, b: { name: "q" } } },
+          },
+        ],
+      },
+      ctx,
+    );
+    expect(compareDefinitions(from, rekeyed, 1, 2).issues).toContainEqual(
+      expect.objectContaining({ address: "tasks.fan.action", path: "/children", gating: true }),
+    );
     expect(compareDefinitions(from, reinput, 1, 2).upgrade.compatible).toBe(true);
   });
 
   it("gates upgrade when a delay becomes a fetch: the parked instance waits for a timer", () => {
     const from = decoded({ name: "p", tasks: [{ id: "wait", action: { type: "delay", for: "1h" } }] });
     const to = decoded({ name: "p", tasks: [{ id: "wait", action: { type: "fetch", url: URL } }] });
-    expect(upgradeBlockers(from, to, 1, 2, ["wait"])).toEqual([expect.objectContaining({ task: "wait", address: "tasks.wait.action", path: "/type" })]);
+    expect(upgradeBlockers(from, to, 1, 2, ["wait"])).toEqual([
+      expect.objectContaining({ task: "wait", address: "tasks.wait.action", path: "/type" }),
+    ]);
   });
 
   it("gates every sitting task when the stored input no longer fits", () => {
-    const to = order({ input: { type: "object", properties: { order_id: { type: "integer" } }, required: ["order_id"] } });
+    const to = order({
+      input: { type: "object", properties: { order_id: { type: "integer" } }, required: ["order_id"] },
+    });
     const blockers = upgradeBlockers(order(), to, 1, 2, ["charge"]);
-    expect(blockers).toEqual([expect.objectContaining({ member: "upgrade", address: "input_schema", path: "/properties/order_id/type", task: "charge" })]);
+    expect(blockers).toEqual([
+      expect.objectContaining({
+        member: "upgrade",
+        address: "input_schema",
+        path: "/properties/order_id/type",
+        task: "charge",
+      }),
+    ]);
   });
 
   it("checks an output stored in a loop against the new version when the instance sits in the loop", () => {
@@ -133,12 +294,22 @@ describe("compareDefinitions", () => {
       decoded({
         name: "poll",
         tasks: [
-          { id: "check", action: { type: "fetch", url: URL, result_schema: schema }, switch: [{ case: "self.output.done", goto: "end" }, { goto: "$check" }] },
+          {
+            id: "check",
+            action: { type: "fetch", url: URL, result_schema: schema },
+            switch: [{ case: "self.output.done", goto: "end" }, { goto: "$check" }],
+          },
         ],
       });
     const from = loop({ type: "object", properties: { done: { type: "boolean" } }, required: ["done"] });
-    const to = loop({ type: "object", properties: { done: { type: "boolean" }, eta: { type: "integer" } }, required: ["done", "eta"] });
-    expect(upgradeBlockers(from, to, 1, 2, ["check"]), "a previous visit's output is still in the state").toHaveLength(1);
+    const to = loop({
+      type: "object",
+      properties: { done: { type: "boolean" }, eta: { type: "integer" } },
+      required: ["done", "eta"],
+    });
+    expect(upgradeBlockers(from, to, 1, 2, ["check"]), "a previous visit's output is still in the state").toHaveLength(
+      1,
+    );
   });
 
   it("describes a process found on one side only as compatible with nothing compared", () => {

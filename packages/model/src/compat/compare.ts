@@ -7,7 +7,12 @@ import { isSubschema } from "./subschema.js";
 import { inputIssues, type UpgradeFinding, upgradeFindings } from "./upgrade-check.js";
 
 /** LANGUAGE §7: the upgrade and contract members of moving from `from` to `to` (one process). */
-export function compareDefinitions(from: Definition, to: Definition, fromVersion: number | null, toVersion: number | null): CompatReport {
+export function compareDefinitions(
+  from: Definition,
+  to: Definition,
+  fromVersion: number | null,
+  toVersion: number | null,
+): CompatReport {
   const upgrade = mergeFindings(upgradeFindings(from, to, fromVersion, toVersion));
   const contract = contractIssues(from, to);
   const issues = [...upgrade, ...contract];
@@ -24,12 +29,19 @@ export function compareDefinitions(from: Definition, to: Definition, fromVersion
 }
 
 /** The gating upgrade issues that concern an instance sitting on one of `sittingOn` (task ids of `from`). */
-export function upgradeBlockers(from: Definition, to: Definition, fromVersion: number | null, toVersion: number | null, sittingOn: readonly string[]): Array<CompatIssue & { task: string }> {
+export function upgradeBlockers(
+  from: Definition,
+  to: Definition,
+  fromVersion: number | null,
+  toVersion: number | null,
+  sittingOn: readonly string[],
+): Array<CompatIssue & { task: string }> {
   const out: Array<CompatIssue & { task: string }> = [];
   for (const f of upgradeFindings(from, to, fromVersion, toVersion)) {
     if (!f.gating) continue;
     const task = sittingOn.find((t) => f.affects.includes(t));
-    if (task !== undefined) out.push({ member: f.member, address: f.address, path: f.path, message: f.message, gating: f.gating, task });
+    if (task !== undefined)
+      out.push({ member: f.member, address: f.address, path: f.path, message: f.message, gating: f.gating, task });
   }
   return out;
 }
@@ -42,12 +54,24 @@ function mergeFindings(findings: UpgradeFinding[]): CompatIssue[] {
 function contractIssues(from: Definition, to: Definition): CompatIssue[] {
   const issues: CompatIssue[] = [];
   for (const i of inputIssues(from, to, { a: "the old input schema", b: "the new input schema" }))
-    issues.push({ member: "contract", address: "input_schema", path: i.path, message: `an input the old version accepts may be refused: ${i.message}`, gating: i.certain });
+    issues.push({
+      member: "contract",
+      address: "input_schema",
+      path: i.path,
+      message: `an input the old version accepts may be refused: ${i.message}`,
+      gating: i.certain,
+    });
   const fromOut = (typeDefinition(from).processOutput ?? NO_OUTPUT) as Schema;
   const toOut = (typeDefinition(to).processOutput ?? NO_OUTPUT) as Schema;
   const names = { a: "the new output", b: "the promised output" };
   for (const i of isSubschema(toOut, fromOut, { aDefs: to.$defs, bDefs: from.$defs, names }).issues)
-    issues.push({ member: "contract", address: "output", path: i.path, message: `the output may break what the old version promised: ${i.message}`, gating: i.certain });
+    issues.push({
+      member: "contract",
+      address: "output",
+      path: i.path,
+      message: `the output may break what the old version promised: ${i.message}`,
+      gating: i.certain,
+    });
   return issues;
 }
 
@@ -60,7 +84,10 @@ export function changedAddresses(from: Definition, to: Definition): CompatChange
   const toTasks = new Map(to.tasks.map((t) => [t.id, stableStringify(t)]));
   const ids = [...fromTasks.keys(), ...[...toTasks.keys()].filter((id) => !fromTasks.has(id))];
   for (const id of ids) if (fromTasks.get(id) !== toTasks.get(id)) changed.push({ address: `tasks.${id}`, task: id });
-  for (const key of PROCESS_LEVEL) if (stableStringify(from[key] ?? null) !== stableStringify(to[key] ?? null)) changed.push({ address: key, task: null });
-  if (from.tasks.map((t) => t.id).join("\u0000") !== to.tasks.map((t) => t.id).join("\u0000")) changed.push({ address: "tasks", task: null });
+  for (const key of PROCESS_LEVEL)
+    if (stableStringify(from[key] ?? null) !== stableStringify(to[key] ?? null))
+      changed.push({ address: key, task: null });
+  if (from.tasks.map((t) => t.id).join("\u0000") !== to.tasks.map((t) => t.id).join("\u0000"))
+    changed.push({ address: "tasks", task: null });
   return changed;
 }

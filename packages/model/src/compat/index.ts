@@ -1,3 +1,10 @@
 export { changedAddresses, compareDefinitions, upgradeBlockers } from "./compare.js";
-export { type CompatChange, type CompatIssue, type CompatMember, type CompatReport, type CompatStatus, onlyOnOneSide } from "./report.js";
+export {
+  type CompatChange,
+  type CompatIssue,
+  type CompatMember,
+  type CompatReport,
+  type CompatStatus,
+  onlyOnOneSide,
+} from "./report.js";
 export { isSubschema, type SubschemaIssue, type SubschemaOptions, type SubschemaResult } from "./subschema.js";

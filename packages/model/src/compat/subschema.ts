@@ -54,7 +54,10 @@ export function isSubschema(a: Schema, b: Schema, options: SubschemaOptions = {}
   };
   const issues: SubschemaIssue[] = [];
   check(a, b, "", ctx, issues);
-  const named = options.names === undefined ? issues : issues.map((i) => ({ ...i, message: rename(i.message, options.names as { a: string; b: string }) }));
+  const named =
+    options.names === undefined
+      ? issues
+      : issues.map((i) => ({ ...i, message: rename(i.message, options.names as { a: string; b: string }) }));
   return { subset: !issues.some((i) => i.certain), issues: dedupe(named) };
 }
 
@@ -118,7 +121,11 @@ function check(aIn: Schema, bIn: Schema, path: string, ctx: Ctx, out: SubschemaI
   const b = rb.schema;
   if (constraining(b).length === 0) return;
   if (constraining(a).length === 0) {
-    out.push({ path, message: `the old schema accepts any value here (unknown), the new one requires ${describe(b)}`, certain: true });
+    out.push({
+      path,
+      message: `the old schema accepts any value here (unknown), the new one requires ${describe(b)}`,
+      certain: true,
+    });
     return;
   }
   const unknownB = constraining(b).filter((k) => !KNOWN.has(k));
@@ -155,7 +162,8 @@ function check(aIn: Schema, bIn: Schema, path: string, ctx: Ctx, out: SubschemaI
   if (may("array")) {
     checkLowerBound(a, b, "minItems", path, out, "fewer items");
     checkUpperBound(a, b, "maxItems", path, out, "more items");
-    if (isPlainObject(b.items)) check(isPlainObject(a.items) ? (a.items as Schema) : {}, b.items as Schema, `${path}/items`, ctx, out);
+    if (isPlainObject(b.items))
+      check(isPlainObject(a.items) ? (a.items as Schema) : {}, b.items as Schema, `${path}/items`, ctx, out);
   }
   if (may("object")) checkObject(a, b, path, ctx, out);
 }
@@ -166,16 +174,29 @@ function checkTypes(a: Schema, b: Schema, path: string, out: SubschemaIssue[]): 
   const tb = typeList(b);
   if (tb === undefined) return ta ?? ALL_TYPES;
   if (ta === undefined) {
-    out.push({ path: `${path}/type`, message: `the old schema allows any type here, the new one only ${tb.join(" or ")}`, certain: true });
+    out.push({
+      path: `${path}/type`,
+      message: `the old schema allows any type here, the new one only ${tb.join(" or ")}`,
+      certain: true,
+    });
     return ALL_TYPES.filter((t) => typeAccepted(t, tb));
   }
   const accepted: JsonType[] = [];
   for (const t of ta) {
     if (typeAccepted(t, tb)) accepted.push(t);
     else if (t === "number" && tb.includes("integer")) {
-      out.push({ path: `${path}/type`, message: "the old schema allows fractional numbers, the new one only integers", certain: true });
+      out.push({
+        path: `${path}/type`,
+        message: "the old schema allows fractional numbers, the new one only integers",
+        certain: true,
+      });
       accepted.push("integer");
-    } else out.push({ path: `${path}/type`, message: `the old schema allows ${t}, the new one only ${tb.join(" or ")}`, certain: true });
+    } else
+      out.push({
+        path: `${path}/type`,
+        message: `the old schema allows ${t}, the new one only ${tb.join(" or ")}`,
+        certain: true,
+      });
   }
   return accepted;
 }
@@ -203,7 +224,11 @@ function checkLowerBound(a: Schema, b: Schema, key: string, path: string, out: S
   if (lb === undefined) return;
   const la = num(a[key]);
   if (la === undefined || la < lb)
-    out.push({ path: `${path}/${key}`, message: `the new schema requires ${key} ${lb}; the old one allows ${what}${la === undefined ? "" : ` (${key} ${la})`}`, certain: true });
+    out.push({
+      path: `${path}/${key}`,
+      message: `the new schema requires ${key} ${lb}; the old one allows ${what}${la === undefined ? "" : ` (${key} ${la})`}`,
+      certain: true,
+    });
 }
 
 function checkUpperBound(a: Schema, b: Schema, key: string, path: string, out: SubschemaIssue[], what: string): void {
@@ -211,7 +236,11 @@ function checkUpperBound(a: Schema, b: Schema, key: string, path: string, out: S
   if (ub === undefined) return;
   const ua = num(a[key]);
   if (ua === undefined || ua > ub)
-    out.push({ path: `${path}/${key}`, message: `the new schema requires ${key} ${ub}; the old one allows ${what}${ua === undefined ? "" : ` (${key} ${ua})`}`, certain: true });
+    out.push({
+      path: `${path}/${key}`,
+      message: `the new schema requires ${key} ${ub}; the old one allows ${what}${ua === undefined ? "" : ` (${key} ${ua})`}`,
+      certain: true,
+    });
 }
 
 function checkObject(a: Schema, b: Schema, path: string, ctx: Ctx, out: SubschemaIssue[]): void {
@@ -238,18 +267,32 @@ function checkObject(a: Schema, b: Schema, path: string, ctx: Ctx, out: Subschem
       const doubts: SubschemaIssue[] = [];
       check({}, bs, at, ctx, doubts);
       if (doubts.length > 0)
-        out.push({ path: at, message: `the new schema declares "${name}" as ${describe(bs)}; the old one does not declare it (it strips it), so a value sent with another "${name}" may now be refused`, certain: false });
+        out.push({
+          path: at,
+          message: `the new schema declares "${name}" as ${describe(bs)}; the old one does not declare it (it strips it), so a value sent with another "${name}" may now be refused`,
+          certain: false,
+        });
     } else check(aExtra, bs, at, ctx, out);
   }
   const bExtra = b.additionalProperties;
   if (bExtra === undefined) return;
   for (const [name, as] of Object.entries(aProps)) {
     if (name in bProps) continue;
-    if (bExtra === false) out.push({ path: `${path}/properties/${pointerEscape(name)}`, message: `the old schema allows "${name}", the new one refuses undeclared properties`, certain: true });
+    if (bExtra === false)
+      out.push({
+        path: `${path}/properties/${pointerEscape(name)}`,
+        message: `the old schema allows "${name}", the new one refuses undeclared properties`,
+        certain: true,
+      });
     else check(as, bExtra as Schema, `${path}/properties/${pointerEscape(name)}`, ctx, out);
   }
   if (aExtraClosed) return;
-  if (bExtra === false) out.push({ path: `${path}/additionalProperties`, message: "the old schema allows undeclared properties, the new one refuses them", certain: true });
+  if (bExtra === false)
+    out.push({
+      path: `${path}/additionalProperties`,
+      message: "the old schema allows undeclared properties, the new one refuses them",
+      certain: true,
+    });
   else check(aExtra, bExtra as Schema, `${path}/additionalProperties`, ctx, out);
 }
 
@@ -262,7 +305,11 @@ function checkEnumValues(values: Json[], b: Schema, path: string, ctx: Ctx, out:
   for (const v of values) {
     const problems = validateValue(b, v, ctx.bDefs);
     if (problems.length > 0)
-      out.push({ path, message: `the old schema allows ${JSON.stringify(v)}, which the new one refuses (${problems[0].message})`, certain: true });
+      out.push({
+        path,
+        message: `the old schema allows ${JSON.stringify(v)}, which the new one refuses (${problems[0].message})`,
+        certain: true,
+      });
   }
 }
 
@@ -272,7 +319,11 @@ function checkEnumB(accepted: JsonType[], b: Schema, path: string, ctx: Ctx, out
   for (const t of accepted) {
     const values = finite[t];
     if (values === undefined) {
-      out.push({ path: `${path}/enum`, message: `the new schema accepts only ${JSON.stringify(b.enum)}; the old one allows any ${t}`, certain: true });
+      out.push({
+        path: `${path}/enum`,
+        message: `the new schema accepts only ${JSON.stringify(b.enum)}; the old one allows any ${t}`,
+        certain: true,
+      });
       continue;
     }
     checkEnumValues(values, b, path, ctx, out);
@@ -326,7 +377,11 @@ function checkUnionB(a: Schema, b: Schema, path: string, ctx: Ctx, out: Subschem
       if (i === proven) continue;
       const bt = typeList(br) ?? typeList(base) ?? ALL_TYPES;
       if (pt.some((t) => typeAccepted(t, bt) || bt.some((u) => typeAccepted(u, [t]))))
-        out.push({ path: `${path}/oneOf/${i}`, message: `a value may match more than one oneOf alternative of the new schema (${proven} and ${i}); cannot prove it is accepted`, certain: false });
+        out.push({
+          path: `${path}/oneOf/${i}`,
+          message: `a value may match more than one oneOf alternative of the new schema (${proven} and ${i}); cannot prove it is accepted`,
+          certain: false,
+        });
     }
   }
 }

@@ -18,7 +18,12 @@ export interface UpgradeFinding extends CompatIssue {
 
 const PARKING = new Set(["external", "child", "child_map", "child_list", "delay"]);
 
-export function upgradeFindings(from: Definition, to: Definition, fromVersion: number | null, toVersion: number | null): UpgradeFinding[] {
+export function upgradeFindings(
+  from: Definition,
+  to: Definition,
+  fromVersion: number | null,
+  toVersion: number | null,
+): UpgradeFinding[] {
   const fromName = versionName(fromVersion, "the old definition");
   const toName = versionName(toVersion, "the new definition");
   const toIndex = new Map(to.tasks.map((t, i) => [t.id, i]));
@@ -30,13 +35,30 @@ export function upgradeFindings(from: Definition, to: Definition, fromVersion: n
   for (const task of from.tasks) {
     const j = toIndex.get(task.id);
     if (j === undefined) {
-      findings.push(finding(`tasks.${task.id}`, "", `task "${task.id}" does not exist in ${toName}; an instance sitting on it could not continue`, true, [task.id]));
+      findings.push(
+        finding(
+          `tasks.${task.id}`,
+          "",
+          `task "${task.id}" does not exist in ${toName}; an instance sitting on it could not continue`,
+          true,
+          [task.id],
+        ),
+      );
       continue;
     }
     findings.push(...parkFindings(task.id, task.action, to.tasks[j].action, toName));
   }
 
-  for (const i of inputIssues(from, to, { a: fromName, b: toName })) findings.push(finding("input_schema", i.path, `the stored input (${fromName}) may not fit ${toName}: ${i.message}`, i.certain, allTasks));
+  for (const i of inputIssues(from, to, { a: fromName, b: toName }))
+    findings.push(
+      finding(
+        "input_schema",
+        i.path,
+        `the stored input (${fromName}) may not fit ${toName}: ${i.message}`,
+        i.certain,
+        allTasks,
+      ),
+    );
 
   findings.push(...storedOutputFindings(from, to, fromTyping, toTyping, fromName, toName));
   findings.push(...mustSetFindings(from, to, fromName, toName));
@@ -53,7 +75,11 @@ function finding(address: string, path: string, message: string, gating: boolean
 
 /** Does the input schema of `to` accept every input `from` accepts (the stored input too)? */
 export function inputIssues(from: Definition, to: Definition, names?: { a: string; b: string }) {
-  return isSubschema(from.input_schema ?? NO_INPUT, to.input_schema ?? NO_INPUT, { aDefs: from.$defs, bDefs: to.$defs, names }).issues;
+  return isSubschema(from.input_schema ?? NO_INPUT, to.input_schema ?? NO_INPUT, {
+    aDefs: from.$defs,
+    bDefs: to.$defs,
+    names,
+  }).issues;
 }
 
 /** An instance parked on an external wait, children or a delay must find the same kind of park there. */
@@ -62,16 +88,47 @@ function parkFindings(id: string, was: Action | undefined, now: Action | undefin
   const address = `tasks.${id}.action`;
   const nowType = now?.type ?? "none";
   if (now === undefined || now.type !== was.type)
-    return [finding(address, "/type", `an instance parked on "${id}" waits for a ${was.type}; ${toName} makes it ${now === undefined ? "a routing-only task" : `a ${nowType}`}`, true, [id])];
-  if ((was.type === "child" || was.type === "child_list") && (now.type === "child" || now.type === "child_list") && was.name !== now.name)
-    return [finding(address, "/name", `the children of "${id}" are "${was.name}" processes; ${toName} expects "${now.name}"`, true, [id])];
+    return [
+      finding(
+        address,
+        "/type",
+        `an instance parked on "${id}" waits for a ${was.type}; ${toName} makes it ${now === undefined ? "a routing-only task" : `a ${nowType}`}`,
+        true,
+        [id],
+      ),
+    ];
+  if (
+    (was.type === "child" || was.type === "child_list") &&
+    (now.type === "child" || now.type === "child_list") &&
+    was.name !== now.name
+  )
+    return [
+      finding(
+        address,
+        "/name",
+        `the children of "${id}" are "${was.name}" processes; ${toName} expects "${now.name}"`,
+        true,
+        [id],
+      ),
+    ];
   if (was.type === "child_map" && now.type === "child_map") {
     const a = Object.keys(was.children).sort().join(", ");
     const b = Object.keys(now.children).sort().join(", ");
-    if (a !== b) return [finding(address, "/children", `the children of "${id}" are keyed ${a}; ${toName} expects ${b}`, true, [id])];
+    if (a !== b)
+      return [
+        finding(address, "/children", `the children of "${id}" are keyed ${a}; ${toName} expects ${b}`, true, [id]),
+      ];
     for (const [key, spec] of Object.entries(was.children))
       if (spec.name !== now.children[key].name)
-        return [finding(address, `/children/${key}/name`, `child "${key}" of "${id}" is a "${spec.name}" process; ${toName} expects "${now.children[key].name}"`, true, [id])];
+        return [
+          finding(
+            address,
+            `/children/${key}/name`,
+            `child "${key}" of "${id}" is a "${spec.name}" process; ${toName} expects "${now.children[key].name}"`,
+            true,
+            [id],
+          ),
+        ];
   }
   return [];
 }
@@ -114,10 +171,20 @@ function storedOutputFindings(
     if (read === undefined) return;
     const affects = from.tasks.filter((_, t) => before[t].has(x)).map((t) => t.id);
     if (affects.length === 0) return;
-    const r = isSubschema(stored as Schema, read as Schema, { aDefs: from.$defs, bDefs: to.$defs, names: { a: fromName, b: toName } });
+    const r = isSubschema(stored as Schema, read as Schema, {
+      aDefs: from.$defs,
+      bDefs: to.$defs,
+      names: { a: fromName, b: toName },
+    });
     for (const i of r.issues)
       findings.push(
-        finding(`tasks.${task.id}.output`, i.path, `outputs.${task.id} as ${fromName} stored it may not fit what ${toName} reads: ${i.message}`, i.certain, affects),
+        finding(
+          `tasks.${task.id}.output`,
+          i.path,
+          `outputs.${task.id} as ${fromName} stored it may not fit what ${toName} reads: ${i.message}`,
+          i.certain,
+          affects,
+        ),
       );
   });
   return findings;
@@ -173,7 +240,12 @@ function mustSetFindings(from: Definition, to: Definition, fromName: string, toN
 }
 
 /** Must-set outputs on entry to each task reachable from `start` (undefined where unreachable). */
-function replay(n: number, edges: ReturnType<typeof taskEdges>, start: number, initial: Set<number>): Array<Set<number> | undefined> {
+function replay(
+  n: number,
+  edges: ReturnType<typeof taskEdges>,
+  start: number,
+  initial: Set<number>,
+): Array<Set<number> | undefined> {
   const entry: Array<Set<number> | undefined> = new Array(n).fill(undefined);
   entry[start] = new Set(initial);
   for (let changed = true, rounds = 0; changed && rounds < n * n + 2; rounds++) {

@@ -12,7 +12,11 @@ export function checkRaisedAndPanicked(sc: Scope, def: Definition): void {
     const raisedAt = raised.get(code);
     if (raisedAt === undefined) continue;
     for (const at of sites)
-      sc.sink.add(at, `code "${code}" is both raised (${raisedAt[0]}) and panicked here; a parent could not tell whether it may catch it — use two codes`, taskAt(def, at));
+      sc.sink.add(
+        at,
+        `code "${code}" is both raised (${raisedAt[0]}) and panicked here; a parent could not tell whether it may catch it — use two codes`,
+        taskAt(def, at),
+      );
   }
 }
 
@@ -45,4 +49,3 @@ export function checkChildPatterns(sc: Scope, def: Definition, ctx: DecodeContex
     });
   });
 }
-

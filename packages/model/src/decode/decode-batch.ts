@@ -5,7 +5,10 @@ import type { DecodeContext } from "./decode-context.js";
 import { decodeDefinition } from "./decode-definition.js";
 
 /** Decodes a channel batch: members may name each other as children; a name given twice is a problem. */
-export function decodeBatch(raws: unknown[], ctx: DecodeContext = {}): { ok: true; definitions: Definition[] } | { ok: false; problems: DefinitionProblem[] } {
+export function decodeBatch(
+  raws: unknown[],
+  ctx: DecodeContext = {},
+): { ok: true; definitions: Definition[] } | { ok: false; problems: DefinitionProblem[] } {
   const names = raws.map((r) => (isPlainObject(r) && typeof r.name === "string" ? r.name : undefined));
   const batchNames = [...new Set([...(ctx.batchNames ?? []), ...names.filter((n): n is string => n !== undefined)])];
   const problems: DefinitionProblem[] = [];
@@ -14,7 +17,12 @@ export function decodeBatch(raws: unknown[], ctx: DecodeContext = {}): { ok: tru
     if (name === undefined) return;
     const first = firstAt.get(name);
     if (first === undefined) firstAt.set(name, i);
-    else problems.push({ process: name, path: "name", message: `process "${name}" appears twice in the batch (definitions[${first}] and definitions[${i}])` });
+    else
+      problems.push({
+        process: name,
+        path: "name",
+        message: `process "${name}" appears twice in the batch (definitions[${first}] and definitions[${i}])`,
+      });
   });
   // First pass: what each member raises, so a parent's on_error can be checked against a child of the same batch.
   const base: DecodeContext = { ...ctx, batchNames };
@@ -23,13 +31,22 @@ export function decodeBatch(raws: unknown[], ctx: DecodeContext = {}): { ok: tru
     const r = decodeDefinition(raw, base);
     if (r.ok) raisedByMember.set(r.definition.name, declaredRaises(r.definition));
   }
-  const full: DecodeContext = { ...base, processRaises: (name) => raisedByMember.get(name) ?? (names.includes(name) ? undefined : ctx.processRaises?.(name)) };
+  const full: DecodeContext = {
+    ...base,
+    processRaises: (name) => raisedByMember.get(name) ?? (names.includes(name) ? undefined : ctx.processRaises?.(name)),
+  };
   const definitions: Definition[] = [];
   raws.forEach((raw, i) => {
     const r = decodeDefinition(raw, full);
     if (r.ok) definitions.push(r.definition);
-    else problems.push(...r.problems.map((p) => (p.process === undefined ? { ...p, path: p.path === "" ? `definitions[${i}]` : `definitions[${i}].${p.path}` } : p)));
+    else
+      problems.push(
+        ...r.problems.map((p) =>
+          p.process === undefined
+            ? { ...p, path: p.path === "" ? `definitions[${i}]` : `definitions[${i}].${p.path}` }
+            : p,
+        ),
+      );
   });
   return problems.length === 0 ? { ok: true, definitions } : { ok: false, problems };
 }
-

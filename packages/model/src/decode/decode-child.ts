@@ -22,7 +22,8 @@ function decodeName(sc: Scope, raw: unknown, path: string, names: ChildNames): s
   const at = joinPath(path, "name");
   const name = expectString(sc, raw, at, "a process name");
   if (name === undefined) return undefined;
-  if (!PROCESS_NAME.test(name)) report(sc, at, `"${name}" is not a valid process name (expected ${PROCESS_NAME.source})`);
+  if (!PROCESS_NAME.test(name))
+    report(sc, at, `"${name}" is not a valid process name (expected ${PROCESS_NAME.source})`);
   else if (name !== names.self && !names.batch.includes(name) && names.exists !== undefined && !names.exists(name))
     report(sc, at, `child process "${name}" does not exist (register it first or in the same batch)`);
   return name;
@@ -31,7 +32,11 @@ function decodeName(sc: Scope, raw: unknown, path: string, names: ChildNames): s
 function decodeVersion(sc: Scope, raw: unknown, path: string): number | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== "number" || !Number.isSafeInteger(raw) || raw < 0) {
-    report(sc, joinPath(path, "version"), `expected a version number (a positive integer; 0 or absent = pinned or latest), got ${typeof raw === "number" ? raw : describeKind(raw)}`);
+    report(
+      sc,
+      joinPath(path, "version"),
+      `expected a version number (a positive integer; 0 or absent = pinned or latest), got ${typeof raw === "number" ? raw : describeKind(raw)}`,
+    );
     return undefined;
   }
   // 0 means the same as absent; dropping it keeps equivalent definitions hashing alike.
@@ -43,7 +48,8 @@ function decodeSpec(sc: Scope, raw: Record<string, unknown>, path: string, names
   const version = decodeVersion(sc, raw.version, path);
   if (version !== undefined) spec.version = version;
   if (raw.input !== undefined) spec.input = raw.input as ChildSpec["input"];
-  if (raw.result_schema !== undefined) spec.result_schema = decodeSchema(sc, raw.result_schema, joinPath(path, "result_schema"));
+  if (raw.result_schema !== undefined)
+    spec.result_schema = decodeSchema(sc, raw.result_schema, joinPath(path, "result_schema"));
   return spec;
 }
 
@@ -52,7 +58,12 @@ export function decodeChild(sc: Scope, raw: Record<string, unknown>, path: strin
   return { type: "child", ...decodeSpec(sc, raw, path, names) };
 }
 
-export function decodeChildMap(sc: Scope, raw: Record<string, unknown>, path: string, names: ChildNames): ChildMapAction {
+export function decodeChildMap(
+  sc: Scope,
+  raw: Record<string, unknown>,
+  path: string,
+  names: ChildNames,
+): ChildMapAction {
   rejectUnknownFields(sc, raw, ["type", "children"], path);
   const out: ChildMapAction = { type: "child_map", children: {} };
   if (raw.children === undefined) {
@@ -74,19 +85,27 @@ export function decodeChildMap(sc: Scope, raw: Record<string, unknown>, path: st
   return out;
 }
 
-export function decodeChildList(sc: Scope, raw: Record<string, unknown>, path: string, names: ChildNames): ChildListAction {
+export function decodeChildList(
+  sc: Scope,
+  raw: Record<string, unknown>,
+  path: string,
+  names: ChildNames,
+): ChildListAction {
   rejectUnknownFields(sc, raw, ["type", "name", "over", "version", "result_schema"], path);
   const out: ChildListAction = { type: "child_list", name: decodeName(sc, raw.name, path, names) ?? "", over: "" };
-  if (raw.over === undefined) report(sc, path, 'child_list needs over ("$: <array expression>"; each element is one child\'s input)');
+  if (raw.over === undefined)
+    report(sc, path, 'child_list needs over ("$: <array expression>"; each element is one child\'s input)');
   else {
     const over = expectString(sc, raw.over, joinPath(path, "over"), 'a "$: <array expression>"');
     if (over !== undefined) {
-      if (!isExpressionLeaf(over)) report(sc, joinPath(path, "over"), `over must be a "$: <array expression>", got "${over}"`);
+      if (!isExpressionLeaf(over))
+        report(sc, joinPath(path, "over"), `over must be a "$: <array expression>", got "${over}"`);
       out.over = over;
     }
   }
   const version = decodeVersion(sc, raw.version, path);
   if (version !== undefined) out.version = version;
-  if (raw.result_schema !== undefined) out.result_schema = decodeSchema(sc, raw.result_schema, joinPath(path, "result_schema"));
+  if (raw.result_schema !== undefined)
+    out.result_schema = decodeSchema(sc, raw.result_schema, joinPath(path, "result_schema"));
   return out;
 }

@@ -11,4 +11,3 @@ export interface DecodeContext {
 }
 
 export type DecodeResult = { ok: true; definition: Definition } | { ok: false; problems: DefinitionProblem[] };
-

@@ -3,11 +3,16 @@ import { decoded, expectProblem, fetchDef, problemsOf } from "../../test/helpers
 
 describe("the document", () => {
   it("decodes a minimal definition to its canonical form", () => {
-    expect(decoded({ name: "p", tasks: [{ id: "a" }] })).toEqual({ name: "p", tasks: [{ id: "a", switch: [], on_error: [] }] });
+    expect(decoded({ name: "p", tasks: [{ id: "a" }] })).toEqual({
+      name: "p",
+      tasks: [{ id: "a", switch: [], on_error: [] }],
+    });
   });
 
   it("refuses a non-object", () => {
-    expect(problemsOf([1])).toEqual([{ path: "", message: "expected a definition object {name, tasks, …}, got an array" }]);
+    expect(problemsOf([1])).toEqual([
+      { path: "", message: "expected a definition object {name, tasks, …}, got an array" },
+    ]);
   });
 
   it("refuses a version field: versions are assigned by the server", () => {
@@ -17,7 +22,11 @@ describe("the document", () => {
   });
 
   it("refuses unknown top-level fields with a suggestion", () => {
-    expectProblem(problemsOf({ name: "p", tasks: [{ id: "a" }], input_shema: {} }), "", 'unknown field "input_shema" (did you mean "input_schema"?)');
+    expectProblem(
+      problemsOf({ name: "p", tasks: [{ id: "a" }], input_shema: {} }),
+      "",
+      'unknown field "input_shema" (did you mean "input_schema"?)',
+    );
   });
 
   it.each(["P", "-p", "", "a b", "x".repeat(129), "ünï"])("refuses the name %j", (name) => {
@@ -33,7 +42,11 @@ describe("the document", () => {
     expectProblem(problemsOf({ name: "p" }), "", "needs tasks");
     expectProblem(problemsOf({ name: "p", tasks: [] }), "tasks", "at least one task");
     expectProblem(problemsOf({ name: "p", tasks: {} }), "tasks", "expected an array of tasks, got an object");
-    expectProblem(problemsOf({ name: 5, tasks: [{ id: "a" }] }), "name", "expected a process name string, got a number");
+    expectProblem(
+      problemsOf({ name: 5, tasks: [{ id: "a" }] }),
+      "name",
+      "expected a process name string, got a number",
+    );
   });
 
   it("collects every problem instead of stopping at the first", () => {
@@ -42,46 +55,99 @@ describe("the document", () => {
   });
 
   it("carries the process name and the task id in task problems", () => {
-    const p = expectProblem(problemsOf(fetchDef({}, { on_error: [{ code: "http.500", retires: 1 }] })), "tasks[0].on_error[0]", 'unknown field "retires"');
+    const p = expectProblem(
+      problemsOf(fetchDef({}, { on_error: [{ code: "http.500", retires: 1 }] })),
+      "tasks[0].on_error[0]",
+      'unknown field "retires"',
+    );
     expect(p).toMatchObject({ process: "p", task: "call" });
   });
 });
 
 describe("input_schema, config_schema and $defs", () => {
   it("keeps schemas and checks them against the subset", () => {
-    const def = decoded({ name: "p", input_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] }, tasks: [{ id: "a" }] });
+    const def = decoded({
+      name: "p",
+      input_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+      tasks: [{ id: "a" }],
+    });
     expect(def.input_schema).toEqual({ type: "object", properties: { id: { type: "string" } }, required: ["id"] });
-    expectProblem(problemsOf({ name: "p", input_schema: { type: "object", properties: { e: { type: "string", format: "email" } } }, tasks: [{ id: "a" }] }), "input_schema.properties.e", 'unknown field "format"');
+    expectProblem(
+      problemsOf({
+        name: "p",
+        input_schema: { type: "object", properties: { e: { type: "string", format: "email" } } },
+        tasks: [{ id: "a" }],
+      }),
+      "input_schema.properties.e",
+      'unknown field "format"',
+    );
   });
 
   it("requires input_schema to describe an object", () => {
-    expectProblem(problemsOf({ name: "p", input_schema: { type: "string" }, tasks: [{ id: "a" }] }), "input_schema", "must describe an object");
+    expectProblem(
+      problemsOf({ name: "p", input_schema: { type: "string" }, tasks: [{ id: "a" }] }),
+      "input_schema",
+      "must describe an object",
+    );
   });
 
   it("resolves $ref against $defs and refuses unknown names", () => {
-    decoded({ name: "p", $defs: { money: { type: "integer" } }, input_schema: { type: "object", properties: { m: { $ref: "#/$defs/money" } } }, tasks: [{ id: "a" }] });
+    decoded({
+      name: "p",
+      $defs: { money: { type: "integer" } },
+      input_schema: { type: "object", properties: { m: { $ref: "#/$defs/money" } } },
+      tasks: [{ id: "a" }],
+    });
     expectProblem(
-      problemsOf({ name: "p", $defs: { money: { type: "integer" } }, input_schema: { type: "object", properties: { m: { $ref: "#/$defs/mony" } } }, tasks: [{ id: "a" }] }),
+      problemsOf({
+        name: "p",
+        $defs: { money: { type: "integer" } },
+        input_schema: { type: "object", properties: { m: { $ref: "#/$defs/mony" } } },
+        tasks: [{ id: "a" }],
+      }),
       "input_schema.properties.m.$ref",
       "names no schema in $defs (known: money)",
     );
-    expectProblem(problemsOf({ name: "p", $defs: { "bad name": {} }, tasks: [{ id: "a" }] }), '$defs["bad name"]', "must match");
+    expectProblem(
+      problemsOf({ name: "p", $defs: { "bad name": {} }, tasks: [{ id: "a" }] }),
+      '$defs["bad name"]',
+      "must match",
+    );
   });
 
   it("accepts a flat config_schema and refuses nested settings", () => {
-    decoded({ name: "p", config_schema: { type: "object", properties: { API_URL: { type: "string", default: "https://x" }, KEY: { type: "string", secret: true } } }, tasks: [{ id: "a" }] });
+    decoded({
+      name: "p",
+      config_schema: {
+        type: "object",
+        properties: { API_URL: { type: "string", default: "https://x" }, KEY: { type: "string", secret: true } },
+      },
+      tasks: [{ id: "a" }],
+    });
     expectProblem(
-      problemsOf({ name: "p", config_schema: { type: "object", properties: { nested: { type: "object" } } }, tasks: [{ id: "a" }] }),
+      problemsOf({
+        name: "p",
+        config_schema: { type: "object", properties: { nested: { type: "object" } } },
+        tasks: [{ id: "a" }],
+      }),
       "config_schema.properties.nested",
       "config_schema is flat",
     );
-    expectProblem(problemsOf({ name: "p", config_schema: { type: "string" }, tasks: [{ id: "a" }] }), "config_schema", 'must be {type: "object"');
+    expectProblem(
+      problemsOf({ name: "p", config_schema: { type: "string" }, tasks: [{ id: "a" }] }),
+      "config_schema",
+      'must be {type: "object"',
+    );
   });
 });
 
 describe("reachability", () => {
   it("reports a task no path reaches", () => {
-    const p = expectProblem(problemsOf({ name: "p", tasks: [{ id: "a", switch: "end" }, { id: "b" }] }), "tasks[1]", 'task "b" is never reached');
+    const p = expectProblem(
+      problemsOf({ name: "p", tasks: [{ id: "a", switch: "end" }, { id: "b" }] }),
+      "tasks[1]",
+      'task "b" is never reached',
+    );
     expect(p.task).toBe("b");
   });
 
@@ -98,7 +164,11 @@ describe("reachability", () => {
   });
 
   it("does not count a fall-through from a task whose switch always jumps", () => {
-    expectProblem(problemsOf({ name: "p", tasks: [{ id: "a", switch: [{ goto: "$c" }] }, { id: "b" }, { id: "c" }] }), "tasks[1]", "never reached");
+    expectProblem(
+      problemsOf({ name: "p", tasks: [{ id: "a", switch: [{ goto: "$c" }] }, { id: "b" }, { id: "c" }] }),
+      "tasks[1]",
+      "never reached",
+    );
   });
 });
 
@@ -107,7 +177,12 @@ describe("raise and panic of one code", () => {
     const p = expectProblem(
       problemsOf({
         name: "p",
-        tasks: [{ id: "a", switch: [{ case: "true", raise: { code: "bad", message: "x" } }, { panic: { code: "bad", message: "y" } }] }],
+        tasks: [
+          {
+            id: "a",
+            switch: [{ case: "true", raise: { code: "bad", message: "x" } }, { panic: { code: "bad", message: "y" } }],
+          },
+        ],
       }),
       "tasks[0].switch[1].panic",
       'code "bad" is both raised (tasks[0].switch[0].raise)',
@@ -117,7 +192,10 @@ describe("raise and panic of one code", () => {
 
   it("counts raises keys as raised", () => {
     expectProblem(
-      problemsOf({ name: "p", tasks: [{ id: "a", raises: { bad: null }, switch: [{ panic: { code: "bad", message: "y" } }] }] }),
+      problemsOf({
+        name: "p",
+        tasks: [{ id: "a", raises: { bad: null }, switch: [{ panic: { code: "bad", message: "y" } }] }],
+      }),
       "tasks[0].switch[0].panic",
       "both raised",
     );

@@ -21,7 +21,16 @@ export function decodeDefinition(raw: unknown, ctx: DecodeContext = {}): DecodeR
     // Every walk is recursive: absurdly deep JSON is refused instead of failing the request.
     if (!(e instanceof RangeError)) throw e;
     const process = isPlainObject(raw) && typeof raw.name === "string" ? raw.name : undefined;
-    return { ok: false, problems: [{ ...(process === undefined ? {} : { process }), path: "", message: "the definition is nested too deeply to check" }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          ...(process === undefined ? {} : { process }),
+          path: "",
+          message: "the definition is nested too deeply to check",
+        },
+      ],
+    };
   }
 }
 
@@ -36,12 +45,19 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
   const defNames = isPlainObject(raw.$defs) ? Object.keys(raw.$defs) : [];
   const sc: Scope = { sink, defNames };
 
-  rejectUnknownFields(sc, raw, DEFINITION_FIELDS, "", (k) => (k === "version" ? "versions are assigned by the server" : undefined));
+  rejectUnknownFields(sc, raw, DEFINITION_FIELDS, "", (k) =>
+    k === "version" ? "versions are assigned by the server" : undefined,
+  );
   const def: Definition = { name: "", tasks: [] };
   if (raw.name === undefined) report(sc, "", "a definition needs a name");
-  else if (typeof raw.name !== "string") report(sc, "name", `expected a process name string, got ${describeKind(raw.name)}`);
+  else if (typeof raw.name !== "string")
+    report(sc, "name", `expected a process name string, got ${describeKind(raw.name)}`);
   else if (!PROCESS_NAME.test(raw.name))
-    report(sc, "name", `"${raw.name}" is not a valid process name: lower-case letters, digits, _ . - (starting with a letter or digit, at most 128 characters)`);
+    report(
+      sc,
+      "name",
+      `"${raw.name}" is not a valid process name: lower-case letters, digits, _ . - (starting with a letter or digit, at most 128 characters)`,
+    );
   else def.name = raw.name;
 
   if (raw.$defs !== undefined) def.$defs = decodeDefs(sc, raw.$defs);
@@ -56,11 +72,24 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
   else if (raw.tasks.length === 0) report(sc, "tasks", "a definition needs at least one task");
   else {
     const ids = collectIds(sc, raw.tasks);
-    const names = { self: typeof raw.name === "string" ? raw.name : undefined, batch: ctx.batchNames ?? [], exists: ctx.processExists };
+    const names = {
+      self: typeof raw.name === "string" ? raw.name : undefined,
+      batch: ctx.batchNames ?? [],
+      exists: ctx.processExists,
+    };
     raw.tasks.forEach((rawTask, index) => {
       const before = sink.problems.length;
-      const task = decodeTask(sc, rawTask, { ids, index, isLast: index === (raw.tasks as unknown[]).length - 1 }, names);
-      if (task === undefined || sink.problems.slice(before).some((p) => /\.(switch|on_error)\b/.test(p.path) || p.path === `tasks[${index}]`)) routingOk = false;
+      const task = decodeTask(
+        sc,
+        rawTask,
+        { ids, index, isLast: index === (raw.tasks as unknown[]).length - 1 },
+        names,
+      );
+      if (
+        task === undefined ||
+        sink.problems.slice(before).some((p) => /\.(switch|on_error)\b/.test(p.path) || p.path === `tasks[${index}]`)
+      )
+        routingOk = false;
       if (task !== undefined) {
         def.tasks.push(task);
         rawIndex.push(index);
@@ -75,20 +104,28 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     checkRaisedAndPanicked(sc, def);
     checkChildPatterns(sc, def, ctx);
     for (const p of typeDefinition(def).problems) sink.add(p.path, p.message, p.task);
-    for (const p of sink.problems.slice(before)) p.path = p.path.replace(/^tasks\[(\d+)\]/, (_, k) => `tasks[${rawIndex[Number(k)]}]`);
+    for (const p of sink.problems.slice(before))
+      p.path = p.path.replace(/^tasks\[(\d+)\]/, (_, k) => `tasks[${rawIndex[Number(k)]}]`);
     // Reachability over a half-decoded routing graph would only add noise to the real problems.
     if (routingOk) {
       for (const task of unreachableTasks(def))
-        sink.add(`tasks[${def.tasks.indexOf(task)}]`, `task "${task.id}" is never reached from the first task ("${def.tasks[0].id}")`, task.id);
+        sink.add(
+          `tasks[${def.tasks.indexOf(task)}]`,
+          `task "${task.id}" is never reached from the first task ("${def.tasks[0].id}")`,
+          task.id,
+        );
       for (const cycle of endlessRoutingCycles(def)) {
         const ids = cycle.map((i) => `"${def.tasks[i].id}"`).join(" → ");
-        sink.add(`tasks[${cycle[0]}]`, `tasks ${ids} → "${def.tasks[cycle[0]].id}" loop forever: none has an action and every step is unconditional`, def.tasks[cycle[0]].id);
+        sink.add(
+          `tasks[${cycle[0]}]`,
+          `tasks ${ids} → "${def.tasks[cycle[0]].id}" loop forever: none has an action and every step is unconditional`,
+          def.tasks[cycle[0]].id,
+        );
       }
     }
   }
   return sink.problems.length === 0 ? { ok: true, definition: def } : fail();
 }
-
 
 function collectIds(sc: Scope, rawTasks: unknown[]): Set<string> {
   const ids = new Set<string>();
@@ -102,4 +139,3 @@ function collectIds(sc: Scope, rawTasks: unknown[]): Set<string> {
   });
   return ids;
 }
-

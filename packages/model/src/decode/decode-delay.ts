@@ -6,7 +6,8 @@ import { rejectUnknownFields, report, type Scope } from "./scope.js";
 export function decodeDelay(sc: Scope, raw: Record<string, unknown>, path: string): DelayAction {
   rejectUnknownFields(sc, raw, ["type", "for", "until", "tz"], path);
   const out: DelayAction = { type: "delay" };
-  if (raw.for === undefined && raw.until === undefined) report(sc, path, "a delay needs for (a duration) or until (a time)");
+  if (raw.for === undefined && raw.until === undefined)
+    report(sc, path, "a delay needs for (a duration) or until (a time)");
   if (raw.for !== undefined && raw.until !== undefined) report(sc, path, "give either for or until, not both");
   if (raw.for !== undefined) {
     const f = decodeFor(sc, raw.for, joinPath(path, "for"));

@@ -40,14 +40,16 @@ export function decodeConfigSchema(sc: Scope, raw: unknown): Schema | undefined 
   const s = decodeSchema(sc, raw, "config_schema");
   if (s === undefined) return undefined;
   const types = typeNames(s);
-  if (types === undefined || types.length !== 1 || types[0] !== "object") report(sc, "config_schema", 'config_schema must be {type: "object", properties: {…}}');
+  if (types === undefined || types.length !== 1 || types[0] !== "object")
+    report(sc, "config_schema", 'config_schema must be {type: "object", properties: {…}}');
   if (!isPlainObject(s.properties)) {
     report(sc, "config_schema", "config_schema needs properties (one per setting)");
     return s;
   }
   for (const [name, prop] of Object.entries(s.properties)) {
     const at = joinPath("config_schema.properties", name);
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) report(sc, at, `setting "${name}" must be letters, digits and _ (it names an environment variable)`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      report(sc, at, `setting "${name}" must be letters, digits and _ (it names an environment variable)`);
     if (!isPlainObject(prop)) continue;
     const t = typeNames(prop);
     if (t === undefined || t.some((x) => !CONFIG_TYPES.includes(x)))
@@ -55,4 +57,3 @@ export function decodeConfigSchema(sc: Scope, raw: unknown): Schema | undefined 
   }
   return s;
 }
-

@@ -4,10 +4,29 @@ import { describeKind } from "../json-kind.js";
 import { joinPath } from "../problems.js";
 import { literalPrefix, literalText } from "../template-text.js";
 import { decodeTimeout } from "./decode-timing.js";
-import { decodeSchema, decodeSchemaOrNull, expectObject, expectString, rejectUnknownFields, report, type Scope } from "./scope.js";
+import {
+  decodeSchema,
+  decodeSchemaOrNull,
+  expectObject,
+  expectString,
+  rejectUnknownFields,
+  report,
+  type Scope,
+} from "./scope.js";
 
 export const HTTP_METHODS: readonly string[] = ["get", "post", "put", "patch", "delete", "head", "options"];
-const FETCH_FIELDS = ["type", "url", "method", "headers", "query", "body", "result_schema", "responses", "accepted_status", "timeout"];
+const FETCH_FIELDS = [
+  "type",
+  "url",
+  "method",
+  "headers",
+  "query",
+  "body",
+  "result_schema",
+  "responses",
+  "accepted_status",
+  "timeout",
+];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESPONSE_KEY = /^[1-5](\d\d|xx)$/;
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
@@ -28,7 +47,12 @@ export function decodeFetch(sc: Scope, raw: Record<string, unknown>, path: strin
     const m = expectString(sc, raw.method, joinPath(path, "method"), "an HTTP method");
     if (m !== undefined) {
       if (HTTP_METHODS.includes(m.toLowerCase())) out.method = m.toLowerCase();
-      else report(sc, joinPath(path, "method"), `unknown HTTP method "${m}"; expected one of ${HTTP_METHODS.join(", ")} (any case)`);
+      else
+        report(
+          sc,
+          joinPath(path, "method"),
+          `unknown HTTP method "${m}"; expected one of ${HTTP_METHODS.join(", ")} (any case)`,
+        );
     }
   }
   if (raw.headers !== undefined) out.headers = decodeHeaders(sc, raw.headers, joinPath(path, "headers"));
@@ -36,13 +60,19 @@ export function decodeFetch(sc: Scope, raw: Record<string, unknown>, path: strin
   if (raw.body !== undefined) {
     out.body = raw.body as FetchAction["body"];
     if (out.method === "get" || out.method === "head")
-      report(sc, joinPath(path, "body"), `a body is never sent with ${out.method.toUpperCase()}; remove it or use another method`);
+      report(
+        sc,
+        joinPath(path, "body"),
+        `a body is never sent with ${out.method.toUpperCase()}; remove it or use another method`,
+      );
   }
   if (raw.result_schema !== undefined && raw.responses !== undefined)
     report(sc, path, "give either result_schema or responses, not both");
-  if (raw.result_schema !== undefined) out.result_schema = decodeSchema(sc, raw.result_schema, joinPath(path, "result_schema"));
+  if (raw.result_schema !== undefined)
+    out.result_schema = decodeSchema(sc, raw.result_schema, joinPath(path, "result_schema"));
   if (raw.responses !== undefined) out.responses = decodeResponses(sc, raw.responses, joinPath(path, "responses"));
-  if (raw.accepted_status !== undefined) out.accepted_status = decodeAcceptedStatus(sc, raw.accepted_status, joinPath(path, "accepted_status"));
+  if (raw.accepted_status !== undefined)
+    out.accepted_status = decodeAcceptedStatus(sc, raw.accepted_status, joinPath(path, "accepted_status"));
   if (raw.timeout !== undefined) out.timeout = decodeTimeout(sc, raw.timeout, joinPath(path, "timeout"), false);
   return out;
 }
@@ -74,7 +104,8 @@ function decodeHeaders(sc: Scope, raw: unknown, path: string): FetchAction["head
     const at = joinPath(path, name);
     if (!HEADER_NAME.test(name)) report(sc, at, `"${name}" is not a valid HTTP header name`);
     const lower = name.toLowerCase();
-    if (lower.startsWith("x-baton-")) report(sc, at, `header "${name}" is reserved: the engine sets X-Baton-* headers itself`);
+    if (lower.startsWith("x-baton-"))
+      report(sc, at, `header "${name}" is reserved: the engine sets X-Baton-* headers itself`);
     const prev = seen.get(lower);
     if (prev !== undefined) report(sc, at, `header "${name}" is given twice (also as "${prev}")`);
     seen.set(lower, name);
@@ -100,7 +131,11 @@ function decodeQuery(sc: Scope, raw: unknown, path: string): FetchAction["query"
       });
       continue;
     }
-    report(sc, at, `expected a string, number, boolean, null (omits the parameter) or an array (repeats it), got ${describeKind(value)}`);
+    report(
+      sc,
+      at,
+      `expected a string, number, boolean, null (omits the parameter) or an array (repeats it), got ${describeKind(value)}`,
+    );
   }
   return obj as FetchAction["query"];
 }
@@ -111,7 +146,8 @@ function decodeResponses(sc: Scope, raw: unknown, path: string): FetchAction["re
   const out: NonNullable<FetchAction["responses"]> = {};
   for (const [status, schema] of Object.entries(obj)) {
     const at = joinPath(path, status);
-    if (!RESPONSE_KEY.test(status)) report(sc, at, `"${status}" is not a status; expected a code like "200" or a class like "5xx"`);
+    if (!RESPONSE_KEY.test(status))
+      report(sc, at, `"${status}" is not a status; expected a code like "200" or a class like "5xx"`);
     const s = decodeSchemaOrNull(sc, schema, at);
     if (s !== undefined) out[status] = s;
   }
@@ -127,7 +163,11 @@ function decodeAcceptedStatus(sc: Scope, raw: unknown, path: string): number[] |
   const out: number[] = [];
   raw.forEach((v, i) => {
     if (typeof v !== "number" || !Number.isInteger(v) || v < 100 || v > 599)
-      report(sc, joinPath(path, i), `expected an integer status between 100 and 599, got ${typeof v === "number" ? v : describeKind(v)}`);
+      report(
+        sc,
+        joinPath(path, i),
+        `expected an integer status between 100 and 599, got ${typeof v === "number" ? v : describeKind(v)}`,
+      );
     else if (out.includes(v)) report(sc, joinPath(path, i), `status ${v} is listed twice`);
     else out.push(v);
   });

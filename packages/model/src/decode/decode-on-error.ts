@@ -13,7 +13,11 @@ const RULE_FIELDS = ["code", "retry", "retries", "goto", "raise", "panic", "not_
 export function decodeOnError(sc: Scope, raw: unknown, path: string, tasks: TaskIndex): ErrorRule[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) {
-    report(sc, path, `expected an array of rules {code?, retry?, goto | raise | panic, not_reached?}, got ${describeKind(raw)}`);
+    report(
+      sc,
+      path,
+      `expected an array of rules {code?, retry?, goto | raise | panic, not_reached?}, got ${describeKind(raw)}`,
+    );
     return [];
   }
   const out: ErrorRule[] = [];
@@ -25,12 +29,18 @@ export function decodeOnError(sc: Scope, raw: unknown, path: string, tasks: Task
     checkOneOutcome(sc, obj, at, true);
     const rule: ErrorRule = {};
     if (obj.code === undefined) {
-      if (i !== raw.length - 1) report(sc, at, "a rule without code catches everything and must be the last; the rules after it could never match");
+      if (i !== raw.length - 1)
+        report(
+          sc,
+          at,
+          "a rule without code catches everything and must be the last; the rules after it could never match",
+        );
     } else rule.code = decodePatterns(sc, obj.code, joinPath(at, "code"));
     if (obj.retry !== undefined && obj.retries !== undefined) report(sc, at, "give either retry or retries, not both");
     else if (obj.retry !== undefined) rule.retry = decodeRetry(sc, obj.retry, joinPath(at, "retry"));
     else if (obj.retries !== undefined) rule.retry = decodeRetry(sc, obj.retries, joinPath(at, "retries"));
-    if (obj.goto !== undefined) rule.goto = decodeGoto(sc, obj.goto, joinPath(at, "goto"), tasks, false) as ErrorRule["goto"];
+    if (obj.goto !== undefined)
+      rule.goto = decodeGoto(sc, obj.goto, joinPath(at, "goto"), tasks, false) as ErrorRule["goto"];
     if (obj.raise !== undefined) rule.raise = decodeAuthoredError(sc, obj.raise, joinPath(at, "raise"));
     if (obj.panic !== undefined) rule.panic = decodeAuthoredError(sc, obj.panic, joinPath(at, "panic"));
     if (obj.not_reached !== undefined) {
@@ -53,7 +63,12 @@ function reportShadowedPatterns(sc: Scope, rules: ErrorRule[], path: string): vo
   rules.forEach((rule, i) => {
     rule.code?.forEach((pattern, k) => {
       const j = rules.slice(0, i).findIndex((earlier) => earlier.code?.some((q) => codeMatches(q, pattern)));
-      if (j !== -1) report(sc, joinPath(joinPath(joinPath(path, i), "code"), k), `"${pattern}" can never match here: on_error[${j}] already catches every code it names`);
+      if (j !== -1)
+        report(
+          sc,
+          joinPath(joinPath(joinPath(path, i), "code"), k),
+          `"${pattern}" can never match here: on_error[${j}] already catches every code it names`,
+        );
     });
   });
 }
@@ -61,14 +76,19 @@ function reportShadowedPatterns(sc: Scope, rules: ErrorRule[], path: string): vo
 function decodePatterns(sc: Scope, raw: unknown, path: string): string[] | undefined {
   const list = typeof raw === "string" ? [raw] : raw;
   if (!Array.isArray(list) || list.length === 0) {
-    report(sc, path, `expected a code pattern or a non-empty array of them (e.g. ["http.5%", "pre.%"]), got ${describeKind(raw)}`);
+    report(
+      sc,
+      path,
+      `expected a code pattern or a non-empty array of them (e.g. ["http.5%", "pre.%"]), got ${describeKind(raw)}`,
+    );
     return undefined;
   }
   const out: string[] = [];
   list.forEach((p, i) => {
     const at = typeof raw === "string" ? path : joinPath(path, i);
     if (typeof p !== "string") report(sc, at, `expected a code pattern, got ${describeKind(p)}`);
-    else if (!CODE_PATTERN.test(p)) report(sc, at, `"${p}" is not a code pattern (lower-case codes, dots, digits, _ and % as the only wildcard)`);
+    else if (!CODE_PATTERN.test(p))
+      report(sc, at, `"${p}" is not a code pattern (lower-case codes, dots, digits, _ and % as the only wildcard)`);
     else if (p.startsWith("engine.")) report(sc, at, `"${p}" can never match: engine.* codes are never caught`);
     else out.push(p);
   });
@@ -78,7 +98,13 @@ function decodePatterns(sc: Scope, raw: unknown, path: string): string[] | undef
 /** `N` → `{retries: N}`; the object form is completed with the defaults so the engine never guesses. */
 export function decodeRetry(sc: Scope, raw: unknown, path: string): RetryPolicy | undefined {
   if (typeof raw === "number") {
-    if (isNonNegativeInteger(raw)) return { retries: raw, delay: DEFAULT_RETRY_DELAY, factor: DEFAULT_RETRY_FACTOR, max_delay: defaultMaxDelay(DEFAULT_RETRY_DELAY) };
+    if (isNonNegativeInteger(raw))
+      return {
+        retries: raw,
+        delay: DEFAULT_RETRY_DELAY,
+        factor: DEFAULT_RETRY_FACTOR,
+        max_delay: defaultMaxDelay(DEFAULT_RETRY_DELAY),
+      };
     report(sc, path, `expected a non-negative integer number of retries, got ${raw}`);
     return undefined;
   }
@@ -87,15 +113,24 @@ export function decodeRetry(sc: Scope, raw: unknown, path: string): RetryPolicy 
   rejectUnknownFields(sc, obj, ["retries", "delay", "factor", "max_delay"], path);
   let ok = true;
   if (!isNonNegativeInteger(obj.retries)) {
-    report(sc, joinPath(path, "retries"), `expected a non-negative integer, got ${typeof obj.retries === "number" ? obj.retries : describeKind(obj.retries)}`);
+    report(
+      sc,
+      joinPath(path, "retries"),
+      `expected a non-negative integer, got ${typeof obj.retries === "number" ? obj.retries : describeKind(obj.retries)}`,
+    );
     ok = false;
   }
   const delay = obj.delay === undefined ? DEFAULT_RETRY_DELAY : staticDuration(sc, obj.delay, joinPath(path, "delay"));
-  const maxDelay = obj.max_delay === undefined ? undefined : staticDuration(sc, obj.max_delay, joinPath(path, "max_delay"));
+  const maxDelay =
+    obj.max_delay === undefined ? undefined : staticDuration(sc, obj.max_delay, joinPath(path, "max_delay"));
   let factor = DEFAULT_RETRY_FACTOR;
   if (obj.factor !== undefined) {
     if (typeof obj.factor !== "number" || !Number.isFinite(obj.factor) || obj.factor < 1) {
-      report(sc, joinPath(path, "factor"), `expected a number ≥ 1, got ${typeof obj.factor === "number" ? obj.factor : describeKind(obj.factor)}`);
+      report(
+        sc,
+        joinPath(path, "factor"),
+        `expected a number ≥ 1, got ${typeof obj.factor === "number" ? obj.factor : describeKind(obj.factor)}`,
+      );
       ok = false;
     } else factor = obj.factor;
   }

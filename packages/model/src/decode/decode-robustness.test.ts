@@ -19,21 +19,48 @@ function prng(seed: number): () => number {
   };
 }
 
-const ODD_VALUES: unknown[] = [null, true, 0, -1, 1.5, "", "$:", "${", "$: (", "end", "next", "$nope", [], {}, [null], { type: "fetch" }, "x".repeat(300)];
+const ODD_VALUES: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  "",
+  "$:",
+  "${",
+  "$: (",
+  "end",
+  "next",
+  "$nope",
+  [],
+  {},
+  [null],
+  { type: "fetch" },
+  "x".repeat(300),
+];
 
 function mutate(value: unknown, random: () => number): unknown {
   const copy = structuredClone(value);
   const nodes: Array<{ parent: Record<string, unknown> | unknown[]; key: string | number }> = [];
   const walk = (v: unknown) => {
-    if (Array.isArray(v)) v.forEach((x, i) => { nodes.push({ parent: v, key: i }); walk(x); });
-    else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) { nodes.push({ parent: v as Record<string, unknown>, key: k }); walk(x); }
+    if (Array.isArray(v))
+      v.forEach((x, i) => {
+        nodes.push({ parent: v, key: i });
+        walk(x);
+      });
+    else if (v !== null && typeof v === "object")
+      for (const [k, x] of Object.entries(v)) {
+        nodes.push({ parent: v as Record<string, unknown>, key: k });
+        walk(x);
+      }
   };
   walk(copy);
   const edits = 1 + Math.floor(random() * 3);
   for (let e = 0; e < edits && nodes.length > 0; e++) {
     const { parent, key } = nodes[Math.floor(random() * nodes.length)];
     const r = random();
-    if (r < 0.6) (parent as Record<string | number, unknown>)[key] = ODD_VALUES[Math.floor(random() * ODD_VALUES.length)];
+    if (r < 0.6)
+      (parent as Record<string | number, unknown>)[key] = ODD_VALUES[Math.floor(random() * ODD_VALUES.length)];
     else if (r < 0.8 && !Array.isArray(parent)) delete (parent as Record<string, unknown>)[key as string];
     else if (!Array.isArray(parent)) (parent as Record<string, unknown>).surprise = 1;
   }
@@ -63,9 +90,13 @@ describe("decoding malformed definitions", () => {
       for (const p of r.problems) {
         expect(typeof p.path).toBe("string");
         expect(p.message.length).toBeGreaterThan(0);
-        if (typeof rawDef.name === "string") expect(p.process, "every problem names the process when it is known").toBe(rawDef.name);
+        if (typeof rawDef.name === "string")
+          expect(p.process, "every problem names the process when it is known").toBe(rawDef.name);
         const m = /^tasks\[(\d+)\]/.exec(p.path);
-        const rawTask = m !== null && Array.isArray(rawDef.tasks) ? (rawDef.tasks[Number(m[1])] as { id?: unknown } | undefined) : undefined;
+        const rawTask =
+          m !== null && Array.isArray(rawDef.tasks)
+            ? (rawDef.tasks[Number(m[1])] as { id?: unknown } | undefined)
+            : undefined;
         if (rawTask !== null && typeof rawTask === "object" && typeof rawTask.id === "string")
           expect(p.task, `a problem inside a task names it: ${p.path}: ${p.message}`).toBe(rawTask.id);
       }
@@ -79,6 +110,9 @@ describe("absurdly deep definitions", () => {
     let deep: unknown = "leaf";
     for (let i = 0; i < 200_000; i++) deep = [deep];
     const r = decodeDefinition({ name: "p", tasks: [{ id: "a", output: deep }] });
-    expect(r).toEqual({ ok: false, problems: [{ process: "p", path: "", message: "the definition is nested too deeply to check" }] });
+    expect(r).toEqual({
+      ok: false,
+      problems: [{ process: "p", path: "", message: "the definition is nested too deeply to check" }],
+    });
   });
 });

@@ -13,7 +13,13 @@ export interface TaskIndex {
   isLast: boolean;
 }
 
-export function decodeGoto(sc: Scope, raw: unknown, path: string, tasks: TaskIndex, allowNext: boolean): Goto | undefined {
+export function decodeGoto(
+  sc: Scope,
+  raw: unknown,
+  path: string,
+  tasks: TaskIndex,
+  allowNext: boolean,
+): Goto | undefined {
   const expected = allowNext ? '"next", "end" or "$<task-id>"' : '"end" or "$<task-id>"';
   if (typeof raw !== "string") {
     report(sc, path, `expected ${expected}, got ${describeKind(raw)}`);

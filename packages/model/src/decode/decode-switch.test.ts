@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { decoded, expectProblem, problemsOf } from "../../test/helpers.js";
 
-const two = (sw: unknown, extra: Record<string, unknown> = {}) => ({ name: "p", tasks: [{ id: "a", output: { ok: true }, switch: sw, ...extra }, { id: "b" }] });
+const two = (sw: unknown, extra: Record<string, unknown> = {}) => ({
+  name: "p",
+  tasks: [{ id: "a", output: { ok: true }, switch: sw, ...extra }, { id: "b" }],
+});
 const S = "tasks[0].switch";
 
 describe("switch shorthands", () => {
@@ -13,12 +16,18 @@ describe("switch shorthands", () => {
 
   it('expands "end" and "$id" to one goto case', () => {
     expect(decoded({ name: "p", tasks: [{ id: "a", switch: "end" }] }).tasks[0].switch).toEqual([{ goto: "end" }]);
-    expect(decoded({ name: "p", tasks: [{ id: "a", switch: "$b" }, { id: "b" }] }).tasks[0].switch).toEqual([{ goto: "$b" }]);
+    expect(decoded({ name: "p", tasks: [{ id: "a", switch: "$b" }, { id: "b" }] }).tasks[0].switch).toEqual([
+      { goto: "$b" },
+    ]);
   });
 
   it('refuses "next" on the last task', () => {
     expectProblem(problemsOf({ name: "p", tasks: [{ id: "a", switch: "next" }] }), S, 'goto "next" on the last task');
-    expectProblem(problemsOf({ name: "p", tasks: [{ id: "a", switch: [{ goto: "next" }] }] }), `${S}[0].goto`, "on the last task");
+    expectProblem(
+      problemsOf({ name: "p", tasks: [{ id: "a", switch: [{ goto: "next" }] }] }),
+      `${S}[0].goto`,
+      "on the last task",
+    );
   });
 
   it("refuses unknown targets and bare ids with a hint", () => {
@@ -30,17 +39,29 @@ describe("switch shorthands", () => {
 
 describe("switch cases", () => {
   it("keeps cases in order", () => {
-    const sw = [{ case: "self.output.ok", goto: "$b" }, { case: "!self.output.ok", raise: { code: "not_ok", message: "not ok" } }, { panic: { code: "weird", message: "?" } }];
+    const sw = [
+      { case: "self.output.ok", goto: "$b" },
+      { case: "!self.output.ok", raise: { code: "not_ok", message: "not ok" } },
+      { panic: { code: "weird", message: "?" } },
+    ];
     expect(decoded(two(sw)).tasks[0].switch).toEqual(sw);
   });
 
   it("needs exactly one of goto, raise, panic", () => {
     expectProblem(problemsOf(two([{ case: "true" }])), `${S}[0]`, "needs one of goto, raise or panic");
-    expectProblem(problemsOf(two([{ goto: "end", raise: { code: "x", message: "m" } }])), `${S}[0]`, "only one of goto, raise, panic (got goto and raise)");
+    expectProblem(
+      problemsOf(two([{ goto: "end", raise: { code: "x", message: "m" } }])),
+      `${S}[0]`,
+      "only one of goto, raise, panic (got goto and raise)",
+    );
   });
 
   it("requires the default case to be last", () => {
-    expectProblem(problemsOf(two([{ goto: "end" }, { case: "true", goto: "$b" }])), `${S}[0]`, "default case (without case) must be the last");
+    expectProblem(
+      problemsOf(two([{ goto: "end" }, { case: "true", goto: "$b" }])),
+      `${S}[0]`,
+      "default case (without case) must be the last",
+    );
   });
 
   it("refuses unknown fields in a case", () => {
@@ -53,15 +74,31 @@ describe("switch cases", () => {
   });
 
   it("checks authored codes and messages", () => {
-    expectProblem(problemsOf(two([{ raise: { code: "http.500", message: "x" } }])), `${S}[0].raise.code`, "dotted codes are reserved for engine codes");
-    expectProblem(problemsOf(two([{ raise: { code: "Bad", message: "x" } }])), `${S}[0].raise.code`, "not lower_snake_case");
+    expectProblem(
+      problemsOf(two([{ raise: { code: "http.500", message: "x" } }])),
+      `${S}[0].raise.code`,
+      "dotted codes are reserved for engine codes",
+    );
+    expectProblem(
+      problemsOf(two([{ raise: { code: "Bad", message: "x" } }])),
+      `${S}[0].raise.code`,
+      "not lower_snake_case",
+    );
     expectProblem(problemsOf(two([{ panic: { code: "bad" } }])), `${S}[0].panic`, "needs message");
     expectProblem(problemsOf(two([{ panic: { message: "m" } }])), `${S}[0].panic`, "needs code");
-    expectProblem(problemsOf(two([{ panic: { code: "bad", message: "m", data: 1 } }])), `${S}[0].panic`, 'unknown field "data"');
+    expectProblem(
+      problemsOf(two([{ panic: { code: "bad", message: "m", data: 1 } }])),
+      `${S}[0].panic`,
+      'unknown field "data"',
+    );
   });
 
   it("requires case to be a boolean expression", () => {
-    expectProblem(problemsOf(two([{ case: "self.output", goto: "end" }])), `${S}[0].case`, "case must be a boolean expression");
+    expectProblem(
+      problemsOf(two([{ case: "self.output", goto: "end" }])),
+      `${S}[0].case`,
+      "case must be a boolean expression",
+    );
   });
 
   it("reports a case syntax error with a caret", () => {

@@ -25,11 +25,17 @@ export function decodeSwitch(sc: Scope, raw: unknown, path: string, tasks: TaskI
     checkOneOutcome(sc, obj, at, false);
     const c: SwitchCase = {};
     if (obj.case === undefined) {
-      if (i !== raw.length - 1) report(sc, at, "the default case (without case) must be the last; the cases after it could never match");
+      if (i !== raw.length - 1)
+        report(sc, at, "the default case (without case) must be the last; the cases after it could never match");
     } else if (typeof obj.case !== "string" || obj.case.trim() === "")
-      report(sc, joinPath(at, "case"), `expected a boolean expression, got ${typeof obj.case === "string" ? "an empty string" : describeKind(obj.case)}`);
+      report(
+        sc,
+        joinPath(at, "case"),
+        `expected a boolean expression, got ${typeof obj.case === "string" ? "an empty string" : describeKind(obj.case)}`,
+      );
     else {
-      if (obj.case.trimStart().startsWith("$:")) report(sc, joinPath(at, "case"), `case is a bare expression: drop the "$:" (got "${obj.case}")`);
+      if (obj.case.trimStart().startsWith("$:"))
+        report(sc, joinPath(at, "case"), `case is a bare expression: drop the "$:" (got "${obj.case}")`);
       c.case = obj.case;
     }
     if (obj.goto !== undefined) c.goto = decodeGoto(sc, obj.goto, joinPath(at, "goto"), tasks, true);

@@ -21,7 +21,11 @@ describe("task ids", () => {
   });
 
   it("refuses duplicate ids, naming the first", () => {
-    expectProblem(problemsOf({ name: "p", tasks: [{ id: "a" }, { id: "a" }] }), "tasks[1].id", 'duplicate task id "a" (also tasks[0])');
+    expectProblem(
+      problemsOf({ name: "p", tasks: [{ id: "a" }, { id: "a" }] }),
+      "tasks[1].id",
+      'duplicate task id "a" (also tasks[0])',
+    );
   });
 
   it("requires an id string", () => {
@@ -44,25 +48,54 @@ describe("task fields", () => {
   });
 
   it("decodes raises: authored codes to a schema or null", () => {
-    const def = decoded(one({ id: "a", action: { type: "external" }, raises: { declined: { type: "object", properties: { reason: { type: "string" } } }, gone: null } }));
-    expect(def.tasks[0].raises).toEqual({ declined: { type: "object", properties: { reason: { type: "string" } } }, gone: null });
+    const def = decoded(
+      one({
+        id: "a",
+        action: { type: "external" },
+        raises: { declined: { type: "object", properties: { reason: { type: "string" } } }, gone: null },
+      }),
+    );
+    expect(def.tasks[0].raises).toEqual({
+      declined: { type: "object", properties: { reason: { type: "string" } } },
+      gone: null,
+    });
   });
 
   it("refuses a raises code with a dot, explaining dots are engine codes", () => {
-    expectProblem(problemsOf(one({ id: "a", raises: { "card.declined": null } })), 'tasks[0].raises["card.declined"]', "dotted codes are reserved for engine codes");
-    expectProblem(problemsOf(one({ id: "a", raises: { Declined: null } })), "tasks[0].raises.Declined", "not lower_snake_case");
-    expectProblem(problemsOf(one({ id: "a", raises: { x: { format: "y" } } })), "tasks[0].raises.x", 'unknown field "format"');
+    expectProblem(
+      problemsOf(one({ id: "a", raises: { "card.declined": null } })),
+      'tasks[0].raises["card.declined"]',
+      "dotted codes are reserved for engine codes",
+    );
+    expectProblem(
+      problemsOf(one({ id: "a", raises: { Declined: null } })),
+      "tasks[0].raises.Declined",
+      "not lower_snake_case",
+    );
+    expectProblem(
+      problemsOf(one({ id: "a", raises: { x: { format: "y" } } })),
+      "tasks[0].raises.x",
+      'unknown field "format"',
+    );
   });
 
   it("drops only_once: false and keeps true", () => {
     expect(decoded(fetchDef({}, { only_once: false })).tasks[0].only_once).toBeUndefined();
     expect(decoded(fetchDef({}, { only_once: true })).tasks[0].only_once).toBe(true);
-    expectProblem(problemsOf(fetchDef({}, { only_once: "yes" })), "tasks[0].only_once", "expected true or false, got a string");
+    expectProblem(
+      problemsOf(fetchDef({}, { only_once: "yes" })),
+      "tasks[0].only_once",
+      "expected true or false, got a string",
+    );
     expectProblem(problemsOf(one({ id: "a", only_once: true })), "tasks[0].only_once", "needs an action");
   });
 
   it("refuses on_error on a task without action", () => {
-    expectProblem(problemsOf(one({ id: "a", on_error: [{ goto: "end" }] })), "tasks[0].on_error", "never applies to a task without an action");
+    expectProblem(
+      problemsOf(one({ id: "a", on_error: [{ goto: "end" }] })),
+      "tasks[0].on_error",
+      "never applies to a task without an action",
+    );
   });
 });
 
@@ -78,20 +111,36 @@ describe("task timeout", () => {
   });
 
   it("refuses a timeout both on the task and in the action", () => {
-    expectProblem(problemsOf(fetchDef({ timeout: "5s" }, { timeout: "6s" })), "tasks[0].timeout", "both on the task and inside the action");
+    expectProblem(
+      problemsOf(fetchDef({ timeout: "5s" }, { timeout: "6s" })),
+      "tasks[0].timeout",
+      "both on the task and inside the action",
+    );
   });
 
   it("refuses a timeout on tasks other than fetch and external", () => {
     expectProblem(problemsOf(one({ id: "a", timeout: "5s" })), "tasks[0].timeout", "needs a fetch or external action");
-    expectProblem(problemsOf(one({ id: "a", action: { type: "delay", for: "1s" }, timeout: "5s" })), "tasks[0].timeout", "only to fetch and external");
+    expectProblem(
+      problemsOf(one({ id: "a", action: { type: "delay", for: "1s" }, timeout: "5s" })),
+      "tasks[0].timeout",
+      "only to fetch and external",
+    );
   });
 
   it("refuses until on a fetch timeout", () => {
-    expectProblem(problemsOf(fetchDef({}, { timeout: { until: "2026-01-01T00:00:00Z" } })), "tasks[0].timeout", "a fetch timeout accepts only for");
+    expectProblem(
+      problemsOf(fetchDef({}, { timeout: { until: "2026-01-01T00:00:00Z" } })),
+      "tasks[0].timeout",
+      "a fetch timeout accepts only for",
+    );
   });
 
   it("refuses a bad duration", () => {
-    expectProblem(problemsOf(fetchDef({}, { timeout: "5 minutes" })), "tasks[0].timeout", 'invalid duration "5 minutes"');
+    expectProblem(
+      problemsOf(fetchDef({}, { timeout: "5 minutes" })),
+      "tasks[0].timeout",
+      'invalid duration "5 minutes"',
+    );
     expectProblem(problemsOf(fetchDef({}, { timeout: {} })), "tasks[0].timeout", "needs for");
   });
 });

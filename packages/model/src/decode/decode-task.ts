@@ -16,7 +16,8 @@ const TASK_FIELDS = ["id", "action", "output", "switch", "on_error", "raises", "
 
 export function taskIdProblem(id: string): string | undefined {
   if (RESERVED_TASK_IDS.includes(id)) return `task id "${id}" is reserved (it is a goto keyword)`;
-  if (!TASK_ID.test(id)) return `task id "${id}" must start with a letter or _ and contain only letters, digits, _ and - (at most 64 characters)`;
+  if (!TASK_ID.test(id))
+    return `task id "${id}" must start with a letter or _ and contain only letters, digits, _ and - (at most 64 characters)`;
   return undefined;
 }
 
@@ -42,19 +43,25 @@ export function decodeTask(base: Scope, raw: unknown, tasks: TaskIndex, names: C
   task.switch = decodeSwitch(sc, obj.switch, joinPath(path, "switch"), tasks);
   task.on_error = decodeOnError(sc, obj.on_error, joinPath(path, "on_error"), tasks);
   if (obj.on_error !== undefined && obj.action === undefined && task.on_error.length > 0)
-    report(sc, joinPath(path, "on_error"), "on_error never applies to a task without an action (only actions fail with catchable codes)");
+    report(
+      sc,
+      joinPath(path, "on_error"),
+      "on_error never applies to a task without an action (only actions fail with catchable codes)",
+    );
   if (obj.raises !== undefined) task.raises = decodeRaises(sc, obj.raises, joinPath(path, "raises"));
   if (obj.only_once !== undefined) {
     const v = expectBoolean(sc, obj.only_once, joinPath(path, "only_once"));
     // false is the default; dropping it keeps equivalent definitions hashing alike.
     if (v === true) task.only_once = true;
-    if (v === true && obj.action === undefined) report(sc, joinPath(path, "only_once"), "only_once needs an action to protect");
+    if (v === true && obj.action === undefined)
+      report(sc, joinPath(path, "only_once"), "only_once needs an action to protect");
   }
   for (const p of onlyOnceProblems(task)) report(sc, `${path}.${p.at}`, p.message);
   task.on_error.forEach((rule, i) => {
     rule.code?.forEach((code, k) => {
       const reason = unreachableCodeReason(task, code);
-      if (reason !== undefined) report(sc, `${path}.on_error[${i}].code[${k}]`, `"${code}" can never be caught here: ${reason}`);
+      if (reason !== undefined)
+        report(sc, `${path}.on_error[${i}].code[${k}]`, `"${code}" can never be caught here: ${reason}`);
     });
   });
   return task;
@@ -70,7 +77,11 @@ function moveTimeoutIntoAction(sc: Scope, task: Task, obj: Record<string, unknow
   }
   if (action === undefined) return;
   if (action.type !== "fetch" && action.type !== "external") {
-    report(sc, at, `timeout applies only to fetch and external actions, not ${action.type}${action.type === "delay" ? " (a delay takes for or until)" : ""}`);
+    report(
+      sc,
+      at,
+      `timeout applies only to fetch and external actions, not ${action.type}${action.type === "delay" ? " (a delay takes for or until)" : ""}`,
+    );
     return;
   }
   if (action.timeout !== undefined) {

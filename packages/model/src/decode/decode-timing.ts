@@ -38,19 +38,23 @@ export function checkUntil(sc: Scope, until: unknown, tz: unknown, path: string)
     return;
   }
   if (tz !== undefined) {
-    if (typeof tz !== "string") report(sc, joinPath(path, "tz"), `expected an IANA time zone name, got ${describeKind(tz)}`);
-    else if (!isValidTimeZone(tz)) report(sc, joinPath(path, "tz"), `unknown time zone "${tz}"; expected an IANA name like "Europe/Paris"`);
+    if (typeof tz !== "string")
+      report(sc, joinPath(path, "tz"), `expected an IANA time zone name, got ${describeKind(tz)}`);
+    else if (!isValidTimeZone(tz))
+      report(sc, joinPath(path, "tz"), `unknown time zone "${tz}"; expected an IANA name like "Europe/Paris"`);
   }
   if (isDynamicDuration(until)) return;
   if (RFC3339.test(until)) {
     if (Number.isNaN(Date.parse(until))) report(sc, joinPath(path, "until"), `"${until}" is not a valid date and time`);
-    else if (tz !== undefined) report(sc, joinPath(path, "tz"), `tz applies only to a wall-clock time; "${until}" already has an offset`);
+    else if (tz !== undefined)
+      report(sc, joinPath(path, "tz"), `tz applies only to a wall-clock time; "${until}" already has an offset`);
     return;
   }
   if (WALL_CLOCK.test(until)) {
     try {
       untilInstant(until, "UTC", 0);
-      if (tz === undefined) report(sc, joinPath(path, "until"), `wall-clock time "${until}" needs tz (an IANA name like "Europe/Paris")`);
+      if (tz === undefined)
+        report(sc, joinPath(path, "until"), `wall-clock time "${until}" needs tz (an IANA name like "Europe/Paris")`);
     } catch (e) {
       report(sc, joinPath(path, "until"), (e as Error).message);
     }
@@ -70,7 +74,11 @@ export function decodeTimeout(sc: Scope, raw: unknown, path: string, allowUntil:
     return f === undefined ? undefined : { for: f };
   }
   if (!isPlainObject(raw)) {
-    report(sc, path, `expected a duration or ${allowUntil ? "{for} or {until, tz?}" : "{for}"}, got ${describeKind(raw)}`);
+    report(
+      sc,
+      path,
+      `expected a duration or ${allowUntil ? "{for} or {until, tz?}" : "{for}"}, got ${describeKind(raw)}`,
+    );
     return undefined;
   }
   rejectUnknownFields(sc, raw, allowUntil ? ["for", "until", "tz"] : ["for"], path, (k) =>
@@ -90,6 +98,7 @@ export function decodeTimeout(sc: Scope, raw: unknown, path: string, allowUntil:
       if (typeof raw.tz === "string") out.tz = raw.tz;
     }
   }
-  if (raw.for === undefined && raw.until === undefined) report(sc, path, allowUntil ? "a timeout needs for or until" : "a timeout needs for");
+  if (raw.for === undefined && raw.until === undefined)
+    report(sc, path, allowUntil ? "a timeout needs for or until" : "a timeout needs for");
   return out;
 }

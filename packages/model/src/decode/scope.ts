@@ -25,7 +25,13 @@ export function expectObject(sc: Scope, raw: unknown, path: string, what: string
   return undefined;
 }
 
-export function rejectUnknownFields(sc: Scope, obj: Record<string, unknown>, allowed: readonly string[], path: string, hint?: (key: string) => string | undefined): void {
+export function rejectUnknownFields(
+  sc: Scope,
+  obj: Record<string, unknown>,
+  allowed: readonly string[],
+  path: string,
+  hint?: (key: string) => string | undefined,
+): void {
   for (const key of Object.keys(obj)) {
     if (allowed.includes(key)) continue;
     const extra = hint?.(key) ?? suggest(key, allowed);

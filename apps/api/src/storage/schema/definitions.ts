@@ -16,7 +16,10 @@ export const definitions = pgTable(
     actor: text("actor"),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.name, t.version] }), index("definitions_created_idx").on(t.createdAt, t.name, t.version)],
+  (t) => [
+    primaryKey({ columns: [t.name, t.version] }),
+    index("definitions_created_idx").on(t.createdAt, t.name, t.version),
+  ],
 );
 
 export const channels = pgTable(

@@ -67,7 +67,10 @@ export const logs = pgTable(
     data: text("data"),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
   },
-  (t) => [index("logs_root_idx").on(t.rootId, t.createdAt, t.id), index("logs_instance_idx").on(t.instanceId, t.createdAt, t.id)],
+  (t) => [
+    index("logs_root_idx").on(t.rootId, t.createdAt, t.id),
+    index("logs_instance_idx").on(t.instanceId, t.createdAt, t.id),
+  ],
 );
 
 /** Content-addressed values externalized from instance state (sha256 of the JSON text). */

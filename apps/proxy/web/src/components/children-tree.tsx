@@ -18,20 +18,18 @@ export const CHILDREN_PAGE = 50;
 export function ChildrenTree({ childMap, depth = 0 }: { childMap: unknown; depth?: number }) {
   // Lists the API stored apart are fetched once (an object never changes; its ref names its content).
   const pending = storedChildRefs(childMap);
-  const objects = useLoad<Map<string, unknown>>(
-    async (signal) => {
-      const values = await Promise.all(pending.map((ref) => call("getObject", { params: { ref }, signal })));
-      return new Map(pending.map((ref, i) => [ref, values[i]]));
-    },
-    pending.join(","),
-  );
+  const objects = useLoad<Map<string, unknown>>(async (signal) => {
+    const values = await Promise.all(pending.map((ref) => call("getObject", { params: { ref }, signal })));
+    return new Map(pending.map((ref, i) => [ref, values[i]]));
+  }, pending.join(","));
   const resolved = pending.length === 0 ? childMap : objects.data ? spliceChildren(childMap, objects.data) : undefined;
   const all = childRefs(resolved);
   const [limit, setLimit] = useState(CHILDREN_PAGE);
   const refs = all.slice(0, limit);
   const key = refs.map((r) => r.id).join(",");
   const views = useLoad<(InstanceStatusView | null)[]>(
-    (signal) => Promise.all(refs.map((ref) => call("getInstance", { params: { id: ref.id }, signal }).catch(() => null))),
+    (signal) =>
+      Promise.all(refs.map((ref) => call("getInstance", { params: { id: ref.id }, signal }).catch(() => null))),
     key,
     depth === 0 ? POLL_MS : undefined,
   );
@@ -56,12 +54,32 @@ export function ChildrenTree({ childMap, depth = 0 }: { childMap: unknown; depth
   );
 }
 
-function ChildNode({ childRef, view, depth }: { childRef: ChildRef; view: InstanceStatusView | null | undefined; depth: number }) {
+function ChildNode({
+  childRef,
+  view,
+  depth,
+}: {
+  childRef: ChildRef;
+  view: InstanceStatusView | null | undefined;
+  depth: number;
+}) {
   const [open, setOpen] = useState(false);
-  const detail = useLoad((signal) => (open ? call("getInstanceDetail", { params: { id: childRef.id }, query: { resolve: true }, signal }) : Promise.resolve(null)), `${childRef.id}:${open}`);
+  const detail = useLoad(
+    (signal) =>
+      open
+        ? call("getInstanceDetail", { params: { id: childRef.id }, query: { resolve: true }, signal })
+        : Promise.resolve(null),
+    `${childRef.id}:${open}`,
+  );
   return (
     <li data-child={childRef.id}>
-      <button type="button" className="toggle" aria-expanded={open} aria-label={`${open ? "Collapse" : "Expand"} ${childRef.id}`} onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className="toggle"
+        aria-expanded={open}
+        aria-label={`${open ? "Collapse" : "Expand"} ${childRef.id}`}
+        onClick={() => setOpen(!open)}
+      >
         {open ? "▾" : "▸"}
       </button>
       <span className="muted">

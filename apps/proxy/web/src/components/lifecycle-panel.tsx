@@ -8,14 +8,24 @@ import { Link } from "./link.js";
 
 type StopVerb = Exclude<LifecycleVerb, "upgrade">;
 
-const ACTION = { pause: "pauseInstance", resume: "resumeInstance", cancel: "cancelInstance", retry: "retryInstance" } as const;
+const ACTION = {
+  pause: "pauseInstance",
+  resume: "resumeInstance",
+  cancel: "cancelInstance",
+  retry: "retryInstance",
+} as const;
 const LABEL: Record<StopVerb, string> = { pause: "Pause", resume: "Resume", cancel: "Cancel", retry: "Retry" };
 
-function describe(verb: StopVerb, status: number, body: { outcome?: string; status?: string; instances?: number } | undefined): string {
+function describe(
+  verb: StopVerb,
+  status: number,
+  body: { outcome?: string; status?: string; instances?: number } | undefined,
+): string {
   if (status === 204) return `${LABEL[verb]}: nothing to do (already ${verb === "resume" ? "advancing" : "stopped"}).`;
   const count = body?.instances ?? 0;
   const what = `${count} instance${count === 1 ? "" : "s"}`;
-  if (status === 202) return `${LABEL[verb]}: ${body?.outcome ?? "accepted"}; a task in flight is still draining (${what}, status ${body?.status}).`;
+  if (status === 202)
+    return `${LABEL[verb]}: ${body?.outcome ?? "accepted"}; a task in flight is still draining (${what}, status ${body?.status}).`;
   return `${LABEL[verb]}: ${body?.outcome ?? "done"} (${what}, status now ${body?.status}).`;
 }
 
@@ -46,7 +56,9 @@ export function LifecyclePanel(props: {
     try {
       const params = { id: props.id };
       const answer =
-        verb === "retry" ? await callRaw("retryInstance", { params, query: force ? { force: true } : {} }) : await callRaw(ACTION[verb], { params });
+        verb === "retry"
+          ? await callRaw("retryInstance", { params, query: force ? { force: true } : {} })
+          : await callRaw(ACTION[verb], { params });
       setMessage(describe(verb, answer.status, answer.data));
       props.onChanged();
     } catch (failure) {
@@ -70,7 +82,11 @@ export function LifecyclePanel(props: {
   return (
     <section aria-labelledby="lifecycle-heading" className="lifecycle">
       <h2 id="lifecycle-heading">Actions</h2>
-      {verbs.length === 0 && <p className="muted">No action applies to a {props.status} instance{props.permissions ? " with your permissions" : ""}.</p>}
+      {verbs.length === 0 && (
+        <p className="muted">
+          No action applies to a {props.status} instance{props.permissions ? " with your permissions" : ""}.
+        </p>
+      )}
       <div className="actions">
         {verbs.includes("pause") && (
           <button type="button" disabled={busy} onClick={() => run("pause")}>
@@ -117,13 +133,29 @@ export function LifecyclePanel(props: {
         </p>
       )}
       <ErrorBox error={error} />
-      {verbs.includes("upgrade") && <UpgradeForm id={props.id} process={props.process} version={props.version} onChanged={props.onChanged} />}
+      {verbs.includes("upgrade") && (
+        <UpgradeForm id={props.id} process={props.process} version={props.version} onChanged={props.onChanged} />
+      )}
     </section>
   );
 }
 
-function UpgradeForm({ id, process, version, onChanged }: { id: string; process: string; version: number; onChanged: () => void }) {
-  const versions = useLoad<Page<DefinitionSummary>>((signal) => call("listDefinitions", { query: { name: process, sort: "version", order: "desc", limit: 100 }, signal }), process);
+function UpgradeForm({
+  id,
+  process,
+  version,
+  onChanged,
+}: {
+  id: string;
+  process: string;
+  version: number;
+  onChanged: () => void;
+}) {
+  const versions = useLoad<Page<DefinitionSummary>>(
+    (signal) =>
+      call("listDefinitions", { query: { name: process, sort: "version", order: "desc", limit: 100 }, signal }),
+    process,
+  );
   const [target, setTarget] = useState("");
   const [result, setResult] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(undefined);
@@ -134,9 +166,16 @@ function UpgradeForm({ id, process, version, onChanged }: { id: string; process:
     setError(undefined);
     setResult(null);
     try {
-      const answer = await call("upgradeInstance", { params: { id }, body: { from_version: version, to_version: Number(target) } });
+      const answer = await call("upgradeInstance", {
+        params: { id },
+        body: { from_version: version, to_version: Number(target) },
+      });
       const moves = answer.moves?.length ?? 0;
-      setResult(answer.upgraded ? `Upgraded to version ${target} (${moves} instance${moves === 1 ? "" : "s"} moved).` : "Nothing was upgraded.");
+      setResult(
+        answer.upgraded
+          ? `Upgraded to version ${target} (${moves} instance${moves === 1 ? "" : "s"} moved).`
+          : "Nothing was upgraded.",
+      );
       onChanged();
     } catch (failure) {
       setError(failure);

@@ -17,7 +17,12 @@ export function LogsPanel({ id, isRoot }: { id: string; isRoot: boolean }) {
   const key = JSON.stringify([id, level, flat, cursor]);
   const onFirstPage = !cursor.after && !cursor.before;
   const logs = useLoad<Page<LogEntry>>(
-    (signal) => call("listInstanceLogs", { params: { id }, query: { ...(level !== "debug" ? { level } : {}), ...(flat ? { flat: true } : {}), ...cursor, limit: 50 }, signal }),
+    (signal) =>
+      call("listInstanceLogs", {
+        params: { id },
+        query: { ...(level !== "debug" ? { level } : {}), ...(flat ? { flat: true } : {}), ...cursor, limit: 50 },
+        signal,
+      }),
     key,
     onFirstPage ? POLL_MS : undefined,
   );

@@ -6,20 +6,38 @@ export interface Cursor {
 }
 
 /** Keyset pagination: previous/next follow the page's cursors; counts come from the API. */
-export function Pager({ page, shown, onMove, label }: { page: PageInfo | undefined; shown: number; onMove: (cursor: Cursor) => void; label: string }) {
+export function Pager({
+  page,
+  shown,
+  onMove,
+  label,
+}: {
+  page: PageInfo | undefined;
+  shown: number;
+  onMove: (cursor: Cursor) => void;
+  label: string;
+}) {
   if (!page) return null;
   const first = page.items_before + (shown ? 1 : 0);
   const last = page.items_before + shown;
   const total = page.items_before + shown + page.items_after;
   return (
     <nav className="pager" aria-label={label}>
-      <button type="button" disabled={!page.previous_cursor} onClick={() => page.previous_cursor && onMove({ before: page.previous_cursor })}>
+      <button
+        type="button"
+        disabled={!page.previous_cursor}
+        onClick={() => page.previous_cursor && onMove({ before: page.previous_cursor })}
+      >
         ← Previous
       </button>
       <span>
         {first}–{last} of {total}
       </span>
-      <button type="button" disabled={!page.next_cursor} onClick={() => page.next_cursor && onMove({ after: page.next_cursor })}>
+      <button
+        type="button"
+        disabled={!page.next_cursor}
+        onClick={() => page.next_cursor && onMove({ after: page.next_cursor })}
+      >
         Next →
       </button>
     </nav>

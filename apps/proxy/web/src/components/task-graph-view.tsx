@@ -7,7 +7,15 @@ function shorten(label: string): string {
 }
 
 /** The definition's tasks as an SVG graph; `current` is the task the instance sits on. */
-export function TaskGraphView({ definition, current, status }: { definition: unknown; current?: string; status?: string }) {
+export function TaskGraphView({
+  definition,
+  current,
+  status,
+}: {
+  definition: unknown;
+  current?: string;
+  status?: string;
+}) {
   const graph = layoutTaskGraph(definition, current);
   return (
     <figure className="graph">
@@ -20,13 +28,27 @@ export function TaskGraphView({ definition, current, status }: { definition: unk
       >
         <defs>
           {["next", "switch", "error"].map((kind) => (
-            <marker key={kind} id={`arrow-${kind}`} viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+            <marker
+              key={kind}
+              id={`arrow-${kind}`}
+              viewBox="0 0 10 10"
+              refX="10"
+              refY="5"
+              markerWidth="7"
+              markerHeight="7"
+              orient="auto-start-reverse"
+            >
               <path d="M 0 0 L 10 5 L 0 10 z" className={`arrow-${kind}`} />
             </marker>
           ))}
         </defs>
         {graph.edges.map((edge) => (
-          <g key={`${edge.from}>${edge.to}>${edge.kind}`} className={`edge edge-${edge.kind}`} data-from={edge.from} data-to={edge.to}>
+          <g
+            key={`${edge.from}>${edge.to}>${edge.kind}`}
+            className={`edge edge-${edge.kind}`}
+            data-from={edge.from}
+            data-to={edge.to}
+          >
             <title>{`${edge.from} → ${edge.to}${edge.label ? `: ${edge.label}` : ""} (${edge.kind === "error" ? "on_error" : edge.kind})`}</title>
             <path d={edge.path} markerEnd={`url(#arrow-${edge.kind})`} fill="none" />
             {edge.label && (
@@ -44,8 +66,19 @@ export function TaskGraphView({ definition, current, status }: { definition: unk
             aria-current={node.current ? "step" : undefined}
           >
             <title>{node.current ? `${node.id} (current task)` : node.id}</title>
-            <rect x={node.x} y={node.y} width={node.width} height={node.height} rx={node.terminal ? node.height / 2 : 6} />
-            <text x={node.x + node.width / 2} y={node.y + (node.detail ? 19 : node.height / 2 + 5)} textAnchor="middle" className="node-id">
+            <rect
+              x={node.x}
+              y={node.y}
+              width={node.width}
+              height={node.height}
+              rx={node.terminal ? node.height / 2 : 6}
+            />
+            <text
+              x={node.x + node.width / 2}
+              y={node.y + (node.detail ? 19 : node.height / 2 + 5)}
+              textAnchor="middle"
+              className="node-id"
+            >
               {node.current ? `▶ ${node.id}` : node.id}
             </text>
             {node.detail && (
@@ -57,7 +90,8 @@ export function TaskGraphView({ definition, current, status }: { definition: unk
         ))}
       </svg>
       <figcaption className="legend">
-        <span className="key key-next">next</span> <span className="key key-switch">switch</span> <span className="key key-error">on_error</span>
+        <span className="key key-next">next</span> <span className="key key-switch">switch</span>{" "}
+        <span className="key key-error">on_error</span>
         {current && (
           <span>
             {" "}

@@ -10,7 +10,10 @@ import { useLoad } from "../use-load.js";
 
 export function ChannelsPage({ permissions }: { permissions: Permissions }) {
   const [cursor, setCursor] = useState<Cursor>({});
-  const list = useLoad<Page<ChannelEntry>>((signal) => call("listChannels", { query: { ...cursor, limit: 100 }, signal }), JSON.stringify(cursor));
+  const list = useLoad<Page<ChannelEntry>>(
+    (signal) => call("listChannels", { query: { ...cursor, limit: 100 }, signal }),
+    JSON.stringify(cursor),
+  );
   const rows = list.data?.items ?? [];
   const channelNames = [...new Set(rows.map((r) => r.channel))].sort();
   return (
@@ -69,7 +72,11 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
     setError(undefined);
     setResult(null);
     try {
-      setResult(await call("promoteChannel", { body: { from: from.trim(), to: to.trim(), ...(process.trim() ? { process: process.trim() } : {}) } }));
+      setResult(
+        await call("promoteChannel", {
+          body: { from: from.trim(), to: to.trim(), ...(process.trim() ? { process: process.trim() } : {}) },
+        }),
+      );
       onDone();
     } catch (failure) {
       setError(failure);
@@ -104,7 +111,9 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
       {result && (
         <div role="status" className="notice">
           {result.promoted.length === 0 ? (
-            <p>Nothing to promote: {result.to} already matches {result.from}.</p>
+            <p>
+              Nothing to promote: {result.to} already matches {result.from}.
+            </p>
           ) : (
             <ul>
               {result.promoted.map((p) => (

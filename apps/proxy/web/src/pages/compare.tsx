@@ -11,17 +11,14 @@ const MARK = { same: " ", added: "+", removed: "-" } as const;
 
 /** A line diff of two versions' canonical JSON, and the compat check between them. */
 export function ComparePage({ name, from, to }: { name: string; from: number | null; to: number | null }) {
-  const both = useLoad(
-    async (signal) => {
-      if (from === null || to === null) return null;
-      const [a, b] = await Promise.all([
-        call("getDefinition", { params: { name, version: from }, signal }),
-        call("getDefinition", { params: { name, version: to }, signal }),
-      ]);
-      return diffLines(jsonText(a.definition).split("\n"), jsonText(b.definition).split("\n"));
-    },
-    `${name}:${from}:${to}`,
-  );
+  const both = useLoad(async (signal) => {
+    if (from === null || to === null) return null;
+    const [a, b] = await Promise.all([
+      call("getDefinition", { params: { name, version: from }, signal }),
+      call("getDefinition", { params: { name, version: to }, signal }),
+    ]);
+    return diffLines(jsonText(a.definition).split("\n"), jsonText(b.definition).split("\n"));
+  }, `${name}:${from}:${to}`);
   const [compat, setCompat] = useState<CompatResponse | null>(null);
   const [compatError, setCompatError] = useState<unknown>(undefined);
   const [checking, setChecking] = useState(false);
@@ -31,7 +28,11 @@ export function ComparePage({ name, from, to }: { name: string; from: number | n
     setChecking(true);
     setCompatError(undefined);
     try {
-      setCompat(await call("compatDefinitions", { body: { from: { versions: { [name]: from } }, to: { versions: { [name]: to } }, process: name } }));
+      setCompat(
+        await call("compatDefinitions", {
+          body: { from: { versions: { [name]: from } }, to: { versions: { [name]: to } }, process: name },
+        }),
+      );
     } catch (failure) {
       setCompatError(failure);
       setCompat(null);
@@ -49,7 +50,9 @@ export function ComparePage({ name, from, to }: { name: string; from: number | n
       <h1>
         {name}: v{from ?? "?"} → v{to ?? "?"}
       </h1>
-      {(from === null || to === null) && <p className="error">Choose two versions to compare (the link needs from= and to=).</p>}
+      {(from === null || to === null) && (
+        <p className="error">Choose two versions to compare (the link needs from= and to=).</p>
+      )}
       <ErrorBox error={both.error} />
       {both.data && (
         <>
@@ -81,7 +84,10 @@ export function ComparePage({ name, from, to }: { name: string; from: number | n
         </>
       )}
       <h2>Compatibility</h2>
-      <p className="muted">Can an instance on v{from} continue under v{to} (upgrade), and does v{to} still honour v{from}'s input and output (contract)? A shape check: it cannot see a change of meaning.</p>
+      <p className="muted">
+        Can an instance on v{from} continue under v{to} (upgrade), and does v{to} still honour v{from}'s input and
+        output (contract)? A shape check: it cannot see a change of meaning.
+      </p>
       <button type="button" onClick={check} disabled={checking || from === null || to === null}>
         Check compatibility
       </button>
@@ -101,14 +107,10 @@ function CompatView({ compat }: { compat: CompatResponse }) {
       {(compat.processes ?? []).map((report) => (
         <div key={report.name}>
           <p>
-            {report.name} v{report.from ?? "new"} → v{report.to ?? "new"}: {report.status}; upgrade {report.upgrade.compatible ? "ok" : "broken"}, contract{" "}
-            {report.contract.compatible ? "ok" : "broken"}.
+            {report.name} v{report.from ?? "new"} → v{report.to ?? "new"}: {report.status}; upgrade{" "}
+            {report.upgrade.compatible ? "ok" : "broken"}, contract {report.contract.compatible ? "ok" : "broken"}.
           </p>
-          {report.changed.length > 0 && (
-            <p>
-              Changed: {report.changed.map((c) => c.address).join(", ")}
-            </p>
-          )}
+          {report.changed.length > 0 && <p>Changed: {report.changed.map((c) => c.address).join(", ")}</p>}
           {report.issues.length > 0 && (
             <table>
               <caption>Issues</caption>

@@ -43,7 +43,10 @@ export function DefinitionTable({ rows, caption }: { rows: DefinitionSummary[]; 
 
 export function DefinitionsPage() {
   const [cursor, setCursor] = useState<Cursor>({});
-  const list = useLoad<Page<DefinitionSummary>>((signal) => call("listDefinitions", { query: { ...cursor, limit: 50 }, signal }), JSON.stringify(cursor));
+  const list = useLoad<Page<DefinitionSummary>>(
+    (signal) => call("listDefinitions", { query: { ...cursor, limit: 50 }, signal }),
+    JSON.stringify(cursor),
+  );
   const rows = list.data?.items ?? [];
   return (
     <section>

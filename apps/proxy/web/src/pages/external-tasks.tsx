@@ -13,7 +13,11 @@ import { InstanceTable } from "./instances.js";
 export function ExternalTasksPage() {
   const [cursor, setCursor] = useState<Cursor>({});
   const list = useLoad<Page<InstanceRow>>(
-    (signal) => call("listInstances", { query: { phase: "external", children: true, sort: "updated_at", order: "asc", ...cursor, limit: 50 }, signal }),
+    (signal) =>
+      call("listInstances", {
+        query: { phase: "external", children: true, sort: "updated_at", order: "asc", ...cursor, limit: 50 },
+        signal,
+      }),
     JSON.stringify(cursor),
     POLL_MS,
   );
@@ -21,7 +25,10 @@ export function ExternalTasksPage() {
   return (
     <section>
       <h1>External tasks waiting</h1>
-      <p className="muted">Instances parked on an external task until a worker resolves it, a signal arrives or its timeout passes; longest waiting first.</p>
+      <p className="muted">
+        Instances parked on an external task until a worker resolves it, a signal arrives or its timeout passes; longest
+        waiting first.
+      </p>
       <ErrorBox error={list.error} />
       <Pager page={list.data?.page} shown={rows.length} onMove={setCursor} label="Waiting task pages" />
       {list.data && rows.length === 0 && <p>No instance is waiting on an external task.</p>}

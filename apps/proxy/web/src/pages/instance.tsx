@@ -78,7 +78,10 @@ export function InstancePage({ id, permissions }: { id: string; permissions: Per
   const status = views.data?.status;
   const detail = views.data?.detail;
   const definition = useLoad(
-    (signal) => (status ? call("getDefinition", { params: { name: status.process, version: status.version }, signal }) : Promise.resolve(null)),
+    (signal) =>
+      status
+        ? call("getDefinition", { params: { name: status.process, version: status.version }, signal })
+        : Promise.resolve(null),
     status ? `${status.process}@${status.version}` : "",
   );
 
@@ -170,7 +173,9 @@ export function InstancePage({ id, permissions }: { id: string; permissions: Per
       <section aria-labelledby="graph-heading">
         <h2 id="graph-heading">Definition</h2>
         <ErrorBox error={definition.error} />
-        {definition.data && <TaskGraphView definition={definition.data.definition} current={status!.task} status={status!.status} />}
+        {definition.data && (
+          <TaskGraphView definition={definition.data.definition} current={status!.task} status={status!.status} />
+        )}
       </section>
       <StateView detail={detail!} />
       <section aria-labelledby="children-heading">

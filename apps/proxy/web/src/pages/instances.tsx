@@ -32,7 +32,8 @@ const TIME_LABELS: Record<(typeof TIME_FILTERS)[number], string> = {
 function FilterForm({ applied }: { applied: InstanceFilters }) {
   const [draft, setDraft] = useState(applied);
   useEffect(() => setDraft(applied), [applied]);
-  const set = <K extends keyof InstanceFilters>(key: K, value: InstanceFilters[K]) => setDraft((d) => ({ ...d, [key]: value }));
+  const set = <K extends keyof InstanceFilters>(key: K, value: InstanceFilters[K]) =>
+    setDraft((d) => ({ ...d, [key]: value }));
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -48,7 +49,9 @@ function FilterForm({ applied }: { applied: InstanceFilters }) {
             <input
               type="checkbox"
               checked={draft.status.includes(status)}
-              onChange={(e) => set("status", e.target.checked ? [...draft.status, status] : draft.status.filter((s) => s !== status))}
+              onChange={(e) =>
+                set("status", e.target.checked ? [...draft.status, status] : draft.status.filter((s) => s !== status))
+              }
             />
             {status}
           </label>
@@ -61,7 +64,13 @@ function FilterForm({ applied }: { applied: InstanceFilters }) {
         </label>
         <label>
           Version
-          <input inputMode="numeric" value={draft.version} placeholder="any" onChange={(e) => set("version", e.target.value)} size={5} />
+          <input
+            inputMode="numeric"
+            value={draft.version}
+            placeholder="any"
+            onChange={(e) => set("version", e.target.value)}
+            size={5}
+          />
         </label>
         <label>
           Task
@@ -89,7 +98,11 @@ function FilterForm({ applied }: { applied: InstanceFilters }) {
         {TIME_FILTERS.map((key) => (
           <label key={key}>
             {TIME_LABELS[key]}
-            <input type="datetime-local" value={msToLocalInput(draft[key])} onChange={(e) => set(key, localInputToMs(e.target.value))} />
+            <input
+              type="datetime-local"
+              value={msToLocalInput(draft[key])}
+              onChange={(e) => set(key, localInputToMs(e.target.value))}
+            />
           </label>
         ))}
       </div>
@@ -170,7 +183,10 @@ export function InstancesPage({ search }: { search: string }) {
   const [limit, setLimit] = useState(20);
   const key = JSON.stringify([search, cursor, limit]);
   const list = useLoad<Page<InstanceRow> | null>(
-    (signal) => (problems.length ? Promise.resolve(null) : call("listInstances", { query: { ...filtersToQuery(filters), ...cursor, limit }, signal })),
+    (signal) =>
+      problems.length
+        ? Promise.resolve(null)
+        : call("listInstances", { query: { ...filtersToQuery(filters), ...cursor, limit }, signal }),
     key,
     POLL_MS,
   );
@@ -191,10 +207,13 @@ export function InstancesPage({ search }: { search: string }) {
         <Pager page={list.data?.page} shown={rows.length} onMove={setCursor} label="Instance pages" />
         <label>
           Per page
-          <select value={limit} onChange={(e) => {
+          <select
+            value={limit}
+            onChange={(e) => {
               setLimit(Number(e.target.value));
               setCursor({});
-            }}>
+            }}
+          >
             {[20, 50, 100].map((n) => (
               <option key={n}>{n}</option>
             ))}
@@ -206,7 +225,14 @@ export function InstancesPage({ search }: { search: string }) {
       ) : list.data && rows.length === 0 ? (
         <p>No instance matches these filters.</p>
       ) : list.data ? (
-        <InstanceTable rows={rows} caption={filtersToSearch(filters) === filtersToSearch(EMPTY_FILTERS) ? "Root instances, newest first" : "Matching instances, newest first"} />
+        <InstanceTable
+          rows={rows}
+          caption={
+            filtersToSearch(filters) === filtersToSearch(EMPTY_FILTERS)
+              ? "Root instances, newest first"
+              : "Matching instances, newest first"
+          }
+        />
       ) : null}
     </section>
   );

@@ -12,7 +12,8 @@ import { DefinitionTable } from "./definitions.js";
 export function ProcessPage({ name }: { name: string }) {
   const [cursor, setCursor] = useState<Cursor>({});
   const list = useLoad<Page<DefinitionSummary>>(
-    (signal) => call("listDefinitions", { query: { name, sort: "version", order: "desc", ...cursor, limit: 100 }, signal }),
+    (signal) =>
+      call("listDefinitions", { query: { name, sort: "version", order: "desc", ...cursor, limit: 100 }, signal }),
     JSON.stringify([name, cursor]),
   );
   const rows = list.data?.items ?? [];
@@ -34,7 +35,9 @@ export function ProcessPage({ name }: { name: string }) {
       </p>
       <h1>{name}</h1>
       <p>
-        <Link to={{ page: "instances", search: new URLSearchParams({ process: name }).toString() }}>Instances of {name}</Link>
+        <Link to={{ page: "instances", search: new URLSearchParams({ process: name }).toString() }}>
+          Instances of {name}
+        </Link>
       </p>
       <ErrorBox error={list.error} />
       {rows.length > 1 && (

@@ -32,11 +32,23 @@ export function SignInPage({ session, route, onSignedIn }: { session: Session; r
         <form onSubmit={submit} aria-label="Sign in with a password">
           <label>
             Email
-            <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+            <input
+              type="email"
+              autoComplete="username"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
           </label>
           <label>
             Password
-            <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+            <input
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
           </label>
           {error && (
             <p className="error" role="alert">
@@ -59,7 +71,9 @@ export function SignInPage({ session, route, onSignedIn }: { session: Session; r
           ))}
         </ul>
       )}
-      {!session.passwordLogin && session.providers.length === 0 && <p>No sign-in method is configured on this proxy.</p>}
+      {!session.passwordLogin && session.providers.length === 0 && (
+        <p>No sign-in method is configured on this proxy.</p>
+      )}
     </main>
   );
 }

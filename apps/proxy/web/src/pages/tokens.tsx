@@ -37,7 +37,8 @@ export function TokensPage() {
       {created && (
         <div className="secret" role="status" aria-label="New token secret">
           <p>
-            Token <strong>{created.label}</strong> created. Copy its secret now: it is shown <strong>only once</strong> and cannot be read again.
+            Token <strong>{created.label}</strong> created. Copy its secret now: it is shown <strong>only once</strong>{" "}
+            and cannot be read again.
           </p>
           <p>
             <code className="secret-value">{created.token}</code>{" "}
@@ -141,7 +142,11 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: CreatedToken) => vo
         <legend>Permissions</legend>
         {PERMS.map((perm) => (
           <label key={perm} className="check">
-            <input type="checkbox" checked={perms.includes(perm)} onChange={(e) => setPerms(e.target.checked ? [...perms, perm] : perms.filter((p) => p !== perm))} />
+            <input
+              type="checkbox"
+              checked={perms.includes(perm)}
+              onChange={(e) => setPerms(e.target.checked ? [...perms, perm] : perms.filter((p) => p !== perm))}
+            />
             {perm}
           </label>
         ))}

@@ -8,7 +8,10 @@ import { useLoad } from "../use-load.js";
 
 /** One stored version: its graph and its canonical JSON. */
 export function VersionPage({ name, version }: { name: string; version: number }) {
-  const stored = useLoad((signal) => call("getDefinition", { params: { name, version }, signal }), `${name}@${version}`);
+  const stored = useLoad(
+    (signal) => call("getDefinition", { params: { name, version }, signal }),
+    `${name}@${version}`,
+  );
   return (
     <section>
       <p>
@@ -23,7 +26,9 @@ export function VersionPage({ name, version }: { name: string; version: number }
           <p>
             Registered <TimeText iso={stored.data.created_at} />
             {stored.data.actor ? ` by ${stored.data.actor}` : ""}.{" "}
-            {version > 1 && <Link to={{ page: "compare", name, from: version - 1, to: version }}>Compare with v{version - 1}</Link>}
+            {version > 1 && (
+              <Link to={{ page: "compare", name, from: version - 1, to: version }}>Compare with v{version - 1}</Link>
+            )}
           </p>
           <TaskGraphView definition={stored.data.definition} />
           <h2>Canonical JSON</h2>
