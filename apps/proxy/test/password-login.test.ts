@@ -78,20 +78,20 @@ describe("password sign-in through the proxy to the real API", () => {
 
   it("lets a signed-in person list instances with the permissions of their groups", async () => {
     const cookie = await signIn(proxy.url, "ann@example.com", "ann-pw");
-    const session = await client(proxy.url, { cookie }).get("/auth/session");
+    const session = await client(proxy.url, { cookie, origin: proxy.url }).get("/auth/session");
     expect(session.body).toMatchObject({
       signed_in: true,
       subject: "ann@example.com",
       permissions: ["read", "operate"],
     });
-    const list = await client(proxy.url, { cookie }).get("/api/instances");
+    const list = await client(proxy.url, { cookie, origin: proxy.url }).get("/api/instances");
     expect(list.status, list.text).toBe(200);
     expect(list.body.items).toEqual([]);
   });
 
   it("gets the API's 403 for what those permissions do not cover", async () => {
     const cookie = await signIn(proxy.url, "ann@example.com", "ann-pw");
-    const res = await client(proxy.url, { cookie }).put("/api/definitions", {
+    const res = await client(proxy.url, { cookie, origin: proxy.url }).put("/api/definitions", {
       name: "nope",
       tasks: [{ id: "done", output: { x: 1 } }],
     });
@@ -104,14 +104,14 @@ describe("password sign-in through the proxy to the real API", () => {
 
   it("gives a user without read the API's 403 on GET /api/instances", async () => {
     const cookie = await signIn(proxy.url, "bob@example.com", "bob-pw");
-    const res = await client(proxy.url, { cookie }).get("/api/instances");
+    const res = await client(proxy.url, { cookie, origin: proxy.url }).get("/api/instances");
     expect(res.status).toBe(403);
     expect(res.body.code).toBe("forbidden");
   });
 
   it("records the signed-in person as the actor of a change", async () => {
     const cookie = await signIn(proxy.url, "ada@example.com", "ada-pw");
-    const api_ = client(proxy.url, { cookie });
+    const api_ = client(proxy.url, { cookie, origin: proxy.url });
     expect(
       (await api_.put("/api/definitions", { name: "by-ada", tasks: [{ id: "done", output: { x: 1 } }] })).status,
     ).toBe(200);
@@ -136,11 +136,11 @@ describe("password sign-in through the proxy to the real API", () => {
 
   it("answers 401 after logout, even for a copy of the old cookie", async () => {
     const cookie = await signIn(proxy.url, "ann@example.com", "ann-pw");
-    expect((await client(proxy.url, { cookie }).get("/api/instances")).status).toBe(200);
-    const out = await client(proxy.url, { cookie }).post("/auth/logout");
+    expect((await client(proxy.url, { cookie, origin: proxy.url }).get("/api/instances")).status).toBe(200);
+    const out = await client(proxy.url, { cookie, origin: proxy.url }).post("/auth/logout");
     expect(out.status).toBe(200);
     expect(out.headers.getSetCookie()[0]).toMatch(/^baton_session=; Max-Age=0/);
-    expect((await client(proxy.url, { cookie }).get("/api/instances")).status).toBe(401);
+    expect((await client(proxy.url, { cookie, origin: proxy.url }).get("/api/instances")).status).toBe(401);
   });
 
   it("refuses a tampered cookie", async () => {
