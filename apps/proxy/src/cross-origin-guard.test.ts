@@ -38,7 +38,7 @@ describe("state-changing requests carrying the session cookie", () => {
   it("reach the API from the proxy's own origin (Origin, Sec-Fetch-Site or X-Baton-Request)", async () => {
     const proxy = app();
     const cookie = await sessionCookie(proxy);
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { origin: "http://proxy.test" },
       { "sec-fetch-site": "same-origin", origin: "http://proxy.test" },
       { "sec-fetch-site": "same-origin" },

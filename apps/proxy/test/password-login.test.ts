@@ -181,3 +181,55 @@ describe("password sign-in through the proxy to the real API", () => {
     for (const secret of ["ann-pw", "bob-pw", SECRET, "svc_sk_", "eyJ"]) expect(log, secret).not.toContain(secret);
   });
 });
+
+describe("password guessing through the proxy", () => {
+  it("refuses even the right password once an account's free failures are used, until the window passes", async () => {
+    const guarded = await startProxy([
+      "--config",
+      writeConfig("throttled.yaml", "password_throttle: { account_failures: 3, max_delay: 2s }"),
+    ]);
+    try {
+      const login = (password: string) =>
+        client(guarded.url).post("/auth/login", { email: "ann@example.com", password });
+      for (let i = 0; i < 4; i++) expect((await login(`guess-${i}`)).status).toBe(401);
+      const refused = await login("ann-pw");
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect(refused.body).toEqual({
+        code: "unavailable",
+        error:
+          "too many failed sign-ins for this email; try again in 1 s (each further failure doubles the wait, up to password_throttle.max_delay)",
+      });
+      // Another person is not affected.
+      expect(
+        (await client(guarded.url).post("/auth/login", { email: "bob@example.com", password: "bob-pw" })).status,
+      ).toBe(200);
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await login("ann-pw")).status, "the real user gets in after the window").toBe(200);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  it("answers a flood from one address mostly without bcrypt, and keeps answering others meanwhile", async () => {
+    const guarded = await startProxy(["--config", writeConfig("flood.yaml")]);
+    try {
+      const flood = Array.from({ length: 60 }, (_, i) =>
+        client(guarded.url).post("/auth/login", { email: `nobody${i}@example.com`, password: "x" }),
+      );
+      const session = await client(guarded.url).get("/auth/session");
+      expect(session.status).toBe(200);
+      const statuses = (await Promise.all(flood)).map((r) => r.status);
+      const checked = statuses.filter((s) => s === 401).length;
+      expect(
+        statuses.filter((s) => s !== 401 && s !== 429),
+        "only refusals",
+      ).toEqual([]);
+      // Two at a time per address, and 20 free failures before the address closes.
+      expect(checked).toBeLessThanOrEqual(22);
+      expect(statuses.filter((s) => s === 429).length).toBe(60 - checked);
+    } finally {
+      await guarded.stop();
+    }
+  });
+});
