@@ -3,13 +3,7 @@
 // rollback on the dead socket from a timer nobody could catch, and the process exited), waits
 // are bounded, and while the database is gone every request that needs it answers 503
 // `unavailable` with Retry-After. PostgreSQL only: PGlite runs in-process and cannot go away.
-import {
-  client,
-  type PrivatePostgres,
-  startPrivatePostgres,
-  startServer,
-  type TestServer,
-} from "@baton/testkit";
+import { client, type PrivatePostgres, startPrivatePostgres, startServer, type TestServer } from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 

@@ -27,11 +27,7 @@ const CONNECTION_CODES = new Set([
  */
 function isUnavailableState(state: string): boolean {
   return (
-    state.startsWith("08") ||
-    /^57P0[1-5]$/.test(state) ||
-    state === "57014" ||
-    state === "25P03" ||
-    state === "53300"
+    state.startsWith("08") || /^57P0[1-5]$/.test(state) || state === "57014" || state === "25P03" || state === "53300"
   );
 }
 
