@@ -1,6 +1,6 @@
 import { errors, jwtVerify } from "jose";
-import type { Principal } from "../http/action-handler.js";
 import { isPermission } from "./permissions.js";
+import type { Principal } from "./principal.js";
 
 export interface JwtSettings {
   /** HS256 key (readJwtSecretFile). */
