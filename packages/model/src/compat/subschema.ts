@@ -353,7 +353,17 @@ function checkObjectRead(a: Schema, b: Schema, path: string, ctx: Ctx, filled: b
     if (name in aProps) {
       const declared = aProps[name];
       const present = aRequired.has(name) || (filled && hasDefault(declared, ctx.aDefs));
-      check(present ? declared : orNull(declared), bRead, at, ctx, out);
+      if (!present) {
+        const whenMissing: SubschemaIssue[] = [];
+        check(NULL_SCHEMA, bRead, at, ctx, whenMissing);
+        if (whenMissing.length > 0)
+          out.push({
+            path: at,
+            message: `the new schema requires "${name}", which the old one leaves optional (a missing key reads as null)`,
+            certain: true,
+          });
+      }
+      check(declared, bRead, at, ctx, out);
       continue;
     }
     if (aClosed) {

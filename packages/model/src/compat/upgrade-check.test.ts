@@ -169,7 +169,7 @@ describe("upgrade: nullable reads (a missing key reads as null)", () => {
       else expect(issues).toEqual([]);
     }
     const required = charge(obj({ id: { type: "string" }, note: { type: "string" } }, ["id", "note"]), {});
-    expect(upgradeBlockers(from, required, 1, 2, ["ship"]).map((b) => b.path)).toEqual(["/properties/note/type"]);
+    expect(upgradeBlockers(from, required, 1, 2, ["ship"]).map((b) => b.path)).toEqual(["/properties/note"]);
   });
 });
 
