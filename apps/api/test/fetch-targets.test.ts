@@ -101,24 +101,36 @@ describe("fetch tasks and this machine's own services", () => {
     }
   });
 
-  it.each(SPELLINGS)("reach the service through %s from a server beyond loopback with --fetch-allow-class", async (spelling) => {
-    const result = await fetchThrough(spelling, { ...BEYOND_LOOPBACK, fetchAllowClasses: ["loopback", "unspecified"] });
-    expect(result).toMatchObject({ status: "completed", reached: 1 });
-  });
+  it.each(SPELLINGS)(
+    "reach the service through %s from a server beyond loopback with --fetch-allow-class",
+    async (spelling) => {
+      const result = await fetchThrough(spelling, {
+        ...BEYOND_LOOPBACK,
+        fetchAllowClasses: ["loopback", "unspecified"],
+      });
+      expect(result).toMatchObject({ status: "completed", reached: 1 });
+    },
+  );
 });
 
 describe("fetch tasks and the cloud metadata address", () => {
-  it.each(["169.254.169.254", "[::ffff:a9fe:a9fe]"])("refuse %s by default, even bound to loopback", async (spelling) => {
-    const result = await fetchThrough(spelling, { host: "127.0.0.1" }, 80);
-    expect(result.errorCode).toBe("pre.error");
-    expect(result.errorMessage).toContain(
-      "a link-local address: link-local addresses (cloud metadata among them) are refused by default; --fetch-allow-class link-local allows them",
-    );
-  });
+  it.each(["169.254.169.254", "[::ffff:a9fe:a9fe]"])(
+    "refuse %s by default, even bound to loopback",
+    async (spelling) => {
+      const result = await fetchThrough(spelling, { host: "127.0.0.1" }, 80);
+      expect(result.errorCode).toBe("pre.error");
+      expect(result.errorMessage).toContain(
+        "a link-local address: link-local addresses (cloud metadata among them) are refused by default; --fetch-allow-class link-local allows them",
+      );
+    },
+  );
 
-  it.each(["169.254.169.254", "[::ffff:a9fe:a9fe]"])("try to connect to %s when --fetch-allow-class link-local", async (spelling) => {
-    // Whatever answers there (nothing, or a sandbox's metadata service), the call is attempted, not refused by policy.
-    const result = await fetchThrough(spelling, { host: "127.0.0.1", fetchAllowClasses: ["link-local"] }, 80);
-    expect(result.errorMessage ?? "").not.toContain("refused: ");
-  });
+  it.each(["169.254.169.254", "[::ffff:a9fe:a9fe]"])(
+    "try to connect to %s when --fetch-allow-class link-local",
+    async (spelling) => {
+      // Whatever answers there (nothing, or a sandbox's metadata service), the call is attempted, not refused by policy.
+      const result = await fetchThrough(spelling, { host: "127.0.0.1", fetchAllowClasses: ["link-local"] }, 80);
+      expect(result.errorMessage ?? "").not.toContain("refused: ");
+    },
+  );
 });
