@@ -406,7 +406,6 @@ describe("trees under operator verbs", () => {
 
       const retried = await retryTree(harness.db, harness.clock, id, "tester", false);
       expect(retried, "the failed child and the parent that failed with it").toMatchObject({
-        http: 200,
         outcome: "retried",
         instances: 2,
       });

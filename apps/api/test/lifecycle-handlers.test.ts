@@ -2,7 +2,7 @@ import { stringifyJson } from "@baton/expr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lifecycleHandlers } from "../src/handlers/lifecycle.js";
 import type { ActionRequest } from "../src/http/action-handler.js";
-import { ApiError } from "../src/http/api-error.js";
+import { type ApiError, toApiError } from "../src/http/api-error.js";
 import type { Services } from "../src/services.js";
 import { newId } from "../src/storage/ids.js";
 import { instances } from "../src/storage/schema/index.js";
@@ -45,7 +45,9 @@ async function apiError(promise: Promise<unknown>): Promise<ApiError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    // Handlers throw domain refusals; the HTTP edge maps them to status and code.
+    const mapped = toApiError(error);
+    if (mapped) return mapped;
     throw error;
   }
   throw new Error("expected an ApiError");

@@ -2,7 +2,7 @@ import type { Json } from "@baton/expr";
 import { stringifyJson } from "@baton/expr";
 import { validateInput } from "@baton/model";
 import { getDefinition, latestDefinition, type StoredDefinition } from "../definitions/store.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { invalid, notFound } from "../refusal.js";
 import type { Services } from "../services.js";
 import type { Db } from "../storage/db.js";
 import { newId } from "../storage/ids.js";

@@ -2,7 +2,7 @@ import { and, eq, inArray, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
 import { getDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
 import { iso } from "../http/time.js";
 import type { Db } from "../storage/db.js";

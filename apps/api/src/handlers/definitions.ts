@@ -5,7 +5,7 @@ import { childReferences } from "../definitions/child-references.js";
 import { decodeRequestBatch, decodeRequestDefinition } from "../definitions/decode-request.js";
 import { getDefinition, latestDefinition, lockProcessName, type StoredDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
 import type { Db } from "../storage/db.js";
 import { channels, definitionPins, definitions } from "../storage/schema/index.js";

@@ -2,7 +2,6 @@ import { CLAIM_LIMIT, LEASE_MS } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import {
   claimExternalTasks,
-  ExternalTaskError,
   type Outcome,
   releaseExternalTask,
   renewBeforeMs,
@@ -10,25 +9,8 @@ import {
   resolveExternalTask,
   signalExternalTask,
 } from "../engine/external/tasks.js";
-import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
-import { ApiError, conflict, invalid, notFound } from "../http/api-error.js";
-
-function asApiError(error: unknown): unknown {
-  if (!(error instanceof ExternalTaskError)) return error;
-  if (error.kind === "invalid") return invalid(error.message, error.fields);
-  if (error.kind === "not_found") return notFound(error.message);
-  return conflict(error.message);
-}
-
-function mapped(handler: ActionHandler): ActionHandler {
-  return async (request, services) => {
-    try {
-      return await handler(request, services);
-    } catch (error) {
-      throw error instanceof ApiError ? error : asApiError(error);
-    }
-  };
-}
+import type { ActionHandlers } from "../http/action-handler.js";
+import { invalid } from "../refusal.js";
 
 const intOr = (value: unknown, fallback: number) => (value === undefined || value === null ? fallback : Number(value));
 
@@ -44,7 +26,7 @@ function outcomeOf(body: Record<string, Json>): Outcome {
 
 /** claim, renew, release, resolve, signal (SPEC "External tasks"). */
 export const externalTaskHandlers: ActionHandlers = {
-  claimExternalTasks: mapped(async (request, services) => {
+  claimExternalTasks: async (request, services) => {
     const body = request.body;
     const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
     const items = await claimExternalTasks(services.db, services.clock, {
@@ -56,8 +38,8 @@ export const externalTaskHandlers: ActionHandlers = {
       version: body.version === undefined ? undefined : Number(body.version),
     });
     return { body: { items, renew_before_ms: renewBeforeMs(leaseMs) } };
-  }),
-  renewExternalTasks: mapped(async (request, services) => {
+  },
+  renewExternalTasks: async (request, services) => {
     const body = request.body;
     const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
     const result = await renewExternalTasks(
@@ -68,12 +50,12 @@ export const externalTaskHandlers: ActionHandlers = {
       leaseMs,
     );
     return { body: { ...result, renew_before_ms: renewBeforeMs(leaseMs) } };
-  }),
-  releaseExternalTask: mapped(async (request, services) => {
+  },
+  releaseExternalTask: async (request, services) => {
     await releaseExternalTask(services.db, services.clock, String(request.body.token));
     return { body: { released: true } };
-  }),
-  resolveExternalTask: mapped(async (request, services) => {
+  },
+  resolveExternalTask: async (request, services) => {
     await resolveExternalTask(
       services.db,
       services.clock,
@@ -83,8 +65,8 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     services.engine.wake();
     return { body: { resolved: true } };
-  }),
-  signalExternalTask: mapped(async (request, services) => {
+  },
+  signalExternalTask: async (request, services) => {
     const body = request.body;
     const result = await signalExternalTask(
       services.db,
@@ -96,5 +78,5 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     if (result.delivered) services.engine.wake();
     return { body: result };
-  }),
+  },
 };

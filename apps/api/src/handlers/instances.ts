@@ -18,7 +18,7 @@ import { loadObjects } from "../storage/objects.js";
 import { redactJsonText } from "../engine/secrets.js";
 import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
 import type { Db } from "../storage/db.js";
 import { instances, logs } from "../storage/schema/index.js";

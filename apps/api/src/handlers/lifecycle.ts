@@ -1,14 +1,7 @@
 import { eq } from "drizzle-orm";
-import {
-  LifecycleConflict,
-  type LifecycleResult,
-  cancelTree,
-  pauseTree,
-  resumeTree,
-  retryTree,
-} from "../engine/trees/lifecycle.js";
+import { type LifecycleResult, cancelTree, pauseTree, resumeTree, retryTree } from "../engine/trees/lifecycle.js";
 import type { ActionHandler, ActionHandlers, ActionReply } from "../http/action-handler.js";
-import { conflict, invalid, notFound } from "../http/api-error.js";
+import { invalid, notFound } from "../refusal.js";
 import type { Services } from "../services.js";
 import { instances } from "../storage/schema/index.js";
 
@@ -31,9 +24,14 @@ export async function requireRoot(services: Services, id: string, verb: string):
   return row.id;
 }
 
+/** 204 nothing to do, 202 still draining (a worker's write has to land), 200 done (docs/api.md). */
 function reply(result: LifecycleResult): ActionReply {
-  if (result.http === 204) return { status: 204 };
-  return { status: result.http, body: { outcome: result.outcome, status: result.status, instances: result.instances } };
+  if (result.outcome === undefined) return { status: 204 };
+  const draining = result.outcome === "pausing" || result.outcome === "cancelling";
+  return {
+    status: draining ? 202 : 200,
+    body: { outcome: result.outcome, status: result.status, instances: result.instances },
+  };
 }
 
 function verb(
@@ -48,14 +46,9 @@ function verb(
 ): ActionHandler {
   return async (request, services) => {
     const rootId = await requireRoot(services, request.params.id, name);
-    try {
-      const result = await run(services, rootId, request.principal.actor, request.query);
-      if (wakes && result.instances > 0) services.engine.wake();
-      return reply(result);
-    } catch (error) {
-      if (error instanceof LifecycleConflict) throw conflict(error.message);
-      throw error;
-    }
+    const result = await run(services, rootId, request.principal.actor, request.query);
+    if (wakes && result.instances > 0) services.engine.wake();
+    return reply(result);
   };
 }
 

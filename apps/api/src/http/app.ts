@@ -5,7 +5,8 @@ import { authorize, type Authenticator } from "../auth/index.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/principal.js";
 import type { ActionHandlers, ActionReply } from "./action-handler.js";
-import { ApiError, errorBody, unsupported } from "./api-error.js";
+import { ApiError, errorBody, toApiError } from "./api-error.js";
+import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
 
@@ -77,7 +78,8 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   const openapi = buildOpenApi(registry);
 
   app.onError((error, c) => {
-    if (error instanceof ApiError) return errorResponse(error);
+    const refused = toApiError(error);
+    if (refused) return errorResponse(refused);
     services.log.error("request failed", {
       method: c.req.method,
       path: c.req.path,

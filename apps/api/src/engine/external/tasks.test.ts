@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { Refusal } from "../../refusal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, openHarness } from "../../../test/engine-harness.js";
 import { rowsOf } from "../../storage/db.js";
@@ -6,7 +7,6 @@ import { rowsOf } from "../../storage/db.js";
 const rows = (result: unknown) => rowsOf<Record<string, unknown>>(result);
 import {
   claimExternalTasks,
-  ExternalTaskError,
   releaseExternalTask,
   renewExternalTasks,
   resolveExternalTask,
@@ -47,13 +47,13 @@ async function parked(): Promise<string> {
   return id;
 }
 
-async function refusal(run: Promise<unknown>): Promise<ExternalTaskError> {
+async function refusal(run: Promise<unknown>): Promise<Refusal> {
   const error = await run.then(
     () => undefined,
     (e) => e,
   );
-  expect(error).toBeInstanceOf(ExternalTaskError);
-  return error as ExternalTaskError;
+  expect(error).toBeInstanceOf(Refusal);
+  return error as Refusal;
 }
 
 describe("external tasks (in-process)", () => {

@@ -14,6 +14,7 @@ import { type Db, rowsOf } from "../../storage/db.js";
 import { perDbCache } from "../../storage/per-db-cache.js";
 import { definitions, externalClaims, externalWaits, instances } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
+import { Refusal } from "../../refusal.js";
 import { appendLogs } from "../audit-log.js";
 import { bufferSignal } from "./signal-buffer.js";
 import { isSettled } from "../statuses.js";
@@ -23,18 +24,6 @@ import { isSettled } from "../statuses.js";
 // external_claims bound to (instance, task_epoch, claim_epoch, worker); resolving records the
 // outcome in the instance state (`_outcome`, read by wait-task.ts) and makes it due, so the
 // next advance routes it exactly like a fetch result or failure.
-
-/** Why a call was refused; the handler maps it to HTTP (400 with `fields`, 404, 409). */
-export class ExternalTaskError extends Error {
-  override readonly name = "ExternalTaskError";
-  constructor(
-    readonly kind: "invalid" | "not_found" | "conflict",
-    message: string,
-    readonly fields?: Array<{ path: string; message: string }>,
-  ) {
-    super(message);
-  }
-}
 
 export interface ClaimRequest {
   workerId: string;
@@ -234,7 +223,7 @@ export async function releaseExternalTask(db: Db, clock: Clock, token: string): 
     const row = (await claimRows(tx, [tokenHash(token)])).get(tokenHash(token));
     const fate = fateOf(row, undefined, now);
     if (fate !== "live") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "conflict",
         row === undefined
           ? "the claim is not held: no claim has this token"
@@ -278,26 +267,23 @@ export async function resolveExternalTask(
     );
     const row = locked.length === 0 ? undefined : (await claimRows(tx, [hash])).get(hash);
     if (row === undefined || row.status === null || row.status === undefined)
-      throw new ExternalTaskError("not_found", "unknown claim token");
+      throw new Refusal("not_found", "unknown claim token");
     const status = String(row.status);
     if (isSettled(status) || status === "cancelling") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "conflict",
         `instance ${String(row.instance_id)} is ${status}; it no longer waits for an outcome`,
       );
     }
     const fate = fateOf(row, undefined, now);
     if (fate === "cancelled") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "conflict",
         `a late answer: the visit of task "${String(row.w_task ?? row.i_task)}" this claim was for is over (the task moved on)`,
       );
     }
     if (fate === "lost")
-      throw new ExternalTaskError(
-        "conflict",
-        "the claim is no longer live: it lapsed or another worker claimed the task since",
-      );
+      throw new Refusal("conflict", "the claim is no longer live: it lapsed or another worker claimed the task since");
     const taskId = String(row.w_task);
     const task = await requireTask(db, tx, String(row.process), Number(row.version), taskId);
     const checked = checkOutcome(task.def, task.task, outcome);
@@ -326,22 +312,19 @@ export async function signalExternalTask(
   return db.transaction(async (t) => {
     const tx = t as unknown as Db;
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
-    if (row === undefined) throw new ExternalTaskError("not_found", `instance ${instanceId} does not exist`);
+    if (row === undefined) throw new Refusal("not_found", `instance ${instanceId} does not exist`);
     const def = await definitionOf(db, tx, row.process, row.version);
     const task = def?.tasks.find((t) => t.id === taskId);
     if (def === undefined || task === undefined)
-      throw new ExternalTaskError(
-        "not_found",
-        `process "${row.process}" version ${row.version} has no task "${taskId}"`,
-      );
+      throw new Refusal("not_found", `process "${row.process}" version ${row.version} has no task "${taskId}"`);
     if (task.action?.type !== "external") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "not_found",
         `task "${taskId}" of process "${row.process}" version ${row.version} is not an external task (its action is ${task.action?.type ?? "none"})`,
       );
     }
     if (isSettled(row.status) || row.status === "cancelling") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "conflict",
         `instance ${row.id} is ${row.status} and will never wait on task "${taskId}" again`,
       );
@@ -387,7 +370,7 @@ export function checkOutcome(def: Definition, task: Task, outcome: Outcome): Out
   if ("error" in outcome) {
     const checked = checkExternalError(def, task, outcome.error);
     if (!checked.ok)
-      throw new ExternalTaskError(
+      throw new Refusal(
         "invalid",
         `the error outcome does not match what task "${task.id}" declares in raises`,
         checked.problems,
@@ -396,11 +379,7 @@ export function checkOutcome(def: Definition, task: Task, outcome: Outcome): Out
   }
   const checked = checkExternalResult(def, task, outcome.result);
   if (!checked.ok)
-    throw new ExternalTaskError(
-      "invalid",
-      `the result does not match the result_schema of task "${task.id}"`,
-      checked.problems,
-    );
+    throw new Refusal("invalid", `the result does not match the result_schema of task "${task.id}"`, checked.problems);
   return { result: checked.value };
 }
 
@@ -460,7 +439,7 @@ async function requireTask(
   const def = await definitionOf(db, tx, process, version);
   const task = def?.tasks.find((t) => t.id === taskId);
   if (def === undefined || task === undefined)
-    throw new ExternalTaskError("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
+    throw new Refusal("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
   return { def, task };
 }
 
