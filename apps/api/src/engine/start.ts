@@ -1,27 +1,13 @@
-import type { Json } from "@baton/expr";
-import { stringifyJson } from "@baton/expr";
+import { type Json, stringifyJson } from "@baton/expr";
 import { validateInput } from "@baton/model";
-import { getDefinition, latestDefinition, type StoredDefinition } from "../definitions/store.js";
-import { invalid, notFound } from "../refusal.js";
+import { requireDefinition } from "../definitions/store.js";
+import { invalid } from "../refusal.js";
 import type { Services } from "../services.js";
-import type { Db } from "../storage/db.js";
+import { inTransaction } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
 import { externalize } from "../storage/objects.js";
 import { instances } from "../storage/schema/index.js";
 import { appendLog, type LogEntry } from "./audit-log.js";
-
-async function resolveDefinition(db: Db, process: string, version: number | undefined): Promise<StoredDefinition> {
-  if (version === undefined) {
-    const latest = await latestDefinition(db, process);
-    if (!latest) throw notFound(`process "${process}" is not registered`);
-    return latest;
-  }
-  const exact = await getDefinition(db, process, version);
-  if (exact) return exact;
-  const latest = await latestDefinition(db, process);
-  if (!latest) throw notFound(`process "${process}" is not registered`);
-  throw notFound(`process "${process}" has no version ${version}; latest is ${latest.version}`);
-}
 
 // ---- start ----------------------------------------------------------------------------
 
@@ -30,7 +16,7 @@ export async function startInstance(
   actor: string | null,
   services: Services,
 ) {
-  const stored = await resolveDefinition(services.db, body.process, body.version);
+  const stored = await requireDefinition(services.db, body.process, body.version);
   const def = stored.definition;
   const checked = validateInput(def, body.input);
   if (!checked.ok) {
@@ -56,7 +42,7 @@ export async function startInstance(
     actor,
     data: { process: stored.name, version: stored.version },
   };
-  await services.db.transaction(async (tx) => {
+  await inTransaction(services.db, async (tx) => {
     const storedState = await externalize(tx, services.clock, state, services.config.objectThresholdBytes);
     await tx.insert(instances).values({
       id,

@@ -7,7 +7,7 @@ import type { ActionHandlers } from "../http/action-handler.js";
 import { notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { channels } from "../storage/schema/index.js";
-import { requireDefinition } from "./definitions.js";
+import { requireDefinition } from "../definitions/store.js";
 
 type Selector = { channel: string } | { definitions: Json[] } | { versions: Record<string, number | string> };
 type Side = "from" | "to";

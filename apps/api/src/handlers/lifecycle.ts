@@ -3,18 +3,15 @@ import { type LifecycleResult, cancelTree, pauseTree, resumeTree, retryTree } fr
 import type { ActionHandler, ActionHandlers, ActionReply } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import type { Services } from "../services.js";
+import { instanceIdParam } from "./instances.js";
 import { instances } from "../storage/schema/index.js";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The verbs act on a whole tree through its root: 404 unknown, 400 for a malformed or child id (naming the root). */
 export async function requireRoot(services: Services, id: string, verb: string): Promise<string> {
-  if (!UUID.test(id))
-    throw invalid(`"${id}" is not an instance id (expected a UUID)`, [{ path: "id", message: "expected a UUID" }]);
   const [row] = await services.db
     .select({ id: instances.id, rootId: instances.rootId, parentId: instances.parentId })
     .from(instances)
-    .where(eq(instances.id, id.toLowerCase()));
+    .where(eq(instances.id, instanceIdParam(id)));
   if (row === undefined) throw notFound(`instance ${id} does not exist`);
   if (row.parentId !== null || row.rootId !== row.id) {
     throw invalid(`instance ${id} is a child; ${verb} acts on a whole tree: use its root id ${row.rootId}`, [

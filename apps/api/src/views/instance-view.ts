@@ -1,5 +1,5 @@
 import { type Json, parseJson } from "@baton/expr";
-import { iso } from "../http/time.js";
+import { iso } from "../format.js";
 import type { instances, logs } from "../storage/schema/index.js";
 import { redactJson, redactText } from "../engine/secrets.js";
 

@@ -4,7 +4,7 @@ import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js"
 import { DefinitionFault } from "./compiled-definition.js";
 import { routeError } from "./error-route.js";
 import type { FetchResult } from "./tasks/fetch.js";
-import { truncate } from "./tasks/fetch.js";
+import { truncate } from "../../format.js";
 import type { InstanceState } from "./instance-state.js";
 import { TaskFailure } from "./task-failure.js";
 import { type BufferedSignal, consumedSignalOf, type ExternalPark, isWaitTask, runWait } from "./tasks/wait.js";

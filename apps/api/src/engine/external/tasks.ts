@@ -10,10 +10,11 @@ import {
 } from "@baton/model";
 import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
-import { type Db, rowsOf } from "../../storage/db.js";
+import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
 import { perDbCache } from "../../storage/per-db-cache.js";
 import { definitions, externalClaims, externalWaits, instances } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
+import { iso } from "../../format.js";
 import { Refusal } from "../../refusal.js";
 import { appendLogs } from "../audit-log.js";
 import { bufferSignal } from "./signal-buffer.js";
@@ -61,8 +62,6 @@ export function tokenHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** Leases up to `limit` parked, unclaimed tasks FIFO by park time; two callers never get the same one. */
 export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimRequest): Promise<ExternalTaskItem[]> {
   const now = clock.now();
@@ -71,8 +70,7 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
   if (request.process !== undefined) filters.push(sql`i.process = ${request.process}`);
   if (request.task !== undefined) filters.push(sql`w.task = ${request.task}`);
   if (request.version !== undefined) filters.push(sql`i.version = ${request.version}`);
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const claimed = rowsOf<Record<string, unknown>>(
       await tx.execute(sql`
         WITH picked AS (
@@ -190,8 +188,7 @@ export async function renewExternalTasks(
   if (tokens.length === 0) return out;
   const now = clock.now();
   const hashes = tokens.map(tokenHash);
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const rows = await claimRows(tx, hashes);
     const live: Array<{ token: string; instanceId: string; claimEpoch: number }> = [];
     tokens.forEach((token, i) => {
@@ -218,8 +215,7 @@ export async function renewExternalTasks(
 /** Ends a live claim at once; the task is claimable again. */
 export async function releaseExternalTask(db: Db, clock: Clock, token: string): Promise<void> {
   const now = clock.now();
-  await db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  await inTransaction(db, async (tx) => {
     const row = (await claimRows(tx, [tokenHash(token)])).get(tokenHash(token));
     const fate = fateOf(row, undefined, now);
     if (fate !== "live") {
@@ -257,8 +253,7 @@ export async function resolveExternalTask(
 ): Promise<void> {
   const now = clock.now();
   const hash = tokenHash(token);
-  await db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  await inTransaction(db, async (tx) => {
     // Lock the instance first, then read the claim: a worker's write or an operator verb is either fully before or after.
     const locked = rowsOf(
       await tx.execute(
@@ -309,8 +304,7 @@ export async function signalExternalTask(
   outcome: Outcome,
   actor: string | null,
 ): Promise<SignalResult> {
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
     if (row === undefined) throw new Refusal("not_found", `instance ${instanceId} does not exist`);
     const def = await definitionOf(db, tx, row.process, row.version);

@@ -1,7 +1,7 @@
 import { type Json, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
-import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
+import { type Db, executePrepared, rowsOf, inTransaction } from "../../storage/db.js";
 import type { AdvanceResult } from "../advance/advance.js";
 import type { ChildSpawn } from "../advance/tasks/child.js";
 import { type ClaimedRow, lockInIdOrder } from "./claim.js";
@@ -249,7 +249,7 @@ export async function writeAdvances(
     objects.size > 0 ||
     writes.some((w) => w.result.externalWait !== undefined || w.result.consumedSignal !== undefined);
   // (Children and parent wake-ups ride in the one statement: no transaction needed for them.)
-  return touchesMore ? db.transaction((tx) => write(tx as unknown as Db)) : write(db);
+  return touchesMore ? inTransaction(db, write) : write(db);
 }
 
 function entry(

@@ -4,7 +4,7 @@ import type { ServerConfig } from "../../config.js";
 import type { Logger } from "@baton/log";
 import type { EngineHandle } from "../../services.js";
 import type { Clock } from "../../storage/clock.js";
-import type { Db } from "../../storage/db.js";
+import { type Db, inTransaction } from "../../storage/db.js";
 import { advance, type AdvanceResult } from "../advance/advance.js";
 import { childEnvironment } from "./child-environment.js";
 import {
@@ -146,10 +146,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   // Abandoned pause/cancel rows are rare: checked at most once a second.
   const finalise = periodic("finalising abandoned pause/cancel", FINALISE_EVERY_MS, async () => {
     if (!(await hasAbandoned(db, clock.now()))) return;
-    await db.transaction(async (tx) => {
-      const rows = await finaliseAbandoned(tx as unknown as Db, clock.now());
+    await inTransaction(db, async (tx) => {
+      const rows = await finaliseAbandoned(tx, clock.now());
       await appendLogs(
-        tx as unknown as Db,
+        tx,
         clock,
         rows.map((r) => ({
           instanceId: r.id,

@@ -2,7 +2,7 @@ import { type Json, parseJson } from "@baton/expr";
 import type { Definition } from "@baton/model";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
-import { type Db, rowsOf } from "../../storage/db.js";
+import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
 import { definitions, instances } from "../../storage/schema/index.js";
 import { conflict } from "../../refusal.js";
 import { appendLogs, type LogEntry } from "../audit-log.js";
@@ -72,8 +72,7 @@ async function stopTree(
   actor: string | null,
   stop: StopVerb,
 ): Promise<LifecycleResult> {
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     await lockTree(tx, rootId);
     const rows = changedRows(await stop.update(tx, rootId, clock.now()));
     const who = actor ?? "an operator";
@@ -139,8 +138,7 @@ export function cancelTree(db: Db, clock: Clock, rootId: string, actor: string |
 
 /** Paused rows run again where they stopped (a due timer fires at once); a `pausing` row just keeps going. */
 export async function resumeTree(db: Db, clock: Clock, rootId: string, actor: string | null): Promise<LifecycleResult> {
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const now = clock.now();
     await lockTree(tx, rootId);
     const before = await rootStatus(tx, rootId);
@@ -184,8 +182,7 @@ export async function retryTree(
   actor: string | null,
   force: boolean,
 ): Promise<LifecycleResult> {
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const now = clock.now();
     await lockTree(tx, rootId);
     const rows = await tx

@@ -3,7 +3,7 @@ import { upgradeBlockers } from "@baton/model";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { getDefinition } from "../../definitions/store.js";
 import type { Clock } from "../../storage/clock.js";
-import type { Db } from "../../storage/db.js";
+import { type Db, inTransaction } from "../../storage/db.js";
 import { instances } from "../../storage/schema/index.js";
 import { Refusal } from "../../refusal.js";
 import { appendLogs } from "../audit-log.js";
@@ -44,8 +44,7 @@ export async function upgradeTree(
   if (fromVersion === toVersion) return { upgraded: false, moves: null };
   const source = await getDefinition(db, head.process, fromVersion);
 
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const now = clock.now();
     const rows = await tx
       .select()

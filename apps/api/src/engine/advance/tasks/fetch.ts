@@ -9,6 +9,7 @@ import {
   stringifyJson,
 } from "@baton/expr";
 import { type Schema, validateValue } from "@baton/model";
+import { truncate } from "../../../format.js";
 import type { CompiledFetch } from "../compiled-definition.js";
 import { hostRefusal } from "../host-policy.js";
 import { describe, type HttpResponse, httpCall } from "../http-call.js";
@@ -188,10 +189,4 @@ function kind(value: Json): string {
   if (Array.isArray(value)) return "an array";
   if (isLosslessNumber(value)) return "a number";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-/** Also drops NUL characters: PostgreSQL text cannot hold them, and they reach messages from response bodies. */
-export function truncate(text: string, max: number): string {
-  const clean = text.includes("\u0000") ? text.replace(/\u0000/g, "") : text;
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
