@@ -7,6 +7,7 @@ import { definitions, instances } from "../../storage/schema/index.js";
 import { conflict } from "../../refusal.js";
 import { appendLogs, type LogEntry } from "../audit-log.js";
 import { isSettled } from "../statuses.js";
+import { lockTree } from "./lock.js";
 
 export type LifecycleOutcome = "paused" | "pausing" | "resumed" | "cancelled" | "cancelling" | "retried";
 
@@ -306,15 +307,6 @@ async function isOnlyOnce(tx: Db, name: string, version: number, task: string): 
   if (row === undefined) return false;
   const definition = parseJson(row.definition) as unknown as Definition;
   return definition.tasks.some((t) => t.id === task && t.only_once === true);
-}
-
-/**
- * Locks every row of a tree in id order before a verb changes any: advance batches lock rows
- * (and the parents they wake) in id order too (claim.ts lockInIdOrder), so a verb and a batch
- * never wait on each other in a cycle.
- */
-async function lockTree(tx: Db, rootId: string): Promise<void> {
-  await tx.execute(sql`SELECT id FROM instances WHERE root_id = ${rootId} ORDER BY id FOR UPDATE`);
 }
 
 async function countStatus(tx: Db, rootId: string, status: string): Promise<number> {

@@ -8,6 +8,7 @@ import { instances } from "../../storage/schema/index.js";
 import { Refusal } from "../../refusal.js";
 import { appendLogs } from "../audit-log.js";
 import { isLive } from "../statuses.js";
+import { lockTree } from "./lock.js";
 
 export interface UpgradeMove {
   instance_id: string;
@@ -46,12 +47,8 @@ export async function upgradeTree(
 
   return inTransaction(db, async (tx) => {
     const now = clock.now();
-    const rows = await tx
-      .select()
-      .from(instances)
-      .where(eq(instances.rootId, rootId))
-      .orderBy(asc(instances.id))
-      .for("update");
+    await lockTree(tx, rootId);
+    const rows = await tx.select().from(instances).where(eq(instances.rootId, rootId)).orderBy(asc(instances.id));
     const root = rows.find((r) => r.id === rootId);
     if (root === undefined) throw new Refusal("not_found", `instance ${rootId} does not exist`);
     if (!isLive(root.status))
