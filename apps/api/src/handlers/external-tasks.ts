@@ -8,7 +8,7 @@ import {
   renewExternalTasks,
   resolveExternalTask,
   signalExternalTask,
-} from "../engine/external/tasks.js";
+} from "../engine/index.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid } from "../refusal.js";
 

@@ -1,5 +1,5 @@
 import { parseJson } from "@baton/expr";
-import { startInstance } from "../engine/start.js";
+import { levelsFrom, redactJsonText, startInstance } from "../engine/index.js";
 import { showObjects, shownOutputs } from "../views/objects.js";
 import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
 import {
@@ -13,9 +13,7 @@ import {
   statusView,
   storedOutput,
 } from "../views/instance-view.js";
-import { levelsFrom } from "../engine/audit-log.js";
 import { loadObjects } from "../storage/objects.js";
-import { redactJsonText } from "../engine/secrets.js";
 import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";

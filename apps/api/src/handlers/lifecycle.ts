@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { type LifecycleResult, cancelTree, pauseTree, resumeTree, retryTree } from "../engine/trees/lifecycle.js";
+import { type LifecycleResult, cancelTree, pauseTree, resumeTree, retryTree } from "../engine/index.js";
 import type { ActionHandler, ActionHandlers, ActionReply } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import type { Services } from "../services.js";

@@ -1,4 +1,4 @@
-import { upgradeTree } from "../engine/trees/upgrade.js";
+import { upgradeTree } from "../engine/index.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { requireRoot } from "./lifecycle.js";
 
