@@ -9,6 +9,7 @@ import { ApiError, errorBody, toApiError } from "./api-error.js";
 import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
+import { isDatabaseUnavailable } from "../storage/db-unavailable.js";
 
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
 
@@ -50,6 +51,23 @@ async function readBody(c: Context, maxBytes: number): Promise<Json | undefined>
   }
 }
 
+/** Retry-After: the longest pause before the server reconnects (--db-reconnect-max), in whole seconds. */
+function databaseUnavailable(reconnectMaxMs: number): ApiError {
+  return new ApiError(
+    "unavailable",
+    "the database is unreachable; retry after Retry-After seconds (if it went away while this request ran, the request may have taken effect)",
+    { headers: { "retry-after": String(Math.max(1, Math.ceil(reconnectMaxMs / 1000))) } },
+  );
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
+}
+
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("invalid", `the request body is larger than the limit of ${maxBytes} bytes (--max-body)`, {
     status: 413,
@@ -80,6 +98,11 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   app.onError((error, c) => {
     const refused = toApiError(error);
     if (refused) return errorResponse(refused);
+    if (isDatabaseUnavailable(error)) {
+      // Only the code: a driver error's message and parameters may carry request values.
+      services.log.warn("database unavailable", { method: c.req.method, path: c.req.path, code: errorCode(error) });
+      return errorResponse(databaseUnavailable(services.config.dbTimeouts.reconnectMaxMs));
+    }
     services.log.error("request failed", {
       method: c.req.method,
       path: c.req.path,
