@@ -53,7 +53,7 @@ describe("source layout", () => {
   it("has handlers reach the engine only through engine/index.ts", () => {
     const found = violations(
       "handlers",
-      ({ target }) => target !== undefined && target.startsWith("engine/") && target !== "engine/index.js",
+      ({ target }) => target?.startsWith("engine/") === true && target !== "engine/index.js",
     );
     expect(found).toEqual([]);
   });

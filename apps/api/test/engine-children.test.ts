@@ -1,4 +1,4 @@
-// Child tasks (LANGUAGE §2.6): a parent spawns children with its advance's write, parks in
+// Child tasks (docs/language.md#children): a parent spawns children with its advance's write, parks in
 // phase `children`, the last child to settle wakes it, and its next advance collects them.
 import { parseJson } from "@baton/expr";
 import { eq, sql } from "drizzle-orm";

@@ -33,7 +33,7 @@ const looped = {
 const LEASE_MS = 60_000;
 
 async function claimOne(harness: Harness): Promise<string> {
-  const [item] = await claimExternalTasks(harness.db, harness.clock, { workerId: "w1", limit: 1, leaseMs: LEASE_MS });
+  const [item] = await claimExternalTasks(harness.db, harness.clock, { workerId: "w1", limit: 1, claimMs: LEASE_MS });
   expect(item, "the parked task is claimable").toBeDefined();
   return item!.token;
 }

@@ -24,32 +24,32 @@ function outcomeOf(body: Record<string, Json>): Outcome {
   return hasError ? { error: body.error } : { result: hasResult ? body.result : null };
 }
 
-/** claim, renew, release, resolve, signal (SPEC "External tasks"). */
+/** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
 export const externalTaskHandlers: ActionHandlers = {
   claimExternalTasks: async (request, services) => {
     const body = request.body;
-    const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
     const items = await claimExternalTasks(services.db, services.clock, {
       workerId: String(body.worker_id),
       limit: intOr(body.limit, CLAIM_LIMIT.default),
-      leaseMs,
+      claimMs,
       process: body.process === undefined ? undefined : String(body.process),
       task: body.task === undefined ? undefined : String(body.task),
       version: body.version === undefined ? undefined : Number(body.version),
     });
-    return { body: { items, renew_before_ms: renewBeforeMs(leaseMs) } };
+    return { body: { items, renew_before_ms: renewBeforeMs(claimMs) } };
   },
   renewExternalTasks: async (request, services) => {
     const body = request.body;
-    const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
     const result = await renewExternalTasks(
       services.db,
       services.clock,
       String(body.worker_id),
       (body.tokens as string[]).map(String),
-      leaseMs,
+      claimMs,
     );
-    return { body: { ...result, renew_before_ms: renewBeforeMs(leaseMs) } };
+    return { body: { ...result, renew_before_ms: renewBeforeMs(claimMs) } };
   },
   releaseExternalTask: async (request, services) => {
     await releaseExternalTask(services.db, services.clock, String(request.body.token));

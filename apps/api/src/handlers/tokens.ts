@@ -3,7 +3,7 @@ import { issueToken, listTokenRows, revokeToken, tokenView } from "../auth/token
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 
-/** createToken, listTokens, revokeToken (SPEC "Tokens"; all admin). */
+/** createToken, listTokens, revokeToken (docs/auth.md "Tokens over the API"; all admin). */
 export const tokenHandlers: ActionHandlers = {
   createToken: async (request, services) => {
     const now = services.clock.now();

@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 const claim = (over: Partial<Parameters<typeof claimExternalTasks>[2]> = {}) =>
-  claimExternalTasks(h.db, h.clock, { workerId: "w", limit: 10, leaseMs: 30_000, process: "ask", ...over });
+  claimExternalTasks(h.db, h.clock, { workerId: "w", limit: 10, claimMs: 30_000, process: "ask", ...over });
 
 async function parked(): Promise<string> {
   const id = await h.start("ask");
@@ -74,7 +74,7 @@ describe("external tasks (in-process)", () => {
 
   it("a resolve that lands while a worker is raising the timeout wins: the stale advance is dropped", async () => {
     const id = await parked();
-    const [item] = await claim({ leaseMs: 120_000 });
+    const [item] = await claim({ claimMs: 120_000 });
     h.clock.advance(61_000);
     // The deadline passed: the pump claims the row; the resolve lands before that advance writes.
     const ticking = h.tick();
@@ -149,7 +149,7 @@ describe("external tasks (in-process)", () => {
     while ((await h.tick()) > 0);
     const rounds = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        claimExternalTasks(h.db, h.clock, { workerId: `w${i % 2}`, limit: 4, leaseMs: 30_000, process: "race" }),
+        claimExternalTasks(h.db, h.clock, { workerId: `w${i % 2}`, limit: 4, claimMs: 30_000, process: "race" }),
       ),
     );
     const claimed = rounds.flat().map((item) => item.token);

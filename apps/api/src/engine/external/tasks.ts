@@ -20,7 +20,7 @@ import { appendLogs } from "../audit-log.js";
 import { bufferSignal } from "./signal-buffer.js";
 import { isSettled } from "../statuses.js";
 
-// External tasks from the worker's side (SPEC "External tasks"): claim, renew, release,
+// External tasks from the worker's side (docs/engine.md#external-tasks-and-delay): claim, renew, release,
 // resolve, signal. A claim is one row of external_waits (the parked visit) plus a token in
 // external_claims bound to (instance, task_epoch, claim_epoch, worker); resolving records the
 // outcome in the instance state (`_outcome`, read by wait-task.ts) and makes it due, so the
@@ -29,7 +29,8 @@ import { isSettled } from "../statuses.js";
 export interface ClaimRequest {
   workerId: string;
   limit: number;
-  leaseMs: number;
+  /** How long the claim holds unless renewed: a worker's claim, not the pump's instance lease. */
+  claimMs: number;
   process?: string;
   task?: string;
   version?: number;
@@ -52,7 +53,8 @@ export interface ExternalTaskItem {
 /** `{result}` or `{error: {code, message?, data?}}`, exactly one. */
 export type Outcome = { result: Json } | { error: Json };
 
-export const renewBeforeMs = (leaseMs: number) => Math.floor(leaseMs / 3);
+/** When a worker should renew a claim that holds for `claimMs` (the API calls it lease_ms). */
+export const renewBeforeMs = (claimMs: number) => Math.floor(claimMs / 3);
 
 export function newClaimToken(): string {
   return `ext_${randomBytes(24).toString("base64url")}`;
@@ -65,7 +67,7 @@ export function tokenHash(token: string): string {
 /** Leases up to `limit` parked, unclaimed tasks FIFO by park time; two callers never get the same one. */
 export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimRequest): Promise<ExternalTaskItem[]> {
   const now = clock.now();
-  const expires = now + request.leaseMs;
+  const expires = now + request.claimMs;
   const filters = [sql`TRUE`];
   if (request.process !== undefined) filters.push(sql`i.process = ${request.process}`);
   if (request.task !== undefined) filters.push(sql`w.task = ${request.task}`);
@@ -182,7 +184,7 @@ export async function renewExternalTasks(
   clock: Clock,
   workerId: string,
   tokens: readonly string[],
-  leaseMs: number,
+  claimMs: number,
 ): Promise<RenewResult> {
   const out: RenewResult = { renewed: [], lost: [], cancelled: [] };
   if (tokens.length === 0) return out;
@@ -201,7 +203,7 @@ export async function renewExternalTasks(
     if (live.length > 0) {
       // Fenced by claim_epoch and expiry: a claim that lapsed and was re-taken meanwhile stays lost.
       const updated = await tx.execute(sql`
-        UPDATE external_waits AS w SET claim_expires_at = ${now + leaseMs}
+        UPDATE external_waits AS w SET claim_expires_at = ${now + claimMs}
         FROM (SELECT unnest(${sqlTextArray(live.map((l) => l.instanceId))}) AS id, unnest(${`{${live.map((l) => l.claimEpoch).join(",")}}`}::int[]) AS epoch) AS h
         WHERE w.instance_id = h.id AND w.claim_epoch = h.epoch AND w.claim_expires_at > ${now}
         RETURNING w.instance_id`);

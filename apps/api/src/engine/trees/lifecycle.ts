@@ -174,7 +174,7 @@ export async function resumeTree(db: Db, clock: Clock, rootId: string, actor: st
  * for its children (phase `children`, its counter = the children revived under it), so when
  * they settle it collects them as on the first run; siblings that completed keep their
  * outcome. Refused unless the root is `failed`, and for an only_once task whose call may have
- * left unless `force` (LANGUAGE §2.5).
+ * left unless `force` (docs/language.md#only-once).
  */
 export async function retryTree(
   db: Db,

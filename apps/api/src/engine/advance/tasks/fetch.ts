@@ -26,7 +26,8 @@ export interface FetchContext {
   allowHosts: readonly string[];
   denyHosts: readonly string[];
   defs?: Record<string, Schema>;
-  signal?: AbortSignal;
+  /** Aborted when the advance is abandoned (lease lost, engine stopping). */
+  abort?: AbortSignal;
   maxResponseBytes?: number;
 }
 
@@ -37,7 +38,7 @@ export interface FetchResult {
   headers: Record<string, string>;
 }
 
-/** Runs one attempt of a fetch task; throws TaskFailure with a LANGUAGE §5 code. */
+/** Runs one attempt of a fetch task; throws TaskFailure with a code of docs/language.md#error-codes. */
 export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise<FetchResult> {
   const { action } = fetch;
   const method = action.method.toUpperCase();
@@ -75,7 +76,7 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
     body,
     timeoutMs: timeoutMs(fetch, ctx.scope),
     maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
-    signal: ctx.signal,
+    abort: ctx.abort,
   });
   return interpret(fetch, response, url, ctx.defs);
 }
