@@ -79,7 +79,10 @@ const program = new Command("baton-api")
   )
   .option("--fetch-deny <hosts>", "hosts fetch tasks may not call (comma-separated; *.suffix allowed)", hostList, [])
   .option("--no-tick", "disable POST /tick (it then answers 501)")
-  .showHelpAfterError()
+  // One line for a bad flag, like every other start-up failure (README promises it).
+  .configureOutput({
+    outputError: (text, write) => write(`baton-api: ${text.replace(/^error: /, "").trimEnd()} (see --help)\n`),
+  })
   .action(async (opts) => {
     if (!isLogLevel(opts.logLevel))
       fatal(`--log-level must be one of debug, info, warn, error (got "${opts.logLevel}")`);
