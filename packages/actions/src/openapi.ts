@@ -23,6 +23,9 @@ const GENERIC_ERROR: Record<number, string> = {
 
 const AUTH_STATUSES = [401, 403];
 
+const DATABASE_UNAVAILABLE =
+  "The database is unreachable (stopped, restarting, or a statement ran past the server's timeout); retry after `Retry-After` seconds. A request whose connection died while it committed may have taken effect";
+
 /** The permissions that admit a call, as the description and the extension state them. */
 export function admittingPermissions(spec: ActionSpec): string[] {
   if (spec.permissions === "public") return [];
@@ -90,6 +93,13 @@ function operation(spec: ActionSpec): Record<string, unknown> {
     if (responses[status]) continue; // a declared response (healthz 503) describes that status itself
     responses[status] = errorResponse(status, spec.errorDescriptions?.[status] ?? GENERIC_ERROR[status] ?? "Error.");
   }
+  // Extension (docs/api.md): every endpoint needs the database, and answers 503 while it is unreachable.
+  responses[503] ??= {
+    ...(errorResponse(503, DATABASE_UNAVAILABLE) as object),
+    headers: {
+      "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
+    },
+  };
 
   const op: Record<string, unknown> = {
     operationId: spec.name,

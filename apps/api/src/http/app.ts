@@ -3,10 +3,12 @@ import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { Hono, type Context } from "hono";
 import { authorize, type Authenticator } from "../auth/index.js";
 import type { Services } from "../services.js";
-import type { ActionHandlers, ActionReply, Principal } from "./action-handler.js";
+import type { Principal } from "../auth/principal.js";
+import type { ActionHandlers, ActionReply } from "./action-handler.js";
 import { ApiError, errorBody, unsupported } from "./api-error.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
+import { isDatabaseUnavailable } from "../storage/db-unavailable.js";
 
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
 
@@ -48,6 +50,23 @@ async function readBody(c: Context, maxBytes: number): Promise<Json | undefined>
   }
 }
 
+/** Retry-After: the longest pause before the server reconnects (--db-reconnect-max), in whole seconds. */
+function databaseUnavailable(reconnectMaxMs: number): ApiError {
+  return new ApiError(
+    "unavailable",
+    "the database is unreachable; retry after Retry-After seconds (if it went away while this request ran, the request may have taken effect)",
+    { headers: { "retry-after": String(Math.max(1, Math.ceil(reconnectMaxMs / 1000))) } },
+  );
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
+}
+
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("invalid", `the request body is larger than the limit of ${maxBytes} bytes (--max-body)`, {
     status: 413,
@@ -77,6 +96,11 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
 
   app.onError((error, c) => {
     if (error instanceof ApiError) return errorResponse(error);
+    if (isDatabaseUnavailable(error)) {
+      // Only the code: a driver error's message and parameters may carry request values.
+      services.log.warn("database unavailable", { method: c.req.method, path: c.req.path, code: errorCode(error) });
+      return errorResponse(databaseUnavailable(services.config.dbTimeouts.reconnectMaxMs));
+    }
     services.log.error("request failed", {
       method: c.req.method,
       path: c.req.path,
