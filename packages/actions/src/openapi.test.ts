@@ -101,9 +101,11 @@ describe("buildOpenApi", () => {
     expect(limit).toMatchObject({
       in: "query",
       required: false,
-      schema: { type: "integer", minimum: 1, maximum: 100, default: 20 },
+      schema: { type: "integer", minimum: 1, default: 20 },
     });
     expect(limit.example).toBe(1);
+    expect(limit.schema.maximum, "a larger limit is clamped, so it must not be refused").toBeUndefined();
+    expect(limit.description).toContain("clamped to 100");
     for (const p of params) expect(p.schema.description, "the description lives on the parameter").toBeUndefined();
   });
 

@@ -33,7 +33,7 @@ function errorType(data: JsonSchema): JsonSchema {
  * non-2xx `responses` of a fetch, `raises` of an external task; unknown for child tasks (a
  * child's raise carries its own data). Codes that carry no data leave it absent (null).
  */
-function errorDataType(def: Definition, i: number): JsonSchema {
+export function errorDataType(def: Definition, i: number): JsonSchema {
   const target = `$${def.tasks[i].id}`;
   const parts: JsonSchema[] = [NULL];
   for (const source of def.tasks) {

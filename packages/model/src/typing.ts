@@ -41,7 +41,11 @@ export interface DefinitionTyping {
 const NOTHING: JsonSchema = { type: [] };
 const MAX_ROUNDS = 8;
 
-export function typeDefinition(def: Definition): DefinitionTyping {
+/**
+ * `adjustFlow` lets compat type `def` as if its tasks were entered otherwise (docs/compat.md:
+ * an instance arriving from another version), e.g. a task that may now be entered without `error`.
+ */
+export function typeDefinition(def: Definition, adjustFlow?: (flow: OutputFlow) => OutputFlow): DefinitionTyping {
   const problems: DefinitionProblem[] = [];
   const add = (path: string, message: string, task?: string) => {
     const p: DefinitionProblem = { process: def.name || undefined, path, message };
@@ -52,7 +56,7 @@ export function typeDefinition(def: Definition): DefinitionTyping {
   const sites = def.tasks.map((task, i) => parseTaskSites(task, `tasks[${i}]`, (path, msg) => add(path, msg, task.id)));
   const processOutput =
     def.output === undefined ? undefined : compileAll(def.output, "output", (path, msg) => add(path, msg));
-  const flow = outputFlow(def);
+  const flow = adjustFlow === undefined ? outputFlow(def) : adjustFlow(outputFlow(def));
 
   const outputs = solveOutputTypes(def, sites, flow);
 

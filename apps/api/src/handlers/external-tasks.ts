@@ -52,8 +52,7 @@ export const externalTaskHandlers: ActionHandlers = {
     return { body: { ...result, renew_before_ms: renewBeforeMs(claimMs) } };
   },
   releaseExternalTask: async (request, services) => {
-    await releaseExternalTask(services.db, services.clock, String(request.body.token));
-    return { body: { released: true } };
+    return { body: { released: await releaseExternalTask(services.db, services.clock, String(request.body.token)) } };
   },
   resolveExternalTask: async (request, services) => {
     await resolveExternalTask(
