@@ -194,7 +194,8 @@ export interface PromoteChannelBody {
 export interface PromoteChannelResponse {
   from: string;
   to: string;
-  promoted: { name: string; version: number; previous: number | null }[];
+  /** `previous` is 0 when the process was not on `to`. */
+  promoted: { name: string; version: number; previous: number }[];
 }
 
 export interface StaleChildReference {
