@@ -70,8 +70,7 @@ export const externalTaskHandlers: ActionHandlers = {
     return { body: { ...result, renew_before_ms: renewBeforeMs(leaseMs) } };
   }),
   releaseExternalTask: mapped(async (request, services) => {
-    await releaseExternalTask(services.db, services.clock, String(request.body.token));
-    return { body: { released: true } };
+    return { body: { released: await releaseExternalTask(services.db, services.clock, String(request.body.token)) } };
   }),
   resolveExternalTask: mapped(async (request, services) => {
     await resolveExternalTask(

@@ -211,13 +211,17 @@ export const externalTaskActions = [
     path: "/external-tasks/release",
     tag: TAG,
     summary: "Give a claimed task back",
-    description: "Ends the claim at once; the task goes back to the queue and can be claimed again.",
+    description:
+      "Ends the claim at once; the task goes back to the queue and can be claimed again. A token whose task is no longer wanted (renew answered `cancelled`: the instance was cancelled, the visit is over, or a retry re-armed the task) is accepted and changes nothing (`released: false`). 409 for a token never issued or no longer holding its claim (lapsed, released, claimed again).",
     permissions: ["worker"],
     body: strictObject({ token: CLAIM_TOKEN }, ["token"]),
     responses: {
       200: {
         description: "Released.",
-        schema: responseObject({ released: bool("Whether the claim was ended.") }, ["released"]),
+        schema: responseObject(
+          { released: bool("Whether a live claim was ended and the task went back to the queue.") },
+          ["released"],
+        ),
       },
     },
     errors: [400, 409, 500],

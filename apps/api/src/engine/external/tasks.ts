@@ -156,7 +156,12 @@ export interface RenewResult {
 
 type ClaimFate = "live" | "lost" | "cancelled";
 
-/** Where one claim stands: its instance cancelled or the visit over → cancelled; superseded, released or lapsed → lost. */
+/**
+ * Where one claim stands: its instance cancelled, the visit over, or the visit re-armed since
+ * the claim (a retry after a timeout) → cancelled; released, lapsed, claimed again, or held by
+ * another worker → lost. Only a live claim's token acts; claim epochs never repeat for an
+ * instance (pump/wait-rows.ts), so no older token can match a newer arming's claim.
+ */
 function fateOf(row: Record<string, unknown> | undefined, workerId: string | undefined, now: number): ClaimFate {
   if (row === undefined || row.status === null || row.status === undefined) return "lost";
   const status = String(row.status);
@@ -170,6 +175,8 @@ function fateOf(row: Record<string, unknown> | undefined, workerId: string | und
   )
     return "cancelled";
   if (row.phase !== "external") return "cancelled";
+  // A retry re-armed the same visit after this claim was issued: that arming is no longer wanted.
+  if (Number(row.created_at) < Number(row.waiting_since)) return "cancelled";
   if (Number(row.w_claim_epoch) !== Number(row.claim_epoch)) return "lost";
   if (row.claim_expires_at === null || row.claim_expires_at === undefined || Number(row.claim_expires_at) <= now)
     return "lost";
@@ -179,8 +186,8 @@ function fateOf(row: Record<string, unknown> | undefined, workerId: string | und
 
 async function claimRows(tx: Db, hashes: string[]): Promise<Map<string, Record<string, unknown>>> {
   const result = await tx.execute(sql`
-    SELECT c.token_hash, c.instance_id, c.task_epoch, c.claim_epoch, c.worker_id,
-           w.task_epoch AS w_task_epoch, w.claim_epoch AS w_claim_epoch, w.claim_expires_at, w.task AS w_task,
+    SELECT c.token_hash, c.instance_id, c.task_epoch, c.claim_epoch, c.worker_id, c.created_at,
+           w.task_epoch AS w_task_epoch, w.claim_epoch AS w_claim_epoch, w.claim_expires_at, w.task AS w_task, w.waiting_since,
            i.status, i.task_epoch AS i_task_epoch, i.phase, i.root_id, i.process, i.version, i.task AS i_task
     FROM external_claims c
     LEFT JOIN external_waits w ON w.instance_id = c.instance_id
@@ -226,21 +233,24 @@ export async function renewExternalTasks(
   });
 }
 
-/** Ends a live claim at once; the task is claimable again. */
-export async function releaseExternalTask(db: Db, clock: Clock, token: string): Promise<void> {
+/**
+ * Ends a live claim at once (the task is claimable again): true. A token whose task is no
+ * longer wanted (renew answers `cancelled`: "stop, then release") is accepted and changes
+ * nothing: false. A token never issued, lapsed, released, or lost to another arming or
+ * worker is a conflict: its release must not hand back a claim someone else holds.
+ */
+export async function releaseExternalTask(db: Db, clock: Clock, token: string): Promise<boolean> {
   const now = clock.now();
-  await db.transaction(async (t) => {
+  return db.transaction(async (t) => {
     const tx = t as unknown as Db;
     const row = (await claimRows(tx, [tokenHash(token)])).get(tokenHash(token));
+    if (row === undefined) throw new ExternalTaskError("conflict", "the claim is not held: no claim has this token");
     const fate = fateOf(row, undefined, now);
-    if (fate !== "live") {
+    if (fate === "cancelled") return false;
+    if (fate === "lost") {
       throw new ExternalTaskError(
         "conflict",
-        row === undefined
-          ? "the claim is not held: no claim has this token"
-          : fate === "cancelled"
-            ? "the claim is not held: the task is no longer waiting (its instance was cancelled or the task moved on)"
-            : "the claim is not held: it lapsed or another worker claimed the task since",
+        "the claim is not held: it lapsed, was released, or the task was claimed again since",
       );
     }
     await tx
@@ -248,10 +258,11 @@ export async function releaseExternalTask(db: Db, clock: Clock, token: string): 
       .set({ claimedBy: null, claimExpiresAt: null })
       .where(
         and(
-          eq(externalWaits.instanceId, String(row!.instance_id)),
-          eq(externalWaits.claimEpoch, Number(row!.claim_epoch)),
+          eq(externalWaits.instanceId, String(row.instance_id)),
+          eq(externalWaits.claimEpoch, Number(row.claim_epoch)),
         ),
       );
+    return true;
   });
 }
 
