@@ -176,8 +176,9 @@ describe("without a credential", () => {
     },
   );
 
-  it("still serves /healthz and /public/*", async () => {
+  it("still serves /healthz (and its /api/healthz alias) and /public/*", async () => {
     expect((await request(server.url, "GET", "/healthz")).status).toBe(200);
+    expect((await request(server.url, "GET", "/api/healthz")).status, "no credential needed on the alias").toBe(200);
     expect((await request(server.url, "GET", "/public/openapi.json")).status).toBe(200);
     expect((await request(server.url, "GET", "/public/docs")).status).toBe(200);
   });

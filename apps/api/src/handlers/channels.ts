@@ -130,7 +130,7 @@ export const channelHandlers: ActionHandlers = {
             )
         ).map((r) => [r.name, r.version] as const),
       );
-      const out: Array<{ name: string; version: number; previous: number | null }> = [];
+      const out: Array<{ name: string; version: number; previous: number }> = [];
       for (const row of chosen) {
         await tx
           .insert(channels)
@@ -139,7 +139,7 @@ export const channelHandlers: ActionHandlers = {
             target: [channels.channel, channels.name],
             set: { version: row.version, actor: principal.actor, updatedAt: now },
           });
-        out.push({ name: row.name, version: row.version, previous: current.get(row.name) ?? null });
+        out.push({ name: row.name, version: row.version, previous: current.get(row.name) ?? 0 });
       }
       return out;
     });

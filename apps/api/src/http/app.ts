@@ -14,9 +14,10 @@ import { isDatabaseUnavailable } from "../storage/db-unavailable.js";
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
 
 /** `/instances/{id}` → `/instances/:id` */
-function honoPath(action: ActionSpec): string {
+/** Every address of an entry: `/api<path>`, and the bare path too for a root entry (docs/api.md "OpenAPI"). */
+function honoPaths(action: ActionSpec): string[] {
   const path = action.path.replace(/\{([^}]+)\}/g, ":$1");
-  return action.root ? path : `/api${path}`;
+  return action.root ? [path, `/api${path}`] : [`/api${path}`];
 }
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -116,7 +117,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
 
   for (const action of registry) {
     const handler = handlers[action.name];
-    app.on(action.method.toUpperCase(), honoPath(action), async (c) => {
+    app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
       const principal =
         action.permissions === "public"
           ? PUBLIC_PRINCIPAL
@@ -155,14 +156,13 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   }
 
   app.get("/public/openapi.json", () => jsonResponse(200, openapi));
-  app.get(
-    "/public/docs",
-    () =>
-      new Response(
-        docsHtml({ specUrl: "/public/openapi.json", assetBase: "/public/docs/assets/", title: "Baton API" }),
-        { headers: { "content-type": "text/html; charset=utf-8" } },
-      ),
-  );
+  const apiDocs = () =>
+    new Response(docsHtml({ specUrl: "/public/openapi.json", assetBase: "/public/docs/assets/", title: "Baton API" }), {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    });
+  // With and without the trailing slash: both are how people type a directory-like URL.
+  app.get("/public/docs", apiDocs);
+  app.get("/public/docs/", apiDocs);
   app.get("/public/docs/assets/:file", (c) => serveDocsAsset(c.req.param("file")));
 
   app.notFound((c) =>
