@@ -9,6 +9,7 @@ import {
   stringifyJson,
 } from "@baton/expr";
 import { type Schema, validateValue } from "@baton/model";
+import { truncate } from "../../../format.js";
 import type { CompiledFetch } from "../compiled-definition.js";
 import { checkFetchTarget, type FetchPolicy, type Resolver } from "../host-policy.js";
 import { describe, type HttpResponse, httpCall } from "../http-call.js";
@@ -26,7 +27,8 @@ export interface FetchContext {
   /** The system resolver unless a test gives another. */
   resolve?: Resolver;
   defs?: Record<string, Schema>;
-  signal?: AbortSignal;
+  /** Aborted when the advance is abandoned (lease lost, engine stopping). */
+  abort?: AbortSignal;
   maxResponseBytes?: number;
 }
 
@@ -37,7 +39,7 @@ export interface FetchResult {
   headers: Record<string, string>;
 }
 
-/** Runs one attempt of a fetch task; throws TaskFailure with a LANGUAGE §5 code. */
+/** Runs one attempt of a fetch task; throws TaskFailure with a code of docs/language.md#error-codes. */
 export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise<FetchResult> {
   const { action } = fetch;
   const method = action.method.toUpperCase();
@@ -75,7 +77,7 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
     body,
     timeoutMs: timeoutMs(fetch, ctx.scope),
     maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
-    signal: ctx.signal,
+    abort: ctx.abort,
     address: { address: target.address, family: target.family },
   });
   return interpret(fetch, response, url, ctx.defs);
@@ -190,10 +192,4 @@ function kind(value: Json): string {
   if (Array.isArray(value)) return "an array";
   if (isLosslessNumber(value)) return "a number";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-/** Also drops NUL characters: PostgreSQL text cannot hold them, and they reach messages from response bodies. */
-export function truncate(text: string, max: number): string {
-  const clean = text.includes("\u0000") ? text.replace(/\u0000/g, "") : text;
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
