@@ -134,3 +134,21 @@ describe("fetch tasks and the cloud metadata address", () => {
     },
   );
 });
+
+describe("baton-api start-up with bad --fetch-* flags", () => {
+  it("exits naming the flag and the entry, before opening the database", async () => {
+    const { runApi } = await import("./auth-fixtures.js");
+    for (const [args, message] of [
+      [
+        ["--fetch-deny", "10.0.0.0/33"],
+        '--fetch-deny "10.0.0.0/33" is not a CIDR range; expected e.g. 10.0.0.0/8 or fd00::/8',
+      ],
+      [["--fetch-allow", "http://x"], '--fetch-allow "http://x" is not a host, *.suffix, IP address or CIDR range'],
+      [["--fetch-allow-class", "metadata"], '--fetch-allow-class "metadata" is not an address class'],
+    ] as const) {
+      const run = await runApi([...args, "--data-dir", "memory://", "--http", "127.0.0.1:0"]);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(message);
+    }
+  }, 120_000);
+});
