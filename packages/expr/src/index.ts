@@ -30,6 +30,7 @@ export {
   resolveSchema,
   typesOf,
   unionOf,
+  unknownProperty,
   withNull,
   withoutNull,
 } from "./schema-types.js";

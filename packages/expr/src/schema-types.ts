@@ -212,14 +212,25 @@ export function propertyType(schema: JsonSchema, name: string, defs: Defs, subje
   const extra = s.additionalProperties;
   if (isObject(extra)) return { type: isUnknown(extra) ? UNKNOWN : nullable(extra) };
   if (extra === true || (properties === undefined && extra === undefined)) return { type: UNKNOWN };
-  const known = properties ? Object.keys(properties) : [];
+  return unknownProperty(name, subject, properties ? Object.keys(properties) : []);
+}
+
+/** At most this many known properties are listed in a problem (an object may have thousands). */
+const LISTED_PROPERTIES = 20;
+
+/** The problem of reading `subject.name` where `subject` is an object with only `known` properties. */
+export function unknownProperty(name: string, subject: string, known: readonly string[]): Lookup {
+  const listed =
+    known.length > LISTED_PROPERTIES
+      ? `${known.slice(0, LISTED_PROPERTIES).join(", ")} and ${known.length - LISTED_PROPERTIES} more`
+      : known.join(", ");
   return {
     type: UNKNOWN,
     problem: {
       what: `unknown property "${name}" of ${subject}`,
       expected:
         known.length > 0
-          ? `expected one of its known properties: ${known.join(", ")}`
+          ? `expected one of its known properties: ${listed}`
           : "expected no property access: the object declares no properties",
     },
   };

@@ -108,9 +108,10 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
       p.path = p.path.replace(/^tasks\[(\d+)\]/, (_, k) => `tasks[${rawIndex[Number(k)]}]`);
     // Reachability over a half-decoded routing graph would only add noise to the real problems.
     if (routingOk) {
+      const position = new Map(def.tasks.map((t, i) => [t, i]));
       for (const task of unreachableTasks(def))
         sink.add(
-          `tasks[${def.tasks.indexOf(task)}]`,
+          `tasks[${position.get(task)}]`,
           `task "${task.id}" is never reached from the first task ("${def.tasks[0].id}")`,
           task.id,
         );
