@@ -28,6 +28,7 @@ export {
   mayBeNull,
   propertyType,
   resolveSchema,
+  schemaSize,
   typesOf,
   unionOf,
   unknownProperty,

@@ -124,12 +124,24 @@ function baseRoots(def: Definition): { roots: TypeEnv["roots"]; rootNotes: Recor
  * has tasks, so it is built only when an expression reads `outputs` as a whole; `outputs.<id>`
  * is answered by `rootProperty` in O(1) (building it per environment was quadratic).
  */
-function withOutputsRoot(env: TypeEnv, def: Definition, outputs: OutputTypes, set: TaskSet): TypeEnv {
+function withOutputsRoot(
+  env: TypeEnv,
+  def: Definition,
+  outputs: OutputTypes,
+  set: TaskSet,
+  charge: ((type: JsonSchema) => void) | undefined,
+): TypeEnv {
   let whole: JsonSchema | undefined;
   Object.defineProperty(env.roots, "outputs", {
     enumerable: true,
     configurable: true,
-    get: () => (whole ??= outputsType(def, outputs, set)),
+    get: () => {
+      if (whole === undefined) {
+        whole = outputsType(def, outputs, set);
+        charge?.(whole);
+      }
+      return whole;
+    },
   });
   const index = taskIndex(def);
   env.rootProperty = (root, name, subject) => {
@@ -173,16 +185,22 @@ function outputsType(def: Definition, outputs: OutputTypes, set: TaskSet): JsonS
   return { type: "object", properties, required };
 }
 
-/** The environment of a place inside task `i` (see docs/language.md "Roots"). */
-export function envFor(def: Definition, i: number, phase: Phase, outputs: OutputTypes, flow: OutputFlow): TypeEnv {
+/**
+ * The environment of a place inside task `i` (see docs/language.md "Roots"). `charge` is told
+ * of each large type built on demand (the whole `outputs` root), for the checker's budget.
+ */
+export function envFor(
+  def: Definition,
+  i: number,
+  phase: Phase,
+  outputs: OutputTypes,
+  flow: OutputFlow,
+  charge?: (type: JsonSchema) => void,
+): TypeEnv {
   const task = def.tasks[i];
   const { roots, rootNotes } = baseRoots(def);
-  const env = withOutputsRoot(
-    { roots, rootNotes, defs: def.$defs as TypeEnv["defs"] },
-    def,
-    outputs,
-    flow.setOnEntry[i],
-  );
+  const defs = def.$defs as TypeEnv["defs"];
+  const env = withOutputsRoot({ roots, rootNotes, defs }, def, outputs, flow.setOnEntry[i], charge);
   const self: Record<string, JsonSchema> = { previous: outputs.nullable[i] ?? NULL };
   if (phase !== "payload") {
     const result = resultType(task.action);
@@ -201,9 +219,15 @@ export function envFor(def: Definition, i: number, phase: Phase, outputs: Output
   return env;
 }
 
-export function processEnv(def: Definition, outputs: OutputTypes, flow: OutputFlow): TypeEnv {
+export function processEnv(
+  def: Definition,
+  outputs: OutputTypes,
+  flow: OutputFlow,
+  charge?: (type: JsonSchema) => void,
+): TypeEnv {
   const { roots, rootNotes } = baseRoots(def);
   rootNotes.self = "the process output has no self";
   rootNotes.error = "the process output has no error";
-  return withOutputsRoot({ roots, rootNotes, defs: def.$defs as TypeEnv["defs"] }, def, outputs, flow.setAtCompletion);
+  const defs = def.$defs as TypeEnv["defs"];
+  return withOutputsRoot({ roots, rootNotes, defs }, def, outputs, flow.setAtCompletion, charge);
 }

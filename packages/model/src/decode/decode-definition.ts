@@ -1,7 +1,9 @@
+import { stringifyJson } from "@baton/expr";
 import type { Definition } from "../definition.js";
 import { describeKind, isPlainObject } from "../json-kind.js";
+import { type DefinitionLimits, definitionLimits } from "../limits.js";
 import { PROCESS_NAME } from "../names.js";
-import { problemSink } from "../problems.js";
+import { joinPath, problemSink } from "../problems.js";
 import { endlessRoutingCycles, unreachableTasks } from "../reachability.js";
 import { typeDefinition } from "../typing.js";
 import { checkChildPatterns, checkRaisedAndPanicked } from "./cross-task-checks.js";
@@ -42,8 +44,15 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     return fail();
   }
   if (typeof raw.name === "string") sink.process = raw.name;
+  const limits = definitionLimits(ctx.limits);
+  // Size bounds first: every later walk is proportional to them.
+  const tooLarge = sizeProblem(raw, limits);
+  if (tooLarge !== undefined) {
+    sink.add(tooLarge.path, tooLarge.message);
+    return fail();
+  }
   const defNames = isPlainObject(raw.$defs) ? Object.keys(raw.$defs) : [];
-  const sc: Scope = { sink, defNames };
+  const sc: Scope = { sink, defNames, limits };
 
   rejectUnknownFields(sc, raw, DEFINITION_FIELDS, "", (k) =>
     k === "version" ? "versions are assigned by the server" : undefined,
@@ -103,7 +112,7 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     const before = sink.problems.length;
     checkRaisedAndPanicked(sc, def);
     checkChildPatterns(sc, def, ctx);
-    for (const p of typeDefinition(def).problems) sink.add(p.path, p.message, p.task);
+    for (const p of typeDefinition(def, limits).problems) sink.add(p.path, p.message, p.task);
     for (const p of sink.problems.slice(before))
       p.path = p.path.replace(/^tasks\[(\d+)\]/, (_, k) => `tasks[${rawIndex[Number(k)]}]`);
     // Reachability over a half-decoded routing graph would only add noise to the real problems.
@@ -126,6 +135,47 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     }
   }
   return sink.problems.length === 0 ? { ok: true, definition: def } : fail();
+}
+
+/**
+ * The first bound the raw definition passes, in the order they are cheapest to check: nesting
+ * depth (walked without recursion), task count, then its size written as JSON.
+ */
+function sizeProblem(
+  raw: Record<string, unknown>,
+  limits: DefinitionLimits,
+): { path: string; message: string } | undefined {
+  // Each entry: value, depth, and how it was reached (the path is only built for a refusal).
+  type Entry = { value: unknown; depth: number; parent?: Entry; key?: string | number };
+  const stack: Entry[] = [{ value: raw, depth: 1 }];
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const { value, depth } = entry;
+    if (depth > limits.maxDepth) {
+      const keys: Array<string | number> = [];
+      for (let e: Entry | undefined = entry; e?.key !== undefined; e = e.parent) keys.unshift(e.key);
+      return {
+        path: keys.reduce<string>((at, k) => joinPath(at, k), ""),
+        message: `the definition is nested more than ${limits.maxDepth} levels deep here (the limit on definition nesting, docs/limits.md)`,
+      };
+    }
+    if (Array.isArray(value))
+      for (const [i, v] of value.entries()) stack.push({ value: v, depth: depth + 1, parent: entry, key: i });
+    else if (isPlainObject(value))
+      for (const [k, v] of Object.entries(value)) stack.push({ value: v, depth: depth + 1, parent: entry, key: k });
+  }
+  if (Array.isArray(raw.tasks) && raw.tasks.length > limits.maxTasks)
+    return {
+      path: "tasks",
+      message: `the definition has ${raw.tasks.length} tasks, more than the limit of ${limits.maxTasks} (docs/limits.md); split it into processes that call each other as children`,
+    };
+  const bytes = stringifyJson(raw).length;
+  if (bytes > limits.maxBytes)
+    return {
+      path: "",
+      message: `the definition is ${bytes} characters written as JSON, more than the limit of ${limits.maxBytes} (docs/limits.md)`,
+    };
+  return undefined;
 }
 
 function collectIds(sc: Scope, rawTasks: unknown[]): Set<string> {

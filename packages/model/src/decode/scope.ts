@@ -1,5 +1,6 @@
 import type { DefinitionProblem } from "../definition.js";
 import { describeKind, isPlainObject } from "../json-kind.js";
+import type { DefinitionLimits } from "../limits.js";
 import type { ProblemSink } from "../problems.js";
 import { checkSchema } from "../schema-subset.js";
 
@@ -8,6 +9,7 @@ export interface Scope {
   sink: ProblemSink;
   task?: string;
   defNames: readonly string[];
+  limits: DefinitionLimits;
 }
 
 export function report(sc: Scope, path: string, message: string): void {
