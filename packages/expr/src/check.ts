@@ -1,4 +1,4 @@
-// Static checking of expressions and templates against JSON Schemas (LANGUAGE.md §3, §6).
+// Static checking of expressions and templates against JSON Schemas (docs/language.md "Expressions", "Schemas").
 // Only definite mismatches are problems (a value whose type has no valid member for the
 // operator); values that merely may be null fail at run time with engine.expression, except
 // that interpolation and `case` are checked for null as the language requires.
@@ -280,7 +280,7 @@ function inferIdentifier(node: Extract<Expr, { kind: "identifier" }>, ctx: Conte
 const ALREADY_REPORTED: JsonSchema = Object.freeze({}) as JsonSchema;
 
 /**
- * LANGUAGE §6: `{}` "can be passed on but not read into". Reading a member or index of a value
+ * docs/language.md "What the checker refuses": `{}` "can be passed on but not read into". Reading a member or index of a value
  * whose type is unknown (or a union with an unknown member) is a problem; the result is
  * unknown so one missing schema is reported once, not at every step of a longer path.
  */

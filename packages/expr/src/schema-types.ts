@@ -1,4 +1,4 @@
-// Reading JSON Schemas (LANGUAGE.md §6 subset) as types for the checker. `{}` is the unknown
+// Reading JSON Schemas (the subset of docs/language.md "Schemas") as types for the checker. `{}` is the unknown
 // type: anything can be passed on, any access yields unknown, and it is never reported.
 import type { Json } from "./json.js";
 import { isIntegerNumber, isJsonNumber } from "./numbers.js";

@@ -1,4 +1,4 @@
-// Static typing of a definition's expressions (LANGUAGE §3, §6 "Inference"): checks each
+// Static typing of a definition's expressions (docs/language.md "Roots", "Schemas"): checks each
 // template, case and `over` in its environment with @baton/expr, and infers the type of every
 // task output, payload and result.
 import { checkShape, type JsonSchema, schemaSize, type TypeEnv } from "@baton/expr";

@@ -72,7 +72,7 @@ export function expectBoolean(sc: Scope, raw: unknown, path: string): boolean | 
   return undefined;
 }
 
-/** A schema of the subset (§6), checked with `$ref`s resolved against the definition's `$defs`. */
+/** A schema of the subset (docs/language.md "Schemas"), checked with `$ref`s resolved against the definition's `$defs`. */
 export function decodeSchema(sc: Scope, raw: unknown, path: string): Record<string, unknown> | undefined {
   const problems = checkSchema(raw, path, { defs: sc.defNames });
   reportAll(sc, problems);
