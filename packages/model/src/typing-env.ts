@@ -101,6 +101,14 @@ export function withNull(t: JsonSchema): JsonSchema {
   return unionOf([t, NULL]);
 }
 
+/** What the checker wants to know of an environment's use. */
+export interface EnvWatch {
+  /** A large type was built on demand (the whole `outputs` root): for the checker's budget. */
+  charge?: (type: JsonSchema) => void;
+  /** The output type of task `task` was read (`"all"`: the whole `outputs` root). */
+  read?: (task: number | "all") => void;
+}
+
 const baseRootsCache = new WeakMap<Definition, { roots: TypeEnv["roots"]; rootNotes: Record<string, string> }>();
 
 /** `input` and `config`, computed once per definition (inlining `$defs` costs the schema's size). */
@@ -129,7 +137,7 @@ function withOutputsRoot(
   def: Definition,
   outputs: OutputTypes,
   set: TaskSet,
-  charge: ((type: JsonSchema) => void) | undefined,
+  watch: EnvWatch | undefined,
 ): TypeEnv {
   let whole: JsonSchema | undefined;
   Object.defineProperty(env.roots, "outputs", {
@@ -138,7 +146,8 @@ function withOutputsRoot(
     get: () => {
       if (whole === undefined) {
         whole = outputsType(def, outputs, set);
-        charge?.(whole);
+        watch?.charge?.(whole);
+        watch?.read?.("all");
       }
       return whole;
     },
@@ -186,8 +195,7 @@ function outputsType(def: Definition, outputs: OutputTypes, set: TaskSet): JsonS
 }
 
 /**
- * The environment of a place inside task `i` (see docs/language.md "Roots"). `charge` is told
- * of each large type built on demand (the whole `outputs` root), for the checker's budget.
+ * The environment of a place inside task `i` (see docs/language.md "Roots"), watched by `watch`.
  */
 export function envFor(
   def: Definition,
@@ -195,12 +203,12 @@ export function envFor(
   phase: Phase,
   outputs: OutputTypes,
   flow: OutputFlow,
-  charge?: (type: JsonSchema) => void,
+  watch?: EnvWatch,
 ): TypeEnv {
   const task = def.tasks[i];
   const { roots, rootNotes } = baseRoots(def);
   const defs = def.$defs as TypeEnv["defs"];
-  const env = withOutputsRoot({ roots, rootNotes, defs }, def, outputs, flow.setOnEntry[i], charge);
+  const env = withOutputsRoot({ roots, rootNotes, defs }, def, outputs, flow.setOnEntry[i], watch);
   const self: Record<string, JsonSchema> = { previous: outputs.nullable[i] ?? NULL };
   if (phase !== "payload") {
     const result = resultType(task.action);
@@ -219,15 +227,10 @@ export function envFor(
   return env;
 }
 
-export function processEnv(
-  def: Definition,
-  outputs: OutputTypes,
-  flow: OutputFlow,
-  charge?: (type: JsonSchema) => void,
-): TypeEnv {
+export function processEnv(def: Definition, outputs: OutputTypes, flow: OutputFlow, watch?: EnvWatch): TypeEnv {
   const { roots, rootNotes } = baseRoots(def);
   rootNotes.self = "the process output has no self";
   rootNotes.error = "the process output has no error";
   const defs = def.$defs as TypeEnv["defs"];
-  return withOutputsRoot({ roots, rootNotes, defs }, def, outputs, flow.setAtCompletion, charge);
+  return withOutputsRoot({ roots, rootNotes, defs }, def, outputs, flow.setAtCompletion, watch);
 }

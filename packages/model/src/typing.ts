@@ -8,6 +8,7 @@ import { isPlainObject } from "./json-kind.js";
 import { type DefinitionLimits, definitionLimits } from "./limits.js";
 import { type OutputFlow, outputFlow } from "./output-flow.js";
 import {
+  type EnvWatch,
   envFor,
   NULL,
   type OutputTypes,
@@ -132,7 +133,9 @@ function typeUnbounded(def: Definition, limits: DefinitionLimits): DefinitionTyp
       if (env === undefined)
         envs.set(
           site.phase,
-          (env = envFor(def, i, site.phase, outputs, flow, (t) => budget.charge(t, `tasks[${i}]`, task.id))),
+          (env = envFor(def, i, site.phase, outputs, flow, {
+            charge: (t) => budget.charge(t, `tasks[${i}]`, task.id),
+          })),
         );
       const report = (path: string, message: string) => add(path, message, task.id);
       const type = checkSite(site, env, report);
@@ -148,7 +151,7 @@ function typeUnbounded(def: Definition, limits: DefinitionLimits): DefinitionTyp
 
   let processOutputType: JsonSchema | undefined;
   if (processOutput !== undefined) {
-    const env = processEnv(def, outputs, flow, (t) => budget.charge(t, "output"));
+    const env = processEnv(def, outputs, flow, { charge: (t) => budget.charge(t, "output") });
     const r = checkShape(processOutput, env);
     budget.charge(r.type, "output");
     for (const p of r.problems) add(p.path, p.message);
@@ -177,22 +180,45 @@ function solveOutputTypes(
     current.nullable[i] = withNull(t);
     keys[i] = key(t);
   };
+  // An output is checked again only when a type it read changed since its last check (a
+  // forward chain would otherwise be checked twice over): `reads` is what each check read —
+  // task indexes (its own, for self.previous, always) or "all" for the whole outputs root.
+  const reads: Array<Set<number> | "all" | undefined> = def.tasks.map(() => undefined);
+  const changedAt = def.tasks.map(() => 0);
+  const checkedAt = def.tasks.map(() => 0);
+  let clock = 0;
+  let lastChange = 0;
+  const stale = (i: number): boolean => {
+    const read = reads[i];
+    if (read === undefined) return true;
+    if (read === "all") return lastChange > checkedAt[i];
+    for (const j of read) if (changedAt[j] > checkedAt[i]) return true;
+    return false;
+  };
   for (let r = 0; r < MAX_ROUNDS; r++) {
     const changed: number[] = [];
     def.tasks.forEach((task, i) => {
       // Without `output`, an action task exports its result (what the engine stores as outputs.<id>).
-      if (task.output === undefined) return;
+      if (task.output === undefined || !stale(i)) return;
       const site = sites[i].find((s) => s.kind === "shape" && s.role === "output");
+      let read: Set<number> | "all" = new Set([i]);
+      const watch: EnvWatch = {
+        charge: (whole) => budget.charge(whole, site?.path ?? `tasks[${i}]`, task.id),
+        read: (j) => {
+          if (j === "all") read = "all";
+          else if (read !== "all") read.add(j);
+        },
+      };
       const t =
         site === undefined || site.kind !== "shape"
           ? UNKNOWN
-          : checkShape(
-              site.shape,
-              envFor(def, i, "output", current, flow, (whole) => budget.charge(whole, site.path, task.id)),
-            ).type;
+          : checkShape(site.shape, envFor(def, i, "output", current, flow, watch)).type;
+      reads[i] = read;
+      checkedAt[i] = ++clock;
       if (site !== undefined) budget.charge(t, site.path, task.id);
       if (key(t) === keys[i]) return;
       set(i, t);
+      changedAt[i] = lastChange = ++clock;
       changed.push(i);
     });
     if (changed.length === 0) break;

@@ -1,4 +1,4 @@
-import { stringifyJson } from "@baton/expr";
+import { isLosslessNumber } from "@baton/expr";
 import type { Definition } from "../definition.js";
 import { describeKind, isPlainObject } from "../json-kind.js";
 import { type DefinitionLimits, definitionLimits } from "../limits.js";
@@ -146,8 +146,10 @@ function sizeProblem(
   limits: DefinitionLimits,
 ): { path: string; message: string } | undefined {
   // Each entry: value, depth, and how it was reached (the path is only built for a refusal).
+  // The JSON size is summed on the way (strings without their escapes): no text is built.
   type Entry = { value: unknown; depth: number; parent?: Entry; key?: string | number };
   const stack: Entry[] = [{ value: raw, depth: 1 }];
+  let bytes = 0;
   while (stack.length > 0) {
     const entry = stack.pop()!;
     const { value, depth } = entry;
@@ -159,21 +161,27 @@ function sizeProblem(
         message: `the definition is nested more than ${limits.maxDepth} levels deep here (the limit on definition nesting, docs/limits.md)`,
       };
     }
-    if (Array.isArray(value))
+    if (typeof value === "string") bytes += value.length + 3;
+    else if (Array.isArray(value)) {
+      bytes += 2;
       for (const [i, v] of value.entries()) stack.push({ value: v, depth: depth + 1, parent: entry, key: i });
-    else if (isPlainObject(value))
-      for (const [k, v] of Object.entries(value)) stack.push({ value: v, depth: depth + 1, parent: entry, key: k });
+    } else if (isPlainObject(value)) {
+      bytes += 2;
+      for (const [k, v] of Object.entries(value)) {
+        bytes += k.length + 4;
+        stack.push({ value: v, depth: depth + 1, parent: entry, key: k });
+      }
+    } else bytes += isLosslessNumber(value) ? value.value.length + 1 : String(value).length + 1;
   }
   if (Array.isArray(raw.tasks) && raw.tasks.length > limits.maxTasks)
     return {
       path: "tasks",
       message: `the definition has ${raw.tasks.length} tasks, more than the limit of ${limits.maxTasks} (docs/limits.md); split it into processes that call each other as children`,
     };
-  const bytes = stringifyJson(raw).length;
   if (bytes > limits.maxBytes)
     return {
       path: "",
-      message: `the definition is ${bytes} characters written as JSON, more than the limit of ${limits.maxBytes} (docs/limits.md)`,
+      message: `the definition is about ${bytes} characters written as JSON, more than the limit of ${limits.maxBytes} (docs/limits.md)`,
     };
   return undefined;
 }

@@ -89,7 +89,7 @@ describe("the decoder's bounds (docs/limits.md)", () => {
   it("refuses a definition larger than the size limit", () => {
     const r = decodeDefinition(routing(100), { limits: { maxBytes: 1000 } });
     expect(r.ok ? "" : r.problems[0].message).toMatch(
-      /^the definition is \d+ characters written as JSON, more than the limit of 1000/,
+      /^the definition is about \d+ characters written as JSON, more than the limit of 1000/,
     );
   });
 
