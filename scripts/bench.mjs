@@ -452,7 +452,7 @@ async function main() {
     input_schema: { type: "object", properties: {} },
     tasks: [{ id: "first", output: { step: 1 } }, { id: "second", output: "$: outputs.first.step + 1" }],
   };
-  // The upstream's answer; declared so the tasks may read into self.result (docs/language.md "What the checker refuses").
+  // The upstream's answer; declared so the tasks may read into self.result (docs/language.md#schemas).
   const counted = { type: "object", properties: { ok: { type: "boolean" }, n: { type: "integer" } }, required: ["ok", "n"] };
   const fetchDef = {
     name: "bench_fetch",

@@ -1,9 +1,9 @@
-// Child tasks (LANGUAGE §2.6): a parent spawns children with its advance's write, parks in
+// Child tasks (docs/language.md#children): a parent spawns children with its advance's write, parks in
 // phase `children`, the last child to settle wakes it, and its next advance collects them.
 import { parseJson } from "@baton/expr";
 import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { cancelTree, pauseTree, resumeTree, retryTree } from "../src/engine/lifecycle.js";
+import { cancelTree, pauseTree, resumeTree, retryTree } from "../src/engine/trees/lifecycle.js";
 import { rowsOf } from "../src/storage/db.js";
 import { instances } from "../src/storage/schema/index.js";
 import { type Harness, type InstanceView, openHarness, waitFor } from "./engine-harness.js";
@@ -406,7 +406,6 @@ describe("trees under operator verbs", () => {
 
       const retried = await retryTree(harness.db, harness.clock, id, "tester", false);
       expect(retried, "the failed child and the parent that failed with it").toMatchObject({
-        http: 200,
         outcome: "retried",
         instances: 2,
       });
@@ -522,7 +521,7 @@ describe("siblings settling at once", () => {
 
 describe("upgrade of a tree waiting on children", () => {
   it("moves the parked parent to a compatible version; it collects its children there", async () => {
-    const { upgradeTree } = await import("../src/engine/upgrade.js");
+    const { upgradeTree } = await import("../src/engine/trees/upgrade.js");
     h = await openHarness();
     await h.deploy(slow);
     const WAITED = { type: "object", properties: { waited: { type: "boolean" } }, required: ["waited"] };

@@ -32,10 +32,14 @@ function errorType(data: JsonSchema): JsonSchema {
  * `error.data` in task `i`: the union of what each task with an on_error goto to it declares —
  * non-2xx `responses` of a fetch, `raises` of an external task; unknown for child tasks (a
  * child's raise carries its own data). Codes that carry no data leave it absent (null).
+ * With `flow`, its errorSources name those tasks; without, every task is scanned (O(tasks)).
  */
-function errorDataType(def: Definition, i: number, flow: OutputFlow): JsonSchema {
+export function errorDataType(def: Definition, i: number, flow?: OutputFlow): JsonSchema {
+  const target = `$${def.tasks[i].id}`;
+  const sources =
+    flow?.errorSources[i] ?? def.tasks.flatMap((t, k) => (t.on_error.some((r) => r.goto === target) ? [k] : []));
   const parts: JsonSchema[] = [NULL];
-  for (const s of flow.errorSources[i]) {
+  for (const s of sources) {
     const source = def.tasks[s];
     const a = source.action;
     if (a?.type === "fetch" && a.responses !== undefined)

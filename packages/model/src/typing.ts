@@ -49,17 +49,25 @@ const typings = new WeakMap<Definition, DefinitionTyping>();
  * Types every expression of a decoded definition. Memoised per definition object (decoding
  * types it to find problems, and validation asks again for the inferred schemas); a decoded
  * definition is never mutated.
+ *
+ * `adjustFlow` lets compat type `def` as if its tasks were entered otherwise (docs/compat.md:
+ * an instance arriving from another version), e.g. a task that may now be entered without
+ * `error`; such a typing is not memoised. `limits` bound the checker's work (docs/limits.md).
  */
-export function typeDefinition(def: Definition, limits?: Partial<DefinitionLimits>): DefinitionTyping {
-  let typing = typings.get(def);
+export function typeDefinition(
+  def: Definition,
+  adjustFlow?: (flow: OutputFlow) => OutputFlow,
+  limits?: Partial<DefinitionLimits>,
+): DefinitionTyping {
+  let typing = adjustFlow === undefined ? typings.get(def) : undefined;
   if (typing === undefined) {
     try {
-      typing = typeUnbounded(def, definitionLimits(limits));
+      typing = typeUnbounded(def, definitionLimits(limits), adjustFlow);
     } catch (e) {
       if (!(e instanceof TypeBudgetExceeded)) throw e;
       typing = { tasks: def.tasks.map(() => ({})), problems: [e.problem] };
     }
-    typings.set(def, typing);
+    if (adjustFlow === undefined) typings.set(def, typing);
   }
   return typing;
 }
@@ -105,7 +113,11 @@ function typeBudget(def: Definition, limits: DefinitionLimits) {
   };
 }
 
-function typeUnbounded(def: Definition, limits: DefinitionLimits): DefinitionTyping {
+function typeUnbounded(
+  def: Definition,
+  limits: DefinitionLimits,
+  adjustFlow: ((flow: OutputFlow) => OutputFlow) | undefined,
+): DefinitionTyping {
   const budget = typeBudget(def, limits);
   const problems: DefinitionProblem[] = [];
   const add = (path: string, message: string, task?: string) => {
@@ -117,7 +129,7 @@ function typeUnbounded(def: Definition, limits: DefinitionLimits): DefinitionTyp
   const sites = def.tasks.map((task, i) => parseTaskSites(task, `tasks[${i}]`, (path, msg) => add(path, msg, task.id)));
   const processOutput =
     def.output === undefined ? undefined : compileAll(def.output, "output", (path, msg) => add(path, msg));
-  const flow = outputFlow(def);
+  const flow = adjustFlow === undefined ? outputFlow(def) : adjustFlow(outputFlow(def));
 
   const outputs = solveOutputTypes(def, sites, flow, budget);
 

@@ -78,6 +78,16 @@ describe("baton worker --once", () => {
     expect(calls(api.calls, "resolve")).toEqual([{ token: "t1", result: null }]);
   });
 
+  it("streams the command's stderr, each line prefixed with its task, while still answering from stdout", async () => {
+    const api = externalApi([task("t1")]);
+    const run = await runInProcess(["worker", "--once", "--exec", "echo one >&2; echo two >&2; echo '{}'"], {
+      fetch: api.fetch,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe("[orders/pack#1] one\n[orders/pack#1] two\n");
+    expect(calls(api.calls, "resolve")).toEqual([{ token: "t1", result: {} }]);
+  });
+
   it("sends an error outcome when the command exits 2", async () => {
     const api = externalApi([task("t1")]);
     const run = await runInProcess(

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
-import { ApiError, ConnectionError, type ExternalTask } from "@baton/actions";
 import { stringifyJson } from "@baton/expr";
+import { createWorker, type ExternalTask, raise, type WorkerEvent } from "@baton/worker";
 import type { Command } from "commander";
 import { CliError } from "../cli-error.js";
 import { act, type ContextFactory, examples } from "../command-kit.js";
@@ -11,6 +11,7 @@ import { ExitCode } from "../exit-code.js";
 import { parsePositiveInteger } from "../process-ref.js";
 import { runTaskCommand } from "../task-command.js";
 import { ERROR_OUTCOME_EXIT, taskOutcome } from "../task-outcome.js";
+import { cliVersion } from "../version.js";
 
 interface WorkerOptions {
   exec: string;
@@ -24,18 +25,16 @@ interface WorkerOptions {
   once: boolean;
 }
 
-type Handled = "resolved" | "raised" | "released" | "lost" | "cancelled";
-
 export function registerWorker(program: Command, makeContext: ContextFactory): void {
   const worker = program
     .command("worker")
     .summary("claim external tasks and answer them with a command")
     .description(
       "Claims external tasks (optionally only of a process, task or version), runs --exec with `sh -c` for each, and resolves the task with what the command prints, renewing the claims while commands run. " +
-        `The command gets the task's external_input as JSON on stdin and BATON_PROCESS, BATON_VERSION, BATON_TASK, BATON_WORKER_ID in its environment. ` +
+        `The command gets the task's external_input as JSON on stdin and BATON_PROCESS, BATON_VERSION, BATON_TASK, BATON_WORKER_ID in its environment; its stderr is streamed to the worker's stderr, each line prefixed with the task. ` +
         `Exit 0: stdout (JSON; empty = null) is the result. Exit ${ERROR_OUTCOME_EXIT}: stdout is an error outcome {"code", "message"?, "data"?} declared in the task's raises. ` +
         "Any other exit releases the task so it can be claimed again. A claim lost to another worker, or whose instance was cancelled, stops its command. " +
-        "Without --once it runs until interrupted; with --once it claims once, handles those tasks and exits (1 if any was not resolved).",
+        "Without --once it runs until interrupted (SIGTERM: running commands get 30 s to finish, then are stopped and their tasks released); with --once it claims once, handles those tasks and exits (1 if any was not resolved).",
     )
     .requiredOption("-e, --exec <command>", "the command that answers one task")
     .option("-p, --process <process>", "only tasks of this process")
@@ -68,31 +67,27 @@ export function registerWorker(program: Command, makeContext: ContextFactory): v
   ]);
 }
 
-interface Job {
-  task: ExternalTask;
-  stop(reason: "lost" | "cancelled"): void;
-  done: Promise<void>;
-}
+/** A command outcome that is not an answer: the SDK releases the task and reports `reason`. */
+class Release extends Error {}
 
-/** Retryable: the server may come back. Anything else (400, 401, 403, 404, 501…) ends the worker. */
-function isTransient(error: unknown): boolean {
-  return error instanceof ConnectionError || (error instanceof ApiError && error.status >= 500 && error.status !== 501);
-}
+const withoutPrefix = (error: unknown) =>
+  reportError(error)
+    .lines.join(" ")
+    .replace(/^error: /, "");
 
+/** The worker loop of @baton/worker (docs/worker.md), each task answered by `--exec`. */
 async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
-  const api = await ctx.api();
+  const connection = await ctx.connection();
   const { out, io } = ctx;
-  const jobs = new Map<string, Job>();
-  let renewBeforeMs = 10_000;
-  let renewTimer: NodeJS.Timeout | undefined;
   let unresolved = 0;
+  let sequence = 0;
 
-  const report = (task: ExternalTask, handled: Handled, reason?: string) => {
-    if (handled === "released" || handled === "lost") unresolved++;
+  const report = (task: ExternalTask, outcome: string, reason?: string) => {
+    if (outcome === "released" || outcome === "lost") unresolved++;
     if (out.json) {
       out.print(
         stringifyJson({
-          outcome: handled,
+          outcome,
           process: task.process,
           version: task.version,
           task: task.task,
@@ -101,149 +96,66 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
       );
       return;
     }
-    const line = `${handled.padEnd(9)} ${task.process} v${task.version} task ${task.task}${reason ? `: ${reason}` : ""}`;
-    if (handled === "released" || handled === "lost") io.stderr.write(`${line}\n`);
+    const line = `${outcome.padEnd(9)} ${task.process} v${task.version} task ${task.task}${reason ? `: ${reason}` : ""}`;
+    if (outcome === "released" || outcome === "lost") io.stderr.write(`${line}\n`);
     else out.info(line);
   };
 
-  const scheduleRenewal = () => {
-    if (renewTimer || jobs.size === 0) return;
-    renewTimer = setTimeout(renew, Math.max(50, Math.floor(renewBeforeMs / 2)));
+  const onEvent = (event: WorkerEvent) => {
+    switch (event.type) {
+      case "resolved":
+        return report(event.task, "resolved");
+      case "raised":
+        return report(event.task, "raised", event.code);
+      case "released":
+        return report(event.task, "released", event.error instanceof Release ? event.error.message : event.reason);
+      case "lost":
+        return report(event.task, "lost", "another worker holds the claim now; the command was stopped");
+      case "cancelled":
+        return report(event.task, "cancelled", "the instance no longer wants this task; the command was stopped");
+      case "warning":
+        return io.stderr.write(`warning: ${event.error ? withoutPrefix(event.error) : event.message}\n`);
+    }
   };
 
-  async function renew(): Promise<void> {
-    renewTimer = undefined;
-    const tokens = [...jobs.keys()];
-    if (tokens.length === 0) return;
-    try {
-      const body = { worker_id: options.workerId, tokens, ...(options.leaseMs ? { lease_ms: options.leaseMs } : {}) };
-      const answer = await api.call("renewExternalTasks", { body });
-      renewBeforeMs = answer.renew_before_ms;
-      for (const token of answer.lost) jobs.get(token)?.stop("lost");
-      for (const token of answer.cancelled) jobs.get(token)?.stop("cancelled");
-    } catch (error) {
-      io.stderr.write(
-        `warning: renewing claims failed (${reportError(error).lines[0].replace(/^error: /, "")}); retrying\n`,
+  const worker = createWorker({
+    server: connection.server,
+    token: connection.token,
+    fetch: io.fetch,
+    userAgent: `baton-cli/${cliVersion()}`,
+    workerId: options.workerId,
+    process: options.process,
+    task: options.task,
+    version: options.version,
+    concurrency: options.concurrency,
+    leaseMs: options.leaseMs,
+    pollMs: Math.max(1, options.pollMs),
+    maxPollMs: Math.max(options.pollMs, 60_000),
+    once: options.once,
+    // Ctrl-C keeps its meaning (exit 130, commands stopped: main.ts); SIGTERM stops gracefully.
+    stopSignals: ["SIGTERM"],
+    onEvent,
+    handler: async (task, { signal, workerId }) => {
+      const label = `${task.process}/${task.task}#${++sequence}`;
+      const env = {
+        ...io.env,
+        BATON_PROCESS: task.process,
+        BATON_VERSION: String(task.version),
+        BATON_TASK: task.task,
+        BATON_WORKER_ID: workerId,
+      };
+      const input = stringifyJson(task.external_input ?? null);
+      const run = await runTaskCommand(options.exec, input, env, io.cwd, signal, (line) =>
+        io.stderr.write(`[${label}] ${line}\n`),
       );
-    }
-    scheduleRenewal();
-  }
-
-  async function release(task: ExternalTask): Promise<void> {
-    try {
-      await api.call("releaseExternalTask", { body: { token: task.token } });
-    } catch {
-      // The lease then expires on its own; the task is claimable again after it.
-    }
-  }
-
-  async function handle(
-    task: ExternalTask,
-    stopped: () => "lost" | "cancelled" | undefined,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const env = {
-      ...io.env,
-      BATON_PROCESS: task.process,
-      BATON_VERSION: String(task.version),
-      BATON_TASK: task.task,
-      BATON_WORKER_ID: options.workerId,
-    };
-    const run = await runTaskCommand(options.exec, stringifyJson(task.external_input ?? null), env, io.cwd, signal);
-    const stop = stopped();
-    if (stop === "lost") return report(task, "lost", "another worker holds the claim now; the command was stopped");
-    if (stop === "cancelled") {
-      await release(task);
-      return report(task, "cancelled", "the instance no longer wants this task; the command was stopped");
-    }
-    const outcome = taskOutcome(run);
-    if (outcome.kind === "release") {
-      await release(task);
-      return report(task, "released", outcome.reason);
-    }
-    try {
-      const body =
-        outcome.kind === "result"
-          ? { token: task.token, result: outcome.result }
-          : { token: task.token, error: outcome.error };
-      await api.call("resolveExternalTask", { body });
-      report(
-        task,
-        outcome.kind === "result" ? "resolved" : "raised",
-        outcome.kind === "error" ? outcome.error.code : undefined,
-      );
-    } catch (error) {
-      await release(task);
-      report(
-        task,
-        "released",
-        `the server refused the answer: ${reportError(error)
-          .lines.join(" ")
-          .replace(/^error: /, "")}`,
-      );
-    }
-  }
-
-  function start(task: ExternalTask): Job {
-    const controller = new AbortController();
-    let stopReason: "lost" | "cancelled" | undefined;
-    const job: Job = {
-      task,
-      stop(reason) {
-        stopReason ??= reason;
-        controller.abort();
-      },
-      done: Promise.resolve(),
-    };
-    job.done = handle(task, () => stopReason, controller.signal).finally(() => jobs.delete(task.token));
-    jobs.set(task.token, job);
-    return job;
-  }
-
-  let idleWaits = 0;
-  try {
-    for (;;) {
-      let claimed = 0;
-      if (jobs.size < options.concurrency) {
-        try {
-          const body = {
-            worker_id: options.workerId,
-            limit: options.concurrency - jobs.size,
-            ...(options.leaseMs ? { lease_ms: options.leaseMs } : {}),
-            ...(options.process ? { process: options.process } : {}),
-            ...(options.task ? { task: options.task } : {}),
-            ...(options.version ? { version: options.version } : {}),
-          };
-          const answer = await api.call("claimExternalTasks", { body });
-          renewBeforeMs = answer.renew_before_ms;
-          for (const task of answer.items) start(task);
-          claimed = answer.items.length;
-          idleWaits = 0;
-          scheduleRenewal();
-        } catch (error) {
-          if (options.once || !isTransient(error)) throw error;
-          // The server is down or failing: keep going, slower, and say so once per streak.
-          if (idleWaits++ === 0)
-            io.stderr.write(
-              `warning: claiming failed (${reportError(error).lines[0].replace(/^error: /, "")}); retrying\n`,
-            );
-        }
-      }
-      if (options.once) {
-        await Promise.all([...jobs.values()].map((job) => job.done));
-        break;
-      }
-      if (claimed === 0 || jobs.size >= options.concurrency) {
-        const backoff = Math.min(options.pollMs * 2 ** Math.min(idleWaits, 5), 60_000);
-        await Promise.race([
-          io.sleep(idleWaits > 0 ? backoff : options.pollMs),
-          ...[...jobs.values()].map((job) => job.done),
-        ]);
-      }
-    }
-  } finally {
-    if (renewTimer) clearTimeout(renewTimer);
-  }
+      if (signal.aborted) throw signal.reason;
+      const outcome = taskOutcome(run);
+      if (outcome.kind === "release") throw new Release(outcome.reason);
+      if (outcome.kind === "error") return raise(outcome.error.code, outcome.error);
+      return outcome.result;
+    },
+  });
+  await worker.run();
   if (unresolved > 0) {
     throw new CliError(
       `${unresolved} claimed task${unresolved === 1 ? " was" : "s were"} not resolved`,

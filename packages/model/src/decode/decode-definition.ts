@@ -112,7 +112,7 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     const before = sink.problems.length;
     checkRaisedAndPanicked(sc, def);
     checkChildPatterns(sc, def, ctx);
-    for (const p of typeDefinition(def, limits).problems) sink.add(p.path, p.message, p.task);
+    for (const p of typeDefinition(def, undefined, limits).problems) sink.add(p.path, p.message, p.task);
     for (const p of sink.problems.slice(before))
       p.path = p.path.replace(/^tasks\[(\d+)\]/, (_, k) => `tasks[${rawIndex[Number(k)]}]`);
     // Reachability over a half-decoded routing graph would only add noise to the real problems.

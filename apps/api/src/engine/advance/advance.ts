@@ -1,0 +1,466 @@
+import type { LogLevel } from "@baton/log";
+import { evaluate, evaluateShape, ExprRuntimeError, type Json, type Scope } from "@baton/expr";
+import { type ChildEnvironment, ChildFailed, type ChildSpawn, isChildTask, runChildren } from "./tasks/child.js";
+import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
+import { DefinitionFault } from "./compiled-definition.js";
+import { routeError } from "./error-route.js";
+import type { FetchResult } from "./tasks/fetch.js";
+import { truncate } from "../../format.js";
+import type { InstanceState } from "./instance-state.js";
+import { TaskFailure } from "./task-failure.js";
+import { type BufferedSignal, consumedSignalOf, type ExternalPark, isWaitTask, runWait } from "./tasks/wait.js";
+
+export interface EngineLog {
+  level: LogLevel;
+  event: string;
+  message: string;
+  task?: string | null;
+  data?: Record<string, Json> | null;
+}
+
+/** What the claim handed over: the row as it was when this worker leased it. */
+export interface AdvanceInput {
+  id: string;
+  process: string;
+  version: number;
+  task: string;
+  taskEpoch: number;
+  retryCount: number;
+  /** With externalised values resolved. */
+  state: InstanceState;
+  /** The previous lease expired without a write: the last attempt may have run. */
+  reclaimed: boolean;
+  previousOwner: string | null;
+}
+
+export interface AdvanceEnvironment {
+  /** This process's worker id, recorded on task.started (which replica ran the action). */
+  worker?: string;
+  now(): number;
+  random(): number;
+  /** The `config` root; throws TaskFailure `engine.config` when a required setting is missing. */
+  config(): { [key: string]: Json };
+  fetch(task: CompiledTask, scope: Scope, taskEpoch: number): Promise<FetchResult>;
+  /** The oldest signal buffered for `task` of this instance (external tasks check it when they arm). */
+  peekSignal?(task: string): Promise<BufferedSignal | undefined>;
+  /** Definitions and rows child tasks need; without it a child task fails with `engine.definition`. */
+  children?: ChildEnvironment;
+}
+
+export type AdvanceStatus = "running" | "completed" | "failed" | "raised";
+
+export interface AdvanceResult {
+  status: AdvanceStatus;
+  task: string;
+  taskEpoch: number;
+  retryCount: number;
+  state: InstanceState;
+  /** Task ids whose `outputs` entry this advance wrote (only these need externalising). */
+  written: Set<string>;
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** The process output, set when completed with one. */
+  output?: Json;
+  wakeAt: number | null;
+  logs: EngineLog[];
+  /** `external` while parked on an external task, `children` while its children run; null otherwise. */
+  phase?: "external" | "children" | null;
+  /** Children this advance spawned: inserted with its write, only if that write lands. */
+  spawns?: ChildSpawn[];
+  /** A new external park (its claim row is written with the advance), or "clear" when a park ended without a resolve. */
+  externalWait?: ExternalPark | "clear";
+  /** A buffered signal this advance consumed (deleted in the same write). */
+  consumedSignal?: number;
+}
+
+/** Routing-only tasks run inline; a loop of them is checkpointed after this many entries. */
+export const MAX_INLINE_STEPS = 1000;
+
+type Decision =
+  | { kind: "goto"; target: string }
+  | { kind: "raise"; code: string; message: string }
+  | { kind: "panic"; code: string; message: string };
+
+/**
+ * One advance (docs/engine.md#one-advance): run the current task's action, evaluate its output and switch, and
+ * continue inline through routing-only tasks until the next action task (the checkpoint), a
+ * retry wait, or a settled result. Pure apart from `env.fetch`: the caller persists the result.
+ */
+export async function advance(
+  def: CompiledDefinition,
+  input: AdvanceInput,
+  env: AdvanceEnvironment,
+): Promise<AdvanceResult> {
+  const state: InstanceState = { ...input.state, outputs: { ...input.state.outputs } };
+  const result: AdvanceResult = {
+    status: "running",
+    task: input.task,
+    taskEpoch: input.taskEpoch,
+    retryCount: input.retryCount,
+    state,
+    written: new Set(),
+    errorCode: null,
+    errorMessage: null,
+    wakeAt: null,
+    logs: [],
+  };
+  const log = (level: LogLevel, event: string, message: string, task: string | null, data?: Record<string, Json>) =>
+    result.logs.push({ level, event, message, task, data: data ?? null });
+
+  const fail = (code: string, message: string, task: string) => {
+    result.status = "failed";
+    result.errorCode = code;
+    result.errorMessage = message;
+    result.wakeAt = null;
+    log("error", "instance.failed", message, task, { code });
+    return result;
+  };
+
+  let current = def.byId.get(input.task);
+  if (current === undefined) {
+    return fail(
+      "engine.definition",
+      `task "${input.task}": engine.definition: process "${def.name}" version ${def.version} has no task "${input.task}"`,
+      input.task,
+    );
+  }
+
+  let pending: TaskFailure | undefined;
+  if (input.reclaimed) {
+    log(
+      "warn",
+      "lease.reclaimed",
+      `took over from ${input.previousOwner ?? "a previous worker"} whose lease expired`,
+      input.task,
+      {
+        previous_owner: input.previousOwner,
+      },
+    );
+    if (current.task.only_once) {
+      pending = new TaskFailure(
+        "only_once.interrupted",
+        `only_once task "${input.task}" was interrupted (lease of ${input.previousOwner ?? "a previous worker"} expired) and may have run`,
+      );
+    }
+  }
+
+  let config: { [key: string]: Json } | undefined;
+  let ranAction = false;
+  // An advance runs at most one action: it stops (checkpoints) on entering the next action task.
+  const mustCheckpoint = (target: CompiledTask, steps: number) =>
+    (ranAction && target.task.action !== undefined) || steps >= MAX_INLINE_STEPS;
+  for (let steps = 1; ; steps++) {
+    const here: CompiledTask = current;
+    const id = here.task.id;
+    const isAction = here.task.action !== undefined;
+    const previous = state.outputs[id] ?? null;
+    const scope = (self: { [key: string]: Json }): Scope => ({
+      input: state.input,
+      outputs: state.outputs,
+      self,
+      error: state._error ?? null,
+      config: config ?? {},
+      $now: env.now(),
+    });
+    let decision: Decision;
+    try {
+      config ??= env.config();
+      if (pending !== undefined) {
+        const failure = pending;
+        pending = undefined;
+        throw failure;
+      }
+      let self: { [key: string]: Json } = { previous };
+      if (isAction && isWaitTask(here.task)) {
+        ranAction = true;
+        const step = await runWaitStep(here, state, result, env, scope({ previous }), log);
+        if (step.kind === "park") return result;
+        self = { result: step.result, previous };
+      } else if (isAction && isChildTask(here.task)) {
+        ranAction = true;
+        if (env.children === undefined)
+          throw new TaskFailure("engine.definition", `child tasks cannot run here (task "${id}")`);
+        const step = await runChildren(here, state, {
+          taskEpoch: result.taskEpoch,
+          scope: scope({ previous }),
+          defs: def.definition.$defs,
+          env: env.children,
+        });
+        if (step.kind === "spawned" || step.started === true) {
+          const count = step.kind === "spawned" ? step.spawns.length : 0;
+          log(
+            "info",
+            "task.started",
+            `task "${id}" started (${here.task.action!.type}): ${count} child instance${count === 1 ? "" : "s"}`,
+            id,
+            {
+              task_epoch: result.taskEpoch,
+              children: count,
+              worker: env.worker ?? null,
+            },
+          );
+        }
+        if (step.kind === "spawned") {
+          result.status = "running";
+          result.wakeAt = null;
+          result.phase = "children";
+          result.spawns = step.spawns;
+          return result;
+        }
+        self = { result: step.result, previous };
+      } else if (isAction) {
+        ranAction = true;
+        log("info", "task.started", `task "${id}" started (${here.task.action!.type})`, id, {
+          task_epoch: result.taskEpoch,
+          worker: env.worker ?? null,
+        });
+        if (here.fetch === undefined) {
+          throw new TaskFailure(
+            "engine.definition",
+            `action type "${here.task.action!.type}" is not supported by this engine yet`,
+          );
+        }
+        const response = await env.fetch(here, scope({ previous }), result.taskEpoch);
+        self = { result: response.result, status: response.status, headers: response.headers, previous };
+      }
+      let output: Json | undefined;
+      if (here.output !== undefined) output = evaluateShape(here.output, scope(self));
+      else if (isAction) output = self.result;
+      if (output !== undefined) {
+        state.outputs[id] = output;
+        result.written.add(id);
+      }
+      decision = decide(here, scope({ ...self, output: output ?? null }), def);
+      // A routing task starts and ends in the same instant: one entry records both.
+      if (isAction) log("info", "task.completed", `task "${id}" completed`, id, { status: self.status ?? null });
+      else log("debug", "task.completed", `routing task "${id}" ran`, id, { task_epoch: result.taskEpoch });
+    } catch (error) {
+      const consumed = consumedSignalOf(error);
+      if (consumed !== undefined) result.consumedSignal = consumed;
+      const failure = asFailure(error);
+      log(
+        failure.code.startsWith("engine.") ? "error" : "warn",
+        "task.failed",
+        `task "${id}" failed: ${failure.code}: ${truncate(failure.message, 300)}`,
+        id,
+        {
+          code: failure.code,
+        },
+      );
+      // engine.* codes and failed children are never caught (docs/language.md#on-error, #children).
+      const route =
+        failure.code.startsWith("engine.") || failure instanceof ChildFailed
+          ? ({ kind: "fail" } as const)
+          : routeError(here.task, failure.code, result.retryCount, env.random);
+      if (route.kind === "retry") {
+        result.retryCount = route.attempt;
+        result.wakeAt = env.now() + route.waitMs;
+        log(
+          "info",
+          "task.retry_scheduled",
+          `task "${id}" retry ${route.attempt} of ${route.rule.retry!.retries} in ${route.waitMs} ms`,
+          id,
+          {
+            code: failure.code,
+            attempt: route.attempt,
+            wait_ms: route.waitMs,
+          },
+        );
+        return result;
+      }
+      if (route.kind === "raise" || route.kind === "panic") {
+        return settle(
+          result,
+          route.kind === "raise" ? "raised" : "failed",
+          route.error.code,
+          route.error.message,
+          id,
+          log,
+        );
+      }
+      if (route.kind === "fail") {
+        return fail(failure.code, `task "${id}": ${failure.code}: ${failure.message}`, id);
+      }
+      const errorRoot: { [key: string]: Json } = { task: id, code: failure.code, message: failure.message };
+      if (failure.data !== undefined) errorRoot.data = failure.data;
+      Object.assign(errorRoot, failure.context);
+      if (route.target === "end") {
+        delete state._error;
+        return complete(def, result, state, id, env, log);
+      }
+      const target = def.byId.get(route.target.slice(1));
+      if (target === undefined)
+        return fail(
+          "engine.definition",
+          `task "${id}": engine.definition: on_error goto "${route.target}" names no task`,
+          id,
+        );
+      state._error = errorRoot;
+      enter(result, target);
+      current = target;
+      if (mustCheckpoint(target, steps)) return checkpoint(result, env);
+      continue;
+    }
+
+    if (decision.kind === "raise" || decision.kind === "panic") {
+      return settle(result, decision.kind === "raise" ? "raised" : "failed", decision.code, decision.message, id, log);
+    }
+    delete state._error;
+    if (decision.target === "end") return complete(def, result, state, id, env, log);
+    const target = decision.target === "next" ? def.tasks[here.index + 1] : def.byId.get(decision.target.slice(1));
+    if (target === undefined) {
+      if (decision.target === "next") return complete(def, result, state, id, env, log);
+      return fail(
+        "engine.definition",
+        `task "${id}": engine.definition: switch goto "${decision.target}" names no task`,
+        id,
+      );
+    }
+    enter(result, target);
+    current = target;
+    if (mustCheckpoint(target, steps)) return checkpoint(result, env);
+  }
+}
+
+/** Runs a wait task's visit (wait-task.ts) and records a park on the result. */
+async function runWaitStep(
+  here: CompiledTask,
+  state: InstanceState,
+  result: AdvanceResult,
+  env: AdvanceEnvironment,
+  scope: Scope,
+  log: (level: LogLevel, event: string, message: string, task: string | null, data?: Record<string, Json>) => void,
+) {
+  const id = here.task.id;
+  const wasWaiting = state._wait !== undefined && here.task.action!.type === "external";
+  try {
+    const step = await runWait(here, state, {
+      taskEpoch: result.taskEpoch,
+      now: env.now(),
+      scope,
+      peekSignal: env.peekSignal === undefined ? undefined : (task) => env.peekSignal!(task),
+    });
+    if (step.kind === "park") {
+      result.status = "running";
+      result.wakeAt = step.wakeAt;
+      result.phase = step.phase;
+      if (step.external !== undefined) {
+        result.externalWait = step.external;
+        log("info", "task.started", `task "${id}" started (external): waiting for a worker or a signal`, id, {
+          task_epoch: result.taskEpoch,
+          deadline: step.wakeAt,
+        });
+      } else if (step.armed && step.wakeAt !== null) {
+        log("info", "task.started", `task "${id}" started (delay) until ${new Date(step.wakeAt).toISOString()}`, id, {
+          task_epoch: result.taskEpoch,
+          wake_at: step.wakeAt,
+        });
+      }
+      return step;
+    }
+    if (step.consumedSignal !== undefined) result.consumedSignal = step.consumedSignal;
+    return step;
+  } finally {
+    if (wasWaiting && state._wait === undefined) result.externalWait = "clear";
+  }
+}
+
+function enter(result: AdvanceResult, target: CompiledTask): void {
+  result.task = target.task.id;
+  result.taskEpoch += 1;
+  result.retryCount = 0;
+}
+
+function checkpoint(result: AdvanceResult, env: AdvanceEnvironment): AdvanceResult {
+  result.status = "running";
+  result.wakeAt = env.now();
+  return result;
+}
+
+function settle(
+  result: AdvanceResult,
+  status: "raised" | "failed",
+  code: string,
+  message: string,
+  task: string,
+  log: (level: LogLevel, event: string, message: string, task: string | null, data?: Record<string, Json>) => void,
+): AdvanceResult {
+  result.status = status;
+  result.errorCode = code;
+  result.errorMessage = message;
+  result.wakeAt = null;
+  log(
+    status === "raised" ? "warn" : "error",
+    `instance.${status}`,
+    `${status} with ${code}: ${truncate(message, 300)}`,
+    task,
+    { code },
+  );
+  return result;
+}
+
+function complete(
+  def: CompiledDefinition,
+  result: AdvanceResult,
+  state: InstanceState,
+  task: string,
+  env: AdvanceEnvironment,
+  log: (level: LogLevel, event: string, message: string, task: string | null, data?: Record<string, Json>) => void,
+): AdvanceResult {
+  if (def.output !== undefined) {
+    try {
+      result.output = evaluateShape(def.output, {
+        input: state.input,
+        outputs: state.outputs,
+        config: env.config(),
+        $now: env.now(),
+      });
+    } catch (error) {
+      const consumed = consumedSignalOf(error);
+      if (consumed !== undefined) result.consumedSignal = consumed;
+      const failure = asFailure(error);
+      const message = `task "${task}": ${failure.code}: process output: ${failure.message}`;
+      result.status = "failed";
+      result.errorCode = failure.code;
+      result.errorMessage = message;
+      result.wakeAt = null;
+      log("error", "instance.failed", message, task, { code: failure.code });
+      return result;
+    }
+  }
+  result.status = "completed";
+  result.wakeAt = null;
+  log("info", "instance.completed", "completed", task);
+  return result;
+}
+
+function decide(here: CompiledTask, scope: Scope, def: CompiledDefinition): Decision {
+  if (here.cases.length === 0) return { kind: "goto", target: "next" };
+  for (const { condition, clause } of here.cases) {
+    if (condition !== undefined) {
+      const value = evaluate(condition, scope);
+      if (typeof value !== "boolean") {
+        throw new TaskFailure(
+          "engine.expression",
+          `switch case "${clause.case}" evaluated to ${value === null ? "null" : typeof value}, expected a boolean`,
+        );
+      }
+      if (!value) continue;
+    }
+    if (clause.raise !== undefined) return { kind: "raise", code: clause.raise.code, message: clause.raise.message };
+    if (clause.panic !== undefined) return { kind: "panic", code: clause.panic.code, message: clause.panic.message };
+    return { kind: "goto", target: clause.goto ?? "next" };
+  }
+  throw new TaskFailure(
+    "engine.definition",
+    `no switch case of task "${here.task.id}" matched (process "${def.name}" version ${def.version})`,
+  );
+}
+
+function asFailure(error: unknown): TaskFailure {
+  if (error instanceof TaskFailure) return error;
+  if (error instanceof ExprRuntimeError) return new TaskFailure("engine.expression", error.message);
+  if (error instanceof DefinitionFault) return new TaskFailure("engine.definition", error.message);
+  // A fault of the engine itself: fail the instance (an operator can retry it) rather than loop on it.
+  return new TaskFailure("engine.panic", `internal error: ${error instanceof Error ? error.message : String(error)}`);
+}

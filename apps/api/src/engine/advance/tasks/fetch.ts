@@ -1,0 +1,193 @@
+import {
+  type Json,
+  type Scope,
+  evaluate,
+  evaluateShape,
+  isLosslessNumber,
+  parseJson,
+  renderValue,
+  stringifyJson,
+} from "@baton/expr";
+import { type Schema, validateValue } from "@baton/model";
+import { truncate } from "../../../format.js";
+import type { CompiledFetch } from "../compiled-definition.js";
+import { hostRefusal } from "../host-policy.js";
+import { describe, type HttpResponse, httpCall } from "../http-call.js";
+import { TaskFailure } from "../task-failure.js";
+
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+const MESSAGE_BODY_CHARS = 200;
+
+export interface FetchContext {
+  instanceId: string;
+  taskId: string;
+  taskEpoch: number;
+  scope: Scope;
+  allowHosts: readonly string[];
+  denyHosts: readonly string[];
+  defs?: Record<string, Schema>;
+  /** Aborted when the advance is abandoned (lease lost, engine stopping). */
+  abort?: AbortSignal;
+  maxResponseBytes?: number;
+}
+
+/** What `self` sees after an accepted response. */
+export interface FetchResult {
+  result: Json;
+  status: number;
+  headers: Record<string, string>;
+}
+
+/** Runs one attempt of a fetch task; throws TaskFailure with a code of docs/language.md#error-codes. */
+export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise<FetchResult> {
+  const { action } = fetch;
+  const method = action.method.toUpperCase();
+  const url = buildUrl(fetch, ctx);
+  const refusal = hostRefusal(url.hostname, ctx.allowHosts, ctx.denyHosts);
+  if (refusal !== undefined) throw new TaskFailure("pre.error", `fetch to ${describe(url)} refused: ${refusal}`);
+
+  const headers: Record<string, string> = {};
+  if (fetch.headers !== undefined) {
+    const evaluated = evaluateShape(fetch.headers, ctx.scope);
+    for (const [name, value] of Object.entries(asObject(evaluated, "headers"))) {
+      if (value !== null) headers[name.toLowerCase()] = renderValue(value);
+    }
+  }
+  let body: string | undefined;
+  if (fetch.body !== undefined && method !== "GET" && method !== "HEAD") {
+    const value = evaluateShape(fetch.body, ctx.scope);
+    if (typeof value === "string") {
+      body = value;
+      headers["content-type"] ??= "text/plain; charset=utf-8";
+    } else {
+      body = stringifyJson(value);
+      headers["content-type"] ??= "application/json";
+    }
+  }
+  headers["accept"] ??= "application/json";
+  headers["x-baton-instance-id"] = ctx.instanceId;
+  headers["x-baton-task-id"] = ctx.taskId;
+  headers["idempotency-key"] = `${ctx.instanceId}:${ctx.taskEpoch}`;
+
+  const response = await httpCall({
+    method,
+    url,
+    headers,
+    body,
+    timeoutMs: timeoutMs(fetch, ctx.scope),
+    maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+    abort: ctx.abort,
+  });
+  return interpret(fetch, response, url, ctx.defs);
+}
+
+function buildUrl(fetch: CompiledFetch, ctx: FetchContext): URL {
+  const raw = evaluateShape(fetch.url, ctx.scope);
+  if (typeof raw !== "string") throw new TaskFailure("pre.error", `url evaluated to ${kind(raw)}, expected a string`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TaskFailure("pre.error", `url "${truncate(raw, 200)}" is not an absolute URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TaskFailure("pre.error", `url scheme "${url.protocol.slice(0, -1)}" is not allowed; only http and https`);
+  }
+  if (fetch.query !== undefined) {
+    const query = asObject(evaluateShape(fetch.query, ctx.scope), "query");
+    for (const [name, value] of Object.entries(query)) {
+      if (value === null) continue;
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (item !== null) url.searchParams.append(name, renderValue(item));
+      }
+    }
+  }
+  return url;
+}
+
+function timeoutMs(fetch: CompiledFetch, scope: Scope): number {
+  if ("ms" in fetch.timeout) return fetch.timeout.ms;
+  const value = evaluate(fetch.timeout.expr, scope);
+  const ms = typeof value === "number" ? value : isLosslessNumber(value) ? Number(String(value)) : Number.NaN;
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new TaskFailure(
+      "engine.expression",
+      `timeout.for evaluated to ${kind(value)}, expected a number of milliseconds`,
+    );
+  return Math.round(ms);
+}
+
+function accepted(fetch: CompiledFetch, status: number): boolean {
+  const { action } = fetch;
+  if (action.accepted_status !== undefined && action.accepted_status.length > 0)
+    return action.accepted_status.includes(status);
+  const twoXx = Object.keys(action.responses ?? {}).filter((key) => key.startsWith("2"));
+  if (twoXx.length > 0) return twoXx.some((key) => statusKeyMatches(key, status));
+  return status >= 200 && status < 300;
+}
+
+function statusKeyMatches(key: string, status: number): boolean {
+  const k = key.toLowerCase();
+  if (/^\dxx$/.test(k)) return Math.floor(status / 100) === Number(k[0]);
+  return Number(k) === status;
+}
+
+function interpret(fetch: CompiledFetch, response: HttpResponse, url: URL, defs?: Record<string, Schema>): FetchResult {
+  const text = response.body.toString("utf8");
+  if (!accepted(fetch, response.status)) {
+    const start = text.trim() === "" ? "(empty body)" : truncate(text.trim(), MESSAGE_BODY_CHARS);
+    throw new TaskFailure(
+      `http.${response.status}`,
+      `${describe(url)} answered ${response.status}: ${start}`,
+      errorData(fetch, response.status, text),
+    );
+  }
+  let result: Json = null;
+  if (text.trim() !== "") {
+    try {
+      result = parseJson(text);
+    } catch (error) {
+      throw new TaskFailure(
+        "output.parse",
+        `response from ${describe(url)} is not JSON (${(error as Error).message}): ${truncate(text.trim(), 80)}`,
+      );
+    }
+  }
+  if (fetch.action.result_schema !== undefined) {
+    const problems = validateValue(fetch.action.result_schema, result, defs, "result");
+    if (problems.length > 0) {
+      throw new TaskFailure(
+        "output.invalid",
+        `response from ${describe(url)} does not match result_schema: ${problems.map((p) => `${p.path || "result"}: ${p.message}`).join("; ")}`,
+      );
+    }
+  }
+  return { result, status: response.status, headers: response.headers };
+}
+
+// `responses` [B] types error.data for declared non-2xx statuses: the parsed body when it is JSON.
+function errorData(fetch: CompiledFetch, status: number, text: string): Json | undefined {
+  const responses = fetch.action.responses;
+  if (responses === undefined) return undefined;
+  const declared = Object.keys(responses).some((key) => statusKeyMatches(key, status));
+  if (!declared || text.trim() === "") return undefined;
+  try {
+    return parseJson(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function asObject(value: Json, what: string): { [key: string]: Json } {
+  if (value === null || typeof value !== "object" || Array.isArray(value) || isLosslessNumber(value)) {
+    throw new TaskFailure("engine.expression", `${what} evaluated to ${kind(value)}, expected an object`);
+  }
+  return value as { [key: string]: Json };
+}
+
+function kind(value: Json): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (isLosslessNumber(value)) return "a number";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}

@@ -1,0 +1,487 @@
+import { createHash, randomBytes } from "node:crypto";
+import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import {
+  checkExternalError,
+  checkExternalResult,
+  type Definition,
+  inlineRefs,
+  type Schema,
+  type Task,
+} from "@baton/model";
+import { and, eq, sql } from "drizzle-orm";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
+import { perDbCache } from "../../storage/per-db-cache.js";
+import { definitions, externalClaims, externalWaits, instances } from "../../storage/schema/index.js";
+import { sqlTextArray } from "../../storage/sql-arrays.js";
+import { iso } from "../../format.js";
+import { Refusal } from "../../refusal.js";
+import { appendLogs } from "../audit-log.js";
+import { bufferSignal } from "./signal-buffer.js";
+import { isSettled } from "../statuses.js";
+
+// External tasks from the worker's side (docs/engine.md#external-tasks-and-delay): claim, renew, release,
+// resolve, signal. A claim is one row of external_waits (the parked visit) plus a token in
+// external_claims bound to (instance, task_epoch, claim_epoch, worker); resolving records the
+// outcome in the instance state (`_outcome`, read by wait-task.ts) and makes it due, so the
+// next advance routes it exactly like a fetch result or failure.
+
+export interface ClaimRequest {
+  workerId: string;
+  limit: number;
+  /** How long the claim holds unless renewed: a worker's claim, not the pump's instance lease. */
+  claimMs: number;
+  process?: string;
+  task?: string;
+  version?: number;
+}
+
+export interface ExternalTaskItem {
+  token: string;
+  process: string;
+  version: number;
+  task: string;
+  external_input: Json;
+  result_schema: Json;
+  raises: { [code: string]: Json };
+  waiting_since: string;
+  deadline: string | null;
+  claimed_by: string;
+  claim_expires: string;
+}
+
+/** `{result}` or `{error: {code, message?, data?}}`, exactly one. */
+export type Outcome = { result: Json } | { error: Json };
+
+/** When a worker should renew a claim that holds for `claimMs` (the API calls it lease_ms). */
+export const renewBeforeMs = (claimMs: number) => Math.floor(claimMs / 3);
+
+export function newClaimToken(): string {
+  return `ext_${randomBytes(24).toString("base64url")}`;
+}
+
+export function tokenHash(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** Leases up to `limit` parked, unclaimed tasks FIFO by park time; two callers never get the same one. */
+export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimRequest): Promise<ExternalTaskItem[]> {
+  const now = clock.now();
+  const expires = now + request.claimMs;
+  const filters = [sql`TRUE`];
+  if (request.process !== undefined) filters.push(sql`i.process = ${request.process}`);
+  if (request.task !== undefined) filters.push(sql`w.task = ${request.task}`);
+  if (request.version !== undefined) filters.push(sql`i.version = ${request.version}`);
+  return inTransaction(db, async (tx) => {
+    const claimed = rowsOf<Record<string, unknown>>(
+      await tx.execute(sql`
+        WITH picked AS (
+          SELECT w.instance_id FROM external_waits w JOIN instances i ON i.id = w.instance_id
+          WHERE i.status = 'running' AND i.phase = 'external' AND i.task_epoch = w.task_epoch AND i.task = w.task
+            AND (w.claim_expires_at IS NULL OR w.claim_expires_at <= ${now})
+            AND ${sql.join(filters, sql` AND `)}
+          ORDER BY w.waiting_since, w.instance_id
+          LIMIT ${request.limit}
+          FOR UPDATE OF w SKIP LOCKED
+        )
+        UPDATE external_waits AS w
+        SET claim_epoch = w.claim_epoch + 1, claimed_by = ${request.workerId}, claim_expires_at = ${expires}
+        FROM picked, instances AS i
+        WHERE w.instance_id = picked.instance_id AND i.id = w.instance_id
+        RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version`),
+    );
+    if (claimed.length > 0) {
+      // The detail view's external_claim_epoch mirrors the claim counter of the current visit.
+      await tx.execute(sql`
+        UPDATE instances AS i SET external_claim_epoch = w.claim_epoch
+        FROM external_waits AS w
+        WHERE w.instance_id = i.id AND i.id = ANY(${sqlTextArray(claimed.map((r) => String(r.instance_id)))})`);
+    }
+    const items: Array<{ item: ExternalTaskItem; since: number }> = [];
+    const tokens: Array<typeof externalClaims.$inferInsert> = [];
+    for (const row of claimed) {
+      const token = newClaimToken();
+      const process = String(row.process);
+      const version = Number(row.version);
+      const def = await definitionOf(db, tx, process, version);
+      const task = def?.tasks.find((t) => t.id === row.task);
+      tokens.push({
+        tokenHash: tokenHash(token),
+        instanceId: String(row.instance_id),
+        taskEpoch: Number(row.task_epoch),
+        claimEpoch: Number(row.claim_epoch),
+        workerId: request.workerId,
+        createdAt: now,
+      });
+      const since = Number(row.waiting_since);
+      items.push({
+        since,
+        item: {
+          token,
+          process,
+          version,
+          task: String(row.task),
+          external_input: parseJson(String(row.input)),
+          result_schema: def !== undefined && task !== undefined ? resultSchema(def, task) : {},
+          raises: def !== undefined && task !== undefined ? raisesOf(def, task) : {},
+          waiting_since: iso(since),
+          deadline: row.deadline === null || row.deadline === undefined ? null : iso(Number(row.deadline)),
+          claimed_by: request.workerId,
+          claim_expires: iso(expires),
+        },
+      });
+    }
+    if (tokens.length > 0) await tx.insert(externalClaims).values(tokens);
+    // FIFO by park time, whatever order RETURNING chose.
+    return items.sort((a, b) => a.since - b.since).map((x) => x.item);
+  });
+}
+
+export interface RenewResult {
+  renewed: string[];
+  lost: string[];
+  cancelled: string[];
+}
+
+type ClaimFate = "live" | "lost" | "cancelled";
+
+/**
+ * Where one claim stands: its instance cancelled, the visit over, or the visit re-armed since
+ * the claim (a retry after a timeout) → cancelled; released, lapsed, claimed again, or held by
+ * another worker → lost. Only a live claim's token acts; claim epochs never repeat for an
+ * instance (pump/wait-rows.ts), so no older token can match a newer arming's claim.
+ */
+function fateOf(row: Record<string, unknown> | undefined, workerId: string | undefined, now: number): ClaimFate {
+  if (row === undefined || row.status === null || row.status === undefined) return "lost";
+  const status = String(row.status);
+  if (status === "cancelled" || status === "cancelling" || isSettled(status)) return "cancelled";
+  const epoch = Number(row.task_epoch);
+  if (
+    Number(row.i_task_epoch) !== epoch ||
+    row.w_task_epoch === null ||
+    row.w_task_epoch === undefined ||
+    Number(row.w_task_epoch) !== epoch
+  )
+    return "cancelled";
+  if (row.phase !== "external") return "cancelled";
+  // A retry re-armed the same visit after this claim was issued: that arming is no longer wanted.
+  if (Number(row.created_at) < Number(row.waiting_since)) return "cancelled";
+  if (Number(row.w_claim_epoch) !== Number(row.claim_epoch)) return "lost";
+  if (row.claim_expires_at === null || row.claim_expires_at === undefined || Number(row.claim_expires_at) <= now)
+    return "lost";
+  if (workerId !== undefined && String(row.worker_id) !== workerId) return "lost";
+  return "live";
+}
+
+async function claimRows(tx: Db, hashes: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const result = await tx.execute(sql`
+    SELECT c.token_hash, c.instance_id, c.task_epoch, c.claim_epoch, c.worker_id, c.created_at,
+           w.task_epoch AS w_task_epoch, w.claim_epoch AS w_claim_epoch, w.claim_expires_at, w.task AS w_task, w.waiting_since,
+           i.status, i.task_epoch AS i_task_epoch, i.phase, i.root_id, i.process, i.version, i.task AS i_task
+    FROM external_claims c
+    LEFT JOIN external_waits w ON w.instance_id = c.instance_id
+    LEFT JOIN instances i ON i.id = c.instance_id
+    WHERE c.token_hash = ANY(${sqlTextArray(hashes)})`);
+  return new Map(rowsOf<Record<string, unknown>>(result).map((r) => [String(r.token_hash), r]));
+}
+
+/** Extends the live claims among `tokens` and sorts every token by fate. */
+export async function renewExternalTasks(
+  db: Db,
+  clock: Clock,
+  workerId: string,
+  tokens: readonly string[],
+  claimMs: number,
+): Promise<RenewResult> {
+  const out: RenewResult = { renewed: [], lost: [], cancelled: [] };
+  if (tokens.length === 0) return out;
+  const now = clock.now();
+  const hashes = tokens.map(tokenHash);
+  return inTransaction(db, async (tx) => {
+    const rows = await claimRows(tx, hashes);
+    const live: Array<{ token: string; instanceId: string; claimEpoch: number }> = [];
+    tokens.forEach((token, i) => {
+      const row = rows.get(hashes[i]);
+      const fate = fateOf(row, workerId, now);
+      if (fate === "live")
+        live.push({ token, instanceId: String(row!.instance_id), claimEpoch: Number(row!.claim_epoch) });
+      else out[fate === "lost" ? "lost" : "cancelled"].push(token);
+    });
+    if (live.length > 0) {
+      // Fenced by claim_epoch and expiry: a claim that lapsed and was re-taken meanwhile stays lost.
+      const updated = await tx.execute(sql`
+        UPDATE external_waits AS w SET claim_expires_at = ${now + claimMs}
+        FROM (SELECT unnest(${sqlTextArray(live.map((l) => l.instanceId))}) AS id, unnest(${`{${live.map((l) => l.claimEpoch).join(",")}}`}::int[]) AS epoch) AS h
+        WHERE w.instance_id = h.id AND w.claim_epoch = h.epoch AND w.claim_expires_at > ${now}
+        RETURNING w.instance_id`);
+      const kept = new Set(rowsOf<{ instance_id: string }>(updated).map((r) => r.instance_id));
+      for (const l of live) (kept.has(l.instanceId) ? out.renewed : out.lost).push(l.token);
+    }
+    return out;
+  });
+}
+
+/**
+ * Ends a live claim at once (the task is claimable again): true. A token whose task is no
+ * longer wanted (renew answers `cancelled`: "stop, then release") is accepted and changes
+ * nothing: false. A token never issued, lapsed, released, or lost to another arming or
+ * worker is a conflict: its release must not hand back a claim someone else holds.
+ */
+export async function releaseExternalTask(db: Db, clock: Clock, token: string): Promise<boolean> {
+  const now = clock.now();
+  return inTransaction(db, async (tx) => {
+    const row = (await claimRows(tx, [tokenHash(token)])).get(tokenHash(token));
+    if (row === undefined) throw new Refusal("conflict", "the claim is not held: no claim has this token");
+    const fate = fateOf(row, undefined, now);
+    if (fate === "cancelled") return false;
+    if (fate === "lost") {
+      throw new Refusal(
+        "conflict",
+        "the claim is not held: it lapsed, was released, or the task was claimed again since",
+      );
+    }
+    await tx
+      .update(externalWaits)
+      .set({ claimedBy: null, claimExpiresAt: null })
+      .where(
+        and(
+          eq(externalWaits.instanceId, String(row.instance_id)),
+          eq(externalWaits.claimEpoch, Number(row.claim_epoch)),
+        ),
+      );
+    return true;
+  });
+}
+
+/**
+ * Resolves the claimed task of `token` with a validated outcome. 404 unknown token; 409 when the
+ * instance is settled/cancelled, the visit is over (a late answer) or the claim is not live.
+ */
+export async function resolveExternalTask(
+  db: Db,
+  clock: Clock,
+  token: string,
+  outcome: Outcome,
+  actor: string | null,
+): Promise<void> {
+  const now = clock.now();
+  const hash = tokenHash(token);
+  await inTransaction(db, async (tx) => {
+    // Lock the instance first, then read the claim: a worker's write or an operator verb is either fully before or after.
+    const locked = rowsOf(
+      await tx.execute(
+        sql`SELECT i.id FROM external_claims c JOIN instances i ON i.id = c.instance_id WHERE c.token_hash = ${hash} FOR UPDATE OF i`,
+      ),
+    );
+    const row = locked.length === 0 ? undefined : (await claimRows(tx, [hash])).get(hash);
+    if (row === undefined || row.status === null || row.status === undefined)
+      throw new Refusal("not_found", "unknown claim token");
+    const status = String(row.status);
+    if (isSettled(status) || status === "cancelling") {
+      throw new Refusal(
+        "conflict",
+        `instance ${String(row.instance_id)} is ${status}; it no longer waits for an outcome`,
+      );
+    }
+    const fate = fateOf(row, undefined, now);
+    if (fate === "cancelled") {
+      throw new Refusal(
+        "conflict",
+        `a late answer: the visit of task "${String(row.w_task ?? row.i_task)}" this claim was for is over (the task moved on)`,
+      );
+    }
+    if (fate === "lost")
+      throw new Refusal("conflict", "the claim is no longer live: it lapsed or another worker claimed the task since");
+    const taskId = String(row.w_task);
+    const task = await requireTask(db, tx, String(row.process), Number(row.version), taskId);
+    const checked = checkOutcome(task.def, task.task, outcome);
+    await deliver(
+      tx,
+      clock,
+      { id: String(row.instance_id), rootId: String(row.root_id), task: taskId, taskEpoch: Number(row.task_epoch) },
+      checked,
+      actor,
+      "resolve",
+    );
+  });
+}
+
+export type SignalResult = { delivered: true; buffered: false } | { delivered: false; buffered: true };
+
+/** Delivers an outcome to `task` of an instance: now when the task is armed, else buffered FIFO until it next arms. */
+export async function signalExternalTask(
+  db: Db,
+  clock: Clock,
+  instanceId: string,
+  taskId: string,
+  outcome: Outcome,
+  actor: string | null,
+): Promise<SignalResult> {
+  return inTransaction(db, async (tx) => {
+    const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
+    if (row === undefined) throw new Refusal("not_found", `instance ${instanceId} does not exist`);
+    const def = await definitionOf(db, tx, row.process, row.version);
+    const task = def?.tasks.find((t) => t.id === taskId);
+    if (def === undefined || task === undefined)
+      throw new Refusal("not_found", `process "${row.process}" version ${row.version} has no task "${taskId}"`);
+    if (task.action?.type !== "external") {
+      throw new Refusal(
+        "not_found",
+        `task "${taskId}" of process "${row.process}" version ${row.version} is not an external task (its action is ${task.action?.type ?? "none"})`,
+      );
+    }
+    if (isSettled(row.status) || row.status === "cancelling") {
+      throw new Refusal(
+        "conflict",
+        `instance ${row.id} is ${row.status} and will never wait on task "${taskId}" again`,
+      );
+    }
+    const checked = checkOutcome(def, task, outcome);
+    const [wait] = await tx.select().from(externalWaits).where(eq(externalWaits.instanceId, row.id)).for("update");
+    const armed =
+      row.phase === "external" &&
+      row.task === taskId &&
+      wait !== undefined &&
+      wait.taskEpoch === row.taskEpoch &&
+      wait.task === taskId;
+    if (armed) {
+      await deliver(
+        tx,
+        clock,
+        { id: row.id, rootId: row.rootId, task: taskId, taskEpoch: row.taskEpoch },
+        checked,
+        actor,
+        "signal",
+      );
+      return { delivered: true, buffered: false };
+    }
+    await bufferSignal(tx, row.id, taskId, checked as unknown as Json, actor, clock.now());
+    await appendLogs(tx, clock, [
+      {
+        instanceId: row.id,
+        rootId: row.rootId,
+        level: "info",
+        event: "external.buffered",
+        message: `${describe(checked)} for task "${taskId}" signalled by ${actor ?? "a worker"}; buffered until the task waits`,
+        task: taskId,
+        actor,
+        data: outcomeData(checked),
+      },
+    ]);
+    return { delivered: false, buffered: true };
+  });
+}
+
+/** The outcome validated against the task's declaration (conformed), or a 400 saying where it does not fit. */
+export function checkOutcome(def: Definition, task: Task, outcome: Outcome): Outcome {
+  if ("error" in outcome) {
+    const checked = checkExternalError(def, task, outcome.error);
+    if (!checked.ok)
+      throw new Refusal(
+        "invalid",
+        `the error outcome does not match what task "${task.id}" declares in raises`,
+        checked.problems,
+      );
+    return { error: checked.value as unknown as Json };
+  }
+  const checked = checkExternalResult(def, task, outcome.result);
+  if (!checked.ok)
+    throw new Refusal("invalid", `the result does not match the result_schema of task "${task.id}"`, checked.problems);
+  return { result: checked.value };
+}
+
+/**
+ * Records the outcome for the armed visit and makes the instance due; the next advance routes it.
+ * The lease epoch moves so a worker advancing the same row right now (its deadline passed) is
+ * fenced out: the answer wins over the timeout. A paused row stays paused and continues on resume.
+ */
+async function deliver(
+  tx: Db,
+  clock: Clock,
+  target: { id: string; rootId: string; task: string; taskEpoch: number },
+  outcome: Outcome,
+  actor: string | null,
+  via: "resolve" | "signal",
+): Promise<void> {
+  const now = clock.now();
+  const [row] = await tx.select({ state: instances.state }).from(instances).where(eq(instances.id, target.id));
+  const state = parseJson(row.state) as { [key: string]: Json };
+  state._outcome = { task_epoch: target.taskEpoch, ...(outcome as { [key: string]: Json }) };
+  await tx.execute(sql`
+    UPDATE instances
+    SET state = ${stringifyJson(state)}, phase = NULL, wake_at = ${now},
+        status = CASE WHEN status = 'pausing' THEN 'paused' ELSE status END, requested = NULL,
+        lease_epoch = lease_epoch + 1, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${now}
+    WHERE id = ${target.id}`);
+  await tx.delete(externalWaits).where(eq(externalWaits.instanceId, target.id));
+  await appendLogs(tx, clock, [
+    {
+      instanceId: target.id,
+      rootId: target.rootId,
+      level: "info",
+      event: "external.resolved",
+      message: `${describe(outcome)} for task "${target.task}" delivered by ${via} from ${actor ?? "a worker"}`,
+      task: target.task,
+      actor,
+      data: { via, ...outcomeData(outcome) },
+    },
+  ]);
+}
+
+function describe(outcome: Outcome): string {
+  return "error" in outcome ? `error outcome ${String((outcome.error as { code?: Json }).code)}` : "a result";
+}
+
+function outcomeData(outcome: Outcome): Record<string, Json> {
+  return "error" in outcome ? { code: (outcome.error as { code: Json }).code } : {};
+}
+
+async function requireTask(
+  db: Db,
+  tx: Db,
+  process: string,
+  version: number,
+  taskId: string,
+): Promise<{ def: Definition; task: Task }> {
+  const def = await definitionOf(db, tx, process, version);
+  const task = def?.tasks.find((t) => t.id === taskId);
+  if (def === undefined || task === undefined)
+    throw new Refusal("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
+  return { def, task };
+}
+
+// Definitions are immutable once stored: claim, resolve and signal read each (name, version)
+// once per database (`db`), through the transaction they run in (`tx`).
+const definitionsOf = perDbCache<Definition>();
+
+async function definitionOf(db: Db, tx: Db, name: string, version: number): Promise<Definition | undefined> {
+  const cache = definitionsOf(db);
+  const key = `${version}:${name}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const loaded = await loadDefinition(tx, name, version);
+  if (loaded !== undefined) cache.set(key, loaded);
+  return loaded;
+}
+
+async function loadDefinition(tx: Db, name: string, version: number): Promise<Definition | undefined> {
+  const [row] = await tx
+    .select({ definition: definitions.definition })
+    .from(definitions)
+    .where(and(eq(definitions.name, name), eq(definitions.version, version)));
+  if (row === undefined) return undefined;
+  return parseJson(row.definition) as unknown as Definition;
+}
+
+function resultSchema(def: Definition, task: Task): Json {
+  const schema = task.action?.type === "external" ? task.action.result_schema : undefined;
+  return schema === undefined ? {} : (inlineRefs(schema, def.$defs) as unknown as Json);
+}
+
+function raisesOf(def: Definition, task: Task): { [code: string]: Json } {
+  const out: { [code: string]: Json } = {};
+  for (const [code, schema] of Object.entries(task.raises ?? {})) {
+    out[code] = schema === null ? null : (inlineRefs(schema as Schema, def.$defs) as unknown as Json);
+  }
+  return out;
+}

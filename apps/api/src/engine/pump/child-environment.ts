@@ -1,0 +1,79 @@
+import { type Json, parseJson } from "@baton/expr";
+import { sql } from "drizzle-orm";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, rowsOf } from "../../storage/db.js";
+import { newId } from "../../storage/ids.js";
+import type { ChildEnvironment, ChildOutcome } from "../advance/tasks/child.js";
+import { sqlTextArray } from "../../storage/sql-arrays.js";
+import { DefinitionFault } from "../advance/compiled-definition.js";
+import type { DefinitionCache } from "../../definitions/compiled-cache.js";
+import { resolveRefs } from "../../storage/objects.js";
+import { TaskFailure } from "../advance/task-failure.js";
+
+/** The database side of child tasks for one parent advance (child-task.ts stays free of I/O). */
+export function childEnvironment(
+  db: Db,
+  clock: Clock,
+  definitions: DefinitionCache,
+  parent: { process: string; version: number },
+): ChildEnvironment {
+  // One lookup per child process and task in this advance (a child_map often names one process twice).
+  const chosen = new Map<string, Promise<number | undefined>>();
+  return {
+    async resolveChild(name, version, task) {
+      const key = `${task}\u0000${name}`;
+      if (version === undefined && !chosen.has(key)) chosen.set(key, pinnedOrLatest(db, parent, task, name));
+      const picked = version ?? (await chosen.get(key));
+      if (picked === undefined)
+        throw new TaskFailure("engine.spawn", `task "${task}": child process "${name}" is not registered`);
+      try {
+        const compiled = await definitions.get(name, picked);
+        return { version: picked, definition: compiled.definition };
+      } catch (error) {
+        if (error instanceof DefinitionFault)
+          throw new TaskFailure("engine.spawn", `task "${task}": child ${error.message}`);
+        throw error;
+      }
+    },
+    async loadChildren(ids) {
+      if (ids.length === 0) return [];
+      const rows = rowsOf<Record<string, unknown>>(
+        await db.execute(
+          sql`SELECT id, status, output, error_code, error_message FROM instances WHERE id = ANY(${sqlTextArray(ids)})`,
+        ),
+      );
+      return Promise.all(
+        rows.map(
+          async (r): Promise<ChildOutcome> => ({
+            id: String(r.id),
+            status: String(r.status),
+            output:
+              r.output === null || r.output === undefined
+                ? null
+                : await resolveRefs(db, parseJson(String(r.output)) as Json),
+            errorCode: r.error_code === null || r.error_code === undefined ? null : String(r.error_code),
+            errorMessage: r.error_message === null || r.error_message === undefined ? null : String(r.error_message),
+          }),
+        ),
+      );
+    },
+    newId: () => newId(clock.now()),
+  };
+}
+
+/** The version pinned for this task's child by a channel batch, else the latest registered — one round trip. */
+async function pinnedOrLatest(
+  db: Db,
+  parent: { process: string; version: number },
+  task: string,
+  child: string,
+): Promise<number | undefined> {
+  const rows = rowsOf<{ picked: number | null }>(
+    await db.execute(sql`
+      SELECT COALESCE(
+        (SELECT child_version FROM definition_pins
+         WHERE name = ${parent.process} AND version = ${parent.version} AND task = ${task} AND child = ${child}),
+        (SELECT max(version) FROM definitions WHERE name = ${child})) AS picked`),
+  );
+  return rows[0]?.picked === null || rows[0]?.picked === undefined ? undefined : Number(rows[0].picked);
+}

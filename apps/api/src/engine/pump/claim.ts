@@ -1,0 +1,158 @@
+import { sql } from "drizzle-orm";
+import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
+import { sqlIntArray, sqlTextArray } from "../../storage/sql-arrays.js";
+import { LEASE_MS } from "../statuses.js";
+import { lockInIdOrder } from "../trees/lock.js";
+
+/** A row as the claim leased it; `leaseEpoch` is the fence for every write of this advance. */
+export interface ClaimedRow {
+  id: string;
+  rootId: string;
+  process: string;
+  version: number;
+  task: string;
+  stateText: string;
+  retryCount: number;
+  taskEpoch: number;
+  leaseEpoch: number;
+  /** Lease owner whose lease expired without a write: the previous attempt may have run. */
+  reclaimedFrom: string | null;
+  /** A child's parent and the parent's task_epoch when it spawned it (its settling write wakes that visit). */
+  parentId: string | null;
+  parentTaskEpoch: number;
+}
+
+/**
+ * One claim statement (its own commit): due, unleased running rows, oldest due first, skipping
+ * rows another replica is claiming right now. Each claimed row gets this worker's lease and a
+ * new lease_epoch; a row whose expired lease still names an owner keeps that owner as
+ * previous_owner. wake_at moves to the lease expiry: a leased row is due again exactly when
+ * its lease could be reclaimed, so claim scans of the due index never wade through rows in
+ * flight (the advance's write sets the real wake_at).
+ */
+export async function claimDue(db: Db, workerId: string, now: number, limit: number): Promise<ClaimedRow[]> {
+  if (limit <= 0) return [];
+  const result = await executePrepared(
+    db,
+    sql`
+    WITH due AS (
+      SELECT id, lease_owner AS old_owner FROM instances
+      WHERE status = 'running' AND wake_at IS NOT NULL AND wake_at <= ${now}
+        AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+      ORDER BY wake_at
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE instances AS i
+    SET lease_owner = ${workerId}, lease_expires_at = ${now + LEASE_MS}, wake_at = ${now + LEASE_MS}, lease_epoch = i.lease_epoch + 1,
+        previous_owner = COALESCE(due.old_owner, i.previous_owner)
+    FROM due WHERE i.id = due.id
+    RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch, due.old_owner,
+              i.parent_id, i.parent_task_epoch`,
+  );
+  return rowsOf<Record<string, unknown>>(result).map((r) => ({
+    id: String(r.id),
+    rootId: String(r.root_id),
+    process: String(r.process),
+    version: Number(r.version),
+    task: String(r.task),
+    stateText: String(r.state),
+    retryCount: Number(r.retry_count),
+    taskEpoch: Number(r.task_epoch),
+    leaseEpoch: Number(r.lease_epoch),
+    reclaimedFrom: r.old_owner === null || r.old_owner === undefined ? null : String(r.old_owner),
+    parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
+    parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
+  }));
+}
+
+/** Extends the leases this worker still holds; returns the ids whose lease was lost (fence moved). */
+export async function renewLeases(
+  db: Db,
+  workerId: string,
+  now: number,
+  held: ReadonlyArray<{ id: string; leaseEpoch: number }>,
+): Promise<string[]> {
+  if (held.length === 0) return [];
+  const ids = held.map((h) => h.id);
+  const epochs = held.map((h) => h.leaseEpoch);
+  const result = await executePrepared(
+    db,
+    sql`
+    WITH locked AS (${lockInIdOrder(ids)})
+    UPDATE instances AS i SET lease_expires_at = ${now + LEASE_MS}, wake_at = ${now + LEASE_MS}
+    FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(epochs)}) AS epoch) AS h, locked
+    WHERE i.id = h.id AND locked.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}
+    RETURNING i.id`,
+  );
+  const kept = new Set(rowsOf<{ id: string }>(result).map((r) => r.id));
+  return ids.filter((id) => !kept.has(id));
+}
+
+/** Lets other replicas take these rows at once; the owner stays recorded as evidence of a possible run. */
+export async function expireLeases(
+  db: Db,
+  workerId: string,
+  now: number,
+  held: ReadonlyArray<{ id: string; leaseEpoch: number }>,
+): Promise<void> {
+  if (held.length === 0) return;
+  const ids = held.map((h) => h.id);
+  await db.execute(sql`
+    WITH locked AS (${lockInIdOrder(ids)})
+    UPDATE instances AS i SET lease_expires_at = ${now}, wake_at = ${now}
+    FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(held.map((h) => h.leaseEpoch))}) AS epoch) AS h, locked
+    WHERE i.id = h.id AND locked.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}`);
+}
+
+/**
+ * Gives back a lease the last write kept for a next advance that will not run here (the engine
+ * is stopping): nothing ran under it since that write, so unlike expireLeases it records no
+ * owner — the next claim is an ordinary one, not a reclaim of a possibly-run attempt.
+ */
+export async function releaseKeptLease(
+  db: Db,
+  workerId: string,
+  now: number,
+  held: { id: string; leaseEpoch: number },
+): Promise<void> {
+  await db.execute(sql`
+    UPDATE instances SET lease_owner = NULL, lease_expires_at = NULL, wake_at = ${now}
+    WHERE id = ${held.id} AND lease_epoch = ${held.leaseEpoch} AND lease_owner = ${workerId} AND status = 'running'`);
+}
+
+export interface FinalisedRow {
+  id: string;
+  rootId: string;
+  task: string;
+  status: "paused" | "cancelled";
+}
+
+/** A cheap read first: finaliseAbandoned's write transaction is only worth it when some row qualifies. */
+export async function hasAbandoned(db: Db, now: number): Promise<boolean> {
+  const result = await db.execute(sql`
+    SELECT 1 AS found FROM instances
+    WHERE status IN ('pausing', 'cancelling') AND lease_expires_at IS NOT NULL AND lease_expires_at <= ${now}
+    LIMIT 1`);
+  return rowsOf(result).length > 0;
+}
+
+/**
+ * Pausing/cancelling rows whose worker died before its write: the request lands now. The lease
+ * owner is kept so the next claim still sees that the interrupted attempt may have run.
+ */
+export async function finaliseAbandoned(db: Db, now: number): Promise<FinalisedRow[]> {
+  const result = await db.execute(sql`
+    UPDATE instances
+    SET status = CASE WHEN status = 'cancelling' THEN 'cancelled' ELSE 'paused' END,
+        wake_at = CASE WHEN status = 'cancelling' THEN NULL ELSE wake_at END,
+        requested = NULL, updated_at = ${now}
+    WHERE status IN ('pausing', 'cancelling') AND lease_expires_at IS NOT NULL AND lease_expires_at <= ${now}
+    RETURNING id, root_id, task, status`);
+  return rowsOf<Record<string, unknown>>(result).map((r) => ({
+    id: String(r.id),
+    rootId: String(r.root_id),
+    task: String(r.task),
+    status: r.status as "paused" | "cancelled",
+  }));
+}

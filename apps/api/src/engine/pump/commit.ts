@@ -1,0 +1,322 @@
+import { type Json, stringifyJson } from "@baton/expr";
+import { sql } from "drizzle-orm";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, executePrepared, rowsOf, inTransaction } from "../../storage/db.js";
+import type { AdvanceResult } from "../advance/advance.js";
+import type { ChildSpawn } from "../advance/tasks/child.js";
+import { freshInstanceRow, freshState } from "../start.js";
+import { lockInIdOrder } from "../trees/lock.js";
+import type { ClaimedRow } from "./claim.js";
+import { type InstanceState, PER_VISIT_KEYS } from "../advance/instance-state.js";
+import { type LogEntry, logRow } from "../audit-log.js";
+import { insertObjects, type PlannedObject, planExternalize } from "../../storage/objects.js";
+import { newId } from "../../storage/ids.js";
+import { LEASE_MS } from "../statuses.js";
+import { writeWaitChanges } from "./wait-rows.js";
+
+/** One finished advance waiting for its fenced write. */
+export interface PendingWrite {
+  claim: ClaimedRow;
+  /** The state as stored when claimed (placeholders kept), so unchanged big values are not re-stored. */
+  storedState: InstanceState;
+  result: AdvanceResult;
+  /**
+   * This worker will run the instance's next advance itself if the write leaves it running and
+   * due now: the row keeps the lease (same lease_epoch, expiry renewed) instead of going back to
+   * the queue, which saves a claim round trip per task.
+   */
+  keepLeaseFor?: string;
+}
+
+export interface WriteOutcome {
+  /** false: the fence moved (another worker or an operator took the row); nothing was written. */
+  applied: boolean;
+  status?: string;
+  wakeAt?: number | null;
+  /** The row is still leased to `keepLeaseFor`: what the next advance starts from. */
+  kept?: { task: string; taskEpoch: number; retryCount: number; storedState: Json };
+}
+
+/**
+ * Writes many advances, each fenced by its claimed lease_epoch, in ONE statement: the row
+ * updates and their log lines together, so a batch costs one round trip (a busy engine process
+ * answers each round trip only after a full turn of its event loop, and that wait — not
+ * PostgreSQL — dominated batches of five statements). A transaction is opened only when the
+ * batch also stores objects or changes external-task rows.
+ *
+ * Pause/cancel requested by an operator while the advance ran land here: the UPDATE reads
+ * `requested` from the row version it locks (READ COMMITTED re-reads a row a concurrent verb
+ * changed), so a verb is either fully before this write (applied here) or fully after it (it
+ * sees the advance's result).
+ */
+export async function writeAdvances(
+  db: Db,
+  clock: Clock,
+  thresholdBytes: number,
+  writes: readonly PendingWrite[],
+): Promise<WriteOutcome[]> {
+  if (writes.length === 0) return [];
+  const now = clock.now();
+  const objects = new Map<string, PlannedObject>();
+  const stored = writes.map(({ storedState, result }) => {
+    const state = planExternalize(toStore(storedState, result), thresholdBytes);
+    const output = result.output === undefined ? undefined : planExternalize(result.output, thresholdBytes);
+    for (const o of [...state.objects, ...(output?.objects ?? [])]) objects.set(o.ref, o);
+    return { state: state.value, output: output?.value };
+  });
+
+  const logs: Array<ReturnType<typeof logRow> & { gate_id: string }> = [];
+  const children: Array<ReturnType<typeof childRecord>> = [];
+  const records = writes.map(({ claim, result, keepLeaseFor }, i) => {
+    const keep =
+      keepLeaseFor !== undefined && result.status === "running" && result.wakeAt !== null && result.wakeAt <= now;
+    for (const log of result.logs)
+      logs.push({
+        ...logRow(entry(claim, log.level, log.event, log.message, log.task ?? null, log.data ?? null), now),
+        gate_id: claim.id,
+      });
+    for (const spawn of result.spawns ?? []) {
+      const state = planExternalize(freshState(spawn.input), thresholdBytes);
+      for (const o of state.objects) objects.set(o.ref, o);
+      children.push(childRecord(claim, result, spawn, stringifyJson(state.value), now));
+      const where = spawn.key !== null ? ` as "${spawn.key}"` : spawn.index !== null ? ` as [${spawn.index}]` : "";
+      const started = entry(
+        { ...claim, id: spawn.id },
+        "info",
+        "instance.started",
+        `started ${spawn.process} version ${spawn.version} at task "${spawn.firstTask}" by task "${result.task}" of ${claim.id}${where}`,
+        spawn.firstTask,
+        {
+          process: spawn.process,
+          version: spawn.version,
+          parent_id: claim.id,
+        },
+      );
+      // Gated on the parent: the line is written only if the parent's write (which inserts the child) lands.
+      logs.push({ ...logRow(started, now), gate_id: claim.id });
+    }
+    return {
+      id: claim.id,
+      root_id: claim.rootId,
+      lease_epoch: claim.leaseEpoch,
+      status: result.status,
+      task: result.task,
+      task_epoch: result.taskEpoch,
+      retry_count: result.retryCount,
+      state: stringifyJson(stored[i].state),
+      error_code: result.errorCode,
+      error_message: result.errorMessage,
+      output: stored[i].output === undefined ? null : stringifyJson(stored[i].output as Json),
+      wake_at: result.wakeAt,
+      phase: result.phase ?? null,
+      // Applied only if the row is still running after a requested pause/cancel is taken into account.
+      keep_owner: keep ? keepLeaseFor : null,
+      keep_until: keep ? now + LEASE_MS : null,
+      // The id of the line logged if a pause/cancel requested while the advance ran lands with it
+      // (after this advance's own lines, so ids keep the order of events).
+      boundary_log_id: result.status === "running" ? newId(now) : null,
+      parent_id: claim.parentId,
+      parent_task_epoch: claim.parentTaskEpoch,
+      // The children this write spawns, all pending; null keeps the row's count.
+      pending: result.spawns === undefined ? null : result.spawns.length,
+    };
+  });
+  // A settling child decrements its parent's counter: the parent row is locked with the batch's
+  // own rows, in id order (lifecycle verbs lock trees in id order too), so no two statements
+  // ever wait on each other in a cycle.
+  const parents = writes
+    .filter(
+      ({ claim, result }) =>
+        claim.parentId !== null &&
+        (result.status === "completed" || result.status === "failed" || result.status === "raised"),
+    )
+    .map(({ claim }) => claim.parentId as string);
+
+  const write = async (tx: Db): Promise<WriteOutcome[]> => {
+    await insertObjects(
+      tx,
+      clock,
+      [...objects.values()].sort((a, b) => (a.ref < b.ref ? -1 : 1)),
+    );
+    const landed = await executePrepared(
+      tx,
+      sql`
+      WITH x AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(
+          id text, lease_epoch integer, status text, task text, task_epoch integer, retry_count integer, state text,
+          error_code text, error_message text, output text, wake_at bigint, phase text, keep_owner text, keep_until bigint,
+          root_id text, boundary_log_id text, parent_id text, parent_task_epoch integer, pending integer)
+      ),
+      locked AS (${lockInIdOrder([...new Set([...records.map((r) => r.id), ...parents])])}),
+      upd AS (
+        UPDATE instances AS i
+        SET status = CASE WHEN x.status <> 'running' OR i.requested IS NULL THEN x.status
+                          WHEN i.requested = 'cancel' THEN 'cancelled' ELSE 'paused' END,
+            wake_at = CASE WHEN x.status = 'running' AND i.requested = 'cancel' THEN NULL
+                           WHEN x.status = 'running' AND i.requested IS NULL AND x.keep_owner IS NOT NULL THEN x.keep_until
+                           ELSE x.wake_at END,
+            lease_owner = CASE WHEN i.requested IS NULL THEN x.keep_owner END,
+            lease_expires_at = CASE WHEN i.requested IS NULL THEN x.keep_until END,
+            task = x.task, task_epoch = x.task_epoch, retry_count = x.retry_count, state = x.state,
+            error_code = x.error_code, error_message = x.error_message, output = x.output, phase = x.phase,
+            pending_children = COALESCE(x.pending, i.pending_children),
+            requested = NULL, updated_at = ${now}
+        FROM x JOIN locked ON locked.id = x.id
+        -- The statuses a leased row can have when its advance lands; any other was decided by someone else.
+        WHERE i.id = x.id AND i.lease_epoch = x.lease_epoch AND i.status IN ('running', 'pausing', 'cancelling')
+        RETURNING i.id, i.status, i.wake_at, i.lease_owner
+      ),
+      spawned AS (
+        -- Children start with their parent's landed status: paused at a paused boundary, not at all when it was cancelled.
+        INSERT INTO instances (id, root_id, parent_id, spawn_task, spawn_key, parent_task_epoch, process, version, status, phase, task,
+                               state, task_epoch, lease_epoch, wake_at, created_at, updated_at)
+        SELECT c.id, c.root_id, c.parent_id, c.spawn_task, c.spawn_key, c.parent_task_epoch, c.process, c.version,
+               CASE WHEN upd.status = 'paused' THEN 'paused' ELSE c.status END, c.phase, c.task, c.state, c.task_epoch,
+               c.lease_epoch, c.wake_at, c.created_at, c.updated_at
+        FROM jsonb_to_recordset(${JSON.stringify(children)}::jsonb) AS c(
+          id text, root_id text, parent_id text, spawn_task text, spawn_key text, parent_task_epoch integer, process text, version integer,
+          status text, phase text, task text, state text, task_epoch integer, lease_epoch integer, wake_at bigint, created_at bigint,
+          updated_at bigint)
+        JOIN upd ON upd.id = c.parent_id
+        WHERE upd.status IN ('running', 'paused')
+        RETURNING id
+      ),
+      settled AS (
+        SELECT x.parent_id, x.parent_task_epoch, count(*)::int AS n, bool_or(upd.status = 'failed') AS failed
+        FROM x JOIN upd ON upd.id = x.id
+        WHERE x.parent_id IS NOT NULL AND upd.status IN ('completed', 'failed', 'raised')
+        GROUP BY x.parent_id, x.parent_task_epoch
+      ),
+      woken AS (
+        -- The child that brings the count to 0 makes the parent due to collect (timers run while
+        -- paused, so a paused parent is due at once on resume). A failed child marks a parent
+        -- whose other children still run as failing until they settle.
+        UPDATE instances AS p
+        SET pending_children = p.pending_children - s.n,
+            phase = CASE WHEN p.pending_children - s.n <= 0 THEN 'collecting' ELSE p.phase END,
+            wake_at = CASE WHEN p.pending_children - s.n <= 0 THEN ${now}::bigint ELSE p.wake_at END,
+            status = CASE WHEN p.status = 'failing' AND p.pending_children - s.n <= 0 THEN 'running'
+                          WHEN p.status = 'running' AND s.failed AND p.pending_children - s.n > 0 THEN 'failing'
+                          ELSE p.status END,
+            updated_at = ${now}
+        FROM settled s
+        WHERE p.id = s.parent_id AND p.task_epoch = s.parent_task_epoch AND p.phase = 'children'
+          AND p.status IN ('running', 'failing', 'pausing', 'paused')
+        RETURNING p.id
+      ),
+      logged AS (
+        INSERT INTO logs (id, instance_id, root_id, level, event, message, task, actor, data, created_at)
+        SELECT l.id, l.instance_id, l.root_id, l.level, l.event, l.message, l.task, l.actor, l.data, l.created_at
+        FROM jsonb_to_recordset(${JSON.stringify(logs)}::jsonb) AS l(
+          id text, instance_id text, root_id text, level text, event text, message text, task text, actor text, data text, created_at bigint,
+          gate_id text)
+        JOIN upd ON upd.id = l.gate_id
+        WHERE l.gate_id = l.instance_id OR upd.status IN ('running', 'paused')
+        UNION ALL
+        SELECT x.boundary_log_id, x.id, x.root_id, 'info', 'instance.' || upd.status,
+               upd.status || ' at the boundary of task "' || x.task || '"', x.task, NULL, NULL, ${now}::bigint
+        FROM x JOIN upd ON upd.id = x.id
+        WHERE x.status = 'running' AND upd.status IN ('paused', 'cancelled')
+      )
+      SELECT id, status, wake_at, lease_owner FROM upd`,
+    );
+    const byId = new Map(
+      rowsOf<{ id: string; status: string; wake_at: string | number | null; lease_owner: string | null }>(landed).map(
+        (r) => [r.id, r],
+      ),
+    );
+    const outcomes: WriteOutcome[] = writes.map(({ claim, result }, i) => {
+      const row = byId.get(claim.id);
+      if (row === undefined) return { applied: false };
+      const wakeAt = row.wake_at === null ? null : Number(row.wake_at);
+      if (row.lease_owner === null) return { applied: true, status: row.status, wakeAt };
+      return {
+        applied: true,
+        status: row.status,
+        wakeAt,
+        kept: {
+          task: result.task,
+          taskEpoch: result.taskEpoch,
+          retryCount: result.retryCount,
+          storedState: stored[i].state,
+        },
+      };
+    });
+    await writeWaitChanges(
+      tx,
+      writes.filter((w) => byId.has(w.claim.id)).map((w) => ({ instanceId: w.claim.id, result: w.result })),
+    );
+    return outcomes;
+  };
+
+  const touchesMore =
+    objects.size > 0 ||
+    writes.some((w) => w.result.externalWait !== undefined || w.result.consumedSignal !== undefined);
+  // (Children and parent wake-ups ride in the one statement: no transaction needed for them.)
+  return touchesMore ? inTransaction(db, write) : write(db);
+}
+
+function entry(
+  claim: ClaimedRow,
+  level: LogEntry["level"],
+  event: string,
+  message: string,
+  task: string | null,
+  data: Record<string, Json> | null = null,
+): LogEntry {
+  return { instanceId: claim.id, rootId: claim.rootId, level, event, message, task, data };
+}
+
+/** A child's fresh row (freshInstanceRow) with the columns the commit statement reads, as jsonb_to_recordset reads them. */
+function childRecord(parent: ClaimedRow, result: AdvanceResult, spawn: ChildSpawn, state: string, now: number) {
+  const row = freshInstanceRow({
+    id: spawn.id,
+    rootId: parent.rootId,
+    parentId: parent.id,
+    spawnTask: result.task,
+    spawnKey: spawn.key ?? (spawn.index === null ? null : String(spawn.index)),
+    parentTaskEpoch: result.taskEpoch,
+    process: spawn.process,
+    version: spawn.version,
+    task: spawn.firstTask,
+    state,
+    now,
+  });
+  return {
+    id: row.id,
+    root_id: row.rootId,
+    parent_id: row.parentId,
+    spawn_task: row.spawnTask,
+    spawn_key: row.spawnKey,
+    parent_task_epoch: row.parentTaskEpoch,
+    process: row.process,
+    version: row.version,
+    status: row.status,
+    phase: row.phase,
+    task: row.task,
+    state: row.state,
+    task_epoch: row.taskEpoch,
+    lease_epoch: row.leaseEpoch,
+    wake_at: row.wakeAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+/** The new state with values this advance did not write kept in their stored (placeholder) form. */
+function toStore(stored: InstanceState, result: AdvanceResult): Json {
+  const next = result.state;
+  const outputs: { [task: string]: Json } = {};
+  for (const [task, value] of Object.entries(next.outputs)) {
+    outputs[task] = result.written.has(task) || !(task in stored.outputs) ? value : stored.outputs[task];
+  }
+  const out: { [key: string]: Json } = {};
+  for (const [key, value] of Object.entries(next)) {
+    if (value !== undefined)
+      out[key] = key in stored && stored[key] !== undefined && !PER_VISIT_KEYS.has(key) ? (stored[key] as Json) : value;
+  }
+  out.outputs = outputs;
+  if (next._error !== undefined) out._error = next._error;
+  else delete out._error;
+  return out;
+}

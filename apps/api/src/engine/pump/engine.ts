@@ -1,0 +1,423 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { type Json, parseJson, type Scope } from "@baton/expr";
+import type { ServerConfig } from "../../config.js";
+import type { Logger } from "@baton/log";
+import type { EngineHandle } from "../../services.js";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, inTransaction } from "../../storage/db.js";
+import { advance, type AdvanceResult } from "../advance/advance.js";
+import { childEnvironment } from "./child-environment.js";
+import {
+  claimDue,
+  type ClaimedRow,
+  expireLeases,
+  finaliseAbandoned,
+  hasAbandoned,
+  releaseKeptLease,
+  renewLeases,
+} from "./claim.js";
+import type { WriteOutcome } from "./commit.js";
+import { createCommitter } from "./committer.js";
+import { type CompiledDefinition, type CompiledTask, DefinitionFault } from "../advance/compiled-definition.js";
+import { createDefinitionCache } from "../../definitions/compiled-cache.js";
+import { configRoot } from "../advance/config-root.js";
+import { redactAdvanceResult, redactText, secretsCache } from "../secrets.js";
+import { runFetch } from "../advance/tasks/fetch.js";
+import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
+import { appendLogs } from "../audit-log.js";
+import { pruneExternalClaims } from "../external/claim-retention.js";
+import { listRefs, resolveRefs } from "../../storage/objects.js";
+import { isSettled, LEASE_RENEW_MS } from "../statuses.js";
+import { peekSignal } from "../external/signal-buffer.js";
+
+/** An advance (or chain of advances) this process runs under one lease. */
+interface InFlight {
+  leaseEpoch: number;
+  abort: AbortController;
+  /** Its write is queued or running: a renewal that misses the row then proves nothing. */
+  writing: boolean;
+  done: Promise<unknown>;
+}
+
+export interface EngineDeps {
+  db: Db;
+  clock: Clock;
+  config: ServerConfig;
+  log: Logger;
+  workerId: string;
+  /** Source of `config.<NAME>` values (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Advance write transactions that may run at once (committer.ts); default 1. */
+  writers?: number;
+}
+
+const STOP_GRACE_MS = 5_000;
+/** Advances one instance may run back to back under one lease before it queues again. */
+const MAX_CHAIN = 16;
+const FINALISE_EVERY_MS = 1_000;
+const PRUNE_EVERY_MS = 60_000;
+/** A wake waits this long so that slots freed by one commit are claimed together. */
+const WAKE_DELAY_MS = 2;
+
+/**
+ * The pump (docs/engine.md#the-pump-claims-and-leases): claim rounds every `pollMs` and on wake(), at most `maxConcurrent`
+ * advances in flight, leases renewed while they run, results group-committed.
+ */
+export function createEngine(deps: EngineDeps): EngineHandle {
+  const { db, clock, config, log, workerId } = deps;
+  const env = deps.env ?? process.env;
+  const definitions = createDefinitionCache(db);
+  const committer = createCommitter(db, clock, config.objectThresholdBytes, log, { writers: deps.writers ?? 1 });
+  const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
+  const secretsOf = secretsCache(env);
+  const inFlight = new Map<string, InFlight>();
+  let reserved = 0;
+  let lastLeaseAt = 0;
+  let stopped = false;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let wakeScheduled = false;
+  let pumpRound: Promise<void> | undefined;
+  let pumpAgain = false;
+
+  const renewTimer = setInterval(() => void renew(), LEASE_RENEW_MS);
+  renewTimer.unref();
+
+  // One debug line a second while work flows: where an advance waits shows in these ratios.
+  const claims = { rounds: 0, rows: 0, claimMs: 0 };
+  let reported = { rounds: 0, rows: 0, claimMs: 0, batches: 0, advances: 0, writeMs: 0 };
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const statsTimer = setInterval(() => {
+    const now = { ...claims, ...committer.stats };
+    if (now.rounds === reported.rounds && now.batches === reported.batches) return;
+    log.debug("engine stats", {
+      in_flight: inFlight.size,
+      claim_rounds: now.rounds - reported.rounds,
+      claimed: now.rows - reported.rows,
+      write_batches: now.batches - reported.batches,
+      written: now.advances - reported.advances,
+      claim_ms: Math.round(now.claimMs - reported.claimMs),
+      write_ms: Math.round(now.writeMs - reported.writeMs),
+      loop_delay_p50_ms: Math.round(loopDelay.percentile(50) / 1e6),
+      loop_delay_max_ms: Math.round(loopDelay.max / 1e6),
+    });
+    reported = now;
+    loopDelay.reset();
+  }, 1_000);
+  statsTimer.unref();
+
+  async function renew(): Promise<void> {
+    if (inFlight.size === 0) return;
+    const held = [...inFlight].map(([id, v]) => ({ id, leaseEpoch: v.leaseEpoch }));
+    try {
+      const lost = await renewLeases(db, workerId, clock.now(), held);
+      lastLeaseAt = clock.now();
+      for (const id of lost) {
+        const entry = inFlight.get(id);
+        // A row whose write is in flight may just have given its lease back (that write is
+        // fenced itself): only a row that is merely running its task has really lost it.
+        if (entry && !entry.writing && entry.leaseEpoch === held.find((h) => h.id === id)?.leaseEpoch) {
+          log.warn("lease lost; abandoning the advance", { instance: id });
+          entry.abort.abort();
+        }
+      }
+    } catch (error) {
+      log.error("lease renewal failed", { error: (error as Error).message });
+    }
+  }
+
+  /**
+   * A chore of the claim round that the pump runs at most every `everyMs` (a tick always runs
+   * it: /tick is one full poll cycle). A failure is logged, never thrown into the round.
+   */
+  function periodic(what: string, everyMs: number, chore: () => Promise<void>): (force: boolean) => Promise<void> {
+    let last = Number.NEGATIVE_INFINITY;
+    return async (force) => {
+      if (!force && performance.now() - last < everyMs) return;
+      last = performance.now();
+      try {
+        await chore();
+      } catch (error) {
+        log.error(`${what} failed`, { error: (error as Error).message });
+      }
+    };
+  }
+
+  // Abandoned pause/cancel rows are rare: checked at most once a second.
+  const finalise = periodic("finalising abandoned pause/cancel", FINALISE_EVERY_MS, async () => {
+    if (!(await hasAbandoned(db, clock.now()))) return;
+    await inTransaction(db, async (tx) => {
+      const rows = await finaliseAbandoned(tx, clock.now());
+      await appendLogs(
+        tx,
+        clock,
+        rows.map((r) => ({
+          instanceId: r.id,
+          rootId: r.rootId,
+          level: "info" as const,
+          event: `instance.${r.status}`,
+          message: `${r.status}: the worker that held the lease stopped before the task boundary`,
+          task: r.task,
+        })),
+      );
+    });
+  });
+
+  // Housekeeping, not correctness: once a minute.
+  const pruneClaims = periodic("pruning external claim tokens", PRUNE_EVERY_MS, async () => {
+    const pruned = await pruneExternalClaims(db, clock.now());
+    if (pruned > 0) log.debug("pruned external claim tokens", { count: pruned });
+  });
+
+  /** Claims up to the free slots and starts their advances; each promise says whether the write landed. */
+  async function claimRound(limit = Number.POSITIVE_INFINITY, fromTick = false): Promise<Array<Promise<WriteOutcome>>> {
+    await finalise(fromTick);
+    await pruneClaims(fromTick);
+    const free = Math.min(limit, Math.max(0, config.maxConcurrent - inFlight.size - reserved));
+    if (free === 0) return [];
+    reserved += free;
+    let claimed: ClaimedRow[];
+    const began = performance.now();
+    try {
+      claimed = await claimDue(db, workerId, clock.now(), free);
+    } finally {
+      reserved -= free;
+      claims.claimMs += performance.now() - began;
+    }
+    claims.rounds++;
+    claims.rows += claimed.length;
+    if (claimed.length > 0) lastLeaseAt = clock.now();
+    return claimed.map((row) => start(row, !fromTick));
+  }
+
+  function start(row: ClaimedRow, chain: boolean): Promise<WriteOutcome> {
+    const abort = new AbortController();
+    const entry: InFlight = { leaseEpoch: row.leaseEpoch, abort, writing: false, done: Promise.resolve() };
+    entry.done = runChain(row, entry, chain).finally(() => {
+      if (inFlight.get(row.id) === entry) inFlight.delete(row.id);
+    });
+    inFlight.set(row.id, entry);
+    return entry.done as Promise<WriteOutcome>;
+  }
+
+  /**
+   * Runs the claimed advance and, when `chain` is set (the pump; never a /tick, which answers
+   * for one cycle), the instance's next advances under the same lease for as long as each
+   * write leaves it running and due now — up to MAX_CHAIN advances, so due rows waiting for a
+   * slot get one.
+   */
+  async function runChain(row: ClaimedRow, entry: InFlight, chain: boolean): Promise<WriteOutcome> {
+    const abandoned = entry.abort.signal;
+    let claim = row;
+    let storedState: InstanceState | undefined;
+    for (let advances = 1; ; advances++) {
+      const keep = chain && advances < MAX_CHAIN && !stopped;
+      const outcome = await run(claim, storedState, entry, keep);
+      if (outcome.kept === undefined) return outcome;
+      if (stopped || abandoned.aborted) {
+        // Hand the row back at once rather than make another replica wait out the lease.
+        await releaseKeptLease(db, workerId, clock.now(), { id: claim.id, leaseEpoch: claim.leaseEpoch }).catch(
+          (error) => log.error("releasing a lease failed", { instance: claim.id, error: (error as Error).message }),
+        );
+        return outcome;
+      }
+      const { task, taskEpoch, retryCount } = outcome.kept;
+      claim = { ...claim, task, taskEpoch, retryCount, reclaimedFrom: null };
+      storedState = asInstanceState(outcome.kept.storedState);
+    }
+  }
+
+  async function run(
+    row: ClaimedRow,
+    stored: InstanceState | undefined,
+    entry: InFlight,
+    keepLease: boolean,
+  ): Promise<WriteOutcome> {
+    const abandoned = entry.abort.signal;
+    let secrets: string[] = [];
+    try {
+      const storedState = stored ?? asInstanceState(parseJson(row.stateText));
+      const storedJson = storedState as unknown as Json;
+      const state = listRefs(storedJson).length > 0 ? asInstanceState(await resolveRefs(db, storedJson)) : storedState;
+      let result: AdvanceResult;
+      try {
+        const def = await definitions.get(row.process, row.version);
+        secrets = secretsOf(def.definition);
+        result = await advance(
+          def,
+          {
+            id: row.id,
+            process: row.process,
+            version: row.version,
+            task: row.task,
+            taskEpoch: row.taskEpoch,
+            retryCount: row.retryCount,
+            state,
+            reclaimed: row.reclaimedFrom !== null,
+            previousOwner: row.reclaimedFrom,
+          },
+          {
+            worker: workerId,
+            now: () => clock.now(),
+            random: Math.random,
+            config: () => {
+              let root = configRoots.get(def);
+              if (root === undefined) {
+                root = configRoot(def.definition, env);
+                configRoots.set(def, root);
+              }
+              return root;
+            },
+            fetch: (task: CompiledTask, scope: Scope, taskEpoch: number) =>
+              runFetch(task.fetch!, {
+                instanceId: row.id,
+                taskId: task.task.id,
+                taskEpoch,
+                scope,
+                allowHosts: config.fetchAllowHosts,
+                denyHosts: config.fetchDenyHosts,
+                defs: def.definition.$defs,
+                abort: abandoned,
+              }),
+            peekSignal: (task: string) => peekSignal(db, row.id, task),
+            children: childEnvironment(db, clock, definitions, { process: row.process, version: row.version }),
+          },
+        );
+      } catch (error) {
+        if (!(error instanceof DefinitionFault)) throw error;
+        result = definitionFailure(row, state, error.message);
+      }
+      result = redactAdvanceResult(result, secrets);
+      if (abandoned.aborted) return { applied: false };
+      entry.writing = true;
+      const outcome = await committer
+        .submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined })
+        .finally(() => (entry.writing = false));
+      if (!outcome.applied)
+        log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
+      // Work this write made due elsewhere in the tree: the children it spawned, or the parent
+      // a settling child may have woken. Without a wake they would wait for the next poll.
+      else if ((result.spawns?.length ?? 0) > 0 || (row.parentId !== null && isSettled(outcome.status ?? ""))) wake();
+      return outcome;
+    } catch (error) {
+      // The lease expires and another round retries the instance (as a reclaim).
+      const { message, stack } = error as Error;
+      log.error("advance failed", {
+        instance: row.id,
+        error: redactText(String(message), secrets),
+        stack: redactText(String(stack), secrets),
+      });
+      return { applied: false };
+    }
+  }
+
+  function dueAgain(outcome: WriteOutcome): boolean {
+    return (
+      outcome.applied &&
+      outcome.status === "running" &&
+      outcome.wakeAt !== null &&
+      outcome.wakeAt !== undefined &&
+      outcome.wakeAt <= clock.now()
+    );
+  }
+
+  function pump(): void {
+    if (stopped) return;
+    if (pumpRound !== undefined) {
+      pumpAgain = true;
+      return;
+    }
+    pumpRound = (async () => {
+      try {
+        // Half the slots per round: the next claim overlaps the previous round's write.
+        const runs = await claimRound(Math.max(1, Math.ceil(config.maxConcurrent / 2)));
+        for (const r of runs) {
+          void r.then((outcome) => {
+            if (dueAgain(outcome) || inFlight.size + 1 >= config.maxConcurrent) wake();
+          });
+        }
+        if (runs.length > 0 && inFlight.size < config.maxConcurrent) pumpAgain = true;
+      } catch (error) {
+        log.error("claim round failed", { error: (error as Error).message });
+      } finally {
+        pumpRound = undefined;
+        if (pumpAgain) {
+          pumpAgain = false;
+          wake();
+        }
+      }
+    })();
+  }
+
+  function wake(): void {
+    if (stopped || config.pollMs <= 0 || wakeScheduled) return;
+    wakeScheduled = true;
+    setTimeout(() => {
+      wakeScheduled = false;
+      pump();
+    }, WAKE_DELAY_MS);
+  }
+
+  function schedulePoll(): void {
+    if (stopped || config.pollMs <= 0) return;
+    pollTimer = setTimeout(() => {
+      pump();
+      schedulePoll();
+    }, config.pollMs);
+  }
+  schedulePoll();
+  wake();
+
+  return {
+    wake,
+    async tick(): Promise<number> {
+      const runs = await claimRound(Number.POSITIVE_INFINITY, true);
+      const outcomes = await Promise.all(runs);
+      return outcomes.filter((o) => o.applied).length;
+    },
+    leaseAgeMs: () => (inFlight.size === 0 ? 0 : Math.max(0, clock.now() - lastLeaseAt)),
+    async stop(): Promise<void> {
+      stopped = true;
+      if (pollTimer) clearTimeout(pollTimer);
+      clearInterval(renewTimer);
+      clearInterval(statsTimer);
+      loopDelay.disable();
+      await pumpRound;
+      const pending = [...inFlight.values()].map((v) => v.done);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(pending),
+        new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS))),
+      ]);
+      clearTimeout(timer);
+      const left = [...inFlight].map(([id, v]) => {
+        v.abort.abort();
+        return { id, leaseEpoch: v.leaseEpoch };
+      });
+      await committer.idle();
+      if (left.length > 0) {
+        await expireLeases(db, workerId, clock.now(), left).catch((error) =>
+          log.error("releasing leases failed", { error: (error as Error).message }),
+        );
+      }
+    },
+  };
+}
+
+function definitionFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceState>, message: string): AdvanceResult {
+  const text = `task "${row.task}": engine.definition: ${message}`;
+  return {
+    status: "failed",
+    task: row.task,
+    taskEpoch: row.taskEpoch,
+    retryCount: row.retryCount,
+    state,
+    written: new Set(),
+    errorCode: "engine.definition",
+    errorMessage: text,
+    wakeAt: null,
+    logs: [
+      { level: "error", event: "instance.failed", message: text, task: row.task, data: { code: "engine.definition" } },
+    ],
+  };
+}
