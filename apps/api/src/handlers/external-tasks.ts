@@ -20,12 +20,18 @@ function asApiError(error: unknown): unknown {
   return conflict(error.message);
 }
 
-function mapped(handler: ActionHandler): ActionHandler {
+/** Maps engine refusals to API errors and counts each call by outcome (baton_external_calls_total). */
+function mapped(call: string, handler: ActionHandler): ActionHandler {
   return async (request, services) => {
     try {
-      return await handler(request, services);
+      const reply = await handler(request, services);
+      const items = (reply.body as { items?: unknown[] } | undefined)?.items;
+      services.metrics?.externalCall(call, call === "claim" && items?.length === 0 ? "empty" : "ok");
+      return reply;
     } catch (error) {
-      throw error instanceof ApiError ? error : asApiError(error);
+      const mappedError = error instanceof ApiError ? error : asApiError(error);
+      services.metrics?.externalCall(call, mappedError instanceof ApiError ? mappedError.code : "error");
+      throw mappedError;
     }
   };
 }
@@ -44,7 +50,7 @@ function outcomeOf(body: Record<string, Json>): Outcome {
 
 /** claim, renew, release, resolve, signal (SPEC "External tasks"). */
 export const externalTaskHandlers: ActionHandlers = {
-  claimExternalTasks: mapped(async (request, services) => {
+  claimExternalTasks: mapped("claim", async (request, services) => {
     const body = request.body;
     const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
     const items = await claimExternalTasks(services.db, services.clock, {
@@ -57,7 +63,7 @@ export const externalTaskHandlers: ActionHandlers = {
     });
     return { body: { items, renew_before_ms: renewBeforeMs(leaseMs) } };
   }),
-  renewExternalTasks: mapped(async (request, services) => {
+  renewExternalTasks: mapped("renew", async (request, services) => {
     const body = request.body;
     const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
     const result = await renewExternalTasks(
@@ -69,10 +75,10 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     return { body: { ...result, renew_before_ms: renewBeforeMs(leaseMs) } };
   }),
-  releaseExternalTask: mapped(async (request, services) => {
+  releaseExternalTask: mapped("release", async (request, services) => {
     return { body: { released: await releaseExternalTask(services.db, services.clock, String(request.body.token)) } };
   }),
-  resolveExternalTask: mapped(async (request, services) => {
+  resolveExternalTask: mapped("resolve", async (request, services) => {
     await resolveExternalTask(
       services.db,
       services.clock,
@@ -83,7 +89,7 @@ export const externalTaskHandlers: ActionHandlers = {
     services.engine.wake();
     return { body: { resolved: true } };
   }),
-  signalExternalTask: mapped(async (request, services) => {
+  signalExternalTask: mapped("signal", async (request, services) => {
     const body = request.body;
     const result = await signalExternalTask(
       services.db,

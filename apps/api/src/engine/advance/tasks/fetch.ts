@@ -27,6 +27,8 @@ export interface FetchContext {
   defs?: Record<string, Schema>;
   signal?: AbortSignal;
   maxResponseBytes?: number;
+  /** Told of every call that was made (not one refused before it): the metrics hook. No status = no response. */
+  observeCall?: (url: string, status: number | undefined, seconds: number) => void;
 }
 
 /** What `self` sees after an accepted response. */
@@ -67,15 +69,23 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   headers["x-baton-task-id"] = ctx.taskId;
   headers["idempotency-key"] = `${ctx.instanceId}:${ctx.taskEpoch}`;
 
-  const response = await httpCall({
-    method,
-    url,
-    headers,
-    body,
-    timeoutMs: timeoutMs(fetch, ctx.scope),
-    maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
-    signal: ctx.signal,
-  });
+  const began = performance.now();
+  let status: number | undefined;
+  let response: HttpResponse;
+  try {
+    response = await httpCall({
+      method,
+      url,
+      headers,
+      body,
+      timeoutMs: timeoutMs(fetch, ctx.scope),
+      maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+      signal: ctx.signal,
+    });
+    status = response.status;
+  } finally {
+    ctx.observeCall?.(url.href, status, (performance.now() - began) / 1000);
+  }
   return interpret(fetch, response, url, ctx.defs);
 }
 
