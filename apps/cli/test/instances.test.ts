@@ -130,7 +130,7 @@ describe("instances, get and logs", () => {
     expect(table.stderr).toMatch(/more not shown; use --all/);
   });
 
-  it("sends every SPEC filter in a form the server accepts", async () => {
+  it("sends every documented filter in a form the server accepts", async () => {
     const args = [
       "instances",
       "--status",

@@ -2,39 +2,15 @@ import { CLAIM_LIMIT, LEASE_MS } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import {
   claimExternalTasks,
-  ExternalTaskError,
   type Outcome,
   releaseExternalTask,
   renewBeforeMs,
   renewExternalTasks,
   resolveExternalTask,
   signalExternalTask,
-} from "../engine/external/tasks.js";
-import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
-import { ApiError, conflict, invalid, notFound } from "../http/api-error.js";
-
-function asApiError(error: unknown): unknown {
-  if (!(error instanceof ExternalTaskError)) return error;
-  if (error.kind === "invalid") return invalid(error.message, error.fields);
-  if (error.kind === "not_found") return notFound(error.message);
-  return conflict(error.message);
-}
-
-/** Maps engine refusals to API errors and counts each call by outcome (baton_external_calls_total). */
-function mapped(call: string, handler: ActionHandler): ActionHandler {
-  return async (request, services) => {
-    try {
-      const reply = await handler(request, services);
-      const items = (reply.body as { items?: unknown[] } | undefined)?.items;
-      services.metrics?.externalCall(call, call === "claim" && items?.length === 0 ? "empty" : "ok");
-      return reply;
-    } catch (error) {
-      const mappedError = error instanceof ApiError ? error : asApiError(error);
-      services.metrics?.externalCall(call, mappedError instanceof ApiError ? mappedError.code : "error");
-      throw mappedError;
-    }
-  };
-}
+} from "../engine/index.js";
+import type { ActionHandlers } from "../http/action-handler.js";
+import { invalid, Refusal } from "../refusal.js";
 
 const intOr = (value: unknown, fallback: number) => (value === undefined || value === null ? fallback : Number(value));
 
@@ -48,37 +24,37 @@ function outcomeOf(body: Record<string, Json>): Outcome {
   return hasError ? { error: body.error } : { result: hasResult ? body.result : null };
 }
 
-/** claim, renew, release, resolve, signal (SPEC "External tasks"). */
-export const externalTaskHandlers: ActionHandlers = {
-  claimExternalTasks: mapped("claim", async (request, services) => {
+/** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
+const handlers: ActionHandlers = {
+  claimExternalTasks: async (request, services) => {
     const body = request.body;
-    const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
     const items = await claimExternalTasks(services.db, services.clock, {
       workerId: String(body.worker_id),
       limit: intOr(body.limit, CLAIM_LIMIT.default),
-      leaseMs,
+      claimMs,
       process: body.process === undefined ? undefined : String(body.process),
       task: body.task === undefined ? undefined : String(body.task),
       version: body.version === undefined ? undefined : Number(body.version),
     });
-    return { body: { items, renew_before_ms: renewBeforeMs(leaseMs) } };
-  }),
-  renewExternalTasks: mapped("renew", async (request, services) => {
+    return { body: { items, renew_before_ms: renewBeforeMs(claimMs) } };
+  },
+  renewExternalTasks: async (request, services) => {
     const body = request.body;
-    const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
     const result = await renewExternalTasks(
       services.db,
       services.clock,
       String(body.worker_id),
       (body.tokens as string[]).map(String),
-      leaseMs,
+      claimMs,
     );
-    return { body: { ...result, renew_before_ms: renewBeforeMs(leaseMs) } };
-  }),
-  releaseExternalTask: mapped("release", async (request, services) => {
+    return { body: { ...result, renew_before_ms: renewBeforeMs(claimMs) } };
+  },
+  releaseExternalTask: async (request, services) => {
     return { body: { released: await releaseExternalTask(services.db, services.clock, String(request.body.token)) } };
-  }),
-  resolveExternalTask: mapped("resolve", async (request, services) => {
+  },
+  resolveExternalTask: async (request, services) => {
     await resolveExternalTask(
       services.db,
       services.clock,
@@ -88,8 +64,8 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     services.engine.wake();
     return { body: { resolved: true } };
-  }),
-  signalExternalTask: mapped("signal", async (request, services) => {
+  },
+  signalExternalTask: async (request, services) => {
     const body = request.body;
     const result = await signalExternalTask(
       services.db,
@@ -101,5 +77,32 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     if (result.delivered) services.engine.wake();
     return { body: result };
-  }),
+  },
 };
+
+const CALLS: Record<string, string> = {
+  claimExternalTasks: "claim",
+  renewExternalTasks: "renew",
+  releaseExternalTask: "release",
+  resolveExternalTask: "resolve",
+  signalExternalTask: "signal",
+};
+
+/** Each call counted by outcome (baton_external_calls_total, docs/metrics.md): ok, empty (a claim that found nothing), or the refusal. */
+export const externalTaskHandlers: ActionHandlers = Object.fromEntries(
+  Object.entries(handlers).map(([name, handler]) => [
+    name,
+    async (request, services) => {
+      const call = CALLS[name] ?? name;
+      try {
+        const reply = await handler!(request, services);
+        const items = (reply.body as { items?: unknown[] } | undefined)?.items;
+        services.metrics?.externalCall(call, call === "claim" && items?.length === 0 ? "empty" : "ok");
+        return reply;
+      } catch (error) {
+        services.metrics?.externalCall(call, error instanceof Refusal ? error.kind : "error");
+        throw error;
+      }
+    },
+  ]),
+) as ActionHandlers;

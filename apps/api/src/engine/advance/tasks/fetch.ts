@@ -9,8 +9,9 @@ import {
   stringifyJson,
 } from "@baton/expr";
 import { type Schema, validateValue } from "@baton/model";
+import { truncate } from "../../../format.js";
 import type { CompiledFetch } from "../compiled-definition.js";
-import { hostRefusal } from "../host-policy.js";
+import { checkFetchTarget, type FetchPolicy, type Resolver } from "../host-policy.js";
 import { describe, type HttpResponse, httpCall } from "../http-call.js";
 import { TaskFailure } from "../task-failure.js";
 
@@ -22,10 +23,12 @@ export interface FetchContext {
   taskId: string;
   taskEpoch: number;
   scope: Scope;
-  allowHosts: readonly string[];
-  denyHosts: readonly string[];
+  policy: FetchPolicy;
+  /** The system resolver unless a test gives another. */
+  resolve?: Resolver;
   defs?: Record<string, Schema>;
-  signal?: AbortSignal;
+  /** Aborted when the advance is abandoned (lease lost, engine stopping). */
+  abort?: AbortSignal;
   maxResponseBytes?: number;
   /** Told of every call that was made (not one refused before it): the metrics hook. No status = no response. */
   observeCall?: (url: string, status: number | undefined, seconds: number) => void;
@@ -38,13 +41,13 @@ export interface FetchResult {
   headers: Record<string, string>;
 }
 
-/** Runs one attempt of a fetch task; throws TaskFailure with a LANGUAGE §5 code. */
+/** Runs one attempt of a fetch task; throws TaskFailure with a code of docs/language.md#error-codes. */
 export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise<FetchResult> {
   const { action } = fetch;
   const method = action.method.toUpperCase();
   const url = buildUrl(fetch, ctx);
-  const refusal = hostRefusal(url.hostname, ctx.allowHosts, ctx.denyHosts);
-  if (refusal !== undefined) throw new TaskFailure("pre.error", `fetch to ${describe(url)} refused: ${refusal}`);
+  const target = await checkFetchTarget(url.hostname, ctx.policy, ctx.resolve);
+  if (!target.ok) throw new TaskFailure("pre.error", `fetch to ${describe(url)} refused: ${target.reason}`);
 
   const headers: Record<string, string> = {};
   if (fetch.headers !== undefined) {
@@ -80,7 +83,8 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
       body,
       timeoutMs: timeoutMs(fetch, ctx.scope),
       maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
-      signal: ctx.signal,
+      abort: ctx.abort,
+      address: { address: target.address, family: target.family },
     });
     status = response.status;
   } finally {
@@ -198,10 +202,4 @@ function kind(value: Json): string {
   if (Array.isArray(value)) return "an array";
   if (isLosslessNumber(value)) return "a number";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-/** Also drops NUL characters: PostgreSQL text cannot hold them, and they reach messages from response bodies. */
-export function truncate(text: string, max: number): string {
-  const clean = text.includes("\u0000") ? text.replace(/\u0000/g, "") : text;
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
