@@ -1,8 +1,8 @@
 import { hostname } from "node:os";
-import { ApiError, ConnectionError, type ExternalTask } from "@baton/actions";
+import { ApiError, CLAIM_WAIT_MS, ConnectionError, type ExternalTask } from "@baton/actions";
 import { stringifyJson } from "@baton/expr";
 import type { Command } from "commander";
-import { CliError } from "../cli-error.js";
+import { CliError, UsageError } from "../cli-error.js";
 import { act, type ContextFactory, examples } from "../command-kit.js";
 import type { Context } from "../context.js";
 import { parseDuration } from "../duration.js";
@@ -21,8 +21,13 @@ interface WorkerOptions {
   concurrency: number;
   leaseMs?: number;
   pollMs: number;
+  /** The claim's long-poll (wait_ms); 0 answers at once. */
+  waitMs: number;
   once: boolean;
 }
+
+/** Without --wait: a long-running worker long-polls this long, so an idle one sends a claim every 20 s instead of every --poll. */
+const DEFAULT_WAIT_MS = 20_000;
 
 type Handled = "resolved" | "raised" | "released" | "lost" | "cancelled";
 
@@ -44,7 +49,11 @@ export function registerWorker(program: Command, makeContext: ContextFactory): v
     .option("--worker-id <id>", "the worker id shown on claims", `${hostname()}:${process.pid}`)
     .option("-c, --concurrency <n>", "tasks handled at once", "1")
     .option("--lease <duration>", "claim lease (server default when omitted)")
-    .option("--poll <duration>", "wait between claims when there is no work", "1s")
+    .option("--poll <duration>", "wait between claims when there is no work (after an empty long-poll: none)", "1s")
+    .option(
+      "--wait <duration>",
+      `how long one claim waits on the server for work (long-poll, 0 to ${CLAIM_WAIT_MS.max / 1000}s; default ${DEFAULT_WAIT_MS / 1000}s, with --once 0)`,
+    )
     .option("--once", "claim once, handle what was claimed, then exit")
     .action(
       act(makeContext, async (ctx, _args, options) => {
@@ -57,6 +66,7 @@ export function registerWorker(program: Command, makeContext: ContextFactory): v
           concurrency: parsePositiveInteger(options.concurrency, "--concurrency"),
           leaseMs: options.lease === undefined ? undefined : parseDuration(options.lease, "--lease"),
           pollMs: parseDuration(options.poll, "--poll"),
+          waitMs: waitOption(options.wait, Boolean(options.once)),
           once: Boolean(options.once),
         });
       }),
@@ -66,6 +76,16 @@ export function registerWorker(program: Command, makeContext: ContextFactory): v
     "baton worker --exec 'jq \"{packed: true, items: (.items | length)}\"' --concurrency 4",
     "baton worker --task approve --exec ./approve.sh --once --json",
   ]);
+}
+
+function waitOption(value: string | undefined, once: boolean): number {
+  if (value === undefined) return once ? 0 : DEFAULT_WAIT_MS;
+  const ms = parseDuration(value, "--wait");
+  if (ms > CLAIM_WAIT_MS.max)
+    throw new UsageError(
+      `--wait: "${value}" is longer than the server's limit of ${CLAIM_WAIT_MS.max / 1000}s; give 0 to ${CLAIM_WAIT_MS.max / 1000}s`,
+    );
+  return ms;
 }
 
 interface Job {
@@ -213,6 +233,7 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
             ...(options.process ? { process: options.process } : {}),
             ...(options.task ? { task: options.task } : {}),
             ...(options.version ? { version: options.version } : {}),
+            ...(options.waitMs > 0 ? { wait_ms: options.waitMs } : {}),
           };
           const answer = await api.call("claimExternalTasks", { body });
           renewBeforeMs = answer.renew_before_ms;
@@ -233,7 +254,9 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
         await Promise.all([...jobs.values()].map((job) => job.done));
         break;
       }
-      if (claimed === 0 || jobs.size >= options.concurrency) {
+      // An empty long-poll already waited on the server: claim again at once.
+      const waited = claimed === 0 && idleWaits === 0 && options.waitMs > 0;
+      if ((claimed === 0 && !waited) || jobs.size >= options.concurrency) {
         const backoff = Math.min(options.pollMs * 2 ** Math.min(idleWaits, 5), 60_000);
         await Promise.race([
           io.sleep(idleWaits > 0 ? backoff : options.pollMs),
