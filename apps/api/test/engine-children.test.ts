@@ -3,7 +3,7 @@
 import { parseJson } from "@baton/expr";
 import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { cancelTree, pauseTree, resumeTree, retryTree } from "../src/engine/lifecycle.js";
+import { cancelTree, pauseTree, resumeTree, retryTree } from "../src/engine/trees/lifecycle.js";
 import { rowsOf } from "../src/storage/db.js";
 import { instances } from "../src/storage/schema/index.js";
 import { type Harness, type InstanceView, openHarness, waitFor } from "./engine-harness.js";
@@ -522,7 +522,7 @@ describe("siblings settling at once", () => {
 
 describe("upgrade of a tree waiting on children", () => {
   it("moves the parked parent to a compatible version; it collects its children there", async () => {
-    const { upgradeTree } = await import("../src/engine/upgrade.js");
+    const { upgradeTree } = await import("../src/engine/trees/upgrade.js");
     h = await openHarness();
     await h.deploy(slow);
     const WAITED = { type: "object", properties: { waited: { type: "boolean" } }, required: ["waited"] };

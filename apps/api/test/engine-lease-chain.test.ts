@@ -3,7 +3,7 @@
 // operator verbs at the task boundary, a clean hand-back on stop, and /tick's one-cycle answer.
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { pauseTree, cancelTree } from "../src/engine/lifecycle.js";
+import { pauseTree, cancelTree } from "../src/engine/trees/lifecycle.js";
 import { type Harness, openHarness, waitFor } from "./engine-harness.js";
 
 let h: Harness | undefined;

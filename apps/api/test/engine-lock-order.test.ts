@@ -4,9 +4,9 @@
 // connection, so nothing there runs concurrently.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdvanceResult } from "../src/engine/advance.js";
-import { type ClaimedRow, renewLeases } from "../src/engine/claim.js";
-import { type PendingWrite, writeAdvances } from "../src/engine/commit.js";
+import type { AdvanceResult } from "../src/engine/advance/advance.js";
+import { type ClaimedRow, renewLeases } from "../src/engine/pump/claim.js";
+import { type PendingWrite, writeAdvances } from "../src/engine/pump/commit.js";
 import { rowsOf } from "../src/storage/db.js";
 import { type Harness, openHarness } from "./engine-harness.js";
 

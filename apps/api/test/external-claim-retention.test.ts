@@ -3,8 +3,8 @@
 // claim of a waiting visit (a worker may hold and renew one for days).
 import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLAIM_TOKEN_RETENTION_MS, pruneExternalClaims } from "../src/engine/external-claim-retention.js";
-import { claimExternalTasks, ExternalTaskError, resolveExternalTask, tokenHash } from "../src/engine/external-tasks.js";
+import { CLAIM_TOKEN_RETENTION_MS, pruneExternalClaims } from "../src/engine/external/claim-retention.js";
+import { claimExternalTasks, ExternalTaskError, resolveExternalTask, tokenHash } from "../src/engine/external/tasks.js";
 import { rowsOf } from "../src/storage/db.js";
 import { externalClaims } from "../src/storage/schema/index.js";
 import { type Harness, openHarness } from "./engine-harness.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { stringifyJson } from "@baton/expr";
 import { client, createTestDatabase, dropTestDatabase, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refOf } from "../src/engine/objects.js";
+import { refOf } from "../src/storage/objects.js";
 import { openDatabase } from "../src/storage/db.js";
 import { instances, logs, objects } from "../src/storage/schema/index.js";
 import { type Api, collectAll } from "./instances-fixtures.js";

@@ -1,7 +1,7 @@
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cancelTree, LifecycleConflict, pauseTree, resumeTree, retryTree } from "../src/engine/lifecycle.js";
+import { cancelTree, LifecycleConflict, pauseTree, resumeTree, retryTree } from "../src/engine/trees/lifecycle.js";
 import { type Harness, openHarness } from "./engine-harness.js";
 
 let h: Harness;

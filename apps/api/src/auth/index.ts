@@ -1,5 +1,5 @@
 import { type ServerConfig, isLoopback } from "../config.js";
-import type { Principal } from "../http/action-handler.js";
+import type { Principal } from "./principal.js";
 import { ApiError } from "../http/api-error.js";
 import type { Logger } from "@baton/log";
 import type { Clock } from "../storage/clock.js";

@@ -1,5 +1,5 @@
 import { errors, jwtVerify } from "jose";
-import type { Principal } from "../http/action-handler.js";
+import type { Principal } from "./principal.js";
 
 export interface JwtSettings {
   /** HS256 key (readJwtSecretFile). */

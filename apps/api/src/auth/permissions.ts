@@ -1,5 +1,5 @@
 import { type ActionSpec, PERMISSIONS, type Permission } from "@baton/actions";
-import type { Principal } from "../http/action-handler.js";
+import type { Principal } from "./principal.js";
 import { ApiError } from "../http/api-error.js";
 
 export function isPermission(value: unknown): value is Permission {

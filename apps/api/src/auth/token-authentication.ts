@@ -1,4 +1,4 @@
-import type { Principal } from "../http/action-handler.js";
+import type { Principal } from "./principal.js";
 import type { Db } from "../storage/db.js";
 import { isTokenSecretShape } from "./token-secret.js";
 import { findTokenBySecret, tokenPerms, touchTokenLastUsed } from "./token-store.js";

@@ -1,1 +1,1 @@
-export { createEngine, type EngineDeps } from "./engine.js";
+export { createEngine, type EngineDeps } from "./pump/engine.js";

@@ -1,7 +1,7 @@
 import { isLosslessNumber, type Json, parseJson, stringifyJson } from "@baton/expr";
 import type { Definition } from "@baton/model";
-import type { AdvanceResult } from "./advance.js";
-import { configRoot, configVariables } from "./config-root.js";
+import type { AdvanceResult } from "./advance/advance.js";
+import { configRoot, configVariables } from "./advance/config-root.js";
 
 // Redaction of `config_schema` properties marked `secret: true` (LANGUAGE §1). The stored
 // instance state keeps the real values (later tasks read them); every boundary where a value

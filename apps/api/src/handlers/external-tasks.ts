@@ -9,7 +9,7 @@ import {
   renewExternalTasks,
   resolveExternalTask,
   signalExternalTask,
-} from "../engine/external-tasks.js";
+} from "../engine/external/tasks.js";
 import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
 import { ApiError, conflict, invalid, notFound } from "../http/api-error.js";
 

@@ -1,30 +1,27 @@
-import { type Json, parseJson, stringifyJson } from "@baton/expr";
-import { validateInput } from "@baton/model";
+import { parseJson } from "@baton/expr";
+import { startInstance } from "../engine/start.js";
+import { showObjects, shownOutputs } from "../views/objects.js";
 import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
-import { getDefinition, latestDefinition, type StoredDefinition } from "../definitions/store.js";
 import {
   detailView,
   type InstanceRow,
   type LogRow,
   listRow,
   logView,
-  type ObjectListing,
   redactLogView,
   redactView,
   statusView,
   storedOutput,
-} from "../engine/instance-view.js";
-import { appendLog, type LogEntry, levelsFrom } from "../engine/logs.js";
-import { externalize, listRefs, loadObjects, objectSizes, spliceRefs } from "../engine/objects.js";
+} from "../views/instance-view.js";
+import { levelsFrom } from "../engine/audit-log.js";
+import { loadObjects } from "../storage/objects.js";
 import { redactJsonText } from "../engine/secrets.js";
-import { allSecrets, treeSecrets } from "../engine/secrets-lookup.js";
+import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../http/api-error.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
 import type { Db } from "../storage/db.js";
-import { newId } from "../storage/ids.js";
 import { instances, logs } from "../storage/schema/index.js";
-import type { Services } from "../services.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REF = /^[0-9a-f]{64}$/i;
@@ -42,123 +39,6 @@ async function findInstance(db: Db, id: string): Promise<InstanceRow> {
   const [row] = await db.select().from(instances).where(eq(instances.id, id)).limit(1);
   if (!row) throw notFound(`instance "${id}" does not exist`);
   return row;
-}
-
-async function resolveDefinition(db: Db, process: string, version: number | undefined): Promise<StoredDefinition> {
-  if (version === undefined) {
-    const latest = await latestDefinition(db, process);
-    if (!latest) throw notFound(`process "${process}" is not registered`);
-    return latest;
-  }
-  const exact = await getDefinition(db, process, version);
-  if (exact) return exact;
-  const latest = await latestDefinition(db, process);
-  if (!latest) throw notFound(`process "${process}" is not registered`);
-  throw notFound(`process "${process}" has no version ${version}; latest is ${latest.version}`);
-}
-
-// ---- start ----------------------------------------------------------------------------
-
-async function startInstance(
-  body: { process: string; version?: number; input?: Json },
-  actor: string | null,
-  services: Services,
-) {
-  const stored = await resolveDefinition(services.db, body.process, body.version);
-  const def = stored.definition;
-  const checked = validateInput(def, body.input);
-  if (!checked.ok) {
-    const lines = checked.problems.map((p) => `${p.path}: ${p.message}`).join("; ");
-    throw invalid(
-      `the input does not match the input_schema of process "${stored.name}" version ${stored.version}: ${lines}`,
-      checked.problems,
-    );
-  }
-  const first = def.tasks[0];
-  if (!first) throw invalid(`process "${stored.name}" version ${stored.version} has no tasks to run`);
-
-  const now = services.clock.now();
-  const id = newId(now);
-  const state: Json = { input: checked.value, outputs: {}, _children: {} };
-  const started: LogEntry = {
-    instanceId: id,
-    rootId: id,
-    level: "info",
-    event: "instance.started",
-    message: `started ${stored.name} version ${stored.version} at task "${first.id}"`,
-    task: first.id,
-    actor,
-    data: { process: stored.name, version: stored.version },
-  };
-  await services.db.transaction(async (tx) => {
-    const storedState = await externalize(tx, services.clock, state, services.config.objectThresholdBytes);
-    await tx.insert(instances).values({
-      id,
-      rootId: id,
-      parentId: null,
-      process: stored.name,
-      version: stored.version,
-      status: "running",
-      phase: null,
-      task: first.id,
-      state: stringifyJson(storedState),
-      taskEpoch: 1,
-      leaseEpoch: 0,
-      wakeAt: now,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await appendLog(tx, services.clock, started);
-  });
-  services.engine.wake();
-  return { id, process: stored.name, version: stored.version, status: "running" };
-}
-
-// ---- objects in views -----------------------------------------------------------------
-
-interface Located {
-  path: string[];
-  ref: string;
-}
-
-/**
- * Splices stored objects no larger than `limit` back into `values` (each keyed by its top-level
- * name in the response) and lists every stored object left as a placeholder. limit < 0 splices
- * nothing. Placeholder-shaped data with no stored object is neither spliced nor listed.
- */
-async function showObjects(
-  db: Db,
-  values: Record<string, Json | undefined>,
-  limit: number,
-): Promise<{ values: Record<string, Json | undefined>; objects: ObjectListing[] }> {
-  const located: Located[] = [];
-  for (const [name, value] of Object.entries(values)) {
-    if (value !== undefined) for (const r of listRefs(value)) located.push({ path: [name, ...r.path], ref: r.ref });
-  }
-  if (located.length === 0) return { values, objects: [] };
-  const sizes = await objectSizes(
-    db,
-    located.map((l) => l.ref),
-  );
-  const splice = [...sizes].filter(([, size]) => size <= limit).map(([ref]) => ref);
-  const loaded = await loadObjects(db, splice);
-  const parsed = new Map<string, Json>();
-  for (const [ref, hit] of loaded) parsed.set(ref, parseJson(hit.text));
-  const out: Record<string, Json | undefined> = {};
-  for (const [name, value] of Object.entries(values))
-    out[name] = value === undefined || parsed.size === 0 ? value : spliceRefs(value, (ref) => parsed.get(ref));
-  const objects = located
-    .filter((l) => sizes.has(l.ref) && !parsed.has(l.ref))
-    .map((l) => ({ path: l.path, ref: l.ref, size: sizes.get(l.ref)! }));
-  return { values: out, objects };
-}
-
-/** Outputs shown in status views and list rows: objects within the resolve limit spliced back. */
-async function shownOutputs(db: Db, rows: InstanceRow[], limit: number): Promise<Map<string, Json | undefined>> {
-  const values: Record<string, Json | undefined> = {};
-  for (const row of rows) values[row.id] = storedOutput(row);
-  const shown = await showObjects(db, values, limit);
-  return new Map(Object.entries(shown.values));
 }
 
 // ---- lists ----------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import {
   pauseTree,
   resumeTree,
   retryTree,
-} from "../engine/lifecycle.js";
+} from "../engine/trees/lifecycle.js";
 import type { ActionHandler, ActionHandlers, ActionReply } from "../http/action-handler.js";
 import { conflict, invalid, notFound } from "../http/api-error.js";
 import type { Services } from "../services.js";

@@ -1,4 +1,4 @@
-import { UpgradeRefused, upgradeTree } from "../engine/upgrade.js";
+import { UpgradeRefused, upgradeTree } from "../engine/trees/upgrade.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { conflict, notFound } from "../http/api-error.js";
 import { requireRoot } from "./lifecycle.js";

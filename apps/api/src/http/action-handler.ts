@@ -1,12 +1,6 @@
 import type { ActionSpec } from "@baton/actions";
+import type { Principal } from "../auth/principal.js";
 import type { Services } from "../services.js";
-
-/** Who made a request: `token:<id>` or a JWT `sub`. */
-export interface Principal {
-  /** null under `--auth none` (no identity). */
-  actor: string | null;
-  perms: readonly string[];
-}
 
 export interface ActionRequest {
   action: ActionSpec;

@@ -1,6 +1,6 @@
 import type { Logger } from "@baton/log";
-import type { Clock } from "../storage/clock.js";
-import type { Db } from "../storage/db.js";
+import type { Clock } from "../../storage/clock.js";
+import type { Db } from "../../storage/db.js";
 import { type PendingWrite, type WriteOutcome, writeAdvances } from "./commit.js";
 
 export const MAX_WRITE_BATCH = 500;

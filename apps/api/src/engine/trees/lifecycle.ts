@@ -1,11 +1,11 @@
 import { type Json, parseJson } from "@baton/expr";
 import type { Definition } from "@baton/model";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { Clock } from "../storage/clock.js";
-import { type Db, rowsOf } from "../storage/db.js";
-import { definitions, instances } from "../storage/schema/index.js";
-import { appendLogs, type LogEntry } from "./logs.js";
-import { isSettled } from "./statuses.js";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, rowsOf } from "../../storage/db.js";
+import { definitions, instances } from "../../storage/schema/index.js";
+import { appendLogs, type LogEntry } from "../audit-log.js";
+import { isSettled } from "../statuses.js";
 
 export type LifecycleOutcome = "paused" | "pausing" | "resumed" | "cancelled" | "cancelling" | "retried";
 

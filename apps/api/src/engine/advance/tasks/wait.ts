@@ -10,9 +10,9 @@ import {
   type Scope,
 } from "@baton/expr";
 import { parseDuration, type Task, type Timeout, untilInstant } from "@baton/model";
-import type { CompiledTask } from "./compiled-definition.js";
-import type { InstanceState } from "./instance-state.js";
-import { TaskFailure } from "./task-failure.js";
+import type { CompiledTask } from "../compiled-definition.js";
+import type { InstanceState } from "../instance-state.js";
+import { TaskFailure } from "../task-failure.js";
 
 // `external` and `delay` tasks park the instance instead of holding a worker (LANGUAGE §2.2,
 // §2.7). The park is recorded in the state so that the advance woken later knows what it is

@@ -1,12 +1,12 @@
 import type { Json } from "@baton/expr";
 import { upgradeBlockers } from "@baton/model";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { getDefinition } from "../definitions/store.js";
-import type { Clock } from "../storage/clock.js";
-import type { Db } from "../storage/db.js";
-import { instances } from "../storage/schema/index.js";
-import { appendLogs } from "./logs.js";
-import { isLive } from "./statuses.js";
+import { getDefinition } from "../../definitions/store.js";
+import type { Clock } from "../../storage/clock.js";
+import type { Db } from "../../storage/db.js";
+import { instances } from "../../storage/schema/index.js";
+import { appendLogs } from "../audit-log.js";
+import { isLive } from "../statuses.js";
 
 export interface UpgradeMove {
   instance_id: string;

@@ -1,11 +1,11 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type Json, parseJson, type Scope } from "@baton/expr";
-import type { ServerConfig } from "../config.js";
+import type { ServerConfig } from "../../config.js";
 import type { Logger } from "@baton/log";
-import type { EngineHandle } from "../services.js";
-import type { Clock } from "../storage/clock.js";
-import type { Db } from "../storage/db.js";
-import { advance, type AdvanceResult } from "./advance.js";
+import type { EngineHandle } from "../../services.js";
+import type { Clock } from "../../storage/clock.js";
+import type { Db } from "../../storage/db.js";
+import { advance, type AdvanceResult } from "../advance/advance.js";
 import { childEnvironment } from "./child-environment.js";
 import {
   claimDue,
@@ -18,21 +18,17 @@ import {
 } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
-import {
-  type CompiledDefinition,
-  type CompiledTask,
-  createDefinitionCache,
-  DefinitionFault,
-} from "./compiled-definition.js";
-import { configRoot } from "./config-root.js";
-import { redactAdvanceResult, redactText, secretsCache } from "./secrets.js";
-import { runFetch } from "./fetch-task.js";
-import { asInstanceState, type InstanceState } from "./instance-state.js";
-import { appendLogs } from "./logs.js";
-import { pruneExternalClaims } from "./external-claim-retention.js";
-import { listRefs, resolveRefs } from "./objects.js";
-import { isSettled, LEASE_RENEW_MS } from "./statuses.js";
-import { peekSignal } from "./signal-buffer.js";
+import { type CompiledDefinition, type CompiledTask, DefinitionFault } from "../advance/compiled-definition.js";
+import { createDefinitionCache } from "../../definitions/compiled-cache.js";
+import { configRoot } from "../advance/config-root.js";
+import { redactAdvanceResult, redactText, secretsCache } from "../secrets.js";
+import { runFetch } from "../advance/tasks/fetch.js";
+import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
+import { appendLogs } from "../audit-log.js";
+import { pruneExternalClaims } from "../external/claim-retention.js";
+import { listRefs, resolveRefs } from "../../storage/objects.js";
+import { isSettled, LEASE_RENEW_MS } from "../statuses.js";
+import { peekSignal } from "../external/signal-buffer.js";
 
 /** An advance (or chain of advances) this process runs under one lease. */
 interface InFlight {

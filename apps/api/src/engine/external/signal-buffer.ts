@@ -1,7 +1,7 @@
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
-import { type Db, rowsOf } from "../storage/db.js";
-import type { BufferedSignal } from "./wait-task.js";
+import { type Db, rowsOf } from "../../storage/db.js";
+import type { BufferedSignal } from "../advance/tasks/wait.js";
 
 /** The oldest outcome buffered for (instance, task); the advance that uses it deletes it in its write. */
 export async function peekSignal(db: Db, instanceId: string, task: string): Promise<BufferedSignal | undefined> {

@@ -9,14 +9,14 @@ import {
   type Task,
 } from "@baton/model";
 import { and, eq, sql } from "drizzle-orm";
-import type { Clock } from "../storage/clock.js";
-import { type Db, rowsOf } from "../storage/db.js";
-import { perDbCache } from "../storage/per-db-cache.js";
-import { definitions, externalClaims, externalWaits, instances } from "../storage/schema/index.js";
-import { sqlTextArray } from "./claim.js";
-import { appendLogs } from "./logs.js";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, rowsOf } from "../../storage/db.js";
+import { perDbCache } from "../../storage/per-db-cache.js";
+import { definitions, externalClaims, externalWaits, instances } from "../../storage/schema/index.js";
+import { sqlTextArray } from "../../storage/sql-arrays.js";
+import { appendLogs } from "../audit-log.js";
 import { bufferSignal } from "./signal-buffer.js";
-import { isSettled } from "./statuses.js";
+import { isSettled } from "../statuses.js";
 
 // External tasks from the worker's side (SPEC "External tasks"): claim, renew, release,
 // resolve, signal. A claim is one row of external_waits (the parked visit) plus a token in

@@ -1,16 +1,15 @@
 import { type Json, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
-import type { Clock } from "../storage/clock.js";
-import { type Db, executePrepared, rowsOf } from "../storage/db.js";
-import type { AdvanceResult } from "./advance.js";
-import type { ChildSpawn } from "./child-task.js";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
+import type { AdvanceResult } from "../advance/advance.js";
+import type { ChildSpawn } from "../advance/tasks/child.js";
 import { type ClaimedRow, lockInIdOrder } from "./claim.js";
-import type { InstanceState } from "./instance-state.js";
-import { logRow } from "./log-batch.js";
-import type { LogEntry } from "./logs.js";
-import { insertObjects, type PlannedObject, planExternalize } from "./objects.js";
-import { newId } from "../storage/ids.js";
-import { LEASE_MS } from "./statuses.js";
+import type { InstanceState } from "../advance/instance-state.js";
+import { type LogEntry, logRow } from "../audit-log.js";
+import { insertObjects, type PlannedObject, planExternalize } from "../../storage/objects.js";
+import { newId } from "../../storage/ids.js";
+import { LEASE_MS } from "../statuses.js";
 import { writeWaitChanges } from "./wait-rows.js";
 
 /** One finished advance waiting for its fenced write. */

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import { type Db, executePrepared, rowsOf } from "../storage/db.js";
-import { LEASE_MS } from "./statuses.js";
+import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
+import { sqlIntArray, sqlTextArray } from "../../storage/sql-arrays.js";
+import { LEASE_MS } from "../statuses.js";
 
 /** A row as the claim leased it; `leaseEpoch` is the fence for every write of this advance. */
 export interface ClaimedRow {
@@ -163,13 +164,4 @@ export async function finaliseAbandoned(db: Db, now: number): Promise<FinalisedR
  */
 export function lockInIdOrder(ids: readonly string[]) {
   return sql`SELECT id FROM instances WHERE id = ANY(${sqlTextArray(ids)}) ORDER BY id FOR UPDATE`;
-}
-
-// Arrays as one text literal parameter: both drivers pass it through unchanged.
-export function sqlTextArray(values: readonly string[]) {
-  return sql`${`{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`}::text[]`;
-}
-
-export function sqlIntArray(values: readonly number[]) {
-  return sql`${`{${values.map((v) => String(Math.trunc(v))).join(",")}}`}::int[]`;
 }

@@ -1,9 +1,9 @@
 import { evaluateShape, type Json, type Scope } from "@baton/expr";
 import { type ChildSpec, type Definition, type Schema, type Task, validateInput, validateValue } from "@baton/model";
-import type { CompiledTask } from "./compiled-definition.js";
-import type { InstanceState } from "./instance-state.js";
-import { isSettled } from "./statuses.js";
-import { TaskFailure } from "./task-failure.js";
+import type { CompiledTask } from "../compiled-definition.js";
+import type { InstanceState } from "../instance-state.js";
+import { isSettled } from "../../statuses.js";
+import { TaskFailure } from "../task-failure.js";
 
 // `child`, `child_map` and `child_list` tasks (LANGUAGE §2.6). A visit runs in two advances:
 // the first evaluates the children's inputs, validates them against each child's input_schema

@@ -1,13 +1,13 @@
 import { evaluate, evaluateShape, ExprRuntimeError, type Json, type Scope } from "@baton/expr";
-import { type ChildEnvironment, ChildFailed, type ChildSpawn, isChildTask, runChildren } from "./child-task.js";
+import { type ChildEnvironment, ChildFailed, type ChildSpawn, isChildTask, runChildren } from "./tasks/child.js";
 import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
 import { DefinitionFault } from "./compiled-definition.js";
 import { routeError } from "./error-route.js";
-import type { FetchResult } from "./fetch-task.js";
-import { truncate } from "./fetch-task.js";
+import type { FetchResult } from "./tasks/fetch.js";
+import { truncate } from "./tasks/fetch.js";
 import type { InstanceState } from "./instance-state.js";
 import { TaskFailure } from "./task-failure.js";
-import { type BufferedSignal, consumedSignalOf, type ExternalPark, isWaitTask, runWait } from "./wait-task.js";
+import { type BufferedSignal, consumedSignalOf, type ExternalPark, isWaitTask, runWait } from "./tasks/wait.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClock } from "../storage/clock.js";
 import { type Database, openDatabase } from "../storage/db.js";
 import { logs } from "../storage/schema/index.js";
-import { appendLog, appendLogs, boundedDataText, levelsFrom, MAX_DATA_BYTES } from "./logs.js";
+import { appendLog, appendLogs, boundedDataText, levelsFrom, MAX_DATA_BYTES } from "./audit-log.js";
 
 describe("boundedDataText", () => {
   it("cuts long strings and replaces an oversized object by a note of its size", () => {

@@ -9,10 +9,10 @@ import {
   stringifyJson,
 } from "@baton/expr";
 import { type Schema, validateValue } from "@baton/model";
-import type { CompiledFetch } from "./compiled-definition.js";
-import { hostRefusal } from "./host-policy.js";
-import { describe, type HttpResponse, httpCall } from "./http-call.js";
-import { TaskFailure } from "./task-failure.js";
+import type { CompiledFetch } from "../compiled-definition.js";
+import { hostRefusal } from "../host-policy.js";
+import { describe, type HttpResponse, httpCall } from "../http-call.js";
+import { TaskFailure } from "../task-failure.js";
 
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 const MESSAGE_BODY_CHARS = 200;

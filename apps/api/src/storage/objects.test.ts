@@ -1,8 +1,8 @@
 import { type Json, LosslessNumber, parseJson, stringifyJson } from "@baton/expr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClock } from "../storage/clock.js";
-import { type Database, openDatabase } from "../storage/db.js";
-import { objects } from "../storage/schema/index.js";
+import { createClock } from "./clock.js";
+import { type Database, openDatabase } from "./db.js";
+import { objects } from "./schema/index.js";
 import { externalize, isPlaceholder, jsonSize, listRefs, planExternalize, refOf, resolveRefs } from "./objects.js";
 
 const blob = (bytes: number) => "x".repeat(bytes);

@@ -1,13 +1,14 @@
 import { type Json, parseJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
-import type { Clock } from "../storage/clock.js";
-import { type Db, rowsOf } from "../storage/db.js";
-import { newId } from "../storage/ids.js";
-import type { ChildEnvironment, ChildOutcome } from "./child-task.js";
-import { sqlTextArray } from "./claim.js";
-import { type DefinitionCache, DefinitionFault } from "./compiled-definition.js";
-import { resolveRefs } from "./objects.js";
-import { TaskFailure } from "./task-failure.js";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, rowsOf } from "../../storage/db.js";
+import { newId } from "../../storage/ids.js";
+import type { ChildEnvironment, ChildOutcome } from "../advance/tasks/child.js";
+import { sqlTextArray } from "../../storage/sql-arrays.js";
+import { DefinitionFault } from "../advance/compiled-definition.js";
+import type { DefinitionCache } from "../../definitions/compiled-cache.js";
+import { resolveRefs } from "../../storage/objects.js";
+import { TaskFailure } from "../advance/task-failure.js";
 
 /** The database side of child tasks for one parent advance (child-task.ts stays free of I/O). */
 export function childEnvironment(

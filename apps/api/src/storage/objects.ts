@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { isLosslessNumber, type Json, parseJson, stringifyJson } from "@baton/expr";
 import { inArray } from "drizzle-orm";
-import type { Clock } from "../storage/clock.js";
-import type { Db } from "../storage/db.js";
-import { objects } from "../storage/schema/index.js";
+import type { Clock } from "./clock.js";
+import type { Db } from "./db.js";
+import { objects } from "./schema/index.js";
 
 // Externalized values: a subtree of a state/output JSON value is stored once in `objects`
 // under the sha256 of its JSON text and replaced by the placeholder {"$ref": "<hex>"}.

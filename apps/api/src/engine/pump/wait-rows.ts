@@ -1,8 +1,8 @@
 import { stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
-import type { Db } from "../storage/db.js";
-import type { AdvanceResult } from "./advance.js";
-import { sqlTextArray } from "./claim.js";
+import type { Db } from "../../storage/db.js";
+import type { AdvanceResult } from "../advance/advance.js";
+import { sqlTextArray } from "../../storage/sql-arrays.js";
 
 /**
  * The external-task side of landed advances, in the advance's own transaction: a new park

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type Db, rowsOf } from "../storage/db.js";
+import { type Db, rowsOf } from "../../storage/db.js";
 
 /**
  * How long a claim token is remembered after its claim stopped being current (the visit moved

@@ -78,3 +78,22 @@ function truncate(text: string, max: number): string {
 export function levelsFrom(level: LogLevel): LogLevel[] {
   return LOG_LEVELS.slice(LOG_LEVELS.indexOf(level));
 }
+
+/** A logs row as jsonb_to_recordset reads it: bounded message and data, a fresh (increasing) id. */
+export function logRow(entry: LogEntry, createdAt: number) {
+  return {
+    id: newId(createdAt),
+    instance_id: entry.instanceId,
+    root_id: entry.rootId,
+    level: entry.level,
+    event: entry.event,
+    message:
+      entry.message.length <= MAX_MESSAGE_CHARS
+        ? entry.message
+        : `${entry.message.slice(0, MAX_MESSAGE_CHARS)}… (${entry.message.length - MAX_MESSAGE_CHARS} more chars)`,
+    task: entry.task ?? null,
+    actor: entry.actor ?? null,
+    data: entry.data ? boundedDataText(entry.data) : null,
+    created_at: createdAt,
+  };
+}

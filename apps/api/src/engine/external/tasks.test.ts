@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, openHarness } from "../../test/engine-harness.js";
-import { rowsOf } from "../storage/db.js";
+import { type Harness, openHarness } from "../../../test/engine-harness.js";
+import { rowsOf } from "../../storage/db.js";
 
 const rows = (result: unknown) => rowsOf<Record<string, unknown>>(result);
 import {
@@ -12,7 +12,7 @@ import {
   resolveExternalTask,
   signalExternalTask,
   tokenHash,
-} from "./external-tasks.js";
+} from "./tasks.js";
 
 let h: Harness;
 

@@ -1,10 +1,10 @@
 import type { Scope } from "@baton/expr";
 import type { Definition } from "@baton/model";
 import { describe, expect, it } from "vitest";
-import { compileDefinition } from "./compiled-definition.js";
-import { asInstanceState } from "./instance-state.js";
-import { TaskFailure } from "./task-failure.js";
-import { consumedSignalOf, runWait, type WaitContext } from "./wait-task.js";
+import { compileDefinition } from "../compiled-definition.js";
+import { asInstanceState } from "../instance-state.js";
+import { TaskFailure } from "../task-failure.js";
+import { consumedSignalOf, runWait, type WaitContext } from "./wait.js";
 
 const NOW = Date.UTC(2026, 0, 2, 10, 0, 0);
 

@@ -4,7 +4,7 @@ import { and, eq, inArray, like } from "drizzle-orm";
 import type { Db } from "../storage/db.js";
 import { perDbCache } from "../storage/per-db-cache.js";
 import { definitions, instances } from "../storage/schema/index.js";
-import { secretValues } from "./secrets.js";
+import { secretValues } from "../engine/secrets.js";
 
 // Secrets for the API views: the HTTP layer shows rows, not compiled definitions, so it looks
 // the definition up by (process, version). Definitions are immutable, so each is read once.
