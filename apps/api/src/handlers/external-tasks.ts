@@ -80,8 +80,8 @@ export const externalTaskHandlers: ActionHandlers = {
       String(request.body.token),
       outcomeOf(request.body),
       request.principal.actor,
+      services.engine,
     );
-    services.engine.wake();
     return { body: { resolved: true } };
   }),
   signalExternalTask: mapped(async (request, services) => {
