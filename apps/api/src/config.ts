@@ -1,4 +1,5 @@
 import type { LogLevel } from "@baton/log";
+import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from "./storage/db.js";
 
 export type AuthMode = "none" | "token";
 
@@ -29,6 +30,8 @@ export interface ServerConfig {
   fetchDenyHosts: string[];
   /** Whether POST /tick is enabled (otherwise 501). */
   tickEnabled: boolean;
+  /** PostgreSQL waits (--db-connect-timeout, --db-statement-timeout, --db-reconnect-max, --db-ping-timeout). */
+  dbTimeouts: DatabaseTimeouts;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -45,6 +48,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   fetchAllowHosts: [],
   fetchDenyHosts: [],
   tickEnabled: true,
+  dbTimeouts: DEFAULT_DATABASE_TIMEOUTS,
 };
 
 /** Parses `HOST:PORT`, `:PORT`, `[::1]:PORT` or `PORT`. Throws with the expected forms. */

@@ -79,7 +79,34 @@ const program = new Command("baton-api")
   )
   .option("--fetch-deny <hosts>", "hosts fetch tasks may not call (comma-separated; *.suffix allowed)", hostList, [])
   .option("--no-tick", "disable POST /tick (it then answers 501)")
-  .showHelpAfterError()
+  .option(
+    "--db-connect-timeout <ms>",
+    "PostgreSQL: give up opening a connection after this many ms",
+    integer("--db-connect-timeout", 100),
+    DEFAULT_CONFIG.dbTimeouts.connectTimeoutMs,
+  )
+  .option(
+    "--db-statement-timeout <ms>",
+    "PostgreSQL: cancel a statement (or end a transaction left idle) after this many ms",
+    integer("--db-statement-timeout", 100),
+    DEFAULT_CONFIG.dbTimeouts.statementTimeoutMs,
+  )
+  .option(
+    "--db-reconnect-max <ms>",
+    "PostgreSQL: longest pause before reconnecting after a connection failed",
+    integer("--db-reconnect-max", 10),
+    DEFAULT_CONFIG.dbTimeouts.reconnectMaxMs,
+  )
+  .option(
+    "--db-ping-timeout <ms>",
+    "/healthz answers 503 when the database does not answer its ping within this many ms",
+    integer("--db-ping-timeout", 10),
+    DEFAULT_CONFIG.dbTimeouts.pingTimeoutMs,
+  )
+  // One line for a bad flag, like every other start-up failure (README promises it).
+  .configureOutput({
+    outputError: (text, write) => write(`baton-api: ${text.replace(/^error: /, "").trimEnd()} (see --help)\n`),
+  })
   .action(async (opts) => {
     if (!isLogLevel(opts.logLevel))
       fatal(`--log-level must be one of debug, info, warn, error (got "${opts.logLevel}")`);
@@ -110,6 +137,12 @@ const program = new Command("baton-api")
       fetchAllowHosts: opts.fetchAllow,
       fetchDenyHosts: opts.fetchDeny,
       tickEnabled: opts.tick !== false,
+      dbTimeouts: {
+        connectTimeoutMs: opts.dbConnectTimeout,
+        statementTimeoutMs: opts.dbStatementTimeout,
+        reconnectMaxMs: opts.dbReconnectMax,
+        pingTimeoutMs: opts.dbPingTimeout,
+      },
     };
     try {
       // Before the database is opened: a bad secret file must not wait for a migration.

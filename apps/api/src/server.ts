@@ -25,7 +25,7 @@ function formatUrl(host: string, port: number): string {
 }
 
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
-  const database = await openDatabase({ url: config.dbUrl, dataDir: config.dataDir });
+  const database = await openDatabase({ url: config.dbUrl, dataDir: config.dataDir, timeouts: config.dbTimeouts });
   const clock = createClock();
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let engine: Services["engine"] | undefined;

@@ -125,9 +125,16 @@ describe("GET /api/definitions", () => {
     expect(before.body.items).toHaveLength(0);
   });
 
-  it("refuses a bad sort key, a foreign cursor, a cursor replayed with another order, and limit over 100", async () => {
+  it("clamps a limit over 100 to 100 and reports page.size 100", async () => {
+    for (const limit of [101, 1000, 2 ** 31]) {
+      const res = await api.get(`/api/definitions?limit=${limit}`);
+      expect(res.status, String(limit)).toBe(200);
+      expect(res.body.page.size, String(limit)).toBe(100);
+    }
+  });
+
+  it("refuses a bad sort key, a foreign cursor, a cursor replayed with another order", async () => {
     expect((await api.get("/api/definitions?sort=colour")).status).toBe(400);
-    expect((await api.get("/api/definitions?limit=101")).status).toBe(400);
     expect((await api.get("/api/definitions?after=not-a-cursor")).status).toBe(400);
     const first = await api.get("/api/definitions?limit=1");
     const replay = await api.get(`/api/definitions?limit=1&order=asc&after=${first.body.page.next_cursor}`);
@@ -188,6 +195,10 @@ describe("channels", () => {
       to: "production",
       promoted: [{ name: "orders", version: 2, previous: 1 }],
     });
+    const fresh = await api.post("/api/channels/promote", { from: "staging", to: "fresh-channel" });
+    expect(fresh.body.promoted, "0 for none, as PUT /definitions/batch reports it").toEqual([
+      { name: "orders", version: 2, previous: 0 },
+    ]);
     expect((await api.post("/api/channels/promote", { from: "ghost", to: "production" })).status).toBe(404);
   });
 
@@ -253,7 +264,7 @@ describe("validate", () => {
 });
 
 describe("service endpoints", () => {
-  it("answers /healthz with the SPEC fields", async () => {
+  it("answers /healthz with the documented fields", async () => {
     const res = await api.get("/healthz");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -263,6 +274,9 @@ describe("service endpoints", () => {
     });
     expect(typeof res.body.worker_id).toBe("string");
     expect(typeof res.body.lease_age_ms).toBe("number");
+    const alias = await api.get("/api/healthz");
+    expect(alias.status, "the /api alias a generated client calls").toBe(200);
+    expect(Object.keys(alias.body).sort()).toEqual(Object.keys(res.body).sort());
   });
 
   it("serves the OpenAPI document and the docs explorer without CORS headers", async () => {
@@ -274,6 +288,9 @@ describe("service endpoints", () => {
     const page = await api.get("/public/docs");
     expect(page.status).toBe(200);
     expect(page.text).toContain("swagger-ui-bundle.js");
+    const slashed = await api.get("/public/docs/");
+    expect(slashed.status, "the trailing slash serves the same page").toBe(200);
+    expect(slashed.text).toBe(page.text);
     const asset = await api.get("/public/docs/assets/swagger-ui-bundle.js");
     expect(asset.status, "the explorer must be served from the installed package, not a CDN").toBe(200);
   });

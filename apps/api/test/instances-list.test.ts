@@ -2,7 +2,7 @@ import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Api, bare, collectAll, deploy, shop, sleep, start } from "./instances-fixtures.js";
 
-// GET /instances: every filter of SPEC's table and the pagination envelope, on instances the
+// GET /instances: every filter of docs/instances.md "Lists" and the pagination envelope, on instances the
 // start wrote (the engine never runs here: --poll 0, no /tick). Filters that need other
 // statuses, error codes or children are exercised in instances-engine.test.ts.
 
@@ -179,13 +179,22 @@ describe("GET /api/instances pagination", () => {
     expect(updatedDesc).toEqual(newestFirst());
   });
 
+  it("clamps a limit over 100 on every list: 200 with page.size 100", async () => {
+    const id = (await api.get("/api/instances?limit=1")).body.items[0].id as string;
+    for (const path of ["/api/instances", "/api/definitions", "/api/channels", `/api/instances/${id}/logs`]) {
+      const res = await api.get(`${path}?limit=101`);
+      expect(res.status, path).toBe(200);
+      expect(res.body.page.size, path).toBe(100);
+      expect(res.body.items.length, path).toBeLessThanOrEqual(100);
+    }
+  });
+
   it("refuses a bad sort key, limit, cursor, a cursor replayed with another order, or both cursors", async () => {
     const p1 = await api.get("/api/instances?process=pager&limit=2");
     const cursor = p1.body.page.next_cursor as string;
     const cases: Array<[string, string]> = [
       ["/api/instances?sort=id", "sort"],
       ["/api/instances?limit=0", "limit"],
-      ["/api/instances?limit=101", "limit"],
       ["/api/instances?after=not-a-cursor", "cursor"],
       [`/api/instances?process=pager&limit=2&order=asc&after=${cursor}`, "order"],
       [`/api/instances?process=pager&limit=2&after=${cursor}&before=${cursor}`, "before"],

@@ -30,7 +30,8 @@ function stopRunningGroupsOnExit(): void {
 }
 
 /**
- * Runs `command` with `sh -c`, `stdin` written to its standard input, and collects its output.
+ * Runs `command` with `sh -c`, `stdin` written to its standard input, and collects its output;
+ * `onStderrLine` hears each line of its stderr as it comes (the worker streams them, prefixed).
  * Aborting the signal sends SIGTERM to the command's process group (SIGKILL 5 s later) and
  * resolves with `aborted: true`.
  */
@@ -40,6 +41,7 @@ export function runTaskCommand(
   env: Record<string, string | undefined>,
   cwd: string,
   signal: AbortSignal,
+  onStderrLine?: (line: string) => void,
 ): Promise<CommandResult> {
   return new Promise((resolve) => {
     // Its own process group, so that stopping it also stops what the shell started.
@@ -60,8 +62,19 @@ export function runTaskCommand(
     child.stdout.on("data", (chunk: Buffer) => {
       if (stdout.length < OUTPUT_CAP) stdout += chunk.toString();
     });
+    let partialLine = "";
     child.stderr.on("data", (chunk: Buffer) => {
-      if (stderr.length < OUTPUT_CAP) stderr += chunk.toString();
+      const text = chunk.toString();
+      if (stderr.length < OUTPUT_CAP) stderr += text;
+      if (!onStderrLine) return;
+      const lines = (partialLine + text).split("\n");
+      partialLine = lines.pop() ?? "";
+      // A line without a newline is passed on once it grows past the cap, so memory stays bounded.
+      if (partialLine.length > 64 * 1024) {
+        lines.push(partialLine);
+        partialLine = "";
+      }
+      for (const line of lines) onStderrLine(line);
     });
     // A command that does not read its input closes the pipe early; that is not an error.
     child.stdin.on("error", () => {});
@@ -78,6 +91,7 @@ export function runTaskCommand(
       stderr += `${error.message}\n`;
     });
     child.on("close", (code) => {
+      if (partialLine && onStderrLine) onStderrLine(partialLine);
       if (child.pid !== undefined) runningGroups.delete(child.pid);
       if (killTimer) clearTimeout(killTimer);
       signal.removeEventListener("abort", onAbort);

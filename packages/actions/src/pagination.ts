@@ -1,5 +1,5 @@
-// SPEC "Pagination and list parameters": every list endpoint takes the same five query
-// parameters and answers with the same envelope; only the sort whitelist differs.
+// docs/api.md "Pagination": every list endpoint takes the same five query parameters and
+// answers with the same envelope; only the sort whitelist differs.
 
 import type { JsonSchema } from "./action-spec.js";
 import { int, nullable, responseObject, str } from "./schema.js";
@@ -41,11 +41,10 @@ export function listQueryProperties(sorting: ListSorting): Record<string, JsonSc
         default: sorting.defaultOrder,
       },
     ),
-    limit: int(`Page size, 1 to ${PAGE_LIMIT_MAX}. Default ${PAGE_LIMIT_DEFAULT}.`, {
-      minimum: 1,
-      maximum: PAGE_LIMIT_MAX,
-      default: PAGE_LIMIT_DEFAULT,
-    }),
+    limit: int(
+      `Page size, at least 1. Default ${PAGE_LIMIT_DEFAULT}, cap ${PAGE_LIMIT_MAX}: a larger value is clamped to ${PAGE_LIMIT_MAX} (\`page.size\` reports the size applied).`,
+      { minimum: 1, default: PAGE_LIMIT_DEFAULT },
+    ),
     after: str(
       "The `page.next_cursor` of a previous page: fetches the page after it. Cursors are opaque; one from another list is a 400.",
       { minLength: 1 },

@@ -2,3 +2,4 @@ export * from "./http.js";
 export * from "./server.js";
 export * from "./upstream.js";
 export * from "./listening-process.js";
+export * from "./private-postgres.js";

@@ -1,13 +1,13 @@
 import type { Json } from "@baton/expr";
-import { type CompatReport, compareDefinitions, type Definition, onlyOnOneSide } from "@baton/model";
+import { type CompatReport, compareDefinitions, type Definition, excuseMembers, onlyOnOneSide } from "@baton/model";
 import { and, eq } from "drizzle-orm";
 import { decodeRequestBatch } from "../definitions/decode-request.js";
 import { getDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { notFound } from "../http/api-error.js";
+import { notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { channels } from "../storage/schema/index.js";
-import { requireDefinition } from "./definitions.js";
+import { requireDefinition } from "../definitions/store.js";
 
 type Selector = { channel: string } | { definitions: Json[] } | { versions: Record<string, number | string> };
 type Side = "from" | "to";
@@ -29,12 +29,13 @@ export const compatHandlers: ActionHandlers = {
         throw notFound(`process "${process}" is in neither the \`from\` nor the \`to\` set`);
       names = [process];
     }
-    const processes = names.map((name) => report(name, before.get(name), after.get(name)));
     const excused = new Set(ignore ?? []);
+    // Members' `compatible` are computed before excusing: they still report what was found.
+    const processes = names.map((name) => excuseMembers(report(name, before.get(name), after.get(name)), excused));
     return {
       body: {
         compatible: processes.every((r) => r.upgrade.compatible && r.contract.compatible),
-        passes: processes.every((r) => !r.issues.some((i) => i.gating && !excused.has(i.member))),
+        passes: processes.every((r) => !r.issues.some((i) => i.gating)),
         processes,
       },
     };

@@ -1,7 +1,7 @@
 import { and, count, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "../storage/db.js";
-import { invalid } from "./api-error.js";
+import { invalid } from "../refusal.js";
 
 export type Order = "asc" | "desc";
 
@@ -109,9 +109,11 @@ export async function paginate<Row>(
   if (!sortSpec)
     throw invalid(`query parameter "sort" must be one of: ${Object.keys(spec.sorts).join(", ")} (got "${sort}")`);
   const order: Order = query.order ?? spec.defaultOrder;
-  const limit = query.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
-    throw invalid(`query parameter "limit" must be an integer from 1 to ${MAX_LIMIT} (got ${limit})`);
+  const asked = query.limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(asked) || asked < 1)
+    throw invalid(`query parameter "limit" must be an integer of at least 1 (got ${asked})`);
+  // docs/api.md "Pagination": a larger limit is clamped, not refused; page.size reports the cap.
+  const limit = Math.min(asked, MAX_LIMIT);
   if (query.after && query.before) throw invalid(`give either "after" or "before", not both`);
 
   const expect = { l: spec.list, s: sort, o: order, n: sortSpec.columns.length };

@@ -32,7 +32,28 @@ export interface OpenOptions {
   dataDir?: string;
   /** postgres-js pool size. */
   poolSize?: number;
+  /** PostgreSQL only; defaults: DEFAULT_DATABASE_TIMEOUTS. */
+  timeouts?: Partial<DatabaseTimeouts>;
 }
+
+/** How long any wait on PostgreSQL may last (docs/engine.md, "When the database goes away"). */
+export interface DatabaseTimeouts {
+  /** Opening one connection gives up after this (CONNECT_TIMEOUT). */
+  connectTimeoutMs: number;
+  /** The server cancels a statement running longer, and ends a session idle inside a transaction as long. */
+  statementTimeoutMs: number;
+  /** Longest pause before reconnecting after a connection failed (the driver's default grows to 20 s). */
+  reconnectMaxMs: number;
+  /** `ping` (/healthz) reports the database unreachable when it has no answer within this. */
+  pingTimeoutMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  connectTimeoutMs: 5_000,
+  statementTimeoutMs: 30_000,
+  reconnectMaxMs: 1_000,
+  pingTimeoutMs: 800,
+};
 
 // Same path from src/ (vitest) and dist/ (node): both sit one level below the package root.
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
@@ -41,12 +62,45 @@ const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url)
 const MIGRATION_LOCK_KEY = 7_114_200_211;
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  if (options.url) return openPostgres(options.url, options.poolSize ?? 10);
+  if (options.url)
+    return openPostgres(options.url, options.poolSize ?? 10, { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts });
   return openPglite(options.dataDir ?? "./.baton");
 }
 
-async function openPostgres(url: string, max: number): Promise<Database> {
-  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10 });
+/** postgres-js options bounding every wait (its durations are in seconds). */
+function clientOptions(timeouts: DatabaseTimeouts, reconnectMaxMs: number) {
+  return {
+    onnotice: () => {},
+    connect_timeout: timeouts.connectTimeoutMs / 1000,
+    // The driver's own backoff grows with failures shared by the whole pool, up to 20 s; after a
+    // restart every statement then waited that long before even trying (docs/engine.md).
+    backoff: (retries: number) => Math.min(reconnectMaxMs, 10 * 3 ** retries) / 1000,
+    connection: {
+      statement_timeout: timeouts.statementTimeoutMs,
+      idle_in_transaction_session_timeout: timeouts.statementTimeoutMs,
+    },
+  };
+}
+
+async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts): Promise<Database> {
+  const client = postgres(url, { max, ...clientOptions(timeouts, timeouts.reconnectMaxMs) });
+  // Its own connection: a ping queued behind a busy pool would report a healthy database as gone.
+  // It retries sooner than the pool so that /healthz sees the database back within a second.
+  const pinger = postgres(url, { max: 1, ...clientOptions(timeouts, Math.min(timeouts.reconnectMaxMs, 200)) });
+  let pingInFlight: Promise<void> | undefined;
+  const ping = (): Promise<void> => {
+    // One round trip at a time: probes arriving while one hangs share it instead of queueing.
+    pingInFlight ??= pinger`select 1`.then(
+      () => {
+        pingInFlight = undefined;
+      },
+      (error: unknown) => {
+        pingInFlight = undefined;
+        throw error;
+      },
+    );
+    return withTimeout(pingInFlight, timeouts.pingTimeoutMs, "the database did not answer the ping");
+  };
   try {
     const db = drizzlePg(client, { schema }) as unknown as Db;
     // Several replicas may start at once: the first migrates, the others wait on the lock and
@@ -65,15 +119,23 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     return {
       db,
       kind: "postgres",
-      ping: async () => {
-        await client`select 1`;
+      ping,
+      close: async () => {
+        await Promise.all([client.end({ timeout: 5 }), pinger.end({ timeout: 1 })]);
       },
-      close: () => client.end({ timeout: 5 }),
     };
   } catch (error) {
-    await client.end({ timeout: 1 }).catch(() => {});
+    await Promise.all([client.end({ timeout: 1 }).catch(() => {}), pinger.end({ timeout: 1 }).catch(() => {})]);
     throw error;
   }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(message), { code: "CONNECT_TIMEOUT" })), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 async function openPglite(dataDir: string): Promise<Database> {
@@ -140,6 +202,15 @@ export async function executePrepared(db: Db, query: SQL): Promise<unknown> {
     db as unknown as { dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } } }
   ).dialect.sqlToQuery(query);
   return client.unsafe(text, params, { prepare: true });
+}
+
+/**
+ * Runs `work` in one transaction and hands it the transaction as a `Db`, so helpers that take
+ * a `Db` run inside it. Drizzle types a transaction apart from the database though it offers
+ * the same query API; this is the one place that bridges the two.
+ */
+export function inTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction((tx) => work(tx as unknown as Db));
 }
 
 interface RawClient {

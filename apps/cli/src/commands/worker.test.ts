@@ -78,6 +78,16 @@ describe("baton worker --once", () => {
     expect(calls(api.calls, "resolve")).toEqual([{ token: "t1", result: null }]);
   });
 
+  it("streams the command's stderr, each line prefixed with its task, while still answering from stdout", async () => {
+    const api = externalApi([task("t1")]);
+    const run = await runInProcess(["worker", "--once", "--exec", "echo one >&2; echo two >&2; echo '{}'"], {
+      fetch: api.fetch,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe("[orders/pack#1] one\n[orders/pack#1] two\n");
+    expect(calls(api.calls, "resolve")).toEqual([{ token: "t1", result: {} }]);
+  });
+
   it("sends an error outcome when the command exits 2", async () => {
     const api = externalApi([task("t1")]);
     const run = await runInProcess(
@@ -141,15 +151,6 @@ describe("baton worker --once", () => {
     const { fetch } = fakeFetch(() => ({ status: 501, body: { code: "unsupported", error: "not implemented yet." } }));
     const run = await runInProcess(["worker", "--once", "--exec", "true"], { fetch });
     expect(run).toEqual({ code: 1, stdout: "", stderr: "error: unsupported: not implemented yet.\n" });
-  });
-
-  it("long-polls the claim for --wait (sent as wait_ms)", async () => {
-    const api = externalApi([task("t1")]);
-    const run = await runInProcess(["worker", "--once", "--wait", "5s", "--exec", "true", "--worker-id", "w1"], {
-      fetch: api.fetch,
-    });
-    expect(run.code, run.stderr).toBe(0);
-    expect(calls(api.calls, "claim")).toEqual([{ worker_id: "w1", limit: 1, wait_ms: 5000 }]);
   });
 
   it("refuses a --wait longer than the server's 60 s limit before calling the server", async () => {

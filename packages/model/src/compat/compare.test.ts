@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decoded } from "../../test/helpers.js";
 import { compareDefinitions, upgradeBlockers } from "./compare.js";
-import { onlyOnOneSide } from "./report.js";
+import { excuseMembers, onlyOnOneSide } from "./report.js";
 
 const URL = "https://pay.example.com/charge";
 const order = (
@@ -324,5 +324,19 @@ describe("compareDefinitions", () => {
       issues: [],
     });
     expect(onlyOnOneSide("new", "to", null)).toMatchObject({ status: "only_in_to", from: null, to: null });
+  });
+
+  it("reports an excused member's issues as non-gating and keeps what was found", () => {
+    const to = order({
+      input: { type: "object", properties: { order_id: { type: "string", maxLength: 8 } }, required: ["order_id"] },
+    });
+    const r = compareDefinitions(order(), to, 1, 2);
+    const excused = excuseMembers(r, new Set(["contract"]));
+    expect(excused.contract.compatible, "compatible still reports the break").toBe(false);
+    expect(excused.issues.filter((i) => i.member === "contract").map((i) => i.gating)).toEqual([false]);
+    expect(excused.issues.filter((i) => i.member === "upgrade")).toEqual(
+      r.issues.filter((i) => i.member === "upgrade"),
+    );
+    expect(excuseMembers(r, new Set())).toBe(r);
   });
 });

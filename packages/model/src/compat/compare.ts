@@ -6,7 +6,7 @@ import type { CompatChange, CompatIssue, CompatReport } from "./report.js";
 import { isSubschema } from "./subschema.js";
 import { inputIssues, type UpgradeFinding, upgradeFindings } from "./upgrade-check.js";
 
-/** LANGUAGE §7: the upgrade and contract members of moving from `from` to `to` (one process). */
+/** docs/compat.md: the upgrade and contract members of moving from `from` to `to` (one process). */
 export function compareDefinitions(
   from: Definition,
   to: Definition,

@@ -5,6 +5,7 @@ export {
   type CompatMember,
   type CompatReport,
   type CompatStatus,
+  excuseMembers,
   onlyOnOneSide,
 } from "./report.js";
 export { isSubschema, type SubschemaIssue, type SubschemaOptions, type SubschemaResult } from "./subschema.js";

@@ -1,4 +1,4 @@
-/** Which check found an issue (LANGUAGE §7). */
+/** Which check found an issue (docs/compat.md). */
 export type CompatMember = "upgrade" | "contract";
 
 export interface CompatIssue {
@@ -47,4 +47,13 @@ export function onlyOnOneSide(name: string, side: "from" | "to", version: number
     changed: [],
     issues: [],
   };
+}
+
+/**
+ * The report with the issues of `excused` members (the request's `ignore`) made non-gating, so
+ * each issue agrees with `passes`; `upgrade`/`contract.compatible` still say what was found.
+ */
+export function excuseMembers(report: CompatReport, excused: ReadonlySet<string>): CompatReport {
+  if (!report.issues.some((i) => i.gating && excused.has(i.member))) return report;
+  return { ...report, issues: report.issues.map((i) => (excused.has(i.member) ? { ...i, gating: false } : i)) };
 }

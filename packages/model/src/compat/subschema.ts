@@ -1,7 +1,9 @@
-// Whether every value one schema accepts is accepted by another, over the subset of
-// LANGUAGE §6. Sound by construction: a `certain` issue names a value `a` accepts and `b`
+// Whether every value one schema accepts is accepted by another, over the schema subset of
+// docs/language.md. Sound by construction: a `certain` issue names a value `a` accepts and `b`
 // refuses; where the check cannot decide (oneOf overlap, a union split across branches,
 // unknown keywords) it reports an issue with `certain: false` instead of claiming a subset.
+// In `reading` mode the question is weaker, as docs/compat.md explains: is every value stored
+// under `a` read as a value of the type `b` gives it, where a missing key reads as null?
 import type { Json } from "@baton/expr";
 import type { Schema } from "../definition.js";
 import { isPlainObject } from "../json-kind.js";
@@ -28,6 +30,13 @@ export interface SubschemaOptions {
   bDefs?: Record<string, Schema>;
   /** How messages name the two sides; default "the old schema" (a) and "the new schema" (b). */
   names?: { a: string; b: string };
+  /**
+   * Compare what expressions read rather than what validation accepts: a missing key reads as
+   * null, so a property `b` requires but whose type admits null is satisfied by its absence, and
+   * a `default` in `b` makes the read non-null (the typing of docs/language.md). `filled`: values
+   * of `a` were conformed (defaults filled in, undeclared keys stripped), as a stored input is.
+   */
+  reading?: { filled: boolean };
 }
 
 type Defs = Record<string, Schema>;
@@ -43,6 +52,7 @@ interface Ctx {
   bDefs: Defs;
   /** `$ref` pairs being compared: meeting one again assumes the recursive case holds (coinduction). */
   inProgress: Set<string>;
+  reading?: { filled: boolean };
 }
 
 /** Is `a` ⊆ `b` (every value valid against `a` valid against `b`)? */
@@ -51,6 +61,7 @@ export function isSubschema(a: Schema, b: Schema, options: SubschemaOptions = {}
     aDefs: { ...(options.aDefs ?? {}), ...ownDefs(a) },
     bDefs: { ...(options.bDefs ?? {}), ...ownDefs(b) },
     inProgress: new Set(),
+    reading: options.reading,
   };
   const issues: SubschemaIssue[] = [];
   check(a, b, "", ctx, issues);
@@ -244,6 +255,10 @@ function checkUpperBound(a: Schema, b: Schema, key: string, path: string, out: S
 }
 
 function checkObject(a: Schema, b: Schema, path: string, ctx: Ctx, out: SubschemaIssue[]): void {
+  if (ctx.reading !== undefined) {
+    checkObjectRead(a, b, path, ctx, ctx.reading.filled, out);
+    return;
+  }
   const aProps = isPlainObject(a.properties) ? (a.properties as Record<string, Schema>) : {};
   const bProps = isPlainObject(b.properties) ? (b.properties as Record<string, Schema>) : {};
   const aRequired = new Set(Array.isArray(a.required) ? (a.required as string[]) : []);
@@ -294,6 +309,88 @@ function checkObject(a: Schema, b: Schema, path: string, ctx: Ctx, out: Subschem
       certain: true,
     });
   else check(aExtra, bExtra as Schema, `${path}/additionalProperties`, ctx, out);
+}
+
+const NULL_SCHEMA: Schema = { type: "null" };
+
+function orNull(s: Schema): Schema {
+  return { anyOf: [s, NULL_SCHEMA] };
+}
+
+function hasDefault(s: Schema | undefined, defs: Defs): boolean {
+  if (s === undefined) return false;
+  const r = resolve(s, defs);
+  return "schema" in r && r.schema.default !== undefined;
+}
+
+/**
+ * Reading mode (see SubschemaOptions.reading): for each property `b` can be read at, the values
+ * `a` may hold there (null standing for a missing key) must be among those `b`'s type admits
+ * (null included when `b` lets the key be missing: not required and no default). An
+ * undeclared property is never read under `b` when `b` closes the object (registration refuses
+ * the read), so nothing `a` stores there matters.
+ */
+function checkObjectRead(a: Schema, b: Schema, path: string, ctx: Ctx, filled: boolean, out: SubschemaIssue[]): void {
+  const aProps = isPlainObject(a.properties) ? (a.properties as Record<string, Schema>) : {};
+  const bProps = isPlainObject(b.properties) ? (b.properties as Record<string, Schema>) : {};
+  const aRequired = new Set(Array.isArray(a.required) ? (a.required as string[]) : []);
+  const bRequired = new Set(Array.isArray(b.required) ? (b.required as string[]) : []);
+  const aClosed =
+    a.additionalProperties === false || (filled && isPlainObject(a.properties) && a.additionalProperties === undefined);
+  const aExtra: Schema = isPlainObject(a.additionalProperties) ? (a.additionalProperties as Schema) : {};
+  const bExtra = isPlainObject(b.additionalProperties) ? (b.additionalProperties as Schema) : undefined;
+  const readUnderB = (name: string): Schema | undefined => {
+    const declared = bProps[name];
+    if (declared === undefined) return bExtra === undefined ? undefined : orNull(bExtra);
+    const present = bRequired.has(name) || hasDefault(declared, ctx.bDefs);
+    return present ? declared : orNull(declared);
+  };
+  const names = [...new Set([...Object.keys(bProps), ...bRequired, ...(bExtra ? Object.keys(aProps) : [])])];
+  for (const name of names) {
+    const bRead = readUnderB(name);
+    if (bRead === undefined) continue;
+    const at = `${path}/properties/${pointerEscape(name)}`;
+    if (name in aProps) {
+      const declared = aProps[name];
+      const present = aRequired.has(name) || (filled && hasDefault(declared, ctx.aDefs));
+      if (!present) {
+        const whenMissing: SubschemaIssue[] = [];
+        check(NULL_SCHEMA, bRead, at, ctx, whenMissing);
+        if (whenMissing.length > 0)
+          out.push({
+            path: at,
+            message: `the new schema requires "${name}", which the old one leaves optional (a missing key reads as null)`,
+            certain: true,
+          });
+      }
+      check(declared, bRead, at, ctx, out);
+      continue;
+    }
+    if (aClosed) {
+      check(NULL_SCHEMA, bRead, at, ctx, out);
+      continue;
+    }
+    const whenMissing: SubschemaIssue[] = [];
+    check(NULL_SCHEMA, bRead, at, ctx, whenMissing);
+    if (whenMissing.length > 0) {
+      out.push({
+        path: at,
+        message: `the new schema requires "${name}", which the old one never declares (a missing key reads as null)`,
+        certain: true,
+      });
+      continue;
+    }
+    const otherwise: SubschemaIssue[] = [];
+    check(aExtra, bRead, at, ctx, otherwise);
+    if (otherwise.length === 0) continue;
+    out.push({
+      path: at,
+      message: `the new schema reads "${name}" as ${describe(bProps[name] ?? bRead)}; the old one does not declare it, so a stored value may hold another "${name}"`,
+      certain:
+        isPlainObject(a.properties) && a.additionalProperties === undefined ? false : otherwise.some((i) => i.certain),
+    });
+  }
+  if (bExtra !== undefined && !aClosed) check(orNull(aExtra), orNull(bExtra), `${path}/additionalProperties`, ctx, out);
 }
 
 function pointerEscape(name: string): string {

@@ -1,12 +1,16 @@
-// LANGUAGE §7 "upgrade": can an instance sitting on a task of `from` continue under `to`?
-// Each finding records the sitting tasks it concerns, so an instance upgrade can refuse only
-// for the tasks its tree actually sits on.
+// The upgrade member (docs/compat.md): can an instance sitting on a task of `from` continue
+// under `to`? Each finding records the sitting tasks it concerns, so an instance upgrade can
+// refuse only for the tasks its tree actually sits on. Stored state is judged by what it can
+// hold (conformed input, outputs as `from` typed them, `error` as `from` entered the task)
+// against what `to` reads, where a missing key reads as null.
 import { canonicalJson } from "../canonical.js";
 import type { Action, Definition, Schema } from "../definition.js";
 import { NO_INPUT } from "../infer.js";
 import { outputFlow } from "../output-flow.js";
 import { taskEdges } from "../reachability.js";
 import { type DefinitionTyping, typeDefinition } from "../typing.js";
+import { errorDataType } from "../typing-env.js";
+import type { DefinitionProblem } from "../definition.js";
 import type { CompatIssue } from "./report.js";
 import { isSubschema } from "./subschema.js";
 
@@ -49,7 +53,7 @@ export function upgradeFindings(
     findings.push(...parkFindings(task.id, task.action, to.tasks[j].action, toName));
   }
 
-  for (const i of inputIssues(from, to, { a: fromName, b: toName }))
+  for (const i of storedInputIssues(from, to, { a: fromName, b: toName }))
     findings.push(
       finding(
         "input_schema",
@@ -62,6 +66,7 @@ export function upgradeFindings(
 
   findings.push(...storedOutputFindings(from, to, fromTyping, toTyping, fromName, toName));
   findings.push(...mustSetFindings(from, to, fromName, toName));
+  findings.push(...errorFindings(from, to, toTyping, fromName, toName));
   return findings;
 }
 
@@ -80,6 +85,84 @@ export function inputIssues(from: Definition, to: Definition, names?: { a: strin
     bDefs: to.$defs,
     names,
   }).issues;
+}
+
+/**
+ * Does every input `from` may have stored read as `to` types `input`? The stored input was
+ * conformed at start: defaults filled in, undeclared keys stripped (docs/compat.md).
+ */
+function storedInputIssues(from: Definition, to: Definition, names: { a: string; b: string }) {
+  return isSubschema(from.input_schema ?? NO_INPUT, to.input_schema ?? NO_INPUT, {
+    aDefs: from.$defs,
+    bDefs: to.$defs,
+    names,
+    reading: { filled: true },
+  }).issues;
+}
+
+/**
+ * The `error` root on the sitting task: `to` types it as set where the task is entered only
+ * through on_error; an instance that reached the task normally under `from` has none. `to` is
+ * retyped with that task also entered normally, and every problem that retyping adds is a read
+ * that breaks (a read guarded by `??` adds none). Where `from` may hold an error, its `data`
+ * must read as `to` types it.
+ */
+function errorFindings(
+  from: Definition,
+  to: Definition,
+  toTyping: DefinitionTyping,
+  fromName: string,
+  toName: string,
+): UpgradeFinding[] {
+  const fromFlow = outputFlow(from);
+  const toFlow = outputFlow(to);
+  const toIndex = new Map(to.tasks.map((t, i) => [t.id, i]));
+  const known = new Set(toTyping.problems.map(problemKey));
+  const findings: UpgradeFinding[] = [];
+  from.tasks.forEach((task, x) => {
+    const j = toIndex.get(task.id);
+    if (j === undefined || !toFlow.errorTarget[j]) return;
+    const mayLackError = !fromFlow.errorTarget[x] || fromFlow.normalEntry[x];
+    if (mayLackError && !toFlow.normalEntry[j]) {
+      const retyped = typeDefinition(to, (flow) => ({
+        ...flow,
+        normalEntry: flow.normalEntry.map((entered, k) => entered || k === j),
+      }));
+      const fresh = retyped.problems.filter((p) => !known.has(problemKey(p)));
+      if (fresh.length > 0)
+        findings.push(
+          finding(
+            `tasks.${task.id}`,
+            "",
+            `${toName} enters "${task.id}" only through on_error and reads \`error\` there as set, but an instance that reached "${task.id}" normally under ${fromName} has no error: ${fresh[0].path}: ${fresh[0].message}`,
+            true,
+            [task.id],
+          ),
+        );
+    }
+    if (!fromFlow.errorTarget[x]) return;
+    const r = isSubschema(errorDataType(from, x) as Schema, errorDataType(to, j) as Schema, {
+      aDefs: from.$defs,
+      bDefs: to.$defs,
+      names: { a: fromName, b: toName },
+      reading: { filled: false },
+    });
+    for (const i of r.issues)
+      findings.push(
+        finding(
+          `tasks.${task.id}`,
+          `/error/data${i.path}`,
+          `error.data as ${fromName} may have stored it on "${task.id}" may not fit what ${toName} reads: ${i.message}`,
+          i.certain,
+          [task.id],
+        ),
+      );
+  });
+  return findings;
+}
+
+function problemKey(p: DefinitionProblem): string {
+  return `${p.path}|${p.message}`;
 }
 
 /** An instance parked on an external wait, children or a delay must find the same kind of park there. */
@@ -175,6 +258,7 @@ function storedOutputFindings(
       aDefs: from.$defs,
       bDefs: to.$defs,
       names: { a: fromName, b: toName },
+      reading: { filled: false },
     });
     for (const i of r.issues)
       findings.push(

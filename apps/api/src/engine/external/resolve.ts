@@ -49,6 +49,7 @@ WITH target AS (
   JOIN instances i ON i.id = c.instance_id
   WHERE c.token_hash = $1 AND c.instance_id = $2 AND c.task_epoch = $3::int AND c.claim_epoch = $4::int
     AND w.task_epoch = $3::int AND w.claim_epoch = $4::int AND w.task = $7 AND w.claim_expires_at > $8::bigint
+    AND c.created_at >= w.waiting_since
     AND i.task_epoch = $3::int AND i.phase = 'external' AND i.process = $5 AND i.version = $6::int
     AND i.status IN ('running', 'pausing', 'paused', 'failing')
     AND left(i.state, 2) = '{"' AND NOT (i.state::jsonb ? '_outcome')
