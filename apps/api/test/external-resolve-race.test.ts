@@ -102,7 +102,10 @@ describe.skipIf(!process.env.DATABASE_URL)("resolve racing across two replicas",
       where instance_id = any(${ids}) and event in ('external.resolved', 'instance.completed')
       group by instance_id, event`;
     expect(logs.length).toBe(2 * ids.length);
-    expect(logs.every((l) => l.n === 1), "one resolve line and one completion line per instance").toBe(true);
+    expect(
+      logs.every((l) => l.n === 1),
+      "one resolve line and one completion line per instance",
+    ).toBe(true);
     const leftovers = await sql`select 1 from external_waits where instance_id = any(${ids})`;
     expect(leftovers.length, "every claim row is gone").toBe(0);
   });
