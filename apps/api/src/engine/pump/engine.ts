@@ -21,6 +21,7 @@ import { createCommitter } from "./committer.js";
 import { type CompiledDefinition, type CompiledTask, DefinitionFault } from "../advance/compiled-definition.js";
 import { createDefinitionCache } from "../../definitions/compiled-cache.js";
 import { configRoot } from "../advance/config-root.js";
+import { fetchPolicyOf } from "../advance/host-policy.js";
 import { redactAdvanceResult, redactText, secretsCache } from "../secrets.js";
 import { runFetch } from "../advance/tasks/fetch.js";
 import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
@@ -76,6 +77,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   });
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
+  const fetchPolicy = fetchPolicyOf(config);
   const inFlight = new Map<string, InFlight>();
   let reserved = 0;
   let lastLeaseAt = 0;
@@ -280,8 +282,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
                 taskId: task.task.id,
                 taskEpoch,
                 scope,
-                allowHosts: config.fetchAllowHosts,
-                denyHosts: config.fetchDenyHosts,
+                policy: fetchPolicy,
                 defs: def.definition.$defs,
                 abort: abandoned,
               }),
