@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type Json, parseJson, type Scope } from "@baton/expr";
 import type { ServerConfig } from "../../config.js";
 import type { Logger } from "@baton/log";
-import type { EngineHandle } from "../../services.js";
+import type { Carried, EngineHandle } from "../../services.js";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, inTransaction } from "../../storage/db.js";
 import { advance, type AdvanceResult } from "../advance/advance.js";
@@ -75,6 +75,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   const committer = createCommitter(db, clock, config.objectThresholdBytes, log, {
     writers: deps.writers ?? 1,
     onBatch: metrics.committed,
+    othersRunning: () => {
+      for (const entry of inFlight.values()) if (!entry.writing) return true;
+      return false;
+    },
   });
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
@@ -389,8 +393,38 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   schedulePoll();
   wake();
 
+  async function carry<T>(instanceId: string, write: (carrier: string | null) => Promise<Carried<T>>): Promise<T> {
+    const free =
+      !stopped && config.pollMs > 0 && !inFlight.has(instanceId) && inFlight.size + reserved < config.maxConcurrent;
+    if (!free) {
+      const out = await write(null);
+      wake();
+      return out.value;
+    }
+    // The slot is held from before the statement takes the lease until the advance is in flight.
+    reserved++;
+    let out: Carried<T>;
+    try {
+      out = await write(workerId);
+    } finally {
+      reserved--;
+    }
+    const row = out.leased;
+    if (row === undefined) wake();
+    else if (stopped)
+      await releaseKeptLease(db, workerId, clock.now(), row).catch((error) =>
+        log.error("releasing a lease failed", { instance: row.id, error: (error as Error).message }),
+      );
+    else {
+      lastLeaseAt = clock.now();
+      void start(row, true);
+    }
+    return out.value;
+  }
+
   return {
     wake,
+    carry,
     async tick(): Promise<number> {
       const runs = await claimRound(Number.POSITIVE_INFINITY, true);
       const outcomes = await Promise.all(runs);
