@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createAuthenticator } from "./auth/index.js";
 import type { ServerConfig } from "./config.js";
-import { createEngine } from "./engine/index.js";
+import { createEngine, endClaimWaits } from "./engine/index.js";
 import { handlers } from "./handlers/index.js";
 import { createApp } from "./http/app.js";
 import type { Logger } from "@baton/log";
@@ -71,6 +71,8 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       services,
       close: () =>
         (closing ??= (async () => {
+          // Long-polling claims answer now, or closing would wait out their wait_ms.
+          endClaimWaits(database.db);
           await new Promise<void>((resolve) => server!.close(() => resolve()));
           await engine!.stop();
           await database.close();

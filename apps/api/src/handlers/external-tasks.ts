@@ -1,7 +1,8 @@
-import { CLAIM_LIMIT, LEASE_MS } from "@baton/actions";
+import { CLAIM_LIMIT, CLAIM_WAIT_MS, LEASE_MS } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import {
   claimExternalTasks,
+  claimWaiting,
   type Outcome,
   releaseExternalTask,
   renewBeforeMs,
@@ -29,14 +30,17 @@ export const externalTaskHandlers: ActionHandlers = {
   claimExternalTasks: async (request, services) => {
     const body = request.body;
     const claimMs = intOr(body.lease_ms, LEASE_MS.default);
-    const items = await claimExternalTasks(services.db, services.clock, {
-      workerId: String(body.worker_id),
-      limit: intOr(body.limit, CLAIM_LIMIT.default),
-      claimMs,
-      process: body.process === undefined ? undefined : String(body.process),
-      task: body.task === undefined ? undefined : String(body.task),
-      version: body.version === undefined ? undefined : Number(body.version),
-    });
+    const claim = () =>
+      claimExternalTasks(services.db, services.clock, {
+        workerId: String(body.worker_id),
+        limit: intOr(body.limit, CLAIM_LIMIT.default),
+        claimMs,
+        process: body.process === undefined ? undefined : String(body.process),
+        task: body.task === undefined ? undefined : String(body.task),
+        version: body.version === undefined ? undefined : Number(body.version),
+      });
+    const waitMs = intOr(body.wait_ms, CLAIM_WAIT_MS.default);
+    const items = await claimWaiting(services.db, waitMs, request.signal, claim);
     return { body: { items, renew_before_ms: renewBeforeMs(claimMs) } };
   },
   renewExternalTasks: async (request, services) => {
