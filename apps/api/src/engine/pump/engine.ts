@@ -24,6 +24,8 @@ import { configRoot } from "../advance/config-root.js";
 import { fetchPolicyOf } from "../advance/host-policy.js";
 import { redactAdvanceResult, redactText, secretsCache } from "../secrets.js";
 import { runFetch } from "../advance/tasks/fetch.js";
+import { evalLimitFlag, evalLimitsOf, flagOf } from "../../limits.js";
+import { stateLimitFailure } from "../advance/state-limit.js";
 import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
 import { appendLogs } from "../audit-log.js";
 import { pruneExternalClaims } from "../external/claim-retention.js";
@@ -82,6 +84,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   });
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
+  const evalLimits = evalLimitsOf(config.limits);
   const fetchPolicy = fetchPolicyOf(config);
   const inFlight = new Map<string, InFlight>();
   let reserved = 0;
@@ -301,12 +304,16 @@ export function createEngine(deps: EngineDeps): EngineHandle {
               }),
             peekSignal: (task: string) => peekSignal(db, row.id, task),
             children: childEnvironment(db, clock, definitions, { process: row.process, version: row.version }),
+            evalLimits,
+            limitFlag: (error) => evalLimitFlag(error.limit),
           },
         );
       } catch (error) {
         if (!(error instanceof DefinitionFault)) throw error;
         result = definitionFailure(row, state, error.message);
       }
+      // Before redaction: an oversized state is never walked again, nor written.
+      result = stateLimitFailure(result, state, config.limits.stateBytes, flagOf("stateBytes")) ?? result;
       result = redactAdvanceResult(result, secrets);
       if (abandoned.aborted) {
         report("abandoned");

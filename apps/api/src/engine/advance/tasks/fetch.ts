@@ -4,6 +4,7 @@ import {
   evaluate,
   evaluateShape,
   isLosslessNumber,
+  limitsIn,
   parseJson,
   renderValue,
   stringifyJson,
@@ -53,7 +54,7 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   if (fetch.headers !== undefined) {
     const evaluated = evaluateShape(fetch.headers, ctx.scope);
     for (const [name, value] of Object.entries(asObject(evaluated, "headers"))) {
-      if (value !== null) headers[name.toLowerCase()] = renderValue(value);
+      if (value !== null) headers[name.toLowerCase()] = renderValue(value, limitsIn(ctx.scope).maxNumberDigits);
     }
   }
   let body: string | undefined;
@@ -110,7 +111,7 @@ function buildUrl(fetch: CompiledFetch, ctx: FetchContext): URL {
     for (const [name, value] of Object.entries(query)) {
       if (value === null) continue;
       for (const item of Array.isArray(value) ? value : [value]) {
-        if (item !== null) url.searchParams.append(name, renderValue(item));
+        if (item !== null) url.searchParams.append(name, renderValue(item, limitsIn(ctx.scope).maxNumberDigits));
       }
     }
   }
