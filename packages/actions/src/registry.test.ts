@@ -6,7 +6,7 @@ import { closed, queryAjv, requestAjv } from "./test-support/ajv.js";
 import type { ActionName } from "./types.js";
 
 // Written by hand from SPEC.md "Endpoints" (with DESIGN §4's refinement of GET /objects/{ref})
-// plus the per-process description endpoints. [method, path, permissions, SPEC "Fails with"].
+// plus the per-process description endpoints and the /metrics extension (docs/metrics.md). [method, path, permissions, SPEC "Fails with"].
 const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["put", "/definitions", ["deploy"], [400, 500]],
   ["get", "/definitions", ["read"], [400, 500]],
@@ -41,6 +41,7 @@ const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["get", "/tokens", ["admin"], [400, 500]],
   ["delete", "/tokens/{id}", ["admin"], [400, 404, 500]],
   ["get", "/healthz", "public", [400, 500, 503]],
+  ["get", "/metrics", ["read"], [400, 500]],
   ["post", "/tick", ["admin"], [400, 500, 501]],
 ];
 
@@ -79,6 +80,7 @@ const NAMES: Record<ActionName, true> = {
   listTokens: true,
   revokeToken: true,
   health: true,
+  metrics: true,
   tick: true,
 };
 
@@ -126,9 +128,9 @@ describe("registry", () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it("marks only /healthz as root and public", () => {
+  it("marks only /healthz (public) and the /metrics extension as root, and only /healthz as public", () => {
     const roots = registry.filter((spec) => spec.root).map((spec) => spec.path);
-    expect(roots).toEqual(["/healthz"]);
+    expect(roots).toEqual(["/healthz", "/metrics"]);
     expect(registry.filter((spec) => spec.permissions === "public").map((spec) => spec.name)).toEqual(["health"]);
   });
 
@@ -289,11 +291,18 @@ describe("request schemas", () => {
     expect(validate({ definitions: [{ name: "a" }], channel: "prod" })).toBe(true);
   });
 
-  it("bounds claim limit and lease and fills their defaults", () => {
+  it("bounds claim limit, lease and long-poll wait and fills their defaults", () => {
     const validate = queryAjv().compile(findAction("claimExternalTasks").body!);
     const ok = { worker_id: "w" } as Record<string, unknown>;
     expect(validate(ok)).toBe(true);
-    expect(ok, "defaults documented in the description are the schema's").toMatchObject({ limit: 1, lease_ms: 30000 });
+    expect(ok, "defaults documented in the description are the schema's").toMatchObject({
+      limit: 1,
+      lease_ms: 30000,
+      wait_ms: 0,
+    });
+    expect(validate({ worker_id: "w", wait_ms: 60000 })).toBe(true);
+    expect(validate({ worker_id: "w", wait_ms: 60001 }), "the long-poll is bounded").toBe(false);
+    expect(validate({ worker_id: "w", wait_ms: -1 })).toBe(false);
     expect(validate({ worker_id: "w", limit: 101 })).toBe(false);
     expect(validate({ worker_id: "w", lease_ms: 999 })).toBe(false);
     expect(validate({ worker_id: "w", lease_ms: 600001 })).toBe(false);
