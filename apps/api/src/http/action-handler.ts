@@ -13,6 +13,8 @@ export interface ActionRequest {
   principal: Principal;
   /** The request URL, for links (per-process docs). */
   url: URL;
+  /** The request headers; an action reads only those its registry entry declares (`headers`). */
+  headers: Headers;
 }
 
 export interface ActionReply {

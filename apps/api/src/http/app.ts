@@ -148,7 +148,9 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         throw unsupported(
           `${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`,
         );
-      return toResponse(await handler({ action, params, query, body, principal, url }, services));
+      return toResponse(
+        await handler({ action, params, query, body, principal, url, headers: c.req.raw.headers }, services),
+      );
     });
   }
 
