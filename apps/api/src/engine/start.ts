@@ -2,29 +2,69 @@ import { createHash } from "node:crypto";
 import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
 import { eq, sql } from "drizzle-orm";
 import { validateInput } from "@baton/model";
-import { getDefinition, latestDefinition, type StoredDefinition } from "../definitions/store.js";
-import { conflict, invalid, notFound } from "../http/api-error.js";
+import { requireDefinition } from "../definitions/store.js";
+import { conflict, invalid } from "../refusal.js";
 import type { Services } from "../services.js";
-import { type Db, rowsOf } from "../storage/db.js";
+import { type Db, inTransaction, rowsOf } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
 import { externalize } from "../storage/objects.js";
 import { instances } from "../storage/schema/index.js";
 import { appendLog, type LogEntry } from "./audit-log.js";
 
-async function resolveDefinition(db: Db, process: string, version: number | undefined): Promise<StoredDefinition> {
-  if (version === undefined) {
-    const latest = await latestDefinition(db, process);
-    if (!latest) throw notFound(`process "${process}" is not registered`);
-    return latest;
-  }
-  const exact = await getDefinition(db, process, version);
-  if (exact) return exact;
-  const latest = await latestDefinition(db, process);
-  if (!latest) throw notFound(`process "${process}" is not registered`);
-  throw notFound(`process "${process}" has no version ${version}; latest is ${latest.version}`);
+// ---- start ----------------------------------------------------------------------------
+
+/** What differs between fresh instances; everything else a fresh row holds is the same for all. */
+export interface FreshInstance {
+  id: string;
+  /** Omitted for a root: its own id. */
+  rootId?: string;
+  parentId?: string | null;
+  /** For a child: the parent's task that spawned it, its key or index, and that visit's task_epoch. */
+  spawnTask?: string | null;
+  spawnKey?: string | null;
+  parentTaskEpoch?: number;
+  process: string;
+  version: number;
+  /** The first task of the definition. */
+  task: string;
+  /** The stored state text (freshState, externalised, stringifyJson). */
+  state: string;
+  now: number;
 }
 
-// ---- start ----------------------------------------------------------------------------
+export type InstanceInsert = typeof instances.$inferInsert;
+
+/**
+ * The one builder of a fresh instance row: roots (startInstance), children (the commit
+ * statement, pump/commit.ts) and test seeding all use it, so a new column gets its starting
+ * value in one place. A fresh row is running, due now, at task_epoch 1 with no lease taken.
+ */
+export function freshInstanceRow(fresh: FreshInstance): InstanceInsert {
+  return {
+    id: fresh.id,
+    rootId: fresh.rootId ?? fresh.id,
+    parentId: fresh.parentId ?? null,
+    spawnTask: fresh.spawnTask ?? null,
+    spawnKey: fresh.spawnKey ?? null,
+    parentTaskEpoch: fresh.parentTaskEpoch ?? 0,
+    process: fresh.process,
+    version: fresh.version,
+    status: "running",
+    phase: null,
+    task: fresh.task,
+    state: fresh.state,
+    taskEpoch: 1,
+    leaseEpoch: 0,
+    wakeAt: fresh.now,
+    createdAt: fresh.now,
+    updatedAt: fresh.now,
+  };
+}
+
+/** The state an instance starts with: its input, no outputs, no children. */
+export function freshState(input: Json): Json {
+  return { input, outputs: {}, _children: {} };
+}
 
 export interface StartAnswer {
   id: string;
@@ -49,7 +89,7 @@ export async function startInstance(
     const earlier = await earlierStart(services.db, key, services.clock.now());
     if (earlier !== undefined) return earlier;
   }
-  const stored = await resolveDefinition(services.db, body.process, body.version);
+  const stored = await requireDefinition(services.db, body.process, body.version);
   const def = stored.definition;
   const checked = validateInput(def, body.input);
   if (!checked.ok) {
@@ -64,7 +104,7 @@ export async function startInstance(
 
   const now = services.clock.now();
   const id = newId(now);
-  const state: Json = { input: checked.value, outputs: {}, _children: {} };
+  const state = freshState(checked.value);
   const started: LogEntry = {
     instanceId: id,
     rootId: id,
@@ -75,30 +115,23 @@ export async function startInstance(
     actor,
     data: { process: stored.name, version: stored.version },
   };
-  const started_ = await services.db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  const fresh = await inTransaction(services.db, async (tx) => {
     if (key !== undefined && !(await claimStartKey(tx, key, id, now))) return false;
     const storedState = await externalize(tx, services.clock, state, services.config.objectThresholdBytes);
-    await tx.insert(instances).values({
-      id,
-      rootId: id,
-      parentId: null,
-      process: stored.name,
-      version: stored.version,
-      status: "running",
-      phase: null,
-      task: first.id,
-      state: stringifyJson(storedState),
-      taskEpoch: 1,
-      leaseEpoch: 0,
-      wakeAt: now,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await tx.insert(instances).values(
+      freshInstanceRow({
+        id,
+        process: stored.name,
+        version: stored.version,
+        task: first.id,
+        state: stringifyJson(storedState),
+        now,
+      }),
+    );
     await appendLog(tx, services.clock, started);
     return true;
   });
-  if (!started_) {
+  if (!fresh) {
     // A request with the same key committed first (a concurrent retry): answer what it started.
     const earlier = key === undefined ? undefined : await earlierStart(services.db, key, services.clock.now());
     if (earlier === undefined) throw new Error("an Idempotency-Key was taken but its start is not visible");

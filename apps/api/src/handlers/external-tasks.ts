@@ -2,33 +2,15 @@ import { CLAIM_LIMIT, LEASE_MS } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import {
   claimExternalTasks,
-  ExternalTaskError,
   type Outcome,
   releaseExternalTask,
   renewBeforeMs,
   renewExternalTasks,
   resolveExternalTask,
   signalExternalTask,
-} from "../engine/external/tasks.js";
-import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
-import { ApiError, conflict, invalid, notFound } from "../http/api-error.js";
-
-function asApiError(error: unknown): unknown {
-  if (!(error instanceof ExternalTaskError)) return error;
-  if (error.kind === "invalid") return invalid(error.message, error.fields);
-  if (error.kind === "not_found") return notFound(error.message);
-  return conflict(error.message);
-}
-
-function mapped(handler: ActionHandler): ActionHandler {
-  return async (request, services) => {
-    try {
-      return await handler(request, services);
-    } catch (error) {
-      throw error instanceof ApiError ? error : asApiError(error);
-    }
-  };
-}
+} from "../engine/index.js";
+import type { ActionHandlers } from "../http/action-handler.js";
+import { invalid } from "../refusal.js";
 
 const intOr = (value: unknown, fallback: number) => (value === undefined || value === null ? fallback : Number(value));
 
@@ -42,37 +24,37 @@ function outcomeOf(body: Record<string, Json>): Outcome {
   return hasError ? { error: body.error } : { result: hasResult ? body.result : null };
 }
 
-/** claim, renew, release, resolve, signal (SPEC "External tasks"). */
+/** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
 export const externalTaskHandlers: ActionHandlers = {
-  claimExternalTasks: mapped(async (request, services) => {
+  claimExternalTasks: async (request, services) => {
     const body = request.body;
-    const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
     const items = await claimExternalTasks(services.db, services.clock, {
       workerId: String(body.worker_id),
       limit: intOr(body.limit, CLAIM_LIMIT.default),
-      leaseMs,
+      claimMs,
       process: body.process === undefined ? undefined : String(body.process),
       task: body.task === undefined ? undefined : String(body.task),
       version: body.version === undefined ? undefined : Number(body.version),
     });
-    return { body: { items, renew_before_ms: renewBeforeMs(leaseMs) } };
-  }),
-  renewExternalTasks: mapped(async (request, services) => {
+    return { body: { items, renew_before_ms: renewBeforeMs(claimMs) } };
+  },
+  renewExternalTasks: async (request, services) => {
     const body = request.body;
-    const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
     const result = await renewExternalTasks(
       services.db,
       services.clock,
       String(body.worker_id),
       (body.tokens as string[]).map(String),
-      leaseMs,
+      claimMs,
     );
-    return { body: { ...result, renew_before_ms: renewBeforeMs(leaseMs) } };
-  }),
-  releaseExternalTask: mapped(async (request, services) => {
+    return { body: { ...result, renew_before_ms: renewBeforeMs(claimMs) } };
+  },
+  releaseExternalTask: async (request, services) => {
     return { body: { released: await releaseExternalTask(services.db, services.clock, String(request.body.token)) } };
-  }),
-  resolveExternalTask: mapped(async (request, services) => {
+  },
+  resolveExternalTask: async (request, services) => {
     await resolveExternalTask(
       services.db,
       services.clock,
@@ -82,8 +64,8 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     services.engine.wake();
     return { body: { resolved: true } };
-  }),
-  signalExternalTask: mapped(async (request, services) => {
+  },
+  signalExternalTask: async (request, services) => {
     const body = request.body;
     const result = await signalExternalTask(
       services.db,
@@ -95,5 +77,5 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     if (result.delivered) services.engine.wake();
     return { body: result };
-  }),
+  },
 };
