@@ -15,6 +15,8 @@ export interface ActionRequest {
   url: URL;
   /** The request headers; an action reads only those its registry entry declares (`headers`). */
   headers: Headers;
+  /** Aborted when the client goes away before the answer (a long-poll stops waiting). */
+  signal?: AbortSignal;
 }
 
 export interface ActionReply {
