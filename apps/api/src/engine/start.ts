@@ -26,7 +26,7 @@ async function resolveDefinition(db: Db, process: string, version: number | unde
 // ---- start ----------------------------------------------------------------------------
 
 export async function startInstance(
-  body: { process: string; version?: number; input?: Json },
+  body: { process: string; version?: number; input?: Json; key?: string },
   actor: string | null,
   services: Services,
 ) {
@@ -54,7 +54,7 @@ export async function startInstance(
     message: `started ${stored.name} version ${stored.version} at task "${first.id}"`,
     task: first.id,
     actor,
-    data: { process: stored.name, version: stored.version },
+    data: { process: stored.name, version: stored.version, ...(body.key === undefined ? {} : { key: body.key }) },
   };
   await services.db.transaction(async (tx) => {
     const storedState = await externalize(tx, services.clock, state, services.config.objectThresholdBytes);
@@ -71,6 +71,7 @@ export async function startInstance(
       taskEpoch: 1,
       leaseEpoch: 0,
       wakeAt: now,
+      key: body.key ?? null,
       createdAt: now,
       updatedAt: now,
     });

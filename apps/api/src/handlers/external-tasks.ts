@@ -12,6 +12,7 @@ import {
 } from "../engine/external/tasks.js";
 import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
 import { ApiError, conflict, invalid, notFound } from "../http/api-error.js";
+import { listWaitingTasks } from "../views/waiting-tasks.js";
 
 function asApiError(error: unknown): unknown {
   if (!(error instanceof ExternalTaskError)) return error;
@@ -44,6 +45,9 @@ function outcomeOf(body: Record<string, Json>): Outcome {
 
 /** claim, renew, release, resolve, signal (SPEC "External tasks"). */
 export const externalTaskHandlers: ActionHandlers = {
+  listExternalTasks: async ({ query }, services) => ({
+    body: await listWaitingTasks(services.db, services.clock.now(), process.env, query),
+  }),
   claimExternalTasks: mapped(async (request, services) => {
     const body = request.body;
     const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
