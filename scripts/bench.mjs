@@ -5,6 +5,8 @@
 //   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--tree DEPTH] [--external N] [--api N]
 //                          [--warmup N] [--max-concurrent N] [--poll MS] [--external-workers K] [--api-clients C]
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
+//                          [--validate N,N,…|none]   (POST /definitions/validate of chained definitions of N tasks;
+//                                                     default 1000,10000,max — max is the server's task limit)
 //
 // BENCH_DATABASE_URL=postgres://… uses that server instead of starting one (each run creates
 // and drops its own database there). BENCH_SERVER_LOG=<file> keeps the servers' JSON logs,
@@ -48,6 +50,14 @@ const MAX_CONCURRENT = flag("--max-concurrent", 400);
 const MODE = args.includes("--tick") ? "tick" : "pump";
 const POLL_MS = flag("--poll", 100);
 const BASELINE_N = 2000;
+// The server's default task limit (DEFAULT_DEFINITION_LIMITS.maxTasks, docs/limits.md).
+const MAX_TASKS = 10_000;
+const VALIDATE_SIZES = (() => {
+  const i = args.indexOf("--validate");
+  const spec = i >= 0 ? args[i + 1] : "1000,10000,max";
+  if (spec === "none") return [];
+  return [...new Set(spec.split(",").map((x) => (x === "max" ? MAX_TASKS : Number(x))))].filter((n) => n > 0);
+})();
 
 const cleanups = [];
 async function cleanup() {
@@ -363,6 +373,43 @@ async function apiRun(base, process, n) {
   return { seconds, post: stats(post), get: stats(get), requestsPerSecond: (post.length + get.length) / seconds };
 }
 
+/**
+ * A definition of n chained fetch tasks: each interpolates the previous output into its URL,
+ * sends it in its body, exports a counter, retries and routes errors — every checker analysis
+ * (typing, output flow, patterns, reachability) has work at every task.
+ */
+function chainedDefinition(n) {
+  const tasks = Array.from({ length: n }, (_, i) => ({
+    id: `t${i}`,
+    action: {
+      type: "fetch",
+      url: `https://svc.example.com/step/${i}?prev=\${outputs.t${Math.max(0, i - 1)}.n ?? 0}`,
+      body: { i, prev: i > 0 ? `$: outputs.t${i - 1}` : null },
+    },
+    output: { n: i > 0 ? `$: outputs.t${i - 1}.n + 1` : 0 },
+    on_error: [{ code: ["pre.%", "http.5%"], retry: 2 }, ...(i + 1 < n ? [{ code: "http.4%", goto: `$t${n - 1}` }] : [])],
+  }));
+  return { name: `bench_validate_${n}`, tasks, output: { last: `$: outputs.t${n - 1}.n` } };
+}
+
+/** POST /definitions/validate of one chained definition per size: wall time and the server's CPU time. */
+async function validateRun(base, sizes, serverPid) {
+  // Warm-up (not measured): the checker's code is compiled before the first timed request.
+  await call(base, "POST", "/api/definitions/validate", [chainedDefinition(200)]);
+  const out = [];
+  for (const n of sizes) {
+    const body = [chainedDefinition(n)];
+    const bytes = JSON.stringify(body).length;
+    const cpu0 = cpuSeconds([serverPid]);
+    const t0 = performance.now();
+    const [result] = await call(base, "POST", "/api/definitions/validate", body);
+    const ms = performance.now() - t0;
+    if (Object.keys(result.tasks).length !== n) throw new Error(`validate of ${n} tasks answered ${Object.keys(result.tasks).length}`);
+    out.push({ n, bytes, ms, cpuMs: (cpuSeconds([serverPid]) - cpu0) * 1000 });
+  }
+  return out;
+}
+
 async function commitCount(sql) {
   const [{ n }] = await sql`select xact_commit::bigint as n from pg_stat_database where datname = current_database()`;
   return Number(n);
@@ -405,7 +452,7 @@ async function main() {
     input_schema: { type: "object", properties: {} },
     tasks: [{ id: "first", output: { step: 1 } }, { id: "second", output: "$: outputs.first.step + 1" }],
   };
-  // The upstream's answer; declared so the tasks may read into self.result (LANGUAGE §6).
+  // The upstream's answer; declared so the tasks may read into self.result (docs/language.md#schemas).
   const counted = { type: "object", properties: { ok: { type: "boolean" }, n: { type: "integer" } }, required: ["ok", "n"] };
   const fetchDef = {
     name: "bench_fetch",
@@ -498,6 +545,11 @@ async function main() {
     log(`api: ${API_N} × (POST /instances + GET /instances/{id}) from ${API_CLIENTS} concurrent clients`);
     apiResult = await apiRun(api.url, "bench_api", API_N);
   }
+  let validateResult = [];
+  if (VALIDATE_SIZES.length > 0) {
+    log(`validate: POST /definitions/validate of chained definitions of ${VALIDATE_SIZES.join(", ")} tasks`);
+    validateResult = await validateRun(api.url, VALIDATE_SIZES, api.pid);
+  }
   const messages = api.messages;
   await cleanup();
 
@@ -528,6 +580,11 @@ async function main() {
         `${line("POST /instances", apiResult.post)}; ${line("GET /instances/{id}", apiResult.get)}`,
     );
   }
+  for (const v of validateResult)
+    console.log(
+      `validate ${String(v.n).padStart(7)} tasks${v.n === MAX_TASKS ? " (the maximum)" : ""}: ${v.ms.toFixed(0)} ms for the request ` +
+        `(${(v.bytes / 1024).toFixed(0)} KiB), server CPU ${v.cpuMs.toFixed(0)} ms`,
+    );
   for (const [message, count] of messages) console.log(`server log: ${count} × ${message}`);
 }
 

@@ -103,7 +103,10 @@ const program = new Command("baton-api")
     integer("--db-ping-timeout", 10),
     DEFAULT_CONFIG.dbTimeouts.pingTimeoutMs,
   )
-  .showHelpAfterError()
+  // One line for a bad flag, like every other start-up failure (README promises it).
+  .configureOutput({
+    outputError: (text, write) => write(`baton-api: ${text.replace(/^error: /, "").trimEnd()} (see --help)\n`),
+  })
   .action(async (opts) => {
     if (!isLogLevel(opts.logLevel))
       fatal(`--log-level must be one of debug, info, warn, error (got "${opts.logLevel}")`);

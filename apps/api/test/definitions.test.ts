@@ -195,6 +195,10 @@ describe("channels", () => {
       to: "production",
       promoted: [{ name: "orders", version: 2, previous: 1 }],
     });
+    const fresh = await api.post("/api/channels/promote", { from: "staging", to: "fresh-channel" });
+    expect(fresh.body.promoted, "0 for none, as PUT /definitions/batch reports it").toEqual([
+      { name: "orders", version: 2, previous: 0 },
+    ]);
     expect((await api.post("/api/channels/promote", { from: "ghost", to: "production" })).status).toBe(404);
   });
 
@@ -260,7 +264,7 @@ describe("validate", () => {
 });
 
 describe("service endpoints", () => {
-  it("answers /healthz with the SPEC fields", async () => {
+  it("answers /healthz with the documented fields", async () => {
     const res = await api.get("/healthz");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -270,6 +274,9 @@ describe("service endpoints", () => {
     });
     expect(typeof res.body.worker_id).toBe("string");
     expect(typeof res.body.lease_age_ms).toBe("number");
+    const alias = await api.get("/api/healthz");
+    expect(alias.status, "the /api alias a generated client calls").toBe(200);
+    expect(Object.keys(alias.body).sort()).toEqual(Object.keys(res.body).sort());
   });
 
   it("serves the OpenAPI document and the docs explorer without CORS headers", async () => {
@@ -281,6 +288,9 @@ describe("service endpoints", () => {
     const page = await api.get("/public/docs");
     expect(page.status).toBe(200);
     expect(page.text).toContain("swagger-ui-bundle.js");
+    const slashed = await api.get("/public/docs/");
+    expect(slashed.status, "the trailing slash serves the same page").toBe(200);
+    expect(slashed.text).toBe(page.text);
     const asset = await api.get("/public/docs/assets/swagger-ui-bundle.js");
     expect(asset.status, "the explorer must be served from the installed package, not a CDN").toBe(200);
   });

@@ -1,7 +1,7 @@
 import { client, json, startServer, startUpstream, type TestServer, type Upstream } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// LANGUAGE §1: config values marked `secret: true` are redacted ("***") in logs and API views.
+// docs/language.md#secrets: config values marked `secret: true` are redacted ("***") in logs and API views.
 // The real server reads the secret from its environment; the upstream sees the real value.
 
 const SECRET = "s3cr3t-value";

@@ -48,6 +48,16 @@ describe("baton-api command line", () => {
     expect(poll.code).not.toBe(0);
   });
 
+  it("answers an unknown flag or a malformed number with one line on stderr, not the help text", async () => {
+    for (const args of [["--bogus"], ["--poll", "x"], ["tokens", "create", "--perms", "admin"]]) {
+      const r = await runApi([...args, "--data-dir", "memory://"]);
+      expect(r.code, args.join(" ")).toBe(1);
+      const lines = r.stderr.trim().split("\n");
+      expect(lines, r.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(/^baton-api: .+ \(see --help\)$/);
+    }
+  });
+
   it("exits non-zero with one line when the port is taken", async () => {
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));

@@ -38,13 +38,17 @@ export function reportError(error: unknown, server?: string): ErrorReport {
   if (error instanceof ApiError) {
     // A multi-line message is kept as one error: with field problems its details are those
     // problems (listed below), otherwise its further lines are indented under the first.
-    const [first, ...rest] = error.message.split("\n").filter((line) => line.trim() !== "");
-    const lines = [`error: ${error.code}: ${first ?? ""}`];
-    if (!error.fields?.length) lines.push(...rest.map((line) => `  ${line}`));
-    for (const field of error.fields ?? []) {
+    const [first = "", ...rest] = error.message.split("\n").filter((line) => line.trim() !== "");
+    const fieldLines = (error.fields ?? []).map((field) => {
       const path = formatFieldPath(field.path);
-      lines.push(`  ${path ? `${path}: ` : ""}${field.message}`);
-    }
+      return `${path ? `${path}: ` : ""}${field.message}`;
+    });
+    // A server message may end with its first field problem ("…: input.who: required …"),
+    // which is listed below anyway: each fact is printed once.
+    const repeated = fieldLines.find((line) => first.endsWith(`: ${line}`));
+    const lines = [`error: ${error.code}: ${repeated ? first.slice(0, -(repeated.length + 2)) : first}`];
+    if (!error.fields?.length) lines.push(...rest.map((line) => `  ${line}`));
+    lines.push(...fieldLines.map((line) => `  ${line}`));
     return { lines, exitCode: exitCodeForStatus(error.status) };
   }
   if (error instanceof ConnectionError) {

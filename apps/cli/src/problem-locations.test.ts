@@ -35,6 +35,13 @@ describe("locateProblem", () => {
     );
   });
 
+  it("names the task once when the server's message opens with it", () => {
+    const problem = locateProblem(loaded, { path: "[1].tasks[1]", message: 'task "charge": unknown field "x"' }, true);
+    expect(formatLocatedProblem(problem)).toBe(
+      'b.yaml (document 2), process b, task charge, field tasks[1]: unknown field "x"',
+    );
+  });
+
   it("understands the batch body's definitions[...] prefix and JSON pointers", () => {
     expect(locateProblem(loaded, { path: "definitions[0].tasks[0].id", message: "m" }, true)).toMatchObject({
       source: "a.yaml",

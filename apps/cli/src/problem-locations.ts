@@ -81,5 +81,13 @@ export function formatLocatedProblem(problem: LocatedProblem): string {
   if (problem.process) parts.push(`process ${problem.process}`);
   if (problem.task) parts.push(`task ${problem.task}`);
   if (problem.field) parts.push(`field ${problem.field}`);
-  return `${parts.length > 0 ? `${parts.join(", ")}: ` : ""}${problem.message}`;
+  // The server's message may open with the task it is about; the location above names it already.
+  const message = problem.task
+    ? withoutPrefix(problem.message, `task ${JSON.stringify(problem.task)}: `)
+    : problem.message;
+  return `${parts.length > 0 ? `${parts.join(", ")}: ` : ""}${message}`;
+}
+
+function withoutPrefix(text: string, prefix: string): string {
+  return text.startsWith(prefix) ? text.slice(prefix.length) : text;
 }

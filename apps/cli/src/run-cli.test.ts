@@ -339,9 +339,7 @@ describe("run", () => {
         .fetch,
     });
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toBe(
-      'started i-1 (orders v2)\nerror: instance i-1 failed at task charge: http.500: task "charge": http.500: boom\n',
-    );
+    expect(failed.stderr).toBe("started i-1 (orders v2)\nerror: instance i-1 failed at task charge: http.500: boom\n");
     const cancelled = await runInProcess(["run", "orders", "--wait", "--json"], {
       fetch: engine([{ status: "cancelled" }]).fetch,
     });

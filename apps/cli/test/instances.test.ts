@@ -114,7 +114,8 @@ describe("run", () => {
   it("refuses bad input with the server's reason, and an unknown process with exit 4", async () => {
     const invalid = await cli(["run", "greet", "--input", '{"who": 7}']);
     expect(invalid.code).toBe(1);
-    expect(invalid.stderr).toMatch(/^error: invalid: .*who/);
+    expect(invalid.stderr).toMatch(/^error: invalid: the input does not match[^\n]*\n {2}input\.who: [^\n]+\n$/);
+    expect(invalid.stderr.split("input.who").length, "the field problem is printed once").toBe(2);
     const unknown = await cli(["run", "nope"]);
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toMatch(/^error: not_found: /);
@@ -144,7 +145,7 @@ describe("instances, get and logs", () => {
     expect(table.stderr).toMatch(/more not shown; use --all/);
   });
 
-  it("sends every SPEC filter in a form the server accepts", async () => {
+  it("sends every documented filter in a form the server accepts", async () => {
     const args = [
       "instances",
       "--status",

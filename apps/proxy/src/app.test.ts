@@ -152,7 +152,12 @@ describe("POST /auth/login", () => {
 
   it("answers 404 when password login is not configured", async () => {
     const app = createProxyApp({ config: null, server: upstream.url, uiDir: "/nonexistent", log: quiet });
-    expect((await app.request("/auth/login", { method: "POST", body: "{}" })).status).toBe(404);
+    const res = await app.request("/auth/login", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(res.status).toBe(404);
   });
 });
 
@@ -160,7 +165,7 @@ describe("POST /auth/logout", () => {
   it("clears the cookie and refuses the old one afterwards", async () => {
     const app = loginApp();
     const cookie = cookieOf(await signIn(app));
-    const res = await app.request("/auth/logout", { method: "POST", headers: { cookie } });
+    const res = await app.request("/auth/logout", { method: "POST", headers: { cookie, origin: "http://localhost" } });
     expect(res.headers.get("set-cookie")).toMatch(/^baton_session=; Max-Age=0; Path=\/; HttpOnly; SameSite=Lax/);
     expect(((await res.json()) as any).signed_in).toBe(false);
     expect(((await (await app.request("/auth/session", { headers: { cookie } })).json()) as any).signed_in).toBe(false);

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { apiForwarding } from "./api-forwarding.js";
 import { authRoutes } from "./auth-routes.js";
+import { crossOriginGuard } from "./cross-origin-guard.js";
 import type { ProxyConfig } from "./config.js";
 import type { Logger } from "@baton/log";
 import { apiError } from "./responses.js";
@@ -23,6 +24,8 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   const now = options.now ?? Date.now;
   const signIn = createSignIn(config, { log, now });
   const app = new Hono();
+  // Before every route: a forged cross-origin request must not reach sign-in or the API.
+  app.use("*", crossOriginGuard(config?.redirectUrl));
 
   const settings: Parameters<typeof authRoutes>[1] = { now, log };
   if (config?.secureCookie !== undefined) settings.secureCookie = config.secureCookie;

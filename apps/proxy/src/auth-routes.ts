@@ -2,7 +2,9 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { CookieOptions } from "hono/utils/cookie";
+import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Logger } from "@baton/log";
+import { BcryptBusy } from "./bcrypt-worker.js";
 import type { Oidc, OidcTransaction } from "./oidc.js";
 import { SignInError } from "./oidc.js";
 import { callbackUrl, requestScheme, safeReturnPath } from "./request-origin.js";
@@ -13,6 +15,21 @@ import { SESSION_COOKIE } from "./sessions.js";
 import type { SignIn } from "./sign-in.js";
 
 export const OIDC_COOKIE = "baton_oidc";
+
+/** The peer address of the connection (behind a load balancer, the balancer's: docs/proxy.md "Failed sign-ins"). */
+function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown"; // app.request() in unit tests has no socket
+  }
+}
+
+function throttledSentence(reason: "account" | "address" | "concurrent", seconds: number): string {
+  if (reason === "concurrent") return "another sign-in from your address is still being checked; try again in a second";
+  const whose = reason === "account" ? "for this email" : "from your address";
+  return `too many failed sign-ins ${whose}; try again in ${seconds} s (each further failure doubles the wait, up to password_throttle.max_delay)`;
+}
 const OIDC_COOKIE_PATH = "/auth/callback";
 const OIDC_TRANSACTION_MS = 10 * 60_000;
 const OIDC_PURPOSE = "oidc";
@@ -76,12 +93,34 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
         400,
       );
     }
-    const entry = await signIn.checkPassword(email, password);
+    const address = clientAddress(c);
+    const admitted = signIn.throttle.admit(email, address);
+    if (!admitted.ok) {
+      const seconds = Math.max(1, Math.ceil(admitted.retryAfterMs / 1000));
+      settings.log.info("sign-in throttled", { via: "password", reason: admitted.reason, address });
+      c.header("retry-after", String(seconds));
+      return c.json(apiError("unavailable", throttledSentence(admitted.reason, seconds)), 429);
+    }
+    let entry: Awaited<ReturnType<typeof signIn.checkPassword>>;
+    try {
+      entry = await signIn.checkPassword(email, password);
+    } catch (error) {
+      if (!(error instanceof BcryptBusy)) throw error;
+      c.header("retry-after", "1");
+      return c.json(
+        apiError("unavailable", "too many sign-ins are being checked right now; try again in a second"),
+        503,
+      );
+    } finally {
+      admitted.release();
+    }
     if (!entry) {
+      signIn.throttle.failed(email, address);
       // No email in the log: people type passwords into the email field.
-      settings.log.info("sign-in refused", { via: "password", reason: "wrong email or password" });
+      settings.log.info("sign-in refused", { via: "password", reason: "wrong email or password", address });
       return c.json(apiError("unauthenticated", "wrong email or password"), 401);
     }
+    signIn.throttle.succeeded(email);
     const who = await startSession(c, { subject: entry.email, groups: entry.groups, via: "password" });
     return c.json(sessionView(signIn, who));
   });

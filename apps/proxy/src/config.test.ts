@@ -102,6 +102,7 @@ users:
       token: { issuer: "proxy", audience: "api", secret: SECRET, ttlMs: 30_000 },
       roles: { ops: ["read", "operate"], "*": ["read"] },
       users: { "ann@example.com": ["admin"] },
+      passwordThrottle: { accountFailures: 5, addressFailures: 20, maxDelayMs: 900_000 },
     });
   });
 
@@ -172,7 +173,7 @@ describe("parseConfig refusals", () => {
 
   it("refuses unknown fields at the top and inside sections, naming the path and the allowed names", () => {
     expect(refusal("server: http://a\nsesion_ttl: 1h\n").issues).toEqual([
-      "sesion_ttl: unknown field; expected one of server, listen, login, redirect_url, roles, secure_cookie, session_ttl, token, users",
+      "sesion_ttl: unknown field; expected one of server, listen, login, password_throttle, redirect_url, roles, secure_cookie, session_ttl, token, users",
     ]);
     expect(refusal(withLogin(`token: { secret: "${SECRET}", ttls: 1m }`)).issues).toEqual([
       "token.ttls: unknown field; expected one of audience, issuer, secret, secret_file, ttl",
@@ -315,5 +316,32 @@ describe("loadConfigFile", () => {
     expect(() => loadConfigFile("/nonexistent/proxy.yaml")).toThrow(
       "config /nonexistent/proxy.yaml: cannot read the file (no such file)",
     );
+  });
+});
+
+describe("password_throttle", () => {
+  it("defaults to 5 failures per account, 20 per address, up to 15 minutes, and reads overrides", () => {
+    expect(parseConfig("server: http://a").passwordThrottle).toEqual({
+      accountFailures: 5,
+      addressFailures: 20,
+      maxDelayMs: 15 * 60_000,
+    });
+    expect(
+      parseConfig("server: http://a\npassword_throttle: { account_failures: 3, address_failures: 50, max_delay: 1h }")
+        .passwordThrottle,
+    ).toEqual({ accountFailures: 3, addressFailures: 50, maxDelayMs: 3_600_000 });
+  });
+
+  it("refuses unknown fields, counts that are not whole numbers from 1 to 1000, and bad durations", () => {
+    expect(
+      refusal(
+        "server: http://a\npassword_throttle: { account_failures: 0, address_failures: x, max_delay: 5, tries: 1 }",
+      ).issues,
+    ).toEqual([
+      expect.stringContaining("password_throttle.tries: unknown field"),
+      "password_throttle.account_failures: must be a whole number from 1 to 1000 (got 0)",
+      'password_throttle.address_failures: must be a whole number from 1 to 1000 (got "x")',
+      "password_throttle.max_delay: a number is not a duration; expected e.g. 12h, 90m, 1h30m, 30s",
+    ]);
   });
 });

@@ -60,7 +60,21 @@ export interface ProxyConfig {
   secureCookie?: boolean;
   sessionTtlMs: number;
   token: TokenConfig | null;
+  /** `password_throttle`, defaults filled in (login-throttle.ts). */
+  passwordThrottle: PasswordThrottleConfig;
 }
+
+export interface PasswordThrottleConfig {
+  accountFailures: number;
+  addressFailures: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_PASSWORD_THROTTLE: PasswordThrottleConfig = {
+  accountFailures: 5,
+  addressFailures: 20,
+  maxDelayMs: 15 * 60_000,
+};
 
 /** Every problem found in a config file; `message` is one line naming the file and each field path. */
 export class ConfigError extends Error {
@@ -102,6 +116,7 @@ export function parseConfig(
     "server",
     "listen",
     "login",
+    "password_throttle",
     "redirect_url",
     "roles",
     "secure_cookie",
@@ -122,6 +137,7 @@ export function parseConfig(
   const redirectUrl = v.url(root.redirect_url, "redirect_url", false);
   const secureCookie = v.boolean(root.secure_cookie, "secure_cookie");
   const sessionTtlMs = v.duration(root.session_ttl, "session_ttl") ?? DEFAULT_SESSION_TTL_MS;
+  const passwordThrottle = readPasswordThrottle(v, root.password_throttle);
   const roles = v.permissionMap(root.roles, "roles");
   const users = v.permissionMap(root.users, "users");
   const loginSection = readLogin(v, root.login);
@@ -141,11 +157,33 @@ export function parseConfig(
     users,
     sessionTtlMs,
     token: hasLogin ? token : null,
+    passwordThrottle,
   };
   if (listen !== undefined) config.listen = listen;
   if (redirectUrl !== undefined) config.redirectUrl = redirectUrl;
   if (secureCookie !== undefined) config.secureCookie = secureCookie;
   return config;
+}
+
+function readPasswordThrottle(v: Validator, value: unknown): PasswordThrottleConfig {
+  const result = { ...DEFAULT_PASSWORD_THROTTLE };
+  if (value === undefined || value === null) return result;
+  const o = v.object(value, "password_throttle");
+  if (!o) return result;
+  v.keys(o, "password_throttle", ["account_failures", "address_failures", "max_delay"]);
+  for (const [field, key] of [
+    ["account_failures", "accountFailures"],
+    ["address_failures", "addressFailures"],
+  ] as const) {
+    const n = o[field];
+    if (n === undefined) continue;
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 1000)
+      v.issue(`password_throttle.${field}`, `must be a whole number from 1 to 1000 (got ${JSON.stringify(n)})`);
+    else result[key] = n;
+  }
+  const delay = v.duration(o.max_delay, "password_throttle.max_delay");
+  if (delay !== undefined) result.maxDelayMs = delay;
+  return result;
 }
 
 function readLogin(v: Validator, value: unknown): LoginConfig | null {

@@ -2,14 +2,17 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { loadConfigFile, type ProxyConfig } from "./config.js";
-import { type ListenAddress, parseListenAddress } from "./listen-address.js";
+import { isLoopbackHost, type ListenAddress, parseListenAddress } from "./listen-address.js";
 import { createLogger, isLogLevel } from "@baton/log";
 import { type RunningProxy, startProxy } from "./server.js";
 import { defaultUiDir } from "./static-ui.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
 
+/** With a login configured: all interfaces (the proxy is what people reach). */
 export const DEFAULT_LISTEN = ":8448";
+/** Without a login the proxy forwards anyone's requests as they are, so it stays on this machine by default. */
+export const DEFAULT_LISTEN_NO_LOGIN = "127.0.0.1:8448";
 export const DEFAULT_SERVER = "http://127.0.0.1:8449";
 
 const program = new Command("baton-proxy")
@@ -21,7 +24,7 @@ const program = new Command("baton-proxy")
   )
   .option(
     "--http <addr>",
-    `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN})`,
+    `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN} with a login, ${DEFAULT_LISTEN_NO_LOGIN} without)`,
   )
   .option("--server <url>", `the API to proxy to when no config is given (env BATON_SERVER; default ${DEFAULT_SERVER})`)
   // One line for a bad flag, like every other start-up failure.
@@ -35,10 +38,11 @@ const program = new Command("baton-proxy")
     let server: string;
     try {
       if (configPath) config = loadConfigFile(configPath);
+      const fallback = config?.login ? DEFAULT_LISTEN : DEFAULT_LISTEN_NO_LOGIN;
       listen =
         opts.http !== undefined
           ? parseListenAddress(opts.http, "--http")
-          : parseListenAddress(config?.listen ?? DEFAULT_LISTEN, config?.listen ? "listen" : "--http");
+          : parseListenAddress(config?.listen ?? fallback, config?.listen ? "listen" : "--http");
       server = config ? config.server : checkServerUrl(opts.server ?? (process.env.BATON_SERVER || DEFAULT_SERVER));
     } catch (error) {
       return fatal((error as Error).message);
@@ -49,7 +53,6 @@ const program = new Command("baton-proxy")
     const log = createLogger(level);
     if (config && opts.server !== undefined)
       log.warn("--server is ignored: the config's server is used", { server: config.server });
-    if (!config) log.warn("no config: no login, requests are forwarded as they arrive (local development)", { server });
     let proxy: RunningProxy | undefined;
     let stopping = false;
     const stop = (signal: string) => {
@@ -74,6 +77,15 @@ const program = new Command("baton-proxy")
       if (e.code === "EADDRINUSE") return fatal(`cannot listen on ${where}: the address is already in use`);
       if (e.code === "EACCES") return fatal(`cannot listen on ${where}: permission denied`);
       return fatal(`cannot start: ${e.message}`);
+    }
+    if (!config?.login) {
+      if (isLoopbackHost(listen.host))
+        log.warn("no login: requests are forwarded as they arrive (local development)", { server });
+      else
+        log.warn(
+          `no login while listening on ${proxy.bind}: anyone who can reach this address uses ${server} through this proxy with whatever it allows (every endpoint, tokens included, when it runs --auth none); give a config with login, or listen on 127.0.0.1`,
+          { server, bind: proxy.bind },
+        );
     }
     if (stopping) {
       await proxy.close();

@@ -1,4 +1,4 @@
-/** The permission names the API knows (SPEC "Authentication"); a flat set, `admin` admits everything. */
+/** The permission names the API knows (docs/auth.md "Permissions"); a flat set, `admin` admits everything. */
 export const PERMISSIONS = ["worker", "read", "operate", "deploy", "admin"] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

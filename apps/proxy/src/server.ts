@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createProxyApp } from "./app.js";
 import type { ProxyConfig } from "./config.js";
-import { formatListenUrl, type ListenAddress } from "./listen-address.js";
+import { formatBindAddress, formatListenUrl, type ListenAddress } from "./listen-address.js";
 import type { Logger } from "@baton/log";
 
 export interface StartOptions {
@@ -16,6 +16,8 @@ export interface StartOptions {
 
 export interface RunningProxy {
   url: string;
+  /** The address really bound, `0.0.0.0:8448` (formatBindAddress). */
+  bind: string;
   /** Stop accepting, finish requests in flight (open ones are cut after 10 s). Idempotent. */
   close(): Promise<void>;
 }
@@ -33,8 +35,11 @@ export async function startProxy(options: StartOptions): Promise<RunningProxy> {
     server = s;
   });
   const url = formatListenUrl(options.listen.host, address.port);
+  const bind = formatBindAddress(options.listen.host, address.port);
+  // `url` stays right after `msg`: spawnListening (testkit) reads it. `bind` is what is really bound.
   log.info("listening", {
     url,
+    bind,
     server: options.server,
     login: config?.login
       ? { passwords: config.login.passwords.length, providers: config.login.providers.map((p) => p.id) }
@@ -44,6 +49,7 @@ export async function startProxy(options: StartOptions): Promise<RunningProxy> {
   let closing: Promise<void> | undefined;
   return {
     url,
+    bind,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         const s = server as unknown as import("node:http").Server;

@@ -2,6 +2,7 @@ import type { PasswordEntry, ProviderConfig, ProxyConfig } from "./config.js";
 import { deriveKeys } from "./keys.js";
 import type { Logger } from "@baton/log";
 import { createOidc, type Oidc } from "./oidc.js";
+import { createLoginThrottle, DEFAULT_THROTTLE, type LoginThrottle } from "./login-throttle.js";
 import { createPasswordCheck, type PasswordCheck } from "./password-login.js";
 import { permissionsFor } from "./permissions.js";
 import { createSessions, type Session } from "./sessions.js";
@@ -19,6 +20,8 @@ export interface SignIn {
   providers: ReadonlyMap<string, ProviderConfig>;
   passwordLogin: boolean;
   checkPassword: PasswordCheck;
+  /** Failed password sign-ins per account and per client address (docs/proxy.md "Failed sign-ins"). */
+  throttle: LoginThrottle;
   oidc: Oidc;
   /** Encrypts the session and OIDC-transaction cookies. */
   cookieKey: Uint8Array;
@@ -64,6 +67,14 @@ export function createSignIn(config: ProxyConfig | null, deps: { log: Logger; no
     providers,
     passwordLogin: login.passwords.length > 0,
     checkPassword: createPasswordCheck(login.passwords),
+    throttle: createLoginThrottle(
+      {
+        ...DEFAULT_THROTTLE,
+        account: { free: config.passwordThrottle.accountFailures, maxDelayMs: config.passwordThrottle.maxDelayMs },
+        address: { free: config.passwordThrottle.addressFailures, maxDelayMs: config.passwordThrottle.maxDelayMs },
+      },
+      now,
+    ),
     oidc: createOidc(deps.log),
     cookieKey: keys.cookieKey,
     sessionTtlMs: config.sessionTtlMs,

@@ -87,6 +87,50 @@ describe("baton-proxy start-up", () => {
   });
 });
 
+/** The process's stderr once it contains `text` (lines logged just after `listening` arrive a moment later). */
+async function stderrWith(proxy: ProxyProcess, text: string): Promise<string> {
+  for (let i = 0; i < 100 && !proxy.stderr().includes(text); i++) await new Promise((r) => setTimeout(r, 50));
+  return proxy.stderr();
+}
+
+describe("where baton-proxy listens without a login", () => {
+  it("binds loopback by default: 127.0.0.1:8448", async () => {
+    // Port 8448 may be taken on a shared machine: refusing it names the address tried, which is as telling.
+    const child = await startProxy(["--server", "http://127.0.0.1:1"], {}, { useConfigListen: true }).catch(
+      (error: Error) => error,
+    );
+    if (child instanceof Error) {
+      expect(child.message).toContain("baton-proxy: cannot listen on 127.0.0.1:8448: the address is already in use");
+      return;
+    }
+    try {
+      expect(child.stderr()).toContain('"msg":"listening","url":"http://127.0.0.1:8448","bind":"127.0.0.1:8448"');
+      const line = '"msg":"no login: requests are forwarded as they arrive (local development)"';
+      expect(await stderrWith(child, line)).toContain(line);
+    } finally {
+      await child.stop();
+    }
+  });
+
+  it("binds all interfaces only when --http says so, logs that real address and warns", async () => {
+    const proxy = await startProxy(["--server", "http://127.0.0.1:1", "--http", ":0"]);
+    try {
+      const port = new URL(proxy.url).port;
+      expect(proxy.stderr()).toContain(`"bind":"0.0.0.0:${port}"`);
+      const warning = `"level":"warn","msg":"no login while listening on 0.0.0.0:${port}: anyone who can reach this address uses http://127.0.0.1:1 through this proxy with whatever it allows (every endpoint, tokens included, when it runs --auth none); give a config with login, or listen on 127.0.0.1"`;
+      expect(await stderrWith(proxy, warning)).toContain(warning);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it("does not warn on an explicit loopback address", async () => {
+    const proxy = await startProxy(["--server", "http://127.0.0.1:1", "--http", "127.0.0.1:0"]);
+    expect(await stderrWith(proxy, "no login: requests are forwarded")).not.toContain("no login while listening");
+    await proxy.stop();
+  });
+});
+
 describe("baton-proxy shutdown", () => {
   it("exits 0 on SIGINT, logging that it shuts down", async () => {
     const proxy = await startProxy(["--server", "http://127.0.0.1:1"]);

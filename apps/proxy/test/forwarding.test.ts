@@ -44,7 +44,7 @@ describe("with login", () => {
       "POST",
       "/api/instances?limit=3",
       { a: 1 },
-      { cookie: `${session}; other=1`, authorization: "Bearer svc_sk_mine" },
+      { cookie: `${session}; other=1`, authorization: "Bearer svc_sk_mine", "x-baton-request": "1" },
     );
     expect(res.body).toEqual({ method: "POST", path: "/api/instances?limit=3", body: '{"a":1}' });
     const seen = upstream.requests.at(-1)!;

@@ -131,20 +131,20 @@ describe("OpenID Connect sign-in", () => {
     expect(callback.headers.get("location")).toBe("/instances?status=failed");
     expect(op.tokenExchanges.at(-1)).toEqual({ pkceVerified: true, ok: true });
     const cookie = cookiePair(callback, "baton_session");
-    const session = await client(proxy.url, { cookie }).get("/auth/session");
+    const session = await client(proxy.url, { cookie, origin: proxy.url }).get("/auth/session");
     expect(session.body).toMatchObject({
       signed_in: true,
       subject: "carol@example.com",
       permissions: ["deploy", "read", "operate"],
     });
-    const list = await client(proxy.url, { cookie }).get("/api/instances");
+    const list = await client(proxy.url, { cookie, origin: proxy.url }).get("/api/instances");
     expect(list.status, list.text).toBe(200);
-    const deploy = await client(proxy.url, { cookie }).put("/api/definitions", {
+    const deploy = await client(proxy.url, { cookie, origin: proxy.url }).put("/api/definitions", {
       name: "by-carol",
       tasks: [{ id: "done", output: { x: 1 } }],
     });
     expect(deploy.status, deploy.text).toBe(200);
-    const defs = await client(proxy.url, { cookie }).get("/api/definitions");
+    const defs = await client(proxy.url, { cookie, origin: proxy.url }).get("/api/definitions");
     expect(defs.body.items.find((d: any) => d.name === "by-carol")).toMatchObject({ actor: "carol@example.com" });
   });
 
@@ -184,8 +184,8 @@ describe("OpenID Connect sign-in", () => {
     op.user = { sub: "u-dan", claims: { email: "dan@example.com", groups: ["visitors"] } };
     const { callback } = await signInFlow();
     const cookie = cookiePair(callback, "baton_session");
-    expect((await client(proxy.url, { cookie }).get("/auth/session")).body.permissions).toEqual([]);
-    expect((await client(proxy.url, { cookie }).get("/api/instances")).status).toBe(403);
+    expect((await client(proxy.url, { cookie, origin: proxy.url }).get("/auth/session")).body.permissions).toEqual([]);
+    expect((await client(proxy.url, { cookie, origin: proxy.url }).get("/api/instances")).status).toBe(403);
   });
 
   it("refuses a callback whose state does not match", async () => {
@@ -237,7 +237,7 @@ describe("OpenID Connect sign-in", () => {
     const { callback } = await signInFlow("/", "alt");
     expect(callback.status, "the id_token is signed with the key jwks_url serves").toBe(302);
     const cookie = cookiePair(callback, "baton_session");
-    expect((await client(proxy.url, { cookie }).get("/auth/session")).body).toMatchObject({
+    expect((await client(proxy.url, { cookie, origin: proxy.url }).get("/auth/session")).body).toMatchObject({
       subject: "u-carol",
       permissions: ["read", "operate"],
     });

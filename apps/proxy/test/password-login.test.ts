@@ -78,20 +78,20 @@ describe("password sign-in through the proxy to the real API", () => {
 
   it("lets a signed-in person list instances with the permissions of their groups", async () => {
     const cookie = await signIn(proxy.url, "ann@example.com", "ann-pw");
-    const session = await client(proxy.url, { cookie }).get("/auth/session");
+    const session = await client(proxy.url, { cookie, origin: proxy.url }).get("/auth/session");
     expect(session.body).toMatchObject({
       signed_in: true,
       subject: "ann@example.com",
       permissions: ["read", "operate"],
     });
-    const list = await client(proxy.url, { cookie }).get("/api/instances");
+    const list = await client(proxy.url, { cookie, origin: proxy.url }).get("/api/instances");
     expect(list.status, list.text).toBe(200);
     expect(list.body.items).toEqual([]);
   });
 
   it("gets the API's 403 for what those permissions do not cover", async () => {
     const cookie = await signIn(proxy.url, "ann@example.com", "ann-pw");
-    const res = await client(proxy.url, { cookie }).put("/api/definitions", {
+    const res = await client(proxy.url, { cookie, origin: proxy.url }).put("/api/definitions", {
       name: "nope",
       tasks: [{ id: "done", output: { x: 1 } }],
     });
@@ -104,14 +104,14 @@ describe("password sign-in through the proxy to the real API", () => {
 
   it("gives a user without read the API's 403 on GET /api/instances", async () => {
     const cookie = await signIn(proxy.url, "bob@example.com", "bob-pw");
-    const res = await client(proxy.url, { cookie }).get("/api/instances");
+    const res = await client(proxy.url, { cookie, origin: proxy.url }).get("/api/instances");
     expect(res.status).toBe(403);
     expect(res.body.code).toBe("forbidden");
   });
 
   it("records the signed-in person as the actor of a change", async () => {
     const cookie = await signIn(proxy.url, "ada@example.com", "ada-pw");
-    const api_ = client(proxy.url, { cookie });
+    const api_ = client(proxy.url, { cookie, origin: proxy.url });
     expect(
       (await api_.put("/api/definitions", { name: "by-ada", tasks: [{ id: "done", output: { x: 1 } }] })).status,
     ).toBe(200);
@@ -136,11 +136,11 @@ describe("password sign-in through the proxy to the real API", () => {
 
   it("answers 401 after logout, even for a copy of the old cookie", async () => {
     const cookie = await signIn(proxy.url, "ann@example.com", "ann-pw");
-    expect((await client(proxy.url, { cookie }).get("/api/instances")).status).toBe(200);
-    const out = await client(proxy.url, { cookie }).post("/auth/logout");
+    expect((await client(proxy.url, { cookie, origin: proxy.url }).get("/api/instances")).status).toBe(200);
+    const out = await client(proxy.url, { cookie, origin: proxy.url }).post("/auth/logout");
     expect(out.status).toBe(200);
     expect(out.headers.getSetCookie()[0]).toMatch(/^baton_session=; Max-Age=0/);
-    expect((await client(proxy.url, { cookie }).get("/api/instances")).status).toBe(401);
+    expect((await client(proxy.url, { cookie, origin: proxy.url }).get("/api/instances")).status).toBe(401);
   });
 
   it("refuses a tampered cookie", async () => {
@@ -179,5 +179,57 @@ describe("password sign-in through the proxy to the real API", () => {
     const log = proxy.stderr();
     expect(log).toContain('"msg":"signed in"');
     for (const secret of ["ann-pw", "bob-pw", SECRET, "svc_sk_", "eyJ"]) expect(log, secret).not.toContain(secret);
+  });
+});
+
+describe("password guessing through the proxy", () => {
+  it("refuses even the right password once an account's free failures are used, until the window passes", async () => {
+    const guarded = await startProxy([
+      "--config",
+      writeConfig("throttled.yaml", "password_throttle: { account_failures: 3, max_delay: 2s }"),
+    ]);
+    try {
+      const login = (password: string) =>
+        client(guarded.url).post("/auth/login", { email: "ann@example.com", password });
+      for (let i = 0; i < 4; i++) expect((await login(`guess-${i}`)).status).toBe(401);
+      const refused = await login("ann-pw");
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect(refused.body).toEqual({
+        code: "unavailable",
+        error:
+          "too many failed sign-ins for this email; try again in 1 s (each further failure doubles the wait, up to password_throttle.max_delay)",
+      });
+      // Another person is not affected.
+      expect(
+        (await client(guarded.url).post("/auth/login", { email: "bob@example.com", password: "bob-pw" })).status,
+      ).toBe(200);
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await login("ann-pw")).status, "the real user gets in after the window").toBe(200);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  it("answers a flood from one address mostly without bcrypt, and keeps answering others meanwhile", async () => {
+    const guarded = await startProxy(["--config", writeConfig("flood.yaml")]);
+    try {
+      const flood = Array.from({ length: 60 }, (_, i) =>
+        client(guarded.url).post("/auth/login", { email: `nobody${i}@example.com`, password: "x" }),
+      );
+      const session = await client(guarded.url).get("/auth/session");
+      expect(session.status).toBe(200);
+      const statuses = (await Promise.all(flood)).map((r) => r.status);
+      const checked = statuses.filter((s) => s === 401).length;
+      expect(
+        statuses.filter((s) => s !== 401 && s !== 429),
+        "only refusals",
+      ).toEqual([]);
+      // Two at a time per address, and 20 free failures before the address closes.
+      expect(checked).toBeLessThanOrEqual(22);
+      expect(statuses.filter((s) => s === 429).length).toBe(60 - checked);
+    } finally {
+      await guarded.stop();
+    }
   });
 });

@@ -19,7 +19,7 @@ export type ApiCode =
   | "unsupported"
   | "unavailable";
 
-/** The HTTP status of each ApiCode (DESIGN §4). */
+/** The HTTP status of each ApiCode (docs/api.md "Errors"). */
 export const API_CODE_STATUS: Record<ApiCode, number> = {
   invalid: 400,
   unauthenticated: 401,
@@ -35,9 +35,9 @@ export interface ActionSpec {
   /** operationId, camelCase, unique: e.g. "putDefinition". */
   name: string;
   method: HttpMethod;
-  /** OpenAPI path template. Relative to `/api` unless `root` is true. */
+  /** OpenAPI path template, relative to `/api`. */
   path: string;
-  /** Served at the server root (only `/healthz`). */
+  /** Also served at the server root, where probes expect it (only `/healthz`); `/api<path>` stays its documented address. */
   root?: boolean;
   /**
    * Beyond SPEC (docs/api.md "Extensions"): the OpenAPI document marks it `x-baton-extension`

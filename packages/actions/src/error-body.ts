@@ -1,7 +1,7 @@
 import type { ApiCode, JsonSchema } from "./action-spec.js";
 import { API_CODE_STATUS } from "./action-spec.js";
 
-/** The body of every error response (DESIGN §4). */
+/** The body of every error response (docs/api.md "Errors"). */
 export interface ErrorBody {
   code: ApiCode;
   /** A sentence a person can act on. */

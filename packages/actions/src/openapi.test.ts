@@ -29,16 +29,80 @@ describe("buildOpenApi", () => {
       expect(path.startsWith("/api"), `${path} must be relative to the server`).toBe(false);
   });
 
-  it("serves /healthz from the root, without credentials", () => {
-    expect(doc.paths["/healthz"].servers).toEqual([{ url: "/" }]);
+  it("describes /healthz at the /api base (its alias), so generated clients reach it, without credentials", () => {
+    for (const [path, item] of Object.entries(doc.paths) as Array<[string, Doc]>)
+      expect(item.servers, `${path}: generators ignore path-level servers`).toBeUndefined();
     const health = operationOf("health");
     expect(health.security).toEqual([]);
+    expect(health.description).toContain("/api/healthz");
+    expect(
+      health.description.match(/Needs no credential\./g),
+      "the permission sentence is added once, not repeated",
+    ).toHaveLength(1);
     expect(
       health.responses["503"].content["application/json"].schema,
       "503 carries the health body, not an ErrorBody",
-    ).toEqual(findAction("health").responses[503].schema);
+    ).toEqual({ $ref: "#/components/schemas/Health" });
     expect(health.responses["401"]).toBeUndefined();
-    expect(doc.paths["/instances"].servers, "only root paths override the server").toBeUndefined();
+  });
+
+  it("types every free-form object as an open map (generators give Record<string, unknown>, not Record<string, never>)", () => {
+    const bare: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) {
+        for (const [i, n] of node.entries()) walk(n, `${at}/${i}`);
+        return;
+      }
+      if (node === null || typeof node !== "object") return;
+      const s = node as Doc;
+      const types = Array.isArray(s.type) ? s.type : [s.type];
+      if (types.includes("object") && s.properties === undefined && s.additionalProperties === undefined) bare.push(at);
+      for (const [key, value] of Object.entries(s))
+        if (!["example", "examples", "default", "enum", "const"].includes(key)) walk(value, `${at}/${key}`);
+    };
+    walk(doc, "#");
+    expect(bare).toEqual([]);
+  });
+
+  it("names the main resources as component schemas and refers to them", () => {
+    const schemas = doc.components.schemas as Doc;
+    for (const name of [
+      "InstanceRow",
+      "InstanceStatusView",
+      "InstanceDetail",
+      "LogEntry",
+      "ExternalTask",
+      "LifecycleResponse",
+      "DefinitionSummary",
+      "ChannelEntry",
+      "Token",
+      "CreatedToken",
+      "ErrorBody",
+      "CompatReport",
+      "ProcessDefinition",
+    ])
+      expect(schemas[name], name).toBeDefined();
+    const detail = operationOf("getInstanceDetail").responses["200"].content["application/json"].schema;
+    expect(detail).toEqual({ $ref: "#/components/schemas/InstanceDetail" });
+    const put = operationOf("putDefinition").requestBody.content["application/json"].schema;
+    expect(put).toEqual({ $ref: "#/components/schemas/ProcessDefinition" });
+  });
+
+  it("documents output, error_code and error_message on the detail view", () => {
+    const detail = (doc.components.schemas as Doc).InstanceDetail;
+    for (const field of ["output", "error_code", "error_message"])
+      expect(detail.properties[field], field).toBeDefined();
+  });
+
+  it("documents 413 on every endpoint that reads a body", () => {
+    for (const spec of registry) {
+      const op = operationOf(spec.name);
+      const readsBody = spec.body !== undefined || spec.method !== "get";
+      expect(op.responses["413"] !== undefined, `${spec.method} ${spec.path}`).toBe(readsBody);
+    }
+    expect(operationOf("putDefinition").responses["413"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/ErrorBody",
+    });
   });
 
   it("contains every registry entry as an operation with its operationId and tag", () => {

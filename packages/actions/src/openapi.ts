@@ -1,5 +1,7 @@
 // The OpenAPI 3.1 document, generated from the registry. The base path `/api` is declared
-// once in `servers`; root entries (healthz) override it on their path item.
+// once in `servers`. Root entries (healthz) are served at the root and, as an alias, under
+// `/api` (docs/api.md "OpenAPI"): generators ignore path-level `servers`, so the document
+// describes the `/api` address and no path overrides the base.
 
 import type { ActionSpec, JsonSchema } from "./action-spec.js";
 import { API_CODE_STATUS } from "./action-spec.js";
@@ -16,6 +18,7 @@ const GENERIC_ERROR: Record<number, string> = {
   403: "The credential is valid but lacks a permission this endpoint requires.",
   404: "Not found.",
   409: "Conflict with the current state.",
+  413: "The request body is larger than the server's limit (`--max-body`).",
   500: "Internal error; the server logged the details.",
   501: "Not implemented on this server.",
   503: "Unavailable.",
@@ -71,6 +74,11 @@ function parameters(spec: ActionSpec): unknown[] {
   return out;
 }
 
+/** Whether the server reads a request body for this entry (and so may answer 413). */
+export function readsBody(spec: ActionSpec): boolean {
+  return spec.body !== undefined || spec.method === "post" || spec.method === "put" || spec.method === "delete";
+}
+
 function operation(spec: ActionSpec): Record<string, unknown> {
   const successStatuses = Object.keys(spec.responses).map(Number);
   const exampleStatus = spec.example?.status ?? successStatuses[0];
@@ -88,7 +96,13 @@ function operation(spec: ActionSpec): Record<string, unknown> {
       content: { [response.contentType ?? "application/json"]: media },
     };
   }
-  const errorStatuses = [...spec.errors, ...(spec.permissions === "public" ? [] : AUTH_STATUSES)].sort((a, b) => a - b);
+  const errorStatuses = [
+    ...new Set([
+      ...spec.errors,
+      ...(spec.permissions === "public" ? [] : AUTH_STATUSES),
+      ...(readsBody(spec) ? [413] : []),
+    ]),
+  ].sort((a, b) => a - b);
   for (const status of errorStatuses) {
     if (responses[status]) continue; // a declared response (healthz 503) describes that status itself
     responses[status] = errorResponse(status, spec.errorDescriptions?.[status] ?? GENERIC_ERROR[status] ?? "Error.");
@@ -125,7 +139,7 @@ function operation(spec: ActionSpec): Record<string, unknown> {
 const DESCRIPTION = [
   "The HTTP interface of Baton, a durable business-process orchestrator: register process definitions, point channels at versions, run and control instances, serve external-task workers, manage API tokens.",
   "",
-  "Every path is relative to `/api`, except the readiness probe `/healthz` at the server root. Bodies are JSON; numbers are exact (integers beyond 2^53 and long decimals survive unchanged).",
+  "Every path is relative to `/api`. The readiness probe lives at the server root, `/healthz`; it is also served at `/api/healthz`, the address this document gives it, so generated clients reach it with the same base URL. Bodies are JSON; numbers are exact (integers beyond 2^53 and long decimals survive unchanged).",
   "",
   "Authenticate with `Authorization: Bearer <credential>`: an `svc_sk_` API token or a JWT minted by the sign-in proxy. Each operation states the permissions that admit it; `admin` admits everything. A server started with `--auth none` reads no credential.",
   "",
@@ -135,7 +149,9 @@ const DESCRIPTION = [
     .map(([code, status]) => `${status} ${code}`)
     .join(", ")}.`,
   "",
-  "Lists are paginated: `limit` (1 to 100, default 20), `sort` and `order` from each endpoint's whitelist, and opaque cursors `after`/`before` taken from `page.next_cursor`/`page.previous_cursor`.",
+  "Lists are paginated: `limit` (default 20, cap 100: a larger value is clamped), `sort` and `order` from each endpoint's whitelist, and opaque cursors `after`/`before` taken from `page.next_cursor`/`page.previous_cursor`.",
+  "",
+  "The main resources are named schemas under `components.schemas` (`InstanceDetail`, `LogEntry`, `ExternalTask`, …). A free-form object (a definition, an input, state, log `data`, a schema carried as data) is an open map: `additionalProperties: {}`.",
 ].join("\n");
 
 /** The OpenAPI 3.1 document of every entry of `registry`. */
@@ -144,9 +160,17 @@ export function buildOpenApi(registry: readonly ActionSpec[]): OpenApiDocument {
   for (const spec of registry) {
     const item = (paths[spec.path] ??= {});
     if (item[spec.method]) throw new Error(`two registry entries declare ${spec.method.toUpperCase()} ${spec.path}`);
-    if (spec.root) item.servers = [{ url: "/" }];
     item[spec.method] = operation(spec);
   }
+  const schemas: Record<string, unknown> = { ErrorBody: ERROR_BODY_SCHEMA };
+  for (const item of Object.values(paths))
+    for (const op of Object.values(item) as Array<Record<string, any>>) {
+      for (const media of Object.values(op.requestBody?.content ?? {}) as Array<Record<string, unknown>>)
+        media.schema = hoistTitled(media.schema, schemas);
+      for (const response of Object.values(op.responses ?? {}) as Array<Record<string, any>>)
+        for (const media of Object.values(response.content ?? {}) as Array<Record<string, unknown>>)
+          media.schema = hoistTitled(media.schema, schemas);
+    }
   const usedTags = new Set(registry.map((spec) => spec.tag));
   // Cloned: callers patch the document (buildProcessOpenApi, the api) and must not reach the registry's schemas.
   return structuredClone({
@@ -156,7 +180,7 @@ export function buildOpenApi(registry: readonly ActionSpec[]): OpenApiDocument {
     tags: TAGS.filter((tag) => usedTags.has(tag.name)),
     paths,
     components: {
-      schemas: { ErrorBody: ERROR_BODY_SCHEMA },
+      schemas,
       securitySchemes: {
         bearerAuth: {
           type: "http",
@@ -167,4 +191,31 @@ export function buildOpenApi(registry: readonly ActionSpec[]): OpenApiDocument {
     },
     security: [{ bearerAuth: [] }],
   });
+}
+
+// Keywords whose values are data, not schemas: never walked for titles.
+const DATA_KEYWORDS = new Set(["example", "examples", "default", "enum", "const"]);
+
+/**
+ * `schema` with every titled sub-schema moved to `components` under its title and replaced by a
+ * `$ref`, so generated clients name the resources (`InstanceDetail`). One title, one schema: two
+ * different schemas under one title is a registry mistake and throws.
+ */
+function hoistTitled(schema: unknown, components: Record<string, unknown>): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => hoistTitled(s, components));
+  if (schema === null || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (DATA_KEYWORDS.has(key)) out[key] = value;
+    else if (key === "properties" && value !== null && typeof value === "object")
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, hoistTitled(s, components)]));
+    else out[key] = hoistTitled(value, components);
+  }
+  if (typeof out.title !== "string") return out;
+  const name = out.title;
+  const existing = components[name];
+  if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(out))
+    throw new Error(`two different schemas are titled "${name}"; give one another title`);
+  components[name] = out;
+  return { $ref: `#/components/schemas/${name}` };
 }

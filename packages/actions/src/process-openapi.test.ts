@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildOpenApi } from "./openapi.js";
 import { PROCESS_OPERATIONS, buildProcessOpenApi } from "./process-openapi.js";
 import { registry } from "./registry.js";
+import { requestAjv } from "./test-support/ajv.js";
 
 type Doc = Record<string, any>;
 
@@ -99,6 +100,91 @@ describe("buildProcessOpenApi", () => {
     const result = await new Validator().validate(structuredClone(patched));
     expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
     expect(startBody(patched).example).toEqual({ process: "keys", input: { api_key: "string", mode: "a", n: 0 } });
+  });
+
+  it("carries the language's secret annotation as an x- extension, never renaming a property called secret", () => {
+    const input_schema = {
+      type: "object",
+      properties: {
+        api_key: { type: "string", secret: true },
+        secret: { type: "string", description: "a property named secret" },
+        nested: { $ref: "#/$defs/creds" },
+      },
+    };
+    const $defs = { creds: { type: "object", properties: { token: { type: "string", secret: true } } } };
+    const patched = buildProcessOpenApi(full, { name: "keys", input_schema, $defs }) as Doc;
+    const input = startBody(patched).schema.properties.input;
+    expect(input.properties.api_key).toEqual({ type: "string", "x-baton-secret": true });
+    expect(input.properties.secret).toEqual({ type: "string", description: "a property named secret" });
+    expect(patched.components.schemas["keys.creds"].properties.token).toEqual({
+      type: "string",
+      "x-baton-secret": true,
+    });
+    expect(JSON.stringify(patched)).not.toContain('"secret":true');
+  });
+
+  it("generates start-body examples that validate against their schemas, $ref'd objects included", () => {
+    const cases: Array<{ input_schema: Doc; $defs?: Doc }> = [
+      { input_schema: { $ref: "#/$defs/order" }, $defs: { order: INPUT_SCHEMA, line: DEFS.line } },
+      {
+        input_schema: {
+          type: "object",
+          properties: {
+            customer: { $ref: "#/$defs/customer" },
+            lines: { type: "array", items: { $ref: "#/$defs/line" }, minItems: 2 },
+          },
+          required: ["customer", "lines"],
+        },
+        $defs: {
+          ...DEFS,
+          customer: {
+            type: "object",
+            properties: {
+              email: { type: "string", minLength: 12 },
+              tier: { type: "string", enum: ["gold", "silver"] },
+              age: { type: "integer", minimum: 18, maximum: 130 },
+              score: { type: "number", minimum: 0.5 },
+              code: { type: "string", maxLength: 3 },
+            },
+            required: ["email", "tier", "age", "score", "code"],
+          },
+        },
+      },
+      {
+        input_schema: {
+          type: "object",
+          properties: {
+            mode: {
+              oneOf: [
+                { type: "string", enum: ["fast"] },
+                { type: "integer", minimum: 5 },
+              ],
+            },
+            tree: { $ref: "#/$defs/node" },
+          },
+          required: ["mode", "tree"],
+        },
+        $defs: {
+          node: {
+            type: "object",
+            properties: {
+              label: { type: "string", minLength: 1 },
+              children: { type: "array", items: { $ref: "#/$defs/node" } },
+            },
+            required: ["label"],
+          },
+        },
+      },
+      { input_schema: { type: "object", properties: { n: { type: "integer", maximum: -3 } }, required: ["n"] } },
+    ];
+    for (const c of cases) {
+      const patched = buildProcessOpenApi(full, { name: "ex", ...c }) as Doc;
+      const example = startBody(patched).example;
+      const ajv = requestAjv();
+      ajv.addKeyword("secret");
+      const validate = ajv.compile({ ...c.input_schema, $defs: { ...c.$defs } });
+      expect(validate(example.input), `${JSON.stringify(example)}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
   });
 
   it("refuses a document without the start operation", () => {

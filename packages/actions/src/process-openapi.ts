@@ -1,4 +1,4 @@
-// The per-process description (SPEC "Published API description"): the full document narrowed
+// The per-process description (docs/api.md "Per-process documents"): the full document narrowed
 // to starting and reading instances, with the process's own input_schema in the start body.
 
 import type { JsonSchema } from "./action-spec.js";
@@ -30,7 +30,15 @@ function componentName(process: string, def: string): string {
   return `${process}.${def}`.replace(/[^A-Za-z0-9._-]/g, "_");
 }
 
-/** A copy of `schema` with every `#/$defs/x` reference pointed at its hoisted component. */
+// Keywords whose values are data (copied verbatim), and the language's own annotation, which
+// OpenAPI tools would read as an unknown keyword: it is carried as an `x-` extension.
+const DATA_KEYWORDS = new Set(["default", "enum", "const", "example", "examples"]);
+export const SECRET_EXTENSION = "x-baton-secret";
+
+/**
+ * A copy of `schema` as an OpenAPI schema: every `#/$defs/x` reference pointed at its hoisted
+ * component, `secret` carried as `x-baton-secret`. Property names are never rewritten.
+ */
 function rehomeRefs(schema: unknown, process: string): unknown {
   if (Array.isArray(schema)) return schema.map((item) => rehomeRefs(item, process));
   if (schema === null || typeof schema !== "object") return schema;
@@ -38,8 +46,15 @@ function rehomeRefs(schema: unknown, process: string): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (key === "$ref" && typeof value === "string" && value.startsWith("#/$defs/")) {
       out[key] = `#/components/schemas/${componentName(process, value.slice("#/$defs/".length))}`;
-    } else if (key !== "$defs") {
-      // a nested $defs is dropped: the caller hoists the definition's $defs into components
+    } else if (key === "$defs") {
+      // dropped: the caller hoists the definition's $defs into components
+    } else if (key === "secret") {
+      out[SECRET_EXTENSION] = value;
+    } else if (DATA_KEYWORDS.has(key)) {
+      out[key] = value;
+    } else if (key === "properties" && value !== null && typeof value === "object") {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, rehomeRefs(s, process)]));
+    } else {
       out[key] = rehomeRefs(value, process);
     }
   }
@@ -102,7 +117,8 @@ function patchStartBody(op: Record<string, any>, definition: ProcessForOpenApi):
   body.required = inputRequired ? ["process", "input"] : ["process"];
   if (media.example) {
     const example = { process: definition.name } as Record<string, unknown>;
-    if (inputRequired || definition.input_schema) example.input = exampleFor(definition.input_schema);
+    if (inputRequired || definition.input_schema)
+      example.input = exampleFor(definition.input_schema, { ...definition.$defs, ...ownDefs(definition.input_schema) });
     media.example = example;
   }
 }
@@ -116,30 +132,61 @@ function fixProcessQuery(op: Record<string, any>, name: string): void {
   }
 }
 
-/** A plausible value for an input schema: defaults, enums' first value, or a placeholder per type. */
-function exampleFor(schema: unknown): unknown {
-  if (schema === null || typeof schema !== "object") return {};
-  const s = schema as Record<string, any>;
+function ownDefs(schema: JsonSchema | undefined): Record<string, JsonSchema> {
+  const defs = schema?.$defs;
+  return defs !== null && typeof defs === "object" ? (defs as Record<string, JsonSchema>) : {};
+}
+
+const MAX_EXAMPLE_DEPTH = 16;
+/** Optional properties are shown near the top only, so a recursive optional `$ref` cannot nest deeply. */
+const OPTIONAL_DEPTH = 3;
+
+/**
+ * A value valid against an input schema, for "Try it out": defaults, `const`, enums' first value,
+ * references followed, every required property present (optional ones near the top), and the
+ * bounds (minimum, lengths, item counts) met.
+ */
+function exampleFor(schema: unknown, defs: Record<string, JsonSchema>, depth = 0): unknown {
+  if (schema === null || typeof schema !== "object" || depth > MAX_EXAMPLE_DEPTH) return {};
+  let s = schema as Record<string, any>;
+  if (typeof s.$ref === "string" && s.$ref.startsWith("#/$defs/")) {
+    const target = defs[s.$ref.slice("#/$defs/".length)];
+    if (target === undefined) return {};
+    s = { ...target, ...s, $ref: undefined };
+  }
   if ("default" in s) return s.default;
+  if ("const" in s) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
   for (const combinator of ["oneOf", "anyOf"])
-    if (Array.isArray(s[combinator]) && s[combinator].length > 0) return exampleFor(s[combinator][0]);
+    if (Array.isArray(s[combinator]) && s[combinator].length > 0) {
+      const { [combinator]: branches, ...base } = s;
+      return exampleFor({ ...base, ...branches[0] }, defs, depth + 1);
+    }
   const type = Array.isArray(s.type) ? s.type[0] : s.type;
   switch (type) {
     case "object": {
       const out: Record<string, unknown> = {};
-      for (const [key, property] of Object.entries((s.properties ?? {}) as Record<string, unknown>))
-        out[key] = exampleFor(property);
+      const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
+      for (const [key, property] of Object.entries((s.properties ?? {}) as Record<string, any>))
+        if (required.has(key) || depth < OPTIONAL_DEPTH) out[key] = exampleFor(property, defs, depth + 1);
       return out;
     }
-    case "array":
-      return [];
-    case "string":
-      return "string";
+    case "array": {
+      const n = typeof s.minItems === "number" ? s.minItems : 0;
+      return Array.from({ length: n }, () => exampleFor(s.items ?? {}, defs, depth + 1));
+    }
+    case "string": {
+      const min = typeof s.minLength === "number" ? s.minLength : 0;
+      const max = typeof s.maxLength === "number" ? s.maxLength : Number.POSITIVE_INFINITY;
+      return "string".padEnd(min, "x").slice(0, Math.max(min, Math.min(max, 6)));
+    }
     case "integer":
-      return 0;
-    case "number":
-      return 0;
+    case "number": {
+      const min = typeof s.minimum === "number" ? s.minimum : undefined;
+      const max = typeof s.maximum === "number" ? s.maximum : undefined;
+      const n = min !== undefined ? min : max !== undefined && max < 0 ? max : 0;
+      return type === "integer" ? (min !== undefined ? Math.ceil(n) : Math.floor(n)) : n;
+    }
     case "boolean":
       return false;
     case "null":

@@ -62,9 +62,18 @@ export function responseObject(
   return { type: "object", properties, required, ...extra };
 }
 
+/**
+ * A free-form object: any keys, values of any JSON type. `additionalProperties: {}` makes
+ * generators type it as an open map of unknown values (openapi-typescript's
+ * `Record<string, unknown>`); a bare `{type: "object"}` becomes `Record<string, never>`.
+ */
+export function openObject(description: string, extra: JsonSchema = {}): JsonSchema {
+  return { type: "object", additionalProperties: {}, description, ...extra };
+}
+
 /** A JSON Schema carried as data (a definition's input_schema, an inferred schema…). */
 export function schemaValue(description: string): JsonSchema {
-  return { type: "object", description };
+  return openObject(description);
 }
 
 export const PROCESS_NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]{0,127}$";

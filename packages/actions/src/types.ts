@@ -49,14 +49,14 @@ export interface Page<T> {
   page: PageInfo;
 }
 
-/** An error outcome of an external task (LANGUAGE §2.2). */
+/** An error outcome of an external task (docs/language.md "external"). */
 export interface ErrorOutcome {
   code: string;
   message?: string;
   data?: JsonValue;
 }
 
-/** A process definition as sent (LANGUAGE.md); the server validates it. */
+/** A process definition as sent (docs/language.md); the server validates it. */
 export type DefinitionInput = { [field: string]: JsonValue };
 
 // ---- definitions -------------------------------------------------------------------
@@ -194,7 +194,8 @@ export interface PromoteChannelBody {
 export interface PromoteChannelResponse {
   from: string;
   to: string;
-  promoted: { name: string; version: number; previous: number | null }[];
+  /** `previous` is 0 when the process was not on `to`. */
+  promoted: { name: string; version: number; previous: number }[];
 }
 
 export interface StaleChildReference {
@@ -304,6 +305,11 @@ export interface InstanceDetail {
   created_at: string;
   updated_at: string;
   key: string | null;
+  /** On failure (sent only when set). */
+  error_code?: string;
+  error_message?: string;
+  /** When finished with output (sent only when set). */
+  output?: JsonValue;
   phase: InstancePhase | null;
   parent_id: string | null;
   root_id: string;
@@ -462,7 +468,7 @@ export interface CreatedToken {
   expires_at: string | null;
 }
 
-export interface TokenListItem {
+export interface Token {
   id: string;
   label: string;
   perms: Permission[] | null;
@@ -528,7 +534,7 @@ export interface ActionTypes {
   resolveExternalTask: Io<None, None, ResolveBody, { resolved: boolean }>;
   signalExternalTask: Io<None, None, SignalBody, { delivered: boolean; buffered: boolean }>;
   createToken: Io<None, None, CreateTokenBody, CreatedToken>;
-  listTokens: Io<None, None, None, { items: TokenListItem[] }>;
+  listTokens: Io<None, None, None, { items: Token[] }>;
   revokeToken: Io<TokenIdParams, None, None, { revoked: boolean }>;
   health: Io<None, None, None, HealthResponse>;
   tick: Io<None, None, { advance_ms?: number } | undefined, { count: number }>;

@@ -162,6 +162,37 @@ describe("verifyJwt", () => {
     expect(await reason(jwt)).toBe("the JWT is not valid yet (nbf)");
   });
 
+  it("refuses a token issued in the future beyond the clock skew, and accepts one within it", async () => {
+    const issuedAt = (iat: number) =>
+      new SignJWT({ perms: ["read"] })
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject("ada")
+        .setIssuer(settings.issuer)
+        .setAudience(settings.audience)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 7200)
+        .sign(key);
+    expect(await reason(await issuedAt(nowSec + 3600))).toBe(
+      `the JWT was issued in the future (iat is more than ${JWT_CLOCK_TOLERANCE_SECONDS} s ahead of this server's clock)`,
+    );
+    expect(await reason(await issuedAt(nowSec + JWT_CLOCK_TOLERANCE_SECONDS + 1))).not.toBe("accepted");
+    expect(await reason(await issuedAt(nowSec + JWT_CLOCK_TOLERANCE_SECONDS))).toBe("accepted");
+  });
+
+  it("refuses a sub that would pass for an API token's actor", async () => {
+    for (const sub of ["token:3f2a", "token:"]) {
+      expect(await reason(await mint({ sub }))).toBe(
+        'the JWT\'s sub claim may not start with "token:": that prefix names API tokens in audit records',
+      );
+    }
+    expect(await reason(await mint({ sub: "Token:3f2a" })), "only the exact prefix is reserved").toBe("accepted");
+  });
+
+  it("keeps only permission names from perms: another name admits nothing and is never repeated", async () => {
+    const verdict = await verifyJwt(await mint({ claims: { perms: ["read", "<b>root</b>", "Admin"] } }), settings, NOW);
+    expect(verdict).toEqual({ ok: true, principal: { actor: "ada@example.com", perms: ["read"] } });
+  });
+
   it("refuses garbage in JWT shape", async () => {
     expect(await reason("abc.def.ghi")).toBe("the credential is not a well-formed JWT");
   });

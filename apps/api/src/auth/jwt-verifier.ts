@@ -1,4 +1,5 @@
 import { errors, jwtVerify } from "jose";
+import { isPermission } from "./permissions.js";
 import type { Principal } from "./principal.js";
 
 export interface JwtSettings {
@@ -11,14 +12,19 @@ export interface JwtSettings {
 /** Clock skew tolerated between the sign-in proxy and this service, on `exp`, `nbf` and `iat`. */
 export const JWT_CLOCK_TOLERANCE_SECONDS = 10;
 
+/** The actor prefix of API tokens (`token:<id>`, token-authentication.ts): a person's `sub` may not take it. */
+export const TOKEN_ACTOR_PREFIX = "token:";
+
 export type JwtVerdict = { ok: true; principal: Principal } | { ok: false; reason: string };
 
 /**
  * Verifies a JWT minted by the sign-in proxy: HS256 only (so `alg: none` and asymmetric
  * algorithms are refused), signed with the shared secret, `iss` and `aud` equal to the
- * settings, `exp` required and not past (`now` is the service clock). The person is `sub`;
- * `perms` must be an array of strings, the same names tokens use. The reasons never quote
- * the token or its claims.
+ * settings, `exp` required and not past, `iat` (when present) not in the future, both with
+ * JWT_CLOCK_TOLERANCE_SECONDS (`now` is the service clock). The person is `sub`, which may
+ * not start with `token:` (an API token's actor in audit records). `perms` must be an array of
+ * strings; names that are not permissions are dropped (they admit nothing, and no message
+ * repeats them). The reasons never quote the token or its claims.
  */
 export async function verifyJwt(jwt: string, settings: JwtSettings, now: number): Promise<JwtVerdict> {
   let payload: Record<string, unknown>;
@@ -34,14 +40,27 @@ export async function verifyJwt(jwt: string, settings: JwtSettings, now: number)
   } catch (error) {
     return { ok: false, reason: refusalReason(error) };
   }
+  // jose checks iat's future only under maxTokenAge, which would also cap the age: checked here.
+  if (typeof payload.iat === "number" && payload.iat > Math.floor(now / 1000) + JWT_CLOCK_TOLERANCE_SECONDS) {
+    return {
+      ok: false,
+      reason: `the JWT was issued in the future (iat is more than ${JWT_CLOCK_TOLERANCE_SECONDS} s ahead of this server's clock)`,
+    };
+  }
   const sub = payload.sub;
   if (typeof sub !== "string" || sub.trim() === "")
     return { ok: false, reason: "the JWT's sub claim must be a non-empty string naming the person" };
+  if (sub.startsWith(TOKEN_ACTOR_PREFIX)) {
+    return {
+      ok: false,
+      reason: `the JWT's sub claim may not start with "${TOKEN_ACTOR_PREFIX}": that prefix names API tokens in audit records`,
+    };
+  }
   const perms = payload.perms;
   if (!Array.isArray(perms) || !perms.every((p) => typeof p === "string")) {
     return { ok: false, reason: "the JWT's perms claim must be an array of permission names" };
   }
-  return { ok: true, principal: { actor: sub, perms: Object.freeze([...perms]) } };
+  return { ok: true, principal: { actor: sub, perms: Object.freeze(perms.filter(isPermission)) } };
 }
 
 function refusalReason(error: unknown): string {

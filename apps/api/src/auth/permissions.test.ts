@@ -70,6 +70,16 @@ describe("permissions", () => {
     );
   });
 
+  it("name only permissions from the fixed list, never a credential's own text", () => {
+    const claimText = '<script>alert(1)</script>", "admin';
+    expect(forbidden(["read", claimText, "root"], ["deploy"])?.message).toBe(
+      "this endpoint needs one of the permissions: deploy, admin (the credential has read)",
+    );
+    expect(forbidden([claimText], ["deploy"])?.message).toBe(
+      "this endpoint needs one of the permissions: deploy, admin (the credential has no permissions)",
+    );
+  });
+
   it("authorize returns quietly when admitted", () => {
     expect(forbidden(["operate"], ["operate"])).toBeUndefined();
     expect(forbidden([], "public")).toBeUndefined();

@@ -24,7 +24,9 @@ export function admits(perms: readonly string[], action: Pick<ActionSpec, "permi
 export function authorize(principal: Principal, action: ActionSpec): void {
   if (admits(principal.perms, action)) return;
   const needed = admittingPermissions(action) as readonly Permission[];
-  const held = principal.perms.length ? principal.perms.join(", ") : "no permissions";
+  // Only names from the fixed list: a credential's own claim text is never echoed.
+  const known = principal.perms.filter(isPermission);
+  const held = known.length ? known.join(", ") : "no permissions";
   const wanted = needed.length === 1 ? `the permission: ${needed[0]}` : `one of the permissions: ${needed.join(", ")}`;
   throw new ApiError("forbidden", `this endpoint needs ${wanted} (the credential has ${held})`);
 }

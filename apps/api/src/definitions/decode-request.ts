@@ -7,7 +7,7 @@ import {
   decodeDefinition,
   formatProblems,
 } from "@baton/model";
-import { invalid } from "../http/api-error.js";
+import { invalid } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { latestRaisesByName } from "./store.js";
 

@@ -3,7 +3,7 @@ import type { Definition } from "@baton/model";
 import type { AdvanceResult } from "./advance/advance.js";
 import { configRoot, configVariables } from "./advance/config-root.js";
 
-// Redaction of `config_schema` properties marked `secret: true` (LANGUAGE §1). The stored
+// Redaction of `config_schema` properties marked `secret: true` (docs/language.md#secrets). The stored
 // instance state keeps the real values (later tasks read them); every boundary where a value
 // leaves the engine — log entries, error_message, API views, the server's stderr — goes
 // through redactText/redactJson.

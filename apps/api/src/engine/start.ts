@@ -1,36 +1,78 @@
-import type { Json } from "@baton/expr";
-import { stringifyJson } from "@baton/expr";
+import { type Json, stringifyJson } from "@baton/expr";
 import { validateInput } from "@baton/model";
-import { getDefinition, latestDefinition, type StoredDefinition } from "../definitions/store.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { requireDefinition } from "../definitions/store.js";
+import { invalid } from "../refusal.js";
 import type { Services } from "../services.js";
-import type { Db } from "../storage/db.js";
+import { inTransaction } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
 import { externalize } from "../storage/objects.js";
 import { instances } from "../storage/schema/index.js";
 import { appendLog, type LogEntry } from "./audit-log.js";
 
-async function resolveDefinition(db: Db, process: string, version: number | undefined): Promise<StoredDefinition> {
-  if (version === undefined) {
-    const latest = await latestDefinition(db, process);
-    if (!latest) throw notFound(`process "${process}" is not registered`);
-    return latest;
-  }
-  const exact = await getDefinition(db, process, version);
-  if (exact) return exact;
-  const latest = await latestDefinition(db, process);
-  if (!latest) throw notFound(`process "${process}" is not registered`);
-  throw notFound(`process "${process}" has no version ${version}; latest is ${latest.version}`);
+// ---- start ----------------------------------------------------------------------------
+
+/** What differs between fresh instances; everything else a fresh row holds is the same for all. */
+export interface FreshInstance {
+  id: string;
+  /** Omitted for a root: its own id. */
+  rootId?: string;
+  parentId?: string | null;
+  /** For a child: the parent's task that spawned it, its key or index, and that visit's task_epoch. */
+  spawnTask?: string | null;
+  spawnKey?: string | null;
+  parentTaskEpoch?: number;
+  process: string;
+  version: number;
+  /** The first task of the definition. */
+  task: string;
+  /** The stored state text (freshState, externalised, stringifyJson). */
+  state: string;
+  /** A root's business key (docs/api.md "Business keys"); children have none. */
+  key?: string | null;
+  now: number;
 }
 
-// ---- start ----------------------------------------------------------------------------
+export type InstanceInsert = typeof instances.$inferInsert;
+
+/**
+ * The one builder of a fresh instance row: roots (startInstance), children (the commit
+ * statement, pump/commit.ts) and test seeding all use it, so a new column gets its starting
+ * value in one place. A fresh row is running, due now, at task_epoch 1 with no lease taken.
+ */
+export function freshInstanceRow(fresh: FreshInstance): InstanceInsert {
+  return {
+    id: fresh.id,
+    rootId: fresh.rootId ?? fresh.id,
+    parentId: fresh.parentId ?? null,
+    spawnTask: fresh.spawnTask ?? null,
+    spawnKey: fresh.spawnKey ?? null,
+    parentTaskEpoch: fresh.parentTaskEpoch ?? 0,
+    process: fresh.process,
+    version: fresh.version,
+    status: "running",
+    phase: null,
+    task: fresh.task,
+    state: fresh.state,
+    taskEpoch: 1,
+    leaseEpoch: 0,
+    wakeAt: fresh.now,
+    key: fresh.key ?? null,
+    createdAt: fresh.now,
+    updatedAt: fresh.now,
+  };
+}
+
+/** The state an instance starts with: its input, no outputs, no children. */
+export function freshState(input: Json): Json {
+  return { input, outputs: {}, _children: {} };
+}
 
 export async function startInstance(
   body: { process: string; version?: number; input?: Json; key?: string },
   actor: string | null,
   services: Services,
 ) {
-  const stored = await resolveDefinition(services.db, body.process, body.version);
+  const stored = await requireDefinition(services.db, body.process, body.version);
   const def = stored.definition;
   const checked = validateInput(def, body.input);
   if (!checked.ok) {
@@ -45,7 +87,7 @@ export async function startInstance(
 
   const now = services.clock.now();
   const id = newId(now);
-  const state: Json = { input: checked.value, outputs: {}, _children: {} };
+  const state = freshState(checked.value);
   const started: LogEntry = {
     instanceId: id,
     rootId: id,
@@ -56,25 +98,19 @@ export async function startInstance(
     actor,
     data: { process: stored.name, version: stored.version, ...(body.key === undefined ? {} : { key: body.key }) },
   };
-  await services.db.transaction(async (tx) => {
+  await inTransaction(services.db, async (tx) => {
     const storedState = await externalize(tx, services.clock, state, services.config.objectThresholdBytes);
-    await tx.insert(instances).values({
-      id,
-      rootId: id,
-      parentId: null,
-      process: stored.name,
-      version: stored.version,
-      status: "running",
-      phase: null,
-      task: first.id,
-      state: stringifyJson(storedState),
-      taskEpoch: 1,
-      leaseEpoch: 0,
-      wakeAt: now,
-      key: body.key ?? null,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await tx.insert(instances).values(
+      freshInstanceRow({
+        id,
+        process: stored.name,
+        version: stored.version,
+        task: first.id,
+        state: stringifyJson(storedState),
+        key: body.key ?? null,
+        now,
+      }),
+    );
     await appendLog(tx, services.clock, started);
   });
   services.engine.wake();

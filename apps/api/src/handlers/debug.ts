@@ -1,5 +1,5 @@
 import type { ActionHandlers } from "../http/action-handler.js";
-import { unsupported } from "../http/api-error.js";
+import { unsupported } from "../refusal.js";
 
 export const debugHandlers: ActionHandlers = {
   health: async (_request, { database, dbKind, workerId, engine, config }) => {

@@ -3,13 +3,13 @@ import { canonicalJson, type Definition, declaredRaises, definitionHash, inferSc
 import { and, eq, gte, lt, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
 import { decodeRequestBatch, decodeRequestDefinition } from "../definitions/decode-request.js";
-import { getDefinition, latestDefinition, lockProcessName, type StoredDefinition } from "../definitions/store.js";
+import { latestDefinition, lockProcessName, requireDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { invalid } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
-import type { Db } from "../storage/db.js";
+import { type Db, inTransaction } from "../storage/db.js";
 import { channels, definitionPins, definitions } from "../storage/schema/index.js";
-import { iso } from "../http/time.js";
+import { iso } from "../format.js";
 
 type DefinitionRow = typeof definitions.$inferSelect;
 
@@ -74,9 +74,9 @@ async function versionItWouldGet(db: Db, def: Definition): Promise<number> {
 export const definitionHandlers: ActionHandlers = {
   putDefinition: async ({ body, principal }, { db, clock }) => {
     const def = await decodeRequestDefinition(db, body);
-    const result = await db.transaction(async (tx) => {
-      await lockProcessName(tx as unknown as Db, def.name);
-      return saveDefinition(tx as unknown as Db, def, principal.actor, clock.now());
+    const result = await inTransaction(db, async (tx) => {
+      await lockProcessName(tx, def.name);
+      return saveDefinition(tx, def, principal.actor, clock.now());
     });
     return { body: { name: def.name, saved: result.saved, version: result.version } };
   },
@@ -109,8 +109,7 @@ export const definitionHandlers: ActionHandlers = {
     const { definitions: raws, channel } = body as { definitions: Json[]; channel: string };
     const defs = await decodeRequestBatch(db, raws, "body.definitions");
     const now = clock.now();
-    const results = await db.transaction(async (txRaw) => {
-      const tx = txRaw as unknown as Db;
+    const results = await inTransaction(db, async (tx) => {
       // Lock in name order so two batches over the same processes cannot deadlock.
       for (const name of [...new Set(defs.map((d) => d.name))].sort()) await lockProcessName(tx, name);
       const out: Array<{ name: string; version: number; saved: boolean; previous: number }> = [];
@@ -160,16 +159,3 @@ export const definitionHandlers: ActionHandlers = {
     return { body: results };
   },
 };
-
-export async function requireDefinition(db: Db, name: string, version?: number): Promise<StoredDefinition> {
-  if (version === undefined || version === 0) {
-    const latest = await latestDefinition(db, name);
-    if (!latest) throw notFound(`process "${name}" is not registered`);
-    return latest;
-  }
-  const found = await getDefinition(db, name, version);
-  if (found) return found;
-  const latest = await latestDefinition(db, name);
-  if (!latest) throw notFound(`process "${name}" is not registered`);
-  throw notFound(`process "${name}" has no version ${version}; the latest is ${latest.version}`);
-}

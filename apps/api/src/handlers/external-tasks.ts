@@ -2,34 +2,30 @@ import { CLAIM_LIMIT, LEASE_MS } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import {
   claimExternalTasks,
-  ExternalTaskError,
   type Outcome,
   releaseExternalTask,
   renewBeforeMs,
   renewExternalTasks,
   resolveExternalTask,
   signalExternalTask,
-} from "../engine/external/tasks.js";
-import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
-import { ApiError, conflict, invalid, notFound } from "../http/api-error.js";
-import { listWaitingTasks } from "../views/waiting-tasks.js";
+} from "../engine/index.js";
+import type { ActionHandlers } from "../http/action-handler.js";
+import { invalid } from "../refusal.js";
+import { type ListSpec, paginate } from "../http/pagination.js";
+import { externalWaits } from "../storage/schema/index.js";
+import { type WaitRow, waitingTaskFilters, waitingTaskItems } from "../views/waiting-tasks.js";
 
-function asApiError(error: unknown): unknown {
-  if (!(error instanceof ExternalTaskError)) return error;
-  if (error.kind === "invalid") return invalid(error.message, error.fields);
-  if (error.kind === "not_found") return notFound(error.message);
-  return conflict(error.message);
-}
-
-function mapped(handler: ActionHandler): ActionHandler {
-  return async (request, services) => {
-    try {
-      return await handler(request, services);
-    } catch (error) {
-      throw error instanceof ApiError ? error : asApiError(error);
-    }
-  };
-}
+const waitingList: ListSpec<WaitRow> = {
+  list: "external-tasks",
+  sorts: {
+    waiting_since: {
+      columns: [externalWaits.waitingSince, externalWaits.instanceId],
+      values: (r) => [r.waitingSince, r.instanceId],
+    },
+  },
+  defaultSort: "waiting_since",
+  defaultOrder: "asc",
+};
 
 const intOr = (value: unknown, fallback: number) => (value === undefined || value === null ? fallback : Number(value));
 
@@ -43,41 +39,43 @@ function outcomeOf(body: Record<string, Json>): Outcome {
   return hasError ? { error: body.error } : { result: hasResult ? body.result : null };
 }
 
-/** claim, renew, release, resolve, signal (SPEC "External tasks"). */
+/** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
 export const externalTaskHandlers: ActionHandlers = {
-  listExternalTasks: async ({ query }, services) => ({
-    body: await listWaitingTasks(services.db, services.clock.now(), process.env, query),
-  }),
-  claimExternalTasks: mapped(async (request, services) => {
+  // Extension (docs/api.md "Waiting external tasks"): the queue, read-only.
+  listExternalTasks: async ({ query }, services) => {
+    const now = services.clock.now();
+    const page = await paginate(services.db, externalWaits, waitingTaskFilters(query, now), waitingList, query);
+    return { body: { items: await waitingTaskItems(services.db, now, process.env, page.items), page: page.page } };
+  },
+  claimExternalTasks: async (request, services) => {
     const body = request.body;
-    const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
     const items = await claimExternalTasks(services.db, services.clock, {
       workerId: String(body.worker_id),
       limit: intOr(body.limit, CLAIM_LIMIT.default),
-      leaseMs,
+      claimMs,
       process: body.process === undefined ? undefined : String(body.process),
       task: body.task === undefined ? undefined : String(body.task),
       version: body.version === undefined ? undefined : Number(body.version),
     });
-    return { body: { items, renew_before_ms: renewBeforeMs(leaseMs) } };
-  }),
-  renewExternalTasks: mapped(async (request, services) => {
+    return { body: { items, renew_before_ms: renewBeforeMs(claimMs) } };
+  },
+  renewExternalTasks: async (request, services) => {
     const body = request.body;
-    const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
     const result = await renewExternalTasks(
       services.db,
       services.clock,
       String(body.worker_id),
       (body.tokens as string[]).map(String),
-      leaseMs,
+      claimMs,
     );
-    return { body: { ...result, renew_before_ms: renewBeforeMs(leaseMs) } };
-  }),
-  releaseExternalTask: mapped(async (request, services) => {
-    await releaseExternalTask(services.db, services.clock, String(request.body.token));
-    return { body: { released: true } };
-  }),
-  resolveExternalTask: mapped(async (request, services) => {
+    return { body: { ...result, renew_before_ms: renewBeforeMs(claimMs) } };
+  },
+  releaseExternalTask: async (request, services) => {
+    return { body: { released: await releaseExternalTask(services.db, services.clock, String(request.body.token)) } };
+  },
+  resolveExternalTask: async (request, services) => {
     await resolveExternalTask(
       services.db,
       services.clock,
@@ -87,8 +85,8 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     services.engine.wake();
     return { body: { resolved: true } };
-  }),
-  signalExternalTask: mapped(async (request, services) => {
+  },
+  signalExternalTask: async (request, services) => {
     const body = request.body;
     const result = await signalExternalTask(
       services.db,
@@ -100,5 +98,5 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     if (result.delivered) services.engine.wake();
     return { body: result };
-  }),
+  },
 };

@@ -1,5 +1,5 @@
 import { parseJson } from "@baton/expr";
-import { startInstance } from "../engine/start.js";
+import { levelsFrom, redactJsonText, startInstance } from "../engine/index.js";
 import { showObjects, shownOutputs } from "../views/objects.js";
 import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
 import {
@@ -13,23 +13,21 @@ import {
   statusView,
   storedOutput,
 } from "../views/instance-view.js";
-import { levelsFrom } from "../engine/audit-log.js";
 import { loadObjects } from "../storage/objects.js";
-import { redactJsonText } from "../engine/secrets.js";
 import { countDimensions, countInstances } from "../views/instance-counts.js";
 import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
 import type { Db } from "../storage/db.js";
+import { isUuid } from "../storage/ids.js";
 import { instances, logs } from "../storage/schema/index.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REF = /^[0-9a-f]{64}$/i;
 
 /** The instance id of a path, lower-cased; 400 when it is not a UUID. */
 export function instanceIdParam(value: string): string {
-  if (!UUID.test(value))
+  if (!isUuid(value))
     throw invalid(`instance id "${value}" is malformed; expected a UUID such as 019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55`, [
       { path: "path.id", message: "not a UUID" },
     ]);

@@ -5,7 +5,8 @@ import { authorize, type Authenticator } from "../auth/index.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/principal.js";
 import type { ActionHandlers, ActionReply } from "./action-handler.js";
-import { ApiError, errorBody, unsupported } from "./api-error.js";
+import { ApiError, errorBody, toApiError } from "./api-error.js";
+import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
 import { isDatabaseUnavailable } from "../storage/db-unavailable.js";
@@ -13,9 +14,10 @@ import { isDatabaseUnavailable } from "../storage/db-unavailable.js";
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
 
 /** `/instances/{id}` → `/instances/:id` */
-function honoPath(action: ActionSpec): string {
+/** Every address of an entry: `/api<path>`, and the bare path too for a root entry (docs/api.md "OpenAPI"). */
+function honoPaths(action: ActionSpec): string[] {
   const path = action.path.replace(/\{([^}]+)\}/g, ":$1");
-  return action.root ? path : `/api${path}`;
+  return action.root ? [path, `/api${path}`] : [`/api${path}`];
 }
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -95,7 +97,8 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   const openapi = buildOpenApi(registry);
 
   app.onError((error, c) => {
-    if (error instanceof ApiError) return errorResponse(error);
+    const refused = toApiError(error);
+    if (refused) return errorResponse(refused);
     if (isDatabaseUnavailable(error)) {
       // Only the code: a driver error's message and parameters may carry request values.
       services.log.warn("database unavailable", { method: c.req.method, path: c.req.path, code: errorCode(error) });
@@ -114,7 +117,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
 
   for (const action of registry) {
     const handler = handlers[action.name];
-    app.on(action.method.toUpperCase(), honoPath(action), async (c) => {
+    app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
       const principal =
         action.permissions === "public"
           ? PUBLIC_PRINCIPAL
@@ -153,14 +156,13 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   }
 
   app.get("/public/openapi.json", () => jsonResponse(200, openapi));
-  app.get(
-    "/public/docs",
-    () =>
-      new Response(
-        docsHtml({ specUrl: "/public/openapi.json", assetBase: "/public/docs/assets/", title: "Baton API" }),
-        { headers: { "content-type": "text/html; charset=utf-8" } },
-      ),
-  );
+  const apiDocs = () =>
+    new Response(docsHtml({ specUrl: "/public/openapi.json", assetBase: "/public/docs/assets/", title: "Baton API" }), {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    });
+  // With and without the trailing slash: both are how people type a directory-like URL.
+  app.get("/public/docs", apiDocs);
+  app.get("/public/docs/", apiDocs);
   app.get("/public/docs/assets/:file", (c) => serveDocsAsset(c.req.param("file")));
 
   app.notFound((c) =>

@@ -203,3 +203,12 @@ export async function executePrepared(db: Db, query: SQL): Promise<unknown> {
   ).dialect.sqlToQuery(query);
   return client.unsafe(text, params, { prepare: true });
 }
+
+/**
+ * Runs `work` in one transaction and hands it the transaction as a `Db`, so helpers that take
+ * a `Db` run inside it. Drizzle types a transaction apart from the database though it offers
+ * the same query API; this is the one place that bridges the two.
+ */
+export function inTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction((tx) => work(tx as unknown as Db));
+}

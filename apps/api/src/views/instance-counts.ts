@@ -1,7 +1,7 @@
 // GET /instances/counts (docs/api.md "Counts"): the list filters, grouped by one or two dimensions.
 import { COUNT_DIMENSIONS, COUNT_GROUPS_MAX, type CountDimension } from "@baton/actions";
 import { count, type SQL } from "drizzle-orm";
-import { invalid } from "../http/api-error.js";
+import { invalid } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { instances } from "../storage/schema/index.js";
 

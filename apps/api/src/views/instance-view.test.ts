@@ -47,7 +47,7 @@ const row = (over: Partial<InstanceRow> = {}): InstanceRow => ({
 });
 
 describe("statusView", () => {
-  it("has exactly the SPEC fields of a running instance plus the key extension, times in ISO 8601 UTC", () => {
+  it("has exactly the documented fields of a running instance (docs/instances.md) plus the key extension, times in ISO 8601 UTC", () => {
     expect(statusView(row())).toEqual({
       id: "i1",
       process: "p",

@@ -1,9 +1,9 @@
 import { type Json, parseJson } from "@baton/expr";
-import { iso } from "../http/time.js";
+import { iso } from "../format.js";
 import type { instances, logs } from "../storage/schema/index.js";
 import { redactJson, redactText } from "../engine/secrets.js";
 
-// Row → API shapes of SPEC "Process instance". Views are pure: outputs and states are
+// Row → API shapes of docs/instances.md ("Status view", "Detail view"). Views are pure: outputs and states are
 // passed in already parsed (and, where the caller wants it, with objects resolved).
 
 export type InstanceRow = typeof instances.$inferSelect;

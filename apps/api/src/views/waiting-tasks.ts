@@ -2,44 +2,26 @@
 import { parseJson } from "@baton/expr";
 import { and, eq, gt, inArray, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import { redactJson } from "../engine/secrets.js";
-import { iso } from "../http/time.js";
-import { type ListSpec, mapPage, type Page, paginate } from "../http/pagination.js";
+import { iso } from "../format.js";
 import type { Db } from "../storage/db.js";
 import { externalWaits, instances } from "../storage/schema/index.js";
 import { treeSecrets } from "./secrets-lookup.js";
 
-type WaitRow = typeof externalWaits.$inferSelect;
+export type WaitRow = typeof externalWaits.$inferSelect;
 
-const waitingList: ListSpec<WaitRow> = {
-  list: "external-tasks",
-  sorts: {
-    waiting_since: {
-      columns: [externalWaits.waitingSince, externalWaits.instanceId],
-      values: (r) => [r.waitingSince, r.instanceId],
-    },
-  },
-  defaultSort: "waiting_since",
-  defaultOrder: "asc",
-};
-
-export interface WaitingTaskQuery {
+export interface WaitingTaskFilters {
   process?: string;
   version?: number;
   task?: string;
   claimed?: boolean;
   instance_id?: string;
-  sort?: string;
-  order?: "asc" | "desc";
-  limit?: number;
-  after?: string;
-  before?: string;
 }
 
 /**
  * The rows of visits waiting now: the wait row of the instance's current task visit (a row
  * left from an earlier visit, whose task_epoch no longer matches, is not a waiting task).
  */
-function waitingFilters(query: WaitingTaskQuery, now: number): SQL | undefined {
+export function waitingTaskFilters(query: WaitingTaskFilters, now: number): SQL | undefined {
   const instanceConditions: SQL[] = [
     sql`i.id = ${externalWaits.instanceId}`,
     sql`i.task_epoch = ${externalWaits.taskEpoch}`,
@@ -73,14 +55,14 @@ export interface WaitingTask {
   claim_expires: string | null;
 }
 
-export async function listWaitingTasks(
+/** The API items of a page of wait rows (`now` decides whether a claim is still live). */
+export async function waitingTaskItems(
   db: Db,
   now: number,
   env: NodeJS.ProcessEnv,
-  query: WaitingTaskQuery,
-): Promise<Page<WaitingTask>> {
-  const page = await paginate(db, externalWaits, waitingFilters(query, now), waitingList, query);
-  const ids = page.items.map((row) => row.instanceId);
+  waits: WaitRow[],
+): Promise<WaitingTask[]> {
+  const ids = waits.map((row) => row.instanceId);
   const owners =
     ids.length === 0
       ? []
@@ -96,7 +78,7 @@ export async function listWaitingTasks(
           .where(inArray(instances.id, ids));
   const byId = new Map(owners.map((owner) => [owner.id, owner]));
   const secrets = await treeSecrets(db, env, owners);
-  return mapPage(page, (row) => {
+  return waits.map((row) => {
     const owner = byId.get(row.instanceId)!;
     // A lapsed claim is no claim: the task is claimable, whoever held it last.
     const live = row.claimExpiresAt !== null && row.claimExpiresAt > now;

@@ -134,12 +134,11 @@ export function registerPromote(program: Command, makeContext: ContextFactory): 
         if (out.json) return out.printJson(response);
         if (response.promoted.length === 0) return out.info(`nothing to promote from ${from} to ${to}`);
         for (const item of response.promoted) {
-          const previous =
-            item.previous === null || item.previous === undefined
-              ? "new on"
-              : item.previous === item.version
-                ? "unchanged on"
-                : `was v${item.previous} on`;
+          const previous = !item.previous
+            ? "new on"
+            : item.previous === item.version
+              ? "unchanged on"
+              : `was v${item.previous} on`;
           out.info(`${item.name} v${item.version} (${previous} ${to})`);
         }
       }),

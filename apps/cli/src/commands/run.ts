@@ -109,7 +109,11 @@ async function waitForInstance(ctx: Context, id: string, timeoutMs: number | und
 }
 
 export function settledFailure(view: InstanceStatusView): string {
-  const detail = view.error_code ? `: ${view.error_code}${view.error_message ? `: ${view.error_message}` : ""}` : "";
+  // The stored message often repeats the task and code ('task "call": pre.error: …'); say each once.
+  let message = view.error_message ?? "";
+  for (const prefix of [`task ${JSON.stringify(view.task)}: `, `${view.error_code}: `])
+    if (message.startsWith(prefix)) message = message.slice(prefix.length);
+  const detail = view.error_code ? `: ${view.error_code}${message ? `: ${message}` : ""}` : "";
   if (view.status === "cancelled") return `instance ${view.id} was cancelled (at task ${view.task})`;
   return `instance ${view.id} ${view.status} at task ${view.task}${detail}`;
 }

@@ -14,7 +14,7 @@ import { TokensPage } from "./pages/tokens.js";
 import { VersionPage } from "./pages/version.js";
 import { can } from "./permissions.js";
 import type { Route } from "./route.js";
-import { needsSignIn, type Session } from "./session.js";
+import { afterUnauthenticated, needsSignIn, type Session } from "./session.js";
 import { useRoute } from "./use-route.js";
 
 const NAV: { label: string; to: Route; pages: Route["page"][] }[] = [
@@ -77,7 +77,7 @@ export function App() {
   useEffect(() => {
     refresh();
     // An API 401 means the session ended (or never began): ask the proxy again, which shows sign-in.
-    setUnauthenticatedHandler(() => setSession((s) => (s ? { ...s, login: true, signedIn: false } : s)));
+    setUnauthenticatedHandler(() => setSession((s) => (s ? afterUnauthenticated(s) : s)));
   }, [refresh]);
 
   if (failure) {

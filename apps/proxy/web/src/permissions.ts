@@ -13,7 +13,7 @@ export function can(permissions: Permissions, needed: Permission): boolean {
 
 export type LifecycleVerb = "pause" | "resume" | "cancel" | "retry" | "upgrade";
 
-// SPEC "States and transitions", and what the engine's UPDATEs select on: pause takes running
+// docs/engine.md "Operator verbs", and what the engine's UPDATEs select on: pause takes running
 // trees, resume paused or still-pausing ones, cancel anything live that is not already
 // cancelling, retry only failed roots. Upgrade acts on any live tree.
 const VERB_STATUSES: Record<LifecycleVerb, readonly string[]> = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseRoute, type Route } from "./route.js";
-import { NO_LOGIN, needsSignIn, providerLoginHref, sessionFromAnswer } from "./session.js";
+import { afterUnauthenticated, NO_LOGIN, needsSignIn, providerLoginHref, sessionFromAnswer } from "./session.js";
 
 describe("sessionFromAnswer", () => {
   it("treats a 404 (no proxy in front) as no login with everything shown", () => {
@@ -87,5 +87,28 @@ describe("providerLoginHref", () => {
 
   it("encodes the provider id into the path", () => {
     expect(read(providerLoginHref("a/b?c", { page: "channels" })).path).toBe("/auth/login/a%2Fb%3Fc");
+  });
+});
+
+describe("afterUnauthenticated (the API answered 401)", () => {
+  it("signs out a configured login, keeping its sign-in choices", () => {
+    const session = sessionFromAnswer(200, {
+      login: true,
+      signed_in: true,
+      subject: "ann",
+      permissions: ["read"],
+      providers: [],
+      password_login: true,
+    });
+    const after = afterUnauthenticated(session);
+    expect(after).toMatchObject({ login: true, signedIn: false, passwordLogin: true });
+    expect(after.apiNeedsCredentials).toBeUndefined();
+    expect(needsSignIn(after)).toBe(true);
+  });
+
+  it("with no login in front, shows the sign-in page with the cause instead of pretending a login exists", () => {
+    const after = afterUnauthenticated(NO_LOGIN);
+    expect(after).toMatchObject({ login: false, apiNeedsCredentials: true });
+    expect(needsSignIn(after)).toBe(true);
   });
 });

@@ -17,6 +17,11 @@ export interface Session {
   permissions: Permissions;
   providers: Provider[];
   passwordLogin: boolean;
+  /**
+   * Set when no login is configured in front of the API (`login: false`) yet the API answered
+   * 401: nobody can sign in here, and the sign-in page must say why rather than offer nothing.
+   */
+  apiNeedsCredentials?: true;
 }
 
 /** No proxy in front (or a proxy without login): everything shown, the API decides. */
@@ -62,9 +67,14 @@ export function sessionFromAnswer(status: number, body: unknown): Session {
   };
 }
 
-/** The sign-in page replaces everything when a login is configured and nobody is signed in. */
+/** The sign-in page replaces everything when a login is configured and nobody is signed in, or the API wants credentials no one here can give. */
 export function needsSignIn(session: Session): boolean {
-  return session.login && !session.signedIn;
+  return (session.login && !session.signedIn) || session.apiNeedsCredentials === true;
+}
+
+/** The session after the API answered 401: signed out, or, with no login in front, a dead end to explain. */
+export function afterUnauthenticated(session: Session): Session {
+  return session.login ? { ...session, signedIn: false } : { ...session, apiNeedsCredentials: true };
 }
 
 /**

@@ -34,7 +34,10 @@ const PROMOTED = responseObject(
   {
     name: str("Process name."),
     version: int("The version `to` now points at.", { minimum: 1 }),
-    previous: nullable(int("The version `to` pointed at before; null when the process was not on `to`.")),
+    previous: int(
+      "The version `to` pointed at before; 0 when the process was not on `to` (as `PUT /definitions/batch` reports it).",
+      { minimum: 0 },
+    ),
   },
   ["name", "version", "previous"],
 );

@@ -26,7 +26,7 @@ export const debugActions = [
     tag: TAG,
     summary: "Readiness probe",
     description:
-      "Served at the server root (`/healthz`, outside `/api`). 200 when this worker can reach its database, 503 (same body, `status: unavailable`) when it cannot. Needs no credential.",
+      "Served at the server root (`/healthz`, outside `/api`) for probes, and at `/api/healthz` (an alias, the address this document gives it) so generated clients reach it with their base URL. 200 when this worker can reach its database, 503 (same body, `status: unavailable`) when it cannot.",
     permissions: "public",
     responses: {
       200: { description: "Ready.", schema: HEALTH_SCHEMA },

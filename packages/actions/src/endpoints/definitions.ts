@@ -6,6 +6,7 @@ import {
   dateTime,
   int,
   nullable,
+  openObject,
   processName,
   responseObject,
   schemaValue,
@@ -19,6 +20,7 @@ const TAG = "definitions";
 
 const DEFINITION_BODY: JsonSchema = {
   type: "object",
+  additionalProperties: {},
   title: "ProcessDefinition",
   description:
     "A process definition as described in the language reference (docs/language.md): `name`, `tasks`, optional `input_schema`, `output`, `config_schema`, `$defs`. " +
@@ -167,7 +169,9 @@ const COMPAT_ISSUE = responseObject(
     address: str("Where in the process, e.g. `tasks.charge.output`."),
     path: str("Where inside the schema at that address."),
     message: str("What changed and why it matters."),
-    gating: bool("Whether this issue makes its member incompatible."),
+    gating: bool(
+      "Whether this issue makes its member incompatible; false for a doubt the shape check cannot settle, and for every issue of a member excused by `ignore`.",
+    ),
   },
   ["member", "address", "path", "message", "gating"],
 );
@@ -198,17 +202,19 @@ const COMPAT_REPORT = responseObject(
     issues: arrayOf(COMPAT_ISSUE, "Every problem found."),
   },
   ["name", "status", "from", "to", "upgrade", "contract", "changed", "issues"],
+  { title: "CompatReport" },
 );
 
 const COMPAT_RESPONSE = responseObject(
   {
     compatible: bool("Whether every compared process is compatible on both members."),
     passes: bool(
-      "False only where a gating check of a member not in `ignore` broke; equals `compatible` when `ignore` is empty.",
+      "False only where a gating check of a member not in `ignore` broke; equals `compatible` when `ignore` is empty. The issues of an ignored member are reported with `gating: false`.",
     ),
     processes: nullable(arrayOf(COMPAT_REPORT, "One report per process.")),
   },
   ["compatible", "passes", "processes"],
+  { title: "CompatResponse" },
 );
 
 const NAME_PARAMS = strictObject({ name: processName("Process name.") }, ["name"]);
@@ -422,7 +428,7 @@ export const definitionActions = [
             created_at: dateTime("When this version was registered (ISO 8601 UTC)."),
             actor: str("Who registered it."),
             raises: arrayOf(str("An authored error code."), "Every authored error code the process can end with."),
-            definition: { type: "object", description: "The canonical definition." },
+            definition: openObject("The canonical definition."),
           },
           ["name", "version", "created_at", "definition"],
           { title: "StoredDefinition" },
@@ -454,7 +460,7 @@ export const definitionActions = [
     responses: {
       200: {
         description: "An OpenAPI 3.1 document.",
-        schema: { type: "object", description: "An OpenAPI 3.1 document." },
+        schema: openObject("An OpenAPI 3.1 document."),
       },
     },
     errors: [400, 404, 500],

@@ -7,6 +7,7 @@ import {
   dateTime,
   int,
   nullable,
+  openObject,
   processName,
   responseObject,
   str,
@@ -38,14 +39,15 @@ export const EXTERNAL_TASK_SCHEMA = responseObject(
     version: int("Process version.", { minimum: 1 }),
     task: str("Task id."),
     external_input: anyJson("The evaluated `input` of the external action: what the worker works on."),
-    result_schema: {
-      type: "object",
-      description: "JSON Schema the `result` of resolve must match (`{}` when the task declares none).",
-    },
+    result_schema: openObject("JSON Schema the `result` of resolve must match (`{}` when the task declares none)."),
     raises: {
       type: "object",
       description: "Error codes the task accepts in an `error` outcome → the schema of `error.data` (null: no data).",
-      additionalProperties: { type: ["object", "null"], description: "Schema of `error.data`, or null." },
+      additionalProperties: {
+        type: ["object", "null"],
+        additionalProperties: {},
+        description: "Schema of `error.data`, or null.",
+      },
     },
     waiting_since: dateTime("When the task parked (ISO 8601 UTC)."),
     deadline: nullable(
@@ -80,15 +82,16 @@ const ERROR_OUTCOME = strictObject(
   { description: "An error outcome: routed through the task's on_error rules with `error.data` set." },
 );
 
-function outcomeBody(handle: Record<string, JsonSchema>, required: string[]): JsonSchema {
+/** `verb` names the two component schemas (`ResolveResult`, `ResolveError`…): each endpoint has its own handle fields. */
+function outcomeBody(verb: string, handle: Record<string, JsonSchema>, required: string[]): JsonSchema {
   return {
     description:
       "Either a `result` (validated and conformed against the task's `result_schema`) or an `error` outcome; not both.",
     oneOf: [
       strictObject({ ...handle, result: anyJson("The task's result; must match its `result_schema`.") }, required, {
-        title: "ResultOutcome",
+        title: `${verb}Result`,
       }),
-      strictObject({ ...handle, error: ERROR_OUTCOME }, [...required, "error"], { title: "ErrorOutcome" }),
+      strictObject({ ...handle, error: ERROR_OUTCOME }, [...required, "error"], { title: `${verb}Error` }),
     ],
   };
 }
@@ -296,13 +299,17 @@ export const externalTaskActions = [
     path: "/external-tasks/release",
     tag: TAG,
     summary: "Give a claimed task back",
-    description: "Ends the claim at once; the task goes back to the queue and can be claimed again.",
+    description:
+      "Ends the claim at once; the task goes back to the queue and can be claimed again. A token whose task is no longer wanted (renew answered `cancelled`: the instance was cancelled, the visit is over, or a retry re-armed the task) is accepted and changes nothing (`released: false`). 409 for a token never issued or no longer holding its claim (lapsed, released, claimed again).",
     permissions: ["worker"],
     body: strictObject({ token: CLAIM_TOKEN }, ["token"]),
     responses: {
       200: {
         description: "Released.",
-        schema: responseObject({ released: bool("Whether the claim was ended.") }, ["released"]),
+        schema: responseObject(
+          { released: bool("Whether a live claim was ended and the task went back to the queue.") },
+          ["released"],
+        ),
       },
     },
     errors: [400, 409, 500],
@@ -319,7 +326,7 @@ export const externalTaskActions = [
       "Delivers the outcome of a claimed (or still parked) task: a `result`, validated and conformed against the task's `result_schema`, or an `error: {code, message?, data?}` whose `code` must be one of the task's `raises` and whose `data` must match its schema. " +
       "The process then resumes; an error outcome is routed through the task's on_error rules. A mismatch is a 400 and the task keeps waiting.",
     permissions: ["worker"],
-    body: outcomeBody({ token: CLAIM_TOKEN }, ["token"]),
+    body: outcomeBody("Resolve", { token: CLAIM_TOKEN }, ["token"]),
     responses: {
       200: {
         description: "Resolved.",
@@ -344,6 +351,7 @@ export const externalTaskActions = [
       "Delivers a `result` or an `error` outcome (as in resolve) to task `task` of instance `instance_id` without a claim. When the task is waiting now, it resolves (`delivered`); otherwise the outcome is buffered FIFO until the task next waits (`buffered`).",
     permissions: ["worker"],
     body: outcomeBody(
+      "Signal",
       {
         instance_id: str("The instance.", { minLength: 1 }),
         task: str("The external task id in its definition.", { minLength: 1 }),

@@ -7,6 +7,7 @@ import {
   dateTime,
   int,
   nullable,
+  openObject,
   processName,
   responseObject,
   str,
@@ -107,12 +108,15 @@ const DETAIL_FIELDS: Record<string, JsonSchema> = {
   created_at: STATUS_FIELDS.created_at,
   updated_at: STATUS_FIELDS.updated_at,
   key: STATUS_FIELDS.key,
+  error_code: STATUS_FIELDS.error_code,
+  error_message: STATUS_FIELDS.error_message,
+  output: STATUS_FIELDS.output,
   ...TREE_FIELDS,
   state: responseObject(
     {
-      _children: { type: "object", description: "Task id → the child instance id(s) it spawned." },
+      _children: openObject("Task id → the child instance id(s) it spawned."),
       input: anyJson("The conformed instance input."),
-      outputs: { type: "object", description: "Task id → its output." },
+      outputs: openObject("Task id → its output."),
     },
     [],
     { description: "The stored state verbatim. Externalized values appear as references unless `resolve=true`." },
@@ -135,9 +139,16 @@ const DETAIL_FIELDS: Record<string, JsonSchema> = {
   ),
 };
 
-export const INSTANCE_DETAIL_SCHEMA = responseObject(DETAIL_FIELDS, Object.keys(DETAIL_FIELDS), {
-  title: "InstanceDetail",
-});
+/** Sent only when set, as in the status view. */
+const DETAIL_OPTIONAL = new Set(["error_code", "error_message", "output"]);
+
+export const INSTANCE_DETAIL_SCHEMA = responseObject(
+  DETAIL_FIELDS,
+  Object.keys(DETAIL_FIELDS).filter((k) => !DETAIL_OPTIONAL.has(k)),
+  {
+    title: "InstanceDetail",
+  },
+);
 
 export const LOG_ENTRY_SCHEMA = responseObject(
   {
@@ -148,7 +159,7 @@ export const LOG_ENTRY_SCHEMA = responseObject(
     message: str("What happened, for a person."),
     task: nullable(str("The task it concerns, if any.")),
     actor: nullable(str("Who caused it (`token:<id>` or a subject), for operator actions.")),
-    data: { type: "object", description: "Structured details; never contains secrets." },
+    data: openObject("Structured details; never contains secrets."),
     created_at: dateTime("When it was written (ISO 8601 UTC)."),
   },
   ["id", "instance_id", "level", "event", "message", "created_at"],
@@ -236,7 +247,7 @@ export const instanceActions = [
       {
         process: processName("Process name."),
         version: int("Version to run; omit for the latest.", { minimum: 1 }),
-        input: { type: "object", description: "The instance input; must conform to the process's `input_schema`." },
+        input: openObject("The instance input; must conform to the process's `input_schema`."),
         key: str(
           `**Extension.** A business key naming what this instance is about (an order number, a customer id), 1 to ${INSTANCE_KEY_MAX_LENGTH} characters. ` +
             'Stored and shown on every view; `GET /instances?key=` finds it. It does not deduplicate: use the `Idempotency-Key` header for that (docs/api.md "Business keys").',

@@ -30,7 +30,7 @@ export const TOKEN_ITEM_SCHEMA = responseObject(
   },
   ["id", "label", "perms", "created_at", "last_used_at", "expires_at", "revoked_at"],
   {
-    title: "TokenListItem",
+    title: "Token",
     not: { description: "Never carries the secret.", properties: { token: {} }, required: ["token"] },
   },
 );

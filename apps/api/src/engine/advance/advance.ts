@@ -1,15 +1,14 @@
+import type { LogLevel } from "@baton/log";
 import { evaluate, evaluateShape, ExprRuntimeError, type Json, type Scope } from "@baton/expr";
 import { type ChildEnvironment, ChildFailed, type ChildSpawn, isChildTask, runChildren } from "./tasks/child.js";
 import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
 import { DefinitionFault } from "./compiled-definition.js";
 import { routeError } from "./error-route.js";
 import type { FetchResult } from "./tasks/fetch.js";
-import { truncate } from "./tasks/fetch.js";
+import { truncate } from "../../format.js";
 import type { InstanceState } from "./instance-state.js";
 import { TaskFailure } from "./task-failure.js";
 import { type BufferedSignal, consumedSignalOf, type ExternalPark, isWaitTask, runWait } from "./tasks/wait.js";
-
-export type LogLevel = "debug" | "info" | "warn" | "error";
 
 export interface EngineLog {
   level: LogLevel;
@@ -83,7 +82,7 @@ type Decision =
   | { kind: "panic"; code: string; message: string };
 
 /**
- * One advance (DESIGN §3): run the current task's action, evaluate its output and switch, and
+ * One advance (docs/engine.md#one-advance): run the current task's action, evaluate its output and switch, and
  * continue inline through routing-only tasks until the next action task (the checkpoint), a
  * retry wait, or a settled result. Pure apart from `env.fetch`: the caller persists the result.
  */
@@ -248,7 +247,7 @@ export async function advance(
           code: failure.code,
         },
       );
-      // engine.* codes and failed children are never caught (LANGUAGE §2.4, §2.6).
+      // engine.* codes and failed children are never caught (docs/language.md#on-error, #children).
       const route =
         failure.code.startsWith("engine.") || failure instanceof ChildFailed
           ? ({ kind: "fail" } as const)

@@ -86,7 +86,7 @@ describe("httpCall", () => {
   it("fails with pre.error when the engine abandons the call before it is made", async () => {
     const abort = new AbortController();
     abort.abort();
-    expect((await failure(call("/ok", { signal: abort.signal }))).code).toBe("pre.error");
+    expect((await failure(call("/ok", { abort: abort.signal }))).code).toBe("pre.error");
   });
 
   it("never puts the query string in its messages (it may carry secrets)", async () => {

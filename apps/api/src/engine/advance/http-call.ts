@@ -10,7 +10,7 @@ export interface HttpCall {
   timeoutMs: number;
   maxResponseBytes: number;
   /** Aborts the call (the engine lost the lease or is stopping); fails with `pre.error`/`http.disconnected`. */
-  signal?: AbortSignal;
+  abort?: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -46,7 +46,7 @@ const PRE_CONNECT_CODES = new Set([
 ]);
 
 /**
- * One HTTP attempt, classified by LANGUAGE §5: `pre.error` / `pre.timeout` while the request
+ * One HTTP attempt, classified by docs/language.md#error-codes: `pre.error` / `pre.timeout` while the request
  * provably never left (resolve, connect, TLS), `http.timeout` / `http.disconnected` once it
  * may have, `output.too_large` above the response cap. Resolves with any status.
  */
@@ -59,7 +59,7 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      call.signal?.removeEventListener("abort", onAbort);
+      call.abort?.removeEventListener("abort", onAbort);
       request.destroy();
       reject(error);
     };
@@ -137,7 +137,7 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
         }
         settled = true;
         clearTimeout(timer);
-        call.signal?.removeEventListener("abort", onAbort);
+        call.abort?.removeEventListener("abort", onAbort);
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(response.headers)) {
           if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
@@ -146,11 +146,11 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
       });
     });
     // Only now that every listener is in place: destroying a request without an "error" listener crashes the process.
-    if (call.signal?.aborted) {
+    if (call.abort?.aborted) {
       onAbort();
       return;
     }
-    call.signal?.addEventListener("abort", onAbort, { once: true });
+    call.abort?.addEventListener("abort", onAbort, { once: true });
     request.end(call.body);
   });
 }

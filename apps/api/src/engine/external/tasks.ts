@@ -10,36 +10,27 @@ import {
 } from "@baton/model";
 import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
-import { type Db, rowsOf } from "../../storage/db.js";
+import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
 import { perDbCache } from "../../storage/per-db-cache.js";
 import { definitions, externalClaims, externalWaits, instances } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
+import { iso } from "../../format.js";
+import { Refusal } from "../../refusal.js";
 import { appendLogs } from "../audit-log.js";
 import { bufferSignal } from "./signal-buffer.js";
 import { isSettled } from "../statuses.js";
 
-// External tasks from the worker's side (SPEC "External tasks"): claim, renew, release,
+// External tasks from the worker's side (docs/engine.md#external-tasks-and-delay): claim, renew, release,
 // resolve, signal. A claim is one row of external_waits (the parked visit) plus a token in
 // external_claims bound to (instance, task_epoch, claim_epoch, worker); resolving records the
 // outcome in the instance state (`_outcome`, read by wait-task.ts) and makes it due, so the
 // next advance routes it exactly like a fetch result or failure.
 
-/** Why a call was refused; the handler maps it to HTTP (400 with `fields`, 404, 409). */
-export class ExternalTaskError extends Error {
-  override readonly name = "ExternalTaskError";
-  constructor(
-    readonly kind: "invalid" | "not_found" | "conflict",
-    message: string,
-    readonly fields?: Array<{ path: string; message: string }>,
-  ) {
-    super(message);
-  }
-}
-
 export interface ClaimRequest {
   workerId: string;
   limit: number;
-  leaseMs: number;
+  /** How long the claim holds unless renewed: a worker's claim, not the pump's instance lease. */
+  claimMs: number;
   process?: string;
   task?: string;
   version?: number;
@@ -62,7 +53,8 @@ export interface ExternalTaskItem {
 /** `{result}` or `{error: {code, message?, data?}}`, exactly one. */
 export type Outcome = { result: Json } | { error: Json };
 
-export const renewBeforeMs = (leaseMs: number) => Math.floor(leaseMs / 3);
+/** When a worker should renew a claim that holds for `claimMs` (the API calls it lease_ms). */
+export const renewBeforeMs = (claimMs: number) => Math.floor(claimMs / 3);
 
 export function newClaimToken(): string {
   return `ext_${randomBytes(24).toString("base64url")}`;
@@ -72,18 +64,15 @@ export function tokenHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** Leases up to `limit` parked, unclaimed tasks FIFO by park time; two callers never get the same one. */
 export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimRequest): Promise<ExternalTaskItem[]> {
   const now = clock.now();
-  const expires = now + request.leaseMs;
+  const expires = now + request.claimMs;
   const filters = [sql`TRUE`];
   if (request.process !== undefined) filters.push(sql`i.process = ${request.process}`);
   if (request.task !== undefined) filters.push(sql`w.task = ${request.task}`);
   if (request.version !== undefined) filters.push(sql`i.version = ${request.version}`);
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const claimed = rowsOf<Record<string, unknown>>(
       await tx.execute(sql`
         WITH picked AS (
@@ -156,7 +145,12 @@ export interface RenewResult {
 
 type ClaimFate = "live" | "lost" | "cancelled";
 
-/** Where one claim stands: its instance cancelled or the visit over → cancelled; superseded, released or lapsed → lost. */
+/**
+ * Where one claim stands: its instance cancelled, the visit over, or the visit re-armed since
+ * the claim (a retry after a timeout) → cancelled; released, lapsed, claimed again, or held by
+ * another worker → lost. Only a live claim's token acts; claim epochs never repeat for an
+ * instance (pump/wait-rows.ts), so no older token can match a newer arming's claim.
+ */
 function fateOf(row: Record<string, unknown> | undefined, workerId: string | undefined, now: number): ClaimFate {
   if (row === undefined || row.status === null || row.status === undefined) return "lost";
   const status = String(row.status);
@@ -170,6 +164,8 @@ function fateOf(row: Record<string, unknown> | undefined, workerId: string | und
   )
     return "cancelled";
   if (row.phase !== "external") return "cancelled";
+  // A retry re-armed the same visit after this claim was issued: that arming is no longer wanted.
+  if (Number(row.created_at) < Number(row.waiting_since)) return "cancelled";
   if (Number(row.w_claim_epoch) !== Number(row.claim_epoch)) return "lost";
   if (row.claim_expires_at === null || row.claim_expires_at === undefined || Number(row.claim_expires_at) <= now)
     return "lost";
@@ -179,8 +175,8 @@ function fateOf(row: Record<string, unknown> | undefined, workerId: string | und
 
 async function claimRows(tx: Db, hashes: string[]): Promise<Map<string, Record<string, unknown>>> {
   const result = await tx.execute(sql`
-    SELECT c.token_hash, c.instance_id, c.task_epoch, c.claim_epoch, c.worker_id,
-           w.task_epoch AS w_task_epoch, w.claim_epoch AS w_claim_epoch, w.claim_expires_at, w.task AS w_task,
+    SELECT c.token_hash, c.instance_id, c.task_epoch, c.claim_epoch, c.worker_id, c.created_at,
+           w.task_epoch AS w_task_epoch, w.claim_epoch AS w_claim_epoch, w.claim_expires_at, w.task AS w_task, w.waiting_since,
            i.status, i.task_epoch AS i_task_epoch, i.phase, i.root_id, i.process, i.version, i.task AS i_task
     FROM external_claims c
     LEFT JOIN external_waits w ON w.instance_id = c.instance_id
@@ -195,14 +191,13 @@ export async function renewExternalTasks(
   clock: Clock,
   workerId: string,
   tokens: readonly string[],
-  leaseMs: number,
+  claimMs: number,
 ): Promise<RenewResult> {
   const out: RenewResult = { renewed: [], lost: [], cancelled: [] };
   if (tokens.length === 0) return out;
   const now = clock.now();
   const hashes = tokens.map(tokenHash);
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const rows = await claimRows(tx, hashes);
     const live: Array<{ token: string; instanceId: string; claimEpoch: number }> = [];
     tokens.forEach((token, i) => {
@@ -215,7 +210,7 @@ export async function renewExternalTasks(
     if (live.length > 0) {
       // Fenced by claim_epoch and expiry: a claim that lapsed and was re-taken meanwhile stays lost.
       const updated = await tx.execute(sql`
-        UPDATE external_waits AS w SET claim_expires_at = ${now + leaseMs}
+        UPDATE external_waits AS w SET claim_expires_at = ${now + claimMs}
         FROM (SELECT unnest(${sqlTextArray(live.map((l) => l.instanceId))}) AS id, unnest(${`{${live.map((l) => l.claimEpoch).join(",")}}`}::int[]) AS epoch) AS h
         WHERE w.instance_id = h.id AND w.claim_epoch = h.epoch AND w.claim_expires_at > ${now}
         RETURNING w.instance_id`);
@@ -226,21 +221,23 @@ export async function renewExternalTasks(
   });
 }
 
-/** Ends a live claim at once; the task is claimable again. */
-export async function releaseExternalTask(db: Db, clock: Clock, token: string): Promise<void> {
+/**
+ * Ends a live claim at once (the task is claimable again): true. A token whose task is no
+ * longer wanted (renew answers `cancelled`: "stop, then release") is accepted and changes
+ * nothing: false. A token never issued, lapsed, released, or lost to another arming or
+ * worker is a conflict: its release must not hand back a claim someone else holds.
+ */
+export async function releaseExternalTask(db: Db, clock: Clock, token: string): Promise<boolean> {
   const now = clock.now();
-  await db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const row = (await claimRows(tx, [tokenHash(token)])).get(tokenHash(token));
+    if (row === undefined) throw new Refusal("conflict", "the claim is not held: no claim has this token");
     const fate = fateOf(row, undefined, now);
-    if (fate !== "live") {
-      throw new ExternalTaskError(
+    if (fate === "cancelled") return false;
+    if (fate === "lost") {
+      throw new Refusal(
         "conflict",
-        row === undefined
-          ? "the claim is not held: no claim has this token"
-          : fate === "cancelled"
-            ? "the claim is not held: the task is no longer waiting (its instance was cancelled or the task moved on)"
-            : "the claim is not held: it lapsed or another worker claimed the task since",
+        "the claim is not held: it lapsed, was released, or the task was claimed again since",
       );
     }
     await tx
@@ -248,10 +245,11 @@ export async function releaseExternalTask(db: Db, clock: Clock, token: string): 
       .set({ claimedBy: null, claimExpiresAt: null })
       .where(
         and(
-          eq(externalWaits.instanceId, String(row!.instance_id)),
-          eq(externalWaits.claimEpoch, Number(row!.claim_epoch)),
+          eq(externalWaits.instanceId, String(row.instance_id)),
+          eq(externalWaits.claimEpoch, Number(row.claim_epoch)),
         ),
       );
+    return true;
   });
 }
 
@@ -268,8 +266,7 @@ export async function resolveExternalTask(
 ): Promise<void> {
   const now = clock.now();
   const hash = tokenHash(token);
-  await db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  await inTransaction(db, async (tx) => {
     // Lock the instance first, then read the claim: a worker's write or an operator verb is either fully before or after.
     const locked = rowsOf(
       await tx.execute(
@@ -278,26 +275,23 @@ export async function resolveExternalTask(
     );
     const row = locked.length === 0 ? undefined : (await claimRows(tx, [hash])).get(hash);
     if (row === undefined || row.status === null || row.status === undefined)
-      throw new ExternalTaskError("not_found", "unknown claim token");
+      throw new Refusal("not_found", "unknown claim token");
     const status = String(row.status);
     if (isSettled(status) || status === "cancelling") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "conflict",
         `instance ${String(row.instance_id)} is ${status}; it no longer waits for an outcome`,
       );
     }
     const fate = fateOf(row, undefined, now);
     if (fate === "cancelled") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "conflict",
         `a late answer: the visit of task "${String(row.w_task ?? row.i_task)}" this claim was for is over (the task moved on)`,
       );
     }
     if (fate === "lost")
-      throw new ExternalTaskError(
-        "conflict",
-        "the claim is no longer live: it lapsed or another worker claimed the task since",
-      );
+      throw new Refusal("conflict", "the claim is no longer live: it lapsed or another worker claimed the task since");
     const taskId = String(row.w_task);
     const task = await requireTask(db, tx, String(row.process), Number(row.version), taskId);
     const checked = checkOutcome(task.def, task.task, outcome);
@@ -323,25 +317,21 @@ export async function signalExternalTask(
   outcome: Outcome,
   actor: string | null,
 ): Promise<SignalResult> {
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
-    if (row === undefined) throw new ExternalTaskError("not_found", `instance ${instanceId} does not exist`);
+    if (row === undefined) throw new Refusal("not_found", `instance ${instanceId} does not exist`);
     const def = await definitionOf(db, tx, row.process, row.version);
     const task = def?.tasks.find((t) => t.id === taskId);
     if (def === undefined || task === undefined)
-      throw new ExternalTaskError(
-        "not_found",
-        `process "${row.process}" version ${row.version} has no task "${taskId}"`,
-      );
+      throw new Refusal("not_found", `process "${row.process}" version ${row.version} has no task "${taskId}"`);
     if (task.action?.type !== "external") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "not_found",
         `task "${taskId}" of process "${row.process}" version ${row.version} is not an external task (its action is ${task.action?.type ?? "none"})`,
       );
     }
     if (isSettled(row.status) || row.status === "cancelling") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "conflict",
         `instance ${row.id} is ${row.status} and will never wait on task "${taskId}" again`,
       );
@@ -387,7 +377,7 @@ export function checkOutcome(def: Definition, task: Task, outcome: Outcome): Out
   if ("error" in outcome) {
     const checked = checkExternalError(def, task, outcome.error);
     if (!checked.ok)
-      throw new ExternalTaskError(
+      throw new Refusal(
         "invalid",
         `the error outcome does not match what task "${task.id}" declares in raises`,
         checked.problems,
@@ -396,11 +386,7 @@ export function checkOutcome(def: Definition, task: Task, outcome: Outcome): Out
   }
   const checked = checkExternalResult(def, task, outcome.result);
   if (!checked.ok)
-    throw new ExternalTaskError(
-      "invalid",
-      `the result does not match the result_schema of task "${task.id}"`,
-      checked.problems,
-    );
+    throw new Refusal("invalid", `the result does not match the result_schema of task "${task.id}"`, checked.problems);
   return { result: checked.value };
 }
 
@@ -460,7 +446,7 @@ async function requireTask(
   const def = await definitionOf(db, tx, process, version);
   const task = def?.tasks.find((t) => t.id === taskId);
   if (def === undefined || task === undefined)
-    throw new ExternalTaskError("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
+    throw new Refusal("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
   return { def, task };
 }
 

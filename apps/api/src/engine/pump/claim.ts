@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
 import { sqlIntArray, sqlTextArray } from "../../storage/sql-arrays.js";
 import { LEASE_MS } from "../statuses.js";
+import { lockInIdOrder } from "../trees/lock.js";
 
 /** A row as the claim leased it; `leaseEpoch` is the fence for every write of this advance. */
 export interface ClaimedRow {
@@ -154,14 +155,4 @@ export async function finaliseAbandoned(db: Db, now: number): Promise<FinalisedR
     task: String(r.task),
     status: r.status as "paused" | "cancelled",
   }));
-}
-
-/**
- * A CTE body that locks the given instance rows in id order. Every statement that locks many
- * instance rows at once (lease renewal, advance batches, releasing leases) must go through it:
- * two such statements locking overlapping rows in different orders deadlock, and PostgreSQL then
- * aborts one of them (a renewal lost, or a whole batch written again row by row).
- */
-export function lockInIdOrder(ids: readonly string[]) {
-  return sql`SELECT id FROM instances WHERE id = ANY(${sqlTextArray(ids)}) ORDER BY id FOR UPDATE`;
 }

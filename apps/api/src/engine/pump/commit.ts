@@ -1,11 +1,13 @@
 import { type Json, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
-import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
+import { type Db, executePrepared, rowsOf, inTransaction } from "../../storage/db.js";
 import type { AdvanceResult } from "../advance/advance.js";
 import type { ChildSpawn } from "../advance/tasks/child.js";
-import { type ClaimedRow, lockInIdOrder } from "./claim.js";
-import type { InstanceState } from "../advance/instance-state.js";
+import { freshInstanceRow, freshState } from "../start.js";
+import { lockInIdOrder } from "../trees/lock.js";
+import type { ClaimedRow } from "./claim.js";
+import { type InstanceState, PER_VISIT_KEYS } from "../advance/instance-state.js";
 import { type LogEntry, logRow } from "../audit-log.js";
 import { insertObjects, type PlannedObject, planExternalize } from "../../storage/objects.js";
 import { newId } from "../../storage/ids.js";
@@ -64,7 +66,7 @@ export async function writeAdvances(
   });
 
   const logs: Array<ReturnType<typeof logRow> & { gate_id: string }> = [];
-  const children: ChildRecord[] = [];
+  const children: Array<ReturnType<typeof childRecord>> = [];
   const records = writes.map(({ claim, result, keepLeaseFor }, i) => {
     const keep =
       keepLeaseFor !== undefined && result.status === "running" && result.wakeAt !== null && result.wakeAt <= now;
@@ -74,9 +76,9 @@ export async function writeAdvances(
         gate_id: claim.id,
       });
     for (const spawn of result.spawns ?? []) {
-      const state = planExternalize({ input: spawn.input, outputs: {}, _children: {} }, thresholdBytes);
+      const state = planExternalize(freshState(spawn.input), thresholdBytes);
       for (const o of state.objects) objects.set(o.ref, o);
-      children.push(childRecord(claim, result, spawn, stringifyJson(state.value)));
+      children.push(childRecord(claim, result, spawn, stringifyJson(state.value), now));
       const where = spawn.key !== null ? ` as "${spawn.key}"` : spawn.index !== null ? ` as [${spawn.index}]` : "";
       const started = entry(
         { ...claim, id: spawn.id },
@@ -169,10 +171,12 @@ export async function writeAdvances(
         INSERT INTO instances (id, root_id, parent_id, spawn_task, spawn_key, parent_task_epoch, process, version, status, phase, task,
                                state, task_epoch, lease_epoch, wake_at, created_at, updated_at)
         SELECT c.id, c.root_id, c.parent_id, c.spawn_task, c.spawn_key, c.parent_task_epoch, c.process, c.version,
-               CASE WHEN upd.status = 'paused' THEN 'paused' ELSE 'running' END, NULL, c.task, c.state, 1, 0, ${now}::bigint, ${now}::bigint, ${now}::bigint
+               CASE WHEN upd.status = 'paused' THEN 'paused' ELSE c.status END, c.phase, c.task, c.state, c.task_epoch,
+               c.lease_epoch, c.wake_at, c.created_at, c.updated_at
         FROM jsonb_to_recordset(${JSON.stringify(children)}::jsonb) AS c(
           id text, root_id text, parent_id text, spawn_task text, spawn_key text, parent_task_epoch integer, process text, version integer,
-          task text, state text)
+          status text, phase text, task text, state text, task_epoch integer, lease_epoch integer, wake_at bigint, created_at bigint,
+          updated_at bigint)
         JOIN upd ON upd.id = c.parent_id
         WHERE upd.status IN ('running', 'paused')
         RETURNING id
@@ -249,7 +253,7 @@ export async function writeAdvances(
     objects.size > 0 ||
     writes.some((w) => w.result.externalWait !== undefined || w.result.consumedSignal !== undefined);
   // (Children and parent wake-ups ride in the one statement: no transaction needed for them.)
-  return touchesMore ? db.transaction((tx) => write(tx as unknown as Db)) : write(db);
+  return touchesMore ? inTransaction(db, write) : write(db);
 }
 
 function entry(
@@ -263,34 +267,39 @@ function entry(
   return { instanceId: claim.id, rootId: claim.rootId, level, event, message, task, data };
 }
 
-// Keys an advance rewrites on a task visit (wait-task.ts, child-task.ts): always stored as the advance left them.
-const PER_VISIT_KEYS = new Set(["_error", "_wait", "_outcome", "_spawn", "_children"]);
-
-interface ChildRecord {
-  id: string;
-  root_id: string;
-  parent_id: string;
-  spawn_task: string;
-  spawn_key: string | null;
-  parent_task_epoch: number;
-  process: string;
-  version: number;
-  task: string;
-  state: string;
-}
-
-function childRecord(parent: ClaimedRow, result: AdvanceResult, spawn: ChildSpawn, state: string): ChildRecord {
-  return {
+/** A child's fresh row (freshInstanceRow) with the columns the commit statement reads, as jsonb_to_recordset reads them. */
+function childRecord(parent: ClaimedRow, result: AdvanceResult, spawn: ChildSpawn, state: string, now: number) {
+  const row = freshInstanceRow({
     id: spawn.id,
-    root_id: parent.rootId,
-    parent_id: parent.id,
-    spawn_task: result.task,
-    spawn_key: spawn.key ?? (spawn.index === null ? null : String(spawn.index)),
-    parent_task_epoch: result.taskEpoch,
+    rootId: parent.rootId,
+    parentId: parent.id,
+    spawnTask: result.task,
+    spawnKey: spawn.key ?? (spawn.index === null ? null : String(spawn.index)),
+    parentTaskEpoch: result.taskEpoch,
     process: spawn.process,
     version: spawn.version,
     task: spawn.firstTask,
     state,
+    now,
+  });
+  return {
+    id: row.id,
+    root_id: row.rootId,
+    parent_id: row.parentId,
+    spawn_task: row.spawnTask,
+    spawn_key: row.spawnKey,
+    parent_task_epoch: row.parentTaskEpoch,
+    process: row.process,
+    version: row.version,
+    status: row.status,
+    phase: row.phase,
+    task: row.task,
+    state: row.state,
+    task_epoch: row.taskEpoch,
+    lease_epoch: row.leaseEpoch,
+    wake_at: row.wakeAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
   };
 }
 

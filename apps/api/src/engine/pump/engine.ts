@@ -4,7 +4,7 @@ import type { ServerConfig } from "../../config.js";
 import type { Logger } from "@baton/log";
 import type { EngineHandle } from "../../services.js";
 import type { Clock } from "../../storage/clock.js";
-import type { Db } from "../../storage/db.js";
+import { type Db, inTransaction } from "../../storage/db.js";
 import { advance, type AdvanceResult } from "../advance/advance.js";
 import { childEnvironment } from "./child-environment.js";
 import {
@@ -60,7 +60,7 @@ const PRUNE_EVERY_MS = 60_000;
 const WAKE_DELAY_MS = 2;
 
 /**
- * The pump (DESIGN §3): claim rounds every `pollMs` and on wake(), at most `maxConcurrent`
+ * The pump (docs/engine.md#the-pump-claims-and-leases): claim rounds every `pollMs` and on wake(), at most `maxConcurrent`
  * advances in flight, leases renewed while they run, results group-committed.
  */
 export function createEngine(deps: EngineDeps): EngineHandle {
@@ -146,10 +146,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   // Abandoned pause/cancel rows are rare: checked at most once a second.
   const finalise = periodic("finalising abandoned pause/cancel", FINALISE_EVERY_MS, async () => {
     if (!(await hasAbandoned(db, clock.now()))) return;
-    await db.transaction(async (tx) => {
-      const rows = await finaliseAbandoned(tx as unknown as Db, clock.now());
+    await inTransaction(db, async (tx) => {
+      const rows = await finaliseAbandoned(tx, clock.now());
       await appendLogs(
-        tx as unknown as Db,
+        tx,
         clock,
         rows.map((r) => ({
           instanceId: r.id,
@@ -207,14 +207,14 @@ export function createEngine(deps: EngineDeps): EngineHandle {
    * slot get one.
    */
   async function runChain(row: ClaimedRow, entry: InFlight, chain: boolean): Promise<WriteOutcome> {
-    const signal = entry.abort.signal;
+    const abandoned = entry.abort.signal;
     let claim = row;
     let storedState: InstanceState | undefined;
     for (let advances = 1; ; advances++) {
       const keep = chain && advances < MAX_CHAIN && !stopped;
       const outcome = await run(claim, storedState, entry, keep);
       if (outcome.kept === undefined) return outcome;
-      if (stopped || signal.aborted) {
+      if (stopped || abandoned.aborted) {
         // Hand the row back at once rather than make another replica wait out the lease.
         await releaseKeptLease(db, workerId, clock.now(), { id: claim.id, leaseEpoch: claim.leaseEpoch }).catch(
           (error) => log.error("releasing a lease failed", { instance: claim.id, error: (error as Error).message }),
@@ -233,7 +233,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     entry: InFlight,
     keepLease: boolean,
   ): Promise<WriteOutcome> {
-    const signal = entry.abort.signal;
+    const abandoned = entry.abort.signal;
     let secrets: string[] = [];
     try {
       const storedState = stored ?? asInstanceState(parseJson(row.stateText));
@@ -277,7 +277,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
                 allowHosts: config.fetchAllowHosts,
                 denyHosts: config.fetchDenyHosts,
                 defs: def.definition.$defs,
-                signal,
+                abort: abandoned,
               }),
             peekSignal: (task: string) => peekSignal(db, row.id, task),
             children: childEnvironment(db, clock, definitions, { process: row.process, version: row.version }),
@@ -288,7 +288,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
         result = definitionFailure(row, state, error.message);
       }
       result = redactAdvanceResult(result, secrets);
-      if (signal.aborted) return { applied: false };
+      if (abandoned.aborted) return { applied: false };
       entry.writing = true;
       const outcome = await committer
         .submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined })

@@ -8,6 +8,11 @@ import { sqlTextArray } from "../../storage/sql-arrays.js";
  * The external-task side of landed advances, in the advance's own transaction: a new park
  * (re)creates the instance's claim row (any claim of an earlier visit is gone with it), a park
  * that ended without a resolve drops it, and consumed signals are deleted.
+ *
+ * Every arming starts above every claim epoch ever issued for the instance (a re-arm of the
+ * same visit, by a retry after a timeout, keeps its task_epoch): a token is bound to its
+ * arming by (task_epoch, claim_epoch), so an old one can never match a newer arming's claim
+ * (docs/engine.md, "External tasks and delay").
  */
 export async function writeWaitChanges(
   tx: Db,
@@ -34,7 +39,8 @@ export async function writeWaitChanges(
     });
     await tx.execute(sql`
       INSERT INTO external_waits (instance_id, task, task_epoch, input, waiting_since, deadline, claim_epoch, claimed_by, claim_expires_at)
-      SELECT x.instance_id, x.task, x.task_epoch, x.input, x.waiting_since, x.deadline, 0, NULL, NULL
+      SELECT x.instance_id, x.task, x.task_epoch, x.input, x.waiting_since, x.deadline,
+        COALESCE((SELECT max(c.claim_epoch) + 1 FROM external_claims c WHERE c.instance_id = x.instance_id), 0), NULL, NULL
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(instance_id text, task text, task_epoch integer, input text, waiting_since bigint, deadline bigint)
       ON CONFLICT (instance_id) DO UPDATE SET task = excluded.task, task_epoch = excluded.task_epoch, input = excluded.input,
         waiting_since = excluded.waiting_since, deadline = excluded.deadline,

@@ -1,6 +1,6 @@
 import { bigint, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 
-// One row is the queue entry, the state and the tree node of an instance (DESIGN §2).
+// One row is the queue entry, the state and the tree node of an instance (docs/architecture.md#storage-appsapisrcstorage).
 // JSON values (state, output) are text so exact decimals survive (see @baton/expr json.ts).
 export const instances = pgTable(
   "instances",

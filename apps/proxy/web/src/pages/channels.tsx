@@ -119,7 +119,7 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
               {result.promoted.map((p) => (
                 <li key={p.name}>
                   {p.name}: {result.to} now at v{p.version}
-                  {p.previous !== null ? ` (was v${p.previous})` : " (new)"}
+                  {p.previous ? ` (was v${p.previous})` : " (new)"}
                 </li>
               ))}
             </ul>

@@ -71,8 +71,16 @@ export function SignInPage({ session, route, onSignedIn }: { session: Session; r
           ))}
         </ul>
       )}
-      {!session.passwordLogin && session.providers.length === 0 && (
-        <p>No sign-in method is configured on this proxy.</p>
+      {session.apiNeedsCredentials ? (
+        <p role="alert" className="error">
+          The API requires credentials, but no sign-in is configured in front of it: baton-proxy was started without a
+          config (or its config has no login), so it forwards requests as they are and cannot sign you in. Start
+          baton-proxy with a config whose login lists passwords or OpenID Connect providers (docs/proxy.md), or run the
+          API with --auth none for local development.
+        </p>
+      ) : (
+        !session.passwordLogin &&
+        session.providers.length === 0 && <p>No sign-in method is configured on this proxy.</p>
       )}
     </main>
   );

@@ -9,6 +9,7 @@ import {
   stringifyJson,
 } from "@baton/expr";
 import { type Schema, validateValue } from "@baton/model";
+import { truncate } from "../../../format.js";
 import type { CompiledFetch } from "../compiled-definition.js";
 import { hostRefusal } from "../host-policy.js";
 import { describe, type HttpResponse, httpCall } from "../http-call.js";
@@ -25,7 +26,8 @@ export interface FetchContext {
   allowHosts: readonly string[];
   denyHosts: readonly string[];
   defs?: Record<string, Schema>;
-  signal?: AbortSignal;
+  /** Aborted when the advance is abandoned (lease lost, engine stopping). */
+  abort?: AbortSignal;
   maxResponseBytes?: number;
 }
 
@@ -36,7 +38,7 @@ export interface FetchResult {
   headers: Record<string, string>;
 }
 
-/** Runs one attempt of a fetch task; throws TaskFailure with a LANGUAGE §5 code. */
+/** Runs one attempt of a fetch task; throws TaskFailure with a code of docs/language.md#error-codes. */
 export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise<FetchResult> {
   const { action } = fetch;
   const method = action.method.toUpperCase();
@@ -74,7 +76,7 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
     body,
     timeoutMs: timeoutMs(fetch, ctx.scope),
     maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
-    signal: ctx.signal,
+    abort: ctx.abort,
   });
   return interpret(fetch, response, url, ctx.defs);
 }
@@ -188,10 +190,4 @@ function kind(value: Json): string {
   if (Array.isArray(value)) return "an array";
   if (isLosslessNumber(value)) return "a number";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-/** Also drops NUL characters: PostgreSQL text cannot hold them, and they reach messages from response bodies. */
-export function truncate(text: string, max: number): string {
-  const clean = text.includes("\u0000") ? text.replace(/\u0000/g, "") : text;
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
