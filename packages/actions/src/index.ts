@@ -10,7 +10,7 @@ export * from "./process-openapi.js";
 export * from "./registry.js";
 export * from "./schema.js";
 export type * from "./types.js";
-export { CLAIM_LIMIT, LEASE_MS } from "./endpoints/external-tasks.js";
+export { CLAIM_LIMIT, CLAIM_WAIT_MS, LEASE_MS } from "./endpoints/external-tasks.js";
 export {
   COUNT_DIMENSIONS,
   COUNT_GROUPS_MAX,

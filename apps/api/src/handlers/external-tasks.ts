@@ -82,8 +82,8 @@ export const externalTaskHandlers: ActionHandlers = {
       String(request.body.token),
       outcomeOf(request.body),
       request.principal.actor,
+      services.engine,
     );
-    services.engine.wake();
     return { body: { resolved: true } };
   },
   signalExternalTask: async (request, services) => {
