@@ -537,6 +537,7 @@ export interface ActionTypes {
   listTokens: Io<None, None, None, { items: Token[] }>;
   revokeToken: Io<TokenIdParams, None, None, { revoked: boolean }>;
   health: Io<None, None, None, HealthResponse>;
+  metrics: Io<None, None, None, string>;
   tick: Io<None, None, { advance_ms?: number } | undefined, { count: number }>;
 }
 

@@ -1,7 +1,8 @@
-import { CLAIM_LIMIT, LEASE_MS } from "@baton/actions";
+import { CLAIM_LIMIT, CLAIM_WAIT_MS, LEASE_MS } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import {
   claimExternalTasks,
+  claimWaiting,
   type Outcome,
   releaseExternalTask,
   renewBeforeMs,
@@ -10,7 +11,7 @@ import {
   signalExternalTask,
 } from "../engine/index.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid } from "../refusal.js";
+import { invalid, Refusal } from "../refusal.js";
 import { type ListSpec, paginate } from "../http/pagination.js";
 import { externalWaits } from "../storage/schema/index.js";
 import { type WaitRow, waitingTaskFilters, waitingTaskItems } from "../views/waiting-tasks.js";
@@ -40,24 +41,21 @@ function outcomeOf(body: Record<string, Json>): Outcome {
 }
 
 /** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
-export const externalTaskHandlers: ActionHandlers = {
-  // Extension (docs/api.md "Waiting external tasks"): the queue, read-only.
-  listExternalTasks: async ({ query }, services) => {
-    const now = services.clock.now();
-    const page = await paginate(services.db, externalWaits, waitingTaskFilters(query, now), waitingList, query);
-    return { body: { items: await waitingTaskItems(services.db, now, process.env, page.items), page: page.page } };
-  },
+const handlers: ActionHandlers = {
   claimExternalTasks: async (request, services) => {
     const body = request.body;
     const claimMs = intOr(body.lease_ms, LEASE_MS.default);
-    const items = await claimExternalTasks(services.db, services.clock, {
-      workerId: String(body.worker_id),
-      limit: intOr(body.limit, CLAIM_LIMIT.default),
-      claimMs,
-      process: body.process === undefined ? undefined : String(body.process),
-      task: body.task === undefined ? undefined : String(body.task),
-      version: body.version === undefined ? undefined : Number(body.version),
-    });
+    const claim = () =>
+      claimExternalTasks(services.db, services.clock, {
+        workerId: String(body.worker_id),
+        limit: intOr(body.limit, CLAIM_LIMIT.default),
+        claimMs,
+        process: body.process === undefined ? undefined : String(body.process),
+        task: body.task === undefined ? undefined : String(body.task),
+        version: body.version === undefined ? undefined : Number(body.version),
+      });
+    const waitMs = intOr(body.wait_ms, CLAIM_WAIT_MS.default);
+    const items = await claimWaiting(services.db, waitMs, request.signal, claim);
     return { body: { items, renew_before_ms: renewBeforeMs(claimMs) } };
   },
   renewExternalTasks: async (request, services) => {
@@ -98,5 +96,42 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     if (result.delivered) services.engine.wake();
     return { body: result };
+  },
+};
+
+const CALLS: Record<string, string> = {
+  claimExternalTasks: "claim",
+  renewExternalTasks: "renew",
+  releaseExternalTask: "release",
+  resolveExternalTask: "resolve",
+  signalExternalTask: "signal",
+};
+
+/** Each call counted by outcome (baton_external_calls_total, docs/metrics.md): ok, empty (a claim that found nothing), or the refusal. */
+const workerCalls: ActionHandlers = Object.fromEntries(
+  Object.entries(handlers).map(([name, handler]) => [
+    name,
+    async (request, services) => {
+      const call = CALLS[name] ?? name;
+      try {
+        const reply = await handler!(request, services);
+        const items = (reply.body as { items?: unknown[] } | undefined)?.items;
+        services.metrics?.externalCall(call, call === "claim" && items?.length === 0 ? "empty" : "ok");
+        return reply;
+      } catch (error) {
+        services.metrics?.externalCall(call, error instanceof Refusal ? error.kind : "error");
+        throw error;
+      }
+    },
+  ]),
+) as ActionHandlers;
+
+export const externalTaskHandlers: ActionHandlers = {
+  ...workerCalls,
+  // Extension (docs/api.md "Waiting external tasks"): the queue, read-only; not a worker call.
+  listExternalTasks: async ({ query }, services) => {
+    const now = services.clock.now();
+    const page = await paginate(services.db, externalWaits, waitingTaskFilters(query, now), waitingList, query);
+    return { body: { items: await waitingTaskItems(services.db, now, process.env, page.items), page: page.page } };
   },
 };

@@ -13,6 +13,8 @@ export interface ActionRequest {
   principal: Principal;
   /** The request URL, for links (per-process docs). */
   url: URL;
+  /** Aborted when the client goes away before the answer (a long-poll stops waiting). */
+  signal?: AbortSignal;
 }
 
 export interface ActionReply {
