@@ -29,6 +29,8 @@ export interface FreshInstance {
   task: string;
   /** The stored state text (freshState, externalised, stringifyJson). */
   state: string;
+  /** A root's business key (docs/api.md "Business keys"); children have none. */
+  key?: string | null;
   now: number;
 }
 
@@ -56,6 +58,7 @@ export function freshInstanceRow(fresh: FreshInstance): InstanceInsert {
     taskEpoch: 1,
     leaseEpoch: 0,
     wakeAt: fresh.now,
+    key: fresh.key ?? null,
     createdAt: fresh.now,
     updatedAt: fresh.now,
   };
@@ -76,7 +79,7 @@ export interface StartAnswer {
 }
 
 export async function startInstance(
-  body: { process: string; version?: number; input?: Json },
+  body: { process: string; version?: number; input?: Json; key?: string },
   actor: string | null,
   services: Services,
   idempotencyKey?: string,
@@ -113,7 +116,7 @@ export async function startInstance(
     message: `started ${stored.name} version ${stored.version} at task "${first.id}"`,
     task: first.id,
     actor,
-    data: { process: stored.name, version: stored.version },
+    data: { process: stored.name, version: stored.version, ...(body.key === undefined ? {} : { key: body.key }) },
   };
   const fresh = await inTransaction(services.db, async (tx) => {
     if (key !== undefined && !(await claimStartKey(tx, key, id, now))) return false;
@@ -125,6 +128,7 @@ export async function startInstance(
         version: stored.version,
         task: first.id,
         state: stringifyJson(storedState),
+        key: body.key ?? null,
         now,
       }),
     );
