@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createAuthenticator } from "./auth/index.js";
 import type { ServerConfig } from "./config.js";
-import { createEngine, endClaimWaits } from "./engine/index.js";
+import { createEngine, endClaimWaits, startRetention } from "./engine/index.js";
 import { handlers } from "./handlers/index.js";
 import { createApp } from "./http/app.js";
 import type { Logger } from "@baton/log";
