@@ -78,15 +78,18 @@ export async function retentionPass(
   if (settings.retentionMs !== undefined) {
     const cutoff = now - settings.retentionMs;
     const refs = new Set<string>();
-    while (trees < limits.treesPerPass) {
-      const batch = await pruneTreeBatch(db, cutoff, Math.min(limits.treesPerBatch, limits.treesPerPass - trees));
+    for (;;) {
+      const want = Math.min(limits.treesPerBatch, limits.treesPerPass - trees);
+      if (want <= 0) {
+        more = true;
+        break;
+      }
+      const batch = await pruneTreeBatch(db, cutoff, want);
       trees += batch.trees;
       for (const [table, n] of Object.entries(batch.rows)) count(table, n);
       for (const ref of batch.refs) refs.add(ref);
-      if (batch.candidates < limits.treesPerBatch) break;
-      if (trees >= limits.treesPerPass) more = true;
-      // Every candidate was locked elsewhere or not prunable: leave them to a later pass.
-      if (batch.trees === 0) break;
+      // No more candidates, or every one was locked elsewhere or not prunable: a later pass.
+      if (batch.candidates < want || batch.trees === 0) break;
     }
     let budget = limits.objectsPerPass;
     const ours = [...refs].slice(0, budget);
@@ -102,13 +105,14 @@ export async function retentionPass(
     const boundary = idBefore(now - settings.logRetentionMs);
     let deleted = 0;
     for (;;) {
-      const n = await pruneLogBatch(db, boundary, Math.min(limits.logsPerBatch, limits.logsPerPass - deleted));
-      deleted += n;
-      if (n < limits.logsPerBatch) break;
-      if (deleted >= limits.logsPerPass) {
+      const want = Math.min(limits.logsPerBatch, limits.logsPerPass - deleted);
+      if (want <= 0) {
         more = true;
         break;
       }
+      const n = await pruneLogBatch(db, boundary, want);
+      deleted += n;
+      if (n < want) break;
     }
     count("logs", deleted);
   }
