@@ -52,7 +52,7 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     return fail();
   }
   const defNames = isPlainObject(raw.$defs) ? Object.keys(raw.$defs) : [];
-  const sc: Scope = { sink, defNames, limits };
+  const sc: Scope = { sink, defNames, limits, work: { patternChecks: 0, refused: false } };
 
   rejectUnknownFields(sc, raw, DEFINITION_FIELDS, "", (k) =>
     k === "version" ? "versions are assigned by the server" : undefined,
