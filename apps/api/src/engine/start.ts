@@ -27,6 +27,8 @@ export interface FreshInstance {
   task: string;
   /** The stored state text (freshState, externalised, stringifyJson). */
   state: string;
+  /** A root's business key (docs/api.md "Business keys"); children have none. */
+  key?: string | null;
   now: number;
 }
 
@@ -54,6 +56,7 @@ export function freshInstanceRow(fresh: FreshInstance): InstanceInsert {
     taskEpoch: 1,
     leaseEpoch: 0,
     wakeAt: fresh.now,
+    key: fresh.key ?? null,
     createdAt: fresh.now,
     updatedAt: fresh.now,
   };
@@ -65,7 +68,7 @@ export function freshState(input: Json): Json {
 }
 
 export async function startInstance(
-  body: { process: string; version?: number; input?: Json },
+  body: { process: string; version?: number; input?: Json; key?: string },
   actor: string | null,
   services: Services,
 ) {
@@ -93,7 +96,7 @@ export async function startInstance(
     message: `started ${stored.name} version ${stored.version} at task "${first.id}"`,
     task: first.id,
     actor,
-    data: { process: stored.name, version: stored.version },
+    data: { process: stored.name, version: stored.version, ...(body.key === undefined ? {} : { key: body.key }) },
   };
   await inTransaction(services.db, async (tx) => {
     const storedState = await externalize(tx, services.clock, state, services.config.objectThresholdBytes);
@@ -104,6 +107,7 @@ export async function startInstance(
         version: stored.version,
         task: first.id,
         state: stringifyJson(storedState),
+        key: body.key ?? null,
         now,
       }),
     );

@@ -31,6 +31,8 @@ export interface FetchContext {
   /** Aborted when the advance is abandoned (lease lost, engine stopping). */
   abort?: AbortSignal;
   maxResponseBytes?: number;
+  /** Told of every call that was made (not one refused before it): the metrics hook. No status = no response. */
+  observeCall?: (url: string, status: number | undefined, seconds: number) => void;
 }
 
 /** What `self` sees after an accepted response. */
@@ -71,16 +73,24 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   headers["x-baton-task-id"] = ctx.taskId;
   headers["idempotency-key"] = `${ctx.instanceId}:${ctx.taskEpoch}`;
 
-  const response = await httpCall({
-    method,
-    url,
-    headers,
-    body,
-    timeoutMs: timeoutMs(fetch, ctx.scope),
-    maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
-    abort: ctx.abort,
-    address: { address: target.address, family: target.family },
-  });
+  const began = performance.now();
+  let status: number | undefined;
+  let response: HttpResponse;
+  try {
+    response = await httpCall({
+      method,
+      url,
+      headers,
+      body,
+      timeoutMs: timeoutMs(fetch, ctx.scope),
+      maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+      abort: ctx.abort,
+      address: { address: target.address, family: target.family },
+    });
+    status = response.status;
+  } finally {
+    ctx.observeCall?.(url.href, status, (performance.now() - began) / 1000);
+  }
   return interpret(fetch, response, url, ctx.defs);
 }
 
