@@ -191,7 +191,7 @@ async function pruneTreeBatch(
 }
 
 /**
- * Deletes those of `refs` that no instance references (the GIN index of migration 0005) and
+ * Deletes those of `refs` that no instance references (the GIN index of migration 0007) and
  * that were last stored before `cutoff`. The created_at condition is re-checked on the locked
  * row, which a concurrent store of the same object updates (insertObjects): a write that is
  * about to reference an object keeps it.
