@@ -11,9 +11,9 @@ import {
 import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
-import { perDbCache } from "../../storage/per-db-cache.js";
-import { definitions, externalClaims, externalWaits, instances } from "../../storage/schema/index.js";
+import { externalClaims, externalWaits, instances } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
+import { storedDefinition } from "../../definitions/store.js";
 import { iso } from "../../format.js";
 import { Refusal } from "../../refusal.js";
 import { appendLogs } from "../audit-log.js";
@@ -103,7 +103,7 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
       const token = newClaimToken();
       const process = String(row.process);
       const version = Number(row.version);
-      const def = await definitionOf(db, tx, process, version);
+      const def = await storedDefinition(db, process, version, tx);
       const task = def?.tasks.find((t) => t.id === row.task);
       tokens.push({
         tokenHash: tokenHash(token),
@@ -320,7 +320,7 @@ export async function signalExternalTask(
   return inTransaction(db, async (tx) => {
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
     if (row === undefined) throw new Refusal("not_found", `instance ${instanceId} does not exist`);
-    const def = await definitionOf(db, tx, row.process, row.version);
+    const def = await storedDefinition(db, row.process, row.version, tx);
     const task = def?.tasks.find((t) => t.id === taskId);
     if (def === undefined || task === undefined)
       throw new Refusal("not_found", `process "${row.process}" version ${row.version} has no task "${taskId}"`);
@@ -443,34 +443,11 @@ async function requireTask(
   version: number,
   taskId: string,
 ): Promise<{ def: Definition; task: Task }> {
-  const def = await definitionOf(db, tx, process, version);
+  const def = await storedDefinition(db, process, version, tx);
   const task = def?.tasks.find((t) => t.id === taskId);
   if (def === undefined || task === undefined)
     throw new Refusal("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
   return { def, task };
-}
-
-// Definitions are immutable once stored: claim, resolve and signal read each (name, version)
-// once per database (`db`), through the transaction they run in (`tx`).
-const definitionsOf = perDbCache<Definition>();
-
-async function definitionOf(db: Db, tx: Db, name: string, version: number): Promise<Definition | undefined> {
-  const cache = definitionsOf(db);
-  const key = `${version}:${name}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const loaded = await loadDefinition(tx, name, version);
-  if (loaded !== undefined) cache.set(key, loaded);
-  return loaded;
-}
-
-async function loadDefinition(tx: Db, name: string, version: number): Promise<Definition | undefined> {
-  const [row] = await tx
-    .select({ definition: definitions.definition })
-    .from(definitions)
-    .where(and(eq(definitions.name, name), eq(definitions.version, version)));
-  if (row === undefined) return undefined;
-  return parseJson(row.definition) as unknown as Definition;
 }
 
 function resultSchema(def: Definition, task: Task): Json {
