@@ -31,8 +31,9 @@ afterAll(async () => {
   await h?.close();
 });
 
-function request(id: string, query: Record<string, unknown> = {}): ActionRequest {
-  return {
+/** A request for any of the four verbs: they share their params and take at most `force`. */
+function request(id: string, query: { force?: boolean } = {}): any {
+  const built: ActionRequest<"retryInstance"> = {
     action: {} as ActionRequest["action"],
     params: { id },
     query,
@@ -40,6 +41,7 @@ function request(id: string, query: Record<string, unknown> = {}): ActionRequest
     principal: { actor: "token:ops", perms: ["operate"] },
     url: new URL("http://x/"),
   };
+  return built;
 }
 
 /** A child row of `root` seeded straight into the table (the engine never spawned it). */

@@ -110,5 +110,5 @@ export async function startInstance(
     await appendLog(tx, services.clock, started);
   });
   services.engine.wake();
-  return { id, process: stored.name, version: stored.version, status: "running" };
+  return { id, process: stored.name, version: stored.version, status: "running" as const };
 }

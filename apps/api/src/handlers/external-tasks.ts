@@ -14,7 +14,8 @@ import { invalid } from "../refusal.js";
 
 const intOr = (value: unknown, fallback: number) => (value === undefined || value === null ? fallback : Number(value));
 
-function outcomeOf(body: Record<string, Json>): Outcome {
+function outcomeOf(request: object): Outcome {
+  const body = request as Record<string, Json>;
   const hasResult = Object.hasOwn(body, "result");
   const hasError = Object.hasOwn(body, "error");
   if (hasResult && hasError)
@@ -25,7 +26,7 @@ function outcomeOf(body: Record<string, Json>): Outcome {
 }
 
 /** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
-export const externalTaskHandlers: ActionHandlers = {
+export const externalTaskHandlers = {
   claimExternalTasks: async (request, services) => {
     const body = request.body;
     const claimMs = intOr(body.lease_ms, LEASE_MS.default);
@@ -78,4 +79,4 @@ export const externalTaskHandlers: ActionHandlers = {
     if (result.delivered) services.engine.wake();
     return { body: result };
   },
-};
+} satisfies ActionHandlers;

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import type { ExternalTask, JsonSchemaValue } from "@baton/actions";
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import {
   checkExternalError,
@@ -36,19 +37,8 @@ export interface ClaimRequest {
   version?: number;
 }
 
-export interface ExternalTaskItem {
-  token: string;
-  process: string;
-  version: number;
-  task: string;
-  external_input: Json;
-  result_schema: Json;
-  raises: { [code: string]: Json };
-  waiting_since: string;
-  deadline: string | null;
-  claimed_by: string;
-  claim_expires: string;
-}
+/** One claimed task as the API sends it (the registry's ExternalTask). */
+export type ExternalTaskItem = ExternalTask;
 
 /** `{result}` or `{error: {code, message?, data?}}`, exactly one. */
 export type Outcome = { result: Json } | { error: Json };
@@ -450,15 +440,15 @@ async function requireTask(
   return { def, task };
 }
 
-function resultSchema(def: Definition, task: Task): Json {
+function resultSchema(def: Definition, task: Task): JsonSchemaValue {
   const schema = task.action?.type === "external" ? task.action.result_schema : undefined;
-  return schema === undefined ? {} : (inlineRefs(schema, def.$defs) as unknown as Json);
+  return schema === undefined ? {} : (inlineRefs(schema, def.$defs) as unknown as JsonSchemaValue);
 }
 
-function raisesOf(def: Definition, task: Task): { [code: string]: Json } {
-  const out: { [code: string]: Json } = {};
+function raisesOf(def: Definition, task: Task): { [code: string]: JsonSchemaValue | null } {
+  const out: { [code: string]: JsonSchemaValue | null } = {};
   for (const [code, schema] of Object.entries(task.raises ?? {})) {
-    out[code] = schema === null ? null : (inlineRefs(schema as Schema, def.$defs) as unknown as Json);
+    out[code] = schema === null ? null : (inlineRefs(schema as Schema, def.$defs) as unknown as JsonSchemaValue);
   }
   return out;
 }
