@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { stringifyJson } from "@baton/expr";
-import { client, createTestDatabase, dropTestDatabase, startServer, type TestServer } from "@baton/testkit";
+import { client, onPostgres, type SharedDatabase, sharedDatabase, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshInstanceRow, freshState } from "../src/engine/start.js";
-import { refOf } from "../src/storage/objects.js";
-import { openDatabase } from "../src/storage/db.js";
-import { instances, logs, objects } from "../src/storage/schema/index.js";
-import { type Api, collectAll } from "./instances-fixtures.js";
+import { freshInstanceRow, freshState } from "../../src/engine/start.js";
+import { refOf } from "../../src/storage/objects.js";
+import { openDatabase } from "../../src/storage/db.js";
+import { instances, logs, objects } from "../../src/storage/schema/index.js";
+import { type Api, collectAll } from "../support/instances-fixtures.js";
 
 // Trees, statuses, phases, error codes and log levels the engine of this issue cannot
 // produce on demand (children are a later phase) are written straight into the database
@@ -126,18 +123,11 @@ const logSeeds: LogSeed[] = [
 
 let server: TestServer;
 let api: Api;
-let database: string;
-let cleanup: () => Promise<void>;
+let database: SharedDatabase;
 
 beforeAll(async () => {
-  if (process.env.DATABASE_URL) {
-    database = await createTestDatabase();
-    cleanup = () => dropTestDatabase(database);
-  } else {
-    database = mkdtempSync(join(tmpdir(), "baton-seeded-"));
-    cleanup = async () => rmSync(database, { recursive: true, force: true });
-  }
-  const db = await openDatabase(database.startsWith("postgres") ? { url: database } : { dataDir: database });
+  database = await sharedDatabase("baton-seeded-");
+  const db = await openDatabase(onPostgres ? { url: database.location } : { dataDir: database.location });
   try {
     await db.db.insert(instances).values(seeds.map(row));
     await db.db.insert(logs).values(
@@ -160,12 +150,12 @@ beforeAll(async () => {
   } finally {
     await db.close();
   }
-  server = await startServer({ database, args: ["--poll", "0", "--object-resolve-limit", "10000"] });
+  server = await startServer({ database: database.location, args: ["--poll", "0", "--object-resolve-limit", "10000"] });
   api = client(server.url);
 });
 afterAll(async () => {
   await server?.stop();
-  await cleanup?.();
+  await database?.dispose();
 });
 
 const ids = (res: { body: { items: Array<{ id: string }> } }) => res.body.items.map((i) => i.id);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request, startServer } from "@baton/testkit";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { runApi } from "./auth-fixtures.js";
+import { runApi } from "../support/auth-fixtures.js";
 
 // Each test spawns the built binary (a PGlite start is 3-15 s on a busy 2-core machine).
 vi.setConfig({ testTimeout: 120_000 });

@@ -1,13 +1,13 @@
 import { stringifyJson } from "@baton/expr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshInstanceRow, freshState } from "../src/engine/start.js";
-import { lifecycleHandlers } from "../src/handlers/lifecycle.js";
-import type { ActionRequest } from "../src/http/action-handler.js";
-import { type ApiError, toApiError } from "../src/http/api-error.js";
-import type { Services } from "../src/services.js";
-import { newId } from "../src/storage/ids.js";
-import { instances } from "../src/storage/schema/index.js";
-import { type Harness, openHarness, quietLog } from "./engine-harness.js";
+import { freshInstanceRow, freshState } from "../../src/engine/start.js";
+import { lifecycleHandlers } from "../../src/handlers/lifecycle.js";
+import type { ActionRequest } from "../../src/http/action-handler.js";
+import { type ApiError, toApiError } from "../../src/http/api-error.js";
+import type { Services } from "../../src/services.js";
+import { newId } from "../../src/storage/ids.js";
+import { instances } from "../../src/storage/schema/index.js";
+import { type Harness, openHarness, quietLog } from "../support/engine-harness.js";
 
 let h: Harness;
 let services: Services;

@@ -1,10 +1,20 @@
 import { stringifyJson } from "@baton/expr";
-import { client, json, startServer, startUpstream, type TestServer, type Upstream } from "@baton/testkit";
+import {
+  client,
+  json,
+  startServer,
+  startUpstream,
+  type TestServer,
+  type Upstream,
+  type SharedDatabase,
+  sharedDatabase,
+  createGate,
+} from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { openDatabase } from "../src/storage/db.js";
-import { freshInstanceRow } from "../src/engine/start.js";
-import { instances } from "../src/storage/schema/index.js";
-import { bearer, bootstrapToken, type SharedDatabase, sharedDatabase } from "./auth-fixtures.js";
+import { openDatabase } from "../../src/storage/db.js";
+import { freshInstanceRow } from "../../src/engine/start.js";
+import { instances } from "../../src/storage/schema/index.js";
+import { bearer, bootstrapToken } from "../support/auth-fixtures.js";
 
 // The binary on PGlite (or PostgreSQL when DATABASE_URL is set), with token auth so the
 // actor of an upgrade is known. A child row is seeded before the server opens the database:
@@ -21,7 +31,8 @@ let api: ReturnType<typeof client>;
 /** POST /tick needs admin. */
 let adminApi: ReturnType<typeof client>;
 let actor: string;
-const held: Array<() => void> = [];
+/** Holds calls to /hold: a task in flight until the test releases it. */
+const gate = createGate();
 
 const fetchTask = (id: string, path: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -31,10 +42,7 @@ const fetchTask = (id: string, path: string, extra: Record<string, unknown> = {}
 
 beforeAll(async () => {
   up = await startUpstream((req, res) => {
-    if (req.path.startsWith("/hold")) {
-      held.push(() => json(res, 200, { held: true }));
-      return;
-    }
+    if (req.path.startsWith("/hold")) return gate.hold(res, { held: true });
     json(res, 200, { path: req.path, amount: 5 });
   });
   database = await sharedDatabase();
@@ -114,7 +122,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const release of held) release();
+  gate.releaseAll();
   await server?.stop();
   await up?.close();
   await database?.dispose();
@@ -193,11 +201,11 @@ describe("POST /instances/{id}/upgrade", () => {
   it("refuses 409 while a task is in flight, and upgrades once it settles", async () => {
     const id = await start("held", 1);
     const running = adminApi.post("/api/tick", {});
-    while (held.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await gate.whenParked();
     const res = await upgrade(id, 1, 2);
     expect(res.status).toBe(409);
     expect(res.body.error).toContain("a task is in flight; retry when it settles");
-    held.shift()!();
+    gate.releaseOne();
     await running;
     const after = await upgrade(id, 1, 2);
     expect(after.status, after.text).toBe(200);

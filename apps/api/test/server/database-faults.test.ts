@@ -3,7 +3,14 @@
 // rollback on the dead socket from a timer nobody could catch, and the process exited), waits
 // are bounded, and while the database is gone every request that needs it answers 503
 // `unavailable` with Retry-After. PostgreSQL only: PGlite runs in-process and cannot go away.
-import { client, type PrivatePostgres, startPrivatePostgres, startServer, type TestServer } from "@baton/testkit";
+import {
+  client,
+  type PrivatePostgres,
+  startPrivatePostgres,
+  startServer,
+  type TestServer,
+  onPostgres,
+} from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
@@ -44,7 +51,7 @@ async function pauseWaitingOnALock(server: TestServer, sql: postgres.Sql) {
   return { api, id, pause, locker, backend: waiting!.pid };
 }
 
-describe.skipIf(!process.env.DATABASE_URL)("a replica whose database connection dies", () => {
+describe.skipIf(!onPostgres)("a replica whose database connection dies", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     while (cleanups.length) await cleanups.pop()!().catch(() => {});
@@ -75,7 +82,7 @@ describe.skipIf(!process.env.DATABASE_URL)("a replica whose database connection 
   }, 60_000);
 });
 
-describe.skipIf(!process.env.DATABASE_URL)("a replica whose PostgreSQL stops and starts again", () => {
+describe.skipIf(!onPostgres)("a replica whose PostgreSQL stops and starts again", () => {
   let pg: PrivatePostgres | undefined;
   const cleanups: (() => Promise<unknown>)[] = [];
   afterAll(async () => {

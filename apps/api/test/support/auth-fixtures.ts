@@ -1,10 +1,11 @@
-// Shared by the auth-*.test.ts files: a database a bootstrap command and then a server can
-// share, the built binary, and JWTs as the sign-in proxy mints them.
+// Shared by the server suites that need credentials: the built binary run as a command
+// (bootstrap tokens), and JWTs as the sign-in proxy mints them. The database those commands and
+// servers share is @baton/testkit sharedDatabase().
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { API_MAIN, createTestDatabase, dropTestDatabase } from "@baton/testkit";
+import { API_MAIN, type SharedDatabase } from "@baton/testkit";
 import { SignJWT } from "jose";
 
 export const JWT_ISSUER = "baton-proxy-test";
@@ -32,32 +33,6 @@ export function runApi(args: string[], env: Record<string, string> = {}): Promis
       resolve({ code, stdout, stderr });
     });
   });
-}
-
-/**
- * A database that outlives one process: a fresh PostgreSQL database when DATABASE_URL is set,
- * else a PGlite data directory. PGlite is single-process, so a bootstrap command must finish
- * before a server opens the same directory.
- */
-export interface SharedDatabase {
-  /** What testkit's startServer({database}) takes. */
-  location: string;
-  /** `--db URL` or `--data-dir DIR`. */
-  flags: string[];
-  dispose(): Promise<void>;
-}
-
-export async function sharedDatabase(): Promise<SharedDatabase> {
-  if (process.env.DATABASE_URL) {
-    const url = await createTestDatabase();
-    return { location: url, flags: ["--db", url], dispose: () => dropTestDatabase(url) };
-  }
-  const dir = mkdtempSync(join(tmpdir(), "baton-auth-db-"));
-  return {
-    location: dir,
-    flags: ["--data-dir", dir],
-    dispose: async () => rmSync(dir, { recursive: true, force: true }),
-  };
 }
 
 /** `tokens create` through the binary; returns the secret it printed. */

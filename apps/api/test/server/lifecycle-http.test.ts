@@ -1,17 +1,15 @@
-import { client, json, startServer, startUpstream, type TestServer, type Upstream } from "@baton/testkit";
+import { client, json, startServer, startUpstream, type TestServer, type Upstream, createGate } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let server: TestServer;
 let up: Upstream;
 let api: ReturnType<typeof client>;
-const held: Array<() => void> = [];
+/** Holds calls to /hold: a task in flight until the test releases it. */
+const gate = createGate();
 
 beforeAll(async () => {
   up = await startUpstream((req, res) => {
-    if (req.path.startsWith("/hold")) {
-      held.push(() => json(res, 200, { held: true }));
-      return;
-    }
+    if (req.path.startsWith("/hold")) return gate.hold(res, { held: true });
     if (req.path.startsWith("/fail")) return json(res, 500, { error: "boom" });
     json(res, 200, { ok: true });
   });
@@ -40,7 +38,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  for (const release of held) release();
+  gate.releaseAll();
   await server?.stop();
   await up?.close();
 });
@@ -77,14 +75,14 @@ describe("lifecycle verbs over HTTP", () => {
   it("pause and cancel drain a task in flight with 202 and land at the boundary", async () => {
     const id = await start("held");
     const tick = api.post("/api/tick", {});
-    while (held.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await gate.whenParked();
     const pausing = await api.post(`/api/instances/${id}/pause`);
     expect(pausing.status).toBe(202);
     expect(pausing.body).toEqual({ outcome: "pausing", status: "pausing", instances: 1 });
     const cancelling = await api.post(`/api/instances/${id}/cancel`);
     expect(cancelling.status).toBe(202);
     expect(cancelling.body).toEqual({ outcome: "cancelling", status: "cancelling", instances: 1 });
-    held.shift()!();
+    gate.releaseOne();
     expect((await tick).body).toEqual({ count: 1 });
     const view = (await api.get(`/api/instances/${id}`)).body;
     expect(view.status).toBe("cancelled");
@@ -97,12 +95,12 @@ describe("lifecycle verbs over HTTP", () => {
   it("a second /tick works while another is blocked inside a slow fetch", async () => {
     const slow = await start("held");
     const blocked = api.post("/api/tick", {});
-    while (held.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await gate.whenParked();
     const quick = await start("steps");
     const second = await api.post("/api/tick", {});
     expect(second.body).toEqual({ count: 1 });
     expect((await api.get(`/api/instances/${quick}`)).body.task).toBe("two");
-    held.shift()!();
+    gate.releaseOne();
     expect((await blocked).body).toEqual({ count: 1 });
     expect((await api.get(`/api/instances/${slow}`)).body.task).toBe("two");
   });

@@ -1,8 +1,8 @@
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { objects } from "../src/storage/schema/index.js";
-import { type Harness, openHarness } from "./engine-harness.js";
+import { objects } from "../../src/storage/schema/index.js";
+import { type Harness, openHarness } from "../support/engine-harness.js";
 
 let h: Harness;
 let up: Upstream;

@@ -1,6 +1,6 @@
-import { request, startServer } from "@baton/testkit";
+import { request, startServer, type SharedDatabase, sharedDatabase } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { bearer, runApi, type SharedDatabase, sharedDatabase, TOKEN_SECRET_PATTERN } from "./auth-fixtures.js";
+import { bearer, runApi, TOKEN_SECRET_PATTERN } from "../support/auth-fixtures.js";
 
 // Each test spawns the built binary (a PGlite start is 3-15 s on a busy 2-core machine).
 vi.setConfig({ testTimeout: 120_000 });

@@ -2,13 +2,13 @@
 // claims that are over once they are older than CLAIM_TOKEN_RETENTION_MS, and never the current
 // claim of a waiting visit (a worker may hold and renew one for days).
 import { eq, sql } from "drizzle-orm";
-import { Refusal } from "../src/refusal.js";
+import { Refusal } from "../../src/refusal.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLAIM_TOKEN_RETENTION_MS, pruneExternalClaims } from "../src/engine/external/claim-retention.js";
-import { claimExternalTasks, resolveExternalTask, tokenHash } from "../src/engine/external/tasks.js";
-import { rowsOf } from "../src/storage/db.js";
-import { externalClaims } from "../src/storage/schema/index.js";
-import { type Harness, openHarness } from "./engine-harness.js";
+import { CLAIM_TOKEN_RETENTION_MS, pruneExternalClaims } from "../../src/engine/external/claim-retention.js";
+import { claimExternalTasks, resolveExternalTask, tokenHash } from "../../src/engine/external/tasks.js";
+import { rowsOf } from "../../src/storage/db.js";
+import { externalClaims } from "../../src/storage/schema/index.js";
+import { type Harness, openHarness } from "../support/engine-harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -1,26 +1,18 @@
-import { json, startUpstream, type Upstream } from "@baton/testkit";
+import { json, startUpstream, type Upstream, createGate } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cancelTree, pauseTree, resumeTree, retryTree } from "../src/engine/trees/lifecycle.js";
-import { type Harness, openHarness } from "./engine-harness.js";
+import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/trees/lifecycle.js";
+import { type Harness, openHarness } from "../support/engine-harness.js";
 
 let h: Harness;
 let up: Upstream;
-/** Answers the oldest held call (a task in flight until the test lets it go). */
-let release: (() => void) | undefined;
-const held: Array<() => void> = [];
+/** Holds calls to /hold: a task in flight until the test releases it. */
+const gate = createGate();
 
 beforeAll(async () => {
   h = await openHarness();
   up = await startUpstream((req, res) => {
-    if (req.path.startsWith("/hold")) {
-      held.push(() => json(res, 200, { held: true }));
-      release = () => {
-        held.shift()?.();
-        if (held.length === 0) release = undefined;
-      };
-      return;
-    }
+    if (req.path.startsWith("/hold")) return gate.hold(res, { held: true });
     if (req.path.startsWith("/fail")) return json(res, 500, { error: "boom" });
     json(res, 200, { ok: true });
   });
@@ -56,15 +48,14 @@ beforeAll(async () => {
 });
 // Each test starts from a quiet database: earlier trees are stopped and held calls answered.
 beforeEach(async () => {
-  while (held.length > 0) held.shift()!();
-  release = undefined;
+  gate.releaseAll();
   await h.db.execute(
     sql`update instances set status = 'cancelled', wake_at = null, requested = null where status not in ('completed', 'failed', 'raised', 'cancelled')`,
   );
 });
 
 afterAll(async () => {
-  while (held.length > 0) held.shift()!();
+  gate.releaseAll();
   await up?.close();
   await h?.close();
 });
@@ -104,11 +95,11 @@ describe("pause and resume", () => {
   it("drains a task in flight (202 pausing), lands paused at the task boundary, and keeps the advance's result", async () => {
     const id = await h.start("two");
     const ticking = h.tick();
-    await waitFor(async () => release !== undefined);
+    await waitFor(async () => gate.parked > 0);
     const pausing = await pauseTree(h.db, h.clock, id, "token:op");
     expect(pausing).toEqual({ outcome: "pausing", status: "pausing", instances: 1 });
     expect((await h.get(id)).requested).toBe("pause");
-    release!();
+    gate.releaseOne();
     expect(await ticking).toBe(1);
     const view = await h.get(id);
     expect(view.status).toBe("paused");
@@ -124,14 +115,14 @@ describe("pause and resume", () => {
   it("resuming a pausing tree lets the in-flight advance just continue", async () => {
     const id = await h.start("two");
     const ticking = h.tick();
-    await waitFor(async () => release !== undefined);
+    await waitFor(async () => gate.parked > 0);
     await pauseTree(h.db, h.clock, id, null);
     expect(await resumeTree(h.db, h.clock, id, null)).toEqual({
       outcome: "resumed",
       status: "running",
       instances: 1,
     });
-    release!();
+    gate.releaseOne();
     await ticking;
     const view = await h.get(id);
     expect(view.status).toBe("running");
@@ -156,7 +147,7 @@ describe("pause and resume", () => {
     const id = await h.start("two");
     const dying = h.newEngine("dies-while-pausing");
     void dying.tick();
-    await waitFor(async () => release !== undefined);
+    await waitFor(async () => gate.parked > 0);
     await pauseTree(h.db, h.clock, id, null);
     h.clock.advance(11_000);
     await h.tick();
@@ -166,9 +157,9 @@ describe("pause and resume", () => {
     expect((await h.logs(id)).map((l) => l.event)).toContain("instance.paused");
     await resumeTree(h.db, h.clock, id, null);
     const ticking = h.tick();
-    await waitFor(async () => held.length >= 2);
+    await waitFor(async () => gate.parked >= 2);
     // Answer the dead worker's call too: its late write must be fenced out.
-    while (held.length > 0) held.shift()!();
+    gate.releaseAll();
     expect(await ticking).toBe(1);
     const after = await h.get(id);
     expect(after.previousOwner).toBe("dies-while-pausing");
@@ -195,13 +186,13 @@ describe("cancel", () => {
   it("drains a task in flight (202 cancelling) and ends cancelled at the boundary", async () => {
     const id = await h.start("two");
     const ticking = h.tick();
-    await waitFor(async () => release !== undefined);
+    await waitFor(async () => gate.parked > 0);
     expect(await cancelTree(h.db, h.clock, id, null)).toEqual({
       outcome: "cancelling",
       status: "cancelling",
       instances: 1,
     });
-    release!();
+    gate.releaseOne();
     await ticking;
     const view = await h.get(id);
     expect(view.status).toBe("cancelled");
@@ -215,9 +206,9 @@ describe("cancel", () => {
     await h.deploy({ name: "single", tasks: [{ id: "only", action: { type: "fetch", url: `${up.url}/hold` } }] });
     const id = await h.start("single");
     const ticking = h.tick();
-    await waitFor(async () => release !== undefined);
+    await waitFor(async () => gate.parked > 0);
     await pauseTree(h.db, h.clock, id, null);
-    release!();
+    gate.releaseOne();
     await ticking;
     expect((await h.get(id)).status).toBe("completed");
   });

@@ -2,15 +2,15 @@
 // lockInIdOrder): a lease renewal and advance batches over the same rows, listed in different
 // orders, otherwise deadlock and PostgreSQL aborts one of them. PostgreSQL only: PGlite has one
 // connection, so nothing there runs concurrently.
+import { onPostgres } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdvanceResult } from "../src/engine/advance/advance.js";
-import { type ClaimedRow, renewLeases } from "../src/engine/pump/claim.js";
-import { type PendingWrite, writeAdvances } from "../src/engine/pump/commit.js";
-import { rowsOf } from "../src/storage/db.js";
-import { type Harness, openHarness } from "./engine-harness.js";
+import type { AdvanceResult } from "../../src/engine/advance/advance.js";
+import { type ClaimedRow, renewLeases } from "../../src/engine/pump/claim.js";
+import { type PendingWrite, writeAdvances } from "../../src/engine/pump/commit.js";
+import { rowsOf } from "../../src/storage/db.js";
+import { type Harness, openHarness } from "../support/engine-harness.js";
 
-const onPostgres = Boolean(process.env.DATABASE_URL);
 const ROWS = 120;
 const ROUNDS = 15;
 

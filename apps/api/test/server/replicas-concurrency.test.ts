@@ -2,7 +2,7 @@
 // instance is advanced twice, no update is lost, and operator verbs racing the pumps leave
 // every tree in a state of the machine. Row-lock concurrency only means something on
 // PostgreSQL: PGlite has a single connection.
-import { client, json, startServer, startUpstream, type TestServer, type Upstream } from "@baton/testkit";
+import { client, json, startServer, startUpstream, type TestServer, type Upstream, onPostgres } from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -11,7 +11,7 @@ const LIVE = ["running", "pausing", "paused", "failing", "cancelling"];
 /** The upstream answers every call with the Idempotency-Key it got. */
 const KEYED = { type: "object", properties: { key: { type: "string" } }, required: ["key"] };
 
-describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL database", () => {
+describe.skipIf(!onPostgres)("replicas on one PostgreSQL database", () => {
   let up: Upstream;
   const servers: TestServer[] = [];
   let apis: Array<ReturnType<typeof client>>;

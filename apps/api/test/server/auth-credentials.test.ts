@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { request, startServer, type TestServer } from "@baton/testkit";
+import { request, startServer, type TestServer, type SharedDatabase, sharedDatabase } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   bearer,
@@ -8,11 +8,9 @@ import {
   jwtFlags,
   jwtSecretFile,
   mintJwt,
-  type SharedDatabase,
-  sharedDatabase,
   TOKEN_SECRET_PATTERN,
   unsignedJwt,
-} from "./auth-fixtures.js";
+} from "../support/auth-fixtures.js";
 
 // One server with --auth token, JWT sign-in and --log-level debug; every credential used
 // here is remembered so the last test can prove none of them reached the log.

@@ -4,7 +4,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { API_MAIN, client, createTestDatabase, dropTestDatabase, request, startServer } from "@baton/testkit";
+import {
+  API_MAIN,
+  client,
+  createTestDatabase,
+  dropTestDatabase,
+  request,
+  startServer,
+  onPostgres,
+} from "@baton/testkit";
 import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -105,7 +113,7 @@ describe("baton-api command line", () => {
   }, 60_000);
 });
 
-describe.skipIf(!process.env.DATABASE_URL)("replicas on one PostgreSQL (needs DATABASE_URL)", () => {
+describe.skipIf(!onPostgres)("replicas on one PostgreSQL (needs DATABASE_URL)", () => {
   it("migrates once when three replicas start together, and registrations racing on one name get distinct versions", async () => {
     const db = await createTestDatabase();
     const servers = await Promise.all([0, 1, 2].map(() => startServer({ database: db })));

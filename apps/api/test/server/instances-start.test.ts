@@ -1,7 +1,7 @@
 import { LosslessNumber } from "@baton/expr";
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Api, bare, deploy, shop, start, UUID_PATTERN } from "./instances-fixtures.js";
+import { type Api, bare, deploy, shop, start, UUID_PATTERN } from "../support/instances-fixtures.js";
 
 // POST /instances, GET /instances/{id} (status view), GET /instances/{id}/detail and
 // GET /objects/{ref}, over real HTTP. The engine never runs here (--poll 0, no /tick), so

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { client, json, startServer, startUpstream, type TestServer, type Upstream } from "@baton/testkit";
+import { client, json, startServer, startUpstream, type TestServer, type Upstream, onPostgres } from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -88,7 +88,7 @@ async function status(api: ReturnType<typeof client>, id: string) {
   return (await api.get(`/api/instances/${id}/detail`)).body;
 }
 
-describe.skipIf(!process.env.DATABASE_URL)("crash recovery across replicas on PostgreSQL", () => {
+describe.skipIf(!onPostgres)("crash recovery across replicas on PostgreSQL", () => {
   const servers: TestServer[] = [];
   afterAll(async () => {
     for (const s of servers) await s.stop().catch(() => {});

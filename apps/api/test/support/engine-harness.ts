@@ -4,15 +4,15 @@ import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { canonicalJson, declaredRaises, decodeDefinition, definitionHash, formatProblems } from "@baton/model";
 import { createTestDatabase, dropTestDatabase } from "@baton/testkit";
 import { and, desc, eq, max } from "drizzle-orm";
-import { DEFAULT_CONFIG, type ServerConfig } from "../src/config.js";
-import { createEngine } from "../src/engine/index.js";
-import { freshInstanceRow, freshState } from "../src/engine/start.js";
+import { DEFAULT_CONFIG, type ServerConfig } from "../../src/config.js";
+import { createEngine } from "../../src/engine/index.js";
+import { freshInstanceRow, freshState } from "../../src/engine/start.js";
 import type { Logger } from "@baton/log";
-import type { EngineHandle } from "../src/services.js";
-import { createClock } from "../src/storage/clock.js";
-import { type Database, type Db, openDatabase } from "../src/storage/db.js";
-import { newId } from "../src/storage/ids.js";
-import { definitions, instances, logs } from "../src/storage/schema/index.js";
+import type { EngineHandle } from "../../src/services.js";
+import { createClock } from "../../src/storage/clock.js";
+import { type Database, type Db, openDatabase } from "../../src/storage/db.js";
+import { newId } from "../../src/storage/ids.js";
+import { definitions, instances, logs } from "../../src/storage/schema/index.js";
 
 export const quietLog: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 

@@ -1,14 +1,6 @@
-import { request, startServer, type TestServer } from "@baton/testkit";
+import { request, startServer, type TestServer, type SharedDatabase, sharedDatabase } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  bearer,
-  bootstrapToken,
-  jwtFlags,
-  jwtSecretFile,
-  mintJwt,
-  type SharedDatabase,
-  sharedDatabase,
-} from "./auth-fixtures.js";
+import { bearer, bootstrapToken, jwtFlags, jwtSecretFile, mintJwt } from "../support/auth-fixtures.js";
 
 // Each test spawns the built binary (a PGlite start is 3-15 s on a busy 2-core machine).
 vi.setConfig({ testTimeout: 120_000 });

@@ -1,6 +1,6 @@
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Api, bare, collectAll, deploy, shop, sleep, start } from "./instances-fixtures.js";
+import { type Api, bare, collectAll, deploy, shop, sleep, start } from "../support/instances-fixtures.js";
 
 // GET /instances: every filter of docs/instances.md "Lists" and the pagination envelope, on instances the
 // start wrote (the engine never runs here: --poll 0, no /tick). Filters that need other

@@ -1,10 +1,10 @@
 // The pump runs an instance's next advance under the lease its last write kept (engine.ts
 // runChain, commit.ts keepLeaseFor): these tests pin what that must not change — fencing,
 // operator verbs at the task boundary, a clean hand-back on stop, and /tick's one-cycle answer.
-import { json, startUpstream, type Upstream } from "@baton/testkit";
+import { json, startUpstream, type Upstream, createGate } from "@baton/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { pauseTree, cancelTree } from "../src/engine/trees/lifecycle.js";
-import { type Harness, openHarness, waitFor } from "./engine-harness.js";
+import { pauseTree, cancelTree } from "../../src/engine/trees/lifecycle.js";
+import { type Harness, openHarness, waitFor } from "../support/engine-harness.js";
 
 let h: Harness | undefined;
 let up: Upstream | undefined;
@@ -15,21 +15,6 @@ afterEach(async () => {
   up = undefined;
   h = undefined;
 });
-
-/** An upstream whose calls park until released, so a test can act while a fetch is in flight. */
-function gatedUpstream() {
-  const waiting: Array<() => void> = [];
-  return {
-    waiting,
-    handler: (_req: unknown, res: Parameters<Parameters<Upstream["handle"]>[0]>[1]) =>
-      new Promise<void>((resolve) => {
-        waiting.push(() => {
-          json(res, 200, { ok: true });
-          resolve();
-        });
-      }),
-  };
-}
 
 const threeCalls = (url: string) => ({
   name: "three",
@@ -42,16 +27,16 @@ const threeCalls = (url: string) => ({
 
 /** Starts `three` under the pump and returns once its chained second call is parked in the gate. */
 async function secondCallInFlight() {
-  const gate = gatedUpstream();
-  const upstream = await startUpstream(gate.handler);
+  const gate = createGate();
+  const upstream = await startUpstream((_req, res) => gate.hold(res, { ok: true }));
   up = upstream;
   const harness = await openHarness({ pollMs: 10 });
   h = harness;
   await harness.deploy(threeCalls(upstream.url));
   const id = await harness.start("three");
-  await waitFor("the first call", async () => (gate.waiting.length === 1 ? true : undefined));
-  gate.waiting.shift()!();
-  await waitFor("the chained second call", async () => (gate.waiting.length === 1 ? true : undefined));
+  await waitFor("the first call", async () => (gate.parked === 1 ? true : undefined));
+  gate.releaseOne();
+  await waitFor("the chained second call", async () => (gate.parked === 1 ? true : undefined));
   return { gate, id, h: harness, up: upstream };
 }
 
@@ -98,7 +83,7 @@ describe("lease chaining under the pump", () => {
 
     const paused = await pauseTree(h.db, h.clock, id, "tester");
     expect(paused.outcome, "a live lease means the pause waits for the boundary").toBe("pausing");
-    gate.waiting.shift()!();
+    gate.releaseOne();
     const view = await waitFor("the pause to land", async () => {
       const v = await h!.get(id);
       return v.status === "paused" ? v : undefined;
@@ -123,7 +108,7 @@ describe("lease chaining under the pump", () => {
   it("lands a cancel requested while a chained advance is in flight, with no timer left", async () => {
     const { gate, id, h } = await secondCallInFlight();
     expect((await cancelTree(h.db, h.clock, id, "tester")).outcome).toBe("cancelling");
-    gate.waiting.shift()!();
+    gate.releaseOne();
     const view = await waitFor("the cancel to land", async () => {
       const v = await h!.get(id);
       return v.status === "cancelled" ? v : undefined;
@@ -136,8 +121,8 @@ describe("lease chaining under the pump", () => {
   });
 
   it("hands a kept lease back without an owner when the engine stops, so the next claim is not a reclaim", async () => {
-    const gate = gatedUpstream();
-    up = await startUpstream(gate.handler);
+    const gate = createGate();
+    up = await startUpstream((_req, res) => gate.hold(res, { ok: true }));
     h = await openHarness({ pollMs: 10 });
     await h.deploy({
       name: "once",
@@ -147,10 +132,10 @@ describe("lease chaining under the pump", () => {
       ],
     });
     const id = await h.start("once");
-    await waitFor("the first call", async () => (gate.waiting.length === 1 ? true : undefined));
+    await waitFor("the first call", async () => (gate.parked === 1 ? true : undefined));
     // Stop while the first fetch is in flight: its write keeps the lease, then must give it back.
     const stopping = h.engine.stop();
-    gate.waiting.shift()!();
+    gate.releaseOne();
     await stopping;
     const released = await h.get(id);
     expect(released.task).toBe("two");

@@ -3,10 +3,10 @@
 import { parseJson } from "@baton/expr";
 import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { cancelTree, pauseTree, resumeTree, retryTree } from "../src/engine/trees/lifecycle.js";
-import { rowsOf } from "../src/storage/db.js";
-import { instances } from "../src/storage/schema/index.js";
-import { type Harness, type InstanceView, openHarness, waitFor } from "./engine-harness.js";
+import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/trees/lifecycle.js";
+import { rowsOf } from "../../src/storage/db.js";
+import { instances } from "../../src/storage/schema/index.js";
+import { type Harness, type InstanceView, openHarness, waitFor } from "../support/engine-harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -521,7 +521,7 @@ describe("siblings settling at once", () => {
 
 describe("upgrade of a tree waiting on children", () => {
   it("moves the parked parent to a compatible version; it collects its children there", async () => {
-    const { upgradeTree } = await import("../src/engine/trees/upgrade.js");
+    const { upgradeTree } = await import("../../src/engine/trees/upgrade.js");
     h = await openHarness();
     await h.deploy(slow);
     const WAITED = { type: "object", properties: { waited: { type: "boolean" } }, required: ["waited"] };

@@ -1,4 +1,4 @@
-import { client, startServer, type TestServer } from "@baton/testkit";
+import { client, startServer, type TestServer, databaseKind } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let server: TestServer;
@@ -269,7 +269,7 @@ describe("service endpoints", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       status: "ok",
-      database: process.env.DATABASE_URL ? "postgres" : "pglite",
+      database: databaseKind,
       manual_tick: false,
     });
     expect(typeof res.body.worker_id).toBe("string");

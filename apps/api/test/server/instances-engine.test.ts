@@ -1,7 +1,17 @@
-import { client, json, request, startServer, startUpstream, type TestServer, type Upstream } from "@baton/testkit";
+import {
+  client,
+  json,
+  request,
+  startServer,
+  startUpstream,
+  type TestServer,
+  type Upstream,
+  type SharedDatabase,
+  sharedDatabase,
+} from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, bootstrapToken, type SharedDatabase, sharedDatabase } from "./auth-fixtures.js";
-import { type Api, deploy, start } from "./instances-fixtures.js";
+import { bearer, bootstrapToken } from "../support/auth-fixtures.js";
+import { type Api, deploy, start } from "../support/instances-fixtures.js";
 
 // The read side over instances the engine moved (POST /tick on a --poll 0 server): outputs
 // in the status view, logs the engine wrote, filters on settled statuses and error codes,

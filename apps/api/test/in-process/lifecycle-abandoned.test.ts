@@ -3,8 +3,8 @@
 // by the next claim round of any replica once the lease has expired (engine finalise).
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { cancelTree, pauseTree, resumeTree } from "../src/engine/trees/lifecycle.js";
-import { type Harness, openHarness, waitFor } from "./engine-harness.js";
+import { cancelTree, pauseTree, resumeTree } from "../../src/engine/trees/lifecycle.js";
+import { type Harness, openHarness, waitFor } from "../support/engine-harness.js";
 
 let h: Harness | undefined;
 let up: Upstream | undefined;

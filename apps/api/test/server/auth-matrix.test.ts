@@ -1,15 +1,7 @@
 import { type ActionSpec, type Permission, registry } from "@baton/actions";
-import { request, startServer, type TestServer } from "@baton/testkit";
+import { request, startServer, type TestServer, type SharedDatabase, sharedDatabase } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  bearer,
-  bootstrapToken,
-  jwtFlags,
-  jwtSecretFile,
-  mintJwt,
-  type SharedDatabase,
-  sharedDatabase,
-} from "./auth-fixtures.js";
+import { bearer, bootstrapToken, jwtFlags, jwtSecretFile, mintJwt } from "../support/auth-fixtures.js";
 
 // The full permission matrix over every registry entry, for svc_sk_ tokens and for JWTs:
 // a call is admitted (anything but 401/403: the probe's empty request may well be a 400,

@@ -1,6 +1,6 @@
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, openHarness } from "./engine-harness.js";
+import { type Harness, openHarness } from "../support/engine-harness.js";
 
 let h: Harness;
 let up: Upstream;
