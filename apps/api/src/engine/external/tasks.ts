@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: claim, renew, release, resolve and signal share the rules of a
+// claim's fate (fateOf), the token hashing and the row locks, and change together.
 import { createHash, randomBytes } from "node:crypto";
 import type { ExternalTask, JsonSchemaValue } from "@baton/actions";
 import { type Json, parseJson, stringifyJson } from "@baton/expr";

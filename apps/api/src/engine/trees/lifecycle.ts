@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: pause, resume, cancel and retry share the tree lock, the
+// lease-aware status rules and their audit lines, and must stay consistent with each other.
 import type { Json } from "@baton/expr";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
