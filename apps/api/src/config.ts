@@ -25,9 +25,16 @@ export interface ServerConfig {
   objectThresholdBytes: number;
   /** `detail?resolve=true` splices objects up to this size back into the state. */
   objectResolveLimitBytes: number;
-  /** Hosts a fetch task may call (empty = any) and may not call. Entries: host names or `*.suffix`. */
+  /**
+   * Where fetch tasks may connect (engine/advance/host-policy.ts, docs/security.md): entries are
+   * host names, `*.suffix`, IPs or CIDRs (allow: empty = any). The classes re-allow address
+   * classes denied by default (loopback when not bound to loopback, link-local, unspecified,
+   * multicast, broadcast) or deny more (private, unique-local, loopback).
+   */
   fetchAllowHosts: string[];
   fetchDenyHosts: string[];
+  fetchAllowClasses: string[];
+  fetchDenyClasses: string[];
   /** Whether POST /tick is enabled (otherwise 501). */
   tickEnabled: boolean;
   /** PostgreSQL waits (--db-connect-timeout, --db-statement-timeout, --db-reconnect-max, --db-ping-timeout). */
@@ -47,6 +54,8 @@ export const DEFAULT_CONFIG: ServerConfig = {
   objectResolveLimitBytes: 1024 * 1024,
   fetchAllowHosts: [],
   fetchDenyHosts: [],
+  fetchAllowClasses: [],
+  fetchDenyClasses: [],
   tickEnabled: true,
   dbTimeouts: DEFAULT_DATABASE_TIMEOUTS,
 };

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { checkAuthConfig } from "./auth/index.js";
+import { fetchPolicyOf } from "./engine/advance/host-policy.js";
 import { registerTokensCommand } from "./commands/tokens.js";
 import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.js";
 import { createLogger, isLogLevel, type LogLevel } from "@baton/log";
@@ -72,12 +73,29 @@ const program = new Command("baton-api")
     DEFAULT_CONFIG.objectResolveLimitBytes,
   )
   .option(
-    "--fetch-allow <hosts>",
-    "hosts fetch tasks may call (comma-separated; *.suffix allowed); default any",
+    "--fetch-allow <entries>",
+    "where fetch tasks may connect, comma-separated: hosts, *.suffix, IPs, CIDRs; default anywhere the address classes allow",
     hostList,
     [],
   )
-  .option("--fetch-deny <hosts>", "hosts fetch tasks may not call (comma-separated; *.suffix allowed)", hostList, [])
+  .option(
+    "--fetch-deny <entries>",
+    "where fetch tasks may not connect, comma-separated: hosts, *.suffix, IPs, CIDRs (checked on resolved addresses)",
+    hostList,
+    [],
+  )
+  .option(
+    "--fetch-allow-class <classes>",
+    "address classes fetch tasks may reach although denied by default: loopback, link-local, unspecified, multicast, broadcast",
+    hostList,
+    [],
+  )
+  .option(
+    "--fetch-deny-class <classes>",
+    "address classes fetch tasks may not reach: loopback, link-local, private, unique-local, unspecified, multicast, broadcast",
+    hostList,
+    [],
+  )
   .option("--no-tick", "disable POST /tick (it then answers 501)")
   .option(
     "--db-connect-timeout <ms>",
@@ -136,6 +154,8 @@ const program = new Command("baton-api")
       objectResolveLimitBytes: opts.objectResolveLimit,
       fetchAllowHosts: opts.fetchAllow,
       fetchDenyHosts: opts.fetchDeny,
+      fetchAllowClasses: opts.fetchAllowClass,
+      fetchDenyClasses: opts.fetchDenyClass,
       tickEnabled: opts.tick !== false,
       dbTimeouts: {
         connectTimeoutMs: opts.dbConnectTimeout,
@@ -147,6 +167,8 @@ const program = new Command("baton-api")
     try {
       // Before the database is opened: a bad secret file must not wait for a migration.
       checkAuthConfig(config);
+      // Bad --fetch-* entries fail at start-up, not on the first fetch.
+      fetchPolicyOf(config);
     } catch (error) {
       return fatal((error as Error).message);
     }

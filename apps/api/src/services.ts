@@ -1,3 +1,4 @@
+import type { ClaimedRow } from "./engine/pump/claim.js";
 import type { Database, Db, DbKind } from "./storage/db.js";
 import type { Clock } from "./storage/clock.js";
 import type { Logger } from "@baton/log";
@@ -13,6 +14,20 @@ export interface EngineHandle {
   leaseAgeMs(): number;
   /** Stop claiming, let in-flight advances finish (bounded), release leases. */
   stop(): Promise<void>;
+  /**
+   * Lease chaining from a request (docs/engine.md "Carried advances"). `write` is the request's
+   * own statement: given a worker id it takes the instance's lease in that statement and returns
+   * the row as leased, which this engine then runs like a claimed row (no claim round, no wake);
+   * given null (the pump is off or stopping, every slot is taken, or the instance is already in
+   * flight here) it leaves the row due for any pump, and the pump is woken.
+   */
+  carry<T>(instanceId: string, write: (carrier: string | null) => Promise<Carried<T>>): Promise<T>;
+}
+
+/** What a carried write hands back: its answer, and the row when the lease was taken. */
+export interface Carried<T> {
+  value: T;
+  leased?: ClaimedRow;
 }
 
 export interface Services {

@@ -289,11 +289,18 @@ describe("request schemas", () => {
     expect(validate({ definitions: [{ name: "a" }], channel: "prod" })).toBe(true);
   });
 
-  it("bounds claim limit and lease and fills their defaults", () => {
+  it("bounds claim limit, lease and long-poll wait and fills their defaults", () => {
     const validate = queryAjv().compile(findAction("claimExternalTasks").body!);
     const ok = { worker_id: "w" } as Record<string, unknown>;
     expect(validate(ok)).toBe(true);
-    expect(ok, "defaults documented in the description are the schema's").toMatchObject({ limit: 1, lease_ms: 30000 });
+    expect(ok, "defaults documented in the description are the schema's").toMatchObject({
+      limit: 1,
+      lease_ms: 30000,
+      wait_ms: 0,
+    });
+    expect(validate({ worker_id: "w", wait_ms: 60000 })).toBe(true);
+    expect(validate({ worker_id: "w", wait_ms: 60001 }), "the long-poll is bounded").toBe(false);
+    expect(validate({ worker_id: "w", wait_ms: -1 })).toBe(false);
     expect(validate({ worker_id: "w", limit: 101 })).toBe(false);
     expect(validate({ worker_id: "w", lease_ms: 999 })).toBe(false);
     expect(validate({ worker_id: "w", lease_ms: 600001 })).toBe(false);

@@ -62,8 +62,8 @@ export const externalTaskHandlers = {
       String(request.body.token),
       outcomeOf(request.body),
       request.principal.actor,
+      services.engine,
     );
-    services.engine.wake();
     return { body: { resolved: true } };
   },
   signalExternalTask: async (request, services) => {

@@ -212,3 +212,20 @@ export async function executePrepared(db: Db, query: SQL): Promise<unknown> {
 export function inTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
   return db.transaction((tx) => work(tx as unknown as Db));
 }
+
+interface RawClient {
+  unsafe?: (text: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown>;
+  query?: (text: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * A fixed statement text with positional parameters ($1, $2 …) run straight on the driver: no
+ * query builder (on the request paths drizzle's builder cost more server CPU than the statement
+ * itself, docs/performance.md), and on PostgreSQL a named prepared statement (see
+ * executePrepared). The text must be a constant. Runs on the pool, never inside a transaction.
+ */
+export async function queryRows<T>(db: Db, text: string, params: readonly unknown[]): Promise<T[]> {
+  const client = (db as unknown as { $client: RawClient }).$client;
+  if (client.unsafe !== undefined) return (await client.unsafe(text, params as unknown[], { prepare: true })) as T[];
+  return (await client.query!(text, params as unknown[])).rows as T[];
+}

@@ -19,6 +19,8 @@ const TAG = "external-tasks";
 
 export const CLAIM_LIMIT = { min: 1, max: 100, default: 1 } as const;
 export const LEASE_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
+/** Claim long-poll (an extension beyond SPEC, docs/api.md "Extensions"): how long an empty claim may wait. */
+export const CLAIM_WAIT_MS = { min: 0, max: 60_000, default: 0 } as const;
 
 function leaseMs(description: string): JsonSchema {
   return int(`${description} ${LEASE_MS.min} to ${LEASE_MS.max}, default ${LEASE_MS.default}.`, {
@@ -107,7 +109,8 @@ export const externalTaskActions = [
     description:
       "Leases up to `limit` parked tasks without a live claim, oldest park first, optionally only of `process`, `task` and `version`. " +
       `\`limit\` is ${CLAIM_LIMIT.min} to ${CLAIM_LIMIT.max} (default ${CLAIM_LIMIT.default}); \`lease_ms\` is ${LEASE_MS.min} to ${LEASE_MS.max} (default ${LEASE_MS.default}). ` +
-      "Renew every claim within `renew_before_ms` (`POST /external-tasks/renew`): renewal is the only way a worker learns that its task was cancelled or lost. An empty `items` means nothing is waiting.",
+      "Renew every claim within `renew_before_ms` (`POST /external-tasks/renew`): renewal is the only way a worker learns that its task was cancelled or lost. An empty `items` means nothing is waiting. " +
+      `Extension: \`wait_ms\` (${CLAIM_WAIT_MS.min} to ${CLAIM_WAIT_MS.max}, default ${CLAIM_WAIT_MS.default}) long-polls: when nothing matches, the call waits up to that long for a task to park (or a claim to lapse or be released) and answers as soon as one can be claimed, else with an empty \`items\`.`,
     permissions: ["worker"],
     body: strictObject(
       {
@@ -124,6 +127,10 @@ export const externalTaskActions = [
         process: processName("Only tasks of this process."),
         task: str("Only tasks with this task id (pair with `process`).", { minLength: 1 }),
         version: int("Only tasks of this process version.", { minimum: 1 }),
+        wait_ms: int(
+          `Extension (long-poll): when nothing can be claimed, wait up to this many ms for a task before answering an empty \`items\`; ${CLAIM_WAIT_MS.min} to ${CLAIM_WAIT_MS.max}, default ${CLAIM_WAIT_MS.default} (answer at once).`,
+          { minimum: CLAIM_WAIT_MS.min, maximum: CLAIM_WAIT_MS.max, default: CLAIM_WAIT_MS.default },
+        ),
       },
       ["worker_id"],
     ),

@@ -11,6 +11,12 @@ export interface HttpCall {
   maxResponseBytes: number;
   /** Aborts the call (the engine lost the lease or is stopping); fails with `pre.error`/`http.disconnected`. */
   abort?: AbortSignal;
+  /**
+   * Connect to exactly this address (checked by host-policy.ts), never to what the host name
+   * resolves to now: a DNS answer that changes between the check and the connect (rebinding)
+   * cannot switch the target. `Host` and TLS SNI still carry the URL's host name.
+   */
+  address?: { address: string; family: 4 | 6 };
 }
 
 export interface HttpResponse {
@@ -69,6 +75,7 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
         method: call.method,
         headers: call.headers,
         agent: isHttps ? httpsAgent : httpAgent,
+        ...(call.address ? { lookup: pinnedLookup(call.address) } : {}),
       });
     } catch (error) {
       reject(
@@ -153,6 +160,18 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
     call.abort?.addEventListener("abort", onAbort, { once: true });
     request.end(call.body);
   });
+}
+
+/** A `lookup` for net.connect that answers the one checked address, in both of its calling forms. */
+function pinnedLookup(pinned: { address: string; family: 4 | 6 }) {
+  return (
+    _host: string,
+    options: { all?: boolean },
+    callback: (error: Error | null, address: string | { address: string; family: number }[], family?: number) => void,
+  ) => {
+    if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+    else callback(null, pinned.address, pinned.family);
+  };
 }
 
 /** Scheme, host and path only: query strings may carry secrets. */

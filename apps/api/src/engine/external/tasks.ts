@@ -15,11 +15,14 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
 import { externalClaims, externalWaits, instances } from "../../storage/schema/index.js";
+import { perDbCache } from "../../storage/per-db-cache.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { storedDefinition } from "../../definitions/store.js";
 import { iso } from "../../format.js";
 import { Refusal } from "../../refusal.js";
 import { appendLogs } from "../audit-log.js";
+import type { EngineHandle } from "../../services.js";
+import { type ClaimFacts, outcomeText, writeResolve } from "./resolve.js";
 import { bufferSignal } from "./signal-buffer.js";
 import { isSettled } from "../statuses.js";
 
@@ -80,7 +83,7 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
         SET claim_epoch = w.claim_epoch + 1, claimed_by = ${request.workerId}, claim_expires_at = ${expires}
         FROM picked, instances AS i
         WHERE w.instance_id = picked.instance_id AND i.id = w.instance_id
-        RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version`),
+        RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version, i.root_id`),
     );
     if (claimed.length > 0) {
       // The detail view's external_claim_epoch mirrors the claim counter of the current visit.
@@ -124,6 +127,18 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
       });
     }
     if (tokens.length > 0) await tx.insert(externalClaims).values(tokens);
+    const facts = claimFacts(db);
+    claimed.forEach((row, i) => {
+      facts.set(tokens[i].tokenHash, {
+        instanceId: String(row.instance_id),
+        rootId: String(row.root_id),
+        process: String(row.process),
+        version: Number(row.version),
+        task: String(row.task),
+        taskEpoch: Number(row.task_epoch),
+        claimEpoch: Number(row.claim_epoch),
+      });
+    });
     // FIFO by park time, whatever order RETURNING chose.
     return items.sort((a, b) => a.since - b.since).map((x) => x.item);
   });
@@ -221,6 +236,7 @@ export async function renewExternalTasks(
  */
 export async function releaseExternalTask(db: Db, clock: Clock, token: string): Promise<boolean> {
   const now = clock.now();
+  claimFacts(db).delete(tokenHash(token));
   return inTransaction(db, async (tx) => {
     const row = (await claimRows(tx, [tokenHash(token)])).get(tokenHash(token));
     if (row === undefined) throw new Refusal("conflict", "the claim is not held: no claim has this token");
@@ -248,8 +264,78 @@ export async function releaseExternalTask(db: Db, clock: Clock, token: string): 
 /**
  * Resolves the claimed task of `token` with a validated outcome. 404 unknown token; 409 when the
  * instance is settled/cancelled, the visit is over (a late answer) or the claim is not live.
+ *
+ * The fast path is one fenced statement (resolve.ts) that also hands the instance to this
+ * process's engine when it has a slot (`engine.carry`). What the claim stands for comes from
+ * the claim call when this process made it (claimFacts), else from one read. Whenever the fast
+ * path does not go through — a refusal to explain, an outcome to refuse, facts gone stale —
+ * resolveLocked decides, so every refusal keeps one wording and one order of checks.
  */
 export async function resolveExternalTask(
+  db: Db,
+  clock: Clock,
+  token: string,
+  outcome: Outcome,
+  actor: string | null,
+  engine: Pick<EngineHandle, "carry" | "wake"> = NO_ENGINE,
+): Promise<void> {
+  const hash = tokenHash(token);
+  const cache = claimFacts(db);
+  let facts = cache.get(hash);
+  cache.delete(hash);
+  if (facts === undefined) {
+    const row = (await claimRows(db, [hash])).get(hash);
+    if (
+      row !== undefined &&
+      row.status !== null &&
+      !isSettled(String(row.status)) &&
+      fateOf(row, undefined, clock.now()) === "live"
+    )
+      facts = {
+        instanceId: String(row.instance_id),
+        rootId: String(row.root_id),
+        process: String(row.process),
+        version: Number(row.version),
+        task: String(row.w_task),
+        taskEpoch: Number(row.task_epoch),
+        claimEpoch: Number(row.claim_epoch),
+      };
+  }
+  const task = facts === undefined ? undefined : await findTask(db, db, facts.process, facts.version, facts.task);
+  let checked: Outcome | undefined;
+  try {
+    checked = task === undefined ? undefined : checkOutcome(task.def, task.task, outcome);
+  } catch {
+    checked = undefined;
+  }
+  if (facts !== undefined && checked !== undefined) {
+    const known = facts;
+    const resolved = await engine.carry(known.instanceId, async (carrier) => {
+      const written = await writeResolve(db, clock, {
+        hash,
+        facts: known,
+        outcome: outcomeText(known.taskEpoch, checked as { [key: string]: Json }),
+        message: resolvedMessage(checked, known.task, "resolve", actor),
+        actor,
+        data: { via: "resolve", ...outcomeData(checked) },
+        carrier,
+      });
+      return { value: written !== null, leased: written?.carried ? written.row : undefined };
+    });
+    if (resolved) return;
+  }
+  await resolveLocked(db, clock, token, outcome, actor);
+  engine.wake();
+}
+
+/** No engine in this process (direct calls, tests): the row is left due for whichever pump or /tick comes. */
+const NO_ENGINE: Pick<EngineHandle, "carry" | "wake"> = {
+  carry: async (_id, write) => (await write(null)).value,
+  wake: () => {},
+};
+
+/** Resolve as one locking transaction: the refusals in their order, and the fallback of the fast path. */
+async function resolveLocked(
   db: Db,
   clock: Clock,
   token: string,
@@ -412,12 +498,16 @@ async function deliver(
       rootId: target.rootId,
       level: "info",
       event: "external.resolved",
-      message: `${describe(outcome)} for task "${target.task}" delivered by ${via} from ${actor ?? "a worker"}`,
+      message: resolvedMessage(outcome, target.task, via, actor),
       task: target.task,
       actor,
       data: { via, ...outcomeData(outcome) },
     },
   ]);
+}
+
+function resolvedMessage(outcome: Outcome, task: string, via: "resolve" | "signal", actor: string | null): string {
+  return `${describe(outcome)} for task "${task}" delivered by ${via} from ${actor ?? "a worker"}`;
 }
 
 function describe(outcome: Outcome): string {
@@ -426,6 +516,18 @@ function describe(outcome: Outcome): string {
 
 function outcomeData(outcome: Outcome): Record<string, Json> {
   return "error" in outcome ? { code: (outcome.error as { code: Json }).code } : {};
+}
+
+async function findTask(
+  db: Db,
+  tx: Db,
+  process: string,
+  version: number,
+  taskId: string,
+): Promise<{ def: Definition; task: Task } | undefined> {
+  const def = await storedDefinition(db, process, version, tx);
+  const task = def?.tasks.find((t) => t.id === taskId);
+  return def === undefined || task === undefined ? undefined : { def, task };
 }
 
 async function requireTask(
@@ -440,6 +542,31 @@ async function requireTask(
   if (def === undefined || task === undefined)
     throw new Refusal("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
   return { def, task };
+}
+
+/** Bound on remembered claims: a worker that never answers must not grow the map without end. */
+const MAX_REMEMBERED_CLAIMS = 20_000;
+
+/**
+ * Claims this process handed out, by token hash, until answered (or pushed out by newer ones).
+ * Only a hint: the facts of a claim never change, and the resolve statement re-checks every one
+ * of them against the rows, so a stale entry costs a fallback, never a wrong write.
+ */
+const claimFactsOf = perDbCache<ClaimFacts>();
+
+function claimFacts(db: Db) {
+  const cache = claimFactsOf(db);
+  return {
+    get: (hash: string) => cache.get(hash),
+    delete: (hash: string) => cache.delete(hash),
+    set(hash: string, facts: ClaimFacts) {
+      if (cache.size >= MAX_REMEMBERED_CLAIMS) {
+        const oldest = cache.keys().next().value;
+        if (oldest !== undefined) cache.delete(oldest);
+      }
+      cache.set(hash, facts);
+    },
+  };
 }
 
 function resultSchema(def: Definition, task: Task): JsonSchemaValue {

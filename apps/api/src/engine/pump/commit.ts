@@ -121,6 +121,8 @@ export async function writeAdvances(
       parent_task_epoch: claim.parentTaskEpoch,
       // The children this write spawns, all pending; null keeps the row's count.
       pending: result.spawns === undefined ? null : result.spawns.length,
+      // The visit of an external task ended without a resolve (or after one): its claim row goes with this write.
+      clear_wait: result.externalWait === "clear",
     };
   });
   // A settling child decrements its parent's counter: the parent row is locked with the batch's
@@ -147,7 +149,7 @@ export async function writeAdvances(
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(
           id text, lease_epoch integer, status text, task text, task_epoch integer, retry_count integer, state text,
           error_code text, error_message text, output text, wake_at bigint, phase text, keep_owner text, keep_until bigint,
-          root_id text, boundary_log_id text, parent_id text, parent_task_epoch integer, pending integer)
+          root_id text, boundary_log_id text, parent_id text, parent_task_epoch integer, pending integer, clear_wait boolean)
       ),
       locked AS (${lockInIdOrder([...new Set([...records.map((r) => r.id), ...parents])])}),
       upd AS (
@@ -219,6 +221,9 @@ export async function writeAdvances(
                upd.status || ' at the boundary of task "' || x.task || '"', x.task, NULL, NULL, ${now}::bigint
         FROM x JOIN upd ON upd.id = x.id
         WHERE x.status = 'running' AND upd.status IN ('paused', 'cancelled')
+      ),
+      cleared AS (
+        DELETE FROM external_waits AS w USING x JOIN upd ON upd.id = x.id WHERE w.instance_id = x.id AND x.clear_wait
       )
       SELECT id, status, wake_at, lease_owner FROM upd`,
     );
@@ -253,7 +258,7 @@ export async function writeAdvances(
 
   const touchesMore =
     objects.size > 0 ||
-    writes.some((w) => w.result.externalWait !== undefined || w.result.consumedSignal !== undefined);
+    writes.some((w) => typeof w.result.externalWait === "object" || w.result.consumedSignal !== undefined);
   // (Children and parent wake-ups ride in the one statement: no transaction needed for them.)
   return touchesMore ? inTransaction(db, write) : write(db);
 }

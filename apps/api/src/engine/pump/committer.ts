@@ -15,6 +15,12 @@ export interface CommitterOptions {
    * batch's round trips wait on the event loop of a busy process; PGlite runs one at a time.
    */
   writers: number;
+  /**
+   * Whether advances are running that have not been submitted yet: only then can lingering
+   * gather a bigger batch. With nothing else running (one instance on an idle server) a linger
+   * would only add its milliseconds to every step.
+   */
+  othersRunning?: () => boolean;
 }
 
 type Queued = { write: PendingWrite; resolve: (o: WriteOutcome) => void; reject: (e: unknown) => void };
@@ -81,7 +87,8 @@ export function createCommitter(
       // Let every advance that finishes in this turn join the batch; when the batch is still small,
       // linger a moment: a few ms of latency buy far fewer (and cheaper) transactions under load.
       await new Promise((resolve) => setImmediate(resolve));
-      if (queue.length < LINGER_BELOW) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
+      if (queue.length < LINGER_BELOW && (options.othersRunning?.() ?? true))
+        await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
     }
     while (queue.length > 0) {
       const batch = queue.slice(0, MAX_WRITE_BATCH);

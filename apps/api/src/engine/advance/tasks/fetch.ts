@@ -11,7 +11,7 @@ import {
 import { type Schema, validateValue } from "@baton/model";
 import { truncate } from "../../../format.js";
 import type { CompiledFetch } from "../compiled-definition.js";
-import { hostRefusal } from "../host-policy.js";
+import { checkFetchTarget, type FetchPolicy, type Resolver } from "../host-policy.js";
 import { describe, type HttpResponse, httpCall } from "../http-call.js";
 import { TaskFailure } from "../task-failure.js";
 
@@ -23,8 +23,9 @@ export interface FetchContext {
   taskId: string;
   taskEpoch: number;
   scope: Scope;
-  allowHosts: readonly string[];
-  denyHosts: readonly string[];
+  policy: FetchPolicy;
+  /** The system resolver unless a test gives another. */
+  resolve?: Resolver;
   defs?: Record<string, Schema>;
   /** Aborted when the advance is abandoned (lease lost, engine stopping). */
   abort?: AbortSignal;
@@ -43,8 +44,8 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   const { action } = fetch;
   const method = action.method.toUpperCase();
   const url = buildUrl(fetch, ctx);
-  const refusal = hostRefusal(url.hostname, ctx.allowHosts, ctx.denyHosts);
-  if (refusal !== undefined) throw new TaskFailure("pre.error", `fetch to ${describe(url)} refused: ${refusal}`);
+  const target = await checkFetchTarget(url.hostname, ctx.policy, ctx.resolve);
+  if (!target.ok) throw new TaskFailure("pre.error", `fetch to ${describe(url)} refused: ${target.reason}`);
 
   const headers: Record<string, string> = {};
   if (fetch.headers !== undefined) {
@@ -77,6 +78,7 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
     timeoutMs: timeoutMs(fetch, ctx.scope),
     maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
     abort: ctx.abort,
+    address: { address: target.address, family: target.family },
   });
   return interpret(fetch, response, url, ctx.defs);
 }
