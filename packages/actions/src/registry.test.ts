@@ -6,7 +6,7 @@ import { closed, queryAjv, requestAjv } from "./test-support/ajv.js";
 import type { ActionName } from "./types.js";
 
 // Written by hand from SPEC.md "Endpoints" (with DESIGN §4's refinement of GET /objects/{ref})
-// plus the per-process description endpoints. [method, path, permissions, SPEC "Fails with"].
+// plus the per-process description endpoints and the /metrics extension (docs/metrics.md). [method, path, permissions, SPEC "Fails with"].
 const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["put", "/definitions", ["deploy"], [400, 500]],
   ["get", "/definitions", ["read"], [400, 500]],
@@ -41,6 +41,7 @@ const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["get", "/tokens", ["admin"], [400, 500]],
   ["delete", "/tokens/{id}", ["admin"], [400, 404, 500]],
   ["get", "/healthz", "public", [400, 500, 503]],
+  ["get", "/metrics", ["read"], [400, 500]],
   ["post", "/tick", ["admin"], [400, 500, 501]],
 ];
 
@@ -79,6 +80,7 @@ const NAMES: Record<ActionName, true> = {
   listTokens: true,
   revokeToken: true,
   health: true,
+  metrics: true,
   tick: true,
 };
 
@@ -126,9 +128,9 @@ describe("registry", () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it("marks only /healthz as root and public", () => {
+  it("marks only /healthz (public) and the /metrics extension as root, and only /healthz as public", () => {
     const roots = registry.filter((spec) => spec.root).map((spec) => spec.path);
-    expect(roots).toEqual(["/healthz"]);
+    expect(roots).toEqual(["/healthz", "/metrics"]);
     expect(registry.filter((spec) => spec.permissions === "public").map((spec) => spec.name)).toEqual(["health"]);
   });
 

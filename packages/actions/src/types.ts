@@ -370,6 +370,8 @@ export interface ClaimBody {
   process?: string;
   task?: string;
   version?: number;
+  /** Extension: long-poll up to this many ms when nothing matches (docs/api.md). */
+  wait_ms?: number;
 }
 
 export interface ClaimResponse {
@@ -480,6 +482,7 @@ export interface ActionTypes {
   listTokens: Io<None, None, None, { items: Token[] }>;
   revokeToken: Io<TokenIdParams, None, None, { revoked: boolean }>;
   health: Io<None, None, None, HealthResponse>;
+  metrics: Io<None, None, None, string>;
   tick: Io<None, None, { advance_ms?: number } | undefined, { count: number }>;
 }
 

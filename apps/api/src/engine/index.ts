@@ -3,6 +3,7 @@
 // docs/architecture.md for what each room owns.
 
 export { levelsFrom } from "./audit-log.js";
+export { claimWaiting, endClaimWaits } from "./external/claim-wait.js";
 export {
   claimExternalTasks,
   type Outcome,

@@ -1,7 +1,8 @@
-import { CLAIM_LIMIT, LEASE_MS } from "@baton/actions";
+import { CLAIM_LIMIT, CLAIM_WAIT_MS, LEASE_MS } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import {
   claimExternalTasks,
+  claimWaiting,
   type Outcome,
   releaseExternalTask,
   renewBeforeMs,
@@ -9,8 +10,8 @@ import {
   resolveExternalTask,
   signalExternalTask,
 } from "../engine/index.js";
-import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid } from "../refusal.js";
+import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
+import { invalid, Refusal } from "../refusal.js";
 
 const intOr = (value: unknown, fallback: number) => (value === undefined || value === null ? fallback : Number(value));
 
@@ -26,18 +27,21 @@ function outcomeOf(request: object): Outcome {
 }
 
 /** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
-export const externalTaskHandlers = {
+const handlers = {
   claimExternalTasks: async (request, services) => {
     const body = request.body;
     const claimMs = intOr(body.lease_ms, LEASE_MS.default);
-    const items = await claimExternalTasks(services.db, services.clock, {
-      workerId: String(body.worker_id),
-      limit: intOr(body.limit, CLAIM_LIMIT.default),
-      claimMs,
-      process: body.process === undefined ? undefined : String(body.process),
-      task: body.task === undefined ? undefined : String(body.task),
-      version: body.version === undefined ? undefined : Number(body.version),
-    });
+    const claim = () =>
+      claimExternalTasks(services.db, services.clock, {
+        workerId: String(body.worker_id),
+        limit: intOr(body.limit, CLAIM_LIMIT.default),
+        claimMs,
+        process: body.process === undefined ? undefined : String(body.process),
+        task: body.task === undefined ? undefined : String(body.task),
+        version: body.version === undefined ? undefined : Number(body.version),
+      });
+    const waitMs = intOr(body.wait_ms, CLAIM_WAIT_MS.default);
+    const items = await claimWaiting(services.db, waitMs, request.abort, claim);
     return { body: { items, renew_before_ms: renewBeforeMs(claimMs) } };
   },
   renewExternalTasks: async (request, services) => {
@@ -79,4 +83,38 @@ export const externalTaskHandlers = {
     if (result.delivered) services.engine.wake();
     return { body: result };
   },
+} satisfies ActionHandlers;
+
+type ExternalCall = keyof typeof handlers;
+
+const CALLS: Record<ExternalCall, string> = {
+  claimExternalTasks: "claim",
+  renewExternalTasks: "renew",
+  releaseExternalTask: "release",
+  resolveExternalTask: "resolve",
+  signalExternalTask: "signal",
+};
+
+/** Each call counted by outcome (baton_external_calls_total, docs/metrics.md): ok, empty (a claim that found nothing), or the refusal. */
+function counted<N extends ExternalCall>(name: N, handler: ActionHandler<N>): ActionHandler<N> {
+  const call = CALLS[name];
+  return async (request, services) => {
+    try {
+      const reply = await handler(request, services);
+      const items = (reply.body as { items?: unknown[] } | undefined)?.items;
+      services.metrics?.externalCall(call, call === "claim" && items?.length === 0 ? "empty" : "ok");
+      return reply;
+    } catch (error) {
+      services.metrics?.externalCall(call, error instanceof Refusal ? error.kind : "error");
+      throw error;
+    }
+  };
+}
+
+export const externalTaskHandlers = {
+  claimExternalTasks: counted("claimExternalTasks", handlers.claimExternalTasks),
+  renewExternalTasks: counted("renewExternalTasks", handlers.renewExternalTasks),
+  releaseExternalTask: counted("releaseExternalTask", handlers.releaseExternalTask),
+  resolveExternalTask: counted("resolveExternalTask", handlers.resolveExternalTask),
+  signalExternalTask: counted("signalExternalTask", handlers.signalExternalTask),
 } satisfies ActionHandlers;

@@ -115,10 +115,22 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     );
   });
 
+  // Per-request metrics by action name (never the raw path: ids would explode the series).
+  const actionOf = new WeakMap<Request, string>();
+  if (services.metrics) {
+    const metrics = services.metrics;
+    app.use(async (c, next) => {
+      const began = performance.now();
+      await next();
+      metrics.http(actionOf.get(c.req.raw) ?? "unmatched", c.res.status, (performance.now() - began) / 1000);
+    });
+  }
+
   for (const action of registry) {
     // The registry validated the request against this action's own schemas just below.
     const handler = handlers[action.name as ActionName] as ActionHandler<ActionName> | undefined;
     app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
+      actionOf.set(c.req.raw, action.name);
       const principal =
         action.permissions === "public"
           ? PUBLIC_PRINCIPAL
@@ -154,7 +166,15 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         );
       // params, query and body were validated against this action's schemas above, which the
       // registry's types for it mirror (packages/actions registry.test.ts keeps them in step).
-      const request = { action, params, query, body, principal, url } as ActionRequest<ActionName>;
+      const request = {
+        action,
+        params,
+        query,
+        body,
+        principal,
+        url,
+        abort: c.req.raw.signal,
+      } as ActionRequest<ActionName>;
       return toResponse(await handler(request, services));
     });
   }

@@ -22,6 +22,7 @@ import { iso } from "../../format.js";
 import { Refusal } from "../../refusal.js";
 import { appendLogs } from "../audit-log.js";
 import type { EngineHandle } from "../../services.js";
+import { announceClaimable } from "./claim-wait.js";
 import { type ClaimFacts, outcomeText, writeResolve } from "./resolve.js";
 import { bufferSignal } from "./signal-buffer.js";
 import { isSettled } from "../statuses.js";
@@ -237,7 +238,7 @@ export async function renewExternalTasks(
 export async function releaseExternalTask(db: Db, clock: Clock, token: string): Promise<boolean> {
   const now = clock.now();
   claimFacts(db).delete(tokenHash(token));
-  return inTransaction(db, async (tx) => {
+  const released = await inTransaction(db, async (tx) => {
     const row = (await claimRows(tx, [tokenHash(token)])).get(tokenHash(token));
     if (row === undefined) throw new Refusal("conflict", "the claim is not held: no claim has this token");
     const fate = fateOf(row, undefined, now);
@@ -259,6 +260,8 @@ export async function releaseExternalTask(db: Db, clock: Clock, token: string): 
       );
     return true;
   });
+  if (released) announceClaimable(db);
+  return released;
 }
 
 /**

@@ -11,6 +11,7 @@ import { lockInIdOrder } from "../trees/lock.js";
 import type { ClaimedRow } from "./claim.js";
 import { type InstanceState, PER_VISIT_KEYS } from "../advance/instance-state.js";
 import { type LogEntry, logRow } from "../audit-log.js";
+import { announceClaimable } from "../external/claim-wait.js";
 import { insertObjects, type PlannedObject, planExternalize } from "../../storage/objects.js";
 import { newId } from "../../storage/ids.js";
 import { LEASE_MS } from "../statuses.js";
@@ -260,7 +261,10 @@ export async function writeAdvances(
     objects.size > 0 ||
     writes.some((w) => typeof w.result.externalWait === "object" || w.result.consumedSignal !== undefined);
   // (Children and parent wake-ups ride in the one statement: no transaction needed for them.)
-  return touchesMore ? inTransaction(db, write) : write(db);
+  const outcomes = await (touchesMore ? inTransaction(db, write) : write(db));
+  // Committed: a long-polling claim of this process can take the tasks this batch parked.
+  if (writes.some((w, i) => typeof w.result.externalWait === "object" && outcomes[i].applied)) announceClaimable(db);
+  return outcomes;
 }
 
 function entry(
