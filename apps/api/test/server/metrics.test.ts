@@ -59,7 +59,7 @@ function histogramCount(text: string, name: string, labels: Record<string, strin
 
 /** The API's metrics as docs/metrics.md's "Every metric" table lists them. */
 function documentedMetrics(): string[] {
-  const doc = readFileSync(new URL("../../../docs/metrics.md", import.meta.url), "utf8");
+  const doc = readFileSync(new URL("../../../../docs/metrics.md", import.meta.url), "utf8");
   const section = doc.slice(doc.indexOf("## Every metric"), doc.indexOf("## The proxy's metrics"));
   return [...section.matchAll(/^\| `([a-z_]+)`/gm)].map((m) => m[1]!);
 }
@@ -68,9 +68,9 @@ describe("the dashboard and the alert rules", () => {
   it("query only metrics docs/metrics.md documents", () => {
     const documented = new Set(documentedMetrics());
     const dashboard = JSON.parse(
-      readFileSync(new URL("../../../docker/grafana-dashboard.json", import.meta.url), "utf8"),
+      readFileSync(new URL("../../../../docker/grafana-dashboard.json", import.meta.url), "utf8"),
     );
-    const doc = readFileSync(new URL("../../../docs/metrics.md", import.meta.url), "utf8");
+    const doc = readFileSync(new URL("../../../../docs/metrics.md", import.meta.url), "utf8");
     const alerts = doc.slice(doc.indexOf("## Example alert rules"));
     const exprs = [
       ...dashboard.panels.flatMap((p: { targets: Array<{ expr: string }> }) => p.targets.map((t) => t.expr)),
