@@ -21,7 +21,8 @@ const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["delete", "/channels", ["deploy"], [400, 500]],
   ["post", "/channels/promote", ["deploy"], [400, 404, 500]],
   ["post", "/channels/status", ["read"], [400, 404, 500]],
-  ["post", "/instances", ["operate"], [400, 404, 500]],
+  // 409: the Idempotency-Key extension (docs/api.md).
+  ["post", "/instances", ["operate"], [400, 404, 409, 500]],
   ["get", "/instances", ["read"], [400, 500]],
   ["get", "/instances/{id}", ["read"], [400, 404, 500]],
   ["get", "/instances/{id}/detail", ["read"], [400, 404, 500]],
@@ -45,6 +46,12 @@ const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["post", "/tick", ["admin"], [400, 500, 501]],
 ];
 
+// The extensions beyond SPEC (docs/api.md "Extensions"), in the same shape.
+const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
+  ["get", "/instances/counts", ["read"], [400, 500]],
+  ["get", "/external-tasks", ["read"], [400, 500]],
+];
+
 // Every ActionName, as a record so that adding a name to types.ts without listing it here fails to compile.
 const NAMES: Record<ActionName, true> = {
   putDefinition: true,
@@ -62,6 +69,8 @@ const NAMES: Record<ActionName, true> = {
   channelStatus: true,
   startInstance: true,
   listInstances: true,
+  countInstances: true,
+  listExternalTasks: true,
   getInstance: true,
   getInstanceDetail: true,
   listInstanceLogs: true,
@@ -111,10 +120,23 @@ function requestSchemas(spec: ActionSpec): [string, JsonSchema][] {
 }
 
 describe("registry", () => {
-  it("declares exactly the endpoints of SPEC with their permissions", () => {
-    const actual = registry.map((spec) => [key(spec.method, spec.path), spec.permissions]).sort();
+  it("declares exactly the endpoints of SPEC with their permissions, and marks nothing else SPEC", () => {
+    const actual = registry
+      .filter((spec) => !spec.extension)
+      .map((spec) => [key(spec.method, spec.path), spec.permissions])
+      .sort();
     const expected = SPEC_TABLE.map(([method, path, permissions]) => [key(method, path), permissions]).sort();
     expect(actual).toEqual(expected);
+  });
+
+  it("declares the extensions, each marked as one", () => {
+    const actual = registry
+      .filter((spec) => spec.extension)
+      .map((spec) => [key(spec.method, spec.path), spec.permissions])
+      .sort();
+    expect(actual).toEqual(
+      EXTENSION_TABLE.map(([method, path, permissions]) => [key(method, path), permissions]).sort(),
+    );
   });
 
   it("declares every typed action name exactly once", () => {
@@ -188,7 +210,9 @@ describe("registry", () => {
     });
 
     it("fails only with the statuses SPEC lists for it", () => {
-      const row = SPEC_TABLE.find(([method, path]) => key(method, path) === key(spec.method, spec.path));
+      const row = [...SPEC_TABLE, ...EXTENSION_TABLE].find(
+        ([method, path]) => key(method, path) === key(spec.method, spec.path),
+      );
       expect(row).toBeDefined();
       expect([...spec.errors].sort()).toEqual(row![3]);
       for (const status of spec.errors)
@@ -402,6 +426,7 @@ describe("response schemas", () => {
       created_at: "2026-01-01T00:00:00Z",
       updated_at: "2026-01-01T00:00:00Z",
       root_id: "i",
+      key: null,
       phase: "external",
     };
     const page = {

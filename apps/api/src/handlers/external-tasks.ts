@@ -12,6 +12,21 @@ import {
 } from "../engine/index.js";
 import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
 import { invalid, Refusal } from "../refusal.js";
+import { type ListSpec, paginate } from "../http/pagination.js";
+import { externalWaits } from "../storage/schema/index.js";
+import { type WaitRow, waitingTaskFilters, waitingTaskItems } from "../views/waiting-tasks.js";
+
+const waitingList: ListSpec<WaitRow> = {
+  list: "external-tasks",
+  sorts: {
+    waiting_since: {
+      columns: [externalWaits.waitingSince, externalWaits.instanceId],
+      values: (r) => [r.waitingSince, r.instanceId],
+    },
+  },
+  defaultSort: "waiting_since",
+  defaultOrder: "asc",
+};
 
 const intOr = (value: unknown, fallback: number) => (value === undefined || value === null ? fallback : Number(value));
 
@@ -117,4 +132,10 @@ export const externalTaskHandlers = {
   releaseExternalTask: counted("releaseExternalTask", handlers.releaseExternalTask),
   resolveExternalTask: counted("resolveExternalTask", handlers.resolveExternalTask),
   signalExternalTask: counted("signalExternalTask", handlers.signalExternalTask),
+  // Extension (docs/api.md "Waiting external tasks"): the queue, read-only; not a worker call.
+  listExternalTasks: async ({ query }, services) => {
+    const now = services.clock.now();
+    const page = await paginate(services.db, externalWaits, waitingTaskFilters(query, now), waitingList, query);
+    return { body: { items: await waitingTaskItems(services.db, now, process.env, page.items), page: page.page } };
+  },
 } satisfies ActionHandlers;

@@ -173,6 +173,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         body,
         principal,
         url,
+        headers: c.req.raw.headers,
         abort: c.req.raw.signal,
       } as ActionRequest<ActionName>;
       return toResponse(await handler(request, services));

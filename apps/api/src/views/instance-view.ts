@@ -43,6 +43,7 @@ export function statusView(row: InstanceRecord, output: Json | undefined = store
     ...(output !== undefined ? { output } : {}),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
+    key: row.key,
   };
 }
 

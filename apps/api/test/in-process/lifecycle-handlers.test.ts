@@ -40,6 +40,7 @@ function request(id: string, query: { force?: boolean } = {}): any {
     body: undefined,
     principal: { actor: "token:ops", perms: ["operate"] },
     url: new URL("http://x/"),
+    headers: new Headers(),
   };
   return built;
 }
