@@ -10,6 +10,7 @@ import { newId } from "../storage/ids.js";
 import { externalize } from "../storage/objects.js";
 import { instances } from "../storage/schema/index.js";
 import { appendLog, type LogEntry } from "./audit-log.js";
+import type { InstanceStatus } from "./statuses.js";
 
 // ---- start ----------------------------------------------------------------------------
 
@@ -73,7 +74,7 @@ export interface StartAnswer {
   id: string;
   process: string;
   version: number;
-  status: string;
+  status: InstanceStatus;
   /** An Idempotency-Key retry: the instance an earlier request started, nothing new started. */
   replayed: boolean;
 }
@@ -188,7 +189,7 @@ async function earlierStart(db: Db, key: StartKey, now: number): Promise<StartAn
     .from(instances)
     .where(eq(instances.id, row.instance_id));
   if (instance === undefined) throw new Error(`Idempotency-Key "${key.key}" names a missing instance`);
-  return { ...instance, replayed: true };
+  return { ...instance, status: instance.status as InstanceStatus, replayed: true };
 }
 
 /**
