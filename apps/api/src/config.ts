@@ -1,4 +1,5 @@
 import type { LogLevel } from "@baton/log";
+import { DEFAULT_LIMITS, type ServerLimits } from "./limits.js";
 import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from "./storage/db.js";
 
 export type AuthMode = "none" | "token";
@@ -39,6 +40,8 @@ export interface ServerConfig {
   tickEnabled: boolean;
   /** PostgreSQL waits (--db-connect-timeout, --db-statement-timeout, --db-reconnect-max, --db-ping-timeout). */
   dbTimeouts: DatabaseTimeouts;
+  /** Resource limits (limits.ts, docs/limits.md): each has a `--limit-…` flag. */
+  limits: ServerLimits;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -58,6 +61,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   fetchDenyClasses: [],
   tickEnabled: true,
   dbTimeouts: DEFAULT_DATABASE_TIMEOUTS,
+  limits: DEFAULT_LIMITS,
 };
 
 /** Parses `HOST:PORT`, `:PORT`, `[::1]:PORT` or `PORT`. Throws with the expected forms. */

@@ -5,6 +5,7 @@ import { checkAuthConfig } from "./auth/index.js";
 import { fetchPolicyOf } from "./engine/advance/host-policy.js";
 import { registerTokensCommand } from "./commands/tokens.js";
 import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.js";
+import { LIMITS, type ServerLimits } from "./limits.js";
 import { createLogger, isLogLevel, type LogLevel } from "@baton/log";
 import { startServer } from "./server.js";
 
@@ -16,6 +17,11 @@ function integer(name: string, min: number) {
     if (!/^\d+$/.test(value) || n < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
     return n;
   };
+}
+
+/** The key commander gives a flag's value: `limit-eval-steps` → `limitEvalSteps`. */
+function camelCase(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
 function hostList(value: string, previous: string[] = []): string[] {
@@ -163,6 +169,7 @@ const program = new Command("baton-api")
         reconnectMaxMs: opts.dbReconnectMax,
         pingTimeoutMs: opts.dbPingTimeout,
       },
+      limits: Object.fromEntries(LIMITS.map((l) => [l.key, opts[camelCase(l.flag)]])) as unknown as ServerLimits,
     };
     try {
       // Before the database is opened: a bad secret file must not wait for a migration.
@@ -208,6 +215,9 @@ const program = new Command("baton-api")
     }
   });
 
+// The resource limits, one flag each (limits.ts; docs/limits.md lists them).
+for (const limit of LIMITS)
+  program.option(`--${limit.flag} <n>`, limit.description, integer(`--${limit.flag}`, limit.min), limit.default);
 registerTokensCommand(program);
 
 function redactUrl(url: string): string {

@@ -3,6 +3,7 @@ import type { Database, Db, DbKind } from "./storage/db.js";
 import type { Clock } from "./storage/clock.js";
 import type { Logger } from "@baton/log";
 import type { ServerConfig } from "./config.js";
+import type { Metrics } from "./metrics/metrics.js";
 
 /** What the engine exposes to the HTTP layer and to /healthz. */
 export interface EngineHandle {
@@ -40,4 +41,6 @@ export interface Services {
   /** Unique per process: host, pid and a random suffix. */
   workerId: string;
   engine: EngineHandle;
+  /** Prometheus metrics of this process (docs/metrics.md); absent in tests that build Services by hand. */
+  metrics?: Metrics;
 }

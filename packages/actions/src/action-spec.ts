@@ -39,6 +39,11 @@ export interface ActionSpec {
   path: string;
   /** Also served at the server root, where probes expect it (only `/healthz`); `/api<path>` stays its documented address. */
   root?: boolean;
+  /**
+   * Beyond SPEC (docs/api.md "Extensions"): the OpenAPI document marks it `x-baton-extension`
+   * and says so in its description. SPEC's own endpoints never set it.
+   */
+  extension?: boolean;
   tag: string;
   summary: string;
   description: string;

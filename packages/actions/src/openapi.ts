@@ -119,8 +119,9 @@ function operation(spec: ActionSpec): Record<string, unknown> {
     operationId: spec.name,
     tags: [spec.tag],
     summary: spec.summary,
-    description: `${spec.description}\n\n${permissionSentence(spec)}`,
+    description: `${spec.extension ? '**Extension** (beyond SPEC, docs/api.md "Extensions"). ' : ""}${spec.description}\n\n${permissionSentence(spec)}`,
   };
+  if (spec.extension) op["x-baton-extension"] = true;
   const params = parameters(spec);
   if (params.length > 0) op.parameters = params;
   if (spec.body) {

@@ -6,7 +6,7 @@ import { closed, queryAjv, requestAjv } from "./test-support/ajv.js";
 import type { ActionName } from "./types.js";
 
 // Written by hand from SPEC.md "Endpoints" (with DESIGN §4's refinement of GET /objects/{ref})
-// plus the per-process description endpoints. [method, path, permissions, SPEC "Fails with"].
+// plus the per-process description endpoints and the /metrics extension (docs/metrics.md). [method, path, permissions, SPEC "Fails with"].
 const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["put", "/definitions", ["deploy"], [400, 500]],
   ["get", "/definitions", ["read"], [400, 500]],
@@ -41,7 +41,14 @@ const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["get", "/tokens", ["admin"], [400, 500]],
   ["delete", "/tokens/{id}", ["admin"], [400, 404, 500]],
   ["get", "/healthz", "public", [400, 500, 503]],
+  ["get", "/metrics", ["read"], [400, 500]],
   ["post", "/tick", ["admin"], [400, 500, 501]],
+];
+
+// The extensions beyond SPEC (docs/api.md "Extensions"), in the same shape.
+const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
+  ["get", "/instances/counts", ["read"], [400, 500]],
+  ["get", "/external-tasks", ["read"], [400, 500]],
 ];
 
 // Every ActionName, as a record so that adding a name to types.ts without listing it here fails to compile.
@@ -61,6 +68,8 @@ const NAMES: Record<ActionName, true> = {
   channelStatus: true,
   startInstance: true,
   listInstances: true,
+  countInstances: true,
+  listExternalTasks: true,
   getInstance: true,
   getInstanceDetail: true,
   listInstanceLogs: true,
@@ -79,6 +88,7 @@ const NAMES: Record<ActionName, true> = {
   listTokens: true,
   revokeToken: true,
   health: true,
+  metrics: true,
   tick: true,
 };
 
@@ -109,10 +119,23 @@ function requestSchemas(spec: ActionSpec): [string, JsonSchema][] {
 }
 
 describe("registry", () => {
-  it("declares exactly the endpoints of SPEC with their permissions", () => {
-    const actual = registry.map((spec) => [key(spec.method, spec.path), spec.permissions]).sort();
+  it("declares exactly the endpoints of SPEC with their permissions, and marks nothing else SPEC", () => {
+    const actual = registry
+      .filter((spec) => !spec.extension)
+      .map((spec) => [key(spec.method, spec.path), spec.permissions])
+      .sort();
     const expected = SPEC_TABLE.map(([method, path, permissions]) => [key(method, path), permissions]).sort();
     expect(actual).toEqual(expected);
+  });
+
+  it("declares the extensions, each marked as one", () => {
+    const actual = registry
+      .filter((spec) => spec.extension)
+      .map((spec) => [key(spec.method, spec.path), spec.permissions])
+      .sort();
+    expect(actual).toEqual(
+      EXTENSION_TABLE.map(([method, path, permissions]) => [key(method, path), permissions]).sort(),
+    );
   });
 
   it("declares every typed action name exactly once", () => {
@@ -126,9 +149,9 @@ describe("registry", () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it("marks only /healthz as root and public", () => {
+  it("marks only /healthz (public) and the /metrics extension as root, and only /healthz as public", () => {
     const roots = registry.filter((spec) => spec.root).map((spec) => spec.path);
-    expect(roots).toEqual(["/healthz"]);
+    expect(roots).toEqual(["/healthz", "/metrics"]);
     expect(registry.filter((spec) => spec.permissions === "public").map((spec) => spec.name)).toEqual(["health"]);
   });
 
@@ -186,7 +209,9 @@ describe("registry", () => {
     });
 
     it("fails only with the statuses SPEC lists for it", () => {
-      const row = SPEC_TABLE.find(([method, path]) => key(method, path) === key(spec.method, spec.path));
+      const row = [...SPEC_TABLE, ...EXTENSION_TABLE].find(
+        ([method, path]) => key(method, path) === key(spec.method, spec.path),
+      );
       expect(row).toBeDefined();
       expect([...spec.errors].sort()).toEqual(row![3]);
       for (const status of spec.errors)
@@ -400,6 +425,7 @@ describe("response schemas", () => {
       created_at: "2026-01-01T00:00:00Z",
       updated_at: "2026-01-01T00:00:00Z",
       root_id: "i",
+      key: null,
       phase: "external",
     };
     const page = {

@@ -35,6 +35,27 @@ export function evalBudget(limits: Partial<EvalLimits> = {}): EvalBudget {
   return { limits: { ...DEFAULT_EVAL_LIMITS, ...limits }, steps: 0, sizes: new WeakMap() };
 }
 
+/**
+ * The scope key where the engine puts the server's evaluation limits (like `$now`, an
+ * expression cannot name it): every evaluation of that scope gets a budget of these limits.
+ */
+export const LIMITS_KEY = "$limits";
+
+/** The limits a scope carries under LIMITS_KEY (the defaults for any not given). */
+export function limitsIn(scope: { readonly [root: string]: Json | undefined }): EvalLimits {
+  const given = scope[LIMITS_KEY];
+  const limits = { ...DEFAULT_EVAL_LIMITS };
+  if (given !== null && typeof given === "object" && !Array.isArray(given) && !isLosslessNumber(given))
+    for (const key of Object.keys(limits) as Array<keyof EvalLimits>)
+      if (typeof given[key] === "number") limits[key] = given[key];
+  return limits;
+}
+
+/** A fresh budget for one evaluation of `scope`, of the limits it carries. */
+export function scopeBudget(scope: { readonly [root: string]: Json | undefined }): EvalBudget {
+  return evalBudget(limitsIn(scope));
+}
+
 export function step(budget: EvalBudget, count = 1): void {
   budget.steps += count;
   if (budget.steps > budget.limits.maxSteps)
@@ -67,6 +88,11 @@ export function jsonSize(budget: EvalBudget, value: Json): number {
   else for (const [key, item] of Object.entries(value)) size += key.length + 4 + jsonSize(budget, item);
   budget.sizes.set(value, size);
   return size;
+}
+
+/** The size of `value` as JSON text (approximately: strings without their escapes), without building the text. */
+export function jsonTextSize(value: Json): number {
+  return jsonSize(evalBudget(), value);
 }
 
 /** Refuses a composite value about to be kept whose parts are `parts`. */

@@ -1,6 +1,6 @@
 import { type Expr, sourceOf } from "./ast.js";
 import { BUILTINS } from "./builtins.js";
-import { checkComposite, checkLength, type EvalBudget, evalBudget, jsonSize, step } from "./budget.js";
+import { checkComposite, checkLength, type EvalBudget, scopeBudget, jsonSize, step } from "./budget.js";
 import { ExprLimitError, ExprRuntimeError } from "./errors.js";
 import type { Json } from "./json.js";
 import {
@@ -38,9 +38,9 @@ interface Context {
 /**
  * Evaluates `expr`; throws ExprRuntimeError (code `engine.expression`) on faults the checker
  * could not rule out, and ExprLimitError (code `engine.limit`) when `budget` runs out. Without
- * a budget, a fresh one with the default limits.
+ * a budget, a fresh one of the limits the scope carries (LIMITS_KEY), else the defaults.
  */
-export function evaluate(expr: Expr, scope: Scope, budget: EvalBudget = evalBudget()): Json {
+export function evaluate(expr: Expr, scope: Scope, budget: EvalBudget = scopeBudget(scope)): Json {
   return run(expr, { scope, source: sourceOf(expr), locals: [], budget });
 }
 

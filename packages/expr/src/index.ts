@@ -12,7 +12,16 @@ export {
   type TypeEnv,
   typeOfLiteral,
 } from "./check.js";
-export { DEFAULT_EVAL_LIMITS, type EvalBudget, type EvalLimits, evalBudget } from "./budget.js";
+export {
+  DEFAULT_EVAL_LIMITS,
+  type EvalBudget,
+  type EvalLimits,
+  evalBudget,
+  jsonTextSize,
+  LIMITS_KEY,
+  limitsIn,
+  scopeBudget,
+} from "./budget.js";
 export { type EvalLimitKind, ExprLimitError, ExprRuntimeError, ExprSyntaxError, ShapeError } from "./errors.js";
 export { evaluate, type Scope } from "./evaluate.js";
 export * from "./json.js";

@@ -1,6 +1,6 @@
 // Shapes (docs/language.md "Templates and shapes"): JSON written as is whose string leaves are templates. Compiling
 // parses every template once; evaluation then only walks the tree.
-import { checkComposite, type EvalBudget, evalBudget } from "./budget.js";
+import { checkComposite, type EvalBudget, scopeBudget } from "./budget.js";
 import { ExprLimitError, ExprRuntimeError, ExprSyntaxError, ShapeError } from "./errors.js";
 import type { Scope } from "./evaluate.js";
 import { isLosslessNumber, type Json } from "./json.js";
@@ -42,7 +42,7 @@ export function compileShape(shape: Json, path = ""): CompiledShape {
  * Evaluates a compiled shape; throws ExprRuntimeError from its expressions and ExprLimitError
  * when the evaluation passes `budget` (one budget for the whole shape, not one per template).
  */
-export function evaluateShape(shape: CompiledShape, scope: Scope, budget: EvalBudget = evalBudget()): Json {
+export function evaluateShape(shape: CompiledShape, scope: Scope, budget: EvalBudget = scopeBudget(scope)): Json {
   const value = evaluateNode(shape, scope, budget);
   if (value !== null && typeof value === "object" && !isLosslessNumber(value))
     checkComposite(budget, value, "the value built by the shape");

@@ -1,7 +1,7 @@
 // String leaves of shapes (docs/language.md "Templates and shapes"): "$: EXPR" is the typed value of EXPR, a string with
 // "${ EXPR }" interpolates (always a string), anything else is literal; "$$" is a literal "$".
 import type { Expr } from "./ast.js";
-import { checkLength, type EvalBudget, evalBudget } from "./budget.js";
+import { checkLength, type EvalBudget, scopeBudget } from "./budget.js";
 import { ExprSyntaxError } from "./errors.js";
 import { evaluate, type Scope } from "./evaluate.js";
 import type { Json } from "./json.js";
@@ -97,7 +97,7 @@ function findClosingBrace(text: string, from: number): number {
  * decimal, others as JSON, null as "null"), within `budget` (the string is measured before
  * it grows).
  */
-export function evaluateTemplate(template: Template, scope: Scope, budget: EvalBudget = evalBudget()): Json {
+export function evaluateTemplate(template: Template, scope: Scope, budget: EvalBudget = scopeBudget(scope)): Json {
   switch (template.kind) {
     case "literal":
       return template.value;

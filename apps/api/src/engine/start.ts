@@ -30,6 +30,8 @@ export interface FreshInstance {
   task: string;
   /** The stored state text (freshState, externalised, stringifyJson). */
   state: string;
+  /** A root's business key (docs/api.md "Business keys"); children have none. */
+  key?: string | null;
   now: number;
 }
 
@@ -57,6 +59,7 @@ export function freshInstanceRow(fresh: FreshInstance): InstanceInsert {
     taskEpoch: 1,
     leaseEpoch: 0,
     wakeAt: fresh.now,
+    key: fresh.key ?? null,
     createdAt: fresh.now,
     updatedAt: fresh.now,
   };
@@ -78,9 +81,9 @@ WITH fence AS (
 ),
 ins AS (
   INSERT INTO instances (id, root_id, parent_id, spawn_task, spawn_key, parent_task_epoch, process, version, status, phase,
-                         task, state, task_epoch, lease_epoch, wake_at, created_at, updated_at, lease_owner, lease_expires_at)
+                         task, state, task_epoch, lease_epoch, wake_at, created_at, updated_at, lease_owner, lease_expires_at, key)
   SELECT $1, $2, $3, $4, $5, $6::int, $7, $8::int, $9, $10, $11, $12, $13::int, $14::int, $15::bigint, $16::bigint, $17::bigint,
-         $18, $19::bigint
+         $18, $19::bigint, $28
   FROM fence
   RETURNING id, root_id
 ),
@@ -92,7 +95,7 @@ SELECT id FROM ins`;
 
 /** Who may start instances of which definitions is decided before; this starts one. */
 export async function startInstance(
-  body: { process: string; version?: number; input?: Json },
+  body: { process: string; version?: number; input?: Json; key?: string },
   actor: string | null,
   services: Services,
 ) {
@@ -100,7 +103,7 @@ export async function startInstance(
   for (let attempt = 0; ; attempt++) {
     // A fence that failed means a newer version was registered since it was read: read it again.
     const stored = await startDefinition(services.db, body.process, pinned ? body.version : undefined, attempt > 0);
-    const started = await startOnce(stored, pinned, body.input, actor, services);
+    const started = await startOnce(stored, pinned, body.input, body.key ?? null, actor, services);
     if (started !== undefined) return started;
   }
 }
@@ -109,6 +112,7 @@ async function startOnce(
   stored: StoredDefinition,
   pinned: boolean,
   input: Json | undefined,
+  key: string | null,
   actor: string | null,
   services: Services,
 ) {
@@ -134,7 +138,7 @@ async function startOnce(
     message: `started ${stored.name} version ${stored.version} at task "${first.id}"`,
     task: first.id,
     actor,
-    data: { process: stored.name, version: stored.version },
+    data: { process: stored.name, version: stored.version, ...(key === null ? {} : { key }) },
   };
   const answer = { id, process: stored.name, version: stored.version, status: "running" };
   const plan = planExternalize(freshState(checked.value), services.config.objectThresholdBytes);
@@ -145,14 +149,24 @@ async function startOnce(
       await insertObjects(tx, services.clock, plan.objects);
       await tx
         .insert(instances)
-        .values(freshInstanceRow({ id, process: stored.name, version: stored.version, task: first.id, state, now }));
+        .values(
+          freshInstanceRow({ id, process: stored.name, version: stored.version, task: first.id, state, key, now }),
+        );
       await appendLog(tx, services.clock, started);
     });
     services.engine.wake();
     return answer;
   }
   return services.engine.carry(id, async (carrier) => {
-    const row = freshInstanceRow({ id, process: stored.name, version: stored.version, task: first.id, state, now });
+    const row = freshInstanceRow({
+      id,
+      process: stored.name,
+      version: stored.version,
+      task: first.id,
+      state,
+      key,
+      now,
+    });
     const leased = carrier === null ? row : { ...row, ...leasedTo(carrier, now) };
     const log = logRow(started, now);
     const inserted = await queryRows(services.db, START, [
@@ -183,6 +197,7 @@ async function startOnce(
       log.task,
       log.actor,
       log.data,
+      leased.key ?? null,
     ]);
     if (inserted.length === 0) return { value: undefined };
     const claimed: ClaimedRow | undefined =

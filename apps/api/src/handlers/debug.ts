@@ -21,6 +21,14 @@ export const debugHandlers: ActionHandlers = {
     };
   },
 
+  metrics: async (_request, { metrics }) => {
+    if (!metrics) throw unsupported("this server was started without metrics");
+    return {
+      contentType: metrics.registry.contentType,
+      body: await metrics.registry.metrics(),
+    };
+  },
+
   tick: async ({ body }, { clock, engine, config }) => {
     if (!config.tickEnabled) throw unsupported("POST /tick is disabled on this server (--no-tick)");
     const advance = (body as { advance_ms?: number } | undefined)?.advance_ms ?? 0;

@@ -3,6 +3,7 @@ import { canonicalJson, type Definition, declaredRaises, definitionHash, inferSc
 import { and, eq, gte, lt, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
 import { decodeRequestBatch, decodeRequestDefinition } from "../definitions/decode-request.js";
+import { definitionLimitsOf } from "../limits.js";
 import { latestDefinition, lockProcessName, requireDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid } from "../refusal.js";
@@ -72,8 +73,8 @@ async function versionItWouldGet(db: Db, def: Definition): Promise<number> {
 }
 
 export const definitionHandlers: ActionHandlers = {
-  putDefinition: async ({ body, principal }, { db, clock }) => {
-    const def = await decodeRequestDefinition(db, body);
+  putDefinition: async ({ body, principal }, { db, clock, config }) => {
+    const def = await decodeRequestDefinition(db, body, definitionLimitsOf(config.limits));
     const result = await inTransaction(db, async (tx) => {
       await lockProcessName(tx, def.name);
       return saveDefinition(tx, def, principal.actor, clock.now());
@@ -105,9 +106,9 @@ export const definitionHandlers: ActionHandlers = {
     };
   },
 
-  putDefinitionBatch: async ({ body, principal }, { db, clock }) => {
+  putDefinitionBatch: async ({ body, principal }, { db, clock, config }) => {
     const { definitions: raws, channel } = body as { definitions: Json[]; channel: string };
-    const defs = await decodeRequestBatch(db, raws, "body.definitions");
+    const defs = await decodeRequestBatch(db, raws, "body.definitions", definitionLimitsOf(config.limits));
     const now = clock.now();
     const results = await inTransaction(db, async (tx) => {
       // Lock in name order so two batches over the same processes cannot deadlock.
@@ -150,11 +151,11 @@ export const definitionHandlers: ActionHandlers = {
     return { body: results };
   },
 
-  validateDefinitions: async ({ body }, { db }) => {
+  validateDefinitions: async ({ body }, { db, config }) => {
     const raws = body as Json[];
     if (!Array.isArray(raws)) throw invalid("the request body must be an array of definitions");
     const results = [];
-    for (const def of await decodeRequestBatch(db, raws, "body"))
+    for (const def of await decodeRequestBatch(db, raws, "body", definitionLimitsOf(config.limits)))
       results.push(inferSchemas(def, await versionItWouldGet(db, def)));
     return { body: results };
   },

@@ -11,7 +11,22 @@ import {
   signalExternalTask,
 } from "../engine/index.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid } from "../refusal.js";
+import { invalid, Refusal } from "../refusal.js";
+import { type ListSpec, paginate } from "../http/pagination.js";
+import { externalWaits } from "../storage/schema/index.js";
+import { type WaitRow, waitingTaskFilters, waitingTaskItems } from "../views/waiting-tasks.js";
+
+const waitingList: ListSpec<WaitRow> = {
+  list: "external-tasks",
+  sorts: {
+    waiting_since: {
+      columns: [externalWaits.waitingSince, externalWaits.instanceId],
+      values: (r) => [r.waitingSince, r.instanceId],
+    },
+  },
+  defaultSort: "waiting_since",
+  defaultOrder: "asc",
+};
 
 const intOr = (value: unknown, fallback: number) => (value === undefined || value === null ? fallback : Number(value));
 
@@ -26,7 +41,7 @@ function outcomeOf(body: Record<string, Json>): Outcome {
 }
 
 /** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
-export const externalTaskHandlers: ActionHandlers = {
+const handlers: ActionHandlers = {
   claimExternalTasks: async (request, services) => {
     const body = request.body;
     const claimMs = intOr(body.lease_ms, LEASE_MS.default);
@@ -81,5 +96,42 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     if (result.delivered) services.engine.wake();
     return { body: result };
+  },
+};
+
+const CALLS: Record<string, string> = {
+  claimExternalTasks: "claim",
+  renewExternalTasks: "renew",
+  releaseExternalTask: "release",
+  resolveExternalTask: "resolve",
+  signalExternalTask: "signal",
+};
+
+/** Each call counted by outcome (baton_external_calls_total, docs/metrics.md): ok, empty (a claim that found nothing), or the refusal. */
+const workerCalls: ActionHandlers = Object.fromEntries(
+  Object.entries(handlers).map(([name, handler]) => [
+    name,
+    async (request, services) => {
+      const call = CALLS[name] ?? name;
+      try {
+        const reply = await handler!(request, services);
+        const items = (reply.body as { items?: unknown[] } | undefined)?.items;
+        services.metrics?.externalCall(call, call === "claim" && items?.length === 0 ? "empty" : "ok");
+        return reply;
+      } catch (error) {
+        services.metrics?.externalCall(call, error instanceof Refusal ? error.kind : "error");
+        throw error;
+      }
+    },
+  ]),
+) as ActionHandlers;
+
+export const externalTaskHandlers: ActionHandlers = {
+  ...workerCalls,
+  // Extension (docs/api.md "Waiting external tasks"): the queue, read-only; not a worker call.
+  listExternalTasks: async ({ query }, services) => {
+    const now = services.clock.now();
+    const page = await paginate(services.db, externalWaits, waitingTaskFilters(query, now), waitingList, query);
+    return { body: { items: await waitingTaskItems(services.db, now, process.env, page.items), page: page.page } };
   },
 };

@@ -14,6 +14,7 @@ import {
   storedOutput,
 } from "../views/instance-view.js";
 import { loadObjects } from "../storage/objects.js";
+import { countDimensions, countInstances } from "../views/instance-counts.js";
 import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
@@ -77,7 +78,10 @@ export function instanceFilters(query: Record<string, any>): SQL | undefined {
   if (query.error_code !== undefined) where.push(eq(instances.errorCode, query.error_code));
   if (query.process !== undefined) where.push(eq(instances.process, query.process));
   if (query.version !== undefined && query.version !== 0) where.push(eq(instances.version, query.version));
-  if (query.children !== true) where.push(isNull(instances.parentId));
+  if (query.key !== undefined) where.push(eq(instances.key, query.key));
+  // A parent's children are never roots: parent_id implies children=true.
+  if (query.parent_id !== undefined) where.push(eq(instances.parentId, String(query.parent_id).toLowerCase()));
+  else if (query.children !== true) where.push(isNull(instances.parentId));
   if (query.created_after !== undefined) where.push(gte(instances.createdAt, query.created_after));
   if (query.created_before !== undefined) where.push(lt(instances.createdAt, query.created_before));
   if (query.updated_after !== undefined) where.push(gte(instances.updatedAt, query.updated_after));
@@ -114,6 +118,10 @@ export const instanceHandlers: ActionHandlers = {
     const secrets = await treeSecrets(services.db, process.env, page.items);
     return { body: mapPage(page, (row) => redactView(listRow(row, outputs.get(row.id)), secrets)) };
   },
+
+  countInstances: async ({ query }, services) => ({
+    body: await countInstances(services.db, instanceFilters(query), countDimensions(query.by)),
+  }),
 
   listInstanceLogs: async ({ params, query }, services) => {
     const row = await findInstance(services.db, instanceIdParam(params.id!));

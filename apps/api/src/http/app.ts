@@ -115,9 +115,21 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     );
   });
 
+  // Per-request metrics by action name (never the raw path: ids would explode the series).
+  const actionOf = new WeakMap<Request, string>();
+  if (services.metrics) {
+    const metrics = services.metrics;
+    app.use(async (c, next) => {
+      const began = performance.now();
+      await next();
+      metrics.http(actionOf.get(c.req.raw) ?? "unmatched", c.res.status, (performance.now() - began) / 1000);
+    });
+  }
+
   for (const action of registry) {
     const handler = handlers[action.name];
     app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
+      actionOf.set(c.req.raw, action.name);
       const principal =
         action.permissions === "public"
           ? PUBLIC_PRINCIPAL

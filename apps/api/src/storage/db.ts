@@ -10,6 +10,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/postgres-js";
 import { migrate as migratePg } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import * as schema from "./schema/index.js";
+import { countInFlight, type PoolGauge } from "./pool-gauge.js";
 
 export { schema };
 
@@ -23,6 +24,8 @@ export interface Database {
   /** A cheap round trip, for /healthz. Rejects when the database is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Work in flight on the connection pool (pool-gauge.ts); PGlite has one connection. */
+  pool: PoolGauge;
 }
 
 export interface OpenOptions {
@@ -101,8 +104,9 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
     );
     return withTimeout(pingInFlight, timeouts.pingTimeoutMs, "the database did not answer the ping");
   };
+  const counted = countInFlight(client, max);
   try {
-    const db = drizzlePg(client, { schema }) as unknown as Db;
+    const db = drizzlePg(counted.client, { schema }) as unknown as Db;
     // Several replicas may start at once: the first migrates, the others wait on the lock and
     // then find nothing to do. The lock lives on one reserved connection for the duration.
     const locker = await client.reserve();
@@ -120,6 +124,7 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
       db,
       kind: "postgres",
       ping,
+      pool: counted.gauge,
       close: async () => {
         await Promise.all([client.end({ timeout: 5 }), pinger.end({ timeout: 1 })]);
       },
@@ -155,11 +160,13 @@ async function openPglite(dataDir: string): Promise<Database> {
   }
   try {
     await client.waitReady;
-    const db = drizzleLite(client, { schema }) as unknown as Db;
+    const counted = countInFlight(client, 1);
+    const db = drizzleLite(counted.client, { schema }) as unknown as Db;
     await migrateLite(drizzleLite(client, { schema }), { migrationsFolder });
     return {
       db,
       kind: "pglite",
+      pool: counted.gauge,
       ping: async () => {
         await client.query("select 1");
       },

@@ -21,6 +21,8 @@ export interface StatusView {
   output?: Json;
   created_at: string;
   updated_at: string;
+  /** The business key (docs/api.md "Business keys"), null when none. */
+  key: string | null;
 }
 
 export interface InstanceListRow extends StatusView {
@@ -79,6 +81,7 @@ export function statusView(row: InstanceRow, output: Json | undefined = storedOu
     ...(output !== undefined ? { output } : {}),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
+    key: row.key,
   };
 }
 

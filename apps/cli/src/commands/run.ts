@@ -30,6 +30,10 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
       "set one input field (repeatable; dotted keys nest; the value is JSON when it parses, else a string)",
       collect,
     )
+    .option(
+      "-k, --key <key>",
+      "a business key naming what the instance is about (an order number); `instances --key` finds it",
+    )
     .option("-w, --wait", "wait until the instance settles")
     .option("-t, --timeout <duration>", "with --wait: give up after this long (30s, 5m, 1h; a bare number is seconds)")
     .action(
@@ -43,6 +47,7 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
         const version = await versionOf(api, ref);
         if (version !== undefined) body.version = version;
         if (input !== undefined) body.input = input;
+        if (options.key !== undefined) body.key = options.key;
         const started = await api.call("startInstance", { body });
         await rememberLastInstance(ctx.io, started.id);
         if (!options.wait) {

@@ -1,5 +1,14 @@
 import type { LogLevel } from "@baton/log";
-import { evaluate, evaluateShape, ExprRuntimeError, type Json, type Scope } from "@baton/expr";
+import {
+  type EvalLimits,
+  evaluate,
+  evaluateShape,
+  ExprLimitError,
+  ExprRuntimeError,
+  type Json,
+  LIMITS_KEY,
+  type Scope,
+} from "@baton/expr";
 import { type ChildEnvironment, ChildFailed, type ChildSpawn, isChildTask, runChildren } from "./tasks/child.js";
 import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
 import { DefinitionFault } from "./compiled-definition.js";
@@ -45,6 +54,13 @@ export interface AdvanceEnvironment {
   peekSignal?(task: string): Promise<BufferedSignal | undefined>;
   /** Definitions and rows child tasks need; without it a child task fails with `engine.definition`. */
   children?: ChildEnvironment;
+  /**
+   * The evaluation budget of every template, shape and case this advance evaluates (the
+   * server's `--limit-…` flags, docs/limits.md); the defaults where absent.
+   */
+  evalLimits?: EvalLimits;
+  /** Turns a passed evaluation bound into the flag that sets it, for the engine.limit message. */
+  limitFlag?: (error: ExprLimitError) => string;
 }
 
 export type AdvanceStatus = "running" | "completed" | "failed" | "raised";
@@ -145,6 +161,9 @@ export async function advance(
   }
 
   let config: { [key: string]: Json } | undefined;
+  // Every scope carries the limits: each evaluation of it gets a fresh budget of them.
+  const limits = env.evalLimits === undefined ? undefined : ({ ...env.evalLimits } as unknown as Json);
+  const asFailure = (error: unknown) => failureOf(error, env.limitFlag);
   let ranAction = false;
   // An advance runs at most one action: it stops (checkpoints) on entering the next action task.
   const mustCheckpoint = (target: CompiledTask, steps: number) =>
@@ -161,6 +180,7 @@ export async function advance(
       error: state._error ?? null,
       config: config ?? {},
       $now: env.now(),
+      [LIMITS_KEY]: limits,
     });
     let decision: Decision;
     try {
@@ -414,11 +434,12 @@ function complete(
         outputs: state.outputs,
         config: env.config(),
         $now: env.now(),
+        [LIMITS_KEY]: env.evalLimits === undefined ? undefined : ({ ...env.evalLimits } as unknown as Json),
       });
     } catch (error) {
       const consumed = consumedSignalOf(error);
       if (consumed !== undefined) result.consumedSignal = consumed;
-      const failure = asFailure(error);
+      const failure = failureOf(error, env.limitFlag);
       const message = `task "${task}": ${failure.code}: process output: ${failure.message}`;
       result.status = "failed";
       result.errorCode = failure.code;
@@ -457,9 +478,15 @@ function decide(here: CompiledTask, scope: Scope, def: CompiledDefinition): Deci
   );
 }
 
-function asFailure(error: unknown): TaskFailure {
+function failureOf(error: unknown, limitFlag?: (error: ExprLimitError) => string): TaskFailure {
   if (error instanceof TaskFailure) return error;
   if (error instanceof ExprRuntimeError) return new TaskFailure("engine.expression", error.message);
+  // A passed evaluation bound (docs/limits.md): like any engine code, never caught by on_error.
+  if (error instanceof ExprLimitError)
+    return new TaskFailure(
+      "engine.limit",
+      limitFlag === undefined ? error.message : `${error.message} (${limitFlag(error)})`,
+    );
   if (error instanceof DefinitionFault) return new TaskFailure("engine.definition", error.message);
   // A fault of the engine itself: fail the instance (an operator can retry it) rather than loop on it.
   return new TaskFailure("engine.panic", `internal error: ${error instanceof Error ? error.message : String(error)}`);

@@ -15,6 +15,8 @@ export interface CommitterOptions {
    * batch's round trips wait on the event loop of a busy process; PGlite runs one at a time.
    */
   writers: number;
+  /** Told of every batch written: its size and seconds (the metrics hook). */
+  onBatch?: (size: number, seconds: number) => void;
   /**
    * Whether advances are running that have not been submitted yet: only then can lingering
    * gather a bigger batch. With nothing else running (one instance on an idle server) a linger
@@ -67,6 +69,7 @@ export function createCommitter(
         batch.map((b) => b.write),
       );
       stats.writeMs += performance.now() - began;
+      options.onBatch?.(batch.length, (performance.now() - began) / 1000);
       for (let i = 0; i < batch.length; i++) batch[i].resolve(outcomes[i]);
     } catch (error) {
       if (batch.length === 1) {

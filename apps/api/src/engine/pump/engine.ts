@@ -24,12 +24,15 @@ import { configRoot } from "../advance/config-root.js";
 import { fetchPolicyOf } from "../advance/host-policy.js";
 import { redactAdvanceResult, redactText, secretsCache } from "../secrets.js";
 import { runFetch } from "../advance/tasks/fetch.js";
+import { evalLimitFlag, evalLimitsOf, flagOf } from "../../limits.js";
+import { stateLimitFailure } from "../advance/state-limit.js";
 import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
 import { appendLogs } from "../audit-log.js";
 import { pruneExternalClaims } from "../external/claim-retention.js";
 import { listRefs, resolveRefs } from "../../storage/objects.js";
 import { isSettled, LEASE_RENEW_MS } from "../statuses.js";
 import { peekSignal } from "../external/signal-buffer.js";
+import { type EngineMetrics, NO_ENGINE_METRICS, statusClass } from "../../metrics/metrics.js";
 
 /** An advance (or chain of advances) this process runs under one lease. */
 interface InFlight {
@@ -50,6 +53,8 @@ export interface EngineDeps {
   env?: NodeJS.ProcessEnv;
   /** Advance write transactions that may run at once (committer.ts); default 1. */
   writers?: number;
+  /** Where the pump reports claims, advances, commits and fetch calls (docs/metrics.md). */
+  metrics?: EngineMetrics;
 }
 
 const STOP_GRACE_MS = 5_000;
@@ -68,8 +73,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   const { db, clock, config, log, workerId } = deps;
   const env = deps.env ?? process.env;
   const definitions = createDefinitionCache(db);
+  const metrics = deps.metrics ?? NO_ENGINE_METRICS;
   const committer = createCommitter(db, clock, config.objectThresholdBytes, log, {
     writers: deps.writers ?? 1,
+    onBatch: metrics.committed,
     othersRunning: () => {
       for (const entry of inFlight.values()) if (!entry.writing) return true;
       return false;
@@ -77,6 +84,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   });
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
+  const evalLimits = evalLimitsOf(config.limits);
   const fetchPolicy = fetchPolicyOf(config);
   const inFlight = new Map<string, InFlight>();
   let reserved = 0;
@@ -194,6 +202,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     }
     claims.rounds++;
     claims.rows += claimed.length;
+    metrics.claimRound(claimed.length, claimed.filter((row) => row.reclaimedFrom !== null).length);
     if (claimed.length > 0) lastLeaseAt = clock.now();
     return claimed.map((row) => start(row, !fromTick));
   }
@@ -243,6 +252,9 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   ): Promise<WriteOutcome> {
     const abandoned = entry.abort.signal;
     let secrets: string[] = [];
+    const began = performance.now();
+    let taskKind = "unknown";
+    const report = (outcome: string) => metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000);
     try {
       const storedState = stored ?? asInstanceState(parseJson(row.stateText));
       const storedJson = storedState as unknown as Json;
@@ -251,6 +263,9 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       try {
         const def = await definitions.get(row.process, row.version);
         secrets = secretsOf(def.definition);
+        const task = def.byId.get(row.task)?.task;
+        taskKind = task?.action?.type ?? "routing";
+        if (row.reclaimedFrom !== null && task?.only_once) metrics.onlyOnceInterrupted();
         result = await advance(
           def,
           {
@@ -285,21 +300,30 @@ export function createEngine(deps: EngineDeps): EngineHandle {
                 policy: fetchPolicy,
                 defs: def.definition.$defs,
                 abort: abandoned,
+                observeCall: (url, status, seconds) => metrics.fetched(url, statusClass(status), seconds),
               }),
             peekSignal: (task: string) => peekSignal(db, row.id, task),
             children: childEnvironment(db, clock, definitions, { process: row.process, version: row.version }),
+            evalLimits,
+            limitFlag: (error) => evalLimitFlag(error.limit),
           },
         );
       } catch (error) {
         if (!(error instanceof DefinitionFault)) throw error;
         result = definitionFailure(row, state, error.message);
       }
+      // Before redaction: an oversized state is never walked again, nor written.
+      result = stateLimitFailure(result, state, config.limits.stateBytes, flagOf("stateBytes")) ?? result;
       result = redactAdvanceResult(result, secrets);
-      if (abandoned.aborted) return { applied: false };
+      if (abandoned.aborted) {
+        report("abandoned");
+        return { applied: false };
+      }
       entry.writing = true;
       const outcome = await committer
         .submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined })
         .finally(() => (entry.writing = false));
+      report(outcome.applied ? result.status : "dropped");
       if (!outcome.applied)
         log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
       // Work this write made due elsewhere in the tree: the children it spawned, or the parent
@@ -308,6 +332,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       return outcome;
     } catch (error) {
       // The lease expires and another round retries the instance (as a reclaim).
+      report("error");
       const { message, stack } = error as Error;
       log.error("advance failed", {
         instance: row.id,

@@ -4,6 +4,7 @@ import {
   evaluate,
   evaluateShape,
   isLosslessNumber,
+  limitsIn,
   parseJson,
   renderValue,
   stringifyJson,
@@ -30,6 +31,8 @@ export interface FetchContext {
   /** Aborted when the advance is abandoned (lease lost, engine stopping). */
   abort?: AbortSignal;
   maxResponseBytes?: number;
+  /** Told of every call that was made (not one refused before it): the metrics hook. No status = no response. */
+  observeCall?: (url: string, status: number | undefined, seconds: number) => void;
 }
 
 /** What `self` sees after an accepted response. */
@@ -51,7 +54,7 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   if (fetch.headers !== undefined) {
     const evaluated = evaluateShape(fetch.headers, ctx.scope);
     for (const [name, value] of Object.entries(asObject(evaluated, "headers"))) {
-      if (value !== null) headers[name.toLowerCase()] = renderValue(value);
+      if (value !== null) headers[name.toLowerCase()] = renderValue(value, limitsIn(ctx.scope).maxNumberDigits);
     }
   }
   let body: string | undefined;
@@ -70,16 +73,24 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   headers["x-baton-task-id"] = ctx.taskId;
   headers["idempotency-key"] = `${ctx.instanceId}:${ctx.taskEpoch}`;
 
-  const response = await httpCall({
-    method,
-    url,
-    headers,
-    body,
-    timeoutMs: timeoutMs(fetch, ctx.scope),
-    maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
-    abort: ctx.abort,
-    address: { address: target.address, family: target.family },
-  });
+  const began = performance.now();
+  let status: number | undefined;
+  let response: HttpResponse;
+  try {
+    response = await httpCall({
+      method,
+      url,
+      headers,
+      body,
+      timeoutMs: timeoutMs(fetch, ctx.scope),
+      maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+      abort: ctx.abort,
+      address: { address: target.address, family: target.family },
+    });
+    status = response.status;
+  } finally {
+    ctx.observeCall?.(url.href, status, (performance.now() - began) / 1000);
+  }
   return interpret(fetch, response, url, ctx.defs);
 }
 
@@ -100,7 +111,7 @@ function buildUrl(fetch: CompiledFetch, ctx: FetchContext): URL {
     for (const [name, value] of Object.entries(query)) {
       if (value === null) continue;
       for (const item of Array.isArray(value) ? value : [value]) {
-        if (item !== null) url.searchParams.append(name, renderValue(item));
+        if (item !== null) url.searchParams.append(name, renderValue(item, limitsIn(ctx.scope).maxNumberDigits));
       }
     }
   }
