@@ -39,6 +39,7 @@ function request(id: string, query: Record<string, unknown> = {}): ActionRequest
     body: undefined,
     principal: { actor: "token:ops", perms: ["operate"] },
     url: new URL("http://x/"),
+    headers: new Headers(),
   };
 }
 

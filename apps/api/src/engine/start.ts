@@ -1,16 +1,17 @@
-import { type Json, stringifyJson } from "@baton/expr";
+import { createHash } from "node:crypto";
+import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
+import { eq, sql } from "drizzle-orm";
 import { validateInput } from "@baton/model";
 import { requireDefinition, type StoredDefinition } from "../definitions/store.js";
-import { invalid } from "../refusal.js";
+import { conflict, invalid } from "../refusal.js";
 import type { Services } from "../services.js";
-import { type Db, inTransaction, queryRows } from "../storage/db.js";
+import { type Db, inTransaction, rowsOf } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
 import { insertObjects, planExternalize } from "../storage/objects.js";
 import { perDbCache } from "../storage/per-db-cache.js";
 import { instances } from "../storage/schema/index.js";
 import { appendLog, type LogEntry, logRow } from "./audit-log.js";
-import type { ClaimedRow } from "./pump/claim.js";
-import { LEASE_MS } from "./statuses.js";
+import { insertStarted } from "./start-insert.js";
 
 // ---- start ----------------------------------------------------------------------------
 
@@ -70,40 +71,34 @@ export function freshState(input: Json): Json {
   return { input, outputs: {}, _children: {} };
 }
 
-// A start is ONE statement in the common case (docs/engine.md "Starting an instance"): the row
-// and its instance.started line together, fenced on the definition it was validated against
-// still being the latest when the caller named no version, and — when this process runs the
-// first advance itself (engine.carry) — with the lease already taken. Inputs large enough to
-// be stored as objects take the transaction below instead.
-const START = `
-WITH fence AS (
-  SELECT 1 AS ok WHERE $20::boolean OR NOT EXISTS (SELECT 1 FROM definitions WHERE name = $7 AND version > $8::int)
-),
-ins AS (
-  INSERT INTO instances (id, root_id, parent_id, spawn_task, spawn_key, parent_task_epoch, process, version, status, phase,
-                         task, state, task_epoch, lease_epoch, wake_at, created_at, updated_at, lease_owner, lease_expires_at, key)
-  SELECT $1, $2, $3, $4, $5, $6::int, $7, $8::int, $9, $10, $11, $12, $13::int, $14::int, $15::bigint, $16::bigint, $17::bigint,
-         $18, $19::bigint, $28
-  FROM fence
-  RETURNING id, root_id
-),
-logged AS (
-  INSERT INTO logs (id, instance_id, root_id, level, event, message, task, actor, data, created_at)
-  SELECT $21, ins.id, ins.root_id, $22, $23, $24, $25, $26, $27, $16::bigint FROM ins
-)
-SELECT id FROM ins`;
+export interface StartAnswer {
+  id: string;
+  process: string;
+  version: number;
+  status: string;
+  /** An Idempotency-Key retry: the instance an earlier request started, nothing new started. */
+  replayed: boolean;
+}
 
-/** Who may start instances of which definitions is decided before; this starts one. */
 export async function startInstance(
   body: { process: string; version?: number; input?: Json; key?: string },
   actor: string | null,
   services: Services,
-) {
+  idempotencyKey?: string,
+): Promise<StartAnswer> {
+  const key =
+    idempotencyKey === undefined
+      ? undefined
+      : { scope: actor ?? "", key: idempotencyKey, hash: requestHash(body as unknown as Json) };
+  if (key !== undefined) {
+    const earlier = await earlierStart(services.db, key, services.clock.now());
+    if (earlier !== undefined) return earlier;
+  }
   const pinned = body.version !== undefined && body.version !== 0;
   for (let attempt = 0; ; attempt++) {
     // A fence that failed means a newer version was registered since it was read: read it again.
     const stored = await startDefinition(services.db, body.process, pinned ? body.version : undefined, attempt > 0);
-    const started = await startOnce(stored, pinned, body.input, body.key ?? null, actor, services);
+    const started = await startOnce(stored, pinned, body, actor, services, key);
     if (started !== undefined) return started;
   }
 }
@@ -111,13 +106,13 @@ export async function startInstance(
 async function startOnce(
   stored: StoredDefinition,
   pinned: boolean,
-  input: Json | undefined,
-  key: string | null,
+  body: { input?: Json; key?: string },
   actor: string | null,
   services: Services,
-) {
+  idempotency: StartKey | undefined,
+): Promise<StartAnswer | undefined> {
   const def = stored.definition;
-  const checked = validateInput(def, input);
+  const checked = validateInput(def, body.input);
   if (!checked.ok) {
     const lines = checked.problems.map((p) => `${p.path}: ${p.message}`).join("; ");
     throw invalid(
@@ -130,6 +125,7 @@ async function startOnce(
 
   const now = services.clock.now();
   const id = newId(now);
+  const key = body.key ?? null;
   const started: LogEntry = {
     instanceId: id,
     rootId: id,
@@ -140,90 +136,39 @@ async function startOnce(
     actor,
     data: { process: stored.name, version: stored.version, ...(key === null ? {} : { key }) },
   };
-  const answer = { id, process: stored.name, version: stored.version, status: "running" };
+  const answer: StartAnswer = { id, process: stored.name, version: stored.version, status: "running", replayed: false };
   const plan = planExternalize(freshState(checked.value), services.config.objectThresholdBytes);
-  const state = stringifyJson(plan.value);
-  if (plan.objects.length > 0) {
-    // Rare (an input above --object-threshold): the objects and the row in one transaction.
-    await inTransaction(services.db, async (tx) => {
+  const fresh = {
+    id,
+    process: stored.name,
+    version: stored.version,
+    task: first.id,
+    state: stringifyJson(plan.value),
+    key,
+    now,
+  };
+  if (plan.objects.length > 0 || idempotency !== undefined) {
+    const landed = await inTransaction(services.db, async (tx) => {
+      if (idempotency !== undefined && !(await claimStartKey(tx, idempotency, id, now))) return false;
       await insertObjects(tx, services.clock, plan.objects);
-      await tx
-        .insert(instances)
-        .values(
-          freshInstanceRow({ id, process: stored.name, version: stored.version, task: first.id, state, key, now }),
-        );
+      await tx.insert(instances).values(freshInstanceRow(fresh));
       await appendLog(tx, services.clock, started);
+      return true;
     });
+    if (!landed) {
+      // A request with the same key committed first (a concurrent retry): answer what it started.
+      const earlier =
+        idempotency === undefined ? undefined : await earlierStart(services.db, idempotency, services.clock.now());
+      if (earlier === undefined) throw new Error("an Idempotency-Key was taken but its start is not visible");
+      return earlier;
+    }
     services.engine.wake();
     return answer;
   }
   return services.engine.carry(id, async (carrier) => {
-    const row = freshInstanceRow({
-      id,
-      process: stored.name,
-      version: stored.version,
-      task: first.id,
-      state,
-      key,
-      now,
-    });
-    const leased = carrier === null ? row : { ...row, ...leasedTo(carrier, now) };
-    const log = logRow(started, now);
-    const inserted = await queryRows(services.db, START, [
-      leased.id,
-      leased.rootId,
-      leased.parentId,
-      leased.spawnTask,
-      leased.spawnKey,
-      leased.parentTaskEpoch,
-      leased.process,
-      leased.version,
-      leased.status,
-      leased.phase,
-      leased.task,
-      leased.state,
-      leased.taskEpoch,
-      leased.leaseEpoch,
-      leased.wakeAt,
-      leased.createdAt,
-      leased.updatedAt,
-      leased.leaseOwner ?? null,
-      leased.leaseExpiresAt ?? null,
-      pinned,
-      log.id,
-      log.level,
-      log.event,
-      log.message,
-      log.task,
-      log.actor,
-      log.data,
-      leased.key ?? null,
-    ]);
-    if (inserted.length === 0) return { value: undefined };
-    const claimed: ClaimedRow | undefined =
-      carrier === null
-        ? undefined
-        : {
-            id,
-            rootId: id,
-            process: stored.name,
-            version: stored.version,
-            task: first.id,
-            stateText: state,
-            retryCount: 0,
-            taskEpoch: 1,
-            leaseEpoch: leased.leaseEpoch ?? 1,
-            reclaimedFrom: null,
-            parentId: null,
-            parentTaskEpoch: 0,
-          };
-    return { value: answer, leased: claimed };
+    const landed = await insertStarted(services.db, freshInstanceRow(fresh), logRow(started, now), pinned, carrier);
+    return { value: landed === undefined ? undefined : answer, leased: landed?.leased };
   });
-}
-
-/** The lease a carried start takes in its insert: as a claim would (pump/claim.ts), epoch 1. */
-function leasedTo(carrier: string, now: number): Partial<InstanceInsert> {
-  return { leaseOwner: carrier, leaseExpiresAt: now + LEASE_MS, wakeAt: now + LEASE_MS, leaseEpoch: 1 };
 }
 
 // Definitions are immutable; only "which version is the latest" changes, and the start
@@ -240,4 +185,76 @@ async function startDefinition(db: Db, name: string, version: number | undefined
   const stored = await requireDefinition(db, name, version);
   cache.set(key, stored);
   return stored;
+}
+
+// ---- idempotent starts (docs/instances.md, "Idempotent starts") -------------------------
+
+/** How long an Idempotency-Key names its start; the engine prunes older rows. */
+export const START_KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+interface StartKey {
+  scope: string;
+  key: string;
+  hash: string;
+}
+
+/** sha256 of the body with object keys sorted: the same request serialised in another key order matches. */
+function requestHash(body: Json): string {
+  return createHash("sha256")
+    .update(stringifyJson(sortedKeys(body)))
+    .digest("hex");
+}
+
+function sortedKeys(value: Json): Json {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== "object" || isLosslessNumber(value)) return value;
+  const out: { [key: string]: Json } = {};
+  for (const k of Object.keys(value).sort()) out[k] = sortedKeys((value as { [key: string]: Json })[k]!);
+  return out;
+}
+
+/** The start a live key names: its instance as it stands now, or 409 when the body differs. */
+async function earlierStart(db: Db, key: StartKey, now: number): Promise<StartAnswer | undefined> {
+  const [row] = rowsOf<{ instance_id: string; request_hash: string }>(
+    await db.execute(sql`
+      SELECT instance_id, request_hash FROM start_requests
+      WHERE scope = ${key.scope} AND key = ${key.key} AND created_at > ${now - START_KEY_RETENTION_MS}`),
+  );
+  if (row === undefined) return undefined;
+  if (row.request_hash !== key.hash)
+    throw conflict(
+      `Idempotency-Key "${key.key}" already started instance ${row.instance_id} with a different request (process, version or input); use a new key for a new start`,
+    );
+  const [instance] = await db
+    .select({ id: instances.id, process: instances.process, version: instances.version, status: instances.status })
+    .from(instances)
+    .where(eq(instances.id, row.instance_id));
+  if (instance === undefined) throw new Error(`Idempotency-Key "${key.key}" names a missing instance`);
+  return { ...instance, replayed: true };
+}
+
+/**
+ * Takes the key for the instance being started, in the start's transaction: false when another
+ * request holds it live (it committed first, or commits while this one waits on the key's row).
+ * An expired row is taken over.
+ */
+async function claimStartKey(tx: Db, key: StartKey, instanceId: string, now: number): Promise<boolean> {
+  const taken = await tx.execute(sql`
+    INSERT INTO start_requests (scope, key, request_hash, instance_id, created_at)
+    VALUES (${key.scope}, ${key.key}, ${key.hash}, ${instanceId}, ${now})
+    ON CONFLICT (scope, key) DO UPDATE
+      SET request_hash = excluded.request_hash, instance_id = excluded.instance_id, created_at = excluded.created_at
+      WHERE start_requests.created_at <= ${now - START_KEY_RETENTION_MS}
+    RETURNING instance_id`);
+  return rowsOf(taken).length > 0;
+}
+
+/** Deletes up to 1,000 keys past the retention window; returns how many. */
+export async function pruneStartKeys(db: Db, now: number): Promise<number> {
+  const result = await db.execute(sql`
+    DELETE FROM start_requests WHERE (scope, key) IN (
+      SELECT scope, key FROM start_requests WHERE created_at <= ${now - START_KEY_RETENTION_MS}
+      ORDER BY created_at LIMIT 1000)
+    RETURNING key`);
+  return rowsOf(result).length;
 }

@@ -89,12 +89,29 @@ export function instanceFilters(query: Record<string, any>): SQL | undefined {
   return and(...where);
 }
 
+/** The Idempotency-Key header of a start: 1–255 visible ASCII characters (docs/instances.md). */
+function idempotencyKey(value: string | null): string | undefined {
+  if (value === null) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(value))
+    throw invalid(
+      "the Idempotency-Key header must be 1 to 255 visible ASCII characters (no spaces); send a fresh UUID per start",
+      [{ path: "header.idempotency-key", message: "expected 1 to 255 visible ASCII characters" }],
+    );
+  return value;
+}
+
 // ---- handlers -------------------------------------------------------------------------
 
 export const instanceHandlers: ActionHandlers = {
-  startInstance: async ({ body, principal }, services) => ({
-    body: await startInstance(body, principal.actor, services),
-  }),
+  startInstance: async ({ body, principal, headers }, services) => {
+    const { replayed, ...started } = await startInstance(
+      body,
+      principal.actor,
+      services,
+      idempotencyKey(headers.get("idempotency-key")),
+    );
+    return { body: started, headers: replayed ? { "idempotent-replayed": "true" } : undefined };
+  },
 
   getInstance: async ({ params }, services) => {
     const row = await findInstance(services.db, instanceIdParam(params.id!));

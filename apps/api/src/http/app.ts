@@ -164,7 +164,10 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
           `${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`,
         );
       return toResponse(
-        await handler({ action, params, query, body, principal, url, signal: c.req.raw.signal }, services),
+        await handler(
+          { action, params, query, body, principal, url, headers: c.req.raw.headers, signal: c.req.raw.signal },
+          services,
+        ),
       );
     });
   }

@@ -9,6 +9,7 @@ import {
   LIMITS_KEY,
   type Scope,
 } from "@baton/expr";
+import { AdvanceAbandoned } from "./abandoned.js";
 import { type ChildEnvironment, ChildFailed, type ChildSpawn, isChildTask, runChildren } from "./tasks/child.js";
 import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
 import { DefinitionFault } from "./compiled-definition.js";
@@ -255,6 +256,7 @@ export async function advance(
       if (isAction) log("info", "task.completed", `task "${id}" completed`, id, { status: self.status ?? null });
       else log("debug", "task.completed", `routing task "${id}" ran`, id, { task_epoch: result.taskEpoch });
     } catch (error) {
+      if (error instanceof AdvanceAbandoned) throw error;
       const consumed = consumedSignalOf(error);
       if (consumed !== undefined) result.consumedSignal = consumed;
       const failure = asFailure(error);

@@ -34,8 +34,12 @@ export interface WriteOutcome {
   applied: boolean;
   status?: string;
   wakeAt?: number | null;
-  /** The row is still leased to `keepLeaseFor`: what the next advance starts from. */
-  kept?: { task: string; taskEpoch: number; retryCount: number; storedState: Json };
+  /**
+   * The row is still leased to `keepLeaseFor`: what the next advance starts from, and the
+   * lease expiry the write set (from a timestamp taken before the statement was sent, so a
+   * stalled write cannot make the lease look longer than the row says).
+   */
+  kept?: { task: string; taskEpoch: number; retryCount: number; storedState: Json; leaseUntil: number };
 }
 
 /**
@@ -245,6 +249,7 @@ export async function writeAdvances(
           taskEpoch: result.taskEpoch,
           retryCount: result.retryCount,
           storedState: stored[i].state,
+          leaseUntil: Number(records[i].keep_until),
         },
       };
     });
