@@ -21,6 +21,7 @@ export interface ServerLimits {
   patternsPerTask: number;
   typeNodes: number;
   checkNodes: number;
+  patternChecks: number;
 }
 
 export interface LimitFlag {
@@ -110,6 +111,13 @@ export const LIMITS: readonly LimitFlag[] = [
     default: DEFAULT_DEFINITION_LIMITS.maxCheckNodes,
     min: 1000,
   },
+  {
+    key: "patternChecks",
+    flag: "limit-pattern-checks",
+    description: "code-pattern comparisons checking one definition (shadowed rules, children's codes)",
+    default: DEFAULT_DEFINITION_LIMITS.maxPatternChecks,
+    min: 1000,
+  },
 ];
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze(
@@ -140,5 +148,6 @@ export function definitionLimitsOf(limits: ServerLimits): DefinitionLimits {
     maxPatternsPerTask: limits.patternsPerTask,
     maxTypeNodes: limits.typeNodes,
     maxCheckNodes: limits.checkNodes,
+    maxPatternChecks: limits.patternChecks,
   };
 }

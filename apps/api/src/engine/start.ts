@@ -12,6 +12,7 @@ import { perDbCache } from "../storage/per-db-cache.js";
 import { instances } from "../storage/schema/index.js";
 import { appendLog, type LogEntry, logRow } from "./audit-log.js";
 import { insertStarted } from "./start-insert.js";
+import type { InstanceStatus } from "./statuses.js";
 
 // ---- start ----------------------------------------------------------------------------
 
@@ -75,7 +76,7 @@ export interface StartAnswer {
   id: string;
   process: string;
   version: number;
-  status: string;
+  status: InstanceStatus;
   /** An Idempotency-Key retry: the instance an earlier request started, nothing new started. */
   replayed: boolean;
 }
@@ -230,7 +231,7 @@ async function earlierStart(db: Db, key: StartKey, now: number): Promise<StartAn
     .from(instances)
     .where(eq(instances.id, row.instance_id));
   if (instance === undefined) throw new Error(`Idempotency-Key "${key.key}" names a missing instance`);
-  return { ...instance, replayed: true };
+  return { ...instance, status: instance.status as InstanceStatus, replayed: true };
 }
 
 /**
