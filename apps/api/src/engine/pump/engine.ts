@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the claim loop, lease renewal, lease chaining, the chores and the
+// stop sequence share one in-flight map and one stopping flag; apart they would race.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type Json, parseJson, type Scope } from "@baton/expr";
 import type { ServerConfig } from "../../config.js";
