@@ -425,6 +425,8 @@ export interface ClaimBody {
   process?: string;
   task?: string;
   version?: number;
+  /** Extension: long-poll up to this many ms when nothing matches (docs/api.md). */
+  wait_ms?: number;
 }
 
 export interface ClaimResponse {

@@ -1,15 +1,15 @@
-import { type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
+import { type ActionName, type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { Hono, type Context } from "hono";
 import { authorize, type Authenticator } from "../auth/index.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/principal.js";
-import type { ActionHandlers, ActionReply } from "./action-handler.js";
+import type { ActionHandler, ActionHandlers, ActionReply, ActionRequest } from "./action-handler.js";
 import { ApiError, errorBody, toApiError } from "./api-error.js";
 import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
-import { isDatabaseUnavailable } from "../storage/db-unavailable.js";
+import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
 
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
 
@@ -61,14 +61,6 @@ function databaseUnavailable(reconnectMaxMs: number): ApiError {
   );
 }
 
-function errorCode(error: unknown): string | undefined {
-  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-  }
-  return undefined;
-}
-
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("invalid", `the request body is larger than the limit of ${maxBytes} bytes (--max-body)`, {
     status: 413,
@@ -101,7 +93,11 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     if (refused) return errorResponse(refused);
     if (isDatabaseUnavailable(error)) {
       // Only the code: a driver error's message and parameters may carry request values.
-      services.log.warn("database unavailable", { method: c.req.method, path: c.req.path, code: errorCode(error) });
+      services.log.warn("database unavailable", {
+        method: c.req.method,
+        path: c.req.path,
+        code: databaseErrorCode(error),
+      });
       return errorResponse(databaseUnavailable(services.config.dbTimeouts.reconnectMaxMs));
     }
     services.log.error("request failed", {
@@ -127,7 +123,8 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   }
 
   for (const action of registry) {
-    const handler = handlers[action.name];
+    // The registry validated the request against this action's own schemas just below.
+    const handler = handlers[action.name as ActionName] as ActionHandler<ActionName> | undefined;
     app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
       actionOf.set(c.req.raw, action.name);
       const principal =
@@ -163,12 +160,19 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         throw unsupported(
           `${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`,
         );
-      return toResponse(
-        await handler(
-          { action, params, query, body, principal, url, headers: c.req.raw.headers, signal: c.req.raw.signal },
-          services,
-        ),
-      );
+      // params, query and body were validated against this action's schemas above, which the
+      // registry's types for it mirror (packages/actions registry.test.ts keeps them in step).
+      const request = {
+        action,
+        params,
+        query,
+        body,
+        principal,
+        url,
+        headers: c.req.raw.headers,
+        abort: c.req.raw.signal,
+      } as ActionRequest<ActionName>;
+      return toResponse(await handler(request, services));
     });
   }
 
