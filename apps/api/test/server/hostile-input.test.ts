@@ -247,6 +247,27 @@ describe("4. unbounded values", () => {
   });
 });
 
+describe("4b. values nested by a loop", () => {
+  it("fails a loop that nests its output one level per visit when it passes the value depth limit", async () => {
+    await register({
+      name: "hostile_nesting",
+      tasks: [
+        {
+          id: "wrap",
+          output: "$: [self.previous]",
+          switch: [{ case: "len(self.output) > 0", goto: "$wrap" }, { goto: "end" }],
+        },
+      ],
+    });
+    const done = await run("hostile_nesting");
+    expect(done.status).toBe("failed");
+    expect(done.error_code).toBe("engine.limit");
+    expect(done.error_message).toContain(
+      "nested more than 128 levels deep (the value depth limit) (--limit-value-depth)",
+    );
+  });
+});
+
 describe("the state written by one advance", () => {
   let small: TestServer;
   afterAll(async () => {
