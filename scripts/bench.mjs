@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// Over 300 lines on purpose: one self-contained script (scenarios, server start, figures) that
+// runs from node without a build step.
 // `pnpm bench`: engine throughput against a real baton-api on PostgreSQL with default
 // durability (fsync on). Not a test: it prints figures (see docs/performance.md).
 //

@@ -54,6 +54,7 @@ function parameters(spec: ActionSpec): unknown[] {
   for (const [location, schema, example] of [
     ["path", spec.params, examples.params],
     ["query", spec.query, examples.query],
+    ["header", spec.headers, undefined],
   ] as const) {
     if (!schema) continue;
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;

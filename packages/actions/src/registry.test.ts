@@ -21,7 +21,8 @@ const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["delete", "/channels", ["deploy"], [400, 500]],
   ["post", "/channels/promote", ["deploy"], [400, 404, 500]],
   ["post", "/channels/status", ["read"], [400, 404, 500]],
-  ["post", "/instances", ["operate"], [400, 404, 500]],
+  // 409: the Idempotency-Key extension (docs/api.md).
+  ["post", "/instances", ["operate"], [400, 404, 409, 500]],
   ["get", "/instances", ["read"], [400, 500]],
   ["get", "/instances/{id}", ["read"], [400, 404, 500]],
   ["get", "/instances/{id}/detail", ["read"], [400, 404, 500]],

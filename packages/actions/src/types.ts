@@ -440,6 +440,8 @@ export interface ClaimBody {
   process?: string;
   task?: string;
   version?: number;
+  /** Extension: long-poll up to this many ms when nothing matches (docs/api.md). */
+  wait_ms?: number;
 }
 
 export interface ClaimResponse {
@@ -570,7 +572,11 @@ type BodyPart<T> = [T] extends [undefined] ? {} : undefined extends T ? { body?:
 /** The request of an action: `params` and (unless optional) `body` are required where the action has them. */
 export type ActionRequest<N extends ActionName> = ParamsPart<ActionTypes[N]["params"]> &
   QueryPart<ActionTypes[N]["query"]> &
-  BodyPart<ActionTypes[N]["body"]> & { signal?: AbortSignal };
+  BodyPart<ActionTypes[N]["body"]> & {
+    signal?: AbortSignal;
+    /** Extra request headers the action reads (`Idempotency-Key` of startInstance). */
+    headers?: Record<string, string>;
+  };
 
 export type ActionResponse<N extends ActionName> = ActionTypes[N]["response"];
 

@@ -1,13 +1,18 @@
-import { type Json, stringifyJson } from "@baton/expr";
+import { createHash } from "node:crypto";
+import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
+import { eq, sql } from "drizzle-orm";
 import { validateInput } from "@baton/model";
-import { requireDefinition } from "../definitions/store.js";
-import { invalid } from "../refusal.js";
+import { requireDefinition, type StoredDefinition } from "../definitions/store.js";
+import { conflict, invalid } from "../refusal.js";
 import type { Services } from "../services.js";
-import { inTransaction } from "../storage/db.js";
+import { type Db, inTransaction, rowsOf } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
-import { externalize } from "../storage/objects.js";
+import { insertObjects, planExternalize } from "../storage/objects.js";
+import { perDbCache } from "../storage/per-db-cache.js";
 import { instances } from "../storage/schema/index.js";
-import { appendLog, type LogEntry } from "./audit-log.js";
+import { appendLog, type LogEntry, logRow } from "./audit-log.js";
+import { insertStarted } from "./start-insert.js";
+import type { InstanceStatus } from "./statuses.js";
 
 // ---- start ----------------------------------------------------------------------------
 
@@ -67,12 +72,46 @@ export function freshState(input: Json): Json {
   return { input, outputs: {}, _children: {} };
 }
 
+export interface StartAnswer {
+  id: string;
+  process: string;
+  version: number;
+  status: InstanceStatus;
+  /** An Idempotency-Key retry: the instance an earlier request started, nothing new started. */
+  replayed: boolean;
+}
+
 export async function startInstance(
   body: { process: string; version?: number; input?: Json; key?: string },
   actor: string | null,
   services: Services,
-) {
-  const stored = await requireDefinition(services.db, body.process, body.version);
+  idempotencyKey?: string,
+): Promise<StartAnswer> {
+  const key =
+    idempotencyKey === undefined
+      ? undefined
+      : { scope: actor ?? "", key: idempotencyKey, hash: requestHash(body as unknown as Json) };
+  if (key !== undefined) {
+    const earlier = await earlierStart(services.db, key, services.clock.now());
+    if (earlier !== undefined) return earlier;
+  }
+  const pinned = body.version !== undefined && body.version !== 0;
+  for (let attempt = 0; ; attempt++) {
+    // A fence that failed means a newer version was registered since it was read: read it again.
+    const stored = await startDefinition(services.db, body.process, pinned ? body.version : undefined, attempt > 0);
+    const started = await startOnce(stored, pinned, body, actor, services, key);
+    if (started !== undefined) return started;
+  }
+}
+
+async function startOnce(
+  stored: StoredDefinition,
+  pinned: boolean,
+  body: { input?: Json; key?: string },
+  actor: string | null,
+  services: Services,
+  idempotency: StartKey | undefined,
+): Promise<StartAnswer | undefined> {
   const def = stored.definition;
   const checked = validateInput(def, body.input);
   if (!checked.ok) {
@@ -87,7 +126,7 @@ export async function startInstance(
 
   const now = services.clock.now();
   const id = newId(now);
-  const state = freshState(checked.value);
+  const key = body.key ?? null;
   const started: LogEntry = {
     instanceId: id,
     rootId: id,
@@ -96,23 +135,127 @@ export async function startInstance(
     message: `started ${stored.name} version ${stored.version} at task "${first.id}"`,
     task: first.id,
     actor,
-    data: { process: stored.name, version: stored.version, ...(body.key === undefined ? {} : { key: body.key }) },
+    data: { process: stored.name, version: stored.version, ...(key === null ? {} : { key }) },
   };
-  await inTransaction(services.db, async (tx) => {
-    const storedState = await externalize(tx, services.clock, state, services.config.objectThresholdBytes);
-    await tx.insert(instances).values(
-      freshInstanceRow({
-        id,
-        process: stored.name,
-        version: stored.version,
-        task: first.id,
-        state: stringifyJson(storedState),
-        key: body.key ?? null,
-        now,
-      }),
-    );
-    await appendLog(tx, services.clock, started);
+  const answer: StartAnswer = { id, process: stored.name, version: stored.version, status: "running", replayed: false };
+  const plan = planExternalize(freshState(checked.value), services.config.objectThresholdBytes);
+  const fresh = {
+    id,
+    process: stored.name,
+    version: stored.version,
+    task: first.id,
+    state: stringifyJson(plan.value),
+    key,
+    now,
+  };
+  if (plan.objects.length > 0 || idempotency !== undefined) {
+    const landed = await inTransaction(services.db, async (tx) => {
+      if (idempotency !== undefined && !(await claimStartKey(tx, idempotency, id, now))) return false;
+      await insertObjects(tx, services.clock, plan.objects);
+      await tx.insert(instances).values(freshInstanceRow(fresh));
+      await appendLog(tx, services.clock, started);
+      return true;
+    });
+    if (!landed) {
+      // A request with the same key committed first (a concurrent retry): answer what it started.
+      const earlier =
+        idempotency === undefined ? undefined : await earlierStart(services.db, idempotency, services.clock.now());
+      if (earlier === undefined) throw new Error("an Idempotency-Key was taken but its start is not visible");
+      return earlier;
+    }
+    services.engine.wake();
+    return answer;
+  }
+  return services.engine.carry(id, async (carrier) => {
+    const landed = await insertStarted(services.db, freshInstanceRow(fresh), logRow(started, now), pinned, carrier);
+    return { value: landed === undefined ? undefined : answer, leased: landed?.leased };
   });
-  services.engine.wake();
-  return { id, process: stored.name, version: stored.version, status: "running" };
+}
+
+// Definitions are immutable; only "which version is the latest" changes, and the start
+// statement's fence catches that. So a start reads a definition from the database only the
+// first time this process starts its name (or version), and again after a fence failed.
+const latestOf = perDbCache<StoredDefinition>();
+const exactOf = perDbCache<StoredDefinition>();
+
+async function startDefinition(db: Db, name: string, version: number | undefined, fresh: boolean) {
+  const cache = version === undefined ? latestOf(db) : exactOf(db);
+  const key = version === undefined ? name : `${version}:${name}`;
+  const hit = fresh ? undefined : cache.get(key);
+  if (hit !== undefined) return hit;
+  const stored = await requireDefinition(db, name, version);
+  cache.set(key, stored);
+  return stored;
+}
+
+// ---- idempotent starts (docs/instances.md, "Idempotent starts") -------------------------
+
+/** How long an Idempotency-Key names its start; the engine prunes older rows. */
+export const START_KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+interface StartKey {
+  scope: string;
+  key: string;
+  hash: string;
+}
+
+/** sha256 of the body with object keys sorted: the same request serialised in another key order matches. */
+function requestHash(body: Json): string {
+  return createHash("sha256")
+    .update(stringifyJson(sortedKeys(body)))
+    .digest("hex");
+}
+
+function sortedKeys(value: Json): Json {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== "object" || isLosslessNumber(value)) return value;
+  const out: { [key: string]: Json } = {};
+  for (const k of Object.keys(value).sort()) out[k] = sortedKeys((value as { [key: string]: Json })[k]!);
+  return out;
+}
+
+/** The start a live key names: its instance as it stands now, or 409 when the body differs. */
+async function earlierStart(db: Db, key: StartKey, now: number): Promise<StartAnswer | undefined> {
+  const [row] = rowsOf<{ instance_id: string; request_hash: string }>(
+    await db.execute(sql`
+      SELECT instance_id, request_hash FROM start_requests
+      WHERE scope = ${key.scope} AND key = ${key.key} AND created_at > ${now - START_KEY_RETENTION_MS}`),
+  );
+  if (row === undefined) return undefined;
+  if (row.request_hash !== key.hash)
+    throw conflict(
+      `Idempotency-Key "${key.key}" already started instance ${row.instance_id} with a different request (process, version or input); use a new key for a new start`,
+    );
+  const [instance] = await db
+    .select({ id: instances.id, process: instances.process, version: instances.version, status: instances.status })
+    .from(instances)
+    .where(eq(instances.id, row.instance_id));
+  if (instance === undefined) throw new Error(`Idempotency-Key "${key.key}" names a missing instance`);
+  return { ...instance, status: instance.status as InstanceStatus, replayed: true };
+}
+
+/**
+ * Takes the key for the instance being started, in the start's transaction: false when another
+ * request holds it live (it committed first, or commits while this one waits on the key's row).
+ * An expired row is taken over.
+ */
+async function claimStartKey(tx: Db, key: StartKey, instanceId: string, now: number): Promise<boolean> {
+  const taken = await tx.execute(sql`
+    INSERT INTO start_requests (scope, key, request_hash, instance_id, created_at)
+    VALUES (${key.scope}, ${key.key}, ${key.hash}, ${instanceId}, ${now})
+    ON CONFLICT (scope, key) DO UPDATE
+      SET request_hash = excluded.request_hash, instance_id = excluded.instance_id, created_at = excluded.created_at
+      WHERE start_requests.created_at <= ${now - START_KEY_RETENTION_MS}
+    RETURNING instance_id`);
+  return rowsOf(taken).length > 0;
+}
+
+/** Deletes up to 1,000 keys past the retention window; returns how many. */
+export async function pruneStartKeys(db: Db, now: number): Promise<number> {
+  const result = await db.execute(sql`
+    DELETE FROM start_requests WHERE (scope, key) IN (
+      SELECT scope, key FROM start_requests WHERE created_at <= ${now - START_KEY_RETENTION_MS}
+      ORDER BY created_at LIMIT 1000)
+    RETURNING key`);
+  return rowsOf(result).length;
 }

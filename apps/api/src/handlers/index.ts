@@ -12,7 +12,7 @@ import { tokenHandlers } from "./tokens.js";
 import { upgradeHandlers } from "./upgrade.js";
 
 /** Every implemented action; the registry entries missing here answer 501. */
-export const handlers: ActionHandlers = {
+export const handlers = {
   ...definitionHandlers,
   ...compatHandlers,
   ...channelHandlers,
@@ -24,4 +24,4 @@ export const handlers: ActionHandlers = {
   ...tokenHandlers,
   ...externalTaskHandlers,
   ...debugHandlers,
-};
+} satisfies ActionHandlers;

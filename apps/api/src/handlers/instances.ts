@@ -4,8 +4,8 @@ import { showObjects, shownOutputs } from "../views/objects.js";
 import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
 import {
   detailView,
-  type InstanceRow,
-  type LogRow,
+  type InstanceRecord,
+  type LogRecord,
   listRow,
   logView,
   redactLogView,
@@ -16,7 +16,7 @@ import {
 import { loadObjects } from "../storage/objects.js";
 import { countDimensions, countInstances } from "../views/instance-counts.js";
 import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
-import type { ActionHandlers } from "../http/action-handler.js";
+import type { ActionHandlers, ActionRequest } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
 import type { Db } from "../storage/db.js";
@@ -34,7 +34,7 @@ export function instanceIdParam(value: string): string {
   return value.toLowerCase();
 }
 
-async function findInstance(db: Db, id: string): Promise<InstanceRow> {
+async function findInstance(db: Db, id: string): Promise<InstanceRecord> {
   const [row] = await db.select().from(instances).where(eq(instances.id, id)).limit(1);
   if (!row) throw notFound(`instance "${id}" does not exist`);
   return row;
@@ -42,7 +42,7 @@ async function findInstance(db: Db, id: string): Promise<InstanceRow> {
 
 // ---- lists ----------------------------------------------------------------------------
 
-const instanceList: ListSpec<InstanceRow> = {
+const instanceList: ListSpec<InstanceRecord> = {
   list: "instances",
   sorts: {
     created_at: { columns: [instances.createdAt, instances.id], values: (r) => [r.createdAt, r.id] },
@@ -52,7 +52,7 @@ const instanceList: ListSpec<InstanceRow> = {
   defaultOrder: "desc",
 };
 
-const logList: ListSpec<LogRow> = {
+const logList: ListSpec<LogRecord> = {
   list: "logs",
   sorts: { created_at: { columns: [logs.createdAt, logs.id], values: (r) => [r.createdAt, r.id] } },
   defaultSort: "created_at",
@@ -60,7 +60,7 @@ const logList: ListSpec<LogRow> = {
 };
 
 /** The SQL of GET /instances's filters (the registry has validated their types). */
-export function instanceFilters(query: Record<string, any>): SQL | undefined {
+export function instanceFilters(query: ActionRequest<"listInstances">["query"]): SQL | undefined {
   const where: Array<SQL | undefined> = [];
   if (query.status !== undefined) {
     const statuses = [...new Set(String(query.status).split(","))];
@@ -89,12 +89,29 @@ export function instanceFilters(query: Record<string, any>): SQL | undefined {
   return and(...where);
 }
 
+/** The Idempotency-Key header of a start: 1–255 visible ASCII characters (docs/instances.md). */
+function idempotencyKey(value: string | null): string | undefined {
+  if (value === null) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(value))
+    throw invalid(
+      "the Idempotency-Key header must be 1 to 255 visible ASCII characters (no spaces); send a fresh UUID per start",
+      [{ path: "header.idempotency-key", message: "expected 1 to 255 visible ASCII characters" }],
+    );
+  return value;
+}
+
 // ---- handlers -------------------------------------------------------------------------
 
-export const instanceHandlers: ActionHandlers = {
-  startInstance: async ({ body, principal }, services) => ({
-    body: await startInstance(body, principal.actor, services),
-  }),
+export const instanceHandlers = {
+  startInstance: async ({ body, principal, headers }, services) => {
+    const { replayed, ...started } = await startInstance(
+      body,
+      principal.actor,
+      services,
+      idempotencyKey(headers.get("idempotency-key")),
+    );
+    return { body: started, headers: replayed ? { "idempotent-replayed": "true" } : undefined };
+  },
 
   getInstance: async ({ params }, services) => {
     const row = await findInstance(services.db, instanceIdParam(params.id!));
@@ -151,4 +168,4 @@ export const instanceHandlers: ActionHandlers = {
       contentType: "application/json",
     };
   },
-};
+} satisfies ActionHandlers;

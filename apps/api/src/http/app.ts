@@ -1,10 +1,10 @@
-import { type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
+import { type ActionName, type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { Hono, type Context } from "hono";
 import { authorize, type Authenticator } from "../auth/index.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/principal.js";
-import type { ActionHandlers, ActionReply } from "./action-handler.js";
+import type { ActionHandler, ActionHandlers, ActionReply, ActionRequest } from "./action-handler.js";
 import { ApiError, errorBody, toApiError } from "./api-error.js";
 import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
@@ -127,7 +127,8 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   }
 
   for (const action of registry) {
-    const handler = handlers[action.name];
+    // The registry validated the request against this action's own schemas just below.
+    const handler = handlers[action.name as ActionName] as ActionHandler<ActionName> | undefined;
     app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
       actionOf.set(c.req.raw, action.name);
       const principal =
@@ -163,9 +164,19 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         throw unsupported(
           `${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`,
         );
-      return toResponse(
-        await handler({ action, params, query, body, principal, url, signal: c.req.raw.signal }, services),
-      );
+      // params, query and body were validated against this action's schemas above, which the
+      // registry's types for it mirror (packages/actions registry.test.ts keeps them in step).
+      const request = {
+        action,
+        params,
+        query,
+        body,
+        principal,
+        url,
+        headers: c.req.raw.headers,
+        abort: c.req.raw.signal,
+      } as ActionRequest<ActionName>;
+      return toResponse(await handler(request, services));
     });
   }
 

@@ -1,35 +1,16 @@
-import { parseJson } from "@baton/expr";
-import type { Definition } from "@baton/model";
-import { and, eq, inArray, like } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Db } from "../storage/db.js";
-import { perDbCache } from "../storage/per-db-cache.js";
-import { definitions, instances } from "../storage/schema/index.js";
+import { instances } from "../storage/schema/index.js";
+import { definitionsDeclaringSecrets, storedDefinition } from "../definitions/store.js";
 import { secretValues } from "../engine/secrets.js";
 
 // Secrets for the API views: the HTTP layer shows rows, not compiled definitions, so it looks
-// the definition up by (process, version). Definitions are immutable, so each is read once.
-
-const secretsOf = perDbCache<Promise<string[]>>();
+// the definition up by (process, version) through the one reader (definitions/store.ts).
 
 /** The secret values of process `name` version `version` as read from `env` (see secretValues). */
-export function processSecrets(db: Db, env: NodeJS.ProcessEnv, name: string, version: number): Promise<string[]> {
-  const cache = secretsOf(db);
-  const key = `${version}:${name}`;
-  let entry = cache.get(key);
-  if (entry === undefined) {
-    entry = loadSecrets(db, env, name, version);
-    cache.set(key, entry);
-    entry.catch(() => cache.delete(key));
-  }
-  return entry;
-}
-
-async function loadSecrets(db: Db, env: NodeJS.ProcessEnv, name: string, version: number): Promise<string[]> {
-  const rows = await db
-    .select({ definition: definitions.definition })
-    .from(definitions)
-    .where(and(eq(definitions.name, name), eq(definitions.version, version)));
-  return rows.length === 0 ? [] : secretValues(parseJson(rows[0].definition) as unknown as Definition, env);
+export async function processSecrets(db: Db, env: NodeJS.ProcessEnv, name: string, version: number): Promise<string[]> {
+  const definition = await storedDefinition(db, name, version);
+  return definition === undefined ? [] : secretValues(definition, env);
 }
 
 /** The secrets of instances' processes shown together (a list page), merged longest first. */
@@ -68,10 +49,6 @@ export async function treeSecrets(
  * definition registered since is covered.
  */
 export async function allSecrets(db: Db, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const rows = await db
-    .select({ definition: definitions.definition })
-    .from(definitions)
-    .where(like(definitions.definition, '%"secret"%'));
-  const values = rows.flatMap((r) => secretValues(parseJson(r.definition) as unknown as Definition, env));
+  const values = (await definitionsDeclaringSecrets(db)).flatMap((definition) => secretValues(definition, env));
   return [...new Set(values)].sort((a, b) => b.length - a.length);
 }

@@ -1,4 +1,11 @@
-import type { InstanceStatusView, StartInstanceBody } from "@baton/actions";
+import { randomUUID } from "node:crypto";
+import {
+  ApiError,
+  type BatonClient,
+  ConnectionError,
+  type InstanceStatusView,
+  type StartInstanceBody,
+} from "@baton/actions";
 import type { Command } from "commander";
 import { versionOf } from "../channel-version.js";
 import { CliError, UsageError } from "../cli-error.js";
@@ -48,7 +55,7 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
         if (version !== undefined) body.version = version;
         if (input !== undefined) body.input = input;
         if (options.key !== undefined) body.key = options.key;
-        const started = await api.call("startInstance", { body });
+        const started = await startOnce(ctx, api, body);
         await rememberLastInstance(ctx.io, started.id);
         if (!options.wait) {
           if (ctx.out.json) ctx.out.printJson(started);
@@ -65,6 +72,34 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
     "baton run orders@production --input @order.json",
     "baton run orders --set order_id=7 --set customer.tier=gold --wait --json",
   ]);
+}
+
+/** Attempts of one start whose answer is lost, and the pauses between them (docs/cli.md). */
+const START_ATTEMPTS = 5;
+const START_RETRY_MS = [500, 1000, 2000, 4000];
+
+/**
+ * Starts exactly one instance even when an answer is lost: every attempt carries the same
+ * Idempotency-Key, so a retry of a start the server did commit answers that instance instead
+ * of starting another. Retried: no answer at all (refused, reset, timed out) and 502/503/504
+ * (a proxy or a database restart); anything else is the answer.
+ */
+async function startOnce(ctx: Context, api: BatonClient, body: StartInstanceBody) {
+  const headers = { "Idempotency-Key": randomUUID() };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await api.call("startInstance", { body, headers });
+    } catch (error) {
+      const lost =
+        error instanceof ConnectionError || (error instanceof ApiError && [502, 503, 504].includes(error.status));
+      if (!lost || attempt >= START_ATTEMPTS) throw error;
+      const waitMs = START_RETRY_MS[attempt - 1] ?? 4000;
+      ctx.out.hint(
+        `the start got no answer (${(error as Error).message}); retrying in ${waitMs} ms with the same Idempotency-Key`,
+      );
+      await ctx.io.sleep(waitMs);
+    }
+  }
 }
 
 const FIRST_POLL_MS = 200;

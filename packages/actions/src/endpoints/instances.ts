@@ -241,8 +241,23 @@ export const instanceActions = [
     summary: "Start an instance of a process",
     description:
       "Starts `process` at `version` (omit for the latest) with `input`, which is validated and conformed against the process's `input_schema` (defaults filled, undeclared keys stripped). " +
-      "A process without `input_schema` takes no input. Poll `GET /instances/{id}` for its progress.",
+      "A process without `input_schema` takes no input. Poll `GET /instances/{id}` for its progress.\n\n" +
+      "**Idempotent starts** (extension): with an `Idempotency-Key` header, a retry of the same start (same key, same caller, same body) within 24 hours answers the instance the first request started (its current status) and starts nothing; the same key with a different body is a 409. " +
+      "Send a fresh key per logical start and the same key on every retry of it: a start whose answer was lost (a timeout, a dropped connection, a 503 while the database restarts) is then safe to retry. Without the header every request starts a new instance.",
     permissions: ["operate"],
+    headers: {
+      type: "object",
+      properties: {
+        "Idempotency-Key": {
+          type: "string",
+          minLength: 1,
+          maxLength: 255,
+          pattern: "^[\\x21-\\x7e]+$",
+          description:
+            "Names this start for 24 hours (1–255 visible ASCII characters): a retry with the same key and body answers the same instance instead of starting another.",
+        },
+      },
+    },
     body: strictObject(
       {
         process: processName("Process name."),
@@ -266,10 +281,11 @@ export const instanceActions = [
         ),
       },
     },
-    errors: [400, 404, 500],
+    errors: [400, 404, 409, 500],
     errorDescriptions: {
       400: "The body or the input is invalid; `fields` names each offending input path.",
       404: "The process or that version is not registered.",
+      409: "Extension: the `Idempotency-Key` was used within 24 hours for a start with a different body.",
     },
     example: {
       request: { body: { process: "order-fulfilment", input: { order_id: "A-1001" }, key: "A-1001" } },

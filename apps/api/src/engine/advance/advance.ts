@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: one advance is one ordered state machine (action, output, switch,
+// next task, with error routing at each step); the task kinds already live in tasks/, and
+// splitting the remaining steps apart would hide the order they must run in.
 import type { LogLevel } from "@baton/log";
 import {
   type EvalLimits,
@@ -9,6 +12,7 @@ import {
   LIMITS_KEY,
   type Scope,
 } from "@baton/expr";
+import { AdvanceAbandoned } from "./abandoned.js";
 import { type ChildEnvironment, ChildFailed, type ChildSpawn, isChildTask, runChildren } from "./tasks/child.js";
 import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
 import { DefinitionFault } from "./compiled-definition.js";
@@ -255,6 +259,7 @@ export async function advance(
       if (isAction) log("info", "task.completed", `task "${id}" completed`, id, { status: self.status ?? null });
       else log("debug", "task.completed", `routing task "${id}" ran`, id, { task_epoch: result.taskEpoch });
     } catch (error) {
+      if (error instanceof AdvanceAbandoned) throw error;
       const consumed = consumedSignalOf(error);
       if (consumed !== undefined) result.consumedSignal = consumed;
       const failure = asFailure(error);

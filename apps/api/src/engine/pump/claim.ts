@@ -66,7 +66,11 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
   }));
 }
 
-/** Extends the leases this worker still holds; returns the ids whose lease was lost (fence moved). */
+/**
+ * Extends the leases this worker still holds; returns the ids whose lease was lost (fence moved).
+ * Never shortens one (GREATEST): a renewal that reaches the row after a later write kept the
+ * lease must not undo that write's expiry, or the holder's view would outrun the row's.
+ */
 export async function renewLeases(
   db: Db,
   workerId: string,
@@ -80,7 +84,8 @@ export async function renewLeases(
     db,
     sql`
     WITH locked AS (${lockInIdOrder(ids)})
-    UPDATE instances AS i SET lease_expires_at = ${now + LEASE_MS}, wake_at = ${now + LEASE_MS}
+    UPDATE instances AS i SET lease_expires_at = GREATEST(i.lease_expires_at, ${now + LEASE_MS}::bigint),
+      wake_at = GREATEST(i.lease_expires_at, ${now + LEASE_MS}::bigint)
     FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(epochs)}) AS epoch) AS h, locked
     WHERE i.id = h.id AND locked.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}
     RETURNING i.id`,

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the batch write is ONE SQL statement, and the records it reads
+// are built here beside it; the statement and its record shapes must change together.
 import { type Json, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
@@ -34,8 +36,12 @@ export interface WriteOutcome {
   applied: boolean;
   status?: string;
   wakeAt?: number | null;
-  /** The row is still leased to `keepLeaseFor`: what the next advance starts from. */
-  kept?: { task: string; taskEpoch: number; retryCount: number; storedState: Json };
+  /**
+   * The row is still leased to `keepLeaseFor`: what the next advance starts from, and the
+   * lease expiry the write set (from a timestamp taken before the statement was sent, so a
+   * stalled write cannot make the lease look longer than the row says).
+   */
+  kept?: { task: string; taskEpoch: number; retryCount: number; storedState: Json; leaseUntil: number };
 }
 
 /**
@@ -245,6 +251,7 @@ export async function writeAdvances(
           taskEpoch: result.taskEpoch,
           retryCount: result.retryCount,
           storedState: stored[i].state,
+          leaseUntil: Number(records[i].keep_until),
         },
       };
     });

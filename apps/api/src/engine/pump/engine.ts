@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the claim loop, lease renewal, lease chaining, the chores and the
+// stop sequence share one in-flight map and one stopping flag; apart they would race.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type Json, parseJson, type Scope } from "@baton/expr";
 import type { ServerConfig } from "../../config.js";
@@ -7,6 +9,9 @@ import type { Clock } from "../../storage/clock.js";
 import { type Db, inTransaction } from "../../storage/db.js";
 import { advance, type AdvanceResult } from "../advance/advance.js";
 import { childEnvironment } from "./child-environment.js";
+import { AdvanceAbandoned } from "../advance/abandoned.js";
+import type { ChildEnvironment } from "../advance/tasks/child.js";
+import { isDatabaseUnavailable } from "../../storage/db-unavailable.js";
 import {
   claimDue,
   type ClaimedRow,
@@ -29,14 +34,20 @@ import { stateLimitFailure } from "../advance/state-limit.js";
 import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
 import { appendLogs } from "../audit-log.js";
 import { pruneExternalClaims } from "../external/claim-retention.js";
+import { pruneStartKeys } from "../start.js";
 import { listRefs, resolveRefs } from "../../storage/objects.js";
-import { isSettled, LEASE_RENEW_MS } from "../statuses.js";
+import { isSettled, LEASE_MARGIN_MS, LEASE_MS, LEASE_RENEW_MS } from "../statuses.js";
 import { peekSignal } from "../external/signal-buffer.js";
 import { type EngineMetrics, NO_ENGINE_METRICS, statusClass } from "../../metrics/metrics.js";
 
 /** An advance (or chain of advances) this process runs under one lease. */
 interface InFlight {
   leaseEpoch: number;
+  /**
+   * The lease expiry in this holder's view: always computed from a timestamp taken before the
+   * statement that set it was sent, so it never exceeds the row's (docs/engine.md).
+   */
+  leaseUntil: number;
   abort: AbortController;
   /** Its write is queued or running: a renewal that misses the row then proves nothing. */
   writing: boolean;
@@ -123,11 +134,20 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   statsTimer.unref();
 
   async function renew(): Promise<void> {
-    if (inFlight.size === 0) return;
-    const held = [...inFlight].map(([id, v]) => ({ id, leaseEpoch: v.leaseEpoch }));
+    // A row whose write is queued or running is left alone: that write sets its lease (kept or
+    // released), and a renewal racing it could make the holder's view outrun the row's.
+    const held = [...inFlight].filter(([, v]) => !v.writing).map(([id, v]) => ({ id, leaseEpoch: v.leaseEpoch }));
+    if (held.length === 0) return;
     try {
-      const lost = await renewLeases(db, workerId, clock.now(), held);
+      const sentAt = clock.now();
+      const lost = await renewLeases(db, workerId, sentAt, held);
       lastLeaseAt = clock.now();
+      const lostSet = new Set(lost);
+      for (const h of held) {
+        const entry = inFlight.get(h.id);
+        if (entry && !lostSet.has(h.id) && entry.leaseEpoch === h.leaseEpoch)
+          entry.leaseUntil = Math.max(entry.leaseUntil, sentAt + LEASE_MS);
+      }
       for (const id of lost) {
         const entry = inFlight.get(id);
         // A row whose write is in flight may just have given its lease back (that write is
@@ -183,6 +203,8 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   const pruneClaims = periodic("pruning external claim tokens", PRUNE_EVERY_MS, async () => {
     const pruned = await pruneExternalClaims(db, clock.now());
     if (pruned > 0) log.debug("pruned external claim tokens", { count: pruned });
+    const keys = await pruneStartKeys(db, clock.now());
+    if (keys > 0) log.debug("pruned expired start Idempotency-Keys", { count: keys });
   });
 
   /** Claims up to the free slots and starts their advances; each promise says whether the write landed. */
@@ -194,8 +216,9 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     reserved += free;
     let claimed: ClaimedRow[];
     const began = performance.now();
+    const sentAt = clock.now();
     try {
-      claimed = await claimDue(db, workerId, clock.now(), free);
+      claimed = await claimDue(db, workerId, sentAt, free);
     } finally {
       reserved -= free;
       claims.claimMs += performance.now() - began;
@@ -204,12 +227,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     claims.rows += claimed.length;
     metrics.claimRound(claimed.length, claimed.filter((row) => row.reclaimedFrom !== null).length);
     if (claimed.length > 0) lastLeaseAt = clock.now();
-    return claimed.map((row) => start(row, !fromTick));
+    return claimed.map((row) => start(row, !fromTick, sentAt + LEASE_MS));
   }
 
-  function start(row: ClaimedRow, chain: boolean): Promise<WriteOutcome> {
+  function start(row: ClaimedRow, chain: boolean, leaseUntil: number): Promise<WriteOutcome> {
     const abort = new AbortController();
-    const entry: InFlight = { leaseEpoch: row.leaseEpoch, abort, writing: false, done: Promise.resolve() };
+    const entry: InFlight = { leaseEpoch: row.leaseEpoch, leaseUntil, abort, writing: false, done: Promise.resolve() };
     entry.done = runChain(row, entry, chain).finally(() => {
       if (inFlight.get(row.id) === entry) inFlight.delete(row.id);
     });
@@ -238,7 +261,8 @@ export function createEngine(deps: EngineDeps): EngineHandle {
         );
         return outcome;
       }
-      const { task, taskEpoch, retryCount } = outcome.kept;
+      const { task, taskEpoch, retryCount, leaseUntil } = outcome.kept;
+      entry.leaseUntil = leaseUntil;
       claim = { ...claim, task, taskEpoch, retryCount, reclaimedFrom: null };
       storedState = asInstanceState(outcome.kept.storedState);
     }
@@ -259,6 +283,8 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       const storedState = stored ?? asInstanceState(parseJson(row.stateText));
       const storedJson = storedState as unknown as Json;
       const state = listRefs(storedJson).length > 0 ? asInstanceState(await resolveRefs(db, storedJson)) : storedState;
+      // After the last round trip before the advance (claim, kept-lease write, object reads).
+      checkLease(row, entry);
       let result: AdvanceResult;
       try {
         const def = await definitions.get(row.process, row.version);
@@ -291,8 +317,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
               }
               return root;
             },
-            fetch: (task: CompiledTask, scope: Scope, taskEpoch: number) =>
-              runFetch(task.fetch!, {
+            fetch: (task: CompiledTask, scope: Scope, taskEpoch: number) => {
+              // The request leaves right after this check: the definition and signal reads are behind it.
+              checkLease(row, entry);
+              return runFetch(task.fetch!, {
                 instanceId: row.id,
                 taskId: task.task.id,
                 taskEpoch,
@@ -301,9 +329,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
                 defs: def.definition.$defs,
                 abort: abandoned,
                 observeCall: (url, status, seconds) => metrics.fetched(url, statusClass(status), seconds),
-              }),
-            peekSignal: (task: string) => peekSignal(db, row.id, task),
-            children: childEnvironment(db, clock, definitions, { process: row.process, version: row.version }),
+              });
+            },
+            peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
+            children: childReads(
+              childEnvironment(db, clock, definitions, { process: row.process, version: row.version }),
+            ),
             evalLimits,
             limitFlag: (error) => evalLimitFlag(error.limit),
           },
@@ -331,6 +362,19 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       else if ((result.spawns?.length ?? 0) > 0 || (row.parentId !== null && isSettled(outcome.status ?? ""))) wake();
       return outcome;
     } catch (error) {
+      if (error instanceof LeaseTooShort) {
+        // Nothing was sent: drop the advance and let the lease expire (docs/engine.md).
+        log.warn("advance dropped: too little of the lease left to act", {
+          instance: row.id,
+          lease_epoch: row.leaseEpoch,
+          lease_left_ms: error.leftMs,
+        });
+        return { applied: false };
+      }
+      if (error instanceof AdvanceAbandoned || isDatabaseUnavailable(error)) {
+        log.warn("advance dropped: the database is unreachable", { instance: row.id, lease_epoch: row.leaseEpoch });
+        return { applied: false };
+      }
       // The lease expires and another round retries the instance (as a reclaim).
       report("error");
       const { message, stack } = error as Error;
@@ -341,6 +385,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       });
       return { applied: false };
     }
+  }
+
+  /** Throws LeaseTooShort unless the lease has LEASE_MARGIN_MS left in this holder's view. */
+  function checkLease(row: ClaimedRow, entry: InFlight): void {
+    const leftMs = entry.leaseUntil - clock.now();
+    if (leftMs < LEASE_MARGIN_MS) throw new LeaseTooShort(row.id, leftMs);
   }
 
   function dueAgain(outcome: WriteOutcome): boolean {
@@ -411,6 +461,9 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     // The slot is held from before the statement takes the lease until the advance is in flight.
     reserved++;
     let out: Carried<T>;
+    // Taken before the statement that leases the row: its own `now` is later, so the lease in
+    // this holder's view never outlasts the row's (docs/engine.md, "A lease is never acted on late").
+    const sentAt = clock.now();
     try {
       out = await write(workerId);
     } finally {
@@ -424,7 +477,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       );
     else {
       lastLeaseAt = clock.now();
-      void start(row, true);
+      void start(row, true, sentAt + LEASE_MS);
     }
     return out.value;
   }
@@ -463,6 +516,33 @@ export function createEngine(deps: EngineDeps): EngineHandle {
         );
       }
     },
+  };
+}
+
+/** Raised before an action when the lease is about to expire: the advance is dropped, nothing sent. */
+class LeaseTooShort extends AdvanceAbandoned {
+  constructor(
+    readonly instanceId: string,
+    readonly leftMs: number,
+  ) {
+    super(`the lease of instance ${instanceId} has ${leftMs} ms left, less than the ${LEASE_MARGIN_MS} ms margin`);
+  }
+}
+
+/** A read the advance needs failed because the database is gone: abandon, never fail the task. */
+function abandonWhenUnavailable<A extends unknown[], R>(read: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return (...args) =>
+    read(...args).catch((error: unknown) => {
+      if (isDatabaseUnavailable(error)) throw new AdvanceAbandoned("the database is unreachable", { cause: error });
+      throw error;
+    });
+}
+
+function childReads(children: ChildEnvironment): ChildEnvironment {
+  return {
+    ...children,
+    resolveChild: abandonWhenUnavailable(children.resolveChild),
+    loadChildren: abandonWhenUnavailable(children.loadChildren),
   };
 }
 
