@@ -3,12 +3,14 @@ import { parseWhere } from "./bulk.js";
 
 describe("parseWhere", () => {
   it("reads key=value pairs, numbers and times, and several statuses", () => {
-    expect(parseWhere("status=failed,raised,error_code=http.503,version=3,created_after=2026-01-01T00:00:00Z")).toEqual({
-      status: "failed,raised",
-      error_code: "http.503",
-      version: 3,
-      created_after: Date.UTC(2026, 0, 1),
-    });
+    expect(parseWhere("status=failed,raised,error_code=http.503,version=3,created_after=2026-01-01T00:00:00Z")).toEqual(
+      {
+        status: "failed,raised",
+        error_code: "http.503",
+        version: 3,
+        created_after: Date.UTC(2026, 0, 1),
+      },
+    );
   });
 
   it("names what is wrong: an unknown key, a bare word, a missing value, a non-number", () => {
