@@ -73,9 +73,16 @@ function runVerb(services: Services, verb: BulkVerb, rootId: string, actor: stri
   }
 }
 
-function bulk(verb: BulkVerb): ActionHandler {
+type BulkAction =
+  | "bulkPauseInstances"
+  | "bulkResumeInstances"
+  | "bulkCancelInstances"
+  | "bulkRetryInstances"
+  | "bulkUpgradeInstances";
+
+function bulk<N extends BulkAction>(verb: BulkVerb): ActionHandler<N> {
   return async (request, services) => {
-    const body: Body = request.body ?? {};
+    const body: Body = (request.body ?? {}) as Body;
     const limit = Number(body.limit ?? BULK_LIMIT.default);
     const selected = await selectRoots(services, verb, body, limit);
     const roots = selected.slice(0, limit);
