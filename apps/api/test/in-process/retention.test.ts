@@ -5,11 +5,11 @@
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { retentionPass } from "../src/engine/index.js";
-import { idBefore, RETENTION_LIMITS } from "../src/engine/pump/retention.js";
-import { rowsOf } from "../src/storage/db.js";
-import { sqlTextArray } from "../src/storage/sql-arrays.js";
-import { type Harness, openHarness, waitFor } from "./engine-harness.js";
+import { retentionPass } from "../../src/engine/index.js";
+import { idBefore, RETENTION_LIMITS } from "../../src/engine/pump/retention.js";
+import { rowsOf } from "../../src/storage/db.js";
+import { sqlTextArray } from "../../src/storage/sql-arrays.js";
+import { type Harness, openHarness, waitFor } from "../support/engine-harness.js";
 
 const HOUR = 3_600_000;
 /** Bigger than the 2,048-byte object threshold: stored once in `objects`, shared by equal inputs. */
