@@ -3,7 +3,7 @@
 // per-root refusals, and bulk verbs racing the engine over trees that must stay consistent.
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Api, deploy, sleep, start } from "./instances-fixtures.js";
+import { type Api, deploy, sleep, start } from "../support/instances-fixtures.js";
 
 let server: TestServer;
 let api: Api;
