@@ -9,7 +9,7 @@ import { ApiError, errorBody, toApiError } from "./api-error.js";
 import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
-import { isDatabaseUnavailable } from "../storage/db-unavailable.js";
+import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
 
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
 
@@ -83,14 +83,6 @@ function databaseUnavailable(reconnectMaxMs: number): ApiError {
   );
 }
 
-function errorCode(error: unknown): string | undefined {
-  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-  }
-  return undefined;
-}
-
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("invalid", `the request body is larger than the limit of ${maxBytes} bytes (--max-body)`, {
     status: 413,
@@ -123,7 +115,11 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     if (refused) return errorResponse(refused);
     if (isDatabaseUnavailable(error)) {
       // Only the code: a driver error's message and parameters may carry request values.
-      services.log.warn("database unavailable", { method: c.req.method, path: c.req.path, code: errorCode(error) });
+      services.log.warn("database unavailable", {
+        method: c.req.method,
+        path: c.req.path,
+        code: databaseErrorCode(error),
+      });
       return errorResponse(databaseUnavailable(services.config.dbTimeouts.reconnectMaxMs));
     }
     services.log.error("request failed", {

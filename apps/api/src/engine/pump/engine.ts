@@ -11,7 +11,7 @@ import { advance, type AdvanceResult } from "../advance/advance.js";
 import { childEnvironment } from "./child-environment.js";
 import { AdvanceAbandoned } from "../advance/abandoned.js";
 import type { ChildEnvironment } from "../advance/tasks/child.js";
-import { isDatabaseUnavailable } from "../../storage/db-unavailable.js";
+import { databaseErrorCode, isDatabaseUnavailable } from "../../storage/db-unavailable.js";
 import {
   claimDue,
   type ClaimedRow,
@@ -133,6 +133,19 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   }, 1_000);
   statsTimer.unref();
 
+  // While the database is unreachable every poll fails the same way: one warn line a second
+  // for all of them, not an error line per poll (docs/engine.md, "When the database goes away").
+  let lastUnavailableLog = Number.NEGATIVE_INFINITY;
+  function logFailure(what: string, error: unknown): void {
+    if (!isDatabaseUnavailable(error)) {
+      log.error(`${what} failed`, { error: (error as Error).message });
+      return;
+    }
+    if (performance.now() - lastUnavailableLog < 1_000) return;
+    lastUnavailableLog = performance.now();
+    log.warn(`${what} failed: the database is unreachable`, { code: databaseErrorCode(error) ?? null });
+  }
+
   async function renew(): Promise<void> {
     // A row whose write is queued or running is left alone: that write sets its lease (kept or
     // released), and a renewal racing it could make the holder's view outrun the row's.
@@ -158,7 +171,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
         }
       }
     } catch (error) {
-      log.error("lease renewal failed", { error: (error as Error).message });
+      logFailure("lease renewal", error);
     }
   }
 
@@ -174,7 +187,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       try {
         await chore();
       } catch (error) {
-        log.error(`${what} failed`, { error: (error as Error).message });
+        logFailure(what, error);
       }
     };
   }
@@ -420,7 +433,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
         }
         if (runs.length > 0 && inFlight.size < config.maxConcurrent) pumpAgain = true;
       } catch (error) {
-        log.error("claim round failed", { error: (error as Error).message });
+        logFailure("claim round", error);
       } finally {
         pumpRound = undefined;
         if (pumpAgain) {
