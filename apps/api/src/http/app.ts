@@ -10,6 +10,7 @@ import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
 import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
+import { errorText, errorStack } from "../storage/loggable-error.js";
 
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
 
@@ -125,8 +126,8 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     services.log.error("request failed", {
       method: c.req.method,
       path: c.req.path,
-      error: (error as Error).message,
-      stack: (error as Error).stack,
+      error: errorText(error),
+      stack: errorStack(error),
     });
     return errorResponse(
       new ApiError("internal", "the server failed to handle this request; the error is in the server log"),
