@@ -109,16 +109,23 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
     const db = drizzlePg(counted.client, { schema }) as unknown as Db;
     // Several replicas may start at once: the first migrates, the others wait on the lock and
     // then find nothing to do. The lock lives on one reserved connection for the duration.
-    const locker = await client.reserve();
+    // Migrating runs on connections of its own without --db-statement-timeout: building an
+    // index on a big table, or waiting for another replica's migration, may take longer.
+    const migrator = postgres(url, { max: 2, onnotice: () => {}, connect_timeout: timeouts.connectTimeoutMs / 1000 });
     try {
-      await locker`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+      const locker = await migrator.reserve();
       try {
-        await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
+        await locker`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+        try {
+          await migratePg(drizzlePg(migrator, { schema }), { migrationsFolder });
+        } finally {
+          await locker`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+        }
       } finally {
-        await locker`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+        locker.release();
       }
     } finally {
-      locker.release();
+      await migrator.end({ timeout: 5 });
     }
     return {
       db,

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   client,
+  dropTestDatabase,
   json,
   request,
   startServer,
@@ -42,6 +43,8 @@ afterAll(async () => {
   await server?.stop();
   await upstream?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  // The restarted server does not own the database it reopened: drop it here.
+  else if (server?.database) await dropTestDatabase(server.database);
 });
 
 /** /healthz answers 200 within 10 s (a frozen event loop would not answer at all). */

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Logger } from "@baton/log";
 import type { Clock } from "../../storage/clock.js";
-import { type Db, rowsOf } from "../../storage/db.js";
+import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { SETTLED_STATUSES } from "../statuses.js";
 import { errorText } from "../../storage/loggable-error.js";
@@ -131,8 +131,7 @@ async function pruneTreeBatch(
   cutoff: number,
   limit: number,
 ): Promise<{ candidates: number; trees: number; rows: Record<string, number>; refs: string[] }> {
-  return db.transaction(async (txDb) => {
-    const tx = txDb as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const roots = rowsOf<{ id: string }>(
       await tx.execute(sql`
         SELECT id FROM instances
