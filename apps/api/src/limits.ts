@@ -12,6 +12,8 @@ export interface ServerLimits {
   valueBytes: number;
   /** Digits a number renders to in text before the exponent form. */
   numberDigits: number;
+  /** Nesting levels of any value one evaluation builds. */
+  valueDepth: number;
   /** Characters (as JSON) of the state one advance may write. */
   stateBytes: number;
   definitionTasks: number;
@@ -22,6 +24,10 @@ export interface ServerLimits {
   typeNodes: number;
   checkNodes: number;
   patternChecks: number;
+  /** Levels of children below a tree's root. */
+  treeDepth: number;
+  /** Instances (the root and all its descendants) in one tree. */
+  treeInstances: number;
 }
 
 export interface LimitFlag {
@@ -54,6 +60,13 @@ export const LIMITS: readonly LimitFlag[] = [
     description: "digits a number renders to in text; exponent form beyond",
     default: DEFAULT_EVAL_LIMITS.maxNumberDigits,
     min: 17,
+  },
+  {
+    key: "valueDepth",
+    flag: "limit-value-depth",
+    description: "nesting levels of any value an evaluation builds",
+    default: DEFAULT_EVAL_LIMITS.maxValueDepth,
+    min: 8,
   },
   {
     key: "stateBytes",
@@ -118,6 +131,20 @@ export const LIMITS: readonly LimitFlag[] = [
     default: DEFAULT_DEFINITION_LIMITS.maxPatternChecks,
     min: 1000,
   },
+  {
+    key: "treeDepth",
+    flag: "limit-tree-depth",
+    description: "levels of children below a tree's root (a child task spawning deeper fails with engine.spawn)",
+    default: 32,
+    min: 1,
+  },
+  {
+    key: "treeInstances",
+    flag: "limit-tree-instances",
+    description: "instances in one tree, its root included (a spawn that would pass it fails with engine.spawn)",
+    default: 10_000,
+    min: 2,
+  },
 ];
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze(
@@ -130,12 +157,23 @@ export function flagOf(key: keyof ServerLimits): string {
 }
 
 export function evalLimitsOf(limits: ServerLimits): EvalLimits {
-  return { maxSteps: limits.evalSteps, maxValueBytes: limits.valueBytes, maxNumberDigits: limits.numberDigits };
+  return {
+    maxSteps: limits.evalSteps,
+    maxValueBytes: limits.valueBytes,
+    maxNumberDigits: limits.numberDigits,
+    maxValueDepth: limits.valueDepth,
+  };
 }
 
 /** The flag of the evaluation bound an ExprLimitError names. */
 export function evalLimitFlag(kind: EvalLimitKind): string {
-  return flagOf(kind === "steps" ? "evalSteps" : kind === "value_size" ? "valueBytes" : "numberDigits");
+  const keys = {
+    steps: "evalSteps",
+    value_size: "valueBytes",
+    value_depth: "valueDepth",
+    number_digits: "numberDigits",
+  } as const;
+  return flagOf(keys[kind]);
 }
 
 export function definitionLimitsOf(limits: ServerLimits): DefinitionLimits {

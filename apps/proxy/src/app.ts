@@ -52,6 +52,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   const settings: Parameters<typeof authRoutes>[1] = { now, log };
   if (config?.secureCookie !== undefined) settings.secureCookie = config.secureCookie;
   if (config?.redirectUrl !== undefined) settings.redirectUrl = config.redirectUrl;
+  if (config) settings.trustedProxies = config.trustedProxies;
   app.route("/auth", authRoutes(signIn, settings));
 
   const forwarded = apiForwarding(signIn, new URL(options.server), log, now);

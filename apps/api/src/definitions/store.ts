@@ -1,6 +1,6 @@
 import type { Definition } from "@baton/model";
 import { parseJson } from "@baton/expr";
-import { and, desc, eq, like, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, like, sql } from "drizzle-orm";
 import { notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { perDbCache } from "../storage/per-db-cache.js";
@@ -49,6 +49,15 @@ export async function definitionsDeclaringSecrets(db: Db): Promise<Definition[]>
     .select({ name: definitions.name, version: definitions.version, definition: definitions.definition })
     .from(definitions)
     .where(like(definitions.definition, '%"secret"%'));
+  return rows.map((r) => parsed(db, r.name, r.version, r.definition));
+}
+
+/** Every stored version of each of `names`. */
+export async function definitionsNamed(db: Db, names: readonly string[]): Promise<Definition[]> {
+  const rows = await db
+    .select({ name: definitions.name, version: definitions.version, definition: definitions.definition })
+    .from(definitions)
+    .where(inArray(definitions.name, [...names]));
   return rows.map((r) => parsed(db, r.name, r.version, r.definition));
 }
 

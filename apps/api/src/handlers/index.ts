@@ -1,4 +1,5 @@
 import type { ActionHandlers } from "../http/action-handler.js";
+import { bulkHandlers } from "./bulk.js";
 import { channelHandlers } from "./channels.js";
 import { compatHandlers } from "./compat.js";
 import { debugHandlers } from "./debug.js";
@@ -18,6 +19,7 @@ export const handlers = {
   ...processDocsHandlers,
   ...instanceHandlers,
   ...lifecycleHandlers,
+  ...bulkHandlers,
   ...upgradeHandlers,
   ...tokenHandlers,
   ...externalTaskHandlers,

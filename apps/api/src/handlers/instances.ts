@@ -15,7 +15,8 @@ import {
 } from "../views/instance-view.js";
 import { loadObjects } from "../storage/objects.js";
 import { countDimensions, countInstances } from "../views/instance-counts.js";
-import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
+import { readInstanceForView } from "../views/instance-read.js";
+import { allSecrets, treeSecrets, viewSecrets } from "../views/secrets-lookup.js";
 import type { ActionHandlers, ActionRequest } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
@@ -32,6 +33,13 @@ export function instanceIdParam(value: string): string {
       { path: "path.id", message: "not a UUID" },
     ]);
   return value.toLowerCase();
+}
+
+/** The row and the secrets its views redact, in one statement when the secrets are cached. */
+async function findForView(db: Db, id: string): Promise<{ row: InstanceRecord; secrets: string[] }> {
+  const found = await readInstanceForView(db, id);
+  if (found === undefined) throw notFound(`instance "${id}" does not exist`);
+  return { row: found.row, secrets: await viewSecrets(db, process.env, found.rootProcess, found.definitionsSeen) };
 }
 
 async function findInstance(db: Db, id: string): Promise<InstanceRecord> {
@@ -114,19 +122,17 @@ export const instanceHandlers = {
   },
 
   getInstance: async ({ params }, services) => {
-    const row = await findInstance(services.db, instanceIdParam(params.id!));
+    const { row, secrets } = await findForView(services.db, instanceIdParam(params.id!));
     const outputs = await shownOutputs(services.db, [row], services.config.objectResolveLimitBytes);
-    return {
-      body: redactView(statusView(row, outputs.get(row.id)), await treeSecrets(services.db, process.env, [row])),
-    };
+    return { body: redactView(statusView(row, outputs.get(row.id)), secrets) };
   },
 
   getInstanceDetail: async ({ params, query }, services) => {
-    const row = await findInstance(services.db, instanceIdParam(params.id!));
+    const { row, secrets } = await findForView(services.db, instanceIdParam(params.id!));
     const limit = query.resolve === true ? services.config.objectResolveLimitBytes : -1;
     const shown = await showObjects(services.db, { state: parseJson(row.state), output: storedOutput(row) }, limit);
     const view = detailView(row, { state: shown.values.state!, output: shown.values.output, objects: shown.objects });
-    return { body: redactView(view, await treeSecrets(services.db, process.env, [row])) };
+    return { body: redactView(view, secrets) };
   },
 
   listInstances: async ({ query }, services) => {

@@ -1,7 +1,8 @@
 import { inArray } from "drizzle-orm";
 import type { Db } from "../storage/db.js";
 import { instances } from "../storage/schema/index.js";
-import { definitionsDeclaringSecrets, storedDefinition } from "../definitions/store.js";
+import { childReferences } from "../definitions/child-references.js";
+import { definitionsDeclaringSecrets, definitionsNamed, storedDefinition } from "../definitions/store.js";
 import { secretValues } from "../engine/secrets.js";
 
 // Secrets for the API views: the HTTP layer shows rows, not compiled definitions, so it looks
@@ -51,4 +52,58 @@ export async function treeSecrets(
 export async function allSecrets(db: Db, env: NodeJS.ProcessEnv): Promise<string[]> {
   const values = (await definitionsDeclaringSecrets(db)).flatMap((definition) => secretValues(definition, env));
   return [...new Set(values)].sort((a, b) => b.length - a.length);
+}
+
+interface ViewSecrets {
+  /** The definition count these entries were computed at; any other count empties the cache. */
+  seen: number;
+  /** Root process name → the secrets of every process its trees can contain. */
+  byRoot: Map<string, Promise<string[]>>;
+}
+
+const viewSecretsOf = new WeakMap<Db, ViewSecrets>();
+
+/**
+ * The secrets to redact in a view of any instance of a tree whose root runs `rootProcess`:
+ * those of every stored version of that process and, transitively, of every process its child
+ * tasks name (a tree only ever holds processes its root's definitions name; every version, so
+ * an upgraded tree is covered too). Cached per root process until a definition is registered:
+ * `definitionsSeen` is read in the same snapshot as the row (instance-read.ts), definitions
+ * are never deleted, and a row's definitions were stored before it, so an unchanged count
+ * means no definition this row's tree can use is missing from the cache.
+ */
+export function viewSecrets(db: Db, env: NodeJS.ProcessEnv, rootProcess: string, definitionsSeen: number) {
+  let cache = viewSecretsOf.get(db);
+  if (cache === undefined || cache.seen !== definitionsSeen) {
+    cache = { seen: definitionsSeen, byRoot: new Map() };
+    viewSecretsOf.set(db, cache);
+  }
+  let entry = cache.byRoot.get(rootProcess);
+  if (entry === undefined) {
+    entry = closureSecrets(db, env, rootProcess);
+    cache.byRoot.set(rootProcess, entry);
+    const byRoot = cache.byRoot;
+    entry.catch(() => byRoot.delete(rootProcess));
+  }
+  return entry;
+}
+
+async function closureSecrets(db: Db, env: NodeJS.ProcessEnv, rootProcess: string): Promise<string[]> {
+  const seen = new Set<string>([rootProcess]);
+  let next = [rootProcess];
+  const values = new Set<string>();
+  while (next.length > 0) {
+    const found: string[] = [];
+    for (const definition of await definitionsNamed(db, next)) {
+      for (const value of secretValues(definition, env)) values.add(value);
+      for (const ref of childReferences(definition)) {
+        if (!seen.has(ref.child)) {
+          seen.add(ref.child);
+          found.push(ref.child);
+        }
+      }
+    }
+    next = found;
+  }
+  return [...values].sort((a, b) => b.length - a.length);
 }

@@ -103,6 +103,12 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   "GET /tokens": ["admin"],
   "DELETE /tokens/{id}": ["admin"],
   "POST /tick": ["admin"],
+  // Extensions (docs/api.md "Bulk verbs"): a bulk verb needs the permission of its single verb.
+  "POST /instances/bulk/pause": ["operate"],
+  "POST /instances/bulk/resume": ["operate"],
+  "POST /instances/bulk/cancel": ["operate"],
+  "POST /instances/bulk/retry": ["operate"],
+  "POST /instances/bulk/upgrade": ["deploy"],
 };
 
 describe("the registry drives the checks", () => {

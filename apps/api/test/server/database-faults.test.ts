@@ -5,6 +5,8 @@
 // `unavailable` with Retry-After. PostgreSQL only: PGlite runs in-process and cannot go away.
 import {
   client,
+  createTestDatabase,
+  dropTestDatabase,
   type PrivatePostgres,
   startPrivatePostgres,
   startServer,
@@ -79,6 +81,38 @@ describe.skipIf(!onPostgres)("a replica whose database connection dies", () => {
     expect([200, 202], again.text).toContain(again.status);
     expect(["paused", "pausing"]).toContain(again.body.outcome);
     expect(alive(server), server.stderr()).toBe(true);
+  }, 60_000);
+});
+
+describe.skipIf(!onPostgres)("statement timeouts and start-up", () => {
+  it("a replica waiting for another's migration longer than --db-statement-timeout still starts", async () => {
+    const url = await createTestDatabase();
+    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    let server: TestServer | undefined;
+    try {
+      const holder = await sql.reserve();
+      // The lock a migrating replica holds (storage/db.ts MIGRATION_LOCK_KEY).
+      await holder`select pg_advisory_lock(7114200211)`;
+      const starting = startServer({ args: ["--poll", "100", "--db-statement-timeout", "200"], database: url });
+      starting.catch(() => {});
+      await until("the replica to wait on the migration lock", async () => {
+        const rows = await holder`
+          select 1 from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query like '%pg_advisory_lock%'
+            and pid <> pg_backend_pid()`;
+        return rows.length > 0 ? true : undefined;
+      });
+      // Well past the statement timeout while it waits.
+      await new Promise((r) => setTimeout(r, 1_000));
+      await holder`select pg_advisory_unlock(7114200211)`;
+      holder.release();
+      server = await starting;
+      expect((await client(server.url).get("/healthz")).status).toBe(200);
+    } finally {
+      await server?.stop();
+      await sql.end({ timeout: 1 });
+      await dropTestDatabase(url);
+    }
   }, 60_000);
 });
 

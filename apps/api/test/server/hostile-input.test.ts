@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   client,
+  dropTestDatabase,
   json,
   request,
   startServer,
@@ -42,6 +43,8 @@ afterAll(async () => {
   await server?.stop();
   await upstream?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  // The restarted server does not own the database it reopened: drop it here.
+  else if (server?.database) await dropTestDatabase(server.database);
 });
 
 /** /healthz answers 200 within 10 s (a frozen event loop would not answer at all). */
@@ -244,6 +247,27 @@ describe("4. unbounded values", () => {
     expect(done.status).toBe("failed");
     expect(done.error_code).toBe("engine.limit");
     expect(done.error_message).toContain("more than the value size limit of 8388608 (--limit-value-bytes)");
+  });
+});
+
+describe("4b. values nested by a loop", () => {
+  it("fails a loop that nests its output one level per visit when it passes the value depth limit", async () => {
+    await register({
+      name: "hostile_nesting",
+      tasks: [
+        {
+          id: "wrap",
+          output: "$: [self.previous]",
+          switch: [{ case: "len(self.output) > 0", goto: "$wrap" }, { goto: "end" }],
+        },
+      ],
+    });
+    const done = await run("hostile_nesting");
+    expect(done.status).toBe("failed");
+    expect(done.error_code).toBe("engine.limit");
+    expect(done.error_message).toContain(
+      "nested more than 128 levels deep (the value depth limit) (--limit-value-depth)",
+    );
   });
 });
 

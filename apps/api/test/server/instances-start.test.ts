@@ -50,6 +50,18 @@ describe("POST /api/instances", () => {
     expect((await api.get(`/api/instances/${v2.id}`)).body.task).toBe("first");
   });
 
+  it("starts a version registered after this server last started the process", async () => {
+    const name = "versioned_later";
+    await deploy(api, bare(name));
+    expect((await start(api, { process: name })).version).toBe(1);
+    // Version 2 arrives after this server started version 1 (on another replica it is the same:
+    // the start statement, not this process, decides which version is the latest).
+    await deploy(api, { ...bare(name), tasks: [{ id: "later" }] });
+    const started = await start(api, { process: name });
+    expect(started.version).toBe(2);
+    expect((await api.get(`/api/instances/${started.id}`)).body.task).toBe("later");
+  });
+
   it("answers 404 naming the process when it is not registered", async () => {
     const res = await api.post("/api/instances", { process: "no-such-process" });
     expect(res.status).toBe(404);

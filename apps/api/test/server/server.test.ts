@@ -40,7 +40,18 @@ describe("baton-api command line", () => {
 
   it("documents every flag in --help", async () => {
     const r = await runApi(["--help"]);
-    for (const flag of ["--http", "--db", "--data-dir", "--poll", "--auth", "--log-level", "--max-body", "--version"])
+    for (const flag of [
+      "--http",
+      "--db",
+      "--data-dir",
+      "--poll",
+      "--auth",
+      "--log-level",
+      "--max-body",
+      "--retention",
+      "--log-retention",
+      "--version",
+    ])
       expect(r.stdout).toContain(flag);
   });
 
@@ -57,7 +68,13 @@ describe("baton-api command line", () => {
   });
 
   it("answers an unknown flag or a malformed number with one line on stderr, not the help text", async () => {
-    for (const args of [["--bogus"], ["--poll", "x"], ["tokens", "create", "--perms", "admin"]]) {
+    for (const args of [
+      ["--bogus"],
+      ["--poll", "x"],
+      ["tokens", "create", "--perms", "admin"],
+      ["--retention", "10s"],
+      ["--log-retention", "soon"],
+    ]) {
       const r = await runApi([...args, "--data-dir", "memory://"]);
       expect(r.code, args.join(" ")).toBe(1);
       const lines = r.stderr.trim().split("\n");
