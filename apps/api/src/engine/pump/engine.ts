@@ -39,6 +39,7 @@ import { listRefs, resolveRefs } from "../../storage/objects.js";
 import { isSettled, LEASE_MARGIN_MS, LEASE_MS, LEASE_RENEW_MS } from "../statuses.js";
 import { peekSignal } from "../external/signal-buffer.js";
 import { type EngineMetrics, NO_ENGINE_METRICS, statusClass } from "../../metrics/metrics.js";
+import { errorText, errorStack } from "../../storage/loggable-error.js";
 
 /** An advance (or chain of advances) this process runs under one lease. */
 interface InFlight {
@@ -96,6 +97,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
   const evalLimits = evalLimitsOf(config.limits);
+  const treeLimits = {
+    maxDepth: config.limits.treeDepth,
+    maxInstances: config.limits.treeInstances,
+    depthFlag: flagOf("treeDepth"),
+    instancesFlag: flagOf("treeInstances"),
+  };
   const fetchPolicy = fetchPolicyOf(config);
   const inFlight = new Map<string, InFlight>();
   let reserved = 0;
@@ -138,7 +145,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   let lastUnavailableLog = Number.NEGATIVE_INFINITY;
   function logFailure(what: string, error: unknown): void {
     if (!isDatabaseUnavailable(error)) {
-      log.error(`${what} failed`, { error: (error as Error).message });
+      log.error(`${what} failed`, { error: errorText(error) });
       return;
     }
     if (performance.now() - lastUnavailableLog < 1_000) return;
@@ -270,7 +277,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       if (stopped || abandoned.aborted) {
         // Hand the row back at once rather than make another replica wait out the lease.
         await releaseKeptLease(db, workerId, clock.now(), { id: claim.id, leaseEpoch: claim.leaseEpoch }).catch(
-          (error) => log.error("releasing a lease failed", { instance: claim.id, error: (error as Error).message }),
+          (error) => log.error("releasing a lease failed", { instance: claim.id, error: errorText(error) }),
         );
         return outcome;
       }
@@ -346,7 +353,13 @@ export function createEngine(deps: EngineDeps): EngineHandle {
             },
             peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
             children: childReads(
-              childEnvironment(db, clock, definitions, { process: row.process, version: row.version }),
+              childEnvironment(
+                db,
+                clock,
+                definitions,
+                { id: row.id, rootId: row.rootId, process: row.process, version: row.version },
+                treeLimits,
+              ),
             ),
             evalLimits,
             limitFlag: (error) => evalLimitFlag(error.limit),
@@ -390,11 +403,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       }
       // The lease expires and another round retries the instance (as a reclaim).
       report("error");
-      const { message, stack } = error as Error;
       log.error("advance failed", {
         instance: row.id,
-        error: redactText(String(message), secrets),
-        stack: redactText(String(stack), secrets),
+        error: redactText(errorText(error), secrets),
+        stack: redactText(String(errorStack(error)), secrets),
       });
       return { applied: false };
     }
@@ -486,7 +498,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     if (row === undefined) wake();
     else if (stopped)
       await releaseKeptLease(db, workerId, clock.now(), row).catch((error) =>
-        log.error("releasing a lease failed", { instance: row.id, error: (error as Error).message }),
+        log.error("releasing a lease failed", { instance: row.id, error: errorText(error) }),
       );
     else {
       lastLeaseAt = clock.now();
@@ -525,7 +537,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       await committer.idle();
       if (left.length > 0) {
         await expireLeases(db, workerId, clock.now(), left).catch((error) =>
-          log.error("releasing leases failed", { error: (error as Error).message }),
+          log.error("releasing leases failed", { error: errorText(error) }),
         );
       }
     },
@@ -556,6 +568,7 @@ function childReads(children: ChildEnvironment): ChildEnvironment {
     ...children,
     resolveChild: abandonWhenUnavailable(children.resolveChild),
     loadChildren: abandonWhenUnavailable(children.loadChildren),
+    checkTreeRoom: abandonWhenUnavailable(children.checkTreeRoom),
   };
 }
 
