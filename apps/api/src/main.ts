@@ -9,6 +9,7 @@ import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.
 import { LIMITS, type ServerLimits } from "./limits.js";
 import { createLogger, isLogLevel, type LogLevel } from "@baton/log";
 import { startServer } from "./server.js";
+import { errorText } from "./storage/loggable-error.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -224,7 +225,7 @@ const program = new Command("baton-api")
       server.close().then(
         () => process.exit(0),
         (error) => {
-          log.error("shutdown failed", { error: (error as Error).message });
+          log.error("shutdown failed", { error: errorText(error) });
           process.exit(1);
         },
       );

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the whole config schema in one place, each section's field list next
+// to its checks, so the strict unknown-field refusals and the table in docs/proxy.md stay in step.
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";

@@ -10,6 +10,7 @@ import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
 import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
+import { errorText, errorStack } from "../storage/loggable-error.js";
 
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
 
@@ -34,8 +35,7 @@ function errorResponse(error: ApiError): Response {
 async function readBody(c: Context, maxBytes: number): Promise<Json | undefined> {
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  const buffer = await c.req.arrayBuffer();
-  if (buffer.byteLength > maxBytes) throw tooLarge(maxBytes);
+  const buffer = await readAtMost(c.req.raw.body, maxBytes);
   if (buffer.byteLength === 0) return undefined;
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
@@ -50,6 +50,29 @@ async function readBody(c: Context, maxBytes: number): Promise<Json | undefined>
   } catch (error) {
     throw new ApiError("invalid", `the request body is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The body, read chunk by chunk and abandoned as soon as it passes `maxBytes`: a chunked
+ * request has no content-length, so reading it whole first would let one request make the
+ * server buffer any amount of memory before the 413.
+ */
+async function readAtMost(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /** Retry-After: the longest pause before the server reconnects (--db-reconnect-max), in whole seconds. */
@@ -103,8 +126,8 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     services.log.error("request failed", {
       method: c.req.method,
       path: c.req.path,
-      error: (error as Error).message,
-      stack: (error as Error).stack,
+      error: errorText(error),
+      stack: errorStack(error),
     });
     return errorResponse(
       new ApiError("internal", "the server failed to handle this request; the error is in the server log"),

@@ -200,7 +200,9 @@ describe.skipIf(!process.env.DATABASE_URL)("chaos: replicas killed and PostgreSQ
                 .catch(() => ({ status: 0 }));
               if (res.status === 200) break;
               if (Date.now() - back > 5_000)
-                throw new Error("a replica's /healthz stayed unhealthy 5 s after PostgreSQL came back");
+                throw new Error(
+                  `a replica's /healthz stayed ${res.status} 5 s after PostgreSQL came back:\n${r.server.stderr().slice(-3000)}`,
+                );
               await sleep(50);
             }
           }

@@ -39,6 +39,7 @@ import { listRefs, resolveRefs } from "../../storage/objects.js";
 import { isSettled, LEASE_MARGIN_MS, LEASE_MS, LEASE_RENEW_MS } from "../statuses.js";
 import { peekSignal } from "../external/signal-buffer.js";
 import { type EngineMetrics, NO_ENGINE_METRICS, statusClass } from "../../metrics/metrics.js";
+import { errorText, errorStack } from "../../storage/loggable-error.js";
 
 /** An advance (or chain of advances) this process runs under one lease. */
 interface InFlight {
@@ -138,7 +139,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   let lastUnavailableLog = Number.NEGATIVE_INFINITY;
   function logFailure(what: string, error: unknown): void {
     if (!isDatabaseUnavailable(error)) {
-      log.error(`${what} failed`, { error: (error as Error).message });
+      log.error(`${what} failed`, { error: errorText(error) });
       return;
     }
     if (performance.now() - lastUnavailableLog < 1_000) return;
@@ -270,7 +271,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       if (stopped || abandoned.aborted) {
         // Hand the row back at once rather than make another replica wait out the lease.
         await releaseKeptLease(db, workerId, clock.now(), { id: claim.id, leaseEpoch: claim.leaseEpoch }).catch(
-          (error) => log.error("releasing a lease failed", { instance: claim.id, error: (error as Error).message }),
+          (error) => log.error("releasing a lease failed", { instance: claim.id, error: errorText(error) }),
         );
         return outcome;
       }
@@ -390,11 +391,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       }
       // The lease expires and another round retries the instance (as a reclaim).
       report("error");
-      const { message, stack } = error as Error;
       log.error("advance failed", {
         instance: row.id,
-        error: redactText(String(message), secrets),
-        stack: redactText(String(stack), secrets),
+        error: redactText(errorText(error), secrets),
+        stack: redactText(String(errorStack(error)), secrets),
       });
       return { applied: false };
     }
@@ -486,7 +486,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     if (row === undefined) wake();
     else if (stopped)
       await releaseKeptLease(db, workerId, clock.now(), row).catch((error) =>
-        log.error("releasing a lease failed", { instance: row.id, error: (error as Error).message }),
+        log.error("releasing a lease failed", { instance: row.id, error: errorText(error) }),
       );
     else {
       lastLeaseAt = clock.now();
@@ -525,7 +525,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       await committer.idle();
       if (left.length > 0) {
         await expireLeases(db, workerId, clock.now(), left).catch((error) =>
-          log.error("releasing leases failed", { error: (error as Error).message }),
+          log.error("releasing leases failed", { error: errorText(error) }),
         );
       }
     },

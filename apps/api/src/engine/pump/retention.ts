@@ -4,6 +4,7 @@ import type { Clock } from "../../storage/clock.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { SETTLED_STATUSES } from "../statuses.js";
+import { errorText } from "../../storage/loggable-error.js";
 
 // Retention (docs/retention.md): every replica prunes, in small transactions that skip rows
 // another replica (or an operator verb) holds, whole root trees settled longer than
@@ -277,7 +278,7 @@ export function startRetention(
           return result.more;
         },
         (error) => {
-          log.warn("retention pass failed", { error: (error as Error).message });
+          log.warn("retention pass failed", { error: errorText(error) });
           return false;
         },
       )
