@@ -2,7 +2,7 @@
 // roots the list filters select, a bounded batch per call, continued with a cursor.
 import type { JsonSchema } from "../action-spec.js";
 import type { Permission } from "../action-spec.js";
-import { arrayOf, bool, int, MAX_VERSION, nullable, responseObject, str, strictObject } from "../schema.js";
+import { arrayOf, bool, int, nullable, responseObject, str, strictObject, MAX_VERSION } from "../schema.js";
 import { action } from "./define.js";
 import { INSTANCE_FILTERS } from "./instances.js";
 
