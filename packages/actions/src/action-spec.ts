@@ -57,7 +57,7 @@ export interface ActionSpec {
   bodyOptional?: boolean;
   /** Success responses by status. A response without schema has no body (204). */
   responses: { [status: number]: ActionResponseSpec };
-  /** Error statuses this endpoint can answer with (SPEC "Fails with"). */
+  /** Error statuses this endpoint can answer with (docs/api.md "Endpoints and their statuses"). */
   errors: number[];
   /** What a given error status means on this endpoint, when more can be said than the generic text. */
   errorDescriptions?: { [status: number]: string };

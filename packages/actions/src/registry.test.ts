@@ -5,9 +5,9 @@ import { findAction, registry } from "./registry.js";
 import { closed, queryAjv, requestAjv } from "./test-support/ajv.js";
 import type { ActionName } from "./types.js";
 
-// Written by hand from SPEC.md "Endpoints" (with DESIGN §4's refinement of GET /objects/{ref})
-// plus the per-process description endpoints. [method, path, permissions, SPEC "Fails with"].
-const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
+// Written by hand from docs/api.md "Endpoints and their statuses" (every endpoint, with
+// GET /objects/{ref} admitting worker or read). [method, path, permissions, "fails with"].
+const ENDPOINT_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["put", "/definitions", ["deploy"], [400, 500]],
   ["get", "/definitions", ["read"], [400, 500]],
   ["put", "/definitions/batch", ["deploy"], [400, 500]],
@@ -109,9 +109,9 @@ function requestSchemas(spec: ActionSpec): [string, JsonSchema][] {
 }
 
 describe("registry", () => {
-  it("declares exactly the endpoints of SPEC with their permissions", () => {
+  it("declares exactly the documented endpoints with their permissions", () => {
     const actual = registry.map((spec) => [key(spec.method, spec.path), spec.permissions]).sort();
-    const expected = SPEC_TABLE.map(([method, path, permissions]) => [key(method, path), permissions]).sort();
+    const expected = ENDPOINT_TABLE.map(([method, path, permissions]) => [key(method, path), permissions]).sort();
     expect(actual).toEqual(expected);
   });
 
@@ -185,8 +185,8 @@ describe("registry", () => {
       }
     });
 
-    it("fails only with the statuses SPEC lists for it", () => {
-      const row = SPEC_TABLE.find(([method, path]) => key(method, path) === key(spec.method, spec.path));
+    it("fails only with the statuses docs/api.md lists for it", () => {
+      const row = ENDPOINT_TABLE.find(([method, path]) => key(method, path) === key(spec.method, spec.path));
       expect(row).toBeDefined();
       expect([...spec.errors].sort()).toEqual(row![3]);
       for (const status of spec.errors)

@@ -1,4 +1,5 @@
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import { checkResponse } from "./response-contract.js";
 
 /** Header values left undefined are not sent (handy for "no Authorization" cases). */
 type Headers_ = Record<string, string | undefined>;
@@ -11,7 +12,10 @@ export interface HttpResult {
   text: string;
 }
 
-/** A plain HTTP call for tests: JSON in (lossless), JSON or text out. */
+/**
+ * A plain HTTP call for tests: JSON in (lossless), JSON or text out. Every response is checked
+ * against the OpenAPI document (response-contract.ts): an undocumented status or field throws.
+ */
 export async function request(
   baseUrl: string,
   method: string,
@@ -26,8 +30,10 @@ export async function request(
     init.body = typeof body === "string" ? body : stringifyJson(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";
   }
-  const res = await fetch(new URL(path, baseUrl), init);
+  const url = new URL(path, baseUrl);
+  const res = await fetch(url, init);
   const text = await res.text();
+  checkResponse(method, url.pathname, res.status, res.headers.get("content-type") ?? "", text);
   let parsed: Json | string | undefined;
   if (text.length === 0) parsed = undefined;
   else if ((res.headers.get("content-type") ?? "").includes("json")) parsed = parseJson(text);
