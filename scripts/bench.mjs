@@ -2,9 +2,11 @@
 // `pnpm bench`: engine throughput against a real baton-api on PostgreSQL with default
 // durability (fsync on). Not a test: it prints figures (see docs/performance.md).
 //
-//   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--tree DEPTH] [--external N] [--api N]
+//   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--tree DEPTH] [--external N] [--api N] [--latency N]
 //                          [--warmup N] [--max-concurrent N] [--poll MS] [--external-workers K] [--api-clients C]
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
+//                          [--validate N,N,…|none]   (POST /definitions/validate of chained definitions of N tasks;
+//                                                     default 1000,10000,max — max is the server's task limit)
 //
 // BENCH_DATABASE_URL=postgres://… uses that server instead of starting one (each run creates
 // and drops its own database there). BENCH_SERVER_LOG=<file> keeps the servers' JSON logs,
@@ -37,6 +39,9 @@ const EXTERNAL_N = flag("--external", 5000);
 const EXTERNAL_WORKERS = flag("--external-workers", 8);
 const API_N = flag("--api", 5000);
 const API_CLIENTS = flag("--api-clients", 32);
+// `latency`: N sequential starts of a 3-fetch process on a server at its default flags.
+const LATENCY_N = flag("--latency", 200);
+const LATENCY_WARMUP = 20;
 // The tree warm-up: a smaller tree of the same shape.
 const TREE_WARMUP_DEPTH = Math.min(TREE_DEPTH, 8);
 // Roots of each workload run (unmeasured) through the draining server before its timed run, so
@@ -48,6 +53,14 @@ const MAX_CONCURRENT = flag("--max-concurrent", 400);
 const MODE = args.includes("--tick") ? "tick" : "pump";
 const POLL_MS = flag("--poll", 100);
 const BASELINE_N = 2000;
+// The server's default task limit (DEFAULT_DEFINITION_LIMITS.maxTasks, docs/limits.md).
+const MAX_TASKS = 10_000;
+const VALIDATE_SIZES = (() => {
+  const i = args.indexOf("--validate");
+  const spec = i >= 0 ? args[i + 1] : "1000,10000,max";
+  if (spec === "none") return [];
+  return [...new Set(spec.split(",").map((x) => (x === "max" ? MAX_TASKS : Number(x))))].filter((n) => n > 0);
+})();
 
 const cleanups = [];
 async function cleanup() {
@@ -153,8 +166,10 @@ async function commitBaseline(url) {
 }
 
 // ---------- the server ----------
-async function startApi(dbUrl, extra = []) {
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean), join(apiDir, "dist/main.js"), "--db", dbUrl, "--http", "127.0.0.1:0", "--poll", "0", "--max-concurrent", String(MAX_CONCURRENT), ...extra], {
+/** A baton-api with the bench's flags (pump off unless `extra` turns it on), or with `defaults` only --db and --http. */
+async function startApi(dbUrl, extra = [], defaults = false) {
+  const flags = defaults ? [] : ["--poll", "0", "--max-concurrent", String(MAX_CONCURRENT)];
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean), join(apiDir, "dist/main.js"), "--db", dbUrl, "--http", "127.0.0.1:0", ...flags, ...extra], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, DATABASE_URL: "" },
   });
@@ -334,7 +349,8 @@ async function externalRun(base, sql, process, n, serverPid) {
  * process the pump then runs, so the engine loads the server too) and GET /instances/{id} of
  * an instance started earlier, API_N requests of each kind in all. Latency per request.
  */
-async function apiRun(base, process, n) {
+async function apiRun(base, process, n, serverPid) {
+  const cpu0 = cpuSeconds([serverPid]);
   const ids = [];
   const post = [];
   const get = [];
@@ -360,7 +376,75 @@ async function apiRun(base, process, n) {
     const sorted = [...xs].sort((a, b) => a - b);
     return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: xs.length };
   };
-  return { seconds, post: stats(post), get: stats(get), requestsPerSecond: (post.length + get.length) / seconds };
+  const serverCpuMs = ((cpuSeconds([serverPid]) - cpu0) * 1000) / (post.length + get.length);
+  return { seconds, post: stats(post), get: stats(get), requestsPerSecond: (post.length + get.length) / seconds, serverCpuMs };
+}
+
+/**
+ * `latency`: one instance at a time on an otherwise idle server at its default flags: POST
+ * /instances of a 3-fetch process, then wait (polling the row every millisecond over the bench's
+ * own connection) until it is completed. Client latency = POST sent → completed row seen;
+ * server latency = the row's updated_at − created_at (the server's own clock).
+ */
+async function latencyRun(base, sql, process, n) {
+  const client = [];
+  const server = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    const { id } = await call(base, "POST", "/api/instances", { process });
+    for (;;) {
+      const [row] = await sql`select status, created_at, updated_at from instances where id = ${id}`;
+      if (row.status !== "running") {
+        if (row.status !== "completed") throw new Error(`latency: instance ${id} ended ${row.status}`);
+        client.push(performance.now() - t);
+        server.push(Number(row.updated_at) - Number(row.created_at));
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  }
+  const stats = (xs) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  };
+  return { n, client: stats(client), server: stats(server) };
+}
+
+/**
+ * A definition of n chained fetch tasks: each interpolates the previous output into its URL,
+ * sends it in its body, exports a counter, retries and routes errors — every checker analysis
+ * (typing, output flow, patterns, reachability) has work at every task.
+ */
+function chainedDefinition(n) {
+  const tasks = Array.from({ length: n }, (_, i) => ({
+    id: `t${i}`,
+    action: {
+      type: "fetch",
+      url: `https://svc.example.com/step/${i}?prev=\${outputs.t${Math.max(0, i - 1)}.n ?? 0}`,
+      body: { i, prev: i > 0 ? `$: outputs.t${i - 1}` : null },
+    },
+    output: { n: i > 0 ? `$: outputs.t${i - 1}.n + 1` : 0 },
+    on_error: [{ code: ["pre.%", "http.5%"], retry: 2 }, ...(i + 1 < n ? [{ code: "http.4%", goto: `$t${n - 1}` }] : [])],
+  }));
+  return { name: `bench_validate_${n}`, tasks, output: { last: `$: outputs.t${n - 1}.n` } };
+}
+
+/** POST /definitions/validate of one chained definition per size: wall time and the server's CPU time. */
+async function validateRun(base, sizes, serverPid) {
+  // Warm-up (not measured): the checker's code is compiled before the first timed request.
+  await call(base, "POST", "/api/definitions/validate", [chainedDefinition(200)]);
+  const out = [];
+  for (const n of sizes) {
+    const body = [chainedDefinition(n)];
+    const bytes = JSON.stringify(body).length;
+    const cpu0 = cpuSeconds([serverPid]);
+    const t0 = performance.now();
+    const [result] = await call(base, "POST", "/api/definitions/validate", body);
+    const ms = performance.now() - t0;
+    if (Object.keys(result.tasks).length !== n) throw new Error(`validate of ${n} tasks answered ${Object.keys(result.tasks).length}`);
+    out.push({ n, bytes, ms, cpuMs: (cpuSeconds([serverPid]) - cpu0) * 1000 });
+  }
+  return out;
 }
 
 async function commitCount(sql) {
@@ -405,7 +489,7 @@ async function main() {
     input_schema: { type: "object", properties: {} },
     tasks: [{ id: "first", output: { step: 1 } }, { id: "second", output: "$: outputs.first.step + 1" }],
   };
-  // The upstream's answer; declared so the tasks may read into self.result (LANGUAGE §6).
+  // The upstream's answer; declared so the tasks may read into self.result (docs/language.md#schemas).
   const counted = { type: "object", properties: { ok: { type: "boolean" }, n: { type: "integer" } }, required: ["ok", "n"] };
   const fetchDef = {
     name: "bench_fetch",
@@ -433,6 +517,7 @@ async function main() {
     await call(loader.url, "PUT", "/api/definitions", def);
     await call(loader.url, "PUT", "/api/definitions", { ...def, name: `${def.name}_warmup` });
   }
+  for (const name of ["bench_latency", "bench_latency_warmup"]) await call(loader.url, "PUT", "/api/definitions", { ...fetchDef, name });
   for (const name of ["bench_tree", "bench_tree_warmup"]) await call(loader.url, "PUT", "/api/definitions", treeDef(name));
   const externalDef = {
     name: "bench_external",
@@ -494,11 +579,26 @@ async function main() {
   let apiResult;
   if (API_N > 0) {
     log(`warm-up: ${WARMUP_N} × (POST /instances + GET /instances/{id}) (not measured)`);
-    await apiRun(api.url, "bench_api_warmup", WARMUP_N);
+    await apiRun(api.url, "bench_api_warmup", WARMUP_N, api.pid);
     log(`api: ${API_N} × (POST /instances + GET /instances/{id}) from ${API_CLIENTS} concurrent clients`);
-    apiResult = await apiRun(api.url, "bench_api", API_N);
+    apiResult = await apiRun(api.url, "bench_api", API_N, api.pid);
+  }
+  let validateResult = [];
+  if (VALIDATE_SIZES.length > 0) {
+    log(`validate: POST /definitions/validate of chained definitions of ${VALIDATE_SIZES.join(", ")} tasks`);
+    validateResult = await validateRun(api.url, VALIDATE_SIZES, api.pid);
   }
   const messages = api.messages;
+  await api.stop();
+  let latencyResult;
+  if (LATENCY_N > 0) {
+    // Its own server at the default flags (no --poll, no --max-concurrent): what one user sees.
+    const idle = await startApi(pg.url, [], true);
+    log(`latency: ${LATENCY_N} sequential starts of a 3-fetch process (after ${LATENCY_WARMUP} not measured)`);
+    await latencyRun(idle.url, sql, "bench_latency_warmup", LATENCY_WARMUP);
+    latencyResult = await latencyRun(idle.url, sql, "bench_latency", LATENCY_N);
+    for (const [message, count] of idle.messages) messages.set(message, (messages.get(message) ?? 0) + count);
+  }
   await cleanup();
 
   console.log("");
@@ -525,9 +625,20 @@ async function main() {
     const line = (name, st) => `${name} p50 ${st.p50.toFixed(1)} ms (${(st.p50 / commitMs).toFixed(1)}× one commit), p99 ${st.p99.toFixed(1)} ms (${(st.p99 / commitMs).toFixed(1)}×)`;
     console.log(
       `api      ${apiResult.requestsPerSecond.toFixed(0).padStart(7)} requests/s  (${apiResult.post.n + apiResult.get.n} from ${API_CLIENTS} clients in ${apiResult.seconds.toFixed(2)} s)  ` +
-        `${line("POST /instances", apiResult.post)}; ${line("GET /instances/{id}", apiResult.get)}`,
+        `${line("POST /instances", apiResult.post)}; ${line("GET /instances/{id}", apiResult.get)}; server CPU ${apiResult.serverCpuMs.toFixed(2)} ms/request`,
     );
   }
+  if (latencyResult !== undefined) {
+    console.log(
+      `latency  ${String(latencyResult.n).padStart(7)} sequential 3-fetch instances at default flags: POST → completed seen p50 ${latencyResult.client.p50.toFixed(1)} ms, p99 ${latencyResult.client.p99.toFixed(1)} ms; ` +
+        `created_at → completing write p50 ${latencyResult.server.p50} ms, p99 ${latencyResult.server.p99} ms`,
+    );
+  }
+  for (const v of validateResult)
+    console.log(
+      `validate ${String(v.n).padStart(7)} tasks${v.n === MAX_TASKS ? " (the maximum)" : ""}: ${v.ms.toFixed(0)} ms for the request ` +
+        `(${(v.bytes / 1024).toFixed(0)} KiB), server CPU ${v.cpuMs.toFixed(0)} ms`,
+    );
   for (const [message, count] of messages) console.log(`server log: ${count} × ${message}`);
 }
 

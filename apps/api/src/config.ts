@@ -1,4 +1,5 @@
 import type { LogLevel } from "@baton/log";
+import { DEFAULT_LIMITS, type ServerLimits } from "./limits.js";
 import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from "./storage/db.js";
 
 export type AuthMode = "none" | "token";
@@ -25,13 +26,22 @@ export interface ServerConfig {
   objectThresholdBytes: number;
   /** `detail?resolve=true` splices objects up to this size back into the state. */
   objectResolveLimitBytes: number;
-  /** Hosts a fetch task may call (empty = any) and may not call. Entries: host names or `*.suffix`. */
+  /**
+   * Where fetch tasks may connect (engine/advance/host-policy.ts, docs/security.md): entries are
+   * host names, `*.suffix`, IPs or CIDRs (allow: empty = any). The classes re-allow address
+   * classes denied by default (loopback when not bound to loopback, link-local, unspecified,
+   * multicast, broadcast) or deny more (private, unique-local, loopback).
+   */
   fetchAllowHosts: string[];
   fetchDenyHosts: string[];
+  fetchAllowClasses: string[];
+  fetchDenyClasses: string[];
   /** Whether POST /tick is enabled (otherwise 501). */
   tickEnabled: boolean;
   /** PostgreSQL waits (--db-connect-timeout, --db-statement-timeout, --db-reconnect-max, --db-ping-timeout). */
   dbTimeouts: DatabaseTimeouts;
+  /** Resource limits (limits.ts, docs/limits.md): each has a `--limit-…` flag. */
+  limits: ServerLimits;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -47,8 +57,11 @@ export const DEFAULT_CONFIG: ServerConfig = {
   objectResolveLimitBytes: 1024 * 1024,
   fetchAllowHosts: [],
   fetchDenyHosts: [],
+  fetchAllowClasses: [],
+  fetchDenyClasses: [],
   tickEnabled: true,
   dbTimeouts: DEFAULT_DATABASE_TIMEOUTS,
+  limits: DEFAULT_LIMITS,
 };
 
 /** Parses `HOST:PORT`, `:PORT`, `[::1]:PORT` or `PORT`. Throws with the expected forms. */

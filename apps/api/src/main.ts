@@ -2,8 +2,10 @@
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { checkAuthConfig } from "./auth/index.js";
+import { fetchPolicyOf } from "./engine/advance/host-policy.js";
 import { registerTokensCommand } from "./commands/tokens.js";
 import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.js";
+import { LIMITS, type ServerLimits } from "./limits.js";
 import { createLogger, isLogLevel, type LogLevel } from "@baton/log";
 import { startServer } from "./server.js";
 
@@ -15,6 +17,11 @@ function integer(name: string, min: number) {
     if (!/^\d+$/.test(value) || n < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
     return n;
   };
+}
+
+/** The key commander gives a flag's value: `limit-eval-steps` → `limitEvalSteps`. */
+function camelCase(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
 function hostList(value: string, previous: string[] = []): string[] {
@@ -72,12 +79,29 @@ const program = new Command("baton-api")
     DEFAULT_CONFIG.objectResolveLimitBytes,
   )
   .option(
-    "--fetch-allow <hosts>",
-    "hosts fetch tasks may call (comma-separated; *.suffix allowed); default any",
+    "--fetch-allow <entries>",
+    "where fetch tasks may connect, comma-separated: hosts, *.suffix, IPs, CIDRs; default anywhere the address classes allow",
     hostList,
     [],
   )
-  .option("--fetch-deny <hosts>", "hosts fetch tasks may not call (comma-separated; *.suffix allowed)", hostList, [])
+  .option(
+    "--fetch-deny <entries>",
+    "where fetch tasks may not connect, comma-separated: hosts, *.suffix, IPs, CIDRs (checked on resolved addresses)",
+    hostList,
+    [],
+  )
+  .option(
+    "--fetch-allow-class <classes>",
+    "address classes fetch tasks may reach although denied by default: loopback, link-local, unspecified, multicast, broadcast",
+    hostList,
+    [],
+  )
+  .option(
+    "--fetch-deny-class <classes>",
+    "address classes fetch tasks may not reach: loopback, link-local, private, unique-local, unspecified, multicast, broadcast",
+    hostList,
+    [],
+  )
   .option("--no-tick", "disable POST /tick (it then answers 501)")
   .option(
     "--db-connect-timeout <ms>",
@@ -136,6 +160,8 @@ const program = new Command("baton-api")
       objectResolveLimitBytes: opts.objectResolveLimit,
       fetchAllowHosts: opts.fetchAllow,
       fetchDenyHosts: opts.fetchDeny,
+      fetchAllowClasses: opts.fetchAllowClass,
+      fetchDenyClasses: opts.fetchDenyClass,
       tickEnabled: opts.tick !== false,
       dbTimeouts: {
         connectTimeoutMs: opts.dbConnectTimeout,
@@ -143,10 +169,13 @@ const program = new Command("baton-api")
         reconnectMaxMs: opts.dbReconnectMax,
         pingTimeoutMs: opts.dbPingTimeout,
       },
+      limits: Object.fromEntries(LIMITS.map((l) => [l.key, opts[camelCase(l.flag)]])) as unknown as ServerLimits,
     };
     try {
       // Before the database is opened: a bad secret file must not wait for a migration.
       checkAuthConfig(config);
+      // Bad --fetch-* entries fail at start-up, not on the first fetch.
+      fetchPolicyOf(config);
     } catch (error) {
       return fatal((error as Error).message);
     }
@@ -186,6 +215,9 @@ const program = new Command("baton-api")
     }
   });
 
+// The resource limits, one flag each (limits.ts; docs/limits.md lists them).
+for (const limit of LIMITS)
+  program.option(`--${limit.flag} <n>`, limit.description, integer(`--${limit.flag}`, limit.min), limit.default);
 registerTokensCommand(program);
 
 function redactUrl(url: string): string {

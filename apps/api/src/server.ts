@@ -4,13 +4,15 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createAuthenticator } from "./auth/index.js";
 import type { ServerConfig } from "./config.js";
-import { createEngine } from "./engine/index.js";
+import { createEngine, endClaimWaits } from "./engine/index.js";
 import { handlers } from "./handlers/index.js";
 import { createApp } from "./http/app.js";
 import type { Logger } from "@baton/log";
 import type { Services } from "./services.js";
 import { createClock } from "./storage/clock.js";
 import { openDatabase } from "./storage/db.js";
+import { createMetrics } from "./metrics/metrics.js";
+import { startSampler } from "./metrics/sampler.js";
 
 export interface RunningServer {
   url: string;
@@ -30,6 +32,8 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let engine: Services["engine"] | undefined;
   let server: ServerType | undefined;
+  let stopSampler: (() => Promise<void>) | undefined;
+  const metrics = createMetrics({ pool: database.pool });
   try {
     const authenticator = await createAuthenticator(config, { db: database.db, clock, log });
     // Parallel write transactions need a pool of connections: PGlite has one.
@@ -40,7 +44,9 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       log,
       workerId,
       writers: database.kind === "postgres" ? 3 : 1,
+      metrics: metrics.engine,
     });
+    stopSampler = startSampler(database.db, clock, metrics, log);
     const services: Services = {
       db: database.db,
       database,
@@ -50,6 +56,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       log,
       workerId,
       engine,
+      metrics,
     };
     const app = createApp(services, handlers, authenticator);
     const address = await new Promise<AddressInfo>((resolve, reject) => {
@@ -71,14 +78,18 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       services,
       close: () =>
         (closing ??= (async () => {
+          // Long-polling claims answer now, or closing would wait out their wait_ms.
+          endClaimWaits(database.db);
           await new Promise<void>((resolve) => server!.close(() => resolve()));
           await engine!.stop();
+          await stopSampler?.();
           await database.close();
         })()),
     };
   } catch (error) {
     if (server) server.close();
     await engine?.stop().catch(() => {});
+    await stopSampler?.().catch(() => {});
     await database.close().catch(() => {});
     throw error;
   }

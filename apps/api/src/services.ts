@@ -1,7 +1,9 @@
+import type { ClaimedRow } from "./engine/pump/claim.js";
 import type { Database, Db, DbKind } from "./storage/db.js";
 import type { Clock } from "./storage/clock.js";
 import type { Logger } from "@baton/log";
 import type { ServerConfig } from "./config.js";
+import type { Metrics } from "./metrics/metrics.js";
 
 /** What the engine exposes to the HTTP layer and to /healthz. */
 export interface EngineHandle {
@@ -13,6 +15,20 @@ export interface EngineHandle {
   leaseAgeMs(): number;
   /** Stop claiming, let in-flight advances finish (bounded), release leases. */
   stop(): Promise<void>;
+  /**
+   * Lease chaining from a request (docs/engine.md "Carried advances"). `write` is the request's
+   * own statement: given a worker id it takes the instance's lease in that statement and returns
+   * the row as leased, which this engine then runs like a claimed row (no claim round, no wake);
+   * given null (the pump is off or stopping, every slot is taken, or the instance is already in
+   * flight here) it leaves the row due for any pump, and the pump is woken.
+   */
+  carry<T>(instanceId: string, write: (carrier: string | null) => Promise<Carried<T>>): Promise<T>;
+}
+
+/** What a carried write hands back: its answer, and the row when the lease was taken. */
+export interface Carried<T> {
+  value: T;
+  leased?: ClaimedRow;
 }
 
 export interface Services {
@@ -25,4 +41,6 @@ export interface Services {
   /** Unique per process: host, pid and a random suffix. */
   workerId: string;
   engine: EngineHandle;
+  /** Prometheus metrics of this process (docs/metrics.md); absent in tests that build Services by hand. */
+  metrics?: Metrics;
 }

@@ -1,4 +1,4 @@
-// Crash safety with real processes (DESIGN §3): a worker killed with SIGKILL in the middle of a
+// Crash safety with real processes (docs/engine.md#the-pump-claims-and-leases): a worker killed with SIGKILL in the middle of a
 // fetch leaves its lease behind; after it expires another replica (or the restarted process)
 // takes the instance over. An only_once task is not re-run: it raises only_once.interrupted.
 import { mkdtempSync, rmSync } from "node:fs";

@@ -264,7 +264,7 @@ describe("validate", () => {
 });
 
 describe("service endpoints", () => {
-  it("answers /healthz with the SPEC fields", async () => {
+  it("answers /healthz with the documented fields", async () => {
     const res = await api.get("/healthz");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({

@@ -1,4 +1,4 @@
-// Child tasks (LANGUAGE §2.6): a parent spawns children with its advance's write, parks in
+// Child tasks (docs/language.md#children): a parent spawns children with its advance's write, parks in
 // phase `children`, the last child to settle wakes it, and its next advance collects them.
 import { parseJson } from "@baton/expr";
 import { eq, sql } from "drizzle-orm";
@@ -406,7 +406,6 @@ describe("trees under operator verbs", () => {
 
       const retried = await retryTree(harness.db, harness.clock, id, "tester", false);
       expect(retried, "the failed child and the parent that failed with it").toMatchObject({
-        http: 200,
         outcome: "retried",
         instances: 2,
       });

@@ -6,6 +6,7 @@ import { createTestDatabase, dropTestDatabase } from "@baton/testkit";
 import { and, desc, eq, max } from "drizzle-orm";
 import { DEFAULT_CONFIG, type ServerConfig } from "../src/config.js";
 import { createEngine } from "../src/engine/index.js";
+import { freshInstanceRow, freshState } from "../src/engine/start.js";
 import type { Logger } from "@baton/log";
 import type { EngineHandle } from "../src/services.js";
 import { createClock } from "../src/storage/clock.js";
@@ -107,20 +108,16 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
       const def = parseJson(row.definition) as any;
       const now = clock.now();
       const id = newId(now);
-      await db.insert(instances).values({
-        id,
-        rootId: id,
-        process,
-        version: row.version,
-        status: "running",
-        task: def.tasks[0].id,
-        state: stringifyJson({ input, outputs: {}, _children: {} }),
-        taskEpoch: 1,
-        leaseEpoch: 0,
-        wakeAt: now,
-        createdAt: now,
-        updatedAt: now,
-      });
+      await db.insert(instances).values(
+        freshInstanceRow({
+          id,
+          process,
+          version: row.version,
+          task: def.tasks[0].id,
+          state: stringifyJson(freshState(input)),
+          now,
+        }),
+      );
       return id;
     },
     async get(id) {

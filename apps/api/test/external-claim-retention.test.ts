@@ -2,9 +2,10 @@
 // claims that are over once they are older than CLAIM_TOKEN_RETENTION_MS, and never the current
 // claim of a waiting visit (a worker may hold and renew one for days).
 import { eq, sql } from "drizzle-orm";
+import { Refusal } from "../src/refusal.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLAIM_TOKEN_RETENTION_MS, pruneExternalClaims } from "../src/engine/external/claim-retention.js";
-import { claimExternalTasks, ExternalTaskError, resolveExternalTask, tokenHash } from "../src/engine/external/tasks.js";
+import { claimExternalTasks, resolveExternalTask, tokenHash } from "../src/engine/external/tasks.js";
 import { rowsOf } from "../src/storage/db.js";
 import { externalClaims } from "../src/storage/schema/index.js";
 import { type Harness, openHarness } from "./engine-harness.js";
@@ -32,7 +33,7 @@ const looped = {
 const LEASE_MS = 60_000;
 
 async function claimOne(harness: Harness): Promise<string> {
-  const [item] = await claimExternalTasks(harness.db, harness.clock, { workerId: "w1", limit: 1, leaseMs: LEASE_MS });
+  const [item] = await claimExternalTasks(harness.db, harness.clock, { workerId: "w1", limit: 1, claimMs: LEASE_MS });
   expect(item, "the parked task is claimable").toBeDefined();
   return item!.token;
 }
@@ -42,13 +43,13 @@ async function storedHashes(harness: Harness): Promise<string[]> {
   return rows.map((r) => r.hash).sort();
 }
 
-async function refusal(promise: Promise<unknown>): Promise<ExternalTaskError> {
+async function refusal(promise: Promise<unknown>): Promise<Refusal> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ExternalTaskError);
-  return error as ExternalTaskError;
+  expect(error).toBeInstanceOf(Refusal);
+  return error as Refusal;
 }
 
 /** Three tokens: `over` (its visit moved on), `superseded` (its claim lapsed and was re-taken), `current`. */

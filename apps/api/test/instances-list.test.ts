@@ -2,7 +2,7 @@ import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Api, bare, collectAll, deploy, shop, sleep, start } from "./instances-fixtures.js";
 
-// GET /instances: every filter of SPEC's table and the pagination envelope, on instances the
+// GET /instances: every filter of docs/instances.md "Lists" and the pagination envelope, on instances the
 // start wrote (the engine never runs here: --poll 0, no /tick). Filters that need other
 // statuses, error codes or children are exercised in instances-engine.test.ts.
 
@@ -48,6 +48,7 @@ describe("GET /api/instances rows", () => {
         retry_count: 0,
         created_at: expect.any(String),
         updated_at: expect.any(String),
+        key: null,
         parent_id: null,
         root_id: other[1],
         phase: null,

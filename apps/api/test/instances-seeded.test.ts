@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { stringifyJson } from "@baton/expr";
 import { client, createTestDatabase, dropTestDatabase, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshInstanceRow, freshState } from "../src/engine/start.js";
 import { refOf } from "../src/storage/objects.js";
 import { openDatabase } from "../src/storage/db.js";
 import { instances, logs, objects } from "../src/storage/schema/index.js";
@@ -36,19 +37,16 @@ type Seed = Partial<typeof instances.$inferInsert> & { id: string; at: number };
 
 function row(seed: Seed): typeof instances.$inferInsert {
   const { at, ...rest } = seed;
-  return {
-    rootId: seed.id,
-    parentId: null,
+  const fresh = freshInstanceRow({
+    id: seed.id,
     process: "tree",
     version: 1,
-    status: "running",
     task: "start",
-    state: stringifyJson({ input: {}, outputs: {}, _children: {} }),
-    taskEpoch: 1,
-    createdAt: at,
-    updatedAt: at + 500,
-    ...rest,
-  };
+    state: stringifyJson(freshState({})),
+    now: at,
+  });
+  // Seeded rows are never due: the server under test must not advance them.
+  return { ...fresh, wakeAt: null, updatedAt: at + 500, ...rest };
 }
 
 const seeds: Seed[] = [
@@ -186,6 +184,7 @@ describe("status and detail views of settled and child instances", () => {
       error_message: 'task "charge": http.503: Service Unavailable',
       created_at: "2026-01-02T10:00:00.010Z",
       updated_at: "2026-01-02T10:00:00.510Z",
+      key: null,
     });
   });
 

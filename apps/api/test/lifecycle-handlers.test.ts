@@ -1,8 +1,9 @@
 import { stringifyJson } from "@baton/expr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshInstanceRow, freshState } from "../src/engine/start.js";
 import { lifecycleHandlers } from "../src/handlers/lifecycle.js";
 import type { ActionRequest } from "../src/http/action-handler.js";
-import { ApiError } from "../src/http/api-error.js";
+import { type ApiError, toApiError } from "../src/http/api-error.js";
 import type { Services } from "../src/services.js";
 import { newId } from "../src/storage/ids.js";
 import { instances } from "../src/storage/schema/index.js";
@@ -38,14 +39,31 @@ function request(id: string, query: Record<string, unknown> = {}): ActionRequest
     body: undefined,
     principal: { actor: "token:ops", perms: ["operate"] },
     url: new URL("http://x/"),
+    headers: new Headers(),
   };
+}
+
+/** A child row of `root` seeded straight into the table (the engine never spawned it). */
+function childRow(root: string, child: string) {
+  return freshInstanceRow({
+    id: child,
+    rootId: root,
+    parentId: root,
+    process: "tree",
+    version: 1,
+    task: "only",
+    state: stringifyJson(freshState({})),
+    now: h.clock.now(),
+  });
 }
 
 async function apiError(promise: Promise<unknown>): Promise<ApiError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    // Handlers throw domain refusals; the HTTP edge maps them to status and code.
+    const mapped = toApiError(error);
+    if (mapped) return mapped;
     throw error;
   }
   throw new Error("expected an ApiError");
@@ -56,19 +74,9 @@ describe("lifecycle handlers", () => {
     const root = await h.start("tree");
     const child = newId(h.clock.now());
     await h.db.insert(instances).values({
-      id: child,
-      rootId: root,
-      parentId: root,
+      ...childRow(root, child),
       spawnTask: "only",
-      process: "tree",
-      version: 1,
-      status: "running",
-      task: "only",
-      state: stringifyJson({ input: {}, outputs: {}, _children: {} }),
-      taskEpoch: 1,
       wakeAt: null,
-      createdAt: h.clock.now(),
-      updatedAt: h.clock.now(),
     });
     for (const verb of ["pauseInstance", "resumeInstance", "cancelInstance", "retryInstance"] as const) {
       const error = await apiError(lifecycleHandlers[verb](request(child), services));
@@ -85,20 +93,7 @@ describe("lifecycle handlers", () => {
   it("act on the whole tree, record the actor, and wake the engine after resume and retry", async () => {
     const root = await h.start("tree");
     const child = newId(h.clock.now());
-    await h.db.insert(instances).values({
-      id: child,
-      rootId: root,
-      parentId: root,
-      process: "tree",
-      version: 1,
-      status: "running",
-      task: "only",
-      state: stringifyJson({ input: {}, outputs: {}, _children: {} }),
-      taskEpoch: 1,
-      wakeAt: h.clock.now() + 60_000,
-      createdAt: h.clock.now(),
-      updatedAt: h.clock.now(),
-    });
+    await h.db.insert(instances).values({ ...childRow(root, child), wakeAt: h.clock.now() + 60_000 });
     const paused = await lifecycleHandlers.pauseInstance(request(root), services);
     expect(paused).toEqual({ status: 200, body: { outcome: "paused", status: "paused", instances: 2 } });
     const before = woken;

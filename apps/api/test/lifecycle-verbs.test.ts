@@ -1,7 +1,7 @@
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cancelTree, LifecycleConflict, pauseTree, resumeTree, retryTree } from "../src/engine/trees/lifecycle.js";
+import { cancelTree, pauseTree, resumeTree, retryTree } from "../src/engine/trees/lifecycle.js";
 import { type Harness, openHarness } from "./engine-harness.js";
 
 let h: Harness;
@@ -82,17 +82,15 @@ describe("pause and resume", () => {
   it("pauses an idle running tree at once (200) and resumes it where it stopped", async () => {
     const id = await h.start("quick");
     const paused = await pauseTree(h.db, h.clock, id, "token:op");
-    expect(paused).toEqual({ http: 200, outcome: "paused", status: "paused", instances: 1 });
+    expect(paused).toEqual({ outcome: "paused", status: "paused", instances: 1 });
     expect(await h.tick(), "a paused instance is not claimed").toBe(0);
     expect(await pauseTree(h.db, h.clock, id, "token:op"), "pausing a paused tree is a no-op").toEqual({
-      http: 204,
       status: "paused",
       instances: 0,
     });
     const resumed = await resumeTree(h.db, h.clock, id, "token:op");
-    expect(resumed).toEqual({ http: 200, outcome: "resumed", status: "running", instances: 1 });
+    expect(resumed).toEqual({ outcome: "resumed", status: "running", instances: 1 });
     expect(await resumeTree(h.db, h.clock, id, "token:op"), "resuming a running tree").toEqual({
-      http: 204,
       status: "running",
       instances: 0,
     });
@@ -108,7 +106,7 @@ describe("pause and resume", () => {
     const ticking = h.tick();
     await waitFor(async () => release !== undefined);
     const pausing = await pauseTree(h.db, h.clock, id, "token:op");
-    expect(pausing).toEqual({ http: 202, outcome: "pausing", status: "pausing", instances: 1 });
+    expect(pausing).toEqual({ outcome: "pausing", status: "pausing", instances: 1 });
     expect((await h.get(id)).requested).toBe("pause");
     release!();
     expect(await ticking).toBe(1);
@@ -129,7 +127,6 @@ describe("pause and resume", () => {
     await waitFor(async () => release !== undefined);
     await pauseTree(h.db, h.clock, id, null);
     expect(await resumeTree(h.db, h.clock, id, null)).toEqual({
-      http: 200,
       outcome: "resumed",
       status: "running",
       instances: 1,
@@ -184,15 +181,14 @@ describe("cancel", () => {
   it("cancels an idle tree at once (200); cancelled is terminal", async () => {
     const id = await h.start("quick");
     expect(await cancelTree(h.db, h.clock, id, "token:op")).toEqual({
-      http: 200,
       outcome: "cancelled",
       status: "cancelled",
       instances: 1,
     });
     const view = await h.get(id);
     expect(view.wakeAt).toBeNull();
-    expect(await cancelTree(h.db, h.clock, id, null)).toEqual({ http: 204, status: "cancelled", instances: 0 });
-    await expect(resumeTree(h.db, h.clock, id, null)).rejects.toThrow(LifecycleConflict);
+    expect(await cancelTree(h.db, h.clock, id, null)).toEqual({ status: "cancelled", instances: 0 });
+    await expect(resumeTree(h.db, h.clock, id, null)).rejects.toMatchObject({ name: "Refusal", kind: "conflict" });
     await expect(retryTree(h.db, h.clock, id, null, true)).rejects.toThrow(/cancelled instance is terminal/);
   });
 
@@ -201,7 +197,6 @@ describe("cancel", () => {
     const ticking = h.tick();
     await waitFor(async () => release !== undefined);
     expect(await cancelTree(h.db, h.clock, id, null)).toEqual({
-      http: 202,
       outcome: "cancelling",
       status: "cancelling",
       instances: 1,
@@ -235,7 +230,7 @@ describe("retry", () => {
     const failed = await h.get(id);
     expect(failed.status).toBe("failed");
     const result = await retryTree(h.db, h.clock, id, "token:op", false);
-    expect(result).toEqual({ http: 200, outcome: "retried", status: "running", instances: 1 });
+    expect(result).toEqual({ outcome: "retried", status: "running", instances: 1 });
     const revived = await h.get(id);
     expect(revived).toMatchObject({
       status: "running",

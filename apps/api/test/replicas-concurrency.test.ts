@@ -1,4 +1,4 @@
-// Several api processes on one PostgreSQL database race for the same work (DESIGN §3): no
+// Several api processes on one PostgreSQL database race for the same work (docs/engine.md#the-pump-claims-and-leases): no
 // instance is advanced twice, no update is lost, and operator verbs racing the pumps leave
 // every tree in a state of the machine. Row-lock concurrency only means something on
 // PostgreSQL: PGlite has a single connection.

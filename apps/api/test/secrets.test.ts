@@ -1,10 +1,14 @@
 import { client, json, startServer, startUpstream, type TestServer, type Upstream } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// LANGUAGE §1: config values marked `secret: true` are redacted ("***") in logs and API views.
+// docs/language.md#secrets: config values marked `secret: true` are redacted ("***") in logs and API views.
 // The real server reads the secret from its environment; the upstream sees the real value.
 
 const SECRET = "s3cr3t-value";
+// Characters that every encoding changes: a query string, JSON and Basic credentials each carry another spelling.
+const ENCODED_SECRET = 'p@ss w0rd/&=é+"quoted"';
+// Interpolated into a URL's credentials as is, so without characters a URL would split on.
+const BASIC_SECRET = "basic-auth-password-42";
 
 let server: TestServer;
 let up: Upstream;
@@ -16,6 +20,8 @@ const KEY = "${ config.api_key }";
 
 beforeAll(async () => {
   up = await startUpstream((req, res) => {
+    if (req.path.startsWith("/echo-url"))
+      return json(res, 400, { error: `bad request to ${req.path}`, authorization: req.headers.authorization ?? null });
     if (req.path.startsWith("/fail"))
       return json(res, 500, { error: `rejected key ${String(req.headers["x-api-key"])}` });
     json(res, 200, { seen: String(req.headers["x-api-key"]), path: req.path, body: req.body, padding });
@@ -28,6 +34,8 @@ beforeAll(async () => {
       BATON_VAULT_FAIL_API_KEY: SECRET,
       BATON_VAULT_PARENT_API_KEY: SECRET,
       BATON_VAULT_KID_API_KEY: SECRET,
+      BATON_VAULT_QUERY_API_KEY: ENCODED_SECRET,
+      BATON_VAULT_BASIC_API_KEY: BASIC_SECRET,
     },
   });
   api = client(server.url);
@@ -77,6 +85,37 @@ beforeAll(async () => {
         {
           id: "fail",
           action: { type: "fetch", method: "get", url: `${up.url}/fail?k=${KEY}`, headers: { "X-Api-Key": KEY } },
+        },
+      ],
+    },
+    // The secret in a query string the upstream echoes back (URL-encoded), and as the password of
+    // the URL's credentials, which go out as `Authorization: Basic base64(user:secret)`.
+    {
+      name: "vault_query",
+      config_schema,
+      tasks: [
+        {
+          id: "call",
+          action: {
+            type: "fetch",
+            method: "get",
+            url: `${up.url}/echo-url`,
+            query: { token: "$: config.api_key", again: KEY },
+          },
+        },
+      ],
+    },
+    {
+      name: "vault_basic",
+      config_schema,
+      tasks: [
+        {
+          id: "call",
+          action: {
+            type: "fetch",
+            method: "get",
+            url: `${up.url.replace("http://", `http://svc:${KEY}@`)}/echo-url`,
+          },
         },
       ],
     },
@@ -206,5 +245,53 @@ describe("secret config values", () => {
         "***",
       );
     }
+  });
+});
+
+describe("encoded forms of a secret", () => {
+  /** Every spelling of `secret` this test expects to be gone: raw, URL-encoded, JSON-escaped, base64 (whole and aligned cores). */
+  const spellings = (secret: string) => {
+    const bytes = Buffer.from(`svc:${secret}`);
+    const cores = [0, 1, 2].map((skip) => {
+      const from = 4 + skip;
+      const whole = bytes.subarray(from, from + Math.floor((bytes.length - from) / 3) * 3);
+      return whole.toString("base64");
+    });
+    return [
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ v: secret }).toString().slice(2),
+      JSON.stringify(secret).slice(1, -1),
+      Buffer.from(`svc:${secret}`).toString("base64"),
+      ...cores.filter((core) => bytes.toString("base64").includes(core)),
+    ];
+  };
+
+  it("redacts a secret the upstream echoes URL-encoded from the query, in error_message, logs and views", async () => {
+    const id = await runToEnd("vault_query");
+    const sent = up.requests.at(-1)!;
+    expect(new URL(sent.path, "http://x").searchParams.get("token"), "the upstream gets the real value").toBe(
+      ENCODED_SECRET,
+    );
+    const status = (await api.get(`/api/instances/${id}`)).body;
+    expect(status.error_code).toBe("http.400");
+    expect(status.error_message).toContain("bad request to /echo-url?again=***&token=***");
+    const shown = await everythingShownAbout(id);
+    for (const [where, text] of Object.entries(shown))
+      for (const spelling of spellings(ENCODED_SECRET)) expect(text, `${where}: ${spelling}`).not.toContain(spelling);
+    expect(server.stderr()).not.toContain(encodeURIComponent(ENCODED_SECRET));
+  });
+
+  it("redacts Basic credentials built from the secret when the upstream echoes them", async () => {
+    const id = await runToEnd("vault_basic");
+    const sent = up.requests.at(-1)!;
+    expect(sent.headers.authorization).toBe(`Basic ${Buffer.from(`svc:${BASIC_SECRET}`).toString("base64")}`);
+    const status = (await api.get(`/api/instances/${id}`)).body;
+    expect(status.error_code).toBe("http.400");
+    expect(status.error_message).toContain('"authorization":"Basic ');
+    expect(status.error_message).toContain("***");
+    const shown = await everythingShownAbout(id);
+    for (const [where, text] of Object.entries(shown))
+      for (const spelling of spellings(BASIC_SECRET)) expect(text, `${where}: ${spelling}`).not.toContain(spelling);
   });
 });

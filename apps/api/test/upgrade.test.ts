@@ -2,6 +2,7 @@ import { stringifyJson } from "@baton/expr";
 import { client, json, startServer, startUpstream, type TestServer, type Upstream } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openDatabase } from "../src/storage/db.js";
+import { freshInstanceRow } from "../src/engine/start.js";
 import { instances } from "../src/storage/schema/index.js";
 import { bearer, bootstrapToken, type SharedDatabase, sharedDatabase } from "./auth-fixtures.js";
 
@@ -43,19 +44,11 @@ beforeAll(async () => {
   );
   try {
     const state = stringifyJson({ input: {}, outputs: {} });
-    const base = {
-      process: "tree",
-      version: 1,
-      status: "running",
-      task: "start",
-      state,
-      taskEpoch: 1,
-      createdAt: Date.now(),
-      updatedAt: Date.now(),
-    };
+    const base = { process: "tree", version: 1, task: "start", state, now: Date.now() };
+    // Seeded parked (wake_at null): the tree is only ever moved by the upgrade under test.
     await db.db.insert(instances).values([
-      { ...base, id: ROOT, rootId: ROOT, parentId: null, phase: "children" },
-      { ...base, id: CHILD, rootId: ROOT, parentId: ROOT, spawnTask: "start" },
+      { ...freshInstanceRow({ ...base, id: ROOT }), phase: "children", wakeAt: null },
+      { ...freshInstanceRow({ ...base, id: CHILD, rootId: ROOT, parentId: ROOT, spawnTask: "start" }), wakeAt: null },
     ]);
   } finally {
     await db.close();

@@ -40,7 +40,7 @@ function partKind(part: string, cwd: string): SelectorKind {
 }
 
 /**
- * A compat selector (SPEC: exactly one of channel, definitions, versions) from flag values:
+ * A compat selector (docs/cli.md: exactly one of channel, definitions, versions) from flag values:
  * a channel name; NAME@VERSION pairs (VERSION a number or a channel name), comma-separated or
  * repeated; or definition files/globs/directories.
  */

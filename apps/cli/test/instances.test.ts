@@ -54,6 +54,21 @@ describe("run", () => {
     });
   });
 
+  it("--key stores a business key that instances --key finds exactly, and --parent lists one parent's children", async () => {
+    const keyed = (await cli(["run", "greet", "--set", "who=Kim", "--key", "A-4711"])).stdout.trim();
+    await cli(["run", "greet", "--set", "who=Lu", "--key", "A-4712"]);
+    const listed = await cli(["instances", "--key", "A-4711", "--json"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).items.map((row: { id: string; key: string }) => [row.id, row.key])).toEqual([
+      [keyed, "A-4711"],
+    ]);
+    const table = await cli(["instances", "--key", "A-4711"]);
+    expect(table.stdout).toMatch(/KEY/);
+    expect(table.stdout).toContain("A-4711");
+    const none = await cli(["instances", "--parent", keyed, "--json"]);
+    expect(JSON.parse(none.stdout).items, "a greet instance has no children").toEqual([]);
+  });
+
   it("--json prints the start response", async () => {
     const run = await cli(["run", "greet@1", "--set", "who=Bo", "--json"]);
     expect(Object.keys(JSON.parse(run.stdout)).sort()).toEqual(["id", "process", "status", "version"]);
@@ -130,7 +145,7 @@ describe("instances, get and logs", () => {
     expect(table.stderr).toMatch(/more not shown; use --all/);
   });
 
-  it("sends every SPEC filter in a form the server accepts", async () => {
+  it("sends every documented filter in a form the server accepts", async () => {
     const args = [
       "instances",
       "--status",

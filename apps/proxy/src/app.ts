@@ -7,6 +7,7 @@ import type { Logger } from "@baton/log";
 import { apiError } from "./responses.js";
 import { createSignIn } from "./sign-in.js";
 import { serveUi } from "./static-ui.js";
+import { createProxyMetrics, type ProxyMetrics } from "./metrics.js";
 
 export interface ProxyAppOptions {
   /** The validated config file, or null for no-config mode (no login, requests pass as they are). */
@@ -16,6 +17,8 @@ export interface ProxyAppOptions {
   uiDir: string;
   log: Logger;
   now?: () => number;
+  /** Default: a fresh registry per app (tests build several apps in one process). */
+  metrics?: ProxyMetrics;
 }
 
 /** The whole proxy as a Hono app: `/auth/*`, the forwarded API paths, then the UI. */
@@ -24,6 +27,18 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   const now = options.now ?? Date.now;
   const signIn = createSignIn(config, { log, now });
   const app = new Hono();
+  const metrics = options.metrics ?? createProxyMetrics();
+  app.use(async (c, next) => {
+    const began = performance.now();
+    await next();
+    metrics.request(c.req.method, c.req.path, c.res.status, (performance.now() - began) / 1000);
+  });
+  // The proxy's own metrics (docs/metrics.md); the API's are at the API's /metrics, not forwarded.
+  app.get(
+    "/metrics",
+    async () =>
+      new Response(await metrics.registry.metrics(), { headers: { "content-type": metrics.registry.contentType } }),
+  );
   // Before every route: a forged cross-origin request must not reach sign-in or the API.
   app.use("*", crossOriginGuard(config?.redirectUrl));
 

@@ -39,6 +39,11 @@ export interface ActionSpec {
   path: string;
   /** Also served at the server root, where probes expect it (only `/healthz`); `/api<path>` stays its documented address. */
   root?: boolean;
+  /**
+   * Beyond SPEC (docs/api.md "Extensions"): the OpenAPI document marks it `x-baton-extension`
+   * and says so in its description. SPEC's own endpoints never set it.
+   */
+  extension?: boolean;
   tag: string;
   summary: string;
   description: string;
@@ -49,6 +54,11 @@ export interface ActionSpec {
   permissions: Permission[] | "public";
   /** Object schema of the path parameters. */
   params?: JsonSchema;
+  /**
+   * Object schema of the request headers the endpoint reads (string values; names as sent,
+   * matched case-insensitively). Documented as `in: header` parameters; the handler validates them.
+   */
+  headers?: JsonSchema;
   /** Object schema of the query parameters (strings on the wire, coerced to the declared types). */
   query?: JsonSchema;
   /** Request body schema; strict (additionalProperties false) wherever the body is an object. */

@@ -39,6 +39,7 @@ interface LooseRequest {
   query?: Record<string, unknown>;
   body?: unknown;
   signal?: AbortSignal;
+  headers?: Record<string, string>;
 }
 
 function queryValue(value: unknown): string {
@@ -98,7 +99,10 @@ export function createClient(options: ClientOptions): BatonClient {
     const spec = findAction(name);
     const url = actionUrl(server, spec, req);
     const contentTypes = Object.values(spec.responses).map((response) => response.contentType ?? "application/json");
-    const headers: Record<string, string> = { accept: [...new Set([...contentTypes, "application/json"])].join(", ") };
+    const headers: Record<string, string> = {
+      ...req.headers,
+      accept: [...new Set([...contentTypes, "application/json"])].join(", "),
+    };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.userAgent) headers["user-agent"] = options.userAgent;
     let body: string | undefined;

@@ -10,5 +10,13 @@ export * from "./process-openapi.js";
 export * from "./registry.js";
 export * from "./schema.js";
 export type * from "./types.js";
-export { CLAIM_LIMIT, LEASE_MS } from "./endpoints/external-tasks.js";
-export { INSTANCE_PHASES, INSTANCE_STATUSES, LIFECYCLE_OUTCOMES, LOG_LEVELS } from "./endpoints/instances.js";
+export { CLAIM_LIMIT, CLAIM_WAIT_MS, LEASE_MS } from "./endpoints/external-tasks.js";
+export {
+  COUNT_DIMENSIONS,
+  COUNT_GROUPS_MAX,
+  INSTANCE_KEY_MAX_LENGTH,
+  INSTANCE_PHASES,
+  INSTANCE_STATUSES,
+  LIFECYCLE_OUTCOMES,
+  LOG_LEVELS,
+} from "./endpoints/instances.js";

@@ -54,6 +54,7 @@ function parameters(spec: ActionSpec): unknown[] {
   for (const [location, schema, example] of [
     ["path", spec.params, examples.params],
     ["query", spec.query, examples.query],
+    ["header", spec.headers, undefined],
   ] as const) {
     if (!schema) continue;
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
@@ -119,8 +120,9 @@ function operation(spec: ActionSpec): Record<string, unknown> {
     operationId: spec.name,
     tags: [spec.tag],
     summary: spec.summary,
-    description: `${spec.description}\n\n${permissionSentence(spec)}`,
+    description: `${spec.extension ? '**Extension** (beyond SPEC, docs/api.md "Extensions"). ' : ""}${spec.description}\n\n${permissionSentence(spec)}`,
   };
+  if (spec.extension) op["x-baton-extension"] = true;
   const params = parameters(spec);
   if (params.length > 0) op.parameters = params;
   if (spec.body) {

@@ -22,6 +22,7 @@ export const LIST_SORTS = {
   channels: { keys: ["name", "updated_at"], defaultKey: "name", defaultOrder: "asc" },
   instances: { keys: ["created_at", "updated_at"], defaultKey: "created_at", defaultOrder: "desc" },
   logs: { keys: ["created_at"], defaultKey: "created_at", defaultOrder: "desc" },
+  externalTasks: { keys: ["waiting_since"], defaultKey: "waiting_since", defaultOrder: "asc" },
 } as const satisfies Record<string, ListSorting>;
 
 /** The five list parameters as query-schema properties. */

@@ -5,8 +5,10 @@ import { findAction, registry } from "./registry.js";
 import { closed, queryAjv, requestAjv } from "./test-support/ajv.js";
 import type { ActionName } from "./types.js";
 
-// Written by hand from docs/api.md "Endpoints and their statuses" (every endpoint, with
-// GET /objects/{ref} admitting worker or read). [method, path, permissions, "fails with"].
+// Written by hand from docs/api.md "Endpoints and their statuses" (every endpoint of the
+// interface, with GET /objects/{ref} admitting worker or read, and the per-process description
+// endpoints); extensions such as /metrics (docs/metrics.md) are in EXTENSION_TABLE.
+// [method, path, permissions, "fails with"].
 const ENDPOINT_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["put", "/definitions", ["deploy"], [400, 500]],
   ["get", "/definitions", ["read"], [400, 500]],
@@ -21,7 +23,8 @@ const ENDPOINT_TABLE: [string, string, ActionSpec["permissions"], number[]][] = 
   ["delete", "/channels", ["deploy"], [400, 500]],
   ["post", "/channels/promote", ["deploy"], [400, 404, 500]],
   ["post", "/channels/status", ["read"], [400, 404, 500]],
-  ["post", "/instances", ["operate"], [400, 404, 500]],
+  // 409: the Idempotency-Key extension (docs/api.md).
+  ["post", "/instances", ["operate"], [400, 404, 409, 500]],
   ["get", "/instances", ["read"], [400, 500]],
   ["get", "/instances/{id}", ["read"], [400, 404, 500]],
   ["get", "/instances/{id}/detail", ["read"], [400, 404, 500]],
@@ -41,7 +44,14 @@ const ENDPOINT_TABLE: [string, string, ActionSpec["permissions"], number[]][] = 
   ["get", "/tokens", ["admin"], [400, 500]],
   ["delete", "/tokens/{id}", ["admin"], [400, 404, 500]],
   ["get", "/healthz", "public", [400, 500, 503]],
+  ["get", "/metrics", ["read"], [400, 500]],
   ["post", "/tick", ["admin"], [400, 500, 501]],
+];
+
+// The extensions beyond the interface (docs/api.md "Extensions"), in the same shape.
+const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
+  ["get", "/instances/counts", ["read"], [400, 500]],
+  ["get", "/external-tasks", ["read"], [400, 500]],
 ];
 
 // Every ActionName, as a record so that adding a name to types.ts without listing it here fails to compile.
@@ -61,6 +71,8 @@ const NAMES: Record<ActionName, true> = {
   channelStatus: true,
   startInstance: true,
   listInstances: true,
+  countInstances: true,
+  listExternalTasks: true,
   getInstance: true,
   getInstanceDetail: true,
   listInstanceLogs: true,
@@ -79,6 +91,7 @@ const NAMES: Record<ActionName, true> = {
   listTokens: true,
   revokeToken: true,
   health: true,
+  metrics: true,
   tick: true,
 };
 
@@ -109,10 +122,23 @@ function requestSchemas(spec: ActionSpec): [string, JsonSchema][] {
 }
 
 describe("registry", () => {
-  it("declares exactly the documented endpoints with their permissions", () => {
-    const actual = registry.map((spec) => [key(spec.method, spec.path), spec.permissions]).sort();
+  it("declares exactly the documented endpoints with their permissions, and marks every other one an extension", () => {
+    const actual = registry
+      .filter((spec) => !spec.extension)
+      .map((spec) => [key(spec.method, spec.path), spec.permissions])
+      .sort();
     const expected = ENDPOINT_TABLE.map(([method, path, permissions]) => [key(method, path), permissions]).sort();
     expect(actual).toEqual(expected);
+  });
+
+  it("declares the extensions, each marked as one", () => {
+    const actual = registry
+      .filter((spec) => spec.extension)
+      .map((spec) => [key(spec.method, spec.path), spec.permissions])
+      .sort();
+    expect(actual).toEqual(
+      EXTENSION_TABLE.map(([method, path, permissions]) => [key(method, path), permissions]).sort(),
+    );
   });
 
   it("declares every typed action name exactly once", () => {
@@ -126,9 +152,9 @@ describe("registry", () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it("marks only /healthz as root and public", () => {
+  it("marks only /healthz (public) and the /metrics extension as root, and only /healthz as public", () => {
     const roots = registry.filter((spec) => spec.root).map((spec) => spec.path);
-    expect(roots).toEqual(["/healthz"]);
+    expect(roots).toEqual(["/healthz", "/metrics"]);
     expect(registry.filter((spec) => spec.permissions === "public").map((spec) => spec.name)).toEqual(["health"]);
   });
 
@@ -186,7 +212,9 @@ describe("registry", () => {
     });
 
     it("fails only with the statuses docs/api.md lists for it", () => {
-      const row = ENDPOINT_TABLE.find(([method, path]) => key(method, path) === key(spec.method, spec.path));
+      const row = [...ENDPOINT_TABLE, ...EXTENSION_TABLE].find(
+        ([method, path]) => key(method, path) === key(spec.method, spec.path),
+      );
       expect(row).toBeDefined();
       expect([...spec.errors].sort()).toEqual(row![3]);
       for (const status of spec.errors)
@@ -289,11 +317,18 @@ describe("request schemas", () => {
     expect(validate({ definitions: [{ name: "a" }], channel: "prod" })).toBe(true);
   });
 
-  it("bounds claim limit and lease and fills their defaults", () => {
+  it("bounds claim limit, lease and long-poll wait and fills their defaults", () => {
     const validate = queryAjv().compile(findAction("claimExternalTasks").body!);
     const ok = { worker_id: "w" } as Record<string, unknown>;
     expect(validate(ok)).toBe(true);
-    expect(ok, "defaults documented in the description are the schema's").toMatchObject({ limit: 1, lease_ms: 30000 });
+    expect(ok, "defaults documented in the description are the schema's").toMatchObject({
+      limit: 1,
+      lease_ms: 30000,
+      wait_ms: 0,
+    });
+    expect(validate({ worker_id: "w", wait_ms: 60000 })).toBe(true);
+    expect(validate({ worker_id: "w", wait_ms: 60001 }), "the long-poll is bounded").toBe(false);
+    expect(validate({ worker_id: "w", wait_ms: -1 })).toBe(false);
     expect(validate({ worker_id: "w", limit: 101 })).toBe(false);
     expect(validate({ worker_id: "w", lease_ms: 999 })).toBe(false);
     expect(validate({ worker_id: "w", lease_ms: 600001 })).toBe(false);
@@ -393,6 +428,7 @@ describe("response schemas", () => {
       created_at: "2026-01-01T00:00:00Z",
       updated_at: "2026-01-01T00:00:00Z",
       root_id: "i",
+      key: null,
       phase: "external",
     };
     const page = {

@@ -213,6 +213,8 @@ export interface StartInstanceBody {
   process: string;
   version?: number;
   input?: { [key: string]: JsonValue };
+  /** Extension: the business key (docs/api.md "Business keys"). */
+  key?: string;
 }
 
 export interface StartInstanceResponse {
@@ -234,6 +236,8 @@ export interface InstanceStatusView {
   output?: JsonValue;
   created_at: string;
   updated_at: string;
+  /** Extension: the business key given at start, or null. */
+  key: string | null;
 }
 
 export interface InstanceRow extends InstanceStatusView {
@@ -255,6 +259,34 @@ export interface ListInstancesQuery extends ListQuery<"created_at" | "updated_at
   created_before?: number;
   updated_after?: number;
   updated_before?: number;
+  /** Extension: exact business key. */
+  key?: string;
+  /** Extension: only this instance's children. */
+  parent_id?: string;
+}
+
+export type InstanceFilters = Omit<ListInstancesQuery, "sort" | "order" | "limit" | "after" | "before">;
+
+export type CountDimension = "status" | "process" | "error_code" | "phase";
+
+export interface CountInstancesQuery extends InstanceFilters {
+  /** One or two dimensions, comma-separated (default "status"). */
+  by?: string | CountDimension[];
+}
+
+export interface InstanceCountGroup {
+  status?: InstanceStatus;
+  process?: string;
+  error_code?: string | null;
+  phase?: InstancePhase | null;
+  count: number;
+}
+
+export interface InstanceCounts {
+  by: CountDimension[];
+  groups: InstanceCountGroup[];
+  total: number;
+  truncated: boolean;
 }
 
 export interface ExternalizedObject {
@@ -272,6 +304,7 @@ export interface InstanceDetail {
   retry_count: number;
   created_at: string;
   updated_at: string;
+  key: string | null;
   /** On failure (sent only when set). */
   error_code?: string;
   error_message?: string;
@@ -361,6 +394,28 @@ export interface ExternalTask {
   deadline: string | null;
   claimed_by: string;
   claim_expires: string;
+}
+
+export interface ListExternalTasksQuery extends ListQuery<"waiting_since"> {
+  process?: string;
+  version?: number;
+  task?: string;
+  claimed?: boolean;
+  instance_id?: string;
+}
+
+export interface WaitingExternalTask {
+  instance_id: string;
+  root_id: string;
+  process: string;
+  version: number;
+  task: string;
+  status: InstanceStatus;
+  external_input: JsonValue;
+  waiting_since: string;
+  deadline: string | null;
+  claimed_by: string | null;
+  claim_expires: string | null;
 }
 
 export interface ClaimBody {
@@ -461,6 +516,7 @@ export interface ActionTypes {
   channelStatus: Io<None, None, { channel: string }, { items: StaleChildReference[] }>;
   startInstance: Io<None, None, StartInstanceBody, StartInstanceResponse>;
   listInstances: Io<None, ListInstancesQuery, None, Page<InstanceRow>>;
+  countInstances: Io<None, CountInstancesQuery, None, InstanceCounts>;
   getInstance: Io<InstanceIdParams, None, None, InstanceStatusView>;
   getInstanceDetail: Io<InstanceIdParams, { resolve?: boolean }, None, InstanceDetail>;
   listInstanceLogs: Io<InstanceIdParams, ListInstanceLogsQuery, None, Page<LogEntry>>;
@@ -471,6 +527,7 @@ export interface ActionTypes {
   retryInstance: Io<InstanceIdParams, { force?: boolean }, None, LifecycleResponse>;
   upgradeInstance: Io<InstanceIdParams, None, UpgradeBody, UpgradeResponse>;
   getObject: Io<{ ref: string }, None, None, JsonValue>;
+  listExternalTasks: Io<None, ListExternalTasksQuery, None, Page<WaitingExternalTask>>;
   claimExternalTasks: Io<None, None, ClaimBody, ClaimResponse>;
   renewExternalTasks: Io<None, None, RenewBody, RenewResponse>;
   releaseExternalTask: Io<None, None, { token: string }, { released: boolean }>;
@@ -480,6 +537,7 @@ export interface ActionTypes {
   listTokens: Io<None, None, None, { items: Token[] }>;
   revokeToken: Io<TokenIdParams, None, None, { revoked: boolean }>;
   health: Io<None, None, None, HealthResponse>;
+  metrics: Io<None, None, None, string>;
   tick: Io<None, None, { advance_ms?: number } | undefined, { count: number }>;
 }
 
@@ -492,7 +550,11 @@ type BodyPart<T> = [T] extends [undefined] ? {} : undefined extends T ? { body?:
 /** The request of an action: `params` and (unless optional) `body` are required where the action has them. */
 export type ActionRequest<N extends ActionName> = ParamsPart<ActionTypes[N]["params"]> &
   QueryPart<ActionTypes[N]["query"]> &
-  BodyPart<ActionTypes[N]["body"]> & { signal?: AbortSignal };
+  BodyPart<ActionTypes[N]["body"]> & {
+    signal?: AbortSignal;
+    /** Extra request headers the action reads (`Idempotency-Key` of startInstance). */
+    headers?: Record<string, string>;
+  };
 
 export type ActionResponse<N extends ActionName> = ActionTypes[N]["response"];
 

@@ -1,5 +1,6 @@
-// The single table of functions an expression may call (LANGUAGE.md §3). The parser, the
+// The single table of functions an expression may call (docs/language.md "Builtins"). The parser, the
 // evaluator and the checker all read this table; `map` is syntax (it takes a lambda), not a builtin.
+import { checkLength, type EvalBudget, step } from "./budget.js";
 import { ExprRuntimeError } from "./errors.js";
 import type { Json } from "./json.js";
 import { isJsonNumber } from "./numbers.js";
@@ -35,8 +36,11 @@ export interface Builtin {
   description: string;
   /** The typing rule: result type and argument problems from the argument types. */
   type(args: JsonSchema[], defs: Defs): BuiltinTyping;
-  /** Throws ExprRuntimeError (without position; the evaluator adds it) on bad arguments. */
-  call(args: Json[], scope: { readonly [root: string]: Json | undefined }): Json;
+  /**
+   * Throws ExprRuntimeError (without position; the evaluator adds it) on bad arguments, and
+   * ExprLimitError when the result would pass `budget`.
+   */
+  call(args: Json[], scope: { readonly [root: string]: Json | undefined }, budget: EvalBudget): Json;
 }
 
 function expectTypes(
@@ -55,6 +59,12 @@ function expectTypes(
   return [
     { arg, what: `argument ${arg + 1} of ${name}() is ${describeType(schema, defs)}`, expected: `expected ${label}` },
   ];
+}
+
+/** `text`, or ExprLimitError if it is longer than the value size limit (case mapping can lengthen a string). */
+function bounded(text: string, budget: EvalBudget, what: string): string {
+  checkLength(budget, text.length, `the string returned by ${what}`);
+  return text;
 }
 
 function fail(message: string): never {
@@ -95,11 +105,11 @@ export const BUILTINS: { readonly [name: string]: Builtin } = Object.freeze({
       type: nullableLike(x, STRING_TYPE, defs),
       problems: expectTypes("lower", 0, x, ["string"], "a string", defs),
     }),
-    call: ([x]) =>
+    call: ([x], _scope, budget) =>
       x === null
         ? null
         : typeof x === "string"
-          ? x.toLowerCase()
+          ? bounded(x.toLowerCase(), budget, "lower()")
           : fail(`lower() expects a string, got ${describeValue(x)}`),
   },
   upper: {
@@ -110,11 +120,11 @@ export const BUILTINS: { readonly [name: string]: Builtin } = Object.freeze({
       type: nullableLike(x, STRING_TYPE, defs),
       problems: expectTypes("upper", 0, x, ["string"], "a string", defs),
     }),
-    call: ([x]) =>
+    call: ([x], _scope, budget) =>
       x === null
         ? null
         : typeof x === "string"
-          ? x.toUpperCase()
+          ? bounded(x.toUpperCase(), budget, "upper()")
           : fail(`upper() expects a string, got ${describeValue(x)}`),
   },
   contains: {
@@ -136,9 +146,12 @@ export const BUILTINS: { readonly [name: string]: Builtin } = Object.freeze({
         problems.push(...expectTypes("contains", 1, needle, ["string"], "a string", defs));
       return { type: nullableLike(subject, BOOLEAN_TYPE, defs), problems };
     },
-    call: ([subject, needle]) => {
+    call: ([subject, needle], _scope, budget) => {
       if (subject === null) return null;
-      if (Array.isArray(subject)) return subject.some((item) => deepEqual(item, needle));
+      if (Array.isArray(subject)) {
+        step(budget, subject.length);
+        return subject.some((item) => deepEqual(item, needle));
+      }
       if (typeof subject === "string" || (typeof subject === "object" && !isJsonNumber(subject))) {
         if (typeof needle !== "string")
           return fail(
@@ -161,12 +174,22 @@ export const BUILTINS: { readonly [name: string]: Builtin } = Object.freeze({
         ...expectTypes("join", 1, separator, ["string"], "a string", defs),
       ],
     }),
-    call: ([list, separator]) => {
+    call: ([list, separator], _scope, budget) => {
       if (typeof separator !== "string")
         return fail(`join() expects a string separator as argument 2, got ${describeValue(separator)}`);
       if (list === null) return null;
       if (!Array.isArray(list)) return fail(`join() expects an array as argument 1, got ${describeValue(list)}`);
-      return list.map(renderValue).join(separator);
+      step(budget, list.length);
+      // Measured part by part, before the parts are joined.
+      let length = Math.max(0, list.length - 1) * separator.length;
+      checkLength(budget, length, "the string built by join()");
+      const parts = list.map((item) => {
+        const part = renderValue(item, budget.limits.maxNumberDigits);
+        length += part.length;
+        checkLength(budget, length, "the string built by join()");
+        return part;
+      });
+      return parts.join(separator);
     },
   },
   now_ms: {

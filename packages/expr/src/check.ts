@@ -1,4 +1,4 @@
-// Static checking of expressions and templates against JSON Schemas (LANGUAGE.md §3, §6).
+// Static checking of expressions and templates against JSON Schemas (docs/language.md "Expressions", "Schemas").
 // Only definite mismatches are problems (a value whose type has no valid member for the
 // operator); values that merely may be null fail at run time with engine.expression, except
 // that interpolation and `case` are checked for null as the language requires.
@@ -16,6 +16,7 @@ import {
   INTEGER_TYPE,
   itemType,
   type JsonSchema,
+  type Lookup,
   type JsonType,
   mayBeNull,
   NULL_TYPE,
@@ -39,6 +40,12 @@ export interface TypeEnv {
   defs?: { [name: string]: JsonSchema };
   /** Why a root is unavailable, used in its problem, e.g. `{ input: "the process declares no input_schema" }`. */
   rootNotes?: { [root: string]: string };
+  /**
+   * `root.name` answered without building the root's whole type (the `outputs` root has a
+   * property per task: building it for every place was quadratic in the task count). Must
+   * agree with propertyType on `roots[root]`; undefined for roots it does not answer.
+   */
+  rootProperty?: (root: string, name: string, subject: string) => Lookup | undefined;
 }
 
 export interface CheckProblem {
@@ -181,6 +188,8 @@ function infer(node: Expr, ctx: Context): JsonSchema {
     case "identifier":
       return inferIdentifier(node, ctx);
     case "member": {
+      const direct = rootMember(ctx, node.object, node.property, node.propertyStart);
+      if (direct !== undefined) return direct;
       const target = infer(node.object, ctx);
       if (refuseUnknownRead(ctx, target, node.object, `.${node.property}`, node.propertyStart)) return ALREADY_REPORTED;
       const lookup = propertyType(target, node.property, ctx.defs, sourceText(node.object, ctx.source));
@@ -233,11 +242,26 @@ function infer(node: Expr, ctx: Context): JsonSchema {
   }
 }
 
+/** `root.name` through env.rootProperty when `object` is such a root (not shadowed by a lambda parameter). */
+function rootMember(ctx: Context, object: Expr, name: string, position: number): JsonSchema | undefined {
+  if (object.kind !== "identifier" || ctx.env.rootProperty === undefined) return undefined;
+  if (ctx.locals.some((l) => l.name === object.name)) return undefined;
+  const lookup = ctx.env.rootProperty(object.name, name, object.name);
+  if (lookup === undefined) return undefined;
+  if (!lookup.problem) return lookup.type;
+  report(ctx, position, lookup.problem.what, lookup.problem.expected);
+  return ALREADY_REPORTED;
+}
+
 function inferIdentifier(node: Extract<Expr, { kind: "identifier" }>, ctx: Context): JsonSchema {
   for (let i = ctx.locals.length - 1; i >= 0; i--) if (ctx.locals[i].name === node.name) return ctx.locals[i].type;
   const schema = Object.hasOwn(ctx.env.roots, node.name) ? ctx.env.roots[node.name] : undefined;
   if (schema !== undefined) return schema;
-  const available = Object.keys(ctx.env.roots).filter((root) => ctx.env.roots[root] !== undefined);
+  // Read descriptors, not values: a root may be a getter that builds a large type.
+  const available = Object.keys(ctx.env.roots).filter((root) => {
+    const d = Object.getOwnPropertyDescriptor(ctx.env.roots, root);
+    return d?.get !== undefined || d?.value !== undefined;
+  });
   const note =
     ctx.env.rootNotes && Object.hasOwn(ctx.env.rootNotes, node.name) ? `: ${ctx.env.rootNotes[node.name]}` : "";
   const expected =
@@ -256,7 +280,7 @@ function inferIdentifier(node: Extract<Expr, { kind: "identifier" }>, ctx: Conte
 const ALREADY_REPORTED: JsonSchema = Object.freeze({}) as JsonSchema;
 
 /**
- * LANGUAGE §6: `{}` "can be passed on but not read into". Reading a member or index of a value
+ * docs/language.md "What the checker refuses": `{}` "can be passed on but not read into". Reading a member or index of a value
  * whose type is unknown (or a union with an unknown member) is a problem; the result is
  * unknown so one missing schema is reported once, not at every step of a longer path.
  */
@@ -285,6 +309,10 @@ function containsUnknown(schema: JsonSchema, defs: Defs, depth: number): boolean
 }
 
 function inferIndex(node: Extract<Expr, { kind: "index" }>, ctx: Context): JsonSchema {
+  if (node.index.kind === "literal" && typeof node.index.value === "string") {
+    const direct = rootMember(ctx, node.object, node.index.value, node.index.start);
+    if (direct !== undefined) return direct;
+  }
   const target = infer(node.object, ctx);
   const index = infer(node.index, ctx);
   const subject = sourceText(node.object, ctx.source);

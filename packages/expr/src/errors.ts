@@ -35,6 +35,30 @@ export class ExprRuntimeError extends Error {
   }
 }
 
+/** Which bound of the evaluation budget was passed (docs/limits.md). */
+export type EvalLimitKind = "steps" | "value_size" | "number_digits";
+
+/**
+ * An evaluation passed its budget (steps, value size, number digits): the engine fails the
+ * instance with code `engine.limit`. Distinct from ExprRuntimeError: it is not a fault of the
+ * values but of their size, and the budget is the operator's to raise.
+ */
+export class ExprLimitError extends Error {
+  readonly code = "engine.limit" as const;
+  readonly limit: EvalLimitKind;
+  readonly reason: string;
+  /** Where in a shape the evaluation was, e.g. `body.items[2]` (set by evaluateShape). */
+  readonly path?: string;
+
+  constructor(limit: EvalLimitKind, reason: string, path?: string) {
+    super((path ? `${path}: ` : "") + reason);
+    this.name = "ExprLimitError";
+    this.limit = limit;
+    this.reason = reason;
+    this.path = path;
+  }
+}
+
 /** A template inside a shape failed to parse; `path` says where, e.g. `body.items[2]`. */
 export class ShapeError extends Error {
   readonly path: string;

@@ -1,6 +1,7 @@
 import { type Expr, sourceOf } from "./ast.js";
 import { BUILTINS } from "./builtins.js";
-import { ExprRuntimeError } from "./errors.js";
+import { checkComposite, checkLength, type EvalBudget, scopeBudget, jsonSize, step } from "./budget.js";
+import { ExprLimitError, ExprRuntimeError } from "./errors.js";
 import type { Json } from "./json.js";
 import {
   add,
@@ -31,11 +32,16 @@ interface Context {
   source: string | undefined;
   /** Lambda parameters in scope, innermost last; they shadow roots. */
   locals: Array<{ name: string; value: Json }>;
+  budget: EvalBudget;
 }
 
-/** Evaluates `expr`; throws ExprRuntimeError (code `engine.expression`) on faults the checker could not rule out. */
-export function evaluate(expr: Expr, scope: Scope): Json {
-  return run(expr, { scope, source: sourceOf(expr), locals: [] });
+/**
+ * Evaluates `expr`; throws ExprRuntimeError (code `engine.expression`) on faults the checker
+ * could not rule out, and ExprLimitError (code `engine.limit`) when `budget` runs out. Without
+ * a budget, a fresh one of the limits the scope carries (LIMITS_KEY), else the defaults.
+ */
+export function evaluate(expr: Expr, scope: Scope, budget: EvalBudget = scopeBudget(scope)): Json {
+  return run(expr, { scope, source: sourceOf(expr), locals: [], budget });
 }
 
 function fault(ctx: Context, node: Expr, reason: string, position = node.start): never {
@@ -46,14 +52,19 @@ const isPlainObject = (v: Json): v is { [k: string]: Json } =>
   v !== null && typeof v === "object" && !Array.isArray(v) && !isJsonNumber(v);
 
 function run(node: Expr, ctx: Context): Json {
+  step(ctx.budget);
   switch (node.kind) {
     case "literal":
       return node.value;
-    case "array":
-      return node.items.map((item) => run(item, ctx));
+    case "array": {
+      const out = node.items.map((item) => run(item, ctx));
+      checkComposite(ctx.budget, out, "an array literal");
+      return out;
+    }
     case "object": {
       const out: { [k: string]: Json } = {};
       for (const entry of node.entries) setKey(out, entry.key, run(entry.value, ctx));
+      checkComposite(ctx.budget, out, "an object literal");
       return out;
     }
     case "identifier": {
@@ -89,7 +100,7 @@ function run(node: Expr, ctx: Context): Json {
     case "call": {
       const args = node.args.map((arg) => run(arg, ctx));
       try {
-        return BUILTINS[node.name].call(args, ctx.scope);
+        return BUILTINS[node.name].call(args, ctx.scope, ctx.budget);
       } catch (error) {
         if (error instanceof ExprRuntimeError && error.position === undefined) fault(ctx, node, error.reason);
         throw error;
@@ -100,11 +111,20 @@ function run(node: Expr, ctx: Context): Json {
       if (list === null) return null;
       if (!Array.isArray(list)) fault(ctx, node.list, `map() expects an array, got ${describeValue(list)}`);
       const [itemName, indexName] = node.params;
+      // The result is measured as it grows: a nested map can build far more than it reads.
+      let size = 2;
       return (list as Json[]).map((item, i) => {
         ctx.locals.push({ name: itemName, value: item });
         if (indexName !== undefined) ctx.locals.push({ name: indexName, value: i });
         try {
-          return run(node.body, ctx);
+          const value = run(node.body, ctx);
+          size += jsonSize(ctx.budget, value) + 1;
+          if (size > ctx.budget.limits.maxValueBytes)
+            throw new ExprLimitError(
+              "value_size",
+              `the result of map() grew past ${ctx.budget.limits.maxValueBytes} characters as JSON (the value size limit) at element ${i}`,
+            );
+          return value;
         } finally {
           ctx.locals.length -= indexName === undefined ? 1 : 2;
         }
@@ -154,7 +174,10 @@ function runBinary(node: Extract<Expr, { kind: "binary" }>, ctx: Context): Json 
       return !deepEqual(left, right);
     case "+":
       if (isJsonNumber(left) && isJsonNumber(right)) return add(left, right);
-      if (typeof left === "string" && typeof right === "string") return left + right;
+      if (typeof left === "string" && typeof right === "string") {
+        checkLength(ctx.budget, left.length + right.length, 'the string built by "+"');
+        return left + right;
+      }
       return fault(
         ctx,
         node,

@@ -12,7 +12,17 @@ export {
   type TypeEnv,
   typeOfLiteral,
 } from "./check.js";
-export { ExprRuntimeError, ExprSyntaxError, ShapeError } from "./errors.js";
+export {
+  DEFAULT_EVAL_LIMITS,
+  type EvalBudget,
+  type EvalLimits,
+  evalBudget,
+  jsonTextSize,
+  LIMITS_KEY,
+  limitsIn,
+  scopeBudget,
+} from "./budget.js";
+export { type EvalLimitKind, ExprLimitError, ExprRuntimeError, ExprSyntaxError, ShapeError } from "./errors.js";
 export { evaluate, type Scope } from "./evaluate.js";
 export * from "./json.js";
 export { FUNCTION_NAMES, parseExpression } from "./parser.js";
@@ -28,8 +38,10 @@ export {
   mayBeNull,
   propertyType,
   resolveSchema,
+  schemaSize,
   typesOf,
   unionOf,
+  unknownProperty,
   withNull,
   withoutNull,
 } from "./schema-types.js";
@@ -37,4 +49,5 @@ export { type CompiledShape, compileShape, evaluateShape } from "./shape.js";
 export { checkShape, type ShapeProblem } from "./shape-check.js";
 export { quoteSource } from "./source-quote.js";
 export { evaluateTemplate, parseTemplate, type Template, type TemplateExpr } from "./template.js";
+export { numberText } from "./numbers.js";
 export { deepEqual, renderValue } from "./values.js";

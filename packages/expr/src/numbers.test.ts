@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { ExprLimitError } from "./errors.js";
 import { isLosslessNumber, LosslessNumber, stringifyJson } from "./json.js";
 import {
   add,
-  canonicalNumberText,
   compareNumbers,
   divide,
   fromDecimal,
@@ -10,7 +10,9 @@ import {
   multiply,
   negate,
   numberFromText,
+  numberText,
   remainder,
+  shortNumberText,
   subtract,
   toDecimal,
 } from "./numbers.js";
@@ -95,11 +97,33 @@ describe("exact decimal numbers", () => {
     expect(isIntegerNumber(new LosslessNumber("123456789012345678901234567890"))).toBe(true);
   });
 
-  it("renders canonical decimal text without exponent", () => {
-    expect(canonicalNumberText(1e21)).toBe("1000000000000000000000");
-    expect(canonicalNumberText(1e-7)).toBe("0.0000001");
-    expect(canonicalNumberText(new LosslessNumber("1.500"))).toBe("1.5");
-    expect(canonicalNumberText(-0)).toBe("0");
-    expect(canonicalNumberText(42)).toBe("42");
+  it("renders canonical decimal text without exponent while it fits the digit limit", () => {
+    expect(numberText(1e21, 1000)).toBe("1000000000000000000000");
+    expect(numberText(1e-7, 1000)).toBe("0.0000001");
+    expect(numberText(new LosslessNumber("1.500"), 1000)).toBe("1.5");
+    expect(numberText(-0, 1000)).toBe("0");
+    expect(numberText(42, 1000)).toBe("42");
+    expect(numberText(new LosslessNumber("1e999"), 1000)).toBe(`1${"0".repeat(999)}`);
+  });
+
+  it("renders in exponent form past the digit limit, never writing the digits out", () => {
+    // Written out, these are forty million and a hundred million digits.
+    expect(numberText(new LosslessNumber("1e40000000"), 1000)).toBe("1e+40000000");
+    expect(numberText(new LosslessNumber("-2.5e-100000000"), 1000)).toBe("-2.5e-100000000");
+    expect(numberText(new LosslessNumber("1e1000"), 1000), "1001 digits plain").toBe("1e+1000");
+    expect(numberText(new LosslessNumber("1.5e7"), 5)).toBe("1.5e+7");
+  });
+
+  it("refuses a number whose significant digits alone pass the limit", () => {
+    const long = new LosslessNumber(`${"7".repeat(30)}e50`);
+    expect(() => numberText(long, 20)).toThrow(ExprLimitError);
+    expect(() => numberText(long, 20)).toThrow(
+      "a number with 30 significant digits cannot be rendered within the limit of 20 digits",
+    );
+  });
+
+  it("shortens numbers in messages", () => {
+    expect(shortNumberText(new LosslessNumber("1e40000000"))).toBe("1e+40000000");
+    expect(shortNumberText(new LosslessNumber(`${"3".repeat(60)}`))).toBe("3.3333333333333333333e+59");
   });
 });

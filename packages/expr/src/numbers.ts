@@ -3,6 +3,7 @@
 // else as a LosslessNumber (plain digits, no exponent), so big integers and long fractions
 // survive unchanged.
 import { Decimal } from "decimal.js";
+import { ExprLimitError } from "./errors.js";
 import { isLosslessNumber, LosslessNumber } from "./json.js";
 
 export type JsonNumber = number | LosslessNumber;
@@ -117,8 +118,35 @@ export function isIntegerNumber(a: JsonNumber): boolean {
   return typeof a === "number" ? Number.isInteger(a) : toDecimal(a).isInteger();
 }
 
-/** Plain decimal text without exponent or trailing zeros: `1e21` → `1000000000000000000000`, `-0` → `0`. */
-export function canonicalNumberText(a: JsonNumber): string {
+/**
+ * How a number renders as text (docs/language.md "Numbers in text"): plain decimal without
+ * exponent or trailing zeros (`1e21` → `1000000000000000000000`, `-0` → `0`) when that takes at
+ * most `maxDigits` digits; otherwise exponent form (`1e+40000000`) when its significant digits
+ * fit; otherwise ExprLimitError. Never writes out more than `maxDigits` digits (a 12-character
+ * `1e40000000` would be forty million).
+ */
+export function numberText(a: JsonNumber, maxDigits: number): string {
   if (typeof a === "number" && Number.isSafeInteger(a)) return String(a === 0 ? 0 : a);
-  return toDecimal(a).toFixed();
+  const d = toDecimal(a);
+  const significant = d.sd();
+  if (plainDigits(d) <= maxDigits) return d.toFixed();
+  if (significant <= maxDigits) return d.toExponential();
+  throw new ExprLimitError(
+    "number_digits",
+    `a number with ${significant} significant digits cannot be rendered within the limit of ${maxDigits} digits`,
+  );
+}
+
+/** Digits of the plain decimal form: integer digits (at least one) plus fraction digits. */
+function plainDigits(d: Decimal): number {
+  const significant = d.sd();
+  return d.e >= 0 ? Math.max(d.e + 1, significant) : significant - d.e;
+}
+
+/** A short text of a number for messages: plain up to 40 digits, else exponent form with at most 20 significant digits. */
+export function shortNumberText(a: JsonNumber): string {
+  if (typeof a === "number" && Number.isSafeInteger(a)) return String(a === 0 ? 0 : a);
+  const d = toDecimal(a);
+  if (plainDigits(d) <= 40) return d.toFixed();
+  return d.toSignificantDigits(20).toExponential();
 }

@@ -5,7 +5,7 @@ import { describeToken, type Token, tokenize } from "./lexer.js";
 import { numberFromText } from "./numbers.js";
 
 // Higher binds tighter. `??` is tightest and may not be mixed with any other binary operator
-// without parentheses (LANGUAGE.md §3); the ternary sits below all of these.
+// without parentheses (docs/language.md "Grammar"); the ternary sits below all of these.
 const PRECEDENCE: { [op: string]: number } = {
   "||": 1,
   "&&": 2,

@@ -1,4 +1,4 @@
-// Reading JSON Schemas (LANGUAGE.md §6 subset) as types for the checker. `{}` is the unknown
+// Reading JSON Schemas (the subset of docs/language.md "Schemas") as types for the checker. `{}` is the unknown
 // type: anything can be passed on, any access yields unknown, and it is never reported.
 import type { Json } from "./json.js";
 import { isIntegerNumber, isJsonNumber } from "./numbers.js";
@@ -103,6 +103,45 @@ function simplifyTypes(types: JsonType[]): JsonSchema {
   return { type: ordered.length === 1 ? ordered[0] : ordered };
 }
 
+const unionKeys = new WeakMap<JsonSchema, string>();
+
+/**
+ * The identity of a union member. Memoised per object: inferred types share subtrees, and
+ * the same type is often united again and again (a type is a DAG; its text can be far larger).
+ */
+function unionKey(schema: JsonSchema): string {
+  let key = unionKeys.get(schema);
+  if (key === undefined) unionKeys.set(schema, (key = JSON.stringify(schema)));
+  return key;
+}
+
+/**
+ * The size of `schema` written out as JSON: its nodes (objects and arrays) and its height.
+ * Inferred types share subtrees, so the written-out size can be exponential in the work that
+ * built them; this takes time proportional to the distinct objects (memoised), and stops
+ * counting past `maxNodes` nodes or `maxHeight` levels (the result then exceeds the bound).
+ */
+export function schemaSize(schema: unknown, maxNodes: number, maxHeight: number): { nodes: number; height: number } {
+  const seen = new Map<object, { nodes: number; height: number }>();
+  const measure = (value: unknown, depth: number): { nodes: number; height: number } => {
+    if (value === null || typeof value !== "object") return { nodes: 0, height: 0 };
+    const known = seen.get(value);
+    if (known !== undefined) return known;
+    const size = { nodes: 1, height: 1 };
+    if (depth >= maxHeight) size.height = maxHeight + 1;
+    else
+      for (const child of Array.isArray(value) ? value : Object.values(value)) {
+        const c = measure(child, depth + 1);
+        size.nodes = Math.min(maxNodes + 1, size.nodes + c.nodes);
+        size.height = Math.max(size.height, c.height + 1);
+        if (size.nodes > maxNodes || size.height > maxHeight) break;
+      }
+    seen.set(value, size);
+    return size;
+  };
+  return measure(schema, 0);
+}
+
 /** The type of a value that is one of `schemas`; `undefined` entries (impossible values) are ignored. */
 export function unionOf(schemas: Array<JsonSchema | undefined>): JsonSchema {
   const members: JsonSchema[] = [];
@@ -112,7 +151,7 @@ export function unionOf(schemas: Array<JsonSchema | undefined>): JsonSchema {
     if (isUnknown(s)) return UNKNOWN;
     const branches = Object.keys(s).length === 1 && Array.isArray(s.anyOf) ? (s.anyOf as JsonSchema[]) : [s];
     for (const b of branches) {
-      const key = JSON.stringify(b);
+      const key = unionKey(b);
       if (!seen.has(key)) {
         seen.add(key);
         members.push(b);
@@ -212,14 +251,25 @@ export function propertyType(schema: JsonSchema, name: string, defs: Defs, subje
   const extra = s.additionalProperties;
   if (isObject(extra)) return { type: isUnknown(extra) ? UNKNOWN : nullable(extra) };
   if (extra === true || (properties === undefined && extra === undefined)) return { type: UNKNOWN };
-  const known = properties ? Object.keys(properties) : [];
+  return unknownProperty(name, subject, properties ? Object.keys(properties) : []);
+}
+
+/** At most this many known properties are listed in a problem (an object may have thousands). */
+const LISTED_PROPERTIES = 20;
+
+/** The problem of reading `subject.name` where `subject` is an object with only `known` properties. */
+export function unknownProperty(name: string, subject: string, known: readonly string[]): Lookup {
+  const listed =
+    known.length > LISTED_PROPERTIES
+      ? `${known.slice(0, LISTED_PROPERTIES).join(", ")} and ${known.length - LISTED_PROPERTIES} more`
+      : known.join(", ");
   return {
     type: UNKNOWN,
     problem: {
       what: `unknown property "${name}" of ${subject}`,
       expected:
         known.length > 0
-          ? `expected one of its known properties: ${known.join(", ")}`
+          ? `expected one of its known properties: ${listed}`
           : "expected no property access: the object declares no properties",
     },
   };

@@ -1,6 +1,7 @@
-// Shapes (LANGUAGE.md §4): JSON written as is whose string leaves are templates. Compiling
+// Shapes (docs/language.md "Templates and shapes"): JSON written as is whose string leaves are templates. Compiling
 // parses every template once; evaluation then only walks the tree.
-import { ExprRuntimeError, ExprSyntaxError, ShapeError } from "./errors.js";
+import { checkComposite, type EvalBudget, scopeBudget } from "./budget.js";
+import { ExprLimitError, ExprRuntimeError, ExprSyntaxError, ShapeError } from "./errors.js";
 import type { Scope } from "./evaluate.js";
 import { isLosslessNumber, type Json } from "./json.js";
 import { joinIndex, joinKey } from "./path.js";
@@ -37,25 +38,37 @@ export function compileShape(shape: Json, path = ""): CompiledShape {
   return { kind: "value", path, value: shape as Exclude<Json, string | Json[] | { [k: string]: Json }> };
 }
 
-/** Evaluates a compiled shape; throws ExprRuntimeError from its expressions. */
-export function evaluateShape(shape: CompiledShape, scope: Scope): Json {
+/**
+ * Evaluates a compiled shape; throws ExprRuntimeError from its expressions and ExprLimitError
+ * when the evaluation passes `budget` (one budget for the whole shape, not one per template).
+ */
+export function evaluateShape(shape: CompiledShape, scope: Scope, budget: EvalBudget = scopeBudget(scope)): Json {
+  const value = evaluateNode(shape, scope, budget);
+  if (value !== null && typeof value === "object" && !isLosslessNumber(value))
+    checkComposite(budget, value, "the value built by the shape");
+  return value;
+}
+
+function evaluateNode(shape: CompiledShape, scope: Scope, budget: EvalBudget): Json {
   switch (shape.kind) {
     case "value":
       return shape.value;
     case "template":
       try {
-        return evaluateTemplate(shape.template, scope);
+        return evaluateTemplate(shape.template, scope, budget);
       } catch (error) {
         if (error instanceof ExprRuntimeError && error.path === undefined && shape.path) {
           throw new ExprRuntimeError(error.reason, error.source, error.position, shape.path);
         }
+        if (error instanceof ExprLimitError && error.path === undefined && shape.path)
+          throw new ExprLimitError(error.limit, error.reason, shape.path);
         throw error;
       }
     case "array":
-      return shape.items.map((item) => evaluateShape(item, scope));
+      return shape.items.map((item) => evaluateNode(item, scope, budget));
     case "object": {
       const out: { [k: string]: Json } = {};
-      for (const [key, value] of shape.entries) setKey(out, key, evaluateShape(value, scope));
+      for (const [key, value] of shape.entries) setKey(out, key, evaluateNode(value, scope, budget));
       return out;
     }
   }

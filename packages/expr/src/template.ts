@@ -1,6 +1,7 @@
-// String leaves of shapes (LANGUAGE.md §3): "$: EXPR" is the typed value of EXPR, a string with
+// String leaves of shapes (docs/language.md "Templates and shapes"): "$: EXPR" is the typed value of EXPR, a string with
 // "${ EXPR }" interpolates (always a string), anything else is literal; "$$" is a literal "$".
 import type { Expr } from "./ast.js";
+import { checkLength, type EvalBudget, scopeBudget } from "./budget.js";
 import { ExprSyntaxError } from "./errors.js";
 import { evaluate, type Scope } from "./evaluate.js";
 import type { Json } from "./json.js";
@@ -91,17 +92,27 @@ function findClosingBrace(text: string, from: number): number {
   return -1;
 }
 
-/** `$:` gives the typed value; interpolation renders each value (strings as is, numbers in decimal, others as JSON, null as "null"). */
-export function evaluateTemplate(template: Template, scope: Scope): Json {
+/**
+ * `$:` gives the typed value; interpolation renders each value (strings as is, numbers in
+ * decimal, others as JSON, null as "null"), within `budget` (the string is measured before
+ * it grows).
+ */
+export function evaluateTemplate(template: Template, scope: Scope, budget: EvalBudget = scopeBudget(scope)): Json {
   switch (template.kind) {
     case "literal":
       return template.value;
     case "expr":
-      return evaluate(template.expr, scope);
+      return evaluate(template.expr, scope, budget);
     case "interpolation": {
       let out = "";
-      for (const part of template.parts)
-        out += typeof part === "string" ? part : renderValue(evaluate(part.expr, scope));
+      for (const part of template.parts) {
+        const text =
+          typeof part === "string"
+            ? part
+            : renderValue(evaluate(part.expr, scope, budget), budget.limits.maxNumberDigits);
+        checkLength(budget, out.length + text.length, "the interpolated string");
+        out += text;
+      }
       return out;
     }
   }

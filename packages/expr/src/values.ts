@@ -1,5 +1,6 @@
 import { type Json, stringifyJson } from "./json.js";
-import { canonicalNumberText, compareNumbers, isJsonNumber } from "./numbers.js";
+import { DEFAULT_EVAL_LIMITS } from "./budget.js";
+import { compareNumbers, isJsonNumber, numberText, shortNumberText } from "./numbers.js";
 
 export type ValueKind = "null" | "boolean" | "string" | "number" | "array" | "object";
 
@@ -21,7 +22,7 @@ export function describeValue(value: Json): string {
     case "boolean":
       return `the boolean ${value}`;
     case "number":
-      return `the number ${canonicalNumberText(value as number)}`;
+      return `the number ${shortNumberText(value as number)}`;
     case "string": {
       const s = value as string;
       return `the string ${JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s)}`;
@@ -52,10 +53,14 @@ export function deepEqual(a: Json, b: Json): boolean {
   return true;
 }
 
-/** How `${ }` renders a value: strings as is, numbers in canonical decimal, others as JSON. */
-export function renderValue(value: Json): string {
+/**
+ * How `${ }` renders a value: strings as is, numbers in decimal (exponent form past
+ * `maxDigits` digits, see numberText), others as JSON. Throws ExprLimitError for a number
+ * that cannot be rendered within `maxDigits`.
+ */
+export function renderValue(value: Json, maxDigits: number = DEFAULT_EVAL_LIMITS.maxNumberDigits): string {
   if (typeof value === "string") return value;
-  if (isJsonNumber(value)) return canonicalNumberText(value);
+  if (isJsonNumber(value)) return numberText(value, maxDigits);
   if (value === null || typeof value === "boolean") return String(value);
   return stringifyJson(value);
 }

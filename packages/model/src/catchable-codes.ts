@@ -1,6 +1,6 @@
 import type { Task } from "./definition.js";
 
-/** Engine codes a fetch can fail with besides `http.<status>` (LANGUAGE §5). */
+/** Engine codes a fetch can fail with besides `http.<status>` (docs/language.md "Error codes"). */
 export const FETCH_CODES: readonly string[] = [
   "pre.error",
   "pre.timeout",

@@ -1,12 +1,13 @@
 // The canonical form of a process definition: what `decodeDefinition` returns, what the
-// api stores (as JSON) and hashes, and what the engine executes. Shorthands of
-// LANGUAGE.md are always expanded here, so the engine never sees a shorthand.
+// api stores (as JSON) and hashes, and what the engine executes. Shorthands of the language
+// (docs/language.md "Canonical form and `saved: false`") are always expanded here, so the
+// engine never sees a shorthand.
 // Shapes and templates are kept as written (JSON whose string leaves are templates);
 // @baton/expr compiles them.
 
 import type { Json } from "@baton/expr";
 
-/** The JSON Schema subset of LANGUAGE.md §6. */
+/** The JSON Schema subset of docs/language.md "Schemas". */
 export type Schema = { [keyword: string]: unknown };
 
 /** JSON written as is whose string leaves are templates (`$: expr`, `${ }`, literal). */

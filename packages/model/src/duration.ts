@@ -1,4 +1,4 @@
-// Durations of LANGUAGE.md §2.7: "250ms", "30s", "2h30m", "1d", a bare number of ms.
+// Durations (docs/language.md "Timeouts, durations and times"): "250ms", "30s", "2h30m", "1d", a bare number of ms.
 // "$: expr" durations are evaluated by the engine at run time; parseDuration refuses them.
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

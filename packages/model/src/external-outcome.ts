@@ -1,4 +1,4 @@
-// What a worker may answer to an external task (LANGUAGE §2.2): a `result` (validated and
+// What a worker may answer to an external task (docs/language.md "external"): a `result` (validated and
 // conformed against result_schema) or an error outcome `{code, message?, data?}` whose code is
 // a key of the task's `raises` and whose data matches that key's schema (null: no data).
 import type { Json } from "@baton/expr";

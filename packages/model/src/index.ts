@@ -22,3 +22,4 @@ export { type OutputFlow, outputFlow } from "./output-flow.js";
 export { formatProblems } from "./problems.js";
 export { type DefinitionTyping, resultType, type TaskTyping, typeDefinition } from "./typing.js";
 export * from "./compat/index.js";
+export * from "./limits.js";

@@ -2,7 +2,7 @@ import type { JsonSchema } from "@baton/expr";
 import type { Definition, Schema } from "./definition.js";
 import { typeDefinition } from "./typing.js";
 
-/** What `POST /definitions/validate` returns per process (LANGUAGE §6 "Inference"). */
+/** What `POST /definitions/validate` returns per process (docs/language.md "Schemas", typing). */
 export interface ValidateResult {
   process: string;
   version: number;

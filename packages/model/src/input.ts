@@ -4,7 +4,7 @@ import { isPlainObject } from "./json-kind.js";
 import { conformValue } from "./schema-conform.js";
 import { type ValueProblem, validateValue } from "./schema-validate.js";
 
-/** Validates and conforms an instance input at start (LANGUAGE §1): the conformed value, `{}` when absent. */
+/** Validates and conforms an instance input at start (docs/language.md "The document", `input_schema`): the conformed value, `{}` when absent. */
 export function validateInput(
   def: Definition,
   input: Json | undefined,

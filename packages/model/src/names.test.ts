@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AUTHORED_CODE, authoredCodeProblem, CODE_PATTERN, PROCESS_NAME, TASK_ID } from "./names.js";
 
 describe("name patterns", () => {
-  it("match the LANGUAGE.md rules", () => {
+  it("match the rules of docs/language.md", () => {
     expect(PROCESS_NAME.test("orders.v2-eu_1")).toBe(true);
     expect(PROCESS_NAME.test("Orders")).toBe(false);
     expect(TASK_ID.test("charge-card")).toBe(true);

@@ -1,7 +1,7 @@
 import type { Task } from "./definition.js";
 import { codeMatches } from "./error-codes.js";
 
-/** Codes whose retry could run an only_once action twice (LANGUAGE §2.5). */
+/** Codes whose retry could run an only_once action twice (docs/language.md "only_once"). */
 export const NEVER_RETRY_ON_ONLY_ONCE: readonly string[] = [
   "only_once.interrupted",
   "http.timeout",

@@ -33,15 +33,15 @@ export function taskEdges(def: Definition): Edge[] {
 
 /** Tasks that no path from tasks[0] reaches. */
 export function unreachableTasks(def: Definition): Task[] {
-  const edges = taskEdges(def);
+  const successors: number[][] = def.tasks.map(() => []);
+  for (const e of taskEdges(def)) successors[e.from].push(e.to);
   const seen = new Set<number>([0]);
   const stack = [0];
   while (stack.length > 0) {
-    const from = stack.pop()!;
-    for (const e of edges)
-      if (e.from === from && !seen.has(e.to)) {
-        seen.add(e.to);
-        stack.push(e.to);
+    for (const to of successors[stack.pop()!])
+      if (!seen.has(to)) {
+        seen.add(to);
+        stack.push(to);
       }
   }
   return def.tasks.filter((_, i) => !seen.has(i));
@@ -67,12 +67,14 @@ export function endlessRoutingCycles(def: Definition): number[][] {
   const done = new Set<number>();
   for (let start = 0; start < def.tasks.length; start++) {
     const path: number[] = [];
+    const onPath = new Map<number, number>();
     let at: number | undefined = start;
-    while (at !== undefined && !done.has(at) && !path.includes(at)) {
+    while (at !== undefined && !done.has(at) && !onPath.has(at)) {
+      onPath.set(at, path.length);
       path.push(at);
       at = next[at];
     }
-    if (at !== undefined && !done.has(at) && path.includes(at)) cycles.push(path.slice(path.indexOf(at)));
+    if (at !== undefined && !done.has(at) && onPath.has(at)) cycles.push(path.slice(onPath.get(at)));
     for (const i of path) done.add(i);
   }
   return cycles;

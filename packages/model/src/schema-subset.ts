@@ -1,4 +1,4 @@
-// The strict JSON Schema subset of LANGUAGE.md §6. Everything else is refused by name, so
+// The strict JSON Schema subset of docs/language.md "Schemas". Everything else is refused by name, so
 // a schema never silently means less than its author thought (e.g. an ignored `format`).
 import { isLosslessNumber, type Json } from "@baton/expr";
 import type { DefinitionProblem } from "./definition.js";

@@ -111,3 +111,24 @@ describe("validateValue details", () => {
     expect(validateValue({ type: "array", minItems: 1 }, [], undefined, "s")[0].message).toMatch(/fewer than 1 items/);
   });
 });
+
+describe("numbers out of the float64 range", () => {
+  const qty = { type: "object", properties: { qty: { type: "integer", minimum: 1 } } };
+
+  it("never conform, whatever the schema: 1e40000000 is not an integer ≥ 1 but out of range", () => {
+    expect(validateValue(qty, parseJson('{"qty": 1e40000000}'), undefined, "input")).toEqual([
+      {
+        path: "input.qty",
+        message:
+          "the number 1e40000000 is out of range: numbers must lie within ±1.7976931348623157e308 and, unless zero, be at least 5e-324 in magnitude",
+      },
+    ]);
+    expect(validateValue({}, parseJson("[1e-400]"))).toHaveLength(1);
+    expect(validateValue({}, parseJson("[-1e309]"))).toHaveLength(1);
+  });
+
+  it("accepts big and tiny numbers inside the range, and zero written with an exponent", () => {
+    expect(validateValue(qty, parseJson('{"qty": 1e308}'))).toEqual([]);
+    expect(validateValue({}, parseJson("[5e-324, 0e-400, 12345678901234567890123]"))).toEqual([]);
+  });
+});

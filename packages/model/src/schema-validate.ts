@@ -1,4 +1,4 @@
-import { type Json, toPlainJson } from "@baton/expr";
+import { isLosslessNumber, type Json, type LosslessNumber, toPlainJson } from "@baton/expr";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { stableStringify } from "./canonical.js";
 import type { Schema } from "./definition.js";
@@ -46,19 +46,68 @@ function compiled(schema: Schema, defs?: Record<string, Schema>): ValidateFuncti
   return fn;
 }
 
-/** Problems of `value` against `schema` (LosslessNumbers are compared as the nearest float64). */
+/**
+ * Problems of `value` against `schema` (LosslessNumbers are compared as the nearest float64).
+ * A number outside the float64 range never conforms (docs/language.md "Numbers"): compared as
+ * Infinity or 0 it would pass `integer, minimum: 1` and mean nothing.
+ */
 export function validateValue(
   schema: Schema,
   value: Json,
   defs?: Record<string, Schema>,
   rootPath = "",
 ): ValueProblem[] {
+  const outOfRange = numbersOutOfRange(value, rootPath);
+  if (outOfRange.length > 0) return outOfRange;
   const fn = compiled(schema, defs);
   const plain = toPlainJson(value);
   if (fn(plain)) return [];
   return dedupe(
     (fn.errors ?? []).filter((e) => !isUnionNoise(e, fn.errors ?? [])).map((e) => describeError(e, rootPath, plain)),
   );
+}
+
+/** At most this many out-of-range numbers are listed. */
+const LISTED_OUT_OF_RANGE = 10;
+
+/** Numbers of `value` that a float64 cannot hold even approximately: beyond ±1.8e308, or non-zero and below 5e-324. */
+export function numbersOutOfRange(value: Json, rootPath = ""): ValueProblem[] {
+  // Paths are built only when there is something to report: most values have no LosslessNumber at all.
+  if (!someNumber(value, (n) => outOfRange(n.value))) return [];
+  const problems: ValueProblem[] = [];
+  const stack: Array<[Json, string]> = [[value, rootPath]];
+  while (stack.length > 0 && problems.length < LISTED_OUT_OF_RANGE) {
+    const [v, path] = stack.pop()!;
+    if (isLosslessNumber(v)) {
+      const text = (v as LosslessNumber).value;
+      if (outOfRange(text))
+        problems.push({
+          path: path === "" ? "value" : path,
+          message: `the number ${text.length > 40 ? `${text.slice(0, 40)}…` : text} is out of range: numbers must lie within ±1.7976931348623157e308 and, unless zero, be at least 5e-324 in magnitude`,
+        });
+    } else if (Array.isArray(v)) for (const [i, item] of v.entries()) stack.push([item, joinPath(path, i)]);
+    else if (v !== null && typeof v === "object")
+      for (const [k, item] of Object.entries(v)) stack.push([item, joinPath(path, k)]);
+  }
+  return problems;
+}
+
+function outOfRange(text: string): boolean {
+  const n = Number(text);
+  return !Number.isFinite(n) || (n === 0 && /[1-9]/.test(text.replace(/[eE].*$/, "")));
+}
+
+/** Whether some LosslessNumber in `value` satisfies `test` (walked without recursion). */
+function someNumber(value: Json, test: (n: LosslessNumber) => boolean): boolean {
+  const stack: Json[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (isLosslessNumber(v)) {
+      if (test(v as LosslessNumber)) return true;
+    } else if (Array.isArray(v)) for (const item of v) stack.push(item);
+    else if (v !== null && typeof v === "object") for (const item of Object.values(v)) stack.push(item);
+  }
+  return false;
 }
 
 // With allErrors, a failing oneOf/anyOf also reports every branch's own errors; keep only the

@@ -1,4 +1,4 @@
-// Reading template strings without evaluating them (LANGUAGE §3): "$: EXPR" is a typed
+// Reading template strings without evaluating them (docs/language.md "Templates and shapes"): "$: EXPR" is a typed
 // value, "${ }" interpolates, "$$" escapes a dollar, anything else is literal.
 
 export function isExpressionLeaf(text: string): boolean {

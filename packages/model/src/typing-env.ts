@@ -1,8 +1,8 @@
-// The typing environment of each place an expression can sit (LANGUAGE §3 "Roots").
-import { type JsonSchema, type TypeEnv, unionOf } from "@baton/expr";
+// The typing environment of each place an expression can sit (docs/language.md "Roots").
+import { type JsonSchema, type TypeEnv, unionOf, unknownProperty } from "@baton/expr";
 import type { Action, Definition, Schema } from "./definition.js";
 import { isPlainObject } from "./json-kind.js";
-import type { OutputFlow } from "./output-flow.js";
+import type { OutputFlow, TaskSet } from "./output-flow.js";
 import { inlineRefs } from "./schema-inline.js";
 
 export const UNKNOWN: JsonSchema = {};
@@ -32,12 +32,15 @@ function errorType(data: JsonSchema): JsonSchema {
  * `error.data` in task `i`: the union of what each task with an on_error goto to it declares —
  * non-2xx `responses` of a fetch, `raises` of an external task; unknown for child tasks (a
  * child's raise carries its own data). Codes that carry no data leave it absent (null).
+ * With `flow`, its errorSources name those tasks; without, every task is scanned (O(tasks)).
  */
-export function errorDataType(def: Definition, i: number): JsonSchema {
+export function errorDataType(def: Definition, i: number, flow?: OutputFlow): JsonSchema {
   const target = `$${def.tasks[i].id}`;
+  const sources =
+    flow?.errorSources[i] ?? def.tasks.flatMap((t, k) => (t.on_error.some((r) => r.goto === target) ? [k] : []));
   const parts: JsonSchema[] = [NULL];
-  for (const source of def.tasks) {
-    if (!source.on_error.some((r) => r.goto === target)) continue;
+  for (const s of sources) {
+    const source = def.tasks[s];
     const a = source.action;
     if (a?.type === "fetch" && a.responses !== undefined)
       for (const [status, schema] of Object.entries(a.responses))
@@ -102,17 +105,87 @@ export function withNull(t: JsonSchema): JsonSchema {
   return unionOf([t, NULL]);
 }
 
-function baseRoots(def: Definition): { roots: TypeEnv["roots"]; rootNotes: Record<string, string> } {
-  const roots: TypeEnv["roots"] = {};
-  const rootNotes: Record<string, string> = {};
-  if (def.input_schema !== undefined) roots.input = declared(def.input_schema);
-  else rootNotes.input = "the process declares no input_schema";
-  if (def.config_schema !== undefined) roots.config = declared(def.config_schema);
-  else rootNotes.config = "the process declares no config_schema";
-  return { roots, rootNotes };
+/** What the checker wants to know of an environment's use. */
+export interface EnvWatch {
+  /** A large type was built on demand (the whole `outputs` root): for the checker's budget. */
+  charge?: (type: JsonSchema) => void;
+  /** The output type of task `task` was read (`"all"`: the whole `outputs` root). */
+  read?: (task: number | "all") => void;
 }
 
-function outputsType(def: Definition, outputs: OutputTypes, set: Set<number>): JsonSchema {
+const baseRootsCache = new WeakMap<Definition, { roots: TypeEnv["roots"]; rootNotes: Record<string, string> }>();
+
+/** `input` and `config`, computed once per definition (inlining `$defs` costs the schema's size). */
+function baseRoots(def: Definition): { roots: TypeEnv["roots"]; rootNotes: Record<string, string> } {
+  let base = baseRootsCache.get(def);
+  if (base === undefined) {
+    const roots: TypeEnv["roots"] = {};
+    const rootNotes: Record<string, string> = {};
+    if (def.input_schema !== undefined) roots.input = declared(def.input_schema);
+    else rootNotes.input = "the process declares no input_schema";
+    if (def.config_schema !== undefined) roots.config = declared(def.config_schema);
+    else rootNotes.config = "the process declares no config_schema";
+    baseRootsCache.set(def, (base = { roots, rootNotes }));
+  }
+  return { roots: { ...base.roots }, rootNotes: { ...base.rootNotes } };
+}
+
+/**
+ * The `outputs` root: an object with a property per task that has an output type, non-null
+ * where `set` says it was set on every path here. It has as many properties as the definition
+ * has tasks, so it is built only when an expression reads `outputs` as a whole; `outputs.<id>`
+ * is answered by `rootProperty` in O(1) (building it per environment was quadratic).
+ */
+function withOutputsRoot(
+  env: TypeEnv,
+  def: Definition,
+  outputs: OutputTypes,
+  set: TaskSet,
+  watch: EnvWatch | undefined,
+): TypeEnv {
+  let whole: JsonSchema | undefined;
+  Object.defineProperty(env.roots, "outputs", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (whole === undefined) {
+        whole = outputsType(def, outputs, set);
+        watch?.charge?.(whole);
+        watch?.read?.("all");
+      }
+      return whole;
+    },
+  });
+  const index = taskIndex(def);
+  env.rootProperty = (root, name, subject) => {
+    if (root !== "outputs") return undefined;
+    const i = index.get(name);
+    if (i === undefined || outputs.types[i] === undefined)
+      return unknownProperty(name, subject, outputKeys(def, outputs));
+    return { type: set.has(i) ? outputs.types[i]! : outputs.nullable[i]! };
+  };
+  return env;
+}
+
+const taskIndexCache = new WeakMap<Definition, Map<string, number>>();
+
+function taskIndex(def: Definition): Map<string, number> {
+  let index = taskIndexCache.get(def);
+  if (index === undefined) taskIndexCache.set(def, (index = new Map(def.tasks.map((t, i) => [t.id, i]))));
+  return index;
+}
+
+const outputKeysCache = new WeakMap<OutputTypes, string[]>();
+
+/** Ids of the tasks that have an output type (which tasks do is fixed for a definition: only types change). */
+function outputKeys(def: Definition, outputs: OutputTypes): string[] {
+  let keys = outputKeysCache.get(outputs);
+  if (keys === undefined)
+    outputKeysCache.set(outputs, (keys = def.tasks.filter((_, i) => outputs.types[i] !== undefined).map((t) => t.id)));
+  return keys;
+}
+
+function outputsType(def: Definition, outputs: OutputTypes, set: TaskSet): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   def.tasks.forEach((task, i) => {
@@ -125,11 +198,21 @@ function outputsType(def: Definition, outputs: OutputTypes, set: Set<number>): J
   return { type: "object", properties, required };
 }
 
-/** The environment of a place inside task `i` (see LANGUAGE §3 "Roots"). */
-export function envFor(def: Definition, i: number, phase: Phase, outputs: OutputTypes, flow: OutputFlow): TypeEnv {
+/**
+ * The environment of a place inside task `i` (see docs/language.md "Roots"), watched by `watch`.
+ */
+export function envFor(
+  def: Definition,
+  i: number,
+  phase: Phase,
+  outputs: OutputTypes,
+  flow: OutputFlow,
+  watch?: EnvWatch,
+): TypeEnv {
   const task = def.tasks[i];
   const { roots, rootNotes } = baseRoots(def);
-  roots.outputs = outputsType(def, outputs, flow.setOnEntry[i]);
+  const defs = def.$defs as TypeEnv["defs"];
+  const env = withOutputsRoot({ roots, rootNotes, defs }, def, outputs, flow.setOnEntry[i], watch);
   const self: Record<string, JsonSchema> = { previous: outputs.nullable[i] ?? NULL };
   if (phase !== "payload") {
     const result = resultType(task.action);
@@ -142,16 +225,16 @@ export function envFor(def: Definition, i: number, phase: Phase, outputs: Output
   if (phase === "switch" && outputs.types[i] !== undefined) self.output = outputs.types[i]!;
   roots.self = { type: "object", properties: self, required: Object.keys(self) };
   if (flow.errorTarget[i]) {
-    const error = errorType(errorDataType(def, i));
+    const error = errorType(errorDataType(def, i, flow));
     roots.error = flow.normalEntry[i] ? withNull(error) : error;
   } else rootNotes.error = `task "${task.id}" is not the target of any on_error goto`;
-  return { roots, rootNotes, defs: def.$defs as TypeEnv["defs"] };
+  return env;
 }
 
-export function processEnv(def: Definition, outputs: OutputTypes, flow: OutputFlow): TypeEnv {
+export function processEnv(def: Definition, outputs: OutputTypes, flow: OutputFlow, watch?: EnvWatch): TypeEnv {
   const { roots, rootNotes } = baseRoots(def);
-  roots.outputs = outputsType(def, outputs, flow.setAtCompletion);
   rootNotes.self = "the process output has no self";
   rootNotes.error = "the process output has no error";
-  return { roots, rootNotes, defs: def.$defs as TypeEnv["defs"] };
+  const defs = def.$defs as TypeEnv["defs"];
+  return withOutputsRoot({ roots, rootNotes, defs }, def, outputs, flow.setAtCompletion, watch);
 }

@@ -9,6 +9,7 @@ import {
   describeType,
   type Expr,
   ExprSyntaxError,
+  ShapeError,
   type Json,
   type JsonSchema,
   parseExpression,
@@ -78,7 +79,12 @@ export function compileAll(
   report: (path: string, message: string) => void,
 ): CompiledShape | undefined {
   if (shape === undefined) return undefined;
-  let ok = true;
+  try {
+    return compileShape(shape, path);
+  } catch (e) {
+    if (!(e instanceof ShapeError)) throw e;
+  }
+  // Some leaf does not parse: visit them all, so every syntax error is reported at once.
   const visit = (v: unknown, at: string) => {
     if (typeof v === "string") {
       try {
@@ -86,13 +92,12 @@ export function compileAll(
       } catch (e) {
         if (!(e instanceof ExprSyntaxError)) throw e;
         report(at, e.message);
-        ok = false;
       }
     } else if (Array.isArray(v)) for (const [i, x] of v.entries()) visit(x, joinPath(at, i));
     else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) visit(x, joinPath(at, k));
   };
   visit(shape, path);
-  return ok ? compileShape(shape, path) : undefined;
+  return undefined;
 }
 
 function parseTemplateAt(

@@ -1,12 +1,14 @@
-// Static typing of a definition's expressions (LANGUAGE §3, §6 "Inference"): checks each
+// Static typing of a definition's expressions (docs/language.md "Roots", "Schemas"): checks each
 // template, case and `over` in its environment with @baton/expr, and infers the type of every
 // task output, payload and result.
-import { checkShape, type JsonSchema, type TypeEnv } from "@baton/expr";
+import { checkShape, type JsonSchema, schemaSize, type TypeEnv } from "@baton/expr";
 import { stableStringify } from "./canonical.js";
 import type { Action, Definition, DefinitionProblem } from "./definition.js";
 import { isPlainObject } from "./json-kind.js";
+import { type DefinitionLimits, definitionLimits } from "./limits.js";
 import { type OutputFlow, outputFlow } from "./output-flow.js";
 import {
+  type EnvWatch,
   envFor,
   NULL,
   type OutputTypes,
@@ -41,11 +43,82 @@ export interface DefinitionTyping {
 const NOTHING: JsonSchema = { type: [] };
 const MAX_ROUNDS = 8;
 
+const typings = new WeakMap<Definition, DefinitionTyping>();
+
 /**
+ * Types every expression of a decoded definition. Memoised per definition object (decoding
+ * types it to find problems, and validation asks again for the inferred schemas); a decoded
+ * definition is never mutated.
+ *
  * `adjustFlow` lets compat type `def` as if its tasks were entered otherwise (docs/compat.md:
- * an instance arriving from another version), e.g. a task that may now be entered without `error`.
+ * an instance arriving from another version), e.g. a task that may now be entered without
+ * `error`; such a typing is not memoised. `limits` bound the checker's work (docs/limits.md).
  */
-export function typeDefinition(def: Definition, adjustFlow?: (flow: OutputFlow) => OutputFlow): DefinitionTyping {
+export function typeDefinition(
+  def: Definition,
+  adjustFlow?: (flow: OutputFlow) => OutputFlow,
+  limits?: Partial<DefinitionLimits>,
+): DefinitionTyping {
+  let typing = adjustFlow === undefined ? typings.get(def) : undefined;
+  if (typing === undefined) {
+    try {
+      typing = typeUnbounded(def, definitionLimits(limits), adjustFlow);
+    } catch (e) {
+      if (!(e instanceof TypeBudgetExceeded)) throw e;
+      typing = { tasks: def.tasks.map(() => ({})), problems: [e.problem] };
+    }
+    if (adjustFlow === undefined) typings.set(def, typing);
+  }
+  return typing;
+}
+
+/** Thrown out of the typing walk when an inferred type or the total passes its bound: checking stops. */
+class TypeBudgetExceeded extends Error {
+  constructor(readonly problem: DefinitionProblem) {
+    super(problem.message);
+  }
+}
+
+/**
+ * Measures each inferred type before it is used further: a type built from shared parts can
+ * be exponentially larger written out than the work that built it (an output holding the
+ * previous output twice doubles with every task), and the outputs root has a property per task.
+ */
+function typeBudget(def: Definition, limits: DefinitionLimits) {
+  let left = limits.maxCheckNodes;
+  const refuse = (path: string, what: string, task?: string): never => {
+    const p: DefinitionProblem = { path, message: what };
+    if (def.name) p.process = def.name;
+    if (task !== undefined) p.task = task;
+    throw new TypeBudgetExceeded(p);
+  };
+  return {
+    /** Charges `type` (inferred at `path`) against the per-type and total bounds. */
+    charge(type: JsonSchema, path: string, task?: string): void {
+      const size = schemaSize(type, limits.maxTypeNodes, limits.maxTypeDepth);
+      if (size.nodes > limits.maxTypeNodes || size.height > limits.maxTypeDepth)
+        refuse(
+          path,
+          `the type inferred here is larger than the checker allows (more than ${limits.maxTypeNodes} schema nodes or ${limits.maxTypeDepth} levels, docs/limits.md): an output that nests or repeats other outputs grows with every task — pass on only the fields needed`,
+          task,
+        );
+      left -= size.nodes;
+      if (left < 0)
+        refuse(
+          path,
+          `the types inferred for this definition together exceed ${limits.maxCheckNodes} schema nodes (the checker's budget, docs/limits.md): outputs that copy other outputs or \`outputs\` as a whole grow with every task — pass on only the fields needed`,
+          task,
+        );
+    },
+  };
+}
+
+function typeUnbounded(
+  def: Definition,
+  limits: DefinitionLimits,
+  adjustFlow: ((flow: OutputFlow) => OutputFlow) | undefined,
+): DefinitionTyping {
+  const budget = typeBudget(def, limits);
   const problems: DefinitionProblem[] = [];
   const add = (path: string, message: string, task?: string) => {
     const p: DefinitionProblem = { process: def.name || undefined, path, message };
@@ -58,7 +131,7 @@ export function typeDefinition(def: Definition, adjustFlow?: (flow: OutputFlow) 
     def.output === undefined ? undefined : compileAll(def.output, "output", (path, msg) => add(path, msg));
   const flow = adjustFlow === undefined ? outputFlow(def) : adjustFlow(outputFlow(def));
 
-  const outputs = solveOutputTypes(def, sites, flow);
+  const outputs = solveOutputTypes(def, sites, flow, budget);
 
   const tasks: TaskTyping[] = def.tasks.map((task, i) => {
     const typing: TaskTyping = {};
@@ -69,9 +142,16 @@ export function typeDefinition(def: Definition, adjustFlow?: (flow: OutputFlow) 
     const envs = new Map<Phase, TypeEnv>();
     for (const site of sites[i]) {
       let env = envs.get(site.phase);
-      if (env === undefined) envs.set(site.phase, (env = envFor(def, i, site.phase, outputs, flow)));
+      if (env === undefined)
+        envs.set(
+          site.phase,
+          (env = envFor(def, i, site.phase, outputs, flow, {
+            charge: (t) => budget.charge(t, `tasks[${i}]`, task.id),
+          })),
+        );
       const report = (path: string, message: string) => add(path, message, task.id);
       const type = checkSite(site, env, report);
+      budget.charge(type, site.path, task.id);
       if (site.kind === "shape" && site.role === "payload") payloadParts[site.key ?? ""] = type;
       if (site.kind === "template" && site.want === "array" && task.action?.type === "child_list")
         payloadParts[""] = elementOf(type);
@@ -83,8 +163,9 @@ export function typeDefinition(def: Definition, adjustFlow?: (flow: OutputFlow) 
 
   let processOutputType: JsonSchema | undefined;
   if (processOutput !== undefined) {
-    const env = processEnv(def, outputs, flow);
+    const env = processEnv(def, outputs, flow, { charge: (t) => budget.charge(t, "output") });
     const r = checkShape(processOutput, env);
+    budget.charge(r.type, "output");
     for (const p of r.problems) add(p.path, p.message);
     processOutputType = r.type;
   }
@@ -97,7 +178,12 @@ export function typeDefinition(def: Definition, adjustFlow?: (flow: OutputFlow) 
  * Tasks are updated in order within a round, so a forward chain settles in one round.
  * A type still changing after MAX_ROUNDS (it grows, e.g. `[self.previous]`) becomes unknown.
  */
-function solveOutputTypes(def: Definition, sites: Site[][], flow: OutputFlow): OutputTypes {
+function solveOutputTypes(
+  def: Definition,
+  sites: Site[][],
+  flow: OutputFlow,
+  budget: ReturnType<typeof typeBudget>,
+): OutputTypes {
   const current = outputTypes(def.tasks.map((t) => (t.output === undefined ? resultType(t.action) : NOTHING)));
   const key = (t: JsonSchema | undefined) => (t === undefined ? "-" : stableStringify(t));
   const keys = current.types.map(key);
@@ -106,18 +192,45 @@ function solveOutputTypes(def: Definition, sites: Site[][], flow: OutputFlow): O
     current.nullable[i] = withNull(t);
     keys[i] = key(t);
   };
+  // An output is checked again only when a type it read changed since its last check (a
+  // forward chain would otherwise be checked twice over): `reads` is what each check read —
+  // task indexes (its own, for self.previous, always) or "all" for the whole outputs root.
+  const reads: Array<Set<number> | "all" | undefined> = def.tasks.map(() => undefined);
+  const changedAt = def.tasks.map(() => 0);
+  const checkedAt = def.tasks.map(() => 0);
+  let clock = 0;
+  let lastChange = 0;
+  const stale = (i: number): boolean => {
+    const read = reads[i];
+    if (read === undefined) return true;
+    if (read === "all") return lastChange > checkedAt[i];
+    for (const j of read) if (changedAt[j] > checkedAt[i]) return true;
+    return false;
+  };
   for (let r = 0; r < MAX_ROUNDS; r++) {
     const changed: number[] = [];
     def.tasks.forEach((task, i) => {
       // Without `output`, an action task exports its result (what the engine stores as outputs.<id>).
-      if (task.output === undefined) return;
+      if (task.output === undefined || !stale(i)) return;
       const site = sites[i].find((s) => s.kind === "shape" && s.role === "output");
+      let read: Set<number> | "all" = new Set([i]);
+      const watch: EnvWatch = {
+        charge: (whole) => budget.charge(whole, site?.path ?? `tasks[${i}]`, task.id),
+        read: (j) => {
+          if (j === "all") read = "all";
+          else if (read !== "all") read.add(j);
+        },
+      };
       const t =
         site === undefined || site.kind !== "shape"
           ? UNKNOWN
-          : checkShape(site.shape, envFor(def, i, "output", current, flow)).type;
+          : checkShape(site.shape, envFor(def, i, "output", current, flow, watch)).type;
+      reads[i] = read;
+      checkedAt[i] = ++clock;
+      if (site !== undefined) budget.charge(t, site.path, task.id);
       if (key(t) === keys[i]) return;
       set(i, t);
+      changedAt[i] = lastChange = ++clock;
       changed.push(i);
     });
     if (changed.length === 0) break;

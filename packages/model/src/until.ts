@@ -1,4 +1,4 @@
-// The instant an `until` (delay, external timeout) stands for (LANGUAGE §2.7): RFC 3339 with an
+// The instant an `until` (delay, external timeout) stands for (docs/language.md "Timeouts, durations and times"): RFC 3339 with an
 // offset, a wall-clock `YYYY-MM-DDTHH:MM[:SS]` in `tz`, or a daily `HH:MM[:SS]` in `tz` (its next
 // occurrence after `now`). "$: expr" values are evaluated by the engine first.
 

@@ -1,5 +1,5 @@
 import { PERMISSIONS, type Permission } from "@baton/actions";
-import type { FieldProblem } from "../http/api-error.js";
+import type { FieldProblem } from "../refusal.js";
 import { isPermission } from "./permissions.js";
 
 export const MAX_LABEL_LENGTH = 200;

@@ -5,9 +5,7 @@ import { newId } from "../storage/ids.js";
 import { tokens } from "../storage/schema/tokens.js";
 import type { TokenRequest } from "./token-request.js";
 import { generateTokenSecret, hashTokenSecret } from "./token-secret.js";
-
-const iso = (ms: number): string => new Date(ms).toISOString();
-const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+import { iso, isoOrNull } from "../format.js";
 
 export type TokenRow = typeof tokens.$inferSelect;
 

@@ -2,19 +2,24 @@ import type { Json } from "@baton/expr";
 import {
   type DecodeContext,
   type Definition,
+  type DefinitionLimits,
   type DefinitionProblem,
   decodeBatch,
   decodeDefinition,
   formatProblems,
 } from "@baton/model";
-import { invalid } from "../http/api-error.js";
+import { invalid } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { latestRaisesByName } from "./store.js";
 
 /** What registration checks need to know about the processes already registered. */
-async function decodeContext(db: Db, batchNames: string[] = []): Promise<DecodeContext> {
+async function decodeContext(
+  db: Db,
+  batchNames: string[],
+  limits: Partial<DefinitionLimits> | undefined,
+): Promise<DecodeContext> {
   const raises = await latestRaisesByName(db);
-  return { processExists: (name) => raises.has(name), batchNames, processRaises: (name) => raises.get(name) };
+  return { processExists: (name) => raises.has(name), batchNames, processRaises: (name) => raises.get(name), limits };
 }
 
 function joinPath(prefix: string, path: string): string {
@@ -43,9 +48,16 @@ function namesOf(raws: Json[]): string[] {
   });
 }
 
-/** Decodes one definition from a request body, or answers 400 with paths under `body`. */
-export async function decodeRequestDefinition(db: Db, raw: Json): Promise<Definition> {
-  const decoded = decodeDefinition(raw, await decodeContext(db));
+/**
+ * Decodes one definition from a request body, or answers 400 with paths under `body`;
+ * `limits` are the server's (docs/limits.md), the defaults where absent.
+ */
+export async function decodeRequestDefinition(
+  db: Db,
+  raw: Json,
+  limits?: Partial<DefinitionLimits>,
+): Promise<Definition> {
+  const decoded = decodeDefinition(raw, await decodeContext(db, [], limits));
   if (!decoded.ok) refuse(decoded.problems, (p) => joinPath("body", p.path));
   return decoded.definition;
 }
@@ -54,9 +66,14 @@ export async function decodeRequestDefinition(db: Db, raw: Json): Promise<Defini
  * Decodes definitions sent together (members may name each other as children), or answers
  * 400 with each problem's path under `<at>[i]`, i being the member it belongs to.
  */
-export async function decodeRequestBatch(db: Db, raws: Json[], at: string): Promise<Definition[]> {
+export async function decodeRequestBatch(
+  db: Db,
+  raws: Json[],
+  at: string,
+  limits?: Partial<DefinitionLimits>,
+): Promise<Definition[]> {
   const names = namesOf(raws);
-  const decoded = decodeBatch(raws, await decodeContext(db, names.filter(Boolean)));
+  const decoded = decodeBatch(raws, await decodeContext(db, names.filter(Boolean), limits));
   if (!decoded.ok) {
     refuse(decoded.problems, (p) => {
       const i = p.process ? names.indexOf(p.process) : -1;

@@ -1,6 +1,7 @@
 import type { Definition } from "@baton/model";
 import { parseJson } from "@baton/expr";
 import { and, desc, eq, sql } from "drizzle-orm";
+import { notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { definitions } from "../storage/schema/index.js";
 
@@ -79,4 +80,20 @@ export async function latestRaisesByName(db: Db): Promise<Map<string, string[]>>
  */
 export async function lockProcessName(tx: Db, name: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`baton.definition:${name}`}))`);
+}
+
+/**
+ * A stored definition by name and version (omitted or 0: the latest), or a not_found refusal
+ * naming the latest version when only the version is missing.
+ */ export async function requireDefinition(db: Db, name: string, version?: number): Promise<StoredDefinition> {
+  if (version === undefined || version === 0) {
+    const latest = await latestDefinition(db, name);
+    if (!latest) throw notFound(`process "${name}" is not registered`);
+    return latest;
+  }
+  const found = await getDefinition(db, name, version);
+  if (found) return found;
+  const latest = await latestDefinition(db, name);
+  if (!latest) throw notFound(`process "${name}" is not registered`);
+  throw notFound(`process "${name}" has no version ${version}; latest is ${latest.version}`);
 }

@@ -1,5 +1,6 @@
 import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
 import type { LogLevel } from "@baton/log";
+import { truncate } from "../format.js";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
@@ -42,7 +43,7 @@ export async function appendLogs(tx: Db, clock: Clock, entries: readonly LogEntr
       rootId: entry.rootId,
       level: entry.level,
       event: entry.event,
-      message: truncate(entry.message, MAX_MESSAGE_CHARS),
+      message: truncate(entry.message, MAX_MESSAGE_CHARS, "count"),
       task: entry.task ?? null,
       actor: entry.actor ?? null,
       data: entry.data ? boundedDataText(entry.data) : null,
@@ -62,16 +63,12 @@ export function boundedDataText(data: Record<string, Json>): string {
 }
 
 function shortenStrings(value: Json): Json {
-  if (typeof value === "string") return truncate(value, MAX_DATA_STRING_CHARS);
+  if (typeof value === "string") return truncate(value, MAX_DATA_STRING_CHARS, "count");
   if (value === null || typeof value !== "object" || isLosslessNumber(value)) return value;
   if (Array.isArray(value)) return value.map(shortenStrings);
   const out: { [key: string]: Json } = {};
   for (const [key, item] of Object.entries(value)) out[key] = shortenStrings(item);
   return out;
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more chars)`;
 }
 
 /** `level` and everything above it (`warn` → warn, error). */
@@ -87,10 +84,7 @@ export function logRow(entry: LogEntry, createdAt: number) {
     root_id: entry.rootId,
     level: entry.level,
     event: entry.event,
-    message:
-      entry.message.length <= MAX_MESSAGE_CHARS
-        ? entry.message
-        : `${entry.message.slice(0, MAX_MESSAGE_CHARS)}… (${entry.message.length - MAX_MESSAGE_CHARS} more chars)`,
+    message: truncate(entry.message, MAX_MESSAGE_CHARS, "count"),
     task: entry.task ?? null,
     actor: entry.actor ?? null,
     data: entry.data ? boundedDataText(entry.data) : null,

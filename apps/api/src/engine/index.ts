@@ -1,1 +1,20 @@
+// The engine's public surface. Handlers (and server.ts) import the engine only from here; the
+// rooms behind it (advance/, pump/, trees/, external/) are free to change shape. See
+// docs/architecture.md for what each room owns.
+
+export { levelsFrom } from "./audit-log.js";
+export { claimWaiting, endClaimWaits } from "./external/claim-wait.js";
+export {
+  claimExternalTasks,
+  type Outcome,
+  releaseExternalTask,
+  renewBeforeMs,
+  renewExternalTasks,
+  resolveExternalTask,
+  signalExternalTask,
+} from "./external/tasks.js";
 export { createEngine, type EngineDeps } from "./pump/engine.js";
+export { redactJsonText } from "./secrets.js";
+export { startInstance } from "./start.js";
+export { cancelTree, type LifecycleResult, pauseTree, resumeTree, retryTree } from "./trees/lifecycle.js";
+export { upgradeTree } from "./trees/upgrade.js";

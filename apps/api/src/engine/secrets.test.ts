@@ -64,6 +64,43 @@ describe("redactText", () => {
     );
   });
 
+  it("replaces the URL-encoded forms a query string gives a secret (component, form and lower-case hex)", () => {
+    const secret = "p@ss w/rd&key=1~é";
+    const url = new URL("https://up.example/echo");
+    url.searchParams.append("token", secret);
+    const echoed = `upstream said: bad request to ${url.href}`;
+    expect(echoed).not.toContain(secret);
+    expect(redactText(echoed, [secret])).toBe("upstream said: bad request to https://up.example/echo?token=***");
+    expect(redactText(`q=${encodeURIComponent(secret)}`, [secret])).toBe("q=***");
+    expect(redactText(`q=${encodeURIComponent(secret).toLowerCase()}`, [secret])).toBe("q=***");
+    expect(redactText(`path ${encodeURI(secret)}`, [secret])).toBe("path ***");
+  });
+
+  it("replaces JSON-escaped forms, with \\/ and \\u escapes too", () => {
+    const secret = 'a"b\\c/d\u00e9-long';
+    expect(redactText(`{"echo":${JSON.stringify(secret)}}`, [secret])).toBe('{"echo":"***"}');
+    expect(redactText(JSON.stringify(secret).replace(/\//g, "\\/"), [secret])).toBe('"***"');
+    expect(redactText('"a\\"b\\\\c\\/d\\u00e9-long"', [secret])).toBe('"***"');
+  });
+
+  it("replaces base64 of the secret, and its core inside Basic credentials at any alignment", () => {
+    const secret = "correct-horse-battery";
+    expect(redactText(Buffer.from(secret).toString("base64"), [secret])).toBe("***");
+    expect(redactText(Buffer.from(secret).toString("base64url"), [secret])).toBe("***");
+    for (const user of ["a", "ab", "abc", "service-account"]) {
+      const basic = `Authorization: Basic ${Buffer.from(`${user}:${secret}`).toString("base64")}`;
+      const redacted = redactText(basic, [secret]);
+      expect(redacted, user).toContain("***");
+      // What is left around the mark is at most the characters that mix the secret with its neighbours.
+      const left = redacted.slice("Authorization: Basic ".length).replace("***", "");
+      expect(left.length, user).toBeLessThanOrEqual(Math.ceil(((user.length + 1 + 4) * 4) / 3) + 4);
+    }
+  });
+
+  it("does not catch a secret transformed by an expression (documented)", () => {
+    expect(redactText("TOKEN=S3CR3T-VALUE", ["s3cr3t-value"])).toBe("TOKEN=S3CR3T-VALUE");
+  });
+
   it("leaves text without secrets, or with no secrets given, unchanged", () => {
     expect(redactText("nothing here", ["s3cr3t"])).toBe("nothing here");
     expect(redactText("s3cr3t", [])).toBe("s3cr3t");

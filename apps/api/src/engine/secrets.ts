@@ -3,7 +3,7 @@ import type { Definition } from "@baton/model";
 import type { AdvanceResult } from "./advance/advance.js";
 import { configRoot, configVariables } from "./advance/config-root.js";
 
-// Redaction of `config_schema` properties marked `secret: true` (LANGUAGE §1). The stored
+// Redaction of `config_schema` properties marked `secret: true` (docs/language.md#secrets, docs/security.md). The stored
 // instance state keeps the real values (later tasks read them); every boundary where a value
 // leaves the engine — log entries, error_message, API views, the server's stderr — goes
 // through redactText/redactJson.
@@ -58,10 +58,59 @@ function rawSetting(definition: Definition, env: NodeJS.ProcessEnv, name: string
   return env[processVariable] ?? env[globalVariable];
 }
 
-/** `text` with every occurrence of every secret replaced by `***`. */
+/**
+ * The spellings a secret takes on the wire, each replaced like the value itself
+ * (docs/security.md "Secrets in messages, logs and views"): URL-encoded (component and form
+ * style, upper- and lower-case hex), JSON-escaped (also with `\/` and `\uXXXX` escapes), and
+ * base64/base64url — of the value alone, and the part of its encoding that any base64 text
+ * carrying the value at each of the three byte alignments must contain (`Authorization: Basic`
+ * encodes `user:secret`). Transformations by expressions (upper(), substrings, hashes) are
+ * not caught: the result is another string.
+ */
+export function encodedForms(secret: string): string[] {
+  const forms = new Set<string>([secret]);
+  const component = encodeURIComponent(secret);
+  forms.add(component);
+  forms.add(component.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()));
+  forms.add(new URLSearchParams({ v: secret }).toString().slice(2));
+  forms.add(encodeURI(secret));
+  const json = JSON.stringify(secret).slice(1, -1);
+  const ascii = json.replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  for (const form of [json, ascii]) {
+    forms.add(form);
+    forms.add(form.replace(/\//g, "\\/"));
+  }
+  const bytes = Buffer.from(secret, "utf8");
+  for (const encoding of ["base64", "base64url"] as const) {
+    forms.add(bytes.toString(encoding));
+    for (let skip = 0; skip < 3; skip++) {
+      // Bytes from `skip` on, in whole groups of three: their characters do not depend on what surrounds the secret.
+      const whole = bytes.subarray(skip, skip + Math.floor((bytes.length - skip) / 3) * 3);
+      if (whole.length >= 6) forms.add(whole.toString(encoding));
+    }
+  }
+  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
+}
+
+const patternMemo = new Map<string, string[]>();
+
+/** Every encoded form of every secret, longest first (a form containing another is replaced whole). */
+function redactionPatterns(secrets: readonly string[]): string[] {
+  const key = secrets.join("\u0000");
+  let patterns = patternMemo.get(key);
+  if (patterns === undefined) {
+    patterns = [...new Set(secrets.flatMap(encodedForms))].sort((a, b) => b.length - a.length);
+    if (patternMemo.size >= 1000) patternMemo.delete(patternMemo.keys().next().value!);
+    patternMemo.set(key, patterns);
+  }
+  return patterns;
+}
+
+/** `text` with every occurrence of every secret, in each of its encodedForms, replaced by `***`. */
 export function redactText(text: string, secrets: readonly string[]): string {
+  if (secrets.length === 0) return text;
   let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  for (const pattern of redactionPatterns(secrets)) if (out.includes(pattern)) out = out.split(pattern).join(REDACTED);
   return out;
 }
 
@@ -82,8 +131,7 @@ function redactValue(value: Json | undefined, secrets: readonly string[]): Json 
 
 /** JSON text (lossless numbers kept as written) with secrets redacted inside its strings. */
 export function redactJsonText(text: string, secrets: readonly string[]): string {
-  if (secrets.length === 0 || !secrets.some((s) => text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1))))
-    return text;
+  if (secrets.length === 0 || !redactionPatterns(secrets).some((p) => text.includes(p))) return text;
   return stringifyJson(redactJson(parseJson(text), secrets));
 }
 

@@ -1,36 +1,98 @@
-import type { Json } from "@baton/expr";
-import { stringifyJson } from "@baton/expr";
+import { createHash } from "node:crypto";
+import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
+import { eq, sql } from "drizzle-orm";
 import { validateInput } from "@baton/model";
-import { getDefinition, latestDefinition, type StoredDefinition } from "../definitions/store.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { requireDefinition } from "../definitions/store.js";
+import { conflict, invalid } from "../refusal.js";
 import type { Services } from "../services.js";
-import type { Db } from "../storage/db.js";
+import { type Db, inTransaction, rowsOf } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
 import { externalize } from "../storage/objects.js";
 import { instances } from "../storage/schema/index.js";
 import { appendLog, type LogEntry } from "./audit-log.js";
 
-async function resolveDefinition(db: Db, process: string, version: number | undefined): Promise<StoredDefinition> {
-  if (version === undefined) {
-    const latest = await latestDefinition(db, process);
-    if (!latest) throw notFound(`process "${process}" is not registered`);
-    return latest;
-  }
-  const exact = await getDefinition(db, process, version);
-  if (exact) return exact;
-  const latest = await latestDefinition(db, process);
-  if (!latest) throw notFound(`process "${process}" is not registered`);
-  throw notFound(`process "${process}" has no version ${version}; latest is ${latest.version}`);
-}
-
 // ---- start ----------------------------------------------------------------------------
 
+/** What differs between fresh instances; everything else a fresh row holds is the same for all. */
+export interface FreshInstance {
+  id: string;
+  /** Omitted for a root: its own id. */
+  rootId?: string;
+  parentId?: string | null;
+  /** For a child: the parent's task that spawned it, its key or index, and that visit's task_epoch. */
+  spawnTask?: string | null;
+  spawnKey?: string | null;
+  parentTaskEpoch?: number;
+  process: string;
+  version: number;
+  /** The first task of the definition. */
+  task: string;
+  /** The stored state text (freshState, externalised, stringifyJson). */
+  state: string;
+  /** A root's business key (docs/api.md "Business keys"); children have none. */
+  key?: string | null;
+  now: number;
+}
+
+export type InstanceInsert = typeof instances.$inferInsert;
+
+/**
+ * The one builder of a fresh instance row: roots (startInstance), children (the commit
+ * statement, pump/commit.ts) and test seeding all use it, so a new column gets its starting
+ * value in one place. A fresh row is running, due now, at task_epoch 1 with no lease taken.
+ */
+export function freshInstanceRow(fresh: FreshInstance): InstanceInsert {
+  return {
+    id: fresh.id,
+    rootId: fresh.rootId ?? fresh.id,
+    parentId: fresh.parentId ?? null,
+    spawnTask: fresh.spawnTask ?? null,
+    spawnKey: fresh.spawnKey ?? null,
+    parentTaskEpoch: fresh.parentTaskEpoch ?? 0,
+    process: fresh.process,
+    version: fresh.version,
+    status: "running",
+    phase: null,
+    task: fresh.task,
+    state: fresh.state,
+    taskEpoch: 1,
+    leaseEpoch: 0,
+    wakeAt: fresh.now,
+    key: fresh.key ?? null,
+    createdAt: fresh.now,
+    updatedAt: fresh.now,
+  };
+}
+
+/** The state an instance starts with: its input, no outputs, no children. */
+export function freshState(input: Json): Json {
+  return { input, outputs: {}, _children: {} };
+}
+
+export interface StartAnswer {
+  id: string;
+  process: string;
+  version: number;
+  status: string;
+  /** An Idempotency-Key retry: the instance an earlier request started, nothing new started. */
+  replayed: boolean;
+}
+
 export async function startInstance(
-  body: { process: string; version?: number; input?: Json },
+  body: { process: string; version?: number; input?: Json; key?: string },
   actor: string | null,
   services: Services,
-) {
-  const stored = await resolveDefinition(services.db, body.process, body.version);
+  idempotencyKey?: string,
+): Promise<StartAnswer> {
+  const key =
+    idempotencyKey === undefined
+      ? undefined
+      : { scope: actor ?? "", key: idempotencyKey, hash: requestHash(body as unknown as Json) };
+  if (key !== undefined) {
+    const earlier = await earlierStart(services.db, key, services.clock.now());
+    if (earlier !== undefined) return earlier;
+  }
+  const stored = await requireDefinition(services.db, body.process, body.version);
   const def = stored.definition;
   const checked = validateInput(def, body.input);
   if (!checked.ok) {
@@ -45,7 +107,7 @@ export async function startInstance(
 
   const now = services.clock.now();
   const id = newId(now);
-  const state: Json = { input: checked.value, outputs: {}, _children: {} };
+  const state = freshState(checked.value);
   const started: LogEntry = {
     instanceId: id,
     rootId: id,
@@ -54,28 +116,103 @@ export async function startInstance(
     message: `started ${stored.name} version ${stored.version} at task "${first.id}"`,
     task: first.id,
     actor,
-    data: { process: stored.name, version: stored.version },
+    data: { process: stored.name, version: stored.version, ...(body.key === undefined ? {} : { key: body.key }) },
   };
-  await services.db.transaction(async (tx) => {
+  const fresh = await inTransaction(services.db, async (tx) => {
+    if (key !== undefined && !(await claimStartKey(tx, key, id, now))) return false;
     const storedState = await externalize(tx, services.clock, state, services.config.objectThresholdBytes);
-    await tx.insert(instances).values({
-      id,
-      rootId: id,
-      parentId: null,
-      process: stored.name,
-      version: stored.version,
-      status: "running",
-      phase: null,
-      task: first.id,
-      state: stringifyJson(storedState),
-      taskEpoch: 1,
-      leaseEpoch: 0,
-      wakeAt: now,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await tx.insert(instances).values(
+      freshInstanceRow({
+        id,
+        process: stored.name,
+        version: stored.version,
+        task: first.id,
+        state: stringifyJson(storedState),
+        key: body.key ?? null,
+        now,
+      }),
+    );
     await appendLog(tx, services.clock, started);
+    return true;
   });
+  if (!fresh) {
+    // A request with the same key committed first (a concurrent retry): answer what it started.
+    const earlier = key === undefined ? undefined : await earlierStart(services.db, key, services.clock.now());
+    if (earlier === undefined) throw new Error("an Idempotency-Key was taken but its start is not visible");
+    return earlier;
+  }
   services.engine.wake();
-  return { id, process: stored.name, version: stored.version, status: "running" };
+  return { id, process: stored.name, version: stored.version, status: "running", replayed: false };
+}
+
+// ---- idempotent starts (docs/instances.md, "Idempotent starts") -------------------------
+
+/** How long an Idempotency-Key names its start; the engine prunes older rows. */
+export const START_KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+interface StartKey {
+  scope: string;
+  key: string;
+  hash: string;
+}
+
+/** sha256 of the body with object keys sorted: the same request serialised in another key order matches. */
+function requestHash(body: Json): string {
+  return createHash("sha256")
+    .update(stringifyJson(sortedKeys(body)))
+    .digest("hex");
+}
+
+function sortedKeys(value: Json): Json {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== "object" || isLosslessNumber(value)) return value;
+  const out: { [key: string]: Json } = {};
+  for (const k of Object.keys(value).sort()) out[k] = sortedKeys((value as { [key: string]: Json })[k]!);
+  return out;
+}
+
+/** The start a live key names: its instance as it stands now, or 409 when the body differs. */
+async function earlierStart(db: Db, key: StartKey, now: number): Promise<StartAnswer | undefined> {
+  const [row] = rowsOf<{ instance_id: string; request_hash: string }>(
+    await db.execute(sql`
+      SELECT instance_id, request_hash FROM start_requests
+      WHERE scope = ${key.scope} AND key = ${key.key} AND created_at > ${now - START_KEY_RETENTION_MS}`),
+  );
+  if (row === undefined) return undefined;
+  if (row.request_hash !== key.hash)
+    throw conflict(
+      `Idempotency-Key "${key.key}" already started instance ${row.instance_id} with a different request (process, version or input); use a new key for a new start`,
+    );
+  const [instance] = await db
+    .select({ id: instances.id, process: instances.process, version: instances.version, status: instances.status })
+    .from(instances)
+    .where(eq(instances.id, row.instance_id));
+  if (instance === undefined) throw new Error(`Idempotency-Key "${key.key}" names a missing instance`);
+  return { ...instance, replayed: true };
+}
+
+/**
+ * Takes the key for the instance being started, in the start's transaction: false when another
+ * request holds it live (it committed first, or commits while this one waits on the key's row).
+ * An expired row is taken over.
+ */
+async function claimStartKey(tx: Db, key: StartKey, instanceId: string, now: number): Promise<boolean> {
+  const taken = await tx.execute(sql`
+    INSERT INTO start_requests (scope, key, request_hash, instance_id, created_at)
+    VALUES (${key.scope}, ${key.key}, ${key.hash}, ${instanceId}, ${now})
+    ON CONFLICT (scope, key) DO UPDATE
+      SET request_hash = excluded.request_hash, instance_id = excluded.instance_id, created_at = excluded.created_at
+      WHERE start_requests.created_at <= ${now - START_KEY_RETENTION_MS}
+    RETURNING instance_id`);
+  return rowsOf(taken).length > 0;
+}
+
+/** Deletes up to 1,000 keys past the retention window; returns how many. */
+export async function pruneStartKeys(db: Db, now: number): Promise<number> {
+  const result = await db.execute(sql`
+    DELETE FROM start_requests WHERE (scope, key) IN (
+      SELECT scope, key FROM start_requests WHERE created_at <= ${now - START_KEY_RETENTION_MS}
+      ORDER BY created_at LIMIT 1000)
+    RETURNING key`);
+  return rowsOf(result).length;
 }

@@ -23,3 +23,11 @@ export function isSettled(status: string): boolean {
 /** How long a claim holds an instance; renewed every LEASE_RENEW_MS while its advance runs. */
 export const LEASE_MS = 10_000;
 export const LEASE_RENEW_MS = 3_000;
+/**
+ * No action (a fetch, an advance and with it a spawn or an arming) starts unless the lease has
+ * at least this long left in the holder's view, measured after the last database round trip:
+ * it covers the clock skew between replicas and the time from the check to the request leaving
+ * (docs/engine.md, "A lease is never acted on late"). Below LEASE_MS - LEASE_RENEW_MS, or a
+ * lease kept fresh by renewals would fail it.
+ */
+export const LEASE_MARGIN_MS = 3_000;

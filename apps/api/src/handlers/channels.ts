@@ -2,10 +2,10 @@ import { and, eq, inArray, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
 import { getDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
-import { iso } from "../http/time.js";
-import type { Db } from "../storage/db.js";
+import { iso } from "../format.js";
+import { type Db, inTransaction } from "../storage/db.js";
 import { channels, definitionPins, definitions } from "../storage/schema/index.js";
 
 type ChannelRow = typeof channels.$inferSelect;
@@ -116,8 +116,7 @@ export const channelHandlers: ActionHandlers = {
     if (from === to)
       throw invalid(`"from" and "to" are both "${from}"; promote copies pointers between two different channels`);
     const now = clock.now();
-    const promoted = await db.transaction(async (txRaw) => {
-      const tx = txRaw as unknown as Db;
+    const promoted = await inTransaction(db, async (tx) => {
       const rows = await channelRows(tx, from);
       const scope = process ? await subtree(tx, rows, process) : undefined;
       const chosen = rows.filter((r) => !scope || scope.has(r.name)).sort((a, b) => a.name.localeCompare(b.name));

@@ -4,10 +4,10 @@ import { and, eq } from "drizzle-orm";
 import { decodeRequestBatch } from "../definitions/decode-request.js";
 import { getDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { notFound } from "../http/api-error.js";
+import { notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { channels } from "../storage/schema/index.js";
-import { requireDefinition } from "./definitions.js";
+import { requireDefinition } from "../definitions/store.js";
 
 type Selector = { channel: string } | { definitions: Json[] } | { versions: Record<string, number | string> };
 type Side = "from" | "to";

@@ -1,5 +1,5 @@
 import type { ActionHandlers } from "../http/action-handler.js";
-import { unsupported } from "../http/api-error.js";
+import { unsupported } from "../refusal.js";
 
 export const debugHandlers: ActionHandlers = {
   health: async (_request, { database, dbKind, workerId, engine, config }) => {
@@ -18,6 +18,14 @@ export const debugHandlers: ActionHandlers = {
         lease_age_ms: engine.leaseAgeMs(),
         manual_tick: config.pollMs === 0,
       },
+    };
+  },
+
+  metrics: async (_request, { metrics }) => {
+    if (!metrics) throw unsupported("this server was started without metrics");
+    return {
+      contentType: metrics.registry.contentType,
+      body: await metrics.registry.metrics(),
     };
   },
 

@@ -3,13 +3,14 @@ import { canonicalJson, type Definition, declaredRaises, definitionHash, inferSc
 import { and, eq, gte, lt, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
 import { decodeRequestBatch, decodeRequestDefinition } from "../definitions/decode-request.js";
-import { getDefinition, latestDefinition, lockProcessName, type StoredDefinition } from "../definitions/store.js";
+import { definitionLimitsOf } from "../limits.js";
+import { latestDefinition, lockProcessName, requireDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { invalid } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
-import type { Db } from "../storage/db.js";
+import { type Db, inTransaction } from "../storage/db.js";
 import { channels, definitionPins, definitions } from "../storage/schema/index.js";
-import { iso } from "../http/time.js";
+import { iso } from "../format.js";
 
 type DefinitionRow = typeof definitions.$inferSelect;
 
@@ -72,11 +73,11 @@ async function versionItWouldGet(db: Db, def: Definition): Promise<number> {
 }
 
 export const definitionHandlers: ActionHandlers = {
-  putDefinition: async ({ body, principal }, { db, clock }) => {
-    const def = await decodeRequestDefinition(db, body);
-    const result = await db.transaction(async (tx) => {
-      await lockProcessName(tx as unknown as Db, def.name);
-      return saveDefinition(tx as unknown as Db, def, principal.actor, clock.now());
+  putDefinition: async ({ body, principal }, { db, clock, config }) => {
+    const def = await decodeRequestDefinition(db, body, definitionLimitsOf(config.limits));
+    const result = await inTransaction(db, async (tx) => {
+      await lockProcessName(tx, def.name);
+      return saveDefinition(tx, def, principal.actor, clock.now());
     });
     return { body: { name: def.name, saved: result.saved, version: result.version } };
   },
@@ -105,12 +106,11 @@ export const definitionHandlers: ActionHandlers = {
     };
   },
 
-  putDefinitionBatch: async ({ body, principal }, { db, clock }) => {
+  putDefinitionBatch: async ({ body, principal }, { db, clock, config }) => {
     const { definitions: raws, channel } = body as { definitions: Json[]; channel: string };
-    const defs = await decodeRequestBatch(db, raws, "body.definitions");
+    const defs = await decodeRequestBatch(db, raws, "body.definitions", definitionLimitsOf(config.limits));
     const now = clock.now();
-    const results = await db.transaction(async (txRaw) => {
-      const tx = txRaw as unknown as Db;
+    const results = await inTransaction(db, async (tx) => {
       // Lock in name order so two batches over the same processes cannot deadlock.
       for (const name of [...new Set(defs.map((d) => d.name))].sort()) await lockProcessName(tx, name);
       const out: Array<{ name: string; version: number; saved: boolean; previous: number }> = [];
@@ -151,25 +151,12 @@ export const definitionHandlers: ActionHandlers = {
     return { body: results };
   },
 
-  validateDefinitions: async ({ body }, { db }) => {
+  validateDefinitions: async ({ body }, { db, config }) => {
     const raws = body as Json[];
     if (!Array.isArray(raws)) throw invalid("the request body must be an array of definitions");
     const results = [];
-    for (const def of await decodeRequestBatch(db, raws, "body"))
+    for (const def of await decodeRequestBatch(db, raws, "body", definitionLimitsOf(config.limits)))
       results.push(inferSchemas(def, await versionItWouldGet(db, def)));
     return { body: results };
   },
 };
-
-export async function requireDefinition(db: Db, name: string, version?: number): Promise<StoredDefinition> {
-  if (version === undefined || version === 0) {
-    const latest = await latestDefinition(db, name);
-    if (!latest) throw notFound(`process "${name}" is not registered`);
-    return latest;
-  }
-  const found = await getDefinition(db, name, version);
-  if (found) return found;
-  const latest = await latestDefinition(db, name);
-  if (!latest) throw notFound(`process "${name}" is not registered`);
-  throw notFound(`process "${name}" has no version ${version}; the latest is ${latest.version}`);
-}

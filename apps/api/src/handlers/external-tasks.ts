@@ -1,34 +1,32 @@
-import { CLAIM_LIMIT, LEASE_MS } from "@baton/actions";
+import { CLAIM_LIMIT, CLAIM_WAIT_MS, LEASE_MS } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import {
   claimExternalTasks,
-  ExternalTaskError,
+  claimWaiting,
   type Outcome,
   releaseExternalTask,
   renewBeforeMs,
   renewExternalTasks,
   resolveExternalTask,
   signalExternalTask,
-} from "../engine/external/tasks.js";
-import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
-import { ApiError, conflict, invalid, notFound } from "../http/api-error.js";
+} from "../engine/index.js";
+import type { ActionHandlers } from "../http/action-handler.js";
+import { invalid, Refusal } from "../refusal.js";
+import { type ListSpec, paginate } from "../http/pagination.js";
+import { externalWaits } from "../storage/schema/index.js";
+import { type WaitRow, waitingTaskFilters, waitingTaskItems } from "../views/waiting-tasks.js";
 
-function asApiError(error: unknown): unknown {
-  if (!(error instanceof ExternalTaskError)) return error;
-  if (error.kind === "invalid") return invalid(error.message, error.fields);
-  if (error.kind === "not_found") return notFound(error.message);
-  return conflict(error.message);
-}
-
-function mapped(handler: ActionHandler): ActionHandler {
-  return async (request, services) => {
-    try {
-      return await handler(request, services);
-    } catch (error) {
-      throw error instanceof ApiError ? error : asApiError(error);
-    }
-  };
-}
+const waitingList: ListSpec<WaitRow> = {
+  list: "external-tasks",
+  sorts: {
+    waiting_since: {
+      columns: [externalWaits.waitingSince, externalWaits.instanceId],
+      values: (r) => [r.waitingSince, r.instanceId],
+    },
+  },
+  defaultSort: "waiting_since",
+  defaultOrder: "asc",
+};
 
 const intOr = (value: unknown, fallback: number) => (value === undefined || value === null ? fallback : Number(value));
 
@@ -42,48 +40,51 @@ function outcomeOf(body: Record<string, Json>): Outcome {
   return hasError ? { error: body.error } : { result: hasResult ? body.result : null };
 }
 
-/** claim, renew, release, resolve, signal (SPEC "External tasks"). */
-export const externalTaskHandlers: ActionHandlers = {
-  claimExternalTasks: mapped(async (request, services) => {
+/** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
+const handlers: ActionHandlers = {
+  claimExternalTasks: async (request, services) => {
     const body = request.body;
-    const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
-    const items = await claimExternalTasks(services.db, services.clock, {
-      workerId: String(body.worker_id),
-      limit: intOr(body.limit, CLAIM_LIMIT.default),
-      leaseMs,
-      process: body.process === undefined ? undefined : String(body.process),
-      task: body.task === undefined ? undefined : String(body.task),
-      version: body.version === undefined ? undefined : Number(body.version),
-    });
-    return { body: { items, renew_before_ms: renewBeforeMs(leaseMs) } };
-  }),
-  renewExternalTasks: mapped(async (request, services) => {
+    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claim = () =>
+      claimExternalTasks(services.db, services.clock, {
+        workerId: String(body.worker_id),
+        limit: intOr(body.limit, CLAIM_LIMIT.default),
+        claimMs,
+        process: body.process === undefined ? undefined : String(body.process),
+        task: body.task === undefined ? undefined : String(body.task),
+        version: body.version === undefined ? undefined : Number(body.version),
+      });
+    const waitMs = intOr(body.wait_ms, CLAIM_WAIT_MS.default);
+    const items = await claimWaiting(services.db, waitMs, request.signal, claim);
+    return { body: { items, renew_before_ms: renewBeforeMs(claimMs) } };
+  },
+  renewExternalTasks: async (request, services) => {
     const body = request.body;
-    const leaseMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
     const result = await renewExternalTasks(
       services.db,
       services.clock,
       String(body.worker_id),
       (body.tokens as string[]).map(String),
-      leaseMs,
+      claimMs,
     );
-    return { body: { ...result, renew_before_ms: renewBeforeMs(leaseMs) } };
-  }),
-  releaseExternalTask: mapped(async (request, services) => {
+    return { body: { ...result, renew_before_ms: renewBeforeMs(claimMs) } };
+  },
+  releaseExternalTask: async (request, services) => {
     return { body: { released: await releaseExternalTask(services.db, services.clock, String(request.body.token)) } };
-  }),
-  resolveExternalTask: mapped(async (request, services) => {
+  },
+  resolveExternalTask: async (request, services) => {
     await resolveExternalTask(
       services.db,
       services.clock,
       String(request.body.token),
       outcomeOf(request.body),
       request.principal.actor,
+      services.engine,
     );
-    services.engine.wake();
     return { body: { resolved: true } };
-  }),
-  signalExternalTask: mapped(async (request, services) => {
+  },
+  signalExternalTask: async (request, services) => {
     const body = request.body;
     const result = await signalExternalTask(
       services.db,
@@ -95,5 +96,42 @@ export const externalTaskHandlers: ActionHandlers = {
     );
     if (result.delivered) services.engine.wake();
     return { body: result };
-  }),
+  },
+};
+
+const CALLS: Record<string, string> = {
+  claimExternalTasks: "claim",
+  renewExternalTasks: "renew",
+  releaseExternalTask: "release",
+  resolveExternalTask: "resolve",
+  signalExternalTask: "signal",
+};
+
+/** Each call counted by outcome (baton_external_calls_total, docs/metrics.md): ok, empty (a claim that found nothing), or the refusal. */
+const workerCalls: ActionHandlers = Object.fromEntries(
+  Object.entries(handlers).map(([name, handler]) => [
+    name,
+    async (request, services) => {
+      const call = CALLS[name] ?? name;
+      try {
+        const reply = await handler!(request, services);
+        const items = (reply.body as { items?: unknown[] } | undefined)?.items;
+        services.metrics?.externalCall(call, call === "claim" && items?.length === 0 ? "empty" : "ok");
+        return reply;
+      } catch (error) {
+        services.metrics?.externalCall(call, error instanceof Refusal ? error.kind : "error");
+        throw error;
+      }
+    },
+  ]),
+) as ActionHandlers;
+
+export const externalTaskHandlers: ActionHandlers = {
+  ...workerCalls,
+  // Extension (docs/api.md "Waiting external tasks"): the queue, read-only; not a worker call.
+  listExternalTasks: async ({ query }, services) => {
+    const now = services.clock.now();
+    const page = await paginate(services.db, externalWaits, waitingTaskFilters(query, now), waitingList, query);
+    return { body: { items: await waitingTaskItems(services.db, now, process.env, page.items), page: page.page } };
+  },
 };

@@ -1,5 +1,5 @@
 import { parseJson } from "@baton/expr";
-import { startInstance } from "../engine/start.js";
+import { levelsFrom, redactJsonText, startInstance } from "../engine/index.js";
 import { showObjects, shownOutputs } from "../views/objects.js";
 import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
 import {
@@ -13,22 +13,21 @@ import {
   statusView,
   storedOutput,
 } from "../views/instance-view.js";
-import { levelsFrom } from "../engine/audit-log.js";
 import { loadObjects } from "../storage/objects.js";
-import { redactJsonText } from "../engine/secrets.js";
+import { countDimensions, countInstances } from "../views/instance-counts.js";
 import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
 import type { Db } from "../storage/db.js";
+import { isUuid } from "../storage/ids.js";
 import { instances, logs } from "../storage/schema/index.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REF = /^[0-9a-f]{64}$/i;
 
 /** The instance id of a path, lower-cased; 400 when it is not a UUID. */
 export function instanceIdParam(value: string): string {
-  if (!UUID.test(value))
+  if (!isUuid(value))
     throw invalid(`instance id "${value}" is malformed; expected a UUID such as 019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55`, [
       { path: "path.id", message: "not a UUID" },
     ]);
@@ -79,7 +78,10 @@ export function instanceFilters(query: Record<string, any>): SQL | undefined {
   if (query.error_code !== undefined) where.push(eq(instances.errorCode, query.error_code));
   if (query.process !== undefined) where.push(eq(instances.process, query.process));
   if (query.version !== undefined && query.version !== 0) where.push(eq(instances.version, query.version));
-  if (query.children !== true) where.push(isNull(instances.parentId));
+  if (query.key !== undefined) where.push(eq(instances.key, query.key));
+  // A parent's children are never roots: parent_id implies children=true.
+  if (query.parent_id !== undefined) where.push(eq(instances.parentId, String(query.parent_id).toLowerCase()));
+  else if (query.children !== true) where.push(isNull(instances.parentId));
   if (query.created_after !== undefined) where.push(gte(instances.createdAt, query.created_after));
   if (query.created_before !== undefined) where.push(lt(instances.createdAt, query.created_before));
   if (query.updated_after !== undefined) where.push(gte(instances.updatedAt, query.updated_after));
@@ -87,12 +89,29 @@ export function instanceFilters(query: Record<string, any>): SQL | undefined {
   return and(...where);
 }
 
+/** The Idempotency-Key header of a start: 1–255 visible ASCII characters (docs/instances.md). */
+function idempotencyKey(value: string | null): string | undefined {
+  if (value === null) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(value))
+    throw invalid(
+      "the Idempotency-Key header must be 1 to 255 visible ASCII characters (no spaces); send a fresh UUID per start",
+      [{ path: "header.idempotency-key", message: "expected 1 to 255 visible ASCII characters" }],
+    );
+  return value;
+}
+
 // ---- handlers -------------------------------------------------------------------------
 
 export const instanceHandlers: ActionHandlers = {
-  startInstance: async ({ body, principal }, services) => ({
-    body: await startInstance(body, principal.actor, services),
-  }),
+  startInstance: async ({ body, principal, headers }, services) => {
+    const { replayed, ...started } = await startInstance(
+      body,
+      principal.actor,
+      services,
+      idempotencyKey(headers.get("idempotency-key")),
+    );
+    return { body: started, headers: replayed ? { "idempotent-replayed": "true" } : undefined };
+  },
 
   getInstance: async ({ params }, services) => {
     const row = await findInstance(services.db, instanceIdParam(params.id!));
@@ -116,6 +135,10 @@ export const instanceHandlers: ActionHandlers = {
     const secrets = await treeSecrets(services.db, process.env, page.items);
     return { body: mapPage(page, (row) => redactView(listRow(row, outputs.get(row.id)), secrets)) };
   },
+
+  countInstances: async ({ query }, services) => ({
+    body: await countInstances(services.db, instanceFilters(query), countDimensions(query.by)),
+  }),
 
   listInstanceLogs: async ({ params, query }, services) => {
     const row = await findInstance(services.db, instanceIdParam(params.id!));

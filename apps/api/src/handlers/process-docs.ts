@@ -1,6 +1,6 @@
 import { buildOpenApi, buildProcessOpenApi, docsHtml, registry } from "@baton/actions";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { requireDefinition } from "./definitions.js";
+import { requireDefinition } from "../definitions/store.js";
 
 let base: ReturnType<typeof buildOpenApi> | undefined;
 

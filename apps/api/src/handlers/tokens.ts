@@ -1,9 +1,9 @@
 import { checkTokenRequest } from "../auth/token-request.js";
 import { issueToken, listTokenRows, revokeToken, tokenView } from "../auth/token-store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid, notFound } from "../http/api-error.js";
+import { invalid, notFound } from "../refusal.js";
 
-/** createToken, listTokens, revokeToken (SPEC "Tokens"; all admin). */
+/** createToken, listTokens, revokeToken (docs/auth.md "Tokens over the API"; all admin). */
 export const tokenHandlers: ActionHandlers = {
   createToken: async (request, services) => {
     const now = services.clock.now();

@@ -1,20 +1,13 @@
-import { UpgradeRefused, upgradeTree } from "../engine/trees/upgrade.js";
+import { upgradeTree } from "../engine/index.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { conflict, notFound } from "../http/api-error.js";
 import { requireRoot } from "./lifecycle.js";
 
 export const upgradeHandlers: ActionHandlers = {
   upgradeInstance: async ({ params, body, principal }, services) => {
     const rootId = await requireRoot(services, params.id, "upgrade");
     const { from_version, to_version } = body as { from_version: number; to_version: number };
-    try {
-      return {
-        body: await upgradeTree(services.db, services.clock, rootId, from_version, to_version, principal.actor),
-      };
-    } catch (error) {
-      if (error instanceof UpgradeRefused)
-        throw error.kind === "not_found" ? notFound(error.message) : conflict(error.message);
-      throw error;
-    }
+    return {
+      body: await upgradeTree(services.db, services.clock, rootId, from_version, to_version, principal.actor),
+    };
   },
 };

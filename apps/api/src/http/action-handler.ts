@@ -13,6 +13,10 @@ export interface ActionRequest {
   principal: Principal;
   /** The request URL, for links (per-process docs). */
   url: URL;
+  /** The request headers; an action reads only those its registry entry declares (`headers`). */
+  headers: Headers;
+  /** Aborted when the client goes away before the answer (a long-poll stops waiting). */
+  signal?: AbortSignal;
 }
 
 export interface ActionReply {

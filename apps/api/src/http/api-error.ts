@@ -1,14 +1,12 @@
 import { API_CODE_STATUS, type ApiCode } from "@baton/actions";
 
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
+import { type FieldProblem, Refusal } from "../refusal.js";
 
 /**
- * The only way a handler reports a client-visible failure. `message` is a sentence a
- * person can act on: what was wrong, where (field path, task id), what was expected.
- * Anything else thrown becomes a 500 `internal` whose body never carries the cause.
+ * A client-visible failure as HTTP sends it. Domain code throws a Refusal (refusal.ts) instead;
+ * only the HTTP edge (http/, auth/) builds an ApiError directly, for failures that are about the
+ * request itself (credentials, permissions, body size, JSON syntax). Anything else thrown becomes
+ * a 500 `internal` whose body never carries the cause.
  */
 export class ApiError extends Error {
   readonly code: ApiCode;
@@ -30,10 +28,12 @@ export class ApiError extends Error {
   }
 }
 
-export const invalid = (message: string, fields?: FieldProblem[]) => new ApiError("invalid", message, { fields });
-export const notFound = (message: string) => new ApiError("not_found", message);
-export const conflict = (message: string) => new ApiError("conflict", message);
-export const unsupported = (message: string) => new ApiError("unsupported", message);
+/** The one mapping from a domain refusal to its ApiCode and status; undefined for anything else. */
+export function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof Refusal) return new ApiError(error.kind, error.message, { fields: error.fields });
+  return undefined;
+}
 
 export function errorBody(error: ApiError): { code: ApiCode; error: string; fields?: FieldProblem[] } {
   return error.fields?.length

@@ -5,7 +5,8 @@ import { authorize, type Authenticator } from "../auth/index.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/principal.js";
 import type { ActionHandlers, ActionReply } from "./action-handler.js";
-import { ApiError, errorBody, unsupported } from "./api-error.js";
+import { ApiError, errorBody, toApiError } from "./api-error.js";
+import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
 import { isDatabaseUnavailable } from "../storage/db-unavailable.js";
@@ -96,7 +97,8 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   const openapi = buildOpenApi(registry);
 
   app.onError((error, c) => {
-    if (error instanceof ApiError) return errorResponse(error);
+    const refused = toApiError(error);
+    if (refused) return errorResponse(refused);
     if (isDatabaseUnavailable(error)) {
       // Only the code: a driver error's message and parameters may carry request values.
       services.log.warn("database unavailable", { method: c.req.method, path: c.req.path, code: errorCode(error) });
@@ -113,9 +115,21 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     );
   });
 
+  // Per-request metrics by action name (never the raw path: ids would explode the series).
+  const actionOf = new WeakMap<Request, string>();
+  if (services.metrics) {
+    const metrics = services.metrics;
+    app.use(async (c, next) => {
+      const began = performance.now();
+      await next();
+      metrics.http(actionOf.get(c.req.raw) ?? "unmatched", c.res.status, (performance.now() - began) / 1000);
+    });
+  }
+
   for (const action of registry) {
     const handler = handlers[action.name];
     app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
+      actionOf.set(c.req.raw, action.name);
       const principal =
         action.permissions === "public"
           ? PUBLIC_PRINCIPAL
@@ -149,7 +163,12 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         throw unsupported(
           `${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`,
         );
-      return toResponse(await handler({ action, params, query, body, principal, url }, services));
+      return toResponse(
+        await handler(
+          { action, params, query, body, principal, url, headers: c.req.raw.headers, signal: c.req.raw.signal },
+          services,
+        ),
+      );
     });
   }
 

@@ -1,7 +1,7 @@
 import { and, count, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "../storage/db.js";
-import { invalid } from "./api-error.js";
+import { invalid } from "../refusal.js";
 
 export type Order = "asc" | "desc";
 

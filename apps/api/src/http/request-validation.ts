@@ -2,7 +2,7 @@ import type { ActionSpec, JsonSchema } from "@baton/actions";
 import { type Json, toPlainJson } from "@baton/expr";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
-import { type FieldProblem, invalid } from "./api-error.js";
+import { type FieldProblem, invalid } from "../refusal.js";
 
 // ajv-formats is CommonJS: under NodeNext the callable is on `.default`.
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;

@@ -10,6 +10,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/postgres-js";
 import { migrate as migratePg } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import * as schema from "./schema/index.js";
+import { countInFlight, type PoolGauge } from "./pool-gauge.js";
 
 export { schema };
 
@@ -23,6 +24,8 @@ export interface Database {
   /** A cheap round trip, for /healthz. Rejects when the database is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Work in flight on the connection pool (pool-gauge.ts); PGlite has one connection. */
+  pool: PoolGauge;
 }
 
 export interface OpenOptions {
@@ -101,8 +104,9 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
     );
     return withTimeout(pingInFlight, timeouts.pingTimeoutMs, "the database did not answer the ping");
   };
+  const counted = countInFlight(client, max);
   try {
-    const db = drizzlePg(client, { schema }) as unknown as Db;
+    const db = drizzlePg(counted.client, { schema }) as unknown as Db;
     // Several replicas may start at once: the first migrates, the others wait on the lock and
     // then find nothing to do. The lock lives on one reserved connection for the duration.
     const locker = await client.reserve();
@@ -120,6 +124,7 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
       db,
       kind: "postgres",
       ping,
+      pool: counted.gauge,
       close: async () => {
         await Promise.all([client.end({ timeout: 5 }), pinger.end({ timeout: 1 })]);
       },
@@ -155,11 +160,13 @@ async function openPglite(dataDir: string): Promise<Database> {
   }
   try {
     await client.waitReady;
-    const db = drizzleLite(client, { schema }) as unknown as Db;
+    const counted = countInFlight(client, 1);
+    const db = drizzleLite(counted.client, { schema }) as unknown as Db;
     await migrateLite(drizzleLite(client, { schema }), { migrationsFolder });
     return {
       db,
       kind: "pglite",
+      pool: counted.gauge,
       ping: async () => {
         await client.query("select 1");
       },
@@ -202,4 +209,30 @@ export async function executePrepared(db: Db, query: SQL): Promise<unknown> {
     db as unknown as { dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } } }
   ).dialect.sqlToQuery(query);
   return client.unsafe(text, params, { prepare: true });
+}
+
+/**
+ * Runs `work` in one transaction and hands it the transaction as a `Db`, so helpers that take
+ * a `Db` run inside it. Drizzle types a transaction apart from the database though it offers
+ * the same query API; this is the one place that bridges the two.
+ */
+export function inTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction((tx) => work(tx as unknown as Db));
+}
+
+interface RawClient {
+  unsafe?: (text: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown>;
+  query?: (text: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * A fixed statement text with positional parameters ($1, $2 …) run straight on the driver: no
+ * query builder (on the request paths drizzle's builder cost more server CPU than the statement
+ * itself, docs/performance.md), and on PostgreSQL a named prepared statement (see
+ * executePrepared). The text must be a constant. Runs on the pool, never inside a transaction.
+ */
+export async function queryRows<T>(db: Db, text: string, params: readonly unknown[]): Promise<T[]> {
+  const client = (db as unknown as { $client: RawClient }).$client;
+  if (client.unsafe !== undefined) return (await client.unsafe(text, params as unknown[], { prepare: true })) as T[];
+  return (await client.query!(text, params as unknown[])).rows as T[];
 }

@@ -42,3 +42,10 @@ export function newId(nowMs: number = Date.now()): string {
   const hex = bytes.toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Any UUID in its canonical text form, either case (ids of other versions are accepted as input). */
+export function isUuid(text: string): boolean {
+  return UUID.test(text);
+}

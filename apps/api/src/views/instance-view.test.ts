@@ -40,13 +40,14 @@ const row = (over: Partial<InstanceRow> = {}): InstanceRow => ({
   externalClaimEpoch: 1,
   nextReplayable: false,
   requested: null,
+  key: null,
   createdAt: T,
   updatedAt: T + 1500,
   ...over,
 });
 
 describe("statusView", () => {
-  it("has exactly the SPEC fields of a running instance, times in ISO 8601 UTC", () => {
+  it("has exactly the documented fields of a running instance (docs/instances.md) plus the key extension, times in ISO 8601 UTC", () => {
     expect(statusView(row())).toEqual({
       id: "i1",
       process: "p",
@@ -56,6 +57,7 @@ describe("statusView", () => {
       retry_count: 0,
       created_at: "2026-01-02T10:00:00.000Z",
       updated_at: "2026-01-02T10:00:01.500Z",
+      key: null,
     });
   });
 

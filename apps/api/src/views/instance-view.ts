@@ -1,9 +1,9 @@
 import { type Json, parseJson } from "@baton/expr";
-import { iso } from "../http/time.js";
+import { iso } from "../format.js";
 import type { instances, logs } from "../storage/schema/index.js";
 import { redactJson, redactText } from "../engine/secrets.js";
 
-// Row → API shapes of SPEC "Process instance". Views are pure: outputs and states are
+// Row → API shapes of docs/instances.md ("Status view", "Detail view"). Views are pure: outputs and states are
 // passed in already parsed (and, where the caller wants it, with objects resolved).
 
 export type InstanceRow = typeof instances.$inferSelect;
@@ -21,6 +21,8 @@ export interface StatusView {
   output?: Json;
   created_at: string;
   updated_at: string;
+  /** The business key (docs/api.md "Business keys"), null when none. */
+  key: string | null;
 }
 
 export interface InstanceListRow extends StatusView {
@@ -79,6 +81,7 @@ export function statusView(row: InstanceRow, output: Json | undefined = storedOu
     ...(output !== undefined ? { output } : {}),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
+    key: row.key,
   };
 }
 

@@ -26,6 +26,8 @@ export function registerInstances(program: Command, makeContext: ContextFactory)
       .option("--task <task>", "only instances sitting on this task (pair with --process)")
       .option("--error-code <code>", "only instances with this error code")
       .option("--children", "include child instances")
+      .option("-k, --key <key>", "only instances started with this business key (exact)")
+      .option("--parent <id>", "only the children of this instance")
       .option("--since <duration|timestamp>", "only instances created since (1h, 2d, or an ISO 8601 time)"),
   ).action(
     act(makeContext, async (ctx, _args, options) => {
@@ -44,6 +46,8 @@ export function registerInstances(program: Command, makeContext: ContextFactory)
     "baton instances --status failed,raised --since 1d",
     "baton instances --process orders --task charge --phase external",
     "baton instances --children --all --json",
+    "baton instances --key A-1001",
+    "baton instances --parent 019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
   ]);
 }
 
@@ -73,16 +77,20 @@ export function instanceQuery(options: Record<string, any>, now: number): ListIn
   if (options.task) query.task = options.task;
   if (options.errorCode) query.error_code = options.errorCode;
   if (options.children) query.children = true;
+  if (options.key !== undefined) query.key = options.key;
+  if (options.parent !== undefined) query.parent_id = options.parent;
   if (options.since) query.created_after = parseSince(options.since, now);
   return query;
 }
 
 export function printInstanceTable(out: Output, rows: InstanceRow[]): void {
   const showParent = rows.some((row) => row.parent_id);
+  const showKey = rows.some((row) => row.key);
   out.table(
     [
       { header: "ID", keep: true },
       ...(showParent ? [{ header: "PARENT", keep: true, dropOrder: 0 }] : []),
+      ...(showKey ? [{ header: "KEY", dropOrder: 4 }] : []),
       { header: "PROCESS" },
       { header: "VERSION", align: "right" as const, keep: true },
       { header: "STATUS", keep: true },
@@ -94,6 +102,7 @@ export function printInstanceTable(out: Output, rows: InstanceRow[]): void {
     rows.map((row) => [
       row.id,
       ...(showParent ? [row.parent_id ?? "-"] : []),
+      ...(showKey ? [row.key ?? ""] : []),
       row.process,
       `v${row.version}`,
       { text: row.status, paint: (text: string) => colorStatus(out.style, text) },

@@ -1,4 +1,11 @@
-import type { InstanceStatusView, StartInstanceBody } from "@baton/actions";
+import { randomUUID } from "node:crypto";
+import {
+  ApiError,
+  type BatonClient,
+  ConnectionError,
+  type InstanceStatusView,
+  type StartInstanceBody,
+} from "@baton/actions";
 import type { Command } from "commander";
 import { versionOf } from "../channel-version.js";
 import { CliError, UsageError } from "../cli-error.js";
@@ -30,6 +37,10 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
       "set one input field (repeatable; dotted keys nest; the value is JSON when it parses, else a string)",
       collect,
     )
+    .option(
+      "-k, --key <key>",
+      "a business key naming what the instance is about (an order number); `instances --key` finds it",
+    )
     .option("-w, --wait", "wait until the instance settles")
     .option("-t, --timeout <duration>", "with --wait: give up after this long (30s, 5m, 1h; a bare number is seconds)")
     .action(
@@ -43,7 +54,8 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
         const version = await versionOf(api, ref);
         if (version !== undefined) body.version = version;
         if (input !== undefined) body.input = input;
-        const started = await api.call("startInstance", { body });
+        if (options.key !== undefined) body.key = options.key;
+        const started = await startOnce(ctx, api, body);
         await rememberLastInstance(ctx.io, started.id);
         if (!options.wait) {
           if (ctx.out.json) ctx.out.printJson(started);
@@ -60,6 +72,34 @@ export function registerRun(program: Command, makeContext: ContextFactory): void
     "baton run orders@production --input @order.json",
     "baton run orders --set order_id=7 --set customer.tier=gold --wait --json",
   ]);
+}
+
+/** Attempts of one start whose answer is lost, and the pauses between them (docs/cli.md). */
+const START_ATTEMPTS = 5;
+const START_RETRY_MS = [500, 1000, 2000, 4000];
+
+/**
+ * Starts exactly one instance even when an answer is lost: every attempt carries the same
+ * Idempotency-Key, so a retry of a start the server did commit answers that instance instead
+ * of starting another. Retried: no answer at all (refused, reset, timed out) and 502/503/504
+ * (a proxy or a database restart); anything else is the answer.
+ */
+async function startOnce(ctx: Context, api: BatonClient, body: StartInstanceBody) {
+  const headers = { "Idempotency-Key": randomUUID() };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await api.call("startInstance", { body, headers });
+    } catch (error) {
+      const lost =
+        error instanceof ConnectionError || (error instanceof ApiError && [502, 503, 504].includes(error.status));
+      if (!lost || attempt >= START_ATTEMPTS) throw error;
+      const waitMs = START_RETRY_MS[attempt - 1] ?? 4000;
+      ctx.out.hint(
+        `the start got no answer (${(error as Error).message}); retrying in ${waitMs} ms with the same Idempotency-Key`,
+      );
+      await ctx.io.sleep(waitMs);
+    }
+  }
 }
 
 const FIRST_POLL_MS = 200;

@@ -152,4 +152,13 @@ describe("baton worker --once", () => {
     const run = await runInProcess(["worker", "--once", "--exec", "true"], { fetch });
     expect(run).toEqual({ code: 1, stdout: "", stderr: "error: unsupported: not implemented yet.\n" });
   });
+
+  it("refuses a --wait longer than the server's 60 s limit before calling the server", async () => {
+    const api = externalApi([task("t1")]);
+    const run = await runInProcess(["worker", "--once", "--wait", "2m", "--exec", "true"], { fetch: api.fetch });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--wait");
+    expect(run.stderr).toContain("60s");
+    expect(api.calls).toEqual([]);
+  });
 });

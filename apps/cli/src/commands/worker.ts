@@ -1,8 +1,9 @@
 import { hostname } from "node:os";
+import { CLAIM_WAIT_MS } from "@baton/actions";
 import { stringifyJson } from "@baton/expr";
 import { createWorker, type ExternalTask, raise, type WorkerEvent } from "@baton/worker";
 import type { Command } from "commander";
-import { CliError } from "../cli-error.js";
+import { CliError, UsageError } from "../cli-error.js";
 import { act, type ContextFactory, examples } from "../command-kit.js";
 import type { Context } from "../context.js";
 import { parseDuration } from "../duration.js";
@@ -22,6 +23,8 @@ interface WorkerOptions {
   concurrency: number;
   leaseMs?: number;
   pollMs: number;
+  /** The claim's long-poll (`wait_ms`); undefined: the SDK's default. */
+  waitMs?: number;
   once: boolean;
 }
 
@@ -44,6 +47,10 @@ export function registerWorker(program: Command, makeContext: ContextFactory): v
     .option("-c, --concurrency <n>", "tasks handled at once", "1")
     .option("--lease <duration>", "claim lease (server default when omitted)")
     .option("--poll <duration>", "wait between claims when there is no work", "1s")
+    .option(
+      "--wait <duration>",
+      `how long one claim waits on the server for work (long-poll, 0 to ${CLAIM_WAIT_MS.max / 1000}s; default 20s, none with --once)`,
+    )
     .option("--once", "claim once, handle what was claimed, then exit")
     .action(
       act(makeContext, async (ctx, _args, options) => {
@@ -56,6 +63,7 @@ export function registerWorker(program: Command, makeContext: ContextFactory): v
           concurrency: parsePositiveInteger(options.concurrency, "--concurrency"),
           leaseMs: options.lease === undefined ? undefined : parseDuration(options.lease, "--lease"),
           pollMs: parseDuration(options.poll, "--poll"),
+          waitMs: options.wait === undefined ? undefined : waitOption(options.wait),
           once: Boolean(options.once),
         });
       }),
@@ -65,6 +73,15 @@ export function registerWorker(program: Command, makeContext: ContextFactory): v
     "baton worker --exec 'jq \"{packed: true, items: (.items | length)}\"' --concurrency 4",
     "baton worker --task approve --exec ./approve.sh --once --json",
   ]);
+}
+
+function waitOption(value: string): number {
+  const ms = parseDuration(value, "--wait");
+  if (ms > CLAIM_WAIT_MS.max)
+    throw new UsageError(
+      `--wait: "${value}" is longer than the server's limit of ${CLAIM_WAIT_MS.max / 1000}s; give 0 to ${CLAIM_WAIT_MS.max / 1000}s`,
+    );
+  return ms;
 }
 
 /** A command outcome that is not an answer: the SDK releases the task and reports `reason`. */
@@ -130,6 +147,7 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
     concurrency: options.concurrency,
     leaseMs: options.leaseMs,
     pollMs: Math.max(1, options.pollMs),
+    waitMs: options.waitMs,
     maxPollMs: Math.max(options.pollMs, 60_000),
     once: options.once,
     // Ctrl-C keeps its meaning (exit 130, commands stopped: main.ts); SIGTERM stops gracefully.

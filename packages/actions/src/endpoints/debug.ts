@@ -38,6 +38,27 @@ export const debugActions = [
     },
   }),
   action({
+    name: "metrics",
+    method: "get",
+    path: "/metrics",
+    root: true,
+    tag: TAG,
+    summary: "Prometheus metrics (extension)",
+    description:
+      "Extension: served at the server root (`/metrics`, outside `/api`) in the Prometheus text format 0.0.4 — this replica's engine, HTTP, external-task and process metrics, and instance counts sampled from the database on a timer (every metric is listed in docs/metrics.md). " +
+      "Under `--auth token` it needs a credential with `read` (give Prometheus a token of its own: `authorization.credentials_file`); under `--auth none` anyone who reaches the port may read it.",
+    permissions: ["read"],
+    responses: {
+      200: {
+        description: "The metrics.",
+        contentType: "text/plain; version=0.0.4",
+        schema: { type: "string", description: "Prometheus text exposition format." },
+      },
+    },
+    errors: [400, 500],
+    example: { response: "# HELP baton_advances_total …\n# TYPE baton_advances_total counter\n…" },
+  }),
+  action({
     name: "tick",
     method: "post",
     path: "/tick",

@@ -13,12 +13,15 @@ import {
   str,
   strictObject,
 } from "../schema.js";
+import { LIST_SORTS, listQuerySchema, pageEnvelopeSchema } from "../pagination.js";
 import { action } from "./define.js";
 
 const TAG = "external-tasks";
 
 export const CLAIM_LIMIT = { min: 1, max: 100, default: 1 } as const;
 export const LEASE_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
+/** Claim long-poll (an extension beyond SPEC, docs/api.md "Extensions"): how long an empty claim may wait. */
+export const CLAIM_WAIT_MS = { min: 0, max: 60_000, default: 0 } as const;
 
 function leaseMs(description: string): JsonSchema {
   return int(`${description} ${LEASE_MS.min} to ${LEASE_MS.max}, default ${LEASE_MS.default}.`, {
@@ -99,6 +102,93 @@ const SAMPLE_TOKEN = "ext_01J9Z4K2QX8M";
 
 export const externalTaskActions = [
   action({
+    name: "listExternalTasks",
+    method: "get",
+    path: "/external-tasks",
+    tag: TAG,
+    extension: true,
+    summary: "List waiting external tasks",
+    description:
+      "The human-task queue, read-only: every external task an instance waits on now (claimed or not), oldest park first. Nothing is claimed. " +
+      "Filters combine with AND: `process`, `version`, `task` (pair with `process`), `claimed` (true: a live claim holds it; false: claimable now), `instance_id`. " +
+      "`external_input` is shown with the server's secret values redacted, as instance state is. Sort key: `waiting_since` (default asc).",
+    permissions: ["read"],
+    query: listQuerySchema(LIST_SORTS.externalTasks, {
+      process: processName("Only tasks of this process."),
+      version: int("Only tasks of this process version.", { minimum: 1 }),
+      task: str("Only this task id (pair with `process`).", { minLength: 1 }),
+      claimed: bool("true: only tasks a live claim holds; false: only tasks claimable now."),
+      instance_id: str("Only the task of this instance.", { minLength: 1 }),
+    }),
+    responses: {
+      200: {
+        description: "A page of waiting tasks.",
+        schema: pageEnvelopeSchema(
+          responseObject(
+            {
+              instance_id: str("The waiting instance."),
+              root_id: str("The root of its tree."),
+              process: str("Process name."),
+              version: int("Process version.", { minimum: 1 }),
+              task: str("Task id."),
+              status: str("The instance's status (`running`, or `paused`/`pausing` while it waits paused)."),
+              external_input: anyJson("The evaluated `input` of the external action (secrets redacted)."),
+              waiting_since: dateTime("When the task parked (ISO 8601 UTC)."),
+              deadline: nullable(dateTime("When the wait times out with `external.timeout`; null without a timeout.")),
+              claimed_by: nullable(str("The worker holding a live claim; null when claimable.")),
+              claim_expires: nullable(dateTime("When that claim lapses unless renewed; null when claimable.")),
+            },
+            [
+              "instance_id",
+              "root_id",
+              "process",
+              "version",
+              "task",
+              "status",
+              "external_input",
+              "waiting_since",
+              "deadline",
+              "claimed_by",
+              "claim_expires",
+            ],
+            { title: "WaitingExternalTask" },
+          ),
+          "WaitingExternalTaskPage",
+        ),
+      },
+    },
+    errors: [400, 500],
+    example: {
+      request: { query: { process: "order-fulfilment", claimed: false, limit: 1 } },
+      response: {
+        items: [
+          {
+            instance_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
+            root_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
+            process: "order-fulfilment",
+            version: 3,
+            task: "approve",
+            status: "running",
+            external_input: { order_id: "A-1001", amount: "129.90" },
+            waiting_since: "2026-01-02T10:00:05.000Z",
+            deadline: "2026-01-03T10:00:05.000Z",
+            claimed_by: null,
+            claim_expires: null,
+          },
+        ],
+        page: {
+          size: 1,
+          items_before: 0,
+          items_after: 4,
+          sort: "waiting_since",
+          order: "asc",
+          next_cursor: "eyJsIjoiZXh0ZXJuYWwt",
+          previous_cursor: null,
+        },
+      },
+    },
+  }),
+  action({
     name: "claimExternalTasks",
     method: "post",
     path: "/external-tasks/claim",
@@ -107,7 +197,8 @@ export const externalTaskActions = [
     description:
       "Leases up to `limit` parked tasks without a live claim, oldest park first, optionally only of `process`, `task` and `version`. " +
       `\`limit\` is ${CLAIM_LIMIT.min} to ${CLAIM_LIMIT.max} (default ${CLAIM_LIMIT.default}); \`lease_ms\` is ${LEASE_MS.min} to ${LEASE_MS.max} (default ${LEASE_MS.default}). ` +
-      "Renew every claim within `renew_before_ms` (`POST /external-tasks/renew`): renewal is the only way a worker learns that its task was cancelled or lost. An empty `items` means nothing is waiting.",
+      "Renew every claim within `renew_before_ms` (`POST /external-tasks/renew`): renewal is the only way a worker learns that its task was cancelled or lost. An empty `items` means nothing is waiting. " +
+      `Extension: \`wait_ms\` (${CLAIM_WAIT_MS.min} to ${CLAIM_WAIT_MS.max}, default ${CLAIM_WAIT_MS.default}) long-polls: when nothing matches, the call waits up to that long for a task to park (or a claim to lapse or be released) and answers as soon as one can be claimed, else with an empty \`items\`.`,
     permissions: ["worker"],
     body: strictObject(
       {
@@ -124,6 +215,10 @@ export const externalTaskActions = [
         process: processName("Only tasks of this process."),
         task: str("Only tasks with this task id (pair with `process`).", { minLength: 1 }),
         version: int("Only tasks of this process version.", { minimum: 1 }),
+        wait_ms: int(
+          `Extension (long-poll): when nothing can be claimed, wait up to this many ms for a task before answering an empty \`items\`; ${CLAIM_WAIT_MS.min} to ${CLAIM_WAIT_MS.max}, default ${CLAIM_WAIT_MS.default} (answer at once).`,
+          { minimum: CLAIM_WAIT_MS.min, maximum: CLAIM_WAIT_MS.max, default: CLAIM_WAIT_MS.default },
+        ),
       },
       ["worker_id"],
     ),

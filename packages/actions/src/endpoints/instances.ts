@@ -30,6 +30,12 @@ export const INSTANCE_STATUSES = [
   "cancelled",
 ] as const;
 export const INSTANCE_PHASES = ["children", "collecting", "external"] as const;
+/** The longest business `key` of an instance (docs/api.md "Business keys"). */
+export const INSTANCE_KEY_MAX_LENGTH = 200;
+/** The dimensions `GET /instances/counts` can group by. */
+export const COUNT_DIMENSIONS = ["status", "process", "error_code", "phase"] as const;
+/** Groups one counts answer holds at most; more sets `truncated`. */
+export const COUNT_GROUPS_MAX = 1000;
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export const LIFECYCLE_OUTCOMES = ["paused", "pausing", "resumed", "cancelled", "cancelling", "retried"] as const;
 
@@ -59,8 +65,23 @@ const STATUS_FIELDS: Record<string, JsonSchema> = {
   output: anyJson("When finished with output: the process output."),
   created_at: dateTime("When the instance started (ISO 8601 UTC)."),
   updated_at: dateTime("When the instance last changed (ISO 8601 UTC)."),
+  key: nullable(
+    str(
+      "**Extension.** The business key given at start (`POST /instances` `key`), e.g. an order number; null when none was given. Children have none.",
+    ),
+  ),
 };
-const STATUS_REQUIRED = ["id", "process", "version", "status", "task", "retry_count", "created_at", "updated_at"];
+const STATUS_REQUIRED = [
+  "id",
+  "process",
+  "version",
+  "status",
+  "task",
+  "retry_count",
+  "created_at",
+  "updated_at",
+  "key",
+];
 
 const TREE_FIELDS: Record<string, JsonSchema> = {
   parent_id: nullable(str("The parent instance; null for a root.")),
@@ -86,6 +107,7 @@ const DETAIL_FIELDS: Record<string, JsonSchema> = {
   retry_count: STATUS_FIELDS.retry_count,
   created_at: STATUS_FIELDS.created_at,
   updated_at: STATUS_FIELDS.updated_at,
+  key: STATUS_FIELDS.key,
   error_code: STATUS_FIELDS.error_code,
   error_message: STATUS_FIELDS.error_message,
   output: STATUS_FIELDS.output,
@@ -170,6 +192,32 @@ const ROOT_PARAMS = strictObject({ id: str("Root instance id (a child id is refu
 
 const STATUS_LIST_PATTERN = `^(${INSTANCE_STATUSES.join("|")})(,(${INSTANCE_STATUSES.join("|")}))*$`;
 
+/** The filters of `GET /instances`, shared by `GET /instances/counts` (and the bulk verbs). */
+export const INSTANCE_FILTERS: Record<string, JsonSchema> = {
+  status: str(`One status or several comma-separated, from: ${INSTANCE_STATUSES.join(", ")}.`, {
+    pattern: STATUS_LIST_PATTERN,
+  }),
+  phase: str("Only running instances waiting in this phase.", { enum: [...INSTANCE_PHASES] }),
+  task: str("Exact task id the instance sits on (pair with `process`).", { minLength: 1 }),
+  error_code: str("Exact error code, e.g. `http.503` or `out_of_stock`.", { minLength: 1 }),
+  process: processName("Exact process name, across every version."),
+  version: int("Exact process version; 0 means any.", { minimum: 0 }),
+  children: bool("Include child instances. Omitted or false: roots only, one row per tree."),
+  created_after: unixMs("Created at or after this instant (unix ms)."),
+  created_before: unixMs("Created strictly before this instant (unix ms)."),
+  updated_after: unixMs("Updated at or after this instant (unix ms)."),
+  updated_before: unixMs("Updated strictly before this instant (unix ms)."),
+  key: str("**Extension.** Exact business key (as given to `POST /instances`).", {
+    minLength: 1,
+    maxLength: INSTANCE_KEY_MAX_LENGTH,
+  }),
+  parent_id: str("**Extension.** Only the children of this instance (implies `children`).", {
+    pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+  }),
+};
+
+const COUNT_BY_PATTERN = `^(${COUNT_DIMENSIONS.join("|")})(,(${COUNT_DIMENSIONS.join("|")}))?$`;
+
 const SAMPLE_ID = "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55";
 const SAMPLE_STATUS = {
   id: SAMPLE_ID,
@@ -182,6 +230,7 @@ const SAMPLE_STATUS = {
   error_message: 'task "charge": http.503: Service Unavailable',
   created_at: "2026-01-02T10:00:00.000Z",
   updated_at: "2026-01-02T10:00:42.000Z",
+  key: "A-1001",
 };
 
 const LIFECYCLE_NOTE =
@@ -196,13 +245,33 @@ export const instanceActions = [
     summary: "Start an instance of a process",
     description:
       "Starts `process` at `version` (omit for the latest) with `input`, which is validated and conformed against the process's `input_schema` (defaults filled, undeclared keys stripped). " +
-      "A process without `input_schema` takes no input. Poll `GET /instances/{id}` for its progress.",
+      "A process without `input_schema` takes no input. Poll `GET /instances/{id}` for its progress.\n\n" +
+      "**Idempotent starts** (extension): with an `Idempotency-Key` header, a retry of the same start (same key, same caller, same body) within 24 hours answers the instance the first request started (its current status) and starts nothing; the same key with a different body is a 409. " +
+      "Send a fresh key per logical start and the same key on every retry of it: a start whose answer was lost (a timeout, a dropped connection, a 503 while the database restarts) is then safe to retry. Without the header every request starts a new instance.",
     permissions: ["operate"],
+    headers: {
+      type: "object",
+      properties: {
+        "Idempotency-Key": {
+          type: "string",
+          minLength: 1,
+          maxLength: 255,
+          pattern: "^[\\x21-\\x7e]+$",
+          description:
+            "Names this start for 24 hours (1–255 visible ASCII characters): a retry with the same key and body answers the same instance instead of starting another.",
+        },
+      },
+    },
     body: strictObject(
       {
         process: processName("Process name."),
         version: int("Version to run; omit for the latest.", { minimum: 1 }),
         input: openObject("The instance input; must conform to the process's `input_schema`."),
+        key: str(
+          `**Extension.** A business key naming what this instance is about (an order number, a customer id), 1 to ${INSTANCE_KEY_MAX_LENGTH} characters. ` +
+            'Stored and shown on every view; `GET /instances?key=` finds it. It does not deduplicate: use the `Idempotency-Key` header for that (docs/api.md "Business keys").',
+          { minLength: 1, maxLength: INSTANCE_KEY_MAX_LENGTH },
+        ),
       },
       ["process"],
     ),
@@ -216,13 +285,14 @@ export const instanceActions = [
         ),
       },
     },
-    errors: [400, 404, 500],
+    errors: [400, 404, 409, 500],
     errorDescriptions: {
       400: "The body or the input is invalid; `fields` names each offending input path.",
       404: "The process or that version is not registered.",
+      409: "Extension: the `Idempotency-Key` was used within 24 hours for a start with a different body.",
     },
     example: {
-      request: { body: { process: "order-fulfilment", input: { order_id: "A-1001" } } },
+      request: { body: { process: "order-fulfilment", input: { order_id: "A-1001" }, key: "A-1001" } },
       response: { id: SAMPLE_ID, process: "order-fulfilment", version: 3, status: "running" },
     },
   }),
@@ -233,26 +303,13 @@ export const instanceActions = [
     tag: TAG,
     summary: "List instances",
     description:
-      "Roots only (one row per tree) unless `children=true`. Filters combine with AND. `status` takes one status or several comma-separated (`failed,raised`) from: " +
+      "Roots only (one row per tree) unless `children=true` or `parent_id` is given. Filters combine with AND. `status` takes one status or several comma-separated (`failed,raised`) from: " +
       `${INSTANCE_STATUSES.join(", ")}. ` +
       "`task` is an exact task id; pair it with `process`, since task ids are unique only within a definition. `version` 0 means any. Time bounds are unix ms: `*_after` at or after, `*_before` strictly before. " +
-      "Sort keys: `created_at` (default, desc: newest first), `updated_at`.",
+      "Sort keys: `created_at` (default, desc: newest first), `updated_at`. " +
+      "**Extension:** `key` (exact business key) and `parent_id` (one parent's children).",
     permissions: ["read"],
-    query: listQuerySchema(LIST_SORTS.instances, {
-      status: str(`One status or several comma-separated, from: ${INSTANCE_STATUSES.join(", ")}.`, {
-        pattern: STATUS_LIST_PATTERN,
-      }),
-      phase: str("Only running instances waiting in this phase.", { enum: [...INSTANCE_PHASES] }),
-      task: str("Exact task id the instance sits on (pair with `process`).", { minLength: 1 }),
-      error_code: str("Exact error code, e.g. `http.503` or `out_of_stock`.", { minLength: 1 }),
-      process: processName("Exact process name, across every version."),
-      version: int("Exact process version; 0 means any.", { minimum: 0 }),
-      children: bool("Include child instances. Omitted or false: roots only, one row per tree."),
-      created_after: unixMs("Created at or after this instant (unix ms)."),
-      created_before: unixMs("Created strictly before this instant (unix ms)."),
-      updated_after: unixMs("Updated at or after this instant (unix ms)."),
-      updated_before: unixMs("Updated strictly before this instant (unix ms)."),
-    }),
+    query: listQuerySchema(LIST_SORTS.instances, INSTANCE_FILTERS),
     responses: {
       200: { description: "A page of instance rows.", schema: pageEnvelopeSchema(INSTANCE_ROW_SCHEMA, "InstancePage") },
     },
@@ -270,6 +327,73 @@ export const instanceActions = [
           next_cursor: "MDE5YTNjMWU",
           previous_cursor: null,
         },
+      },
+    },
+  }),
+  // Before getInstance: the router tries routes in registry order, and /instances/{id} would take "counts" as an id.
+  action({
+    name: "countInstances",
+    method: "get",
+    path: "/instances/counts",
+    tag: TAG,
+    extension: true,
+    summary: "Count instances, grouped",
+    description:
+      "Counts the instances `GET /instances` would list with the same filters (roots only unless `children=true` or `parent_id`), grouped by `by`: one or two of " +
+      `${COUNT_DIMENSIONS.join(", ")}, comma-separated (default \`status\`). Each group carries its dimension values and \`count\`; groups are ordered by their values. ` +
+      `At most ${COUNT_GROUPS_MAX} groups are returned (\`truncated\` says whether more exist); \`total\` counts every matching instance. ` +
+      'Served from the instances indexes; the cost on large tables is in docs/api.md "Counts".',
+    permissions: ["read"],
+    query: strictObject({
+      ...INSTANCE_FILTERS,
+      by: str(`One or two of: ${COUNT_DIMENSIONS.join(", ")}, comma-separated. Default status.`, {
+        pattern: COUNT_BY_PATTERN,
+        default: "status",
+      }),
+    }),
+    responses: {
+      200: {
+        description: "The counts.",
+        schema: responseObject(
+          {
+            by: arrayOf(str("A dimension.", { enum: [...COUNT_DIMENSIONS] }), "The dimensions grouped by, in order."),
+            groups: arrayOf(
+              {
+                type: "object",
+                description:
+                  "One group: the value of each `by` dimension (null for an instance without one, e.g. no error_code) and `count`.",
+                properties: {
+                  status: STATUS,
+                  process: str("Process name."),
+                  error_code: nullable(str("Error code.")),
+                  phase: PHASE,
+                  count: int("Instances in this group.", { minimum: 1 }),
+                },
+                required: ["count"],
+                additionalProperties: false,
+              },
+              "The non-empty groups, ordered by their values.",
+            ),
+            total: int("Every matching instance.", { minimum: 0 }),
+            truncated: bool(`More than ${COUNT_GROUPS_MAX} groups matched; only the first are returned.`),
+          },
+          ["by", "groups", "total", "truncated"],
+          { title: "InstanceCounts" },
+        ),
+      },
+    },
+    errors: [400, 500],
+    example: {
+      request: { query: { by: "status,error_code", process: "order-fulfilment" } },
+      response: {
+        by: ["status", "error_code"],
+        groups: [
+          { status: "completed", error_code: null, count: 1180 },
+          { status: "failed", error_code: "http.503", count: 37 },
+          { status: "running", error_code: null, count: 12 },
+        ],
+        total: 1229,
+        truncated: false,
       },
     },
   }),
@@ -314,6 +438,7 @@ export const instanceActions = [
         retry_count: 0,
         created_at: "2026-01-02T10:00:00.000Z",
         updated_at: "2026-01-02T10:00:01.000Z",
+        key: "A-1001",
         phase: null,
         parent_id: null,
         root_id: SAMPLE_ID,

@@ -1,4 +1,4 @@
-// Checks that need the whole decoded definition (LANGUAGE §2.6): codes both raised and
+// Checks that need the whole decoded definition (docs/language.md "switch", "child, child_map, child_list"): codes both raised and
 // panicked, and child on_error patterns no child can raise.
 import type { Definition } from "../definition.js";
 import { codeMatches } from "../error-codes.js";
@@ -25,7 +25,7 @@ function taskAt(def: Definition, path: string): string | undefined {
   return m === null ? undefined : def.tasks[Number(m[1])]?.id;
 }
 
-/** On a child task, a pattern no child can raise is almost always a typo (LANGUAGE §2.6). */
+/** On a child task, a pattern no child can raise is almost always a typo (docs/language.md "child, child_map, child_list"). */
 export function checkChildPatterns(sc: Scope, def: Definition, ctx: DecodeContext): void {
   def.tasks.forEach((task, i) => {
     const a = task.action;

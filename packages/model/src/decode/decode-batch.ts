@@ -27,17 +27,19 @@ export function decodeBatch(
   // First pass: what each member raises, so a parent's on_error can be checked against a child of the same batch.
   const base: DecodeContext = { ...ctx, batchNames };
   const raisedByMember = new Map<string, string[]>();
-  for (const raw of raws) {
+  const firstPass = raws.map((raw) => {
     const r = decodeDefinition(raw, base);
     if (r.ok) raisedByMember.set(r.definition.name, declaredRaises(r.definition));
-  }
+    return r;
+  });
   const full: DecodeContext = {
     ...base,
     processRaises: (name) => raisedByMember.get(name) ?? (names.includes(name) ? undefined : ctx.processRaises?.(name)),
   };
   const definitions: Definition[] = [];
   raws.forEach((raw, i) => {
-    const r = decodeDefinition(raw, full);
+    // Only a member whose child tasks name another member can decode differently the second time.
+    const r = namesMemberAsChild(raw, batchNames) ? decodeDefinition(raw, full) : firstPass[i];
     if (r.ok) definitions.push(r.definition);
     else
       problems.push(
@@ -49,4 +51,15 @@ export function decodeBatch(
       );
   });
   return problems.length === 0 ? { ok: true, definitions } : { ok: false, problems };
+}
+
+/** Whether a raw definition has a child task naming one of `names` (read from the raw JSON: it may not decode). */
+function namesMemberAsChild(raw: unknown, names: readonly string[]): boolean {
+  if (!isPlainObject(raw) || !Array.isArray(raw.tasks)) return false;
+  const named = (v: unknown) => isPlainObject(v) && typeof v.name === "string" && names.includes(v.name);
+  return raw.tasks.some((task) => {
+    const action = isPlainObject(task) ? task.action : undefined;
+    if (!isPlainObject(action)) return false;
+    return named(action) || (isPlainObject(action.children) && Object.values(action.children).some(named));
+  });
 }

@@ -5,7 +5,7 @@ import { joinPath } from "../problems.js";
 import { isExpressionLeaf } from "../template-text.js";
 import { decodeSchema, expectObject, expectString, rejectUnknownFields, report, type Scope } from "./scope.js";
 
-/** What a decoder may know about other processes (LANGUAGE §2.6). */
+/** What a decoder may know about other processes (docs/language.md "child, child_map, child_list"). */
 export interface ChildNames {
   /** The process being decoded: a child may name itself. */
   self?: string;

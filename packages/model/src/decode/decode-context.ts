@@ -1,6 +1,7 @@
 import type { Definition, DefinitionProblem } from "../definition.js";
+import type { DefinitionLimits } from "../limits.js";
 
-/** What registration knows beyond the document itself (LANGUAGE §2.6). */
+/** What registration knows beyond the document itself (docs/language.md "Registration checks"). */
 export interface DecodeContext {
   /** Whether a process is registered; without it child names are not checked. */
   processExists?: (name: string) => boolean;
@@ -8,6 +9,8 @@ export interface DecodeContext {
   batchNames?: readonly string[];
   /** The codes a registered process can raise (its summary `raises`); undefined when unknown. */
   processRaises?: (name: string) => string[] | undefined;
+  /** Bounds on the definition and on checking it (the server's flags); DEFAULT_DEFINITION_LIMITS where absent. */
+  limits?: Partial<DefinitionLimits>;
 }
 
 export type DecodeResult = { ok: true; definition: Definition } | { ok: false; problems: DefinitionProblem[] };

@@ -1,7 +1,9 @@
+import { isLosslessNumber } from "@baton/expr";
 import type { Definition } from "../definition.js";
 import { describeKind, isPlainObject } from "../json-kind.js";
+import { type DefinitionLimits, definitionLimits } from "../limits.js";
 import { PROCESS_NAME } from "../names.js";
-import { problemSink } from "../problems.js";
+import { joinPath, problemSink } from "../problems.js";
 import { endlessRoutingCycles, unreachableTasks } from "../reachability.js";
 import { typeDefinition } from "../typing.js";
 import { checkChildPatterns, checkRaisedAndPanicked } from "./cross-task-checks.js";
@@ -42,8 +44,15 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     return fail();
   }
   if (typeof raw.name === "string") sink.process = raw.name;
+  const limits = definitionLimits(ctx.limits);
+  // Size bounds first: every later walk is proportional to them.
+  const tooLarge = sizeProblem(raw, limits);
+  if (tooLarge !== undefined) {
+    sink.add(tooLarge.path, tooLarge.message);
+    return fail();
+  }
   const defNames = isPlainObject(raw.$defs) ? Object.keys(raw.$defs) : [];
-  const sc: Scope = { sink, defNames };
+  const sc: Scope = { sink, defNames, limits };
 
   rejectUnknownFields(sc, raw, DEFINITION_FIELDS, "", (k) =>
     k === "version" ? "versions are assigned by the server" : undefined,
@@ -103,14 +112,15 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     const before = sink.problems.length;
     checkRaisedAndPanicked(sc, def);
     checkChildPatterns(sc, def, ctx);
-    for (const p of typeDefinition(def).problems) sink.add(p.path, p.message, p.task);
+    for (const p of typeDefinition(def, undefined, limits).problems) sink.add(p.path, p.message, p.task);
     for (const p of sink.problems.slice(before))
       p.path = p.path.replace(/^tasks\[(\d+)\]/, (_, k) => `tasks[${rawIndex[Number(k)]}]`);
     // Reachability over a half-decoded routing graph would only add noise to the real problems.
     if (routingOk) {
+      const position = new Map(def.tasks.map((t, i) => [t, i]));
       for (const task of unreachableTasks(def))
         sink.add(
-          `tasks[${def.tasks.indexOf(task)}]`,
+          `tasks[${position.get(task)}]`,
           `task "${task.id}" is never reached from the first task ("${def.tasks[0].id}")`,
           task.id,
         );
@@ -125,6 +135,55 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     }
   }
   return sink.problems.length === 0 ? { ok: true, definition: def } : fail();
+}
+
+/**
+ * The first bound the raw definition passes, in the order they are cheapest to check: nesting
+ * depth (walked without recursion), task count, then its size written as JSON.
+ */
+function sizeProblem(
+  raw: Record<string, unknown>,
+  limits: DefinitionLimits,
+): { path: string; message: string } | undefined {
+  // Each entry: value, depth, and how it was reached (the path is only built for a refusal).
+  // The JSON size is summed on the way (strings without their escapes): no text is built.
+  type Entry = { value: unknown; depth: number; parent?: Entry; key?: string | number };
+  const stack: Entry[] = [{ value: raw, depth: 1 }];
+  let bytes = 0;
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const { value, depth } = entry;
+    if (depth > limits.maxDepth) {
+      const keys: Array<string | number> = [];
+      for (let e: Entry | undefined = entry; e?.key !== undefined; e = e.parent) keys.unshift(e.key);
+      return {
+        path: keys.reduce<string>((at, k) => joinPath(at, k), ""),
+        message: `the definition is nested more than ${limits.maxDepth} levels deep here (the limit on definition nesting, docs/limits.md)`,
+      };
+    }
+    if (typeof value === "string") bytes += value.length + 3;
+    else if (Array.isArray(value)) {
+      bytes += 2;
+      for (const [i, v] of value.entries()) stack.push({ value: v, depth: depth + 1, parent: entry, key: i });
+    } else if (isPlainObject(value)) {
+      bytes += 2;
+      for (const [k, v] of Object.entries(value)) {
+        bytes += k.length + 4;
+        stack.push({ value: v, depth: depth + 1, parent: entry, key: k });
+      }
+    } else bytes += isLosslessNumber(value) ? value.value.length + 1 : String(value).length + 1;
+  }
+  if (Array.isArray(raw.tasks) && raw.tasks.length > limits.maxTasks)
+    return {
+      path: "tasks",
+      message: `the definition has ${raw.tasks.length} tasks, more than the limit of ${limits.maxTasks} (docs/limits.md); split it into processes that call each other as children`,
+    };
+  if (bytes > limits.maxBytes)
+    return {
+      path: "",
+      message: `the definition is about ${bytes} characters written as JSON, more than the limit of ${limits.maxBytes} (docs/limits.md)`,
+    };
+  return undefined;
 }
 
 function collectIds(sc: Scope, rawTasks: unknown[]): Set<string> {

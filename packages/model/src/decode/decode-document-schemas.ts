@@ -25,7 +25,7 @@ function typeNames(schema: Record<string, unknown>): string[] | undefined {
   return Array.isArray(schema.type) ? (schema.type as string[]) : undefined;
 }
 
-/** input_schema describes the instance input, which is always an object (SPEC POST /instances). */
+/** input_schema describes the instance input, which is always an object (docs/language.md "Schemas"). */
 export function decodeObjectSchema(sc: Scope, raw: unknown, path: string): Schema | undefined {
   const s = decodeSchema(sc, raw, path);
   if (s === undefined) return undefined;

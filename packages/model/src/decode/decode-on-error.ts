@@ -50,6 +50,16 @@ export function decodeOnError(sc: Scope, raw: unknown, path: string, tasks: Task
     }
     out.push(rule);
   });
+  const patterns = out.reduce((n, rule) => n + (rule.code?.length ?? 0), 0);
+  if (patterns > sc.limits.maxPatternsPerTask) {
+    // Shadowing compares every pattern with every earlier one: bounded by this count.
+    report(
+      sc,
+      path,
+      `the rules list ${patterns} code patterns, more than the limit of ${sc.limits.maxPatternsPerTask} per task (docs/limits.md); a wildcard such as "http.5%" covers many codes`,
+    );
+    return out;
+  }
   reportShadowedPatterns(sc, out, path);
   return out;
 }
@@ -87,6 +97,12 @@ function decodePatterns(sc: Scope, raw: unknown, path: string): string[] | undef
   list.forEach((p, i) => {
     const at = typeof raw === "string" ? path : joinPath(path, i);
     if (typeof p !== "string") report(sc, at, `expected a code pattern, got ${describeKind(p)}`);
+    else if (p.length > sc.limits.maxPatternLength)
+      report(
+        sc,
+        at,
+        `the code pattern is ${p.length} characters long, more than the limit of ${sc.limits.maxPatternLength} (docs/limits.md)`,
+      );
     else if (!CODE_PATTERN.test(p))
       report(sc, at, `"${p}" is not a code pattern (lower-case codes, dots, digits, _ and % as the only wildcard)`);
     else if (p.startsWith("engine.")) report(sc, at, `"${p}" can never match: engine.* codes are never caught`);

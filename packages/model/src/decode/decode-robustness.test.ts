@@ -112,7 +112,15 @@ describe("absurdly deep definitions", () => {
     const r = decodeDefinition({ name: "p", tasks: [{ id: "a", output: deep }] });
     expect(r).toEqual({
       ok: false,
-      problems: [{ process: "p", path: "", message: "the definition is nested too deeply to check" }],
+      problems: [
+        {
+          process: "p",
+          // The first value on level 65: the definition, tasks, the task, output, then 61 arrays in.
+          path: `tasks[0].output${"[0]".repeat(61)}`,
+          message:
+            "the definition is nested more than 64 levels deep here (the limit on definition nesting, docs/limits.md)",
+        },
+      ],
     });
   });
 });

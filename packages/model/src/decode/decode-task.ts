@@ -67,7 +67,7 @@ export function decodeTask(base: Scope, raw: unknown, tasks: TaskIndex, names: C
   return task;
 }
 
-/** The canonical place of a timeout is inside the action (LANGUAGE §2 `timeout`). */
+/** The canonical place of a timeout is inside the action (docs/language.md "Timeouts, durations and times"). */
 function moveTimeoutIntoAction(sc: Scope, task: Task, obj: Record<string, unknown>, path: string): void {
   const at = joinPath(path, "timeout");
   const action = task.action;

@@ -1,5 +1,6 @@
 import type { DefinitionProblem } from "../definition.js";
 import { describeKind, isPlainObject } from "../json-kind.js";
+import type { DefinitionLimits } from "../limits.js";
 import type { ProblemSink } from "../problems.js";
 import { checkSchema } from "../schema-subset.js";
 
@@ -8,6 +9,7 @@ export interface Scope {
   sink: ProblemSink;
   task?: string;
   defNames: readonly string[];
+  limits: DefinitionLimits;
 }
 
 export function report(sc: Scope, path: string, message: string): void {
@@ -70,7 +72,7 @@ export function expectBoolean(sc: Scope, raw: unknown, path: string): boolean | 
   return undefined;
 }
 
-/** A schema of the subset (§6), checked with `$ref`s resolved against the definition's `$defs`. */
+/** A schema of the subset (docs/language.md "Schemas"), checked with `$ref`s resolved against the definition's `$defs`. */
 export function decodeSchema(sc: Scope, raw: unknown, path: string): Record<string, unknown> | undefined {
   const problems = checkSchema(raw, path, { defs: sc.defNames });
   reportAll(sc, problems);

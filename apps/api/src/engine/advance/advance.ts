@@ -1,15 +1,24 @@
-import { evaluate, evaluateShape, ExprRuntimeError, type Json, type Scope } from "@baton/expr";
+import type { LogLevel } from "@baton/log";
+import {
+  type EvalLimits,
+  evaluate,
+  evaluateShape,
+  ExprLimitError,
+  ExprRuntimeError,
+  type Json,
+  LIMITS_KEY,
+  type Scope,
+} from "@baton/expr";
+import { AdvanceAbandoned } from "./abandoned.js";
 import { type ChildEnvironment, ChildFailed, type ChildSpawn, isChildTask, runChildren } from "./tasks/child.js";
 import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
 import { DefinitionFault } from "./compiled-definition.js";
 import { routeError } from "./error-route.js";
 import type { FetchResult } from "./tasks/fetch.js";
-import { truncate } from "./tasks/fetch.js";
+import { truncate } from "../../format.js";
 import type { InstanceState } from "./instance-state.js";
 import { TaskFailure } from "./task-failure.js";
 import { type BufferedSignal, consumedSignalOf, type ExternalPark, isWaitTask, runWait } from "./tasks/wait.js";
-
-export type LogLevel = "debug" | "info" | "warn" | "error";
 
 export interface EngineLog {
   level: LogLevel;
@@ -46,6 +55,13 @@ export interface AdvanceEnvironment {
   peekSignal?(task: string): Promise<BufferedSignal | undefined>;
   /** Definitions and rows child tasks need; without it a child task fails with `engine.definition`. */
   children?: ChildEnvironment;
+  /**
+   * The evaluation budget of every template, shape and case this advance evaluates (the
+   * server's `--limit-…` flags, docs/limits.md); the defaults where absent.
+   */
+  evalLimits?: EvalLimits;
+  /** Turns a passed evaluation bound into the flag that sets it, for the engine.limit message. */
+  limitFlag?: (error: ExprLimitError) => string;
 }
 
 export type AdvanceStatus = "running" | "completed" | "failed" | "raised";
@@ -83,7 +99,7 @@ type Decision =
   | { kind: "panic"; code: string; message: string };
 
 /**
- * One advance (DESIGN §3): run the current task's action, evaluate its output and switch, and
+ * One advance (docs/engine.md#one-advance): run the current task's action, evaluate its output and switch, and
  * continue inline through routing-only tasks until the next action task (the checkpoint), a
  * retry wait, or a settled result. Pure apart from `env.fetch`: the caller persists the result.
  */
@@ -146,6 +162,9 @@ export async function advance(
   }
 
   let config: { [key: string]: Json } | undefined;
+  // Every scope carries the limits: each evaluation of it gets a fresh budget of them.
+  const limits = env.evalLimits === undefined ? undefined : ({ ...env.evalLimits } as unknown as Json);
+  const asFailure = (error: unknown) => failureOf(error, env.limitFlag);
   let ranAction = false;
   // An advance runs at most one action: it stops (checkpoints) on entering the next action task.
   const mustCheckpoint = (target: CompiledTask, steps: number) =>
@@ -162,6 +181,7 @@ export async function advance(
       error: state._error ?? null,
       config: config ?? {},
       $now: env.now(),
+      [LIMITS_KEY]: limits,
     });
     let decision: Decision;
     try {
@@ -236,6 +256,7 @@ export async function advance(
       if (isAction) log("info", "task.completed", `task "${id}" completed`, id, { status: self.status ?? null });
       else log("debug", "task.completed", `routing task "${id}" ran`, id, { task_epoch: result.taskEpoch });
     } catch (error) {
+      if (error instanceof AdvanceAbandoned) throw error;
       const consumed = consumedSignalOf(error);
       if (consumed !== undefined) result.consumedSignal = consumed;
       const failure = asFailure(error);
@@ -248,7 +269,7 @@ export async function advance(
           code: failure.code,
         },
       );
-      // engine.* codes and failed children are never caught (LANGUAGE §2.4, §2.6).
+      // engine.* codes and failed children are never caught (docs/language.md#on-error, #children).
       const route =
         failure.code.startsWith("engine.") || failure instanceof ChildFailed
           ? ({ kind: "fail" } as const)
@@ -415,11 +436,12 @@ function complete(
         outputs: state.outputs,
         config: env.config(),
         $now: env.now(),
+        [LIMITS_KEY]: env.evalLimits === undefined ? undefined : ({ ...env.evalLimits } as unknown as Json),
       });
     } catch (error) {
       const consumed = consumedSignalOf(error);
       if (consumed !== undefined) result.consumedSignal = consumed;
-      const failure = asFailure(error);
+      const failure = failureOf(error, env.limitFlag);
       const message = `task "${task}": ${failure.code}: process output: ${failure.message}`;
       result.status = "failed";
       result.errorCode = failure.code;
@@ -458,9 +480,15 @@ function decide(here: CompiledTask, scope: Scope, def: CompiledDefinition): Deci
   );
 }
 
-function asFailure(error: unknown): TaskFailure {
+function failureOf(error: unknown, limitFlag?: (error: ExprLimitError) => string): TaskFailure {
   if (error instanceof TaskFailure) return error;
   if (error instanceof ExprRuntimeError) return new TaskFailure("engine.expression", error.message);
+  // A passed evaluation bound (docs/limits.md): like any engine code, never caught by on_error.
+  if (error instanceof ExprLimitError)
+    return new TaskFailure(
+      "engine.limit",
+      limitFlag === undefined ? error.message : `${error.message} (${limitFlag(error)})`,
+    );
   if (error instanceof DefinitionFault) return new TaskFailure("engine.definition", error.message);
   // A fault of the engine itself: fail the instance (an operator can retry it) rather than loop on it.
   return new TaskFailure("engine.panic", `internal error: ${error instanceof Error ? error.message : String(error)}`);

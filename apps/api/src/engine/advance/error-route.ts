@@ -15,7 +15,7 @@ function retryAllowed(task: Task, rule: ErrorRule, code: string): boolean {
 }
 
 /**
- * LANGUAGE §2.4: the first matching rule wins; it retries while its budget lasts (one counter per
+ * docs/language.md#on-error: the first matching rule wins; it retries while its budget lasts (one counter per
  * task visit, `retriesScheduled` so far), then takes its goto/raise/panic, else the instance fails.
  */
 export function routeError(

@@ -1,17 +1,288 @@
-/** `*.example.com` matches any subdomain of example.com (not example.com itself); other entries match exactly. */
-export function hostMatches(entry: string, host: string): boolean {
-  const e = entry.trim().toLowerCase();
-  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
-  if (e.startsWith("*.")) return h.endsWith(e.slice(1));
-  return e.replace(/^\[|\]$/g, "") === h;
+import { lookup } from "node:dns/promises";
+import ipaddr from "ipaddr.js";
+import { isLoopback, type ServerConfig } from "../../config.js";
+
+/**
+ * Where a fetch task may connect (docs/security.md "Fetch targets"). The policy applies to the
+ * addresses a host resolves to, never to its spelling: `0.0.0.0`, `[::]`, `[::ffff:127.0.0.1]`,
+ * `127.0.0.2` and a name from /etc/hosts all land on loopback. The caller connects to exactly
+ * the address checked here (http-call.ts pins it), so a second DNS answer cannot switch it.
+ */
+
+export const ADDRESS_CLASSES = [
+  "loopback",
+  "link-local",
+  "private",
+  "unique-local",
+  "unspecified",
+  "multicast",
+  "broadcast",
+  "public",
+] as const;
+export type AddressClass = (typeof ADDRESS_CLASSES)[number];
+
+/** Denied unless `--fetch-allow-class` names them; loopback too unless the server listens on loopback. */
+const DENIED_BY_DEFAULT: readonly AddressClass[] = ["link-local", "unspecified", "multicast", "broadcast"];
+
+type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+export type HostEntry =
+  | { kind: "host"; text: string; name: string }
+  | { kind: "suffix"; text: string; suffix: string }
+  | { kind: "range"; text: string; range: Range };
+
+export interface FetchPolicy {
+  allow: readonly HostEntry[];
+  deny: readonly HostEntry[];
+  deniedClasses: ReadonlySet<AddressClass>;
+  /** The classes `--fetch-deny-class` named (the refusal names that flag rather than the one that re-allows). */
+  explicitlyDenied: ReadonlySet<AddressClass>;
 }
 
-/** Why a fetch to `host` is refused by `--fetch-allow` / `--fetch-deny`, or undefined when it is allowed. */
-export function hostRefusal(host: string, allow: readonly string[], deny: readonly string[]): string | undefined {
-  const denied = deny.find((entry) => hostMatches(entry, host));
-  if (denied !== undefined) return `host "${host}" is refused by --fetch-deny (entry "${denied}")`;
-  if (allow.length > 0 && !allow.some((entry) => hostMatches(entry, host))) {
-    return `host "${host}" is not in --fetch-allow (${allow.join(", ")})`;
+export interface FetchPolicySettings {
+  allow: readonly string[];
+  deny: readonly string[];
+  allowClasses: readonly string[];
+  denyClasses: readonly string[];
+  boundToLoopback: boolean;
+}
+
+/** The policy of a server's `--fetch-*` flags and listen address; throws like createFetchPolicy. */
+export function fetchPolicyOf(
+  config: Pick<ServerConfig, "host" | "fetchAllowHosts" | "fetchDenyHosts" | "fetchAllowClasses" | "fetchDenyClasses">,
+): FetchPolicy {
+  return createFetchPolicy({
+    allow: config.fetchAllowHosts,
+    deny: config.fetchDenyHosts,
+    allowClasses: config.fetchAllowClasses,
+    denyClasses: config.fetchDenyClasses,
+    boundToLoopback: isLoopback(config.host),
+  });
+}
+
+/** Builds the policy from the flags; throws one line naming the flag and the bad entry. */
+export function createFetchPolicy(settings: FetchPolicySettings): FetchPolicy {
+  const allowClasses = parseClasses(settings.allowClasses, "--fetch-allow-class");
+  const denyClasses = parseClasses(settings.denyClasses, "--fetch-deny-class");
+  const denied = new Set<AddressClass>(DENIED_BY_DEFAULT);
+  if (!settings.boundToLoopback) denied.add("loopback");
+  for (const c of allowClasses) denied.delete(c);
+  for (const c of denyClasses) denied.add(c);
+  return {
+    allow: settings.allow.map((e) => parseHostEntry(e, "--fetch-allow")),
+    deny: settings.deny.map((e) => parseHostEntry(e, "--fetch-deny")),
+    deniedClasses: denied,
+    explicitlyDenied: new Set(denyClasses),
+  };
+}
+
+function parseClasses(list: readonly string[], flag: string): AddressClass[] {
+  return list.map((raw) => {
+    const c = raw.trim().toLowerCase();
+    if (!(ADDRESS_CLASSES as readonly string[]).includes(c) || c === "public")
+      throw new Error(
+        `${flag} "${raw}" is not an address class; expected loopback, link-local, private, unique-local, unspecified, multicast or broadcast`,
+      );
+    return c as AddressClass;
+  });
+}
+
+/** `host.example.com`, `*.example.com` (subdomains only), an IP (`127.0.0.1`, `::1`, `[::1]`) or a CIDR (`10.0.0.0/8`, `fd00::/8`). */
+export function parseHostEntry(raw: string, flag: string): HostEntry {
+  const text = raw.trim();
+  const bare = text.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  if (/^[0-9a-f.:]+\/\d+$/.test(bare)) {
+    try {
+      return { kind: "range", text, range: ipaddr.parseCIDR(bare) };
+    } catch {
+      throw new Error(`${flag} "${raw}" is not a CIDR range; expected e.g. 10.0.0.0/8 or fd00::/8`);
+    }
   }
+  if (ipaddr.isValid(bare) && (bare.includes(":") || ipaddr.IPv4.isValidFourPartDecimal(bare))) {
+    const address = ipaddr.parse(bare);
+    return { kind: "range", text, range: [address, address.kind() === "ipv4" ? 32 : 128] };
+  }
+  if (bare.startsWith("*.") && /^[a-z0-9.-]+$/.test(bare.slice(2)))
+    return { kind: "suffix", text, suffix: bare.slice(1) };
+  if (/^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?\.?$/.test(bare)) return { kind: "host", text, name: bare.replace(/\.$/, "") };
+  throw new Error(`${flag} "${raw}" is not a host, *.suffix, IP address or CIDR range`);
+}
+
+/** One resolved address with every class it counts as (an IPv4 form inside IPv6 counts as that IPv4). */
+export interface ClassifiedAddress {
+  address: string;
+  family: 4 | 6;
+  classes: AddressClass[];
+  /** The IPv4 address an IPv6 form carries (mapped, compatible, 6to4, NAT64, Teredo), when any. */
+  embedded?: string;
+}
+
+export function classifyAddress(text: string): ClassifiedAddress {
+  const parsed = ipaddr.parse(text);
+  if (parsed.kind() === "ipv4") {
+    return { address: parsed.toString(), family: 4, classes: ipv4Classes(parsed as ipaddr.IPv4) };
+  }
+  const v6 = parsed as ipaddr.IPv6;
+  const classes = new Set<AddressClass>();
+  const embedded = embeddedIpv4(v6);
+  if (embedded) for (const c of ipv4Classes(embedded)) classes.add(c);
+  // As string: ipaddr.js's types do not list every range it answers (deprecatedSiteLocal).
+  switch (v6.range() as string) {
+    case "unspecified":
+      // Connecting to :: reaches this machine, as 0.0.0.0 does.
+      classes.add("unspecified").add("loopback");
+      break;
+    case "loopback":
+      classes.add("loopback");
+      break;
+    case "linkLocal":
+      classes.add("link-local");
+      break;
+    case "multicast":
+      classes.add("multicast");
+      break;
+    case "uniqueLocal":
+    case "deprecatedSiteLocal":
+      classes.add("unique-local");
+      break;
+  }
+  if (classes.size === 0) classes.add("public");
+  else if (classes.size > 1) classes.delete("public");
+  const result: ClassifiedAddress = { address: v6.toString(), family: 6, classes: [...classes] };
+  if (embedded) result.embedded = embedded.toString();
+  return result;
+}
+
+function ipv4Classes(v4: ipaddr.IPv4): AddressClass[] {
+  switch (v4.range()) {
+    case "unspecified":
+      // 0.0.0.0/8: the kernel connects 0.0.0.0 to this machine.
+      return ["unspecified", "loopback"];
+    case "loopback":
+      return ["loopback"];
+    case "linkLocal":
+      return ["link-local"];
+    case "multicast":
+      return ["multicast"];
+    case "broadcast":
+      return ["broadcast"];
+    case "private":
+    case "carrierGradeNat":
+      return ["private"];
+    default:
+      return ["public"];
+  }
+}
+
+/**
+ * The IPv4 address an IPv6 address stands for: IPv4-mapped `::ffff:a.b.c.d` and its RFC 6145
+ * form, IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`, 6to4 `2002:AABB:CCDD::` and
+ * Teredo (the client address, inverted, in the last 32 bits).
+ */
+function embeddedIpv4(v6: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const p = v6.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  switch (v6.range()) {
+    case "ipv4Mapped":
+    case "rfc6145":
+    case "rfc6052":
+      return v4(p[6]!, p[7]!);
+    case "6to4":
+      return v4(p[1]!, p[2]!);
+    case "teredo":
+      return v4(~p[6]! & 0xffff, ~p[7]! & 0xffff);
+  }
+  // IPv4-compatible (deprecated): the first 96 bits zero, other than :: and ::1.
+  if (p.slice(0, 6).every((x) => x === 0) && (p[6] !== 0 || p[7]! > 1)) return v4(p[6]!, p[7]!);
   return undefined;
+}
+
+export type Resolver = (host: string) => Promise<string[]>;
+
+/** The system resolver (getaddrinfo, so /etc/hosts counts), every address in its order. */
+export const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, order: "verbatim" })).map((a) => a.address);
+
+export type TargetVerdict = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string };
+
+/**
+ * Checks a fetch target: `--fetch-deny` names, then every address the host resolves to
+ * (`--fetch-deny` ranges, the denied classes), then `--fetch-allow` (the name, or every
+ * address in its ranges). A host with any denied address is refused as a whole. The answer is
+ * the address to connect to; the caller must connect to exactly that one.
+ */
+export async function checkFetchTarget(
+  hostname: string,
+  policy: FetchPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<TargetVerdict> {
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const deniedName = policy.deny.find((e) => nameMatches(e, host));
+  if (deniedName)
+    return { ok: false, reason: `host "${host}" is refused by --fetch-deny (entry "${deniedName.text}")` };
+  const literal = ipaddr.isValid(host);
+  let addresses: string[];
+  if (literal) addresses = [host];
+  else {
+    try {
+      addresses = await resolve(host);
+    } catch (error) {
+      return {
+        ok: false,
+        reason: `host "${host}" could not be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      };
+    }
+    if (addresses.length === 0) return { ok: false, reason: `host "${host}" resolves to no address` };
+  }
+  const classified = addresses.map(classifyAddress);
+  const shown = (a: ClassifiedAddress) =>
+    `${literal ? "" : `host "${host}" resolves to `}${a.address}${a.embedded ? ` (which carries the IPv4 address ${a.embedded})` : ""}`;
+  for (const a of classified) {
+    const deniedRange = policy.deny.find((e) => rangeMatches(e, a));
+    if (deniedRange) return { ok: false, reason: `${shown(a)}, refused by --fetch-deny (entry "${deniedRange.text}")` };
+    const deniedClass = a.classes.find((c) => policy.deniedClasses.has(c));
+    if (deniedClass)
+      return {
+        ok: false,
+        reason: `${shown(a)}, ${article(deniedClass)} ${deniedClass} address: ${classAdvice(deniedClass, policy)}`,
+      };
+  }
+  if (policy.allow.length > 0) {
+    const byName = policy.allow.some((e) => nameMatches(e, host));
+    const byAddress = classified.every((a) => policy.allow.some((e) => rangeMatches(e, a)));
+    if (!byName && !byAddress)
+      return {
+        ok: false,
+        reason: `host "${host}" is not in --fetch-allow (${policy.allow.map((e) => e.text).join(", ")})`,
+      };
+  }
+  const first = classified[0]!;
+  return { ok: true, address: first.address, family: first.family };
+}
+
+function article(c: AddressClass): string {
+  return /^[aeiou]/.test(c) ? "an" : "a";
+}
+
+function classAdvice(c: AddressClass, policy: FetchPolicy): string {
+  if (policy.explicitlyDenied.has(c)) return `refused by --fetch-deny-class ${c}`;
+  const why =
+    c === "loopback"
+      ? "fetch tasks may not call this machine while the server listens beyond loopback"
+      : c === "link-local"
+        ? "link-local addresses (cloud metadata among them) are refused by default"
+        : `${c} addresses are refused by default`;
+  return `${why}; --fetch-allow-class ${c} allows them`;
+}
+
+function nameMatches(entry: HostEntry, host: string): boolean {
+  if (entry.kind === "host") return entry.name === host.replace(/\.$/, "");
+  if (entry.kind === "suffix") return host.replace(/\.$/, "").endsWith(entry.suffix);
+  return false;
+}
+
+function rangeMatches(entry: HostEntry, a: ClassifiedAddress): boolean {
+  if (entry.kind !== "range") return false;
+  const candidates = [ipaddr.parse(a.address)];
+  if (a.embedded) candidates.push(ipaddr.parse(a.embedded));
+  return candidates.some((c) => c.kind() === entry.range[0].kind() && c.match(entry.range));
 }

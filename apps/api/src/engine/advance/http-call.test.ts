@@ -86,11 +86,49 @@ describe("httpCall", () => {
   it("fails with pre.error when the engine abandons the call before it is made", async () => {
     const abort = new AbortController();
     abort.abort();
-    expect((await failure(call("/ok", { signal: abort.signal }))).code).toBe("pre.error");
+    expect((await failure(call("/ok", { abort: abort.signal }))).code).toBe("pre.error");
   });
 
   it("never puts the query string in its messages (it may carry secrets)", async () => {
     const f = await failure(call("/slow?token=secret", { timeoutMs: 50 }));
     expect(f.message).not.toContain("secret");
+  });
+});
+
+describe("httpCall with a checked address", () => {
+  it("connects to exactly that address whatever the name resolves to now, keeping the name in Host", async () => {
+    let host: string | undefined;
+    const named = createServer((req, res) => {
+      host = req.headers.host;
+      res.end("{}");
+    });
+    await new Promise<void>((resolve) => named.listen(0, "127.0.0.1", resolve));
+    const port = (named.address() as AddressInfo).port;
+    try {
+      // `.invalid` never resolves (RFC 2606): only the pinned address can have been used.
+      const response = await httpCall({
+        method: "GET",
+        url: new URL(`http://service.invalid:${port}/x`),
+        headers: {},
+        timeoutMs: 5_000,
+        maxResponseBytes: 1024,
+        address: { address: "127.0.0.1", family: 4 },
+      });
+      expect(response.status).toBe(200);
+      expect(host).toBe(`service.invalid:${port}`);
+      // Without a pin such a name cannot even resolve (another name: the agent keeps the first socket alive).
+      await expect(
+        httpCall({
+          method: "GET",
+          url: new URL(`http://other-service.invalid:${port}/x`),
+          headers: {},
+          timeoutMs: 5_000,
+          maxResponseBytes: 1024,
+        }),
+      ).rejects.toMatchObject({ code: "pre.error" });
+    } finally {
+      named.closeAllConnections();
+      await new Promise((resolve) => named.close(resolve));
+    }
   });
 });

@@ -10,7 +10,13 @@ export interface HttpCall {
   timeoutMs: number;
   maxResponseBytes: number;
   /** Aborts the call (the engine lost the lease or is stopping); fails with `pre.error`/`http.disconnected`. */
-  signal?: AbortSignal;
+  abort?: AbortSignal;
+  /**
+   * Connect to exactly this address (checked by host-policy.ts), never to what the host name
+   * resolves to now: a DNS answer that changes between the check and the connect (rebinding)
+   * cannot switch the target. `Host` and TLS SNI still carry the URL's host name.
+   */
+  address?: { address: string; family: 4 | 6 };
 }
 
 export interface HttpResponse {
@@ -46,7 +52,7 @@ const PRE_CONNECT_CODES = new Set([
 ]);
 
 /**
- * One HTTP attempt, classified by LANGUAGE §5: `pre.error` / `pre.timeout` while the request
+ * One HTTP attempt, classified by docs/language.md#error-codes: `pre.error` / `pre.timeout` while the request
  * provably never left (resolve, connect, TLS), `http.timeout` / `http.disconnected` once it
  * may have, `output.too_large` above the response cap. Resolves with any status.
  */
@@ -59,7 +65,7 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      call.signal?.removeEventListener("abort", onAbort);
+      call.abort?.removeEventListener("abort", onAbort);
       request.destroy();
       reject(error);
     };
@@ -69,6 +75,7 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
         method: call.method,
         headers: call.headers,
         agent: isHttps ? httpsAgent : httpAgent,
+        ...(call.address ? { lookup: pinnedLookup(call.address) } : {}),
       });
     } catch (error) {
       reject(
@@ -137,7 +144,7 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
         }
         settled = true;
         clearTimeout(timer);
-        call.signal?.removeEventListener("abort", onAbort);
+        call.abort?.removeEventListener("abort", onAbort);
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(response.headers)) {
           if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
@@ -146,13 +153,25 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
       });
     });
     // Only now that every listener is in place: destroying a request without an "error" listener crashes the process.
-    if (call.signal?.aborted) {
+    if (call.abort?.aborted) {
       onAbort();
       return;
     }
-    call.signal?.addEventListener("abort", onAbort, { once: true });
+    call.abort?.addEventListener("abort", onAbort, { once: true });
     request.end(call.body);
   });
+}
+
+/** A `lookup` for net.connect that answers the one checked address, in both of its calling forms. */
+function pinnedLookup(pinned: { address: string; family: 4 | 6 }) {
+  return (
+    _host: string,
+    options: { all?: boolean },
+    callback: (error: Error | null, address: string | { address: string; family: number }[], family?: number) => void,
+  ) => {
+    if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+    else callback(null, pinned.address, pinned.family);
+  };
 }
 
 /** Scheme, host and path only: query strings may carry secrets. */

@@ -1,6 +1,6 @@
 import type { Json } from "@baton/expr";
 
-/** An action or evaluation ended with an error code (LANGUAGE §5); routed through on_error unless `engine.*`. */
+/** An action or evaluation ended with an error code (docs/language.md#error-codes); routed through on_error unless `engine.*`. */
 export class TaskFailure extends Error {
   override readonly name = "TaskFailure";
   readonly code: string;

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { Refusal } from "../../refusal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, openHarness } from "../../../test/engine-harness.js";
 import { rowsOf } from "../../storage/db.js";
@@ -6,7 +7,6 @@ import { rowsOf } from "../../storage/db.js";
 const rows = (result: unknown) => rowsOf<Record<string, unknown>>(result);
 import {
   claimExternalTasks,
-  ExternalTaskError,
   releaseExternalTask,
   renewExternalTasks,
   resolveExternalTask,
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 const claim = (over: Partial<Parameters<typeof claimExternalTasks>[2]> = {}) =>
-  claimExternalTasks(h.db, h.clock, { workerId: "w", limit: 10, leaseMs: 30_000, process: "ask", ...over });
+  claimExternalTasks(h.db, h.clock, { workerId: "w", limit: 10, claimMs: 30_000, process: "ask", ...over });
 
 async function parked(): Promise<string> {
   const id = await h.start("ask");
@@ -47,13 +47,13 @@ async function parked(): Promise<string> {
   return id;
 }
 
-async function refusal(run: Promise<unknown>): Promise<ExternalTaskError> {
+async function refusal(run: Promise<unknown>): Promise<Refusal> {
   const error = await run.then(
     () => undefined,
     (e) => e,
   );
-  expect(error).toBeInstanceOf(ExternalTaskError);
-  return error as ExternalTaskError;
+  expect(error).toBeInstanceOf(Refusal);
+  return error as Refusal;
 }
 
 describe("external tasks (in-process)", () => {
@@ -74,7 +74,7 @@ describe("external tasks (in-process)", () => {
 
   it("a resolve that lands while a worker is raising the timeout wins: the stale advance is dropped", async () => {
     const id = await parked();
-    const [item] = await claim({ leaseMs: 120_000 });
+    const [item] = await claim({ claimMs: 120_000 });
     h.clock.advance(61_000);
     // The deadline passed: the pump claims the row; the resolve lands before that advance writes.
     const ticking = h.tick();
@@ -152,7 +152,7 @@ describe("external tasks (in-process)", () => {
     while ((await h.tick()) > 0);
     const rounds = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        claimExternalTasks(h.db, h.clock, { workerId: `w${i % 2}`, limit: 4, leaseMs: 30_000, process: "race" }),
+        claimExternalTasks(h.db, h.clock, { workerId: `w${i % 2}`, limit: 4, claimMs: 30_000, process: "race" }),
       ),
     );
     const claimed = rounds.flat().map((item) => item.token);

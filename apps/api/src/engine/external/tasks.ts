@@ -10,36 +10,30 @@ import {
 } from "@baton/model";
 import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
-import { type Db, rowsOf } from "../../storage/db.js";
+import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
 import { perDbCache } from "../../storage/per-db-cache.js";
 import { definitions, externalClaims, externalWaits, instances } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
+import { iso } from "../../format.js";
+import { Refusal } from "../../refusal.js";
 import { appendLogs } from "../audit-log.js";
+import type { EngineHandle } from "../../services.js";
+import { announceClaimable } from "./claim-wait.js";
+import { type ClaimFacts, outcomeText, writeResolve } from "./resolve.js";
 import { bufferSignal } from "./signal-buffer.js";
 import { isSettled } from "../statuses.js";
 
-// External tasks from the worker's side (SPEC "External tasks"): claim, renew, release,
+// External tasks from the worker's side (docs/engine.md#external-tasks-and-delay): claim, renew, release,
 // resolve, signal. A claim is one row of external_waits (the parked visit) plus a token in
 // external_claims bound to (instance, task_epoch, claim_epoch, worker); resolving records the
 // outcome in the instance state (`_outcome`, read by wait-task.ts) and makes it due, so the
 // next advance routes it exactly like a fetch result or failure.
 
-/** Why a call was refused; the handler maps it to HTTP (400 with `fields`, 404, 409). */
-export class ExternalTaskError extends Error {
-  override readonly name = "ExternalTaskError";
-  constructor(
-    readonly kind: "invalid" | "not_found" | "conflict",
-    message: string,
-    readonly fields?: Array<{ path: string; message: string }>,
-  ) {
-    super(message);
-  }
-}
-
 export interface ClaimRequest {
   workerId: string;
   limit: number;
-  leaseMs: number;
+  /** How long the claim holds unless renewed: a worker's claim, not the pump's instance lease. */
+  claimMs: number;
   process?: string;
   task?: string;
   version?: number;
@@ -62,7 +56,8 @@ export interface ExternalTaskItem {
 /** `{result}` or `{error: {code, message?, data?}}`, exactly one. */
 export type Outcome = { result: Json } | { error: Json };
 
-export const renewBeforeMs = (leaseMs: number) => Math.floor(leaseMs / 3);
+/** When a worker should renew a claim that holds for `claimMs` (the API calls it lease_ms). */
+export const renewBeforeMs = (claimMs: number) => Math.floor(claimMs / 3);
 
 export function newClaimToken(): string {
   return `ext_${randomBytes(24).toString("base64url")}`;
@@ -72,18 +67,15 @@ export function tokenHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** Leases up to `limit` parked, unclaimed tasks FIFO by park time; two callers never get the same one. */
 export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimRequest): Promise<ExternalTaskItem[]> {
   const now = clock.now();
-  const expires = now + request.leaseMs;
+  const expires = now + request.claimMs;
   const filters = [sql`TRUE`];
   if (request.process !== undefined) filters.push(sql`i.process = ${request.process}`);
   if (request.task !== undefined) filters.push(sql`w.task = ${request.task}`);
   if (request.version !== undefined) filters.push(sql`i.version = ${request.version}`);
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const claimed = rowsOf<Record<string, unknown>>(
       await tx.execute(sql`
         WITH picked AS (
@@ -99,7 +91,7 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
         SET claim_epoch = w.claim_epoch + 1, claimed_by = ${request.workerId}, claim_expires_at = ${expires}
         FROM picked, instances AS i
         WHERE w.instance_id = picked.instance_id AND i.id = w.instance_id
-        RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version`),
+        RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version, i.root_id`),
     );
     if (claimed.length > 0) {
       // The detail view's external_claim_epoch mirrors the claim counter of the current visit.
@@ -143,6 +135,18 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
       });
     }
     if (tokens.length > 0) await tx.insert(externalClaims).values(tokens);
+    const facts = claimFacts(db);
+    claimed.forEach((row, i) => {
+      facts.set(tokens[i].tokenHash, {
+        instanceId: String(row.instance_id),
+        rootId: String(row.root_id),
+        process: String(row.process),
+        version: Number(row.version),
+        task: String(row.task),
+        taskEpoch: Number(row.task_epoch),
+        claimEpoch: Number(row.claim_epoch),
+      });
+    });
     // FIFO by park time, whatever order RETURNING chose.
     return items.sort((a, b) => a.since - b.since).map((x) => x.item);
   });
@@ -202,14 +206,13 @@ export async function renewExternalTasks(
   clock: Clock,
   workerId: string,
   tokens: readonly string[],
-  leaseMs: number,
+  claimMs: number,
 ): Promise<RenewResult> {
   const out: RenewResult = { renewed: [], lost: [], cancelled: [] };
   if (tokens.length === 0) return out;
   const now = clock.now();
   const hashes = tokens.map(tokenHash);
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const rows = await claimRows(tx, hashes);
     const live: Array<{ token: string; instanceId: string; claimEpoch: number }> = [];
     tokens.forEach((token, i) => {
@@ -222,7 +225,7 @@ export async function renewExternalTasks(
     if (live.length > 0) {
       // Fenced by claim_epoch and expiry: a claim that lapsed and was re-taken meanwhile stays lost.
       const updated = await tx.execute(sql`
-        UPDATE external_waits AS w SET claim_expires_at = ${now + leaseMs}
+        UPDATE external_waits AS w SET claim_expires_at = ${now + claimMs}
         FROM (SELECT unnest(${sqlTextArray(live.map((l) => l.instanceId))}) AS id, unnest(${`{${live.map((l) => l.claimEpoch).join(",")}}`}::int[]) AS epoch) AS h
         WHERE w.instance_id = h.id AND w.claim_epoch = h.epoch AND w.claim_expires_at > ${now}
         RETURNING w.instance_id`);
@@ -241,14 +244,14 @@ export async function renewExternalTasks(
  */
 export async function releaseExternalTask(db: Db, clock: Clock, token: string): Promise<boolean> {
   const now = clock.now();
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  claimFacts(db).delete(tokenHash(token));
+  const released = await inTransaction(db, async (tx) => {
     const row = (await claimRows(tx, [tokenHash(token)])).get(tokenHash(token));
-    if (row === undefined) throw new ExternalTaskError("conflict", "the claim is not held: no claim has this token");
+    if (row === undefined) throw new Refusal("conflict", "the claim is not held: no claim has this token");
     const fate = fateOf(row, undefined, now);
     if (fate === "cancelled") return false;
     if (fate === "lost") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "conflict",
         "the claim is not held: it lapsed, was released, or the task was claimed again since",
       );
@@ -264,13 +267,85 @@ export async function releaseExternalTask(db: Db, clock: Clock, token: string): 
       );
     return true;
   });
+  if (released) announceClaimable(db);
+  return released;
 }
 
 /**
  * Resolves the claimed task of `token` with a validated outcome. 404 unknown token; 409 when the
  * instance is settled/cancelled, the visit is over (a late answer) or the claim is not live.
+ *
+ * The fast path is one fenced statement (resolve.ts) that also hands the instance to this
+ * process's engine when it has a slot (`engine.carry`). What the claim stands for comes from
+ * the claim call when this process made it (claimFacts), else from one read. Whenever the fast
+ * path does not go through — a refusal to explain, an outcome to refuse, facts gone stale —
+ * resolveLocked decides, so every refusal keeps one wording and one order of checks.
  */
 export async function resolveExternalTask(
+  db: Db,
+  clock: Clock,
+  token: string,
+  outcome: Outcome,
+  actor: string | null,
+  engine: Pick<EngineHandle, "carry" | "wake"> = NO_ENGINE,
+): Promise<void> {
+  const hash = tokenHash(token);
+  const cache = claimFacts(db);
+  let facts = cache.get(hash);
+  cache.delete(hash);
+  if (facts === undefined) {
+    const row = (await claimRows(db, [hash])).get(hash);
+    if (
+      row !== undefined &&
+      row.status !== null &&
+      !isSettled(String(row.status)) &&
+      fateOf(row, undefined, clock.now()) === "live"
+    )
+      facts = {
+        instanceId: String(row.instance_id),
+        rootId: String(row.root_id),
+        process: String(row.process),
+        version: Number(row.version),
+        task: String(row.w_task),
+        taskEpoch: Number(row.task_epoch),
+        claimEpoch: Number(row.claim_epoch),
+      };
+  }
+  const task = facts === undefined ? undefined : await findTask(db, db, facts.process, facts.version, facts.task);
+  let checked: Outcome | undefined;
+  try {
+    checked = task === undefined ? undefined : checkOutcome(task.def, task.task, outcome);
+  } catch {
+    checked = undefined;
+  }
+  if (facts !== undefined && checked !== undefined) {
+    const known = facts;
+    const resolved = await engine.carry(known.instanceId, async (carrier) => {
+      const written = await writeResolve(db, clock, {
+        hash,
+        facts: known,
+        outcome: outcomeText(known.taskEpoch, checked as { [key: string]: Json }),
+        message: resolvedMessage(checked, known.task, "resolve", actor),
+        actor,
+        data: { via: "resolve", ...outcomeData(checked) },
+        carrier,
+      });
+      return { value: written !== null, leased: written?.carried ? written.row : undefined };
+    });
+    if (resolved) return;
+  }
+  await resolveLocked(db, clock, token, outcome, actor);
+  engine.wake();
+}
+
+/** No engine in this process (direct calls, tests): the row is left due for whichever pump or /tick comes. */
+const NO_ENGINE: Pick<EngineHandle, "carry" | "wake"> = {
+  carry: async (_id, write) => (await write(null)).value,
+  wake: () => {},
+};
+
+/** Resolve as one locking transaction: the refusals in their order, and the fallback of the fast path. */
+async function resolveLocked(
   db: Db,
   clock: Clock,
   token: string,
@@ -279,8 +354,7 @@ export async function resolveExternalTask(
 ): Promise<void> {
   const now = clock.now();
   const hash = tokenHash(token);
-  await db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  await inTransaction(db, async (tx) => {
     // Lock the instance first, then read the claim: a worker's write or an operator verb is either fully before or after.
     const locked = rowsOf(
       await tx.execute(
@@ -289,26 +363,23 @@ export async function resolveExternalTask(
     );
     const row = locked.length === 0 ? undefined : (await claimRows(tx, [hash])).get(hash);
     if (row === undefined || row.status === null || row.status === undefined)
-      throw new ExternalTaskError("not_found", "unknown claim token");
+      throw new Refusal("not_found", "unknown claim token");
     const status = String(row.status);
     if (isSettled(status) || status === "cancelling") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "conflict",
         `instance ${String(row.instance_id)} is ${status}; it no longer waits for an outcome`,
       );
     }
     const fate = fateOf(row, undefined, now);
     if (fate === "cancelled") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "conflict",
         `a late answer: the visit of task "${String(row.w_task ?? row.i_task)}" this claim was for is over (the task moved on)`,
       );
     }
     if (fate === "lost")
-      throw new ExternalTaskError(
-        "conflict",
-        "the claim is no longer live: it lapsed or another worker claimed the task since",
-      );
+      throw new Refusal("conflict", "the claim is no longer live: it lapsed or another worker claimed the task since");
     const taskId = String(row.w_task);
     const task = await requireTask(db, tx, String(row.process), Number(row.version), taskId);
     const checked = checkOutcome(task.def, task.task, outcome);
@@ -334,25 +405,21 @@ export async function signalExternalTask(
   outcome: Outcome,
   actor: string | null,
 ): Promise<SignalResult> {
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
-    if (row === undefined) throw new ExternalTaskError("not_found", `instance ${instanceId} does not exist`);
+    if (row === undefined) throw new Refusal("not_found", `instance ${instanceId} does not exist`);
     const def = await definitionOf(db, tx, row.process, row.version);
     const task = def?.tasks.find((t) => t.id === taskId);
     if (def === undefined || task === undefined)
-      throw new ExternalTaskError(
-        "not_found",
-        `process "${row.process}" version ${row.version} has no task "${taskId}"`,
-      );
+      throw new Refusal("not_found", `process "${row.process}" version ${row.version} has no task "${taskId}"`);
     if (task.action?.type !== "external") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "not_found",
         `task "${taskId}" of process "${row.process}" version ${row.version} is not an external task (its action is ${task.action?.type ?? "none"})`,
       );
     }
     if (isSettled(row.status) || row.status === "cancelling") {
-      throw new ExternalTaskError(
+      throw new Refusal(
         "conflict",
         `instance ${row.id} is ${row.status} and will never wait on task "${taskId}" again`,
       );
@@ -398,7 +465,7 @@ export function checkOutcome(def: Definition, task: Task, outcome: Outcome): Out
   if ("error" in outcome) {
     const checked = checkExternalError(def, task, outcome.error);
     if (!checked.ok)
-      throw new ExternalTaskError(
+      throw new Refusal(
         "invalid",
         `the error outcome does not match what task "${task.id}" declares in raises`,
         checked.problems,
@@ -407,11 +474,7 @@ export function checkOutcome(def: Definition, task: Task, outcome: Outcome): Out
   }
   const checked = checkExternalResult(def, task, outcome.result);
   if (!checked.ok)
-    throw new ExternalTaskError(
-      "invalid",
-      `the result does not match the result_schema of task "${task.id}"`,
-      checked.problems,
-    );
+    throw new Refusal("invalid", `the result does not match the result_schema of task "${task.id}"`, checked.problems);
   return { result: checked.value };
 }
 
@@ -445,12 +508,16 @@ async function deliver(
       rootId: target.rootId,
       level: "info",
       event: "external.resolved",
-      message: `${describe(outcome)} for task "${target.task}" delivered by ${via} from ${actor ?? "a worker"}`,
+      message: resolvedMessage(outcome, target.task, via, actor),
       task: target.task,
       actor,
       data: { via, ...outcomeData(outcome) },
     },
   ]);
+}
+
+function resolvedMessage(outcome: Outcome, task: string, via: "resolve" | "signal", actor: string | null): string {
+  return `${describe(outcome)} for task "${task}" delivered by ${via} from ${actor ?? "a worker"}`;
 }
 
 function describe(outcome: Outcome): string {
@@ -459,6 +526,18 @@ function describe(outcome: Outcome): string {
 
 function outcomeData(outcome: Outcome): Record<string, Json> {
   return "error" in outcome ? { code: (outcome.error as { code: Json }).code } : {};
+}
+
+async function findTask(
+  db: Db,
+  tx: Db,
+  process: string,
+  version: number,
+  taskId: string,
+): Promise<{ def: Definition; task: Task } | undefined> {
+  const def = await definitionOf(db, tx, process, version);
+  const task = def?.tasks.find((t) => t.id === taskId);
+  return def === undefined || task === undefined ? undefined : { def, task };
 }
 
 async function requireTask(
@@ -471,8 +550,33 @@ async function requireTask(
   const def = await definitionOf(db, tx, process, version);
   const task = def?.tasks.find((t) => t.id === taskId);
   if (def === undefined || task === undefined)
-    throw new ExternalTaskError("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
+    throw new Refusal("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
   return { def, task };
+}
+
+/** Bound on remembered claims: a worker that never answers must not grow the map without end. */
+const MAX_REMEMBERED_CLAIMS = 20_000;
+
+/**
+ * Claims this process handed out, by token hash, until answered (or pushed out by newer ones).
+ * Only a hint: the facts of a claim never change, and the resolve statement re-checks every one
+ * of them against the rows, so a stale entry costs a fallback, never a wrong write.
+ */
+const claimFactsOf = perDbCache<ClaimFacts>();
+
+function claimFacts(db: Db) {
+  const cache = claimFactsOf(db);
+  return {
+    get: (hash: string) => cache.get(hash),
+    delete: (hash: string) => cache.delete(hash),
+    set(hash: string, facts: ClaimFacts) {
+      if (cache.size >= MAX_REMEMBERED_CLAIMS) {
+        const oldest = cache.keys().next().value;
+        if (oldest !== undefined) cache.delete(oldest);
+      }
+      cache.set(hash, facts);
+    },
+  };
 }
 
 // Definitions are immutable once stored: claim, resolve and signal read each (name, version)

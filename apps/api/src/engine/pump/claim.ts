@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
 import { sqlIntArray, sqlTextArray } from "../../storage/sql-arrays.js";
 import { LEASE_MS } from "../statuses.js";
+import { lockInIdOrder } from "../trees/lock.js";
 
 /** A row as the claim leased it; `leaseEpoch` is the fence for every write of this advance. */
 export interface ClaimedRow {
@@ -65,7 +66,11 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
   }));
 }
 
-/** Extends the leases this worker still holds; returns the ids whose lease was lost (fence moved). */
+/**
+ * Extends the leases this worker still holds; returns the ids whose lease was lost (fence moved).
+ * Never shortens one (GREATEST): a renewal that reaches the row after a later write kept the
+ * lease must not undo that write's expiry, or the holder's view would outrun the row's.
+ */
 export async function renewLeases(
   db: Db,
   workerId: string,
@@ -79,7 +84,8 @@ export async function renewLeases(
     db,
     sql`
     WITH locked AS (${lockInIdOrder(ids)})
-    UPDATE instances AS i SET lease_expires_at = ${now + LEASE_MS}, wake_at = ${now + LEASE_MS}
+    UPDATE instances AS i SET lease_expires_at = GREATEST(i.lease_expires_at, ${now + LEASE_MS}::bigint),
+      wake_at = GREATEST(i.lease_expires_at, ${now + LEASE_MS}::bigint)
     FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(epochs)}) AS epoch) AS h, locked
     WHERE i.id = h.id AND locked.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}
     RETURNING i.id`,
@@ -154,14 +160,4 @@ export async function finaliseAbandoned(db: Db, now: number): Promise<FinalisedR
     task: String(r.task),
     status: r.status as "paused" | "cancelled",
   }));
-}
-
-/**
- * A CTE body that locks the given instance rows in id order. Every statement that locks many
- * instance rows at once (lease renewal, advance batches, releasing leases) must go through it:
- * two such statements locking overlapping rows in different orders deadlock, and PostgreSQL then
- * aborts one of them (a renewal lost, or a whole batch written again row by row).
- */
-export function lockInIdOrder(ids: readonly string[]) {
-  return sql`SELECT id FROM instances WHERE id = ANY(${sqlTextArray(ids)}) ORDER BY id FOR UPDATE`;
 }

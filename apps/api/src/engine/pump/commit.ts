@@ -1,12 +1,15 @@
 import { type Json, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
-import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
+import { type Db, executePrepared, rowsOf, inTransaction } from "../../storage/db.js";
 import type { AdvanceResult } from "../advance/advance.js";
 import type { ChildSpawn } from "../advance/tasks/child.js";
-import { type ClaimedRow, lockInIdOrder } from "./claim.js";
-import type { InstanceState } from "../advance/instance-state.js";
+import { freshInstanceRow, freshState } from "../start.js";
+import { lockInIdOrder } from "../trees/lock.js";
+import type { ClaimedRow } from "./claim.js";
+import { type InstanceState, PER_VISIT_KEYS } from "../advance/instance-state.js";
 import { type LogEntry, logRow } from "../audit-log.js";
+import { announceClaimable } from "../external/claim-wait.js";
 import { insertObjects, type PlannedObject, planExternalize } from "../../storage/objects.js";
 import { newId } from "../../storage/ids.js";
 import { LEASE_MS } from "../statuses.js";
@@ -31,8 +34,12 @@ export interface WriteOutcome {
   applied: boolean;
   status?: string;
   wakeAt?: number | null;
-  /** The row is still leased to `keepLeaseFor`: what the next advance starts from. */
-  kept?: { task: string; taskEpoch: number; retryCount: number; storedState: Json };
+  /**
+   * The row is still leased to `keepLeaseFor`: what the next advance starts from, and the
+   * lease expiry the write set (from a timestamp taken before the statement was sent, so a
+   * stalled write cannot make the lease look longer than the row says).
+   */
+  kept?: { task: string; taskEpoch: number; retryCount: number; storedState: Json; leaseUntil: number };
 }
 
 /**
@@ -64,7 +71,7 @@ export async function writeAdvances(
   });
 
   const logs: Array<ReturnType<typeof logRow> & { gate_id: string }> = [];
-  const children: ChildRecord[] = [];
+  const children: Array<ReturnType<typeof childRecord>> = [];
   const records = writes.map(({ claim, result, keepLeaseFor }, i) => {
     const keep =
       keepLeaseFor !== undefined && result.status === "running" && result.wakeAt !== null && result.wakeAt <= now;
@@ -74,9 +81,9 @@ export async function writeAdvances(
         gate_id: claim.id,
       });
     for (const spawn of result.spawns ?? []) {
-      const state = planExternalize({ input: spawn.input, outputs: {}, _children: {} }, thresholdBytes);
+      const state = planExternalize(freshState(spawn.input), thresholdBytes);
       for (const o of state.objects) objects.set(o.ref, o);
-      children.push(childRecord(claim, result, spawn, stringifyJson(state.value)));
+      children.push(childRecord(claim, result, spawn, stringifyJson(state.value), now));
       const where = spawn.key !== null ? ` as "${spawn.key}"` : spawn.index !== null ? ` as [${spawn.index}]` : "";
       const started = entry(
         { ...claim, id: spawn.id },
@@ -117,6 +124,8 @@ export async function writeAdvances(
       parent_task_epoch: claim.parentTaskEpoch,
       // The children this write spawns, all pending; null keeps the row's count.
       pending: result.spawns === undefined ? null : result.spawns.length,
+      // The visit of an external task ended without a resolve (or after one): its claim row goes with this write.
+      clear_wait: result.externalWait === "clear",
     };
   });
   // A settling child decrements its parent's counter: the parent row is locked with the batch's
@@ -143,7 +152,7 @@ export async function writeAdvances(
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(
           id text, lease_epoch integer, status text, task text, task_epoch integer, retry_count integer, state text,
           error_code text, error_message text, output text, wake_at bigint, phase text, keep_owner text, keep_until bigint,
-          root_id text, boundary_log_id text, parent_id text, parent_task_epoch integer, pending integer)
+          root_id text, boundary_log_id text, parent_id text, parent_task_epoch integer, pending integer, clear_wait boolean)
       ),
       locked AS (${lockInIdOrder([...new Set([...records.map((r) => r.id), ...parents])])}),
       upd AS (
@@ -169,10 +178,12 @@ export async function writeAdvances(
         INSERT INTO instances (id, root_id, parent_id, spawn_task, spawn_key, parent_task_epoch, process, version, status, phase, task,
                                state, task_epoch, lease_epoch, wake_at, created_at, updated_at)
         SELECT c.id, c.root_id, c.parent_id, c.spawn_task, c.spawn_key, c.parent_task_epoch, c.process, c.version,
-               CASE WHEN upd.status = 'paused' THEN 'paused' ELSE 'running' END, NULL, c.task, c.state, 1, 0, ${now}::bigint, ${now}::bigint, ${now}::bigint
+               CASE WHEN upd.status = 'paused' THEN 'paused' ELSE c.status END, c.phase, c.task, c.state, c.task_epoch,
+               c.lease_epoch, c.wake_at, c.created_at, c.updated_at
         FROM jsonb_to_recordset(${JSON.stringify(children)}::jsonb) AS c(
           id text, root_id text, parent_id text, spawn_task text, spawn_key text, parent_task_epoch integer, process text, version integer,
-          task text, state text)
+          status text, phase text, task text, state text, task_epoch integer, lease_epoch integer, wake_at bigint, created_at bigint,
+          updated_at bigint)
         JOIN upd ON upd.id = c.parent_id
         WHERE upd.status IN ('running', 'paused')
         RETURNING id
@@ -213,6 +224,9 @@ export async function writeAdvances(
                upd.status || ' at the boundary of task "' || x.task || '"', x.task, NULL, NULL, ${now}::bigint
         FROM x JOIN upd ON upd.id = x.id
         WHERE x.status = 'running' AND upd.status IN ('paused', 'cancelled')
+      ),
+      cleared AS (
+        DELETE FROM external_waits AS w USING x JOIN upd ON upd.id = x.id WHERE w.instance_id = x.id AND x.clear_wait
       )
       SELECT id, status, wake_at, lease_owner FROM upd`,
     );
@@ -235,6 +249,7 @@ export async function writeAdvances(
           taskEpoch: result.taskEpoch,
           retryCount: result.retryCount,
           storedState: stored[i].state,
+          leaseUntil: Number(records[i].keep_until),
         },
       };
     });
@@ -247,9 +262,12 @@ export async function writeAdvances(
 
   const touchesMore =
     objects.size > 0 ||
-    writes.some((w) => w.result.externalWait !== undefined || w.result.consumedSignal !== undefined);
+    writes.some((w) => typeof w.result.externalWait === "object" || w.result.consumedSignal !== undefined);
   // (Children and parent wake-ups ride in the one statement: no transaction needed for them.)
-  return touchesMore ? db.transaction((tx) => write(tx as unknown as Db)) : write(db);
+  const outcomes = await (touchesMore ? inTransaction(db, write) : write(db));
+  // Committed: a long-polling claim of this process can take the tasks this batch parked.
+  if (writes.some((w, i) => typeof w.result.externalWait === "object" && outcomes[i].applied)) announceClaimable(db);
+  return outcomes;
 }
 
 function entry(
@@ -263,34 +281,39 @@ function entry(
   return { instanceId: claim.id, rootId: claim.rootId, level, event, message, task, data };
 }
 
-// Keys an advance rewrites on a task visit (wait-task.ts, child-task.ts): always stored as the advance left them.
-const PER_VISIT_KEYS = new Set(["_error", "_wait", "_outcome", "_spawn", "_children"]);
-
-interface ChildRecord {
-  id: string;
-  root_id: string;
-  parent_id: string;
-  spawn_task: string;
-  spawn_key: string | null;
-  parent_task_epoch: number;
-  process: string;
-  version: number;
-  task: string;
-  state: string;
-}
-
-function childRecord(parent: ClaimedRow, result: AdvanceResult, spawn: ChildSpawn, state: string): ChildRecord {
-  return {
+/** A child's fresh row (freshInstanceRow) with the columns the commit statement reads, as jsonb_to_recordset reads them. */
+function childRecord(parent: ClaimedRow, result: AdvanceResult, spawn: ChildSpawn, state: string, now: number) {
+  const row = freshInstanceRow({
     id: spawn.id,
-    root_id: parent.rootId,
-    parent_id: parent.id,
-    spawn_task: result.task,
-    spawn_key: spawn.key ?? (spawn.index === null ? null : String(spawn.index)),
-    parent_task_epoch: result.taskEpoch,
+    rootId: parent.rootId,
+    parentId: parent.id,
+    spawnTask: result.task,
+    spawnKey: spawn.key ?? (spawn.index === null ? null : String(spawn.index)),
+    parentTaskEpoch: result.taskEpoch,
     process: spawn.process,
     version: spawn.version,
     task: spawn.firstTask,
     state,
+    now,
+  });
+  return {
+    id: row.id,
+    root_id: row.rootId,
+    parent_id: row.parentId,
+    spawn_task: row.spawnTask,
+    spawn_key: row.spawnKey,
+    parent_task_epoch: row.parentTaskEpoch,
+    process: row.process,
+    version: row.version,
+    status: row.status,
+    phase: row.phase,
+    task: row.task,
+    state: row.state,
+    task_epoch: row.taskEpoch,
+    lease_epoch: row.leaseEpoch,
+    wake_at: row.wakeAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
   };
 }
 

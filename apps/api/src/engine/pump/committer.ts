@@ -15,6 +15,14 @@ export interface CommitterOptions {
    * batch's round trips wait on the event loop of a busy process; PGlite runs one at a time.
    */
   writers: number;
+  /** Told of every batch written: its size and seconds (the metrics hook). */
+  onBatch?: (size: number, seconds: number) => void;
+  /**
+   * Whether advances are running that have not been submitted yet: only then can lingering
+   * gather a bigger batch. With nothing else running (one instance on an idle server) a linger
+   * would only add its milliseconds to every step.
+   */
+  othersRunning?: () => boolean;
 }
 
 type Queued = { write: PendingWrite; resolve: (o: WriteOutcome) => void; reject: (e: unknown) => void };
@@ -61,6 +69,7 @@ export function createCommitter(
         batch.map((b) => b.write),
       );
       stats.writeMs += performance.now() - began;
+      options.onBatch?.(batch.length, (performance.now() - began) / 1000);
       for (let i = 0; i < batch.length; i++) batch[i].resolve(outcomes[i]);
     } catch (error) {
       if (batch.length === 1) {
@@ -81,7 +90,8 @@ export function createCommitter(
       // Let every advance that finishes in this turn join the batch; when the batch is still small,
       // linger a moment: a few ms of latency buy far fewer (and cheaper) transactions under load.
       await new Promise((resolve) => setImmediate(resolve));
-      if (queue.length < LINGER_BELOW) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
+      if (queue.length < LINGER_BELOW && (options.othersRunning?.() ?? true))
+        await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
     }
     while (queue.length > 0) {
       const batch = queue.slice(0, MAX_WRITE_BATCH);

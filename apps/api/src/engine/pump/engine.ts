@@ -2,11 +2,14 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type Json, parseJson, type Scope } from "@baton/expr";
 import type { ServerConfig } from "../../config.js";
 import type { Logger } from "@baton/log";
-import type { EngineHandle } from "../../services.js";
+import type { Carried, EngineHandle } from "../../services.js";
 import type { Clock } from "../../storage/clock.js";
-import type { Db } from "../../storage/db.js";
+import { type Db, inTransaction } from "../../storage/db.js";
 import { advance, type AdvanceResult } from "../advance/advance.js";
 import { childEnvironment } from "./child-environment.js";
+import { AdvanceAbandoned } from "../advance/abandoned.js";
+import type { ChildEnvironment } from "../advance/tasks/child.js";
+import { isDatabaseUnavailable } from "../../storage/db-unavailable.js";
 import {
   claimDue,
   type ClaimedRow,
@@ -21,18 +24,28 @@ import { createCommitter } from "./committer.js";
 import { type CompiledDefinition, type CompiledTask, DefinitionFault } from "../advance/compiled-definition.js";
 import { createDefinitionCache } from "../../definitions/compiled-cache.js";
 import { configRoot } from "../advance/config-root.js";
+import { fetchPolicyOf } from "../advance/host-policy.js";
 import { redactAdvanceResult, redactText, secretsCache } from "../secrets.js";
 import { runFetch } from "../advance/tasks/fetch.js";
+import { evalLimitFlag, evalLimitsOf, flagOf } from "../../limits.js";
+import { stateLimitFailure } from "../advance/state-limit.js";
 import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
 import { appendLogs } from "../audit-log.js";
 import { pruneExternalClaims } from "../external/claim-retention.js";
+import { pruneStartKeys } from "../start.js";
 import { listRefs, resolveRefs } from "../../storage/objects.js";
-import { isSettled, LEASE_RENEW_MS } from "../statuses.js";
+import { isSettled, LEASE_MARGIN_MS, LEASE_MS, LEASE_RENEW_MS } from "../statuses.js";
 import { peekSignal } from "../external/signal-buffer.js";
+import { type EngineMetrics, NO_ENGINE_METRICS, statusClass } from "../../metrics/metrics.js";
 
 /** An advance (or chain of advances) this process runs under one lease. */
 interface InFlight {
   leaseEpoch: number;
+  /**
+   * The lease expiry in this holder's view: always computed from a timestamp taken before the
+   * statement that set it was sent, so it never exceeds the row's (docs/engine.md).
+   */
+  leaseUntil: number;
   abort: AbortController;
   /** Its write is queued or running: a renewal that misses the row then proves nothing. */
   writing: boolean;
@@ -49,6 +62,8 @@ export interface EngineDeps {
   env?: NodeJS.ProcessEnv;
   /** Advance write transactions that may run at once (committer.ts); default 1. */
   writers?: number;
+  /** Where the pump reports claims, advances, commits and fetch calls (docs/metrics.md). */
+  metrics?: EngineMetrics;
 }
 
 const STOP_GRACE_MS = 5_000;
@@ -60,16 +75,26 @@ const PRUNE_EVERY_MS = 60_000;
 const WAKE_DELAY_MS = 2;
 
 /**
- * The pump (DESIGN §3): claim rounds every `pollMs` and on wake(), at most `maxConcurrent`
+ * The pump (docs/engine.md#the-pump-claims-and-leases): claim rounds every `pollMs` and on wake(), at most `maxConcurrent`
  * advances in flight, leases renewed while they run, results group-committed.
  */
 export function createEngine(deps: EngineDeps): EngineHandle {
   const { db, clock, config, log, workerId } = deps;
   const env = deps.env ?? process.env;
   const definitions = createDefinitionCache(db);
-  const committer = createCommitter(db, clock, config.objectThresholdBytes, log, { writers: deps.writers ?? 1 });
+  const metrics = deps.metrics ?? NO_ENGINE_METRICS;
+  const committer = createCommitter(db, clock, config.objectThresholdBytes, log, {
+    writers: deps.writers ?? 1,
+    onBatch: metrics.committed,
+    othersRunning: () => {
+      for (const entry of inFlight.values()) if (!entry.writing) return true;
+      return false;
+    },
+  });
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
+  const evalLimits = evalLimitsOf(config.limits);
+  const fetchPolicy = fetchPolicyOf(config);
   const inFlight = new Map<string, InFlight>();
   let reserved = 0;
   let lastLeaseAt = 0;
@@ -107,11 +132,20 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   statsTimer.unref();
 
   async function renew(): Promise<void> {
-    if (inFlight.size === 0) return;
-    const held = [...inFlight].map(([id, v]) => ({ id, leaseEpoch: v.leaseEpoch }));
+    // A row whose write is queued or running is left alone: that write sets its lease (kept or
+    // released), and a renewal racing it could make the holder's view outrun the row's.
+    const held = [...inFlight].filter(([, v]) => !v.writing).map(([id, v]) => ({ id, leaseEpoch: v.leaseEpoch }));
+    if (held.length === 0) return;
     try {
-      const lost = await renewLeases(db, workerId, clock.now(), held);
+      const sentAt = clock.now();
+      const lost = await renewLeases(db, workerId, sentAt, held);
       lastLeaseAt = clock.now();
+      const lostSet = new Set(lost);
+      for (const h of held) {
+        const entry = inFlight.get(h.id);
+        if (entry && !lostSet.has(h.id) && entry.leaseEpoch === h.leaseEpoch)
+          entry.leaseUntil = Math.max(entry.leaseUntil, sentAt + LEASE_MS);
+      }
       for (const id of lost) {
         const entry = inFlight.get(id);
         // A row whose write is in flight may just have given its lease back (that write is
@@ -146,10 +180,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   // Abandoned pause/cancel rows are rare: checked at most once a second.
   const finalise = periodic("finalising abandoned pause/cancel", FINALISE_EVERY_MS, async () => {
     if (!(await hasAbandoned(db, clock.now()))) return;
-    await db.transaction(async (tx) => {
-      const rows = await finaliseAbandoned(tx as unknown as Db, clock.now());
+    await inTransaction(db, async (tx) => {
+      const rows = await finaliseAbandoned(tx, clock.now());
       await appendLogs(
-        tx as unknown as Db,
+        tx,
         clock,
         rows.map((r) => ({
           instanceId: r.id,
@@ -167,6 +201,8 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   const pruneClaims = periodic("pruning external claim tokens", PRUNE_EVERY_MS, async () => {
     const pruned = await pruneExternalClaims(db, clock.now());
     if (pruned > 0) log.debug("pruned external claim tokens", { count: pruned });
+    const keys = await pruneStartKeys(db, clock.now());
+    if (keys > 0) log.debug("pruned expired start Idempotency-Keys", { count: keys });
   });
 
   /** Claims up to the free slots and starts their advances; each promise says whether the write landed. */
@@ -178,21 +214,23 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     reserved += free;
     let claimed: ClaimedRow[];
     const began = performance.now();
+    const sentAt = clock.now();
     try {
-      claimed = await claimDue(db, workerId, clock.now(), free);
+      claimed = await claimDue(db, workerId, sentAt, free);
     } finally {
       reserved -= free;
       claims.claimMs += performance.now() - began;
     }
     claims.rounds++;
     claims.rows += claimed.length;
+    metrics.claimRound(claimed.length, claimed.filter((row) => row.reclaimedFrom !== null).length);
     if (claimed.length > 0) lastLeaseAt = clock.now();
-    return claimed.map((row) => start(row, !fromTick));
+    return claimed.map((row) => start(row, !fromTick, sentAt + LEASE_MS));
   }
 
-  function start(row: ClaimedRow, chain: boolean): Promise<WriteOutcome> {
+  function start(row: ClaimedRow, chain: boolean, leaseUntil: number): Promise<WriteOutcome> {
     const abort = new AbortController();
-    const entry: InFlight = { leaseEpoch: row.leaseEpoch, abort, writing: false, done: Promise.resolve() };
+    const entry: InFlight = { leaseEpoch: row.leaseEpoch, leaseUntil, abort, writing: false, done: Promise.resolve() };
     entry.done = runChain(row, entry, chain).finally(() => {
       if (inFlight.get(row.id) === entry) inFlight.delete(row.id);
     });
@@ -207,21 +245,22 @@ export function createEngine(deps: EngineDeps): EngineHandle {
    * slot get one.
    */
   async function runChain(row: ClaimedRow, entry: InFlight, chain: boolean): Promise<WriteOutcome> {
-    const signal = entry.abort.signal;
+    const abandoned = entry.abort.signal;
     let claim = row;
     let storedState: InstanceState | undefined;
     for (let advances = 1; ; advances++) {
       const keep = chain && advances < MAX_CHAIN && !stopped;
       const outcome = await run(claim, storedState, entry, keep);
       if (outcome.kept === undefined) return outcome;
-      if (stopped || signal.aborted) {
+      if (stopped || abandoned.aborted) {
         // Hand the row back at once rather than make another replica wait out the lease.
         await releaseKeptLease(db, workerId, clock.now(), { id: claim.id, leaseEpoch: claim.leaseEpoch }).catch(
           (error) => log.error("releasing a lease failed", { instance: claim.id, error: (error as Error).message }),
         );
         return outcome;
       }
-      const { task, taskEpoch, retryCount } = outcome.kept;
+      const { task, taskEpoch, retryCount, leaseUntil } = outcome.kept;
+      entry.leaseUntil = leaseUntil;
       claim = { ...claim, task, taskEpoch, retryCount, reclaimedFrom: null };
       storedState = asInstanceState(outcome.kept.storedState);
     }
@@ -233,16 +272,24 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     entry: InFlight,
     keepLease: boolean,
   ): Promise<WriteOutcome> {
-    const signal = entry.abort.signal;
+    const abandoned = entry.abort.signal;
     let secrets: string[] = [];
+    const began = performance.now();
+    let taskKind = "unknown";
+    const report = (outcome: string) => metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000);
     try {
       const storedState = stored ?? asInstanceState(parseJson(row.stateText));
       const storedJson = storedState as unknown as Json;
       const state = listRefs(storedJson).length > 0 ? asInstanceState(await resolveRefs(db, storedJson)) : storedState;
+      // After the last round trip before the advance (claim, kept-lease write, object reads).
+      checkLease(row, entry);
       let result: AdvanceResult;
       try {
         const def = await definitions.get(row.process, row.version);
         secrets = secretsOf(def.definition);
+        const task = def.byId.get(row.task)?.task;
+        taskKind = task?.action?.type ?? "routing";
+        if (row.reclaimedFrom !== null && task?.only_once) metrics.onlyOnceInterrupted();
         result = await advance(
           def,
           {
@@ -268,31 +315,44 @@ export function createEngine(deps: EngineDeps): EngineHandle {
               }
               return root;
             },
-            fetch: (task: CompiledTask, scope: Scope, taskEpoch: number) =>
-              runFetch(task.fetch!, {
+            fetch: (task: CompiledTask, scope: Scope, taskEpoch: number) => {
+              // The request leaves right after this check: the definition and signal reads are behind it.
+              checkLease(row, entry);
+              return runFetch(task.fetch!, {
                 instanceId: row.id,
                 taskId: task.task.id,
                 taskEpoch,
                 scope,
-                allowHosts: config.fetchAllowHosts,
-                denyHosts: config.fetchDenyHosts,
+                policy: fetchPolicy,
                 defs: def.definition.$defs,
-                signal,
-              }),
-            peekSignal: (task: string) => peekSignal(db, row.id, task),
-            children: childEnvironment(db, clock, definitions, { process: row.process, version: row.version }),
+                abort: abandoned,
+                observeCall: (url, status, seconds) => metrics.fetched(url, statusClass(status), seconds),
+              });
+            },
+            peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
+            children: childReads(
+              childEnvironment(db, clock, definitions, { process: row.process, version: row.version }),
+            ),
+            evalLimits,
+            limitFlag: (error) => evalLimitFlag(error.limit),
           },
         );
       } catch (error) {
         if (!(error instanceof DefinitionFault)) throw error;
         result = definitionFailure(row, state, error.message);
       }
+      // Before redaction: an oversized state is never walked again, nor written.
+      result = stateLimitFailure(result, state, config.limits.stateBytes, flagOf("stateBytes")) ?? result;
       result = redactAdvanceResult(result, secrets);
-      if (signal.aborted) return { applied: false };
+      if (abandoned.aborted) {
+        report("abandoned");
+        return { applied: false };
+      }
       entry.writing = true;
       const outcome = await committer
         .submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined })
         .finally(() => (entry.writing = false));
+      report(outcome.applied ? result.status : "dropped");
       if (!outcome.applied)
         log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
       // Work this write made due elsewhere in the tree: the children it spawned, or the parent
@@ -300,7 +360,21 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       else if ((result.spawns?.length ?? 0) > 0 || (row.parentId !== null && isSettled(outcome.status ?? ""))) wake();
       return outcome;
     } catch (error) {
+      if (error instanceof LeaseTooShort) {
+        // Nothing was sent: drop the advance and let the lease expire (docs/engine.md).
+        log.warn("advance dropped: too little of the lease left to act", {
+          instance: row.id,
+          lease_epoch: row.leaseEpoch,
+          lease_left_ms: error.leftMs,
+        });
+        return { applied: false };
+      }
+      if (error instanceof AdvanceAbandoned || isDatabaseUnavailable(error)) {
+        log.warn("advance dropped: the database is unreachable", { instance: row.id, lease_epoch: row.leaseEpoch });
+        return { applied: false };
+      }
       // The lease expires and another round retries the instance (as a reclaim).
+      report("error");
       const { message, stack } = error as Error;
       log.error("advance failed", {
         instance: row.id,
@@ -309,6 +383,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       });
       return { applied: false };
     }
+  }
+
+  /** Throws LeaseTooShort unless the lease has LEASE_MARGIN_MS left in this holder's view. */
+  function checkLease(row: ClaimedRow, entry: InFlight): void {
+    const leftMs = entry.leaseUntil - clock.now();
+    if (leftMs < LEASE_MARGIN_MS) throw new LeaseTooShort(row.id, leftMs);
   }
 
   function dueAgain(outcome: WriteOutcome): boolean {
@@ -368,8 +448,41 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   schedulePoll();
   wake();
 
+  async function carry<T>(instanceId: string, write: (carrier: string | null) => Promise<Carried<T>>): Promise<T> {
+    const free =
+      !stopped && config.pollMs > 0 && !inFlight.has(instanceId) && inFlight.size + reserved < config.maxConcurrent;
+    if (!free) {
+      const out = await write(null);
+      wake();
+      return out.value;
+    }
+    // The slot is held from before the statement takes the lease until the advance is in flight.
+    reserved++;
+    let out: Carried<T>;
+    // Taken before the statement that leases the row: its own `now` is later, so the lease in
+    // this holder's view never outlasts the row's (docs/engine.md, "A lease is never acted on late").
+    const sentAt = clock.now();
+    try {
+      out = await write(workerId);
+    } finally {
+      reserved--;
+    }
+    const row = out.leased;
+    if (row === undefined) wake();
+    else if (stopped)
+      await releaseKeptLease(db, workerId, clock.now(), row).catch((error) =>
+        log.error("releasing a lease failed", { instance: row.id, error: (error as Error).message }),
+      );
+    else {
+      lastLeaseAt = clock.now();
+      void start(row, true, sentAt + LEASE_MS);
+    }
+    return out.value;
+  }
+
   return {
     wake,
+    carry,
     async tick(): Promise<number> {
       const runs = await claimRound(Number.POSITIVE_INFINITY, true);
       const outcomes = await Promise.all(runs);
@@ -401,6 +514,33 @@ export function createEngine(deps: EngineDeps): EngineHandle {
         );
       }
     },
+  };
+}
+
+/** Raised before an action when the lease is about to expire: the advance is dropped, nothing sent. */
+class LeaseTooShort extends AdvanceAbandoned {
+  constructor(
+    readonly instanceId: string,
+    readonly leftMs: number,
+  ) {
+    super(`the lease of instance ${instanceId} has ${leftMs} ms left, less than the ${LEASE_MARGIN_MS} ms margin`);
+  }
+}
+
+/** A read the advance needs failed because the database is gone: abandon, never fail the task. */
+function abandonWhenUnavailable<A extends unknown[], R>(read: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return (...args) =>
+    read(...args).catch((error: unknown) => {
+      if (isDatabaseUnavailable(error)) throw new AdvanceAbandoned("the database is unreachable", { cause: error });
+      throw error;
+    });
+}
+
+function childReads(children: ChildEnvironment): ChildEnvironment {
+  return {
+    ...children,
+    resolveChild: abandonWhenUnavailable(children.resolveChild),
+    loadChildren: abandonWhenUnavailable(children.loadChildren),
   };
 }
 

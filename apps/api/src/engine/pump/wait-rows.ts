@@ -2,12 +2,12 @@ import { stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import type { Db } from "../../storage/db.js";
 import type { AdvanceResult } from "../advance/advance.js";
-import { sqlTextArray } from "../../storage/sql-arrays.js";
 
 /**
  * The external-task side of landed advances, in the advance's own transaction: a new park
- * (re)creates the instance's claim row (any claim of an earlier visit is gone with it), a park
- * that ended without a resolve drops it, and consumed signals are deleted.
+ * (re)creates the instance's claim row (any claim of an earlier visit is gone with it) and
+ * consumed signals are deleted. (A park that ended drops its claim row in the advance statement
+ * itself, commit.ts `cleared`, so the common end of an external task needs no transaction.)
  *
  * Every arming starts above every claim epoch ever issued for the instance (a re-arm of the
  * same visit, by a retry after a timeout, keeps its task_epoch): a token is bound to its
@@ -19,10 +19,7 @@ export async function writeWaitChanges(
   landed: ReadonlyArray<{ instanceId: string; result: AdvanceResult }>,
 ): Promise<void> {
   const parks = landed.filter((l) => typeof l.result.externalWait === "object");
-  const cleared = landed.filter((l) => l.result.externalWait === "clear").map((l) => l.instanceId);
   const signals = landed.map((l) => l.result.consumedSignal).filter((seq): seq is number => seq !== undefined);
-  if (cleared.length > 0)
-    await tx.execute(sql`DELETE FROM external_waits WHERE instance_id = ANY(${sqlTextArray(cleared)})`);
   if (signals.length > 0)
     await tx.execute(sql`DELETE FROM signals WHERE seq = ANY(${`{${signals.join(",")}}`}::bigint[])`);
   if (parks.length > 0) {

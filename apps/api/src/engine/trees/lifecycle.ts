@@ -2,26 +2,26 @@ import { type Json, parseJson } from "@baton/expr";
 import type { Definition } from "@baton/model";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
-import { type Db, rowsOf } from "../../storage/db.js";
+import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
 import { definitions, instances } from "../../storage/schema/index.js";
+import { conflict } from "../../refusal.js";
 import { appendLogs, type LogEntry } from "../audit-log.js";
 import { isSettled } from "../statuses.js";
+import { lockTree } from "./lock.js";
 
 export type LifecycleOutcome = "paused" | "pausing" | "resumed" | "cancelled" | "cancelling" | "retried";
 
-/** What a verb did: `http` is SPEC's status code for it; 204 carries no body. */
+/**
+ * What a verb did. No `outcome`: there was nothing to do. A draining outcome (`pausing`,
+ * `cancelling`): a worker still holds rows and the verb completes when its write lands.
+ * The handler turns this into 204 / 202 / 200 (docs/api.md).
+ */
 export interface LifecycleResult {
-  http: 200 | 202 | 204;
   outcome?: LifecycleOutcome;
   /** The root's status after the call. */
   status: string;
   /** Rows changed. */
   instances: number;
-}
-
-/** A verb refused for a reason the caller can act on (mapped to 409 by the handler). */
-export class LifecycleConflict extends Error {
-  override readonly name = "LifecycleConflict";
 }
 
 interface ChangedRow {
@@ -73,8 +73,7 @@ async function stopTree(
   actor: string | null,
   stop: StopVerb,
 ): Promise<LifecycleResult> {
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     await lockTree(tx, rootId);
     const rows = changedRows(await stop.update(tx, rootId, clock.now()));
     const who = actor ?? "an operator";
@@ -92,10 +91,10 @@ async function stopTree(
     );
     const status = await rootStatus(tx, rootId);
     const draining = await countStatus(tx, rootId, stop.draining);
-    if (rows.length === 0 && draining === 0) return { http: 204, status, instances: 0 };
+    if (rows.length === 0 && draining === 0) return { status, instances: 0 };
     return draining > 0
-      ? { http: 202, outcome: stop.draining, status, instances: rows.length }
-      : { http: 200, outcome: stop.stopped, status, instances: rows.length };
+      ? { outcome: stop.draining, status, instances: rows.length }
+      : { outcome: stop.stopped, status, instances: rows.length };
   });
 }
 
@@ -140,13 +139,12 @@ export function cancelTree(db: Db, clock: Clock, rootId: string, actor: string |
 
 /** Paused rows run again where they stopped (a due timer fires at once); a `pausing` row just keeps going. */
 export async function resumeTree(db: Db, clock: Clock, rootId: string, actor: string | null): Promise<LifecycleResult> {
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const now = clock.now();
     await lockTree(tx, rootId);
     const before = await rootStatus(tx, rootId);
     if (isSettled(before) || before === "cancelling") {
-      throw new LifecycleConflict(`instance ${rootId} is ${before} and cannot be resumed`);
+      throw conflict(`instance ${rootId} is ${before} and cannot be resumed`);
     }
     const rows = changedRows(
       await tx.execute(sql`
@@ -163,8 +161,8 @@ export async function resumeTree(db: Db, clock: Clock, rootId: string, actor: st
       })),
     );
     const status = await rootStatus(tx, rootId);
-    if (rows.length === 0) return { http: 204, status, instances: 0 };
-    return { http: 200, outcome: "resumed", status, instances: rows.length };
+    if (rows.length === 0) return { status, instances: 0 };
+    return { outcome: "resumed", status, instances: rows.length };
   });
 }
 
@@ -176,7 +174,7 @@ export async function resumeTree(db: Db, clock: Clock, rootId: string, actor: st
  * for its children (phase `children`, its counter = the children revived under it), so when
  * they settle it collects them as on the first run; siblings that completed keep their
  * outcome. Refused unless the root is `failed`, and for an only_once task whose call may have
- * left unless `force` (LANGUAGE §2.5).
+ * left unless `force` (docs/language.md#only-once).
  */
 export async function retryTree(
   db: Db,
@@ -185,8 +183,7 @@ export async function retryTree(
   actor: string | null,
   force: boolean,
 ): Promise<LifecycleResult> {
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const now = clock.now();
     await lockTree(tx, rootId);
     const rows = await tx
@@ -204,9 +201,9 @@ export async function retryTree(
       .from(instances)
       .where(eq(instances.rootId, rootId));
     const root = rows.find((r) => r.id === rootId);
-    if (root === undefined) throw new LifecycleConflict(`instance ${rootId} does not exist`);
+    if (root === undefined) throw conflict(`instance ${rootId} does not exist`);
     if (root.status !== "failed") {
-      throw new LifecycleConflict(
+      throw conflict(
         root.status === "cancelled"
           ? `instance ${rootId} is cancelled; a cancelled instance is terminal and cannot be retried`
           : `instance ${rootId} is ${root.status}; only a failed instance can be retried`,
@@ -237,7 +234,7 @@ export async function retryTree(
     for (const r of diedHere) {
       const code = r.errorCode ?? "";
       if (!force && !code.startsWith("pre.") && (await isOnlyOnce(tx, r.process, r.version, r.task))) {
-        throw new LifecycleConflict(
+        throw conflict(
           `instance ${r.id === rootId ? rootId : `${r.id} (in the tree of ${rootId})`} failed on only_once task "${r.task}" with ${code || "an error"}; its call may have taken effect, so retry it only with force=true`,
         );
       }
@@ -298,7 +295,7 @@ export async function retryTree(
           data: { ...data, code: r.errorCode },
         })),
     );
-    return { http: 200, outcome: "retried", status: "running", instances: diedHere.length + waiting.size };
+    return { outcome: "retried", status: "running", instances: diedHere.length + waiting.size };
   });
 }
 
@@ -310,15 +307,6 @@ async function isOnlyOnce(tx: Db, name: string, version: number, task: string): 
   if (row === undefined) return false;
   const definition = parseJson(row.definition) as unknown as Definition;
   return definition.tasks.some((t) => t.id === task && t.only_once === true);
-}
-
-/**
- * Locks every row of a tree in id order before a verb changes any: advance batches lock rows
- * (and the parents they wake) in id order too (claim.ts lockInIdOrder), so a verb and a batch
- * never wait on each other in a cycle.
- */
-async function lockTree(tx: Db, rootId: string): Promise<void> {
-  await tx.execute(sql`SELECT id FROM instances WHERE root_id = ${rootId} ORDER BY id FOR UPDATE`);
 }
 
 async function countStatus(tx: Db, rootId: string, status: string): Promise<number> {

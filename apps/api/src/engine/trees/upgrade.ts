@@ -3,10 +3,12 @@ import { upgradeBlockers } from "@baton/model";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { getDefinition } from "../../definitions/store.js";
 import type { Clock } from "../../storage/clock.js";
-import type { Db } from "../../storage/db.js";
+import { type Db, inTransaction } from "../../storage/db.js";
 import { instances } from "../../storage/schema/index.js";
+import { Refusal } from "../../refusal.js";
 import { appendLogs } from "../audit-log.js";
 import { isLive } from "../statuses.js";
+import { lockTree } from "./lock.js";
 
 export interface UpgradeMove {
   instance_id: string;
@@ -19,17 +21,6 @@ export interface UpgradeMove {
 export interface UpgradeResult {
   upgraded: boolean;
   moves: UpgradeMove[] | null;
-}
-
-/** Refused for a reason the caller can act on; `kind` picks 404 or 409. */
-export class UpgradeRefused extends Error {
-  override readonly name = "UpgradeRefused";
-  constructor(
-    readonly kind: "not_found" | "conflict",
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -47,34 +38,29 @@ export async function upgradeTree(
   actor: string | null,
 ): Promise<UpgradeResult> {
   const [head] = await db.select({ process: instances.process }).from(instances).where(eq(instances.id, rootId));
-  if (head === undefined) throw new UpgradeRefused("not_found", `instance ${rootId} does not exist`);
+  if (head === undefined) throw new Refusal("not_found", `instance ${rootId} does not exist`);
   const target = await getDefinition(db, head.process, toVersion);
   if (target === undefined)
-    throw new UpgradeRefused("not_found", `process "${head.process}" has no version ${toVersion} (to_version)`);
+    throw new Refusal("not_found", `process "${head.process}" has no version ${toVersion} (to_version)`);
   if (fromVersion === toVersion) return { upgraded: false, moves: null };
   const source = await getDefinition(db, head.process, fromVersion);
 
-  return db.transaction(async (t) => {
-    const tx = t as unknown as Db;
+  return inTransaction(db, async (tx) => {
     const now = clock.now();
-    const rows = await tx
-      .select()
-      .from(instances)
-      .where(eq(instances.rootId, rootId))
-      .orderBy(asc(instances.id))
-      .for("update");
+    await lockTree(tx, rootId);
+    const rows = await tx.select().from(instances).where(eq(instances.rootId, rootId)).orderBy(asc(instances.id));
     const root = rows.find((r) => r.id === rootId);
-    if (root === undefined) throw new UpgradeRefused("not_found", `instance ${rootId} does not exist`);
+    if (root === undefined) throw new Refusal("not_found", `instance ${rootId} does not exist`);
     if (!isLive(root.status))
-      throw new UpgradeRefused("conflict", `instance ${rootId} is ${root.status}; only a live tree can be upgraded`);
+      throw new Refusal("conflict", `instance ${rootId} is ${root.status}; only a live tree can be upgraded`);
     if (root.version !== fromVersion || source === undefined)
-      throw new UpgradeRefused(
+      throw new Refusal(
         "conflict",
         `instance ${rootId} runs version ${root.version} of "${root.process}", not from_version ${fromVersion}`,
       );
     const leased = rows.find((r) => r.leaseOwner !== null && r.leaseExpiresAt !== null && r.leaseExpiresAt > now);
     if (leased !== undefined)
-      throw new UpgradeRefused(
+      throw new Refusal(
         "conflict",
         `a task is in flight; retry when it settles (instance ${leased.id}, task "${leased.task}")`,
       );
@@ -85,7 +71,7 @@ export async function upgradeTree(
     if (blockers.length > 0) {
       const b = blockers[0];
       const more = blockers.length > 1 ? ` (and ${blockers.length - 1} more; see POST /definitions/compat)` : "";
-      throw new UpgradeRefused(
+      throw new Refusal(
         "conflict",
         `cannot upgrade "${root.process}" from version ${fromVersion} to ${toVersion}: an instance sits on task "${b.task}", and ${b.address}${b.path ? ` ${b.path}` : ""}: ${b.message}${more}`,
       );

@@ -2,3 +2,4 @@ export * from "./definitions.js";
 export * from "./instances.js";
 export * from "./tokens.js";
 export * from "./external.js";
+export * from "./start-requests.js";

@@ -1,6 +1,6 @@
 import { bigint, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 
-// One row is the queue entry, the state and the tree node of an instance (DESIGN §2).
+// One row is the queue entry, the state and the tree node of an instance (docs/architecture.md#storage-appsapisrcstorage).
 // JSON values (state, output) are text so exact decimals survive (see @baton/expr json.ts).
 export const instances = pgTable(
   "instances",
@@ -36,6 +36,8 @@ export const instances = pgTable(
     taskEpoch: integer("task_epoch").notNull().default(0),
     externalClaimEpoch: integer("external_claim_epoch").notNull().default(0),
     nextReplayable: boolean("next_replayable").notNull().default(true),
+    /** The business key given at start (docs/api.md "Business keys"); null for children and when none was given. */
+    key: text("key"),
     /** Operator request landed while a worker held the lease: "pause" | "cancel". */
     requested: text("requested"),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
@@ -49,6 +51,10 @@ export const instances = pgTable(
     index("instances_updated_idx").on(t.updatedAt, t.id),
     index("instances_process_idx").on(t.process, t.version),
     index("instances_error_idx").on(t.errorCode),
+    index("instances_key_idx").on(t.key),
+    // GET /instances/counts groups by any one or two of these: an index-only scan of this index
+    // answers every grouping without reading the table (docs/api.md "Counts").
+    index("instances_counts_idx").on(t.status, t.process, t.phase, t.errorCode, t.parentId),
   ],
 );
 

@@ -5,7 +5,7 @@ import type { InstanceState } from "../instance-state.js";
 import { isSettled } from "../../statuses.js";
 import { TaskFailure } from "../task-failure.js";
 
-// `child`, `child_map` and `child_list` tasks (LANGUAGE §2.6). A visit runs in two advances:
+// `child`, `child_map` and `child_list` tasks (docs/language.md#children). A visit runs in two advances:
 // the first evaluates the children's inputs, validates them against each child's input_schema
 // and spawns them (written with the parent's advance, which parks the parent in phase
 // `children`); the last child to settle wakes the parent (commit.ts, pending_children), and the

@@ -14,8 +14,8 @@ import type { CompiledTask } from "../compiled-definition.js";
 import type { InstanceState } from "../instance-state.js";
 import { TaskFailure } from "../task-failure.js";
 
-// `external` and `delay` tasks park the instance instead of holding a worker (LANGUAGE §2.2,
-// §2.7). The park is recorded in the state so that the advance woken later knows what it is
+// `external` and `delay` tasks park the instance instead of holding a worker (docs/language.md#external,
+// #delay). The park is recorded in the state so that the advance woken later knows what it is
 // resuming: `_wait` (the armed visit: its task_epoch and deadline) and `_outcome` (an answer a
 // resolve or signal recorded for that visit). Both are tied to a task_epoch, so leftovers of an
 // earlier visit are ignored.

@@ -1,0 +1,69 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+// The import rules of docs/architecture.md ("Import rules"), checked on the source text so a
+// violation fails `pnpm test` (and CI) instead of waiting for review.
+
+const SRC = dirname(fileURLToPath(import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+/** Every import of a source file: `{ spec, target }`, target a path under src/ for relative specs. */
+function importsOf(file: string): Array<{ spec: string; target?: string }> {
+  const text = readFileSync(file, "utf8");
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"([^"]+)"/g)].map((m) => m[1]!);
+  specs.push(...[...text.matchAll(/import\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]!));
+  return specs.map((spec) =>
+    spec.startsWith(".") ? { spec, target: relative(SRC, resolve(dirname(file), spec)) } : { spec },
+  );
+}
+
+function violations(under: string, forbidden: (imp: { spec: string; target?: string }) => boolean): string[] {
+  return sourceFiles(join(SRC, under)).flatMap((file) =>
+    importsOf(file)
+      .filter(forbidden)
+      .map((imp) => `${relative(SRC, file)} imports ${imp.spec}`),
+  );
+}
+
+describe("source layout", () => {
+  it("keeps one advance pure: engine/advance/ never touches storage, SQL or the other engine rooms", () => {
+    const found = violations("engine/advance", ({ spec, target }) => {
+      if (spec.startsWith("drizzle-orm") || spec === "postgres" || spec.startsWith("@electric-sql/")) return true;
+      if (target === undefined) return false;
+      return (
+        target.startsWith("storage") ||
+        target.startsWith("definitions") ||
+        /^engine\/(pump|trees|external)\//.test(target) ||
+        target.startsWith("handlers") ||
+        target.startsWith("http")
+      );
+    });
+    expect(found).toEqual([]);
+  });
+
+  it("has handlers reach the engine only through engine/index.ts", () => {
+    const found = violations(
+      "handlers",
+      ({ target }) => target?.startsWith("engine/") === true && target !== "engine/index.js",
+    );
+    expect(found).toEqual([]);
+  });
+
+  it("keeps HTTP out of the engine and the views: they refuse with Refusal, never ApiError", () => {
+    const found = [...violations("engine", isHttp), ...violations("views", isHttp)];
+    expect(found).toEqual([]);
+  });
+});
+
+function isHttp({ spec, target }: { spec: string; target?: string }): boolean {
+  return spec === "hono" || (target !== undefined && (target.startsWith("http/") || target.startsWith("handlers/")));
+}

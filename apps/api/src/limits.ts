@@ -1,0 +1,144 @@
+// Every resource limit of the server, in one table (docs/limits.md): its flag, its default and
+// what it bounds. main.ts registers each entry as a flag, ServerConfig.limits carries the
+// values, and limits.test.ts checks that docs/limits.md lists every flag with its default.
+// To add a limit: a field in ServerLimits, an entry in LIMITS, a row in docs/limits.md.
+import { DEFAULT_EVAL_LIMITS, type EvalLimitKind, type EvalLimits } from "@baton/expr";
+import { DEFAULT_DEFINITION_LIMITS, type DefinitionLimits } from "@baton/model";
+
+export interface ServerLimits {
+  /** Expression nodes one evaluation may visit. */
+  evalSteps: number;
+  /** Characters (as JSON) of any value one evaluation builds. */
+  valueBytes: number;
+  /** Digits a number renders to in text before the exponent form. */
+  numberDigits: number;
+  /** Characters (as JSON) of the state one advance may write. */
+  stateBytes: number;
+  definitionTasks: number;
+  definitionDepth: number;
+  definitionBytes: number;
+  patternLength: number;
+  patternsPerTask: number;
+  typeNodes: number;
+  checkNodes: number;
+}
+
+export interface LimitFlag {
+  key: keyof ServerLimits;
+  /** Without the leading dashes, e.g. `limit-eval-steps`. */
+  flag: string;
+  description: string;
+  default: number;
+  min: number;
+}
+
+export const LIMITS: readonly LimitFlag[] = [
+  {
+    key: "evalSteps",
+    flag: "limit-eval-steps",
+    description: "expression steps one evaluation (a template, a shape, a case) may take",
+    default: DEFAULT_EVAL_LIMITS.maxSteps,
+    min: 1000,
+  },
+  {
+    key: "valueBytes",
+    flag: "limit-value-bytes",
+    description: "size (characters as JSON) of any value an evaluation builds",
+    default: DEFAULT_EVAL_LIMITS.maxValueBytes,
+    min: 1024,
+  },
+  {
+    key: "numberDigits",
+    flag: "limit-number-digits",
+    description: "digits a number renders to in text; exponent form beyond",
+    default: DEFAULT_EVAL_LIMITS.maxNumberDigits,
+    min: 17,
+  },
+  {
+    key: "stateBytes",
+    flag: "limit-state-bytes",
+    description: "size (characters as JSON) of the instance state one advance may write",
+    default: 32 * 1024 * 1024,
+    min: 1024,
+  },
+  {
+    key: "definitionTasks",
+    flag: "limit-definition-tasks",
+    description: "tasks in one definition",
+    default: DEFAULT_DEFINITION_LIMITS.maxTasks,
+    min: 1,
+  },
+  {
+    key: "definitionDepth",
+    flag: "limit-definition-depth",
+    description: "nesting depth of a definition's JSON",
+    default: DEFAULT_DEFINITION_LIMITS.maxDepth,
+    min: 8,
+  },
+  {
+    key: "definitionBytes",
+    flag: "limit-definition-bytes",
+    description: "size (characters as JSON) of one definition",
+    default: DEFAULT_DEFINITION_LIMITS.maxBytes,
+    min: 1024,
+  },
+  {
+    key: "patternLength",
+    flag: "limit-pattern-length",
+    description: "characters of one on_error code pattern",
+    default: DEFAULT_DEFINITION_LIMITS.maxPatternLength,
+    min: 16,
+  },
+  {
+    key: "patternsPerTask",
+    flag: "limit-patterns-per-task",
+    description: "on_error code patterns of one task",
+    default: DEFAULT_DEFINITION_LIMITS.maxPatternsPerTask,
+    min: 1,
+  },
+  {
+    key: "typeNodes",
+    flag: "limit-type-nodes",
+    description: "schema nodes of one type the checker infers",
+    default: DEFAULT_DEFINITION_LIMITS.maxTypeNodes,
+    min: 100,
+  },
+  {
+    key: "checkNodes",
+    flag: "limit-check-nodes",
+    description: "schema nodes of all types the checker infers for one definition",
+    default: DEFAULT_DEFINITION_LIMITS.maxCheckNodes,
+    min: 1000,
+  },
+];
+
+export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze(
+  Object.fromEntries(LIMITS.map((l) => [l.key, l.default])) as unknown as ServerLimits,
+);
+
+/** The flag of a limit, for messages: `--limit-eval-steps`. */
+export function flagOf(key: keyof ServerLimits): string {
+  return `--${LIMITS.find((l) => l.key === key)!.flag}`;
+}
+
+export function evalLimitsOf(limits: ServerLimits): EvalLimits {
+  return { maxSteps: limits.evalSteps, maxValueBytes: limits.valueBytes, maxNumberDigits: limits.numberDigits };
+}
+
+/** The flag of the evaluation bound an ExprLimitError names. */
+export function evalLimitFlag(kind: EvalLimitKind): string {
+  return flagOf(kind === "steps" ? "evalSteps" : kind === "value_size" ? "valueBytes" : "numberDigits");
+}
+
+export function definitionLimitsOf(limits: ServerLimits): DefinitionLimits {
+  return {
+    ...DEFAULT_DEFINITION_LIMITS,
+    maxTasks: limits.definitionTasks,
+    maxDepth: limits.definitionDepth,
+    maxBytes: limits.definitionBytes,
+    maxPatternLength: limits.patternLength,
+    maxPatternsPerTask: limits.patternsPerTask,
+    maxTypeNodes: limits.typeNodes,
+    maxCheckNodes: limits.checkNodes,
+  };
+}

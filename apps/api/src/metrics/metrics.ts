@@ -1,0 +1,248 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { PoolGauge } from "../storage/pool-gauge.js";
+import { boundedHostLabel } from "./host-label.js";
+
+// prom-client is the Node ecosystem's standard Prometheus client: it writes the text format,
+// and its default metrics cover the process (CPU, memory, GC, event-loop lag, handles).
+// Every family here is listed in docs/metrics.md; a test scrapes and checks each one.
+
+/** Seconds: from a millisecond advance to a stuck 30 s fetch. */
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const BATCH_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
+
+/** What the engine reports (engine/pump): plain functions, so a test or a tool may pass NO_ENGINE_METRICS. */
+export interface EngineMetrics {
+  claimRound(rows: number, reclaimed: number): void;
+  advanced(taskKind: string, outcome: string, seconds: number): void;
+  onlyOnceInterrupted(): void;
+  committed(batchSize: number, seconds: number): void;
+  fetched(url: string | undefined, statusClass: string, seconds: number): void;
+}
+
+export const NO_ENGINE_METRICS: EngineMetrics = {
+  claimRound: () => {},
+  advanced: () => {},
+  onlyOnceInterrupted: () => {},
+  committed: () => {},
+  fetched: () => {},
+};
+
+/** The sampler's figures (sampler.ts), set every interval from one query. */
+export interface SampledFigures {
+  instances: Array<{ status: string; phase: string; count: number }>;
+  due: number;
+  oldestDueAgeSeconds: number;
+  expiredLeases: number;
+  externalWaiting: number;
+  externalClaimed: number;
+  oldestExternalWaitingSeconds: number;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+export function createMetrics(options: { pool?: PoolGauge } = {}) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const r = [registry];
+
+  const instances = new Gauge({
+    name: "baton_instances",
+    help: "Live instances by status and phase (sampled from the database; the same on every replica)",
+    labelNames: ["status", "phase"],
+    registers: r,
+  });
+  const due = new Gauge({
+    name: "baton_instances_due",
+    help: "Running instances due now and not leased",
+    registers: r,
+  });
+  const queueLag = new Gauge({
+    name: "baton_queue_lag_seconds",
+    help: "Age of the oldest due-but-unclaimed instance (0 when none is waiting)",
+    registers: r,
+  });
+  const expiredLeases = new Gauge({
+    name: "baton_leases_expired",
+    help: "Running instances whose lease expired without a write and that no worker has reclaimed yet",
+    registers: r,
+  });
+  const external = new Gauge({
+    name: "baton_external_tasks",
+    help: "External tasks by state: waiting (unclaimed, or its claim expired) or claimed",
+    labelNames: ["state"],
+    registers: r,
+  });
+  const externalOldest = new Gauge({
+    name: "baton_external_task_oldest_waiting_seconds",
+    help: "Age of the oldest waiting external task (0 when none waits)",
+    registers: r,
+  });
+  const sampleAge = new Gauge({
+    name: "baton_metrics_sampled_timestamp_seconds",
+    help: "When the instance and external-task figures above were last sampled (unix time)",
+    registers: r,
+  });
+
+  const advances = new Counter({
+    name: "baton_advances_total",
+    help: "Advances run by this replica, by task kind and outcome",
+    labelNames: ["task_kind", "outcome"],
+    registers: r,
+  });
+  const advanceSeconds = new Histogram({
+    name: "baton_advance_duration_seconds",
+    help: "Time from claim to committed write of one advance, by task kind and outcome",
+    labelNames: ["task_kind", "outcome"],
+    buckets: DURATION_BUCKETS,
+    registers: r,
+  });
+  const claimRounds = new Counter({ name: "baton_claim_rounds_total", help: "Claim rounds run", registers: r });
+  const claimedRows = new Counter({ name: "baton_claimed_rows_total", help: "Instances claimed", registers: r });
+  const reclaims = new Counter({
+    name: "baton_lease_reclaims_total",
+    help: "Instances claimed after another worker's lease expired without a write",
+    registers: r,
+  });
+  const onlyOnce = new Counter({
+    name: "baton_only_once_interruptions_total",
+    help: "only_once tasks found interrupted on reclaim (raised only_once.interrupted)",
+    registers: r,
+  });
+  const commits = new Counter({ name: "baton_commits_total", help: "Advance write batches committed", registers: r });
+  const batchSize = new Histogram({
+    name: "baton_commit_batch_size",
+    help: "Advances per write batch",
+    buckets: BATCH_BUCKETS,
+    registers: r,
+  });
+  const commitSeconds = new Histogram({
+    name: "baton_commit_duration_seconds",
+    help: "Time to write one batch",
+    buckets: DURATION_BUCKETS,
+    registers: r,
+  });
+  const fetches = new Counter({
+    name: "baton_fetch_calls_total",
+    help: "fetch task calls by host (bounded, see docs/metrics.md) and status class",
+    labelNames: ["host", "status_class"],
+    registers: r,
+  });
+  const fetchSeconds = new Histogram({
+    name: "baton_fetch_duration_seconds",
+    help: "fetch task call duration by host and status class",
+    labelNames: ["host", "status_class"],
+    buckets: DURATION_BUCKETS,
+    registers: r,
+  });
+  const externalCalls = new Counter({
+    name: "baton_external_calls_total",
+    help: "External-task API calls by call (claim, renew, release, resolve, signal) and outcome",
+    labelNames: ["call", "outcome"],
+    registers: r,
+  });
+  const httpRequests = new Counter({
+    name: "baton_http_requests_total",
+    help: "HTTP requests by action (the registry name; unmatched for no route) and status",
+    labelNames: ["action", "status"],
+    registers: r,
+  });
+  const httpSeconds = new Histogram({
+    name: "baton_http_request_duration_seconds",
+    help: "HTTP request duration by action and status",
+    labelNames: ["action", "status"],
+    buckets: DURATION_BUCKETS,
+    registers: r,
+  });
+  const pool = options.pool;
+  new Gauge({
+    name: "baton_db_pool_size",
+    help: "Connections the database pool may open",
+    registers: r,
+    collect() {
+      this.set(pool?.size ?? 0);
+    },
+  });
+  new Gauge({
+    name: "baton_db_pool_in_use",
+    help: "Statements and transactions holding a pool connection",
+    registers: r,
+    collect() {
+      this.set(pool ? Math.min(pool.inFlight(), pool.size) : 0);
+    },
+  });
+  new Gauge({
+    name: "baton_db_pool_waiting",
+    help: "Statements and transactions waiting for a pool connection",
+    registers: r,
+    collect() {
+      this.set(pool ? Math.max(0, pool.inFlight() - pool.size) : 0);
+    },
+  });
+  const pruned = new Counter({
+    name: "baton_retention_pruned_total",
+    help: "Rows deleted by retention (--retention, --log-retention), by table",
+    labelNames: ["table"],
+    registers: r,
+  });
+  // Zero series for the label values known up front, so that rate() and alerts see them from the start.
+  for (const table of ["instances", "logs", "external_waits", "external_claims", "signals", "objects"])
+    pruned.inc({ table }, 0);
+  for (const state of ["waiting", "claimed"]) external.set({ state }, 0);
+
+  const hostLabel = boundedHostLabel();
+
+  const engine: EngineMetrics = {
+    claimRound(rows, reclaimed) {
+      claimRounds.inc();
+      claimedRows.inc(rows);
+      if (reclaimed > 0) reclaims.inc(reclaimed);
+    },
+    advanced(taskKind, outcome, seconds) {
+      advances.inc({ task_kind: taskKind, outcome });
+      advanceSeconds.observe({ task_kind: taskKind, outcome }, seconds);
+    },
+    onlyOnceInterrupted: () => onlyOnce.inc(),
+    committed(size, seconds) {
+      commits.inc();
+      batchSize.observe(size);
+      commitSeconds.observe(seconds);
+    },
+    fetched(url, statusClass, seconds) {
+      const labels = { host: hostLabel(url), status_class: statusClass };
+      fetches.inc(labels);
+      fetchSeconds.observe(labels, seconds);
+    },
+  };
+
+  return {
+    registry,
+    engine,
+    sampled(figures: SampledFigures, nowMs: number): void {
+      instances.reset();
+      for (const row of figures.instances) instances.set({ status: row.status, phase: row.phase }, row.count);
+      due.set(figures.due);
+      queueLag.set(figures.oldestDueAgeSeconds);
+      expiredLeases.set(figures.expiredLeases);
+      external.set({ state: "waiting" }, figures.externalWaiting);
+      external.set({ state: "claimed" }, figures.externalClaimed);
+      externalOldest.set(figures.oldestExternalWaitingSeconds);
+      sampleAge.set(nowMs / 1000);
+    },
+    externalCall(call: string, outcome: string): void {
+      externalCalls.inc({ call, outcome });
+    },
+    http(action: string, status: number, seconds: number): void {
+      const labels = { action, status: String(status) };
+      httpRequests.inc(labels);
+      httpSeconds.observe(labels, seconds);
+    },
+    pruned(table: string, rows: number): void {
+      if (rows > 0) pruned.inc({ table }, rows);
+    },
+  };
+}
+
+/** `2xx`…`5xx` for an HTTP status; `error` when no status came back (refused, never left, timed out). */
+export function statusClass(status: number | undefined): string {
+  return status !== undefined && status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : "error";
+}

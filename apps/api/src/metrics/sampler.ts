@@ -1,0 +1,76 @@
+import { sql } from "drizzle-orm";
+import type { Logger } from "@baton/log";
+import type { Clock } from "../storage/clock.js";
+import { type Db, rowsOf } from "../storage/db.js";
+import { LIVE_STATUSES } from "../engine/statuses.js";
+import type { Metrics } from "./metrics.js";
+
+/** How often each replica samples the database for the instance and external-task gauges. */
+export const SAMPLE_EVERY_MS = 5_000;
+
+/**
+ * One statement on a timer, never per scrape (docs/metrics.md): live instances by status and
+ * phase (settled ones are the bulk of the table and are not counted; the status index covers
+ * the live ones), the due queue and its oldest entry, expired leases nobody reclaimed, and the
+ * external-task queue (its table holds only current parks). Every replica samples the same
+ * database, so dashboards take max() over replicas, not sum().
+ */
+export async function sampleOnce(db: Db, clock: Clock, metrics: Metrics): Promise<void> {
+  const now = clock.now();
+  const live = sql.join(
+    LIVE_STATUSES.map((s) => sql`${s}`),
+    sql`, `,
+  );
+  const rows = rowsOf<{ k: string; status: string | null; phase: string | null; n: unknown; oldest: unknown }>(
+    await db.execute(sql`
+      SELECT 'i' AS k, status, COALESCE(phase, 'none') AS phase, count(*) AS n, NULL::bigint AS oldest
+        FROM instances WHERE status IN (${live}) GROUP BY status, phase
+      UNION ALL
+      SELECT 'due', NULL, NULL, count(*), min(wake_at) FROM instances
+        WHERE status = 'running' AND wake_at IS NOT NULL AND wake_at <= ${now}
+          AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+      UNION ALL
+      SELECT 'expired', NULL, NULL, count(*), NULL FROM instances
+        WHERE status = 'running' AND lease_owner IS NOT NULL AND lease_expires_at <= ${now}
+      UNION ALL
+      SELECT 'waiting', NULL, NULL, count(*), min(waiting_since) FROM external_waits
+        WHERE claimed_by IS NULL OR claim_expires_at IS NULL OR claim_expires_at <= ${now}
+      UNION ALL
+      SELECT 'claimed', NULL, NULL, count(*), NULL FROM external_waits
+        WHERE claimed_by IS NOT NULL AND claim_expires_at > ${now}`),
+  );
+  const one = (k: string) => rows.find((r) => r.k === k);
+  const ageSeconds = (oldest: unknown) =>
+    oldest === null || oldest === undefined ? 0 : Math.max(0, (now - Number(oldest)) / 1000);
+  metrics.sampled(
+    {
+      instances: rows
+        .filter((r) => r.k === "i")
+        .map((r) => ({ status: String(r.status), phase: String(r.phase ?? ""), count: Number(r.n) })),
+      due: Number(one("due")?.n ?? 0),
+      oldestDueAgeSeconds: ageSeconds(one("due")?.oldest),
+      expiredLeases: Number(one("expired")?.n ?? 0),
+      externalWaiting: Number(one("waiting")?.n ?? 0),
+      externalClaimed: Number(one("claimed")?.n ?? 0),
+      oldestExternalWaitingSeconds: ageSeconds(one("waiting")?.oldest),
+    },
+    now,
+  );
+}
+
+/** Samples now and then every `everyMs`; a failure is logged and the last figures stay. Returns stop(). */
+export function startSampler(db: Db, clock: Clock, metrics: Metrics, log: Logger, everyMs = SAMPLE_EVERY_MS) {
+  let running: Promise<void> | undefined;
+  const sample = () => {
+    running ??= sampleOnce(db, clock, metrics)
+      .catch((error) => log.warn("sampling metrics failed", { error: (error as Error).message }))
+      .finally(() => (running = undefined));
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

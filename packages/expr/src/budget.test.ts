@@ -1,0 +1,76 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${ }" is the definition language's interpolation
+import { describe, expect, it } from "vitest";
+import { evalBudget } from "./budget.js";
+import { ExprLimitError } from "./errors.js";
+import { evaluate } from "./evaluate.js";
+import { type LosslessNumber, parseJson } from "./json.js";
+import { parseExpression } from "./parser.js";
+import { compileShape, evaluateShape } from "./shape.js";
+import { evaluateTemplate, parseTemplate } from "./template.js";
+
+const limitOf = (run: () => unknown): string | undefined => {
+  try {
+    run();
+    return undefined;
+  } catch (e) {
+    if (e instanceof ExprLimitError) return `${e.code} ${e.limit}: ${e.message}`;
+    throw e;
+  }
+};
+
+// Each case ran for minutes or ran the process out of memory before the budget (issue 12):
+// these tests finish because the budget stops the work as it proceeds, not after.
+describe("the evaluation budget", () => {
+  const xs = Array.from({ length: 900 }, (_, i) => i);
+
+  it("stops a nested map over a 900-element input (the out-of-memory case) with a limit error", () => {
+    const expr = parseExpression("map(input.xs, a => map(input.xs, b => map(input.xs, c => [a, b, c])))");
+    expect(limitOf(() => evaluate(expr, { input: { xs } }))).toMatch(/^engine\.limit (steps|value_size): /);
+  });
+
+  it("stops a map whose result grows past the value size limit, at the element where it does", () => {
+    const expr = parseExpression('map(input.xs, a => "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")');
+    expect(limitOf(() => evaluate(expr, { input: { xs } }, evalBudget({ maxValueBytes: 10_000 })))).toBe(
+      "engine.limit value_size: the result of map() grew past 10000 characters as JSON (the value size limit) at element 185",
+    );
+  });
+
+  it("refuses a string concatenation past the value size limit before building it", () => {
+    const big = "x".repeat(600_000);
+    const expr = parseExpression("input.s + input.s");
+    expect(evaluate(expr, { input: { s: big } }, evalBudget({ maxValueBytes: 2_000_000 }))).toHaveLength(1_200_000);
+    expect(limitOf(() => evaluate(expr, { input: { s: big } }, evalBudget({ maxValueBytes: 1_000_000 })))).toBe(
+      'engine.limit value_size: the string built by "+" would be 1200000 characters long, more than the value size limit of 1000000',
+    );
+  });
+
+  it("counts steps across every template of one shape", () => {
+    const shape = compileShape({ a: "$: map(input.xs, x => x)", b: "$: map(input.xs, x => x)" });
+    const scope = { input: { xs } };
+    expect(evaluateShape(shape, scope, evalBudget({ maxSteps: 2000 }))).toEqual({ a: xs, b: xs });
+    expect(limitOf(() => evaluateShape(shape, scope, evalBudget({ maxSteps: 1500 })))).toBe(
+      "engine.limit steps: b: the evaluation took more than 1500 steps (the expression step budget)",
+    );
+  });
+
+  it("renders a huge number in exponent form in join and interpolation, in no time", () => {
+    const scope = { input: parseJson('{"n": 1e100000000, "m": 1e40000000}') as { [k: string]: LosslessNumber } };
+    expect(evaluate(parseExpression('len(join([input.n], ""))'), scope)).toBe("1e+100000000".length);
+    expect(evaluateTemplate(parseTemplate("qty=${input.m}"), scope)).toBe("qty=1e+40000000");
+  });
+
+  it("refuses an interpolated string past the value size limit", () => {
+    const template = parseTemplate("${input.s}${input.s}");
+    const scope = { input: { s: "y".repeat(600) } };
+    expect(limitOf(() => evaluateTemplate(template, scope, evalBudget({ maxValueBytes: 1000 })))).toBe(
+      "engine.limit value_size: the interpolated string would be 1200 characters long, more than the value size limit of 1000",
+    );
+  });
+
+  it("refuses a join whose parts pass the value size limit, before joining them", () => {
+    const scope = { input: { xs: Array.from({ length: 100 }, () => "z".repeat(100)) } };
+    expect(
+      limitOf(() => evaluate(parseExpression('join(input.xs, ",")'), scope, evalBudget({ maxValueBytes: 5000 }))),
+    ).toMatch(/^engine\.limit value_size: the string built by join\(\) would be \d+ characters long/);
+  });
+});
