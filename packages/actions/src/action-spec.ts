@@ -37,11 +37,11 @@ export interface ActionSpec {
   method: HttpMethod;
   /** OpenAPI path template, relative to `/api`. */
   path: string;
-  /** Also served at the server root, where probes expect it (only `/healthz`); `/api<path>` stays its documented address. */
+  /** Also served at the server root, where probes and scrapers expect it (`/healthz`, `/metrics`); `/api<path>` is its documented address. */
   root?: boolean;
   /**
-   * Beyond SPEC (docs/api.md "Extensions"): the OpenAPI document marks it `x-baton-extension`
-   * and says so in its description. SPEC's own endpoints never set it.
+   * Beyond the specified interface (docs/api.md "Extensions"): the OpenAPI document marks it
+   * `x-baton-extension` and says so in its description. The specified endpoints never set it.
    */
   extension?: boolean;
   tag: string;

@@ -8,6 +8,7 @@ const status = {
   version: 1,
   status: "running",
   task: "a",
+  key: null,
   retry_count: 0,
   created_at: "2026-01-02T10:00:00.000Z",
   updated_at: "2026-01-02T10:00:00.000Z",
