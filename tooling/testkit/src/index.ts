@@ -3,3 +3,4 @@ export * from "./server.js";
 export * from "./upstream.js";
 export * from "./listening-process.js";
 export * from "./private-postgres.js";
+export { holdToContract } from "./response-contract.js";

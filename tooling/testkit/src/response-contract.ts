@@ -15,6 +15,18 @@ interface Operation {
   responses: Record<string, Doc>;
 }
 
+/** Origins of the Baton API servers tests started (startServer): only their responses are held to the contract. */
+const apiOrigins = new Set<string>();
+
+/** Holds every response from `url`'s origin to the contract (startServer calls it for each server it starts). */
+export function holdToContract(url: string): void {
+  apiOrigins.add(new URL(url).origin);
+}
+
+export function isHeldToContract(url: URL): boolean {
+  return apiOrigins.has(url.origin);
+}
+
 let compiled: { operations: Operation[]; errorBody: ValidateFunction; ajv: Ajv; doc: Doc } | undefined;
 const validators = new Map<string, ValidateFunction>();
 
