@@ -1,10 +1,13 @@
 #!/usr/bin/env node
+// Over 300 lines on purpose: one self-contained script (scenarios, server start, figures) that
+// runs from node without a build step.
 // `pnpm bench`: engine throughput against a real baton-api on PostgreSQL with default
 // durability (fsync on). Not a test: it prints figures (see docs/performance.md).
 //
 //   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--tree DEPTH] [--external N] [--api N] [--latency N]
 //                          [--warmup N] [--max-concurrent N] [--poll MS] [--external-workers K] [--api-clients C]
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
+//                          [--retention N]   (N settled trees aged past --retention, pruned while N drain roots run)
 //                          [--validate N,N,…|none]   (POST /definitions/validate of chained definitions of N tasks;
 //                                                     default 1000,10000,max — max is the server's task limit)
 //
@@ -41,6 +44,8 @@ const API_N = flag("--api", 5000);
 const API_CLIENTS = flag("--api-clients", 32);
 // `latency`: N sequential starts of a 3-fetch process on a server at its default flags.
 const LATENCY_N = flag("--latency", 200);
+// `retention`: trees of a root and two children, settled and then aged past the retention.
+const RETENTION_N = flag("--retention", 2000);
 const LATENCY_WARMUP = 20;
 // The tree warm-up: a smaller tree of the same shape.
 const TREE_WARMUP_DEPTH = Math.min(TREE_DEPTH, 8);
@@ -271,6 +276,59 @@ async function finishMeasure(sql, process, n, t0, m) {
   };
   const commits = (await commitCount(sql)) - m.commits0;
   return { seconds, rate: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), notCompleted: bad.length, cpu, commits };
+}
+
+/**
+ * `retention`: the settled bench_retention trees are aged two days (their updated_at moved back
+ * by SQL: a bench cannot wait out a retention), then a server with --retention 1d prunes them
+ * while its pump drains the parked bench_retention_load roots. Rows/s = rows deleted (from its
+ * /metrics, baton_retention_pruned_total) / (last pass that deleted − first pass that deleted).
+ */
+async function retentionRun(dbUrl, sql, n) {
+  await sql`update instances set updated_at = updated_at - ${2 * 86_400_000} where root_id in (select id from instances where process = 'bench_retention')`;
+  const [{ rows: treeRows }] = await sql`select count(*)::int as rows from instances i where exists (select 1 from instances r where r.id = i.root_id and r.process = 'bench_retention')`;
+  const server = await startApi(dbUrl, ["--retention", "1d", "--poll", String(POLL_MS)]);
+  const pruned = async () => {
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    const byTable = {};
+    for (const m of text.matchAll(/^baton_retention_pruned_total\{table="(\w+)"\} (\S+)$/gm)) byTable[m[1]] = Number(m[2]);
+    return byTable;
+  };
+  const t0 = Date.now();
+  await sql`update instances set wake_at = ${t0} where process = 'bench_retention_load' and status = 'running'`;
+  let first;
+  let last;
+  let liveLost = 0;
+  for (;;) {
+    const [{ left }] = await sql`select count(*)::int as left from instances where process like 'bench_retention%' and process <> 'bench_retention_load'`;
+    const byTable = await pruned();
+    const total = Object.values(byTable).reduce((a, b) => a + b, 0);
+    if (total > 0 && first === undefined) first = { at: Date.now(), total };
+    if (left === 0) {
+      last = { at: Date.now(), total, byTable };
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await waitFor(sql, "bench_retention_load", n);
+  const [{ loadEnd }] = await sql`select max(updated_at)::bigint as "loadEnd" from instances where process = 'bench_retention_load'`;
+  const [{ lost }] = await sql`select (${n}::int - count(*))::int as lost from instances where process = 'bench_retention_load' and status = 'completed'`;
+  liveLost = lost;
+  await server.stop();
+  // The first figure seen already includes the first pass; time runs from the server's first
+  // pass (5 s after start) as seen by the first nonzero scrape.
+  const seconds = Math.max(0.001, (last.at - first.at) / 1000) + 0.05;
+  return {
+    trees: n,
+    rows: last.total,
+    treeRows,
+    byTable: last.byTable,
+    seconds,
+    rowsPerSecond: (last.total - first.total) / seconds,
+    loadN: n,
+    loadRate: n / ((Number(loadEnd) - t0) / 1000),
+    liveLost,
+  };
 }
 
 function percentile(sorted, p) {
@@ -519,6 +577,12 @@ async function main() {
   }
   for (const name of ["bench_latency", "bench_latency_warmup"]) await call(loader.url, "PUT", "/api/definitions", { ...fetchDef, name });
   for (const name of ["bench_tree", "bench_tree_warmup"]) await call(loader.url, "PUT", "/api/definitions", treeDef(name));
+  await call(loader.url, "PUT", "/api/definitions", { ...drainDef, name: "bench_retention_leaf" });
+  await call(loader.url, "PUT", "/api/definitions", {
+    name: "bench_retention",
+    tasks: [{ id: "kids", action: { type: "child_map", children: { a: { name: "bench_retention_leaf" }, b: { name: "bench_retention_leaf" } } } }],
+  });
+  await call(loader.url, "PUT", "/api/definitions", { ...drainDef, name: "bench_retention_load" });
   const externalDef = {
     name: "bench_external",
     tasks: [{ id: "ask", action: { type: "external", result_schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } } }],
@@ -536,6 +600,8 @@ async function main() {
     ["bench_tree", TREE_N > 0 ? 1 : 0, { depth: TREE_DEPTH }],
     ["bench_external_warmup", EXTERNAL_N > 0 ? WARMUP_N : 0],
     ["bench_external", EXTERNAL_N],
+    ["bench_retention", RETENTION_N],
+    ["bench_retention_load", RETENTION_N],
   ]) {
     if (n === 0) continue;
     log(`${process}: preloading ${n} roots through POST /instances (--poll 0)`);
@@ -588,8 +654,14 @@ async function main() {
     log(`validate: POST /definitions/validate of chained definitions of ${VALIDATE_SIZES.join(", ")} tasks`);
     validateResult = await validateRun(api.url, VALIDATE_SIZES, api.pid);
   }
+  if (RETENTION_N > 0) {
+    log(`retention: running ${RETENTION_N} trees to the end (not measured)`);
+    await drain(api.url, sql, "bench_retention", RETENTION_N, MODE, api.pid);
+  }
   const messages = api.messages;
   await api.stop();
+  let retentionResult;
+  if (RETENTION_N > 0) retentionResult = await retentionRun(pg.url, sql, RETENTION_N);
   let latencyResult;
   if (LATENCY_N > 0) {
     // Its own server at the default flags (no --poll, no --max-concurrent): what one user sees.
@@ -632,6 +704,13 @@ async function main() {
     console.log(
       `latency  ${String(latencyResult.n).padStart(7)} sequential 3-fetch instances at default flags: POST → completed seen p50 ${latencyResult.client.p50.toFixed(1)} ms, p99 ${latencyResult.client.p99.toFixed(1)} ms; ` +
         `created_at → completing write p50 ${latencyResult.server.p50} ms, p99 ${latencyResult.server.p99} ms`,
+    );
+  }
+  if (retentionResult !== undefined) {
+    const r = retentionResult;
+    console.log(
+      `retention ${r.rowsPerSecond.toFixed(0).padStart(6)} rows/s pruned  (${r.rows} rows of ${r.trees} settled trees: ${JSON.stringify(r.byTable)}, in ${r.seconds.toFixed(2)} s, ` +
+        `while the same server ran ${r.loadN} drain roots at ${r.loadRate.toFixed(0)} instances/s); live rows lost: ${r.liveLost}`,
     );
   }
   for (const v of validateResult)

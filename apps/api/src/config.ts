@@ -42,6 +42,10 @@ export interface ServerConfig {
   dbTimeouts: DatabaseTimeouts;
   /** Resource limits (limits.ts, docs/limits.md): each has a `--limit-…` flag. */
   limits: ServerLimits;
+  /** --retention: settled root trees older than this are deleted (docs/retention.md); undefined = kept forever. */
+  retentionMs?: number;
+  /** --log-retention: log lines older than this are deleted; undefined = kept as long as their tree. */
+  logRetentionMs?: number;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {

@@ -12,6 +12,8 @@ export interface ServerLimits {
   valueBytes: number;
   /** Digits a number renders to in text before the exponent form. */
   numberDigits: number;
+  /** Nesting levels of any value one evaluation builds. */
+  valueDepth: number;
   /** Characters (as JSON) of the state one advance may write. */
   stateBytes: number;
   definitionTasks: number;
@@ -21,6 +23,7 @@ export interface ServerLimits {
   patternsPerTask: number;
   typeNodes: number;
   checkNodes: number;
+  patternChecks: number;
 }
 
 export interface LimitFlag {
@@ -53,6 +56,13 @@ export const LIMITS: readonly LimitFlag[] = [
     description: "digits a number renders to in text; exponent form beyond",
     default: DEFAULT_EVAL_LIMITS.maxNumberDigits,
     min: 17,
+  },
+  {
+    key: "valueDepth",
+    flag: "limit-value-depth",
+    description: "nesting levels of any value an evaluation builds",
+    default: DEFAULT_EVAL_LIMITS.maxValueDepth,
+    min: 8,
   },
   {
     key: "stateBytes",
@@ -110,6 +120,13 @@ export const LIMITS: readonly LimitFlag[] = [
     default: DEFAULT_DEFINITION_LIMITS.maxCheckNodes,
     min: 1000,
   },
+  {
+    key: "patternChecks",
+    flag: "limit-pattern-checks",
+    description: "code-pattern comparisons checking one definition (shadowed rules, children's codes)",
+    default: DEFAULT_DEFINITION_LIMITS.maxPatternChecks,
+    min: 1000,
+  },
 ];
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze(
@@ -122,12 +139,23 @@ export function flagOf(key: keyof ServerLimits): string {
 }
 
 export function evalLimitsOf(limits: ServerLimits): EvalLimits {
-  return { maxSteps: limits.evalSteps, maxValueBytes: limits.valueBytes, maxNumberDigits: limits.numberDigits };
+  return {
+    maxSteps: limits.evalSteps,
+    maxValueBytes: limits.valueBytes,
+    maxNumberDigits: limits.numberDigits,
+    maxValueDepth: limits.valueDepth,
+  };
 }
 
 /** The flag of the evaluation bound an ExprLimitError names. */
 export function evalLimitFlag(kind: EvalLimitKind): string {
-  return flagOf(kind === "steps" ? "evalSteps" : kind === "value_size" ? "valueBytes" : "numberDigits");
+  const keys = {
+    steps: "evalSteps",
+    value_size: "valueBytes",
+    value_depth: "valueDepth",
+    number_digits: "numberDigits",
+  } as const;
+  return flagOf(keys[kind]);
 }
 
 export function definitionLimitsOf(limits: ServerLimits): DefinitionLimits {
@@ -140,5 +168,6 @@ export function definitionLimitsOf(limits: ServerLimits): DefinitionLimits {
     maxPatternsPerTask: limits.patternsPerTask,
     maxTypeNodes: limits.typeNodes,
     maxCheckNodes: limits.checkNodes,
+    maxPatternChecks: limits.patternChecks,
   };
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { parseDuration } from "@baton/model";
 import { checkAuthConfig } from "./auth/index.js";
 import { fetchPolicyOf } from "./engine/advance/host-policy.js";
 import { registerTokensCommand } from "./commands/tokens.js";
@@ -8,6 +9,7 @@ import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.
 import { LIMITS, type ServerLimits } from "./limits.js";
 import { createLogger, isLogLevel, type LogLevel } from "@baton/log";
 import { startServer } from "./server.js";
+import { errorText } from "./storage/loggable-error.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -22,6 +24,20 @@ function integer(name: string, min: number) {
 /** The key commander gives a flag's value: `limit-eval-steps` → `limitEvalSteps`. */
 function camelCase(flag: string): string {
   return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** A duration such as 30d, 12h or 90m (docs/retention.md): at least one minute. */
+function retentionDuration(name: string) {
+  return (value: string) => {
+    let ms: number;
+    try {
+      ms = parseDuration(value);
+    } catch (error) {
+      throw new InvalidArgumentError(`${name}: ${(error as Error).message}`);
+    }
+    if (ms < 60_000) throw new InvalidArgumentError(`${name} must be at least 1m (got "${value}")`);
+    return ms;
+  };
 }
 
 function hostList(value: string, previous: string[] = []): string[] {
@@ -104,6 +120,16 @@ const program = new Command("baton-api")
   )
   .option("--no-tick", "disable POST /tick (it then answers 501)")
   .option(
+    "--retention <duration>",
+    "delete root trees settled longer ago than this (e.g. 30d), with their logs and unreferenced objects; default: keep forever",
+    retentionDuration("--retention"),
+  )
+  .option(
+    "--log-retention <duration>",
+    "delete log lines older than this (e.g. 7d); default: keep them as long as their instance",
+    retentionDuration("--log-retention"),
+  )
+  .option(
     "--db-connect-timeout <ms>",
     "PostgreSQL: give up opening a connection after this many ms",
     integer("--db-connect-timeout", 100),
@@ -163,6 +189,8 @@ const program = new Command("baton-api")
       fetchAllowClasses: opts.fetchAllowClass,
       fetchDenyClasses: opts.fetchDenyClass,
       tickEnabled: opts.tick !== false,
+      retentionMs: opts.retention,
+      logRetentionMs: opts.logRetention,
       dbTimeouts: {
         connectTimeoutMs: opts.dbConnectTimeout,
         statementTimeoutMs: opts.dbStatementTimeout,
@@ -197,7 +225,7 @@ const program = new Command("baton-api")
       server.close().then(
         () => process.exit(0),
         (error) => {
-          log.error("shutdown failed", { error: (error as Error).message });
+          log.error("shutdown failed", { error: errorText(error) });
           process.exit(1);
         },
       );

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createAuthenticator } from "./auth/index.js";
 import type { ServerConfig } from "./config.js";
-import { createEngine, endClaimWaits } from "./engine/index.js";
+import { createEngine, endClaimWaits, startRetention } from "./engine/index.js";
 import { handlers } from "./handlers/index.js";
 import { createApp } from "./http/app.js";
 import type { Logger } from "@baton/log";
@@ -33,6 +33,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   let engine: Services["engine"] | undefined;
   let server: ServerType | undefined;
   let stopSampler: (() => Promise<void>) | undefined;
+  let stopRetention: (() => Promise<void>) | undefined;
   const metrics = createMetrics({ pool: database.pool });
   try {
     const authenticator = await createAuthenticator(config, { db: database.db, clock, log });
@@ -47,6 +48,15 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       metrics: metrics.engine,
     });
     stopSampler = startSampler(database.db, clock, metrics, log);
+    stopRetention = startRetention(
+      database.db,
+      clock,
+      { retentionMs: config.retentionMs, logRetentionMs: config.logRetentionMs },
+      log,
+      (pass) => {
+        for (const [table, rows] of Object.entries(pass.rows)) metrics.pruned(table, rows);
+      },
+    );
     const services: Services = {
       db: database.db,
       database,
@@ -83,6 +93,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
           await new Promise<void>((resolve) => server!.close(() => resolve()));
           await engine!.stop();
           await stopSampler?.();
+          await stopRetention?.();
           await database.close();
         })()),
     };
@@ -90,6 +101,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     if (server) server.close();
     await engine?.stop().catch(() => {});
     await stopSampler?.().catch(() => {});
+    await stopRetention?.().catch(() => {});
     await database.close().catch(() => {});
     throw error;
   }

@@ -1,8 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { API_MAIN, createTestDatabase, dropTestDatabase, startServer, type TestServer } from "@baton/testkit";
+import { API_MAIN, type SharedDatabase, sharedDatabase, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BatonRun, baton, isolatedEnv } from "./baton.js";
 import { fixtureDir, GREET_YAML } from "./fixtures.js";
@@ -10,7 +7,7 @@ import { fixtureDir, GREET_YAML } from "./fixtures.js";
 // A server with --auth token, whose first admin token is minted by the api binary's bootstrap
 // command on the same database before the server opens it (PGlite is single-process).
 let server: TestServer;
-let database: string;
+let database: SharedDatabase;
 let adminToken: string;
 let env: Record<string, string>;
 const cli = (args: string[], extraEnv: Record<string, string> = {}, cwd?: string): Promise<BatonRun> =>
@@ -33,18 +30,15 @@ function bootstrapAdminToken(databaseFlags: string[]): Promise<string> {
 }
 
 beforeAll(async () => {
-  database = process.env.DATABASE_URL
-    ? await createTestDatabase()
-    : mkdtempSync(path.join(tmpdir(), "baton-cli-auth-"));
-  adminToken = await bootstrapAdminToken(process.env.DATABASE_URL ? ["--db", database] : ["--data-dir", database]);
-  server = await startServer({ database, args: ["--auth", "token", "--poll", "0"] });
+  database = await sharedDatabase("baton-cli-auth-");
+  adminToken = await bootstrapAdminToken(database.flags);
+  server = await startServer({ database: database.location, args: ["--auth", "token", "--poll", "0"] });
   env = isolatedEnv({ BATON_SERVER: server.url }).env;
 });
 
 afterAll(async () => {
   await server?.stop();
-  if (process.env.DATABASE_URL) await dropTestDatabase(database);
-  else rmSync(database, { recursive: true, force: true });
+  await database?.dispose();
 });
 
 describe("authentication", () => {

@@ -69,6 +69,29 @@ describe("run", () => {
     expect(JSON.parse(none.stdout).items, "a greet instance has no children").toEqual([]);
   });
 
+  it("retry --where acts on every root the filters select; --dry-run lists them and changes nothing", async () => {
+    const ids = [
+      (await cli(["run", "failing", "--key", "bulk-7"])).stdout.trim(),
+      (await cli(["run", "failing", "--key", "bulk-7"])).stdout.trim(),
+    ].sort();
+    for (let i = 0; i < 10; i++) await cli(["tick"]);
+    const status = async () =>
+      JSON.parse((await cli(["instances", "--key", "bulk-7", "--json"])).stdout).items.map(
+        (row: { status: string }) => row.status,
+      );
+    expect(await status()).toEqual(["failed", "failed"]);
+    const dry = await cli(["retry", "--where", "key=bulk-7,status=failed", "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toBe(`dry run: retry --where key=bulk-7,status=failed: matched 2\n  ${ids[0]}\n  ${ids[1]}\n`);
+    expect(await status(), "a dry run changes nothing").toEqual(["failed", "failed"]);
+    const done = await cli(["retry", "--where", "key=bulk-7,status=failed", "--limit", "1", "--json"]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({ dry_run: false, counts: { retried: 2 }, refused: [] });
+    expect(await status()).toEqual(["running", "running"]);
+    const both = await cli(["retry", "@last", "--where", "key=bulk-7"]);
+    expect(both).toMatchObject({ code: 2, stderr: "error: give an instance id or --where, not both\n" });
+  });
+
   it("--json prints the start response", async () => {
     const run = await cli(["run", "greet@1", "--set", "who=Bo", "--json"]);
     expect(Object.keys(JSON.parse(run.stdout)).sort()).toEqual(["id", "process", "status", "version"]);

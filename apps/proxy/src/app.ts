@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { apiForwarding } from "./api-forwarding.js";
 import { authRoutes } from "./auth-routes.js";
-import { crossOriginGuard } from "./cross-origin-guard.js";
+import { crossOriginGuard, loopbackHostGuard } from "./cross-origin-guard.js";
 import type { ProxyConfig } from "./config.js";
 import type { Logger } from "@baton/log";
 import { apiError } from "./responses.js";
@@ -17,6 +17,12 @@ export interface ProxyAppOptions {
   uiDir: string;
   log: Logger;
   now?: () => number;
+  /**
+   * Answer only requests whose Host names this machine (localhost, 127.x, [::1]): set for a
+   * proxy without login listening on loopback, where a page on another site could otherwise
+   * rebind its own name to 127.0.0.1 and use the API as a same-origin page (DNS rebinding).
+   */
+  loopbackHostsOnly?: boolean;
   /** Default: a fresh registry per app (tests build several apps in one process). */
   metrics?: ProxyMetrics;
 }
@@ -27,6 +33,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   const now = options.now ?? Date.now;
   const signIn = createSignIn(config, { log, now });
   const app = new Hono();
+  if (options.loopbackHostsOnly) app.use("*", loopbackHostGuard);
   const metrics = options.metrics ?? createProxyMetrics();
   app.use(async (c, next) => {
     const began = performance.now();
@@ -45,6 +52,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   const settings: Parameters<typeof authRoutes>[1] = { now, log };
   if (config?.secureCookie !== undefined) settings.secureCookie = config.secureCookie;
   if (config?.redirectUrl !== undefined) settings.redirectUrl = config.redirectUrl;
+  if (config) settings.trustedProxies = config.trustedProxies;
   app.route("/auth", authRoutes(signIn, settings));
 
   const forwarded = apiForwarding(signIn, new URL(options.server), log, now);

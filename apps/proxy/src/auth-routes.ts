@@ -2,9 +2,9 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { CookieOptions } from "hono/utils/cookie";
-import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Logger } from "@baton/log";
 import { BcryptBusy } from "./bcrypt-worker.js";
+import { clientAddress, parseTrustedProxy } from "./client-address.js";
 import type { Oidc, OidcTransaction } from "./oidc.js";
 import { SignInError } from "./oidc.js";
 import { callbackUrl, requestScheme, safeReturnPath } from "./request-origin.js";
@@ -15,15 +15,6 @@ import { SESSION_COOKIE } from "./sessions.js";
 import type { SignIn } from "./sign-in.js";
 
 export const OIDC_COOKIE = "baton_oidc";
-
-/** The peer address of the connection (behind a load balancer, the balancer's: docs/proxy.md "Failed sign-ins"). */
-function clientAddress(c: Context): string {
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    return "unknown"; // app.request() in unit tests has no socket
-  }
-}
 
 function throttledSentence(reason: "account" | "address" | "concurrent", seconds: number): string {
   if (reason === "concurrent") return "another sign-in from your address is still being checked; try again in a second";
@@ -40,6 +31,8 @@ export interface AuthRouteSettings {
   redirectUrl?: string;
   now: () => number;
   log: Logger;
+  /** `trusted_proxies` (client-address.ts). */
+  trustedProxies?: readonly string[];
 }
 
 /** `/auth/*`: the session for the UI, password and OpenID Connect sign-in, logout. Mounted at `/auth`. */
@@ -57,6 +50,7 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
     return signedIn;
   };
 
+  const trustedProxies = (settings.trustedProxies ?? []).map(parseTrustedProxy);
   const auth = new Hono();
   auth.use("*", async (c, next) => {
     await next();
@@ -93,7 +87,7 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
         400,
       );
     }
-    const address = clientAddress(c);
+    const address = clientAddress(c, trustedProxies);
     const admitted = signIn.throttle.admit(email, address);
     if (!admitted.ok) {
       const seconds = Math.max(1, Math.ceil(admitted.retryAfterMs / 1000));

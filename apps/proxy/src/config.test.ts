@@ -103,6 +103,7 @@ users:
       roles: { ops: ["read", "operate"], "*": ["read"] },
       users: { "ann@example.com": ["admin"] },
       passwordThrottle: { accountFailures: 5, addressFailures: 20, maxDelayMs: 900_000 },
+      trustedProxies: [],
     });
   });
 
@@ -173,7 +174,7 @@ describe("parseConfig refusals", () => {
 
   it("refuses unknown fields at the top and inside sections, naming the path and the allowed names", () => {
     expect(refusal("server: http://a\nsesion_ttl: 1h\n").issues).toEqual([
-      "sesion_ttl: unknown field; expected one of server, listen, login, password_throttle, redirect_url, roles, secure_cookie, session_ttl, token, users",
+      "sesion_ttl: unknown field; expected one of server, listen, login, password_throttle, redirect_url, roles, secure_cookie, session_ttl, token, trusted_proxies, users",
     ]);
     expect(refusal(withLogin(`token: { secret: "${SECRET}", ttls: 1m }`)).issues).toEqual([
       "token.ttls: unknown field; expected one of audience, issuer, secret, secret_file, ttl",
@@ -316,6 +317,19 @@ describe("loadConfigFile", () => {
     expect(() => loadConfigFile("/nonexistent/proxy.yaml")).toThrow(
       "config /nonexistent/proxy.yaml: cannot read the file (no such file)",
     );
+  });
+});
+
+describe("trusted_proxies", () => {
+  it("reads IPs and CIDRs and refuses anything else, naming the index", () => {
+    expect(parseConfig("server: http://a\ntrusted_proxies: [10.0.0.5, 10.1.0.0/16, '::1']").trustedProxies).toEqual([
+      "10.0.0.5",
+      "10.1.0.0/16",
+      "::1",
+    ]);
+    expect(refusal("server: http://a\ntrusted_proxies: [lb.internal]").issues).toEqual([
+      'trusted_proxies[0]: "lb.internal" is not an IP address or CIDR range (e.g. 10.0.0.5 or 10.0.0.0/8)',
+    ]);
   });
 });
 

@@ -1,7 +1,10 @@
+// Over 300 lines on purpose: the whole config schema in one place, each section's field list next
+// to its checks, so the strict unknown-field refusals and the table in docs/proxy.md stay in step.
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { parseDuration } from "./duration.js";
+import { parseTrustedProxy } from "./client-address.js";
 import { parseListenAddress } from "./listen-address.js";
 import { PERMISSIONS, isPermission } from "./permissions.js";
 
@@ -62,6 +65,8 @@ export interface ProxyConfig {
   token: TokenConfig | null;
   /** `password_throttle`, defaults filled in (login-throttle.ts). */
   passwordThrottle: PasswordThrottleConfig;
+  /** `trusted_proxies`: peers whose X-Forwarded-For names the client (client-address.ts). */
+  trustedProxies: string[];
 }
 
 export interface PasswordThrottleConfig {
@@ -122,6 +127,7 @@ export function parseConfig(
     "secure_cookie",
     "session_ttl",
     "token",
+    "trusted_proxies",
     "users",
   ]);
 
@@ -138,6 +144,15 @@ export function parseConfig(
   const secureCookie = v.boolean(root.secure_cookie, "secure_cookie");
   const sessionTtlMs = v.duration(root.session_ttl, "session_ttl") ?? DEFAULT_SESSION_TTL_MS;
   const passwordThrottle = readPasswordThrottle(v, root.password_throttle);
+  const trustedProxies = v.stringArray(root.trusted_proxies, "trusted_proxies").filter((entry, i) => {
+    try {
+      parseTrustedProxy(entry);
+      return true;
+    } catch {
+      v.issue(`trusted_proxies[${i}]`, `"${entry}" is not an IP address or CIDR range (e.g. 10.0.0.5 or 10.0.0.0/8)`);
+      return false;
+    }
+  });
   const roles = v.permissionMap(root.roles, "roles");
   const users = v.permissionMap(root.users, "users");
   const loginSection = readLogin(v, root.login);
@@ -158,6 +173,7 @@ export function parseConfig(
     sessionTtlMs,
     token: hasLogin ? token : null,
     passwordThrottle,
+    trustedProxies,
   };
   if (listen !== undefined) config.listen = listen;
   if (redirectUrl !== undefined) config.redirectUrl = redirectUrl;

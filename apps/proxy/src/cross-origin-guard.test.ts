@@ -131,6 +131,25 @@ describe("state-changing requests carrying the session cookie", () => {
     expect(res.status).toBe(403);
   });
 
+  it("answers only loopback Host names when asked to (no login on loopback: DNS rebinding)", async () => {
+    const local = createProxyApp({
+      config: null,
+      server: upstream.url,
+      uiDir: "/nonexistent",
+      log: quiet,
+      loopbackHostsOnly: true,
+    });
+    for (const host of ["127.0.0.1:8448", "localhost:8448", "[::1]:8448", "127.0.0.2"])
+      expect((await local.request(`http://${host}/api/instances`)).status, host).toBe(200);
+    const rebound = await local.request("http://attacker.example:8448/api/instances");
+    expect(rebound.status).toBe(403);
+    expect(await rebound.json()).toEqual({
+      code: "forbidden",
+      error:
+        'Host "attacker.example" is not this machine: a proxy without login listening on loopback answers only localhost, 127.x and [::1] (docs/proxy.md)',
+    });
+  });
+
   it("refuses a cross-origin logout and login", async () => {
     const proxy = app();
     const cookie = await sessionCookie(proxy);

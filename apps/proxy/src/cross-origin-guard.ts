@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
+import { isLoopbackHost } from "./listen-address.js";
 import { requestScheme } from "./request-origin.js";
 import { apiError } from "./responses.js";
 import { SESSION_COOKIE } from "./sessions.js";
@@ -62,6 +63,19 @@ function refusalOf(
   if (getCookie(c, SESSION_COOKIE) === undefined || c.req.header(REQUEST_HEADER) !== undefined) return undefined;
   return forbidden(c, "it carries the session cookie but neither Origin, Sec-Fetch-Site nor X-Baton-Request");
 }
+
+/** Refuses (403) a request whose Host is not a loopback name or address (see ProxyAppOptions.loopbackHostsOnly). */
+export const loopbackHostGuard: MiddlewareHandler = async (c, next) => {
+  const hostname = new URL(c.req.url).hostname.replace(/^\[(.*)\]$/, "$1");
+  if (isLoopbackHost(hostname)) return next();
+  return c.json(
+    apiError(
+      "forbidden",
+      `Host "${hostname}" is not this machine: a proxy without login listening on loopback answers only localhost, 127.x and [::1] (docs/proxy.md)`,
+    ),
+    403,
+  );
+};
 
 function forbidden(c: Context, why: string) {
   return {

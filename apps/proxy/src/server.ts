@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createProxyApp } from "./app.js";
 import type { ProxyConfig } from "./config.js";
-import { formatBindAddress, formatListenUrl, type ListenAddress } from "./listen-address.js";
+import { formatBindAddress, formatListenUrl, isLoopbackHost, type ListenAddress } from "./listen-address.js";
 import type { Logger } from "@baton/log";
 
 export interface StartOptions {
@@ -25,7 +25,13 @@ export interface RunningProxy {
 /** Listens and logs `listening` with the URL (tests wait for that line). Rejects when the address cannot be bound. */
 export async function startProxy(options: StartOptions): Promise<RunningProxy> {
   const { config, log } = options;
-  const app = createProxyApp({ config, server: options.server, uiDir: options.uiDir, log });
+  const app = createProxyApp({
+    config,
+    server: options.server,
+    uiDir: options.uiDir,
+    log,
+    loopbackHostsOnly: !config?.login && isLoopbackHost(options.listen.host),
+  });
   let server: ServerType | undefined;
   const address = await new Promise<AddressInfo>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: options.listen.host, port: options.listen.port }, (info) =>

@@ -124,6 +124,26 @@ describe("where baton-proxy listens without a login", () => {
     }
   });
 
+  it("answers only Host names of this machine on loopback, so a rebound DNS name cannot reach the API", async () => {
+    const { request } = await import("node:http");
+    const proxy = await startProxy(["--server", "http://127.0.0.1:1"]);
+    const statusFor = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${proxy.url}/api/instances`, { headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    try {
+      expect(await statusFor("attacker.example:8448")).toBe(403);
+      expect(await statusFor(new URL(proxy.url).host), "its own address reaches the (absent) API").toBe(502);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it("does not warn on an explicit loopback address", async () => {
     const proxy = await startProxy(["--server", "http://127.0.0.1:1", "--http", "127.0.0.1:0"]);
     expect(await stderrWith(proxy, "no login: requests are forwarded")).not.toContain("no login while listening");

@@ -211,6 +211,30 @@ describe("password guessing through the proxy", () => {
     }
   });
 
+  it("counts per client address through X-Forwarded-For only from trusted_proxies", async () => {
+    const wrong = (url: string, client?: string) =>
+      client_(url, client).post("/auth/login", { email: `someone-${Math.random()}@example.com`, password: "x" });
+    const client_ = (url: string, forwardedFor?: string) =>
+      client(url, forwardedFor ? { "x-forwarded-for": `${forwardedFor}, 10.9.9.9` } : {});
+    const throttle = "password_throttle: { address_failures: 2, max_delay: 1m }";
+    const behindLb = await startProxy([
+      "--config",
+      writeConfig("lb.yaml", `${throttle}\ntrusted_proxies: [127.0.0.1, 10.9.9.9]`),
+    ]);
+    const direct = await startProxy(["--config", writeConfig("direct.yaml", throttle)]);
+    try {
+      for (let i = 0; i < 3; i++) expect((await wrong(behindLb.url, "203.0.113.7")).status).toBe(401);
+      expect((await wrong(behindLb.url, "203.0.113.7")).status, "that client's address is closed").toBe(429);
+      expect((await wrong(behindLb.url, "198.51.100.1")).status, "another client behind the balancer is not").toBe(401);
+      // A client cannot escape by writing its own X-Forwarded-For when the peer is not trusted.
+      for (let i = 0; i < 3; i++) expect((await wrong(direct.url, `203.0.113.${i}`)).status).toBe(401);
+      expect((await wrong(direct.url, "198.51.100.1")).status).toBe(429);
+    } finally {
+      await behindLb.stop();
+      await direct.stop();
+    }
+  });
+
   it("answers a flood from one address mostly without bcrypt, and keeps answering others meanwhile", async () => {
     const guarded = await startProxy(["--config", writeConfig("flood.yaml")]);
     try {

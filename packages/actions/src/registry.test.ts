@@ -52,6 +52,11 @@ const ENDPOINT_TABLE: [string, string, ActionSpec["permissions"], number[]][] = 
 const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["get", "/instances/counts", ["read"], [400, 500]],
   ["get", "/external-tasks", ["read"], [400, 500]],
+  ["post", "/instances/bulk/pause", ["operate"], [400, 500]],
+  ["post", "/instances/bulk/resume", ["operate"], [400, 500]],
+  ["post", "/instances/bulk/cancel", ["operate"], [400, 500]],
+  ["post", "/instances/bulk/retry", ["operate"], [400, 500]],
+  ["post", "/instances/bulk/upgrade", ["deploy"], [400, 500]],
 ];
 
 // Every ActionName, as a record so that adding a name to types.ts without listing it here fails to compile.
@@ -72,6 +77,11 @@ const NAMES: Record<ActionName, true> = {
   startInstance: true,
   listInstances: true,
   countInstances: true,
+  bulkPauseInstances: true,
+  bulkResumeInstances: true,
+  bulkCancelInstances: true,
+  bulkRetryInstances: true,
+  bulkUpgradeInstances: true,
   listExternalTasks: true,
   getInstance: true,
   getInstanceDetail: true,

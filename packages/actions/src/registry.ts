@@ -2,6 +2,7 @@
 // document and the docs list them in this order).
 
 import type { ActionSpec } from "./action-spec.js";
+import { bulkActions } from "./endpoints/bulk.js";
 import { channelActions } from "./endpoints/channels.js";
 import { debugActions } from "./endpoints/debug.js";
 import { definitionActions } from "./endpoints/definitions.js";
@@ -15,6 +16,8 @@ export type { ActionName } from "./types.js";
 const entries = [
   ...definitionActions,
   ...channelActions,
+  // Before instanceActions: /instances/bulk/pause must win over /instances/{id}/pause.
+  ...bulkActions,
   ...instanceActions,
   ...externalTaskActions,
   ...tokenActions,

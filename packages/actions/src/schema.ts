@@ -20,9 +20,21 @@ export function dateTime(description: string): JsonSchema {
   return { type: "string", format: "date-time", description };
 }
 
+/**
+ * Numeric ranges of request fields (docs/api.md "Numbers in requests"): each is what the
+ * column or the clock behind the field can hold, so a value past it is a 400 naming the
+ * field rather than a database or Date overflow (a 500).
+ */
+/** Versions are PostgreSQL `integer` columns. */
+export const MAX_VERSION = 2_147_483_647;
+/** The largest instant a JavaScript Date holds (year 275760). */
+export const MAX_UNIX_MS = 8_640_000_000_000_000;
+/** The longest span a request may ask for (100 years, as the language's longest duration). */
+export const MAX_SPAN_MS = 36_500 * 86_400_000;
+
 /** Unix milliseconds, as the time-bound filters take them. */
 export function unixMs(description: string): JsonSchema {
-  return { type: "integer", minimum: 0, description };
+  return { type: "integer", minimum: 0, maximum: MAX_UNIX_MS, description };
 }
 
 export function arrayOf(items: JsonSchema, description: string, extra: JsonSchema = {}): JsonSchema {

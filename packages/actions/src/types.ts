@@ -289,6 +289,21 @@ export interface InstanceCounts {
   truncated: boolean;
 }
 
+/** Extension: the body of POST /instances/bulk/{verb} (docs/api.md "Bulk verbs"). */
+export interface BulkBody extends Omit<InstanceFilters, "children" | "parent_id"> {
+  dry_run?: boolean;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface BulkResult {
+  dry_run: boolean;
+  counts: { [outcome: string]: number };
+  ids: { [outcome: string]: string[] };
+  refused: Array<{ id: string; code: string; error: string }>;
+  next_cursor: string | null;
+}
+
 export interface ExternalizedObject {
   path: string[];
   ref: string;
@@ -425,6 +440,8 @@ export interface ClaimBody {
   process?: string;
   task?: string;
   version?: number;
+  /** Extension: long-poll up to this many ms when nothing matches (docs/api.md). */
+  wait_ms?: number;
 }
 
 export interface ClaimResponse {
@@ -517,6 +534,11 @@ export interface ActionTypes {
   startInstance: Io<None, None, StartInstanceBody, StartInstanceResponse>;
   listInstances: Io<None, ListInstancesQuery, None, Page<InstanceRow>>;
   countInstances: Io<None, CountInstancesQuery, None, InstanceCounts>;
+  bulkPauseInstances: Io<None, None, BulkBody | undefined, BulkResult>;
+  bulkResumeInstances: Io<None, None, BulkBody | undefined, BulkResult>;
+  bulkCancelInstances: Io<None, None, BulkBody | undefined, BulkResult>;
+  bulkRetryInstances: Io<None, None, (BulkBody & { force?: boolean }) | undefined, BulkResult>;
+  bulkUpgradeInstances: Io<None, None, BulkBody & { from_version: number; to_version: number }, BulkResult>;
   getInstance: Io<InstanceIdParams, None, None, InstanceStatusView>;
   getInstanceDetail: Io<InstanceIdParams, { resolve?: boolean }, None, InstanceDetail>;
   listInstanceLogs: Io<InstanceIdParams, ListInstanceLogsQuery, None, Page<LogEntry>>;

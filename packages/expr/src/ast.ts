@@ -39,14 +39,17 @@ export type Expr =
   | CallExpr
   | MapExpr;
 
-const sources = new WeakMap<Expr, string>();
+// The source rides on the root node as a non-enumerable symbol property: a WeakMap entry per
+// parsed expression made every garbage collection walk tens of thousands of ephemerons when a
+// large definition is checked.
+const SOURCE = Symbol("source");
 
 /** Remembers the text an expression was parsed from, so later errors can quote it. */
 export function registerSource(expr: Expr, source: string): void {
-  sources.set(expr, source);
+  Object.defineProperty(expr, SOURCE, { value: source, enumerable: false });
 }
 
 /** The text `expr` was parsed from (only for expressions returned by the parser). */
 export function sourceOf(expr: Expr): string | undefined {
-  return sources.get(expr);
+  return (expr as { [SOURCE]?: string })[SOURCE];
 }

@@ -74,3 +74,24 @@ describe("the evaluation budget", () => {
     ).toMatch(/^engine\.limit value_size: the string built by join\(\) would be \d+ characters long/);
   });
 });
+
+describe("the value depth limit", () => {
+  it("refuses a value nested deeper than the limit, also when it nests a deep value from the scope", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 10; i++) deep = [deep];
+    const scope = { input: { deep } as never };
+    const expr = parseExpression("[input.deep]");
+    expect(evaluate(expr, scope, evalBudget({ maxValueDepth: 12 }))).toEqual([deep]);
+    expect(limitOf(() => evaluate(expr, scope, evalBudget({ maxValueDepth: 10 })))).toBe(
+      "engine.limit value_depth: a value would be nested more than 10 levels deep (the value depth limit)",
+    );
+  });
+
+  it("measures a value as deep as the limit allows without overflowing the stack", () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(limitOf(() => evaluateShape(compileShape("$: input.d"), { input: { d: deep } as never }))).toMatch(
+      /value_depth/,
+    );
+  });
+});

@@ -12,12 +12,15 @@ export interface EvalLimits {
   maxValueBytes: number;
   /** Digits a number renders to in text; past it the exponent form, past that a refusal. */
   maxNumberDigits: number;
+  /** Nesting levels of any value an expression or template produces (a loop can nest a value one level per visit). */
+  maxValueDepth: number;
 }
 
 export const DEFAULT_EVAL_LIMITS: Readonly<EvalLimits> = Object.freeze({
   maxSteps: 1_000_000,
   maxValueBytes: 8 * 1024 * 1024,
   maxNumberDigits: 1000,
+  maxValueDepth: 128,
 });
 
 /**
@@ -27,8 +30,8 @@ export const DEFAULT_EVAL_LIMITS: Readonly<EvalLimits> = Object.freeze({
 export interface EvalBudget {
   readonly limits: EvalLimits;
   steps: number;
-  /** JSON sizes of objects already measured (values are never mutated during an evaluation). */
-  readonly sizes: WeakMap<object, number>;
+  /** JSON sizes and heights of objects already measured (values are never mutated during an evaluation). */
+  readonly sizes: WeakMap<object, { size: number; height: number }>;
 }
 
 export function evalBudget(limits: Partial<EvalLimits> = {}): EvalBudget {
@@ -74,25 +77,51 @@ export function checkLength(budget: EvalBudget, length: number, what: string): v
     );
 }
 
-/** The size of `value` as JSON text (approximately: numbers by their digits), memoised per object. */
+/**
+ * The size of `value` as JSON text (approximately: numbers by their digits), memoised per
+ * object. Throws ExprLimitError when the value is nested deeper than maxValueDepth (measuring
+ * stops there, so the recursion is bounded too).
+ */
 export function jsonSize(budget: EvalBudget, value: Json): number {
-  if (value === null) return 4;
-  if (typeof value === "boolean") return value ? 4 : 5;
-  if (typeof value === "string") return value.length + 2;
-  if (typeof value === "number") return String(value).length;
-  if (isLosslessNumber(value)) return value.value.length;
-  const known = budget.sizes.get(value);
-  if (known !== undefined) return known;
-  let size = 2;
-  if (Array.isArray(value)) for (const item of value) size += jsonSize(budget, item) + 1;
-  else for (const [key, item] of Object.entries(value)) size += key.length + 4 + jsonSize(budget, item);
-  budget.sizes.set(value, size);
-  return size;
+  return measure(budget, value, 0).size;
+}
+
+function measure(budget: EvalBudget, value: Json, level: number): { size: number; height: number } {
+  if (value === null) return { size: 4, height: 0 };
+  if (typeof value === "boolean") return { size: value ? 4 : 5, height: 0 };
+  if (typeof value === "string") return { size: value.length + 2, height: 0 };
+  if (typeof value === "number") return { size: String(value).length, height: 0 };
+  if (isLosslessNumber(value)) return { size: value.value.length, height: 0 };
+  const max = budget.limits.maxValueDepth;
+  let known = budget.sizes.get(value);
+  if (known === undefined) {
+    if (level >= max) tooDeep(max);
+    let size = 2;
+    let height = 0;
+    const add = (item: Json, extra: number) => {
+      const m = measure(budget, item, level + 1);
+      size += m.size + extra;
+      if (m.height > height) height = m.height;
+    };
+    if (Array.isArray(value)) for (const item of value) add(item, 1);
+    else for (const [key, item] of Object.entries(value)) add(item, key.length + 4);
+    known = { size, height: height + 1 };
+    budget.sizes.set(value, known);
+  }
+  if (level + known.height > max) tooDeep(max);
+  return known;
+}
+
+function tooDeep(max: number): never {
+  throw new ExprLimitError(
+    "value_depth",
+    `a value would be nested more than ${max} levels deep (the value depth limit)`,
+  );
 }
 
 /** The size of `value` as JSON text (approximately: strings without their escapes), without building the text. */
 export function jsonTextSize(value: Json): number {
-  return jsonSize(evalBudget(), value);
+  return jsonSize(evalBudget({ maxValueDepth: Number.POSITIVE_INFINITY }), value);
 }
 
 /** Refuses a composite value about to be kept whose parts are `parts`. */

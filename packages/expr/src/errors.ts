@@ -36,7 +36,7 @@ export class ExprRuntimeError extends Error {
 }
 
 /** Which bound of the evaluation budget was passed (docs/limits.md). */
-export type EvalLimitKind = "steps" | "value_size" | "number_digits";
+export type EvalLimitKind = "steps" | "value_size" | "value_depth" | "number_digits";
 
 /**
  * An evaluation passed its budget (steps, value size, number digits): the engine fails the

@@ -29,8 +29,20 @@ export function toPlainJson(value: Json): unknown {
   if (Array.isArray(value)) return value.map(toPlainJson);
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = toPlainJson(v as Json);
+    for (const [k, v] of Object.entries(value)) setKey(out as { [k: string]: Json }, k, toPlainJson(v as Json) as Json);
     return out;
   }
   return value;
+}
+
+/**
+ * Sets an own property, also for the key "__proto__": plain assignment would replace the
+ * prototype, so a copy of parsed JSON would show the nested object's fields as inherited ones
+ * and a validator and a handler would see different objects. Every copy of parsed JSON into a
+ * fresh object goes through this.
+ */
+export function setKey(target: { [k: string]: Json }, key: string, value: Json): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ExprLimitError } from "./errors.js";
+import { ExprLimitError, ExprRuntimeError } from "./errors.js";
 import { isLosslessNumber, LosslessNumber, stringifyJson } from "./json.js";
 import {
   add,
@@ -125,5 +125,13 @@ describe("exact decimal numbers", () => {
   it("shortens numbers in messages", () => {
     expect(shortNumberText(new LosslessNumber("1e40000000"))).toBe("1e+40000000");
     expect(shortNumberText(new LosslessNumber(`${"3".repeat(60)}`))).toBe("3.3333333333333333333e+59");
+  });
+});
+
+describe("numbers past decimal.js's exponent range", () => {
+  it("fail as an expression error instead of becoming Infinity", () => {
+    const huge = new LosslessNumber("1e5000000000000000");
+    expect(() => multiply(huge, huge)).toThrow(ExprRuntimeError);
+    expect(() => multiply(huge, huge)).toThrow("the result is out of range: its decimal exponent would pass 9e15");
   });
 });

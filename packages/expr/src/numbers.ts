@@ -3,7 +3,7 @@
 // else as a LosslessNumber (plain digits, no exponent), so big integers and long fractions
 // survive unchanged.
 import { Decimal } from "decimal.js";
-import { ExprLimitError } from "./errors.js";
+import { ExprLimitError, ExprRuntimeError } from "./errors.js";
 import { isLosslessNumber, LosslessNumber } from "./json.js";
 
 export type JsonNumber = number | LosslessNumber;
@@ -30,6 +30,8 @@ export function toDecimal(value: JsonNumber): Decimal {
 }
 
 export function fromDecimal(value: Decimal): JsonNumber {
+  // decimal.js overflows to Infinity past an exponent of 9e15, which no JSON number can hold.
+  if (!value.isFinite()) throw new ExprRuntimeError("the result is out of range: its decimal exponent would pass 9e15");
   const n = value.toNumber();
   if (Number.isFinite(n) && new Exact(n).eq(value)) return n === 0 ? 0 : n;
   return new LosslessNumber(value.toString());

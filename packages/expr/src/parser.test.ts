@@ -255,3 +255,11 @@ describe("parseExpression: nesting limit", () => {
     expect(() => parseExpression(`${"[".repeat(60)}${"]".repeat(60)}`)).not.toThrow();
   });
 });
+
+describe("number literals past decimal.js's range", () => {
+  it("are a syntax error at the literal", () => {
+    expect(() => parseExpression("1 + 1e99999999999999999")).toThrow(
+      "number 1e99999999999999999 at 4 is out of range, expected a decimal exponent within ±9e15",
+    );
+  });
+});

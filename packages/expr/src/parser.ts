@@ -1,8 +1,9 @@
 import { type BinaryExpr, type BinaryOperator, type Expr, registerSource } from "./ast.js";
 import { BUILTINS, isBuiltin } from "./builtins.js";
-import { ExprSyntaxError } from "./errors.js";
+import { ExprRuntimeError, ExprSyntaxError } from "./errors.js";
 import { describeToken, type Token, tokenize } from "./lexer.js";
 import { numberFromText } from "./numbers.js";
+import type { Json } from "./json.js";
 
 // Higher binds tighter. `??` is tightest and may not be mixed with any other binary operator
 // without parentheses (docs/language.md "Grammar"); the ternary sits below all of these.
@@ -207,8 +208,19 @@ class Parser {
   private parsePrimary(): Expr {
     const token = this.next();
     switch (token.kind) {
-      case "number":
-        return { kind: "literal", value: numberFromText(token.value), start: token.start, end: token.end };
+      case "number": {
+        let value: Json;
+        try {
+          value = numberFromText(token.value);
+        } catch (error) {
+          if (!(error instanceof ExprRuntimeError)) throw error;
+          this.error(
+            `number ${token.value} at ${token.start} is out of range, expected a decimal exponent within ±9e15`,
+            token.start,
+          );
+        }
+        return { kind: "literal", value, start: token.start, end: token.end };
+      }
       case "string":
         return { kind: "literal", value: token.value, start: token.start, end: token.end };
       case "identifier":

@@ -1,4 +1,5 @@
 import { type Json, stringifyJson } from "./json.js";
+export { setKey } from "./json.js";
 import { DEFAULT_EVAL_LIMITS } from "./budget.js";
 import { compareNumbers, isJsonNumber, numberText, shortNumberText } from "./numbers.js";
 
@@ -63,11 +64,4 @@ export function renderValue(value: Json, maxDigits: number = DEFAULT_EVAL_LIMITS
   if (isJsonNumber(value)) return numberText(value, maxDigits);
   if (value === null || typeof value === "boolean") return String(value);
   return stringifyJson(value);
-}
-
-/** Sets an own property, also for the key "__proto__" (plain assignment would replace the prototype). */
-export function setKey(target: { [k: string]: Json }, key: string, value: Json): void {
-  if (key === "__proto__")
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
 }

@@ -9,17 +9,29 @@ export function isDynamicDuration(text: string | number): boolean {
   return typeof text === "string" && text.trimStart().startsWith("$:");
 }
 
+/**
+ * The longest duration anything accepts: 100 years. A wait's due time is stored as unix ms in a
+ * bigint column and computed as a JavaScript number; a longer duration would overflow one or
+ * lose precision in the other (docs/limits.md "Durations").
+ */
+export const MAX_DURATION_MS = 36_500 * 86_400_000;
+
+/** Problem text when `ms` is longer than MAX_DURATION_MS, else undefined. */
+export function durationTooLong(ms: number): string | undefined {
+  return ms > MAX_DURATION_MS ? `is longer than the maximum duration of 36500d (100 years)` : undefined;
+}
+
 /** Milliseconds; throws an Error saying what was wrong and what is expected. */
 export function parseDuration(text: string | number): number {
   if (typeof text === "number") {
     if (!Number.isFinite(text) || text < 0)
       throw new Error(`duration ${text} must be a non-negative number of milliseconds`);
-    return Math.round(text);
+    return bounded(text, Math.round(text));
   }
   if (typeof text !== "string") throw new Error(`a duration must be a string like "30s" or a number of milliseconds`);
   if (isDynamicDuration(text)) throw new Error(`duration "${text}" is an expression; only the engine can evaluate it`);
   const s = text.trim();
-  if (/^\d+(\.\d+)?$/.test(s)) return Math.round(Number(s));
+  if (/^\d+(\.\d+)?$/.test(s)) return bounded(text, Math.round(Number(s)));
   if (s === "")
     throw new Error(`duration is empty; expected e.g. "250ms", "30s", "2h30m", "1d" or a number of milliseconds`);
   let total = 0;
@@ -37,7 +49,13 @@ export function parseDuration(text: string | number): number {
     total += Number(m[1]) * UNIT_MS[m[2]];
     pos = PART.lastIndex;
   }
-  return Math.round(total);
+  return bounded(text, Math.round(total));
+}
+
+function bounded(text: string | number, ms: number): number {
+  const problem = durationTooLong(ms);
+  if (problem !== undefined) throw new Error(`duration ${typeof text === "string" ? `"${text}"` : text} ${problem}`);
+  return ms;
 }
 
 function badDuration(text: string): string {

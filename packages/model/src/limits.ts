@@ -19,6 +19,8 @@ export interface DefinitionLimits {
   maxTypeDepth: number;
   /** Schema nodes of all inferred types of a definition together (the checker's work budget). */
   maxCheckNodes: number;
+  /** Pattern-against-pattern and pattern-against-code comparisons of one definition (shadowing, child codes). */
+  maxPatternChecks: number;
 }
 
 export const DEFAULT_DEFINITION_LIMITS: Readonly<DefinitionLimits> = Object.freeze({
@@ -30,6 +32,7 @@ export const DEFAULT_DEFINITION_LIMITS: Readonly<DefinitionLimits> = Object.free
   maxTypeNodes: 20_000,
   maxTypeDepth: 128,
   maxCheckNodes: 2_000_000,
+  maxPatternChecks: 1_000_000,
 });
 
 export function definitionLimits(given: Partial<DefinitionLimits> | undefined): DefinitionLimits {

@@ -15,7 +15,11 @@ export function declaredRaises(def: Definition): string[] {
 export function authoredCodeSites(def: Definition): { raised: Map<string, string[]>; panicked: Map<string, string[]> } {
   const raised = new Map<string, string[]>();
   const panicked = new Map<string, string[]>();
-  const note = (m: Map<string, string[]>, code: string, at: string) => m.set(code, [...(m.get(code) ?? []), at]);
+  const note = (m: Map<string, string[]>, code: string, at: string) => {
+    const sites = m.get(code);
+    if (sites === undefined) m.set(code, [at]);
+    else sites.push(at);
+  };
   def.tasks.forEach((task, i) => {
     for (const code of Object.keys(task.raises ?? {})) note(raised, code, `tasks[${i}].raises`);
     task.switch.forEach((c, j) => {

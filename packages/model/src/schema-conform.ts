@@ -1,4 +1,4 @@
-import { isLosslessNumber, type Json } from "@baton/expr";
+import { isLosslessNumber, type Json, setKey } from "@baton/expr";
 import type { Schema } from "./definition.js";
 import { isPlainObject } from "./json-kind.js";
 import { refName } from "./schema-subset.js";
@@ -56,9 +56,9 @@ function conformOwn(s: Schema, value: Json, defs: Record<string, Schema> | undef
   const out: Record<string, Json> = {};
   const obj = value as Record<string, Json>;
   for (const [k, v] of Object.entries(obj)) {
-    if (props !== undefined && Object.hasOwn(props, k)) out[k] = conform(props[k], v, defs, depth + 1);
-    else if (extra !== undefined) out[k] = conform(extra, v, defs, depth + 1);
-    else if (props === undefined) out[k] = v;
+    if (props !== undefined && Object.hasOwn(props, k)) setKey(out, k, conform(props[k], v, defs, depth + 1));
+    else if (extra !== undefined) setKey(out, k, conform(extra, v, defs, depth + 1));
+    else if (props === undefined) setKey(out, k, v);
   }
   if (props !== undefined)
     for (const [k, sub] of Object.entries(props)) {
@@ -74,7 +74,7 @@ function copyJson(v: Json): Json {
   if (Array.isArray(v)) return v.map(copyJson);
   if (v !== null && typeof v === "object" && !isLosslessNumber(v)) {
     const out: Record<string, Json> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = copyJson(x as Json);
+    for (const [k, x] of Object.entries(v)) setKey(out, k, copyJson(x as Json));
     return out;
   }
   return v;

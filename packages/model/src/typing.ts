@@ -1,8 +1,14 @@
 // Static typing of a definition's expressions (docs/language.md "Roots", "Schemas"): checks each
 // template, case and `over` in its environment with @baton/expr, and infers the type of every
 // task output, payload and result.
-import { checkShape, type JsonSchema, schemaSize, type TypeEnv } from "@baton/expr";
-import { stableStringify } from "./canonical.js";
+import {
+  checkShape,
+  isLosslessNumber,
+  type JsonSchema,
+  type LosslessNumber,
+  schemaSize,
+  type TypeEnv,
+} from "@baton/expr";
 import type { Action, Definition, DefinitionProblem } from "./definition.js";
 import { isPlainObject } from "./json-kind.js";
 import { type DefinitionLimits, definitionLimits } from "./limits.js";
@@ -185,12 +191,9 @@ function solveOutputTypes(
   budget: ReturnType<typeof typeBudget>,
 ): OutputTypes {
   const current = outputTypes(def.tasks.map((t) => (t.output === undefined ? resultType(t.action) : NOTHING)));
-  const key = (t: JsonSchema | undefined) => (t === undefined ? "-" : stableStringify(t));
-  const keys = current.types.map(key);
   const set = (i: number, t: JsonSchema) => {
     current.types[i] = t;
     current.nullable[i] = withNull(t);
-    keys[i] = key(t);
   };
   // An output is checked again only when a type it read changed since its last check (a
   // forward chain would otherwise be checked twice over): `reads` is what each check read —
@@ -228,7 +231,7 @@ function solveOutputTypes(
       reads[i] = read;
       checkedAt[i] = ++clock;
       if (site !== undefined) budget.charge(t, site.path, task.id);
-      if (key(t) === keys[i]) return;
+      if (current.types[i] !== undefined && sameJson(t, current.types[i])) return;
       set(i, t);
       changedAt[i] = lastChange = ++clock;
       changed.push(i);
@@ -237,6 +240,27 @@ function solveOutputTypes(
     if (r === MAX_ROUNDS - 1) for (const i of changed) set(i, UNKNOWN);
   }
   return outputTypes(current.types.map((t) => (t === undefined ? undefined : withoutNothing(t))));
+}
+
+/**
+ * Whether two types are the same JSON (key order aside) — what comparing their canonical text
+ * would say, without building it. Shared parts compare by identity first.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (isLosslessNumber(a) || isLosslessNumber(b))
+    return isLosslessNumber(a) && isLosslessNumber(b) && (a as LosslessNumber).value === (b as LosslessNumber).value;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((x, i) => sameJson(x, other[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x).filter((k) => x[k] !== undefined);
+  if (keys.length !== Object.keys(y).filter((k) => y[k] !== undefined).length) return false;
+  return keys.every((k) => Object.hasOwn(y, k) && sameJson(x[k], y[k]));
 }
 
 /** NOTHING left where no value ever flows (e.g. an output that only reads itself) reads as unknown. */

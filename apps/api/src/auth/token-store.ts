@@ -1,4 +1,4 @@
-import type { Permission } from "@baton/actions";
+import type { Permission, Token } from "@baton/actions";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
@@ -10,15 +10,7 @@ import { iso, isoOrNull } from "../format.js";
 export type TokenRow = typeof tokens.$inferSelect;
 
 /** A token as GET /tokens shows it: never the secret nor its hash. */
-export interface TokenView {
-  id: string;
-  label: string;
-  perms: string[] | null;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
+export type TokenView = Token;
 
 /** The one response that carries the secret (POST /tokens, `tokens create`). */
 export interface IssuedToken {
@@ -38,7 +30,7 @@ export function tokenView(row: TokenRow): TokenView {
   return {
     id: row.id,
     label: row.label,
-    perms: tokenPerms(row),
+    perms: tokenPerms(row) as Permission[] | null,
     created_at: iso(row.createdAt),
     last_used_at: isoOrNull(row.lastUsedAt),
     expires_at: isoOrNull(row.expiresAt),

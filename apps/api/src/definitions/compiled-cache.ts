@@ -1,12 +1,11 @@
-import { parseJson } from "@baton/expr";
 import type { Definition } from "@baton/model";
-import { and, eq } from "drizzle-orm";
 import { type CompiledDefinition, compileDefinition, DefinitionFault } from "../engine/advance/compiled-definition.js";
 import type { Db } from "../storage/db.js";
-import { definitions } from "../storage/schema/index.js";
+import { storedDefinition } from "./store.js";
 
 /**
- * Definitions are immutable once stored, so a compiled one is cached forever by (name, version).
+ * The engine's compiled definitions, read through definitions/store.ts. Definitions are immutable
+ * once stored, so a compiled one is cached for the engine's life by (name, version).
  * A definition that fails to compile is cached as its fault.
  */
 export function createDefinitionCache(db: Db) {
@@ -31,18 +30,13 @@ export function createDefinitionCache(db: Db) {
 export type DefinitionCache = ReturnType<typeof createDefinitionCache>;
 
 async function load(db: Db, name: string, version: number): Promise<CompiledDefinition> {
-  const rows = await db
-    .select({ definition: definitions.definition })
-    .from(definitions)
-    .where(and(eq(definitions.name, name), eq(definitions.version, version)));
-  if (rows.length === 0) throw new DefinitionFault(`process "${name}" version ${version} is not registered`);
-  let parsed: Definition;
+  let stored: Definition | undefined;
   try {
-    parsed = parseJson(rows[0].definition) as unknown as Definition;
+    stored = await storedDefinition(db, name, version);
   } catch (error) {
-    throw new DefinitionFault(
-      `process "${name}" version ${version}: stored definition is not JSON: ${(error as Error).message}`,
-    );
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new DefinitionFault(`process "${name}" version ${version}: stored definition is not JSON: ${error.message}`);
   }
-  return compileDefinition(parsed, version);
+  if (stored === undefined) throw new DefinitionFault(`process "${name}" version ${version} is not registered`);
+  return compileDefinition(stored, version);
 }

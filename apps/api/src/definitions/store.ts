@@ -1,22 +1,64 @@
 import type { Definition } from "@baton/model";
 import { parseJson } from "@baton/expr";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, like, sql } from "drizzle-orm";
 import { notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
+import { perDbCache } from "../storage/per-db-cache.js";
 import { definitions } from "../storage/schema/index.js";
 
-// Definitions are immutable once stored: a (name, version) always parses to the same value,
-// so the parsed form is cached for the life of the process.
-const parsed = new Map<string, Definition>();
+// The one reader of stored definitions: start, the engine (compiled-cache.ts), external tasks,
+// the secrets of views, the operator verbs and the handlers all read them here. A stored
+// (name, version) never changes, so its parsed form is cached per database handle — `db`, the
+// database, even when the read goes through a transaction (`via`); tests open several databases
+// in one process and must not share entries. Only hits are cached: a version missing now may be
+// registered a moment later.
 
-export function parseStoredDefinition(name: string, version: number, text: string): Definition {
-  const key = `${name}@${version}`;
-  let def = parsed.get(key);
-  if (!def) {
+const parsedOf = perDbCache<Definition>();
+
+/** Parses a stored definition's text once per database; throws SyntaxError on corrupt text. */
+function parsed(db: Db, name: string, version: number, text: string): Definition {
+  const cache = parsedOf(db);
+  const key = `${version}:${name}`;
+  let def = cache.get(key);
+  if (def === undefined) {
     def = parseJson(text) as unknown as Definition;
-    parsed.set(key, def);
+    cache.set(key, def);
   }
   return def;
+}
+
+/** The definition stored as (name, version), or undefined; read through `via` (a transaction) when given. */
+export async function storedDefinition(
+  db: Db,
+  name: string,
+  version: number,
+  via: Db = db,
+): Promise<Definition | undefined> {
+  const hit = parsedOf(db).get(`${version}:${name}`);
+  if (hit !== undefined) return hit;
+  const [row] = await via
+    .select({ definition: definitions.definition })
+    .from(definitions)
+    .where(and(eq(definitions.name, name), eq(definitions.version, version)));
+  return row === undefined ? undefined : parsed(db, name, version, row.definition);
+}
+
+/** Every stored definition that declares a secret (a cheap text filter first; secretValues decides). */
+export async function definitionsDeclaringSecrets(db: Db): Promise<Definition[]> {
+  const rows = await db
+    .select({ name: definitions.name, version: definitions.version, definition: definitions.definition })
+    .from(definitions)
+    .where(like(definitions.definition, '%"secret"%'));
+  return rows.map((r) => parsed(db, r.name, r.version, r.definition));
+}
+
+/** Every stored version of each of `names`. */
+export async function definitionsNamed(db: Db, names: readonly string[]): Promise<Definition[]> {
+  const rows = await db
+    .select({ name: definitions.name, version: definitions.version, definition: definitions.definition })
+    .from(definitions)
+    .where(inArray(definitions.name, [...names]));
+  return rows.map((r) => parsed(db, r.name, r.version, r.definition));
 }
 
 export interface StoredDefinition {
@@ -31,11 +73,11 @@ export interface StoredDefinition {
 
 type Row = typeof definitions.$inferSelect;
 
-export function toStored(row: Row): StoredDefinition {
+function toStored(db: Db, row: Row): StoredDefinition {
   return {
     name: row.name,
     version: row.version,
-    definition: parseStoredDefinition(row.name, row.version, row.definition),
+    definition: parsed(db, row.name, row.version, row.definition),
     hash: row.hash,
     raises: JSON.parse(row.raises) as string[],
     actor: row.actor,
@@ -51,7 +93,7 @@ export async function latestDefinition(db: Db, name: string): Promise<StoredDefi
     .where(eq(definitions.name, name))
     .orderBy(desc(definitions.version))
     .limit(1);
-  return row ? toStored(row) : undefined;
+  return row ? toStored(db, row) : undefined;
 }
 
 export async function getDefinition(db: Db, name: string, version: number): Promise<StoredDefinition | undefined> {
@@ -60,7 +102,7 @@ export async function getDefinition(db: Db, name: string, version: number): Prom
     .from(definitions)
     .where(and(eq(definitions.name, name), eq(definitions.version, version)))
     .limit(1);
-  return row ? toStored(row) : undefined;
+  return row ? toStored(db, row) : undefined;
 }
 
 /** Name → authored codes of its latest version, for the registration checks of child tasks. */

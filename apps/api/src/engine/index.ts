@@ -14,6 +14,7 @@ export {
   signalExternalTask,
 } from "./external/tasks.js";
 export { createEngine, type EngineDeps } from "./pump/engine.js";
+export { retentionPass, startRetention } from "./pump/retention.js";
 export { redactJsonText } from "./secrets.js";
 export { startInstance } from "./start.js";
 export { cancelTree, type LifecycleResult, pauseTree, resumeTree, retryTree } from "./trees/lifecycle.js";

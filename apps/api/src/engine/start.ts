@@ -2,14 +2,17 @@ import { createHash } from "node:crypto";
 import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
 import { eq, sql } from "drizzle-orm";
 import { validateInput } from "@baton/model";
-import { requireDefinition } from "../definitions/store.js";
+import { requireDefinition, type StoredDefinition } from "../definitions/store.js";
 import { conflict, invalid } from "../refusal.js";
 import type { Services } from "../services.js";
 import { type Db, inTransaction, rowsOf } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
-import { externalize } from "../storage/objects.js";
+import { insertObjects, planExternalize } from "../storage/objects.js";
+import { perDbCache } from "../storage/per-db-cache.js";
 import { instances } from "../storage/schema/index.js";
-import { appendLog, type LogEntry } from "./audit-log.js";
+import { appendLog, type LogEntry, logRow } from "./audit-log.js";
+import { insertStarted } from "./start-insert.js";
+import type { InstanceStatus } from "./statuses.js";
 
 // ---- start ----------------------------------------------------------------------------
 
@@ -73,7 +76,7 @@ export interface StartAnswer {
   id: string;
   process: string;
   version: number;
-  status: string;
+  status: InstanceStatus;
   /** An Idempotency-Key retry: the instance an earlier request started, nothing new started. */
   replayed: boolean;
 }
@@ -92,7 +95,23 @@ export async function startInstance(
     const earlier = await earlierStart(services.db, key, services.clock.now());
     if (earlier !== undefined) return earlier;
   }
-  const stored = await requireDefinition(services.db, body.process, body.version);
+  const pinned = body.version !== undefined && body.version !== 0;
+  for (let attempt = 0; ; attempt++) {
+    // A fence that failed means a newer version was registered since it was read: read it again.
+    const stored = await startDefinition(services.db, body.process, pinned ? body.version : undefined, attempt > 0);
+    const started = await startOnce(stored, pinned, body, actor, services, key);
+    if (started !== undefined) return started;
+  }
+}
+
+async function startOnce(
+  stored: StoredDefinition,
+  pinned: boolean,
+  body: { input?: Json; key?: string },
+  actor: string | null,
+  services: Services,
+  idempotency: StartKey | undefined,
+): Promise<StartAnswer | undefined> {
   const def = stored.definition;
   const checked = validateInput(def, body.input);
   if (!checked.ok) {
@@ -107,7 +126,7 @@ export async function startInstance(
 
   const now = services.clock.now();
   const id = newId(now);
-  const state = freshState(checked.value);
+  const key = body.key ?? null;
   const started: LogEntry = {
     instanceId: id,
     rootId: id,
@@ -116,33 +135,57 @@ export async function startInstance(
     message: `started ${stored.name} version ${stored.version} at task "${first.id}"`,
     task: first.id,
     actor,
-    data: { process: stored.name, version: stored.version, ...(body.key === undefined ? {} : { key: body.key }) },
+    data: { process: stored.name, version: stored.version, ...(key === null ? {} : { key }) },
   };
-  const fresh = await inTransaction(services.db, async (tx) => {
-    if (key !== undefined && !(await claimStartKey(tx, key, id, now))) return false;
-    const storedState = await externalize(tx, services.clock, state, services.config.objectThresholdBytes);
-    await tx.insert(instances).values(
-      freshInstanceRow({
-        id,
-        process: stored.name,
-        version: stored.version,
-        task: first.id,
-        state: stringifyJson(storedState),
-        key: body.key ?? null,
-        now,
-      }),
-    );
-    await appendLog(tx, services.clock, started);
-    return true;
-  });
-  if (!fresh) {
-    // A request with the same key committed first (a concurrent retry): answer what it started.
-    const earlier = key === undefined ? undefined : await earlierStart(services.db, key, services.clock.now());
-    if (earlier === undefined) throw new Error("an Idempotency-Key was taken but its start is not visible");
-    return earlier;
+  const answer: StartAnswer = { id, process: stored.name, version: stored.version, status: "running", replayed: false };
+  const plan = planExternalize(freshState(checked.value), services.config.objectThresholdBytes);
+  const fresh = {
+    id,
+    process: stored.name,
+    version: stored.version,
+    task: first.id,
+    state: stringifyJson(plan.value),
+    key,
+    now,
+  };
+  if (plan.objects.length > 0 || idempotency !== undefined) {
+    const landed = await inTransaction(services.db, async (tx) => {
+      if (idempotency !== undefined && !(await claimStartKey(tx, idempotency, id, now))) return false;
+      await insertObjects(tx, services.clock, plan.objects);
+      await tx.insert(instances).values(freshInstanceRow(fresh));
+      await appendLog(tx, services.clock, started);
+      return true;
+    });
+    if (!landed) {
+      // A request with the same key committed first (a concurrent retry): answer what it started.
+      const earlier =
+        idempotency === undefined ? undefined : await earlierStart(services.db, idempotency, services.clock.now());
+      if (earlier === undefined) throw new Error("an Idempotency-Key was taken but its start is not visible");
+      return earlier;
+    }
+    services.engine.wake();
+    return answer;
   }
-  services.engine.wake();
-  return { id, process: stored.name, version: stored.version, status: "running", replayed: false };
+  return services.engine.carry(id, async (carrier) => {
+    const landed = await insertStarted(services.db, freshInstanceRow(fresh), logRow(started, now), pinned, carrier);
+    return { value: landed === undefined ? undefined : answer, leased: landed?.leased };
+  });
+}
+
+// Definitions are immutable; only "which version is the latest" changes, and the start
+// statement's fence catches that. So a start reads a definition from the database only the
+// first time this process starts its name (or version), and again after a fence failed.
+const latestOf = perDbCache<StoredDefinition>();
+const exactOf = perDbCache<StoredDefinition>();
+
+async function startDefinition(db: Db, name: string, version: number | undefined, fresh: boolean) {
+  const cache = version === undefined ? latestOf(db) : exactOf(db);
+  const key = version === undefined ? name : `${version}:${name}`;
+  const hit = fresh ? undefined : cache.get(key);
+  if (hit !== undefined) return hit;
+  const stored = await requireDefinition(db, name, version);
+  cache.set(key, stored);
+  return stored;
 }
 
 // ---- idempotent starts (docs/instances.md, "Idempotent starts") -------------------------
@@ -188,7 +231,7 @@ async function earlierStart(db: Db, key: StartKey, now: number): Promise<StartAn
     .from(instances)
     .where(eq(instances.id, row.instance_id));
   if (instance === undefined) throw new Error(`Idempotency-Key "${key.key}" names a missing instance`);
-  return { ...instance, replayed: true };
+  return { ...instance, status: instance.status as InstanceStatus, replayed: true };
 }
 
 /**

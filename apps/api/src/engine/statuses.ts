@@ -1,15 +1,37 @@
+// Each instance status and phase: what it means and who moves a row into it. docs/engine.md
+// describes the same from the outside; the SQL of pump/, trees/ and external/ must agree.
+
 export type InstanceStatus =
+  /** Has work: due (wake_at ≤ now) for the pump to claim, or parked (a phase, or wake_at later/null). Set by start, resume, retry, an advance. */
   | "running"
+  /** A pause landed while a worker held the lease: the worker's write lands the row `paused` (trees/lifecycle.ts, pump/commit.ts). */
   | "pausing"
+  /** Stopped at a task boundary by an operator; timers keep their wake_at. Set by pause, or by the write that ends a `pausing` advance. */
   | "paused"
+  /** A child failed while siblings still run: the parent waits for them, then fails (pump/commit.ts). */
   | "failing"
+  /** A cancel landed while a worker held the lease: the worker's write lands the row `cancelled`. */
   | "cancelling"
+  /** Ran its last task; `output` is set. Set by an advance. */
   | "completed"
+  /** Ended with an error code no on_error rule caught (or a child failed). Set by an advance; retry revives it. */
   | "failed"
+  /** Ended with an authored `raise`: an outcome the definition declares, not a fault. Set by an advance. */
   | "raised"
+  /** Stopped for good by an operator (or with its cancelled parent). Set by cancel or by the write that ends a `cancelling` advance. */
   | "cancelled";
 
+/**
+ * What a `running` row waits for when it is not simply due: `external` (a worker's answer,
+ * external/tasks.ts; timers still fire), `children` (spawned children to settle; wake_at null),
+ * `collecting` (the last child settled: due now, the next advance collects their outcomes).
+ * Null otherwise. Set by the advance's write and by the child that settles last (pump/commit.ts).
+ */
+export type InstancePhase = "external" | "children" | "collecting";
+
+/** Still has a future: an operator verb or the pump may move it. */
 export const LIVE_STATUSES: readonly InstanceStatus[] = ["running", "pausing", "paused", "failing", "cancelling"];
+/** Final: only retry (from `failed`) ever moves it again. */
 export const SETTLED_STATUSES: readonly InstanceStatus[] = ["completed", "failed", "raised", "cancelled"];
 
 export function isLive(status: string): boolean {
@@ -20,7 +42,7 @@ export function isSettled(status: string): boolean {
   return (SETTLED_STATUSES as readonly string[]).includes(status);
 }
 
-/** How long a claim holds an instance; renewed every LEASE_RENEW_MS while its advance runs. */
+/** How long the pump's lease holds an instance; renewed every LEASE_RENEW_MS while its advance runs. */
 export const LEASE_MS = 10_000;
 export const LEASE_RENEW_MS = 3_000;
 /**

@@ -68,11 +68,10 @@ async function subtree(db: Db, rows: ChannelRow[], root: string): Promise<Set<st
   return seen;
 }
 
-export const channelHandlers: ActionHandlers = {
+export const channelHandlers = {
   listChannels: async ({ query }, { db }) => {
     const filters: SQL[] = [];
     if (query.name !== undefined) filters.push(eq(channels.name, query.name));
-    if (query.channel !== undefined) filters.push(eq(channels.channel, query.channel));
     const page = await paginate(db, channels, and(...filters), channelList, query);
     return { body: mapPage(page, channelEntry) };
   },
@@ -179,4 +178,4 @@ export const channelHandlers: ActionHandlers = {
     }
     return { body: { items } };
   },
-};
+} satisfies ActionHandlers;

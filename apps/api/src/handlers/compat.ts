@@ -18,7 +18,7 @@ interface Member {
   version: number | null;
 }
 
-export const compatHandlers: ActionHandlers = {
+export const compatHandlers = {
   compatDefinitions: async ({ body }, { db }) => {
     const { from, to, process, ignore } = body as { from: Selector; to: Selector; process?: string; ignore?: string[] };
     const before = await resolveSelector(db, from, "from");
@@ -40,7 +40,7 @@ export const compatHandlers: ActionHandlers = {
       },
     };
   },
-};
+} satisfies ActionHandlers;
 
 function report(name: string, from: Member | undefined, to: Member | undefined): CompatReport {
   if (from === undefined) return onlyOnOneSide(name, "to", to!.version);

@@ -1,7 +1,7 @@
 import type { ActionHandlers } from "../http/action-handler.js";
 import { unsupported } from "../refusal.js";
 
-export const debugHandlers: ActionHandlers = {
+export const debugHandlers = {
   health: async (_request, { database, dbKind, workerId, engine, config }) => {
     let reachable = true;
     try {
@@ -35,4 +35,4 @@ export const debugHandlers: ActionHandlers = {
     if (advance > 0) clock.advance(advance);
     return { body: { count: await engine.tick() } };
   },
-};
+} satisfies ActionHandlers;

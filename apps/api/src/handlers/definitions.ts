@@ -1,3 +1,4 @@
+import type { JsonValue, ValidateResult } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import { canonicalJson, type Definition, declaredRaises, definitionHash, inferSchemas } from "@baton/model";
 import { and, eq, gte, lt, type SQL } from "drizzle-orm";
@@ -72,7 +73,7 @@ async function versionItWouldGet(db: Db, def: Definition): Promise<number> {
   return latest.hash === definitionHash(def) ? latest.version : latest.version + 1;
 }
 
-export const definitionHandlers: ActionHandlers = {
+export const definitionHandlers = {
   putDefinition: async ({ body, principal }, { db, clock, config }) => {
     const def = await decodeRequestDefinition(db, body, definitionLimitsOf(config.limits));
     const result = await inTransaction(db, async (tx) => {
@@ -101,7 +102,8 @@ export const definitionHandlers: ActionHandlers = {
         created_at: iso(stored.createdAt),
         ...(stored.actor ? { actor: stored.actor } : {}),
         ...(stored.raises.length ? { raises: stored.raises } : {}),
-        definition: stored.definition,
+        // A decoded definition is JSON data; the registry types it as such.
+        definition: stored.definition as unknown as { [key: string]: JsonValue },
       },
     };
   },
@@ -157,6 +159,7 @@ export const definitionHandlers: ActionHandlers = {
     const results = [];
     for (const def of await decodeRequestBatch(db, raws, "body", definitionLimitsOf(config.limits)))
       results.push(inferSchemas(def, await versionItWouldGet(db, def)));
-    return { body: results };
+    // @baton/model's Schema is JSON Schema data; the registry types it as JsonSchemaValue.
+    return { body: results as unknown as ValidateResult[] };
   },
-};
+} satisfies ActionHandlers;

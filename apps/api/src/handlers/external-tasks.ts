@@ -10,7 +10,7 @@ import {
   resolveExternalTask,
   signalExternalTask,
 } from "../engine/index.js";
-import type { ActionHandlers } from "../http/action-handler.js";
+import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
 import { invalid, Refusal } from "../refusal.js";
 import { type ListSpec, paginate } from "../http/pagination.js";
 import { externalWaits } from "../storage/schema/index.js";
@@ -30,7 +30,8 @@ const waitingList: ListSpec<WaitRow> = {
 
 const intOr = (value: unknown, fallback: number) => (value === undefined || value === null ? fallback : Number(value));
 
-function outcomeOf(body: Record<string, Json>): Outcome {
+function outcomeOf(request: object): Outcome {
+  const body = request as Record<string, Json>;
   const hasResult = Object.hasOwn(body, "result");
   const hasError = Object.hasOwn(body, "error");
   if (hasResult && hasError)
@@ -41,7 +42,7 @@ function outcomeOf(body: Record<string, Json>): Outcome {
 }
 
 /** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
-const handlers: ActionHandlers = {
+const handlers = {
   claimExternalTasks: async (request, services) => {
     const body = request.body;
     const claimMs = intOr(body.lease_ms, LEASE_MS.default);
@@ -55,7 +56,7 @@ const handlers: ActionHandlers = {
         version: body.version === undefined ? undefined : Number(body.version),
       });
     const waitMs = intOr(body.wait_ms, CLAIM_WAIT_MS.default);
-    const items = await claimWaiting(services.db, waitMs, request.signal, claim);
+    const items = await claimWaiting(services.db, waitMs, request.abort, claim);
     return { body: { items, renew_before_ms: renewBeforeMs(claimMs) } };
   },
   renewExternalTasks: async (request, services) => {
@@ -97,9 +98,11 @@ const handlers: ActionHandlers = {
     if (result.delivered) services.engine.wake();
     return { body: result };
   },
-};
+} satisfies ActionHandlers;
 
-const CALLS: Record<string, string> = {
+type ExternalCall = keyof typeof handlers;
+
+const CALLS: Record<ExternalCall, string> = {
   claimExternalTasks: "claim",
   renewExternalTasks: "renew",
   releaseExternalTask: "release",
@@ -108,30 +111,31 @@ const CALLS: Record<string, string> = {
 };
 
 /** Each call counted by outcome (baton_external_calls_total, docs/metrics.md): ok, empty (a claim that found nothing), or the refusal. */
-const workerCalls: ActionHandlers = Object.fromEntries(
-  Object.entries(handlers).map(([name, handler]) => [
-    name,
-    async (request, services) => {
-      const call = CALLS[name] ?? name;
-      try {
-        const reply = await handler!(request, services);
-        const items = (reply.body as { items?: unknown[] } | undefined)?.items;
-        services.metrics?.externalCall(call, call === "claim" && items?.length === 0 ? "empty" : "ok");
-        return reply;
-      } catch (error) {
-        services.metrics?.externalCall(call, error instanceof Refusal ? error.kind : "error");
-        throw error;
-      }
-    },
-  ]),
-) as ActionHandlers;
+function counted<N extends ExternalCall>(name: N, handler: ActionHandler<N>): ActionHandler<N> {
+  const call = CALLS[name];
+  return async (request, services) => {
+    try {
+      const reply = await handler(request, services);
+      const items = (reply.body as { items?: unknown[] } | undefined)?.items;
+      services.metrics?.externalCall(call, call === "claim" && items?.length === 0 ? "empty" : "ok");
+      return reply;
+    } catch (error) {
+      services.metrics?.externalCall(call, error instanceof Refusal ? error.kind : "error");
+      throw error;
+    }
+  };
+}
 
-export const externalTaskHandlers: ActionHandlers = {
-  ...workerCalls,
+export const externalTaskHandlers = {
+  claimExternalTasks: counted("claimExternalTasks", handlers.claimExternalTasks),
+  renewExternalTasks: counted("renewExternalTasks", handlers.renewExternalTasks),
+  releaseExternalTask: counted("releaseExternalTask", handlers.releaseExternalTask),
+  resolveExternalTask: counted("resolveExternalTask", handlers.resolveExternalTask),
+  signalExternalTask: counted("signalExternalTask", handlers.signalExternalTask),
   // Extension (docs/api.md "Waiting external tasks"): the queue, read-only; not a worker call.
   listExternalTasks: async ({ query }, services) => {
     const now = services.clock.now();
     const page = await paginate(services.db, externalWaits, waitingTaskFilters(query, now), waitingList, query);
     return { body: { items: await waitingTaskItems(services.db, now, process.env, page.items), page: page.page } };
   },
-};
+} satisfies ActionHandlers;

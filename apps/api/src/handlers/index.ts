@@ -1,4 +1,5 @@
 import type { ActionHandlers } from "../http/action-handler.js";
+import { bulkHandlers } from "./bulk.js";
 import { channelHandlers } from "./channels.js";
 import { compatHandlers } from "./compat.js";
 import { debugHandlers } from "./debug.js";
@@ -11,15 +12,16 @@ import { tokenHandlers } from "./tokens.js";
 import { upgradeHandlers } from "./upgrade.js";
 
 /** Every implemented action; the registry entries missing here answer 501. */
-export const handlers: ActionHandlers = {
+export const handlers = {
   ...definitionHandlers,
   ...compatHandlers,
   ...channelHandlers,
   ...processDocsHandlers,
   ...instanceHandlers,
   ...lifecycleHandlers,
+  ...bulkHandlers,
   ...upgradeHandlers,
   ...tokenHandlers,
   ...externalTaskHandlers,
   ...debugHandlers,
-};
+} satisfies ActionHandlers;

@@ -4,8 +4,8 @@ import { showObjects, shownOutputs } from "../views/objects.js";
 import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
 import {
   detailView,
-  type InstanceRow,
-  type LogRow,
+  type InstanceRecord,
+  type LogRecord,
   listRow,
   logView,
   redactLogView,
@@ -15,8 +15,9 @@ import {
 } from "../views/instance-view.js";
 import { loadObjects } from "../storage/objects.js";
 import { countDimensions, countInstances } from "../views/instance-counts.js";
-import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
-import type { ActionHandlers } from "../http/action-handler.js";
+import { readInstanceForView } from "../views/instance-read.js";
+import { allSecrets, treeSecrets, viewSecrets } from "../views/secrets-lookup.js";
+import type { ActionHandlers, ActionRequest } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
 import type { Db } from "../storage/db.js";
@@ -34,7 +35,14 @@ export function instanceIdParam(value: string): string {
   return value.toLowerCase();
 }
 
-async function findInstance(db: Db, id: string): Promise<InstanceRow> {
+/** The row and the secrets its views redact, in one statement when the secrets are cached. */
+async function findForView(db: Db, id: string): Promise<{ row: InstanceRecord; secrets: string[] }> {
+  const found = await readInstanceForView(db, id);
+  if (found === undefined) throw notFound(`instance "${id}" does not exist`);
+  return { row: found.row, secrets: await viewSecrets(db, process.env, found.rootProcess, found.definitionsSeen) };
+}
+
+async function findInstance(db: Db, id: string): Promise<InstanceRecord> {
   const [row] = await db.select().from(instances).where(eq(instances.id, id)).limit(1);
   if (!row) throw notFound(`instance "${id}" does not exist`);
   return row;
@@ -42,7 +50,7 @@ async function findInstance(db: Db, id: string): Promise<InstanceRow> {
 
 // ---- lists ----------------------------------------------------------------------------
 
-const instanceList: ListSpec<InstanceRow> = {
+const instanceList: ListSpec<InstanceRecord> = {
   list: "instances",
   sorts: {
     created_at: { columns: [instances.createdAt, instances.id], values: (r) => [r.createdAt, r.id] },
@@ -52,7 +60,7 @@ const instanceList: ListSpec<InstanceRow> = {
   defaultOrder: "desc",
 };
 
-const logList: ListSpec<LogRow> = {
+const logList: ListSpec<LogRecord> = {
   list: "logs",
   sorts: { created_at: { columns: [logs.createdAt, logs.id], values: (r) => [r.createdAt, r.id] } },
   defaultSort: "created_at",
@@ -60,7 +68,7 @@ const logList: ListSpec<LogRow> = {
 };
 
 /** The SQL of GET /instances's filters (the registry has validated their types). */
-export function instanceFilters(query: Record<string, any>): SQL | undefined {
+export function instanceFilters(query: ActionRequest<"listInstances">["query"]): SQL | undefined {
   const where: Array<SQL | undefined> = [];
   if (query.status !== undefined) {
     const statuses = [...new Set(String(query.status).split(","))];
@@ -102,7 +110,7 @@ function idempotencyKey(value: string | null): string | undefined {
 
 // ---- handlers -------------------------------------------------------------------------
 
-export const instanceHandlers: ActionHandlers = {
+export const instanceHandlers = {
   startInstance: async ({ body, principal, headers }, services) => {
     const { replayed, ...started } = await startInstance(
       body,
@@ -114,19 +122,17 @@ export const instanceHandlers: ActionHandlers = {
   },
 
   getInstance: async ({ params }, services) => {
-    const row = await findInstance(services.db, instanceIdParam(params.id!));
+    const { row, secrets } = await findForView(services.db, instanceIdParam(params.id!));
     const outputs = await shownOutputs(services.db, [row], services.config.objectResolveLimitBytes);
-    return {
-      body: redactView(statusView(row, outputs.get(row.id)), await treeSecrets(services.db, process.env, [row])),
-    };
+    return { body: redactView(statusView(row, outputs.get(row.id)), secrets) };
   },
 
   getInstanceDetail: async ({ params, query }, services) => {
-    const row = await findInstance(services.db, instanceIdParam(params.id!));
+    const { row, secrets } = await findForView(services.db, instanceIdParam(params.id!));
     const limit = query.resolve === true ? services.config.objectResolveLimitBytes : -1;
     const shown = await showObjects(services.db, { state: parseJson(row.state), output: storedOutput(row) }, limit);
     const view = detailView(row, { state: shown.values.state!, output: shown.values.output, objects: shown.objects });
-    return { body: redactView(view, await treeSecrets(services.db, process.env, [row])) };
+    return { body: redactView(view, secrets) };
   },
 
   listInstances: async ({ query }, services) => {
@@ -168,4 +174,4 @@ export const instanceHandlers: ActionHandlers = {
       contentType: "application/json",
     };
   },
-};
+} satisfies ActionHandlers;

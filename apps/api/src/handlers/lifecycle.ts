@@ -1,3 +1,4 @@
+import type { InstanceStatus, LifecycleResponse } from "@baton/actions";
 import { eq } from "drizzle-orm";
 import { type LifecycleResult, cancelTree, pauseTree, resumeTree, retryTree } from "../engine/index.js";
 import type { ActionHandler, ActionHandlers, ActionReply } from "../http/action-handler.js";
@@ -22,25 +23,29 @@ export async function requireRoot(services: Services, id: string, verb: string):
 }
 
 /** 204 nothing to do, 202 still draining (a worker's write has to land), 200 done (docs/api.md). */
-function reply(result: LifecycleResult): ActionReply {
+function reply<N extends Verb>(result: LifecycleResult): ActionReply<N> {
   if (result.outcome === undefined) return { status: 204 };
   const draining = result.outcome === "pausing" || result.outcome === "cancelling";
-  return {
-    status: draining ? 202 : 200,
-    body: { outcome: result.outcome, status: result.status, instances: result.instances },
+  const body: LifecycleResponse = {
+    outcome: result.outcome,
+    status: result.status as InstanceStatus,
+    instances: result.instances,
   };
+  return { status: draining ? 202 : 200, body } as ActionReply<N>;
 }
 
-function verb(
+type Verb = "pauseInstance" | "resumeInstance" | "cancelInstance" | "retryInstance";
+
+function verb<N extends Verb>(
   name: string,
   run: (
     services: Services,
     rootId: string,
     actor: string | null,
-    query: Record<string, any>,
+    query: { force?: boolean },
   ) => Promise<LifecycleResult>,
   wakes: boolean,
-): ActionHandler {
+): ActionHandler<N> {
   return async (request, services) => {
     const rootId = await requireRoot(services, request.params.id, name);
     const result = await run(services, rootId, request.principal.actor, request.query);
@@ -50,7 +55,7 @@ function verb(
 }
 
 /** pauseInstance, resumeInstance, cancelInstance, retryInstance (upgradeInstance stays 501). */
-export const lifecycleHandlers: ActionHandlers = {
+export const lifecycleHandlers = {
   pauseInstance: verb("pause", (s, id, actor) => pauseTree(s.db, s.clock, id, actor), false),
   resumeInstance: verb("resume", (s, id, actor) => resumeTree(s.db, s.clock, id, actor), true),
   cancelInstance: verb("cancel", (s, id, actor) => cancelTree(s.db, s.clock, id, actor), false),
@@ -59,4 +64,4 @@ export const lifecycleHandlers: ActionHandlers = {
     (s, id, actor, query) => retryTree(s.db, s.clock, id, actor, query.force === true),
     true,
   ),
-};
+} satisfies ActionHandlers;

@@ -1,14 +1,15 @@
-import { buildOpenApi, buildProcessOpenApi, docsHtml, registry } from "@baton/actions";
+import { buildOpenApi, buildProcessOpenApi, docsHtml, type JsonValue, registry } from "@baton/actions";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { requireDefinition } from "../definitions/store.js";
 
 let base: ReturnType<typeof buildOpenApi> | undefined;
 
-export const processDocsHandlers: ActionHandlers = {
+export const processDocsHandlers = {
   getProcessOpenApi: async ({ params }, { db }) => {
     const def = await requireDefinition(db, params.name!);
     base ??= buildOpenApi(registry);
-    return { body: buildProcessOpenApi(base, def.definition) };
+    // An OpenAPI document is JSON data; the registry types the response as such.
+    return { body: buildProcessOpenApi(base, def.definition) as unknown as { [key: string]: JsonValue } };
   },
 
   getProcessDocs: async ({ params }, { db }) => {
@@ -20,4 +21,4 @@ export const processDocsHandlers: ActionHandlers = {
     });
     return { contentType: "text/html; charset=utf-8", body: html };
   },
-};
+} satisfies ActionHandlers;

@@ -4,7 +4,7 @@ import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 
 /** createToken, listTokens, revokeToken (docs/auth.md "Tokens over the API"; all admin). */
-export const tokenHandlers: ActionHandlers = {
+export const tokenHandlers = {
   createToken: async (request, services) => {
     const now = services.clock.now();
     const check = checkTokenRequest(request.body, now);
@@ -41,4 +41,4 @@ export const tokenHandlers: ActionHandlers = {
     if (outcome === "revoked") services.log.info("token revoked", { token_id: id, actor });
     return { body: { revoked: outcome === "revoked" } };
   },
-};
+} satisfies ActionHandlers;

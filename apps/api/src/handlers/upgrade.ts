@@ -2,7 +2,7 @@ import { upgradeTree } from "../engine/index.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { requireRoot } from "./lifecycle.js";
 
-export const upgradeHandlers: ActionHandlers = {
+export const upgradeHandlers = {
   upgradeInstance: async ({ params, body, principal }, services) => {
     const rootId = await requireRoot(services, params.id, "upgrade");
     const { from_version, to_version } = body as { from_version: number; to_version: number };
@@ -10,4 +10,4 @@ export const upgradeHandlers: ActionHandlers = {
       body: await upgradeTree(services.db, services.clock, rootId, from_version, to_version, principal.actor),
     };
   },
-};
+} satisfies ActionHandlers;

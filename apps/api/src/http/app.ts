@@ -1,15 +1,16 @@
-import { type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
+import { type ActionName, type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { Hono, type Context } from "hono";
 import { authorize, type Authenticator } from "../auth/index.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/principal.js";
-import type { ActionHandlers, ActionReply } from "./action-handler.js";
+import type { ActionHandler, ActionHandlers, ActionReply, ActionRequest } from "./action-handler.js";
 import { ApiError, errorBody, toApiError } from "./api-error.js";
 import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
-import { isDatabaseUnavailable } from "../storage/db-unavailable.js";
+import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
+import { errorText, errorStack } from "../storage/loggable-error.js";
 
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
 
@@ -34,8 +35,7 @@ function errorResponse(error: ApiError): Response {
 async function readBody(c: Context, maxBytes: number): Promise<Json | undefined> {
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  const buffer = await c.req.arrayBuffer();
-  if (buffer.byteLength > maxBytes) throw tooLarge(maxBytes);
+  const buffer = await readAtMost(c.req.raw.body, maxBytes);
   if (buffer.byteLength === 0) return undefined;
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
@@ -52,6 +52,29 @@ async function readBody(c: Context, maxBytes: number): Promise<Json | undefined>
   }
 }
 
+/**
+ * The body, read chunk by chunk and abandoned as soon as it passes `maxBytes`: a chunked
+ * request has no content-length, so reading it whole first would let one request make the
+ * server buffer any amount of memory before the 413.
+ */
+async function readAtMost(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
 /** Retry-After: the longest pause before the server reconnects (--db-reconnect-max), in whole seconds. */
 function databaseUnavailable(reconnectMaxMs: number): ApiError {
   return new ApiError(
@@ -59,14 +82,6 @@ function databaseUnavailable(reconnectMaxMs: number): ApiError {
     "the database is unreachable; retry after Retry-After seconds (if it went away while this request ran, the request may have taken effect)",
     { headers: { "retry-after": String(Math.max(1, Math.ceil(reconnectMaxMs / 1000))) } },
   );
-}
-
-function errorCode(error: unknown): string | undefined {
-  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-  }
-  return undefined;
 }
 
 function tooLarge(maxBytes: number): ApiError {
@@ -101,14 +116,18 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     if (refused) return errorResponse(refused);
     if (isDatabaseUnavailable(error)) {
       // Only the code: a driver error's message and parameters may carry request values.
-      services.log.warn("database unavailable", { method: c.req.method, path: c.req.path, code: errorCode(error) });
+      services.log.warn("database unavailable", {
+        method: c.req.method,
+        path: c.req.path,
+        code: databaseErrorCode(error),
+      });
       return errorResponse(databaseUnavailable(services.config.dbTimeouts.reconnectMaxMs));
     }
     services.log.error("request failed", {
       method: c.req.method,
       path: c.req.path,
-      error: (error as Error).message,
-      stack: (error as Error).stack,
+      error: errorText(error),
+      stack: errorStack(error),
     });
     return errorResponse(
       new ApiError("internal", "the server failed to handle this request; the error is in the server log"),
@@ -127,7 +146,8 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   }
 
   for (const action of registry) {
-    const handler = handlers[action.name];
+    // The registry validated the request against this action's own schemas just below.
+    const handler = handlers[action.name as ActionName] as ActionHandler<ActionName> | undefined;
     app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
       actionOf.set(c.req.raw, action.name);
       const principal =
@@ -163,12 +183,19 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         throw unsupported(
           `${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`,
         );
-      return toResponse(
-        await handler(
-          { action, params, query, body, principal, url, headers: c.req.raw.headers, signal: c.req.raw.signal },
-          services,
-        ),
-      );
+      // params, query and body were validated against this action's schemas above, which the
+      // registry's types for it mirror (packages/actions registry.test.ts keeps them in step).
+      const request = {
+        action,
+        params,
+        query,
+        body,
+        principal,
+        url,
+        headers: c.req.raw.headers,
+        abort: c.req.raw.signal,
+      } as ActionRequest<ActionName>;
+      return toResponse(await handler(request, services));
     });
   }
 

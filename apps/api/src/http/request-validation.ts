@@ -1,5 +1,5 @@
 import type { ActionSpec, JsonSchema } from "@baton/actions";
-import { type Json, toPlainJson } from "@baton/expr";
+import { isLosslessNumber, type Json, setKey, toPlainJson } from "@baton/expr";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import { type FieldProblem, invalid } from "../refusal.js";
@@ -125,7 +125,66 @@ export function validateBody(action: ActionSpec, body: Json | undefined): Json |
     else fail("request body", [{ path: "body", message: "is required (a JSON request body)" }]);
   }
   if (!v(toPlainJson(body))) fail("request body", problems(v.errors, "body"));
-  return body;
+  const exact: FieldProblem[] = [];
+  const handled = exactNumbers(action.body!, body as Json, "body", exact);
+  if (exact.length > 0) fail("request body", exact);
+  return handled;
+}
+
+/**
+ * ajv checks a body's numbers as their nearest float64, but the body is parsed losslessly, so a
+ * field the registry declares as a number can arrive as a LosslessNumber that validated as
+ * something else (`1e-400` passed `integer, minimum: 0` as 0). Where the schema declares a
+ * number, the handler gets the float64 that was validated, and a value that float64 does not
+ * hold exactly is refused. Free-form positions (an instance's input, a definition) stay exact.
+ */
+function exactNumbers(schema: JsonSchema, value: Json, path: string, out: FieldProblem[]): Json {
+  if (isLosslessNumber(value)) {
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    if (!types.includes("integer") && !types.includes("number")) return value;
+    const n = Number(value.value);
+    if (
+      types.includes("integer")
+        ? !Number.isSafeInteger(n) || BigInt(n) !== exactInteger(value.value)
+        : !Number.isFinite(n)
+    )
+      out.push({
+        path,
+        message: `must be ${types.includes("integer") ? "an integer" : "a number"} that a float64 holds exactly (got ${shortText(value.value)})`,
+      });
+    return n;
+  }
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    const items = schema.items as JsonSchema | undefined;
+    return items ? value.map((item, i) => exactNumbers(items, item, `${path}[${i}]`, out)) : value;
+  }
+  const props = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!props) return value;
+  const copy: { [key: string]: Json } = {};
+  for (const [key, item] of Object.entries(value))
+    setKey(copy, key, Object.hasOwn(props, key) ? exactNumbers(props[key]!, item, `${path}.${key}`, out) : item);
+  return copy;
+}
+
+/** The exact integer a decimal text denotes, or undefined when it has a fractional part. */
+function exactInteger(text: string): bigint | undefined {
+  const m = /^(-?)(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!m) return undefined;
+  const exp = Number(m[4] ?? 0);
+  const digits = (m[2] ?? "") + (m[3] ?? "");
+  const point = (m[2] ?? "").length + exp;
+  if (Math.abs(exp) > 400) return undefined; // a number a float64 cannot hold as an integer anyway
+  const whole =
+    point >= digits.length ? digits + "0".repeat(point - digits.length) : digits.slice(0, Math.max(point, 0));
+  const fraction = point >= digits.length ? "" : digits.slice(Math.max(point, 0));
+  if (/[1-9]/.test(fraction)) return undefined;
+  const n = BigInt(whole || "0");
+  return m[1] === "-" ? -n : n;
+}
+
+function shortText(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
 export type { JsonSchema };

@@ -4,6 +4,7 @@ import type { Clock } from "../storage/clock.js";
 import { type Db, rowsOf } from "../storage/db.js";
 import { LIVE_STATUSES } from "../engine/statuses.js";
 import type { Metrics } from "./metrics.js";
+import { errorText } from "../storage/loggable-error.js";
 
 /** How often each replica samples the database for the instance and external-task gauges. */
 export const SAMPLE_EVERY_MS = 5_000;
@@ -63,7 +64,7 @@ export function startSampler(db: Db, clock: Clock, metrics: Metrics, log: Logger
   let running: Promise<void> | undefined;
   const sample = () => {
     running ??= sampleOnce(db, clock, metrics)
-      .catch((error) => log.warn("sampling metrics failed", { error: (error as Error).message }))
+      .catch((error) => log.warn("sampling metrics failed", { error: errorText(error) }))
       .finally(() => (running = undefined));
   };
   sample();

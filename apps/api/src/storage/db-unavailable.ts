@@ -43,3 +43,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** The first `code` along the `cause` chain (a driver code or SQLSTATE), for logs: never the message. */
+export function databaseErrorCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

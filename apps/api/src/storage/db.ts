@@ -89,36 +89,50 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
   const client = postgres(url, { max, ...clientOptions(timeouts, timeouts.reconnectMaxMs) });
   // Its own connection: a ping queued behind a busy pool would report a healthy database as gone.
   // It retries sooner than the pool so that /healthz sees the database back within a second.
-  const pinger = postgres(url, { max: 1, ...clientOptions(timeouts, Math.min(timeouts.reconnectMaxMs, 200)) });
+  const newPinger = () => postgres(url, { max: 1, ...clientOptions(timeouts, Math.min(timeouts.reconnectMaxMs, 200)) });
+  let pinger = newPinger();
   let pingInFlight: Promise<void> | undefined;
-  const ping = (): Promise<void> => {
-    // One round trip at a time: probes arriving while one hangs share it instead of queueing.
-    pingInFlight ??= pinger`select 1`.then(
-      () => {
+  const ping = async (): Promise<void> => {
+    // One round trip at a time: probes arriving while one is out share it instead of queueing.
+    const mine = (pingInFlight ??= pinger`select 1`.then(() => undefined));
+    try {
+      await withTimeout(mine, timeouts.pingTimeoutMs, "the database did not answer the ping");
+    } catch (error) {
+      // A ping that got no answer may be stuck on a connection the database never answers
+      // (accepted while it shut down): drop that client, so the next probe starts afresh
+      // instead of sharing it until --db-connect-timeout.
+      if (pingInFlight === mine) {
         pingInFlight = undefined;
-      },
-      (error: unknown) => {
-        pingInFlight = undefined;
-        throw error;
-      },
-    );
-    return withTimeout(pingInFlight, timeouts.pingTimeoutMs, "the database did not answer the ping");
+        const stuck = pinger;
+        pinger = newPinger();
+        void stuck.end({ timeout: 0 }).catch(() => {});
+      }
+      throw error;
+    }
+    if (pingInFlight === mine) pingInFlight = undefined;
   };
   const counted = countInFlight(client, max);
   try {
     const db = drizzlePg(counted.client, { schema }) as unknown as Db;
     // Several replicas may start at once: the first migrates, the others wait on the lock and
     // then find nothing to do. The lock lives on one reserved connection for the duration.
-    const locker = await client.reserve();
+    // Migrating runs on connections of its own without --db-statement-timeout: building an
+    // index on a big table, or waiting for another replica's migration, may take longer.
+    const migrator = postgres(url, { max: 2, onnotice: () => {}, connect_timeout: timeouts.connectTimeoutMs / 1000 });
     try {
-      await locker`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+      const locker = await migrator.reserve();
       try {
-        await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
+        await locker`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+        try {
+          await migratePg(drizzlePg(migrator, { schema }), { migrationsFolder });
+        } finally {
+          await locker`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+        }
       } finally {
-        await locker`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+        locker.release();
       }
     } finally {
-      locker.release();
+      await migrator.end({ timeout: 5 });
     }
     return {
       db,

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { isLosslessNumber, type Json, parseJson, stringifyJson } from "@baton/expr";
-import { inArray } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import type { Clock } from "./clock.js";
 import type { Db } from "./db.js";
 import { objects } from "./schema/index.js";
@@ -130,7 +130,7 @@ export function planExternalize(value: Json, thresholdBytes: number): { value: J
 
 /**
  * Replaces oversized subtrees of `value` by placeholders (see planExternalize) and inserts
- * their objects (ON CONFLICT DO NOTHING: content-addressed, so a duplicate is the same row).
+ * their objects (insertObjects).
  * Call inside the transaction that stores the returned value. Placeholders already in
  * `value` are kept as they are.
  */
@@ -140,14 +140,23 @@ export async function externalize(tx: Db, clock: Clock, value: Json, thresholdBy
   return plan.value;
 }
 
-/** Stores planned objects (ON CONFLICT DO NOTHING: content-addressed, so a duplicate is the same row). */
+/**
+ * Stores planned objects. Content-addressed, so a duplicate is the same row; it only gets its
+ * `created_at` (= last stored) refreshed. Retention relies on that update (docs/retention.md):
+ * it row-locks an object that is being stored again, so the pruner, which deletes an
+ * unreferenced object only while `created_at` is older than the retention, either waits for
+ * this write and then sees it fresh, or deletes first and this insert stores the object anew.
+ */
 export async function insertObjects(tx: Db, clock: Clock, planned: readonly PlannedObject[]): Promise<void> {
   if (planned.length === 0) return;
   const createdAt = clock.now();
+  // One row per ref (an upsert may not touch a row twice), in ref order: two batches storing
+  // the same objects lock them in the same order and cannot deadlock.
+  const rows = [...new Map(planned.map((o) => [o.ref, o])).values()].sort((a, b) => (a.ref < b.ref ? -1 : 1));
   await tx
     .insert(objects)
-    .values(planned.map((o) => ({ ref: o.ref, value: o.text, size: o.size, createdAt })))
-    .onConflictDoNothing();
+    .values(rows.map((o) => ({ ref: o.ref, value: o.text, size: o.size, createdAt })))
+    .onConflictDoUpdate({ target: objects.ref, set: { createdAt: sql`excluded.created_at` } });
 }
 
 /** The stored objects among `refs` (unknown refs are simply absent). */

@@ -1,5 +1,11 @@
 // GET /instances/counts (docs/api.md "Counts"): the list filters, grouped by one or two dimensions.
-import { COUNT_DIMENSIONS, COUNT_GROUPS_MAX, type CountDimension } from "@baton/actions";
+import {
+  COUNT_DIMENSIONS,
+  COUNT_GROUPS_MAX,
+  type CountDimension,
+  type InstanceCountGroup,
+  type InstanceCounts,
+} from "@baton/actions";
 import { count, type SQL } from "drizzle-orm";
 import { invalid } from "../refusal.js";
 import type { Db } from "../storage/db.js";
@@ -13,21 +19,14 @@ const COLUMNS = {
 } as const;
 
 /** `by` as given ("status", "status,process"); the registry has checked each name, not repeats. */
-export function countDimensions(by: string | undefined): CountDimension[] {
-  const dimensions = (by ?? "status").split(",") as CountDimension[];
+export function countDimensions(by: string | readonly string[] | undefined): CountDimension[] {
+  const dimensions = (typeof by === "object" ? by.join(",") : (by ?? "status")).split(",") as CountDimension[];
   if (dimensions.length === 2 && dimensions[0] === dimensions[1])
     throw invalid(
       `query parameter "by" names "${dimensions[0]}" twice; give one dimension or two different ones from: ${COUNT_DIMENSIONS.join(", ")}`,
       [{ path: "query.by", message: "repeated dimension" }],
     );
   return dimensions;
-}
-
-export interface InstanceCounts {
-  by: CountDimension[];
-  groups: Array<Record<string, string | number | null>>;
-  total: number;
-  truncated: boolean;
 }
 
 /**
@@ -53,5 +52,6 @@ export async function countInstances(db: Db, where: SQL | undefined, by: CountDi
     const [all] = await db.select({ n: count() }).from(instances).where(where);
     total = Number(all?.n ?? 0);
   }
-  return { by, groups, total, truncated };
+  // Each group row holds exactly the selected dimension columns and its count.
+  return { by, groups: groups as InstanceCountGroup[], total, truncated };
 }

@@ -1,8 +1,9 @@
+import type { LogEntry } from "@baton/actions";
 import { LosslessNumber, stringifyJson } from "@baton/expr";
 import { describe, expect, it } from "vitest";
 import {
   detailView,
-  type InstanceRow,
+  type InstanceRecord,
   listRow,
   logView,
   redactLogView,
@@ -13,7 +14,7 @@ import {
 
 const T = Date.UTC(2026, 0, 2, 10, 0, 0);
 
-const row = (over: Partial<InstanceRow> = {}): InstanceRow => ({
+const row = (over: Partial<InstanceRecord> = {}): InstanceRecord => ({
   id: "i1",
   rootId: "i1",
   parentId: null,
@@ -162,7 +163,7 @@ describe("redactView", () => {
 
 describe("redactLogView", () => {
   it("redacts a log row's message and data", () => {
-    const view = {
+    const view: LogEntry = {
       id: "l1",
       instance_id: "i1",
       level: "error",

@@ -1,3 +1,14 @@
+import type {
+  ExternalizedObject,
+  InstanceDetail,
+  InstancePhase,
+  InstanceRow,
+  InstanceStatus,
+  InstanceStatusView,
+  JsonValue,
+  LogEntry,
+  LogLevel,
+} from "@baton/actions";
 import { type Json, parseJson } from "@baton/expr";
 import { iso } from "../format.js";
 import type { instances, logs } from "../storage/schema/index.js";
@@ -6,74 +17,25 @@ import { redactJson, redactText } from "../engine/secrets.js";
 // Row → API shapes of docs/instances.md ("Status view", "Detail view"). Views are pure: outputs and states are
 // passed in already parsed (and, where the caller wants it, with objects resolved).
 
-export type InstanceRow = typeof instances.$inferSelect;
-export type LogRow = typeof logs.$inferSelect;
+export type InstanceRecord = typeof instances.$inferSelect;
+export type LogRecord = typeof logs.$inferSelect;
 
-export interface StatusView {
-  id: string;
-  process: string;
-  version: number;
-  status: string;
-  task: string;
-  retry_count: number;
-  error_code?: string;
-  error_message?: string;
-  output?: Json;
-  created_at: string;
-  updated_at: string;
-  /** The business key (docs/api.md "Business keys"), null when none. */
-  key: string | null;
-}
-
-export interface InstanceListRow extends StatusView {
-  parent_id: string | null;
-  root_id: string;
-  phase: string | null;
-}
-
-export interface ObjectListing {
-  path: string[];
-  ref: string;
-  size: number;
-}
-
-export interface DetailView extends StatusView {
-  parent_id: string | null;
-  root_id: string;
-  phase: string | null;
-  state: Json;
-  lease_epoch: number;
-  task_epoch: number;
-  parent_task_epoch: number;
-  next_replayable: boolean;
-  external_claim_epoch: number;
-  objects: ObjectListing[];
-}
-
-export interface LogView {
-  id: string;
-  instance_id: string;
-  level: string;
-  event: string;
-  message: string;
-  task: string | null;
-  actor: string | null;
-  data?: Json;
-  created_at: string;
-}
+// The API's view types are the registry's own (packages/actions), so the server and the typed
+// client agree on every field. The database keeps statuses, phases and levels as text; the
+// casts below are where a row becomes a view.
 
 /** The stored output (with placeholders), or undefined when the instance has none. */
-export function storedOutput(row: Pick<InstanceRow, "output">): Json | undefined {
+export function storedOutput(row: Pick<InstanceRecord, "output">): Json | undefined {
   return row.output === null ? undefined : parseJson(row.output);
 }
 
 /** `output` is the row's output as the caller wants it shown (resolved or not); omitted when undefined. */
-export function statusView(row: InstanceRow, output: Json | undefined = storedOutput(row)): StatusView {
+export function statusView(row: InstanceRecord, output: Json | undefined = storedOutput(row)): InstanceStatusView {
   return {
     id: row.id,
     process: row.process,
     version: row.version,
-    status: row.status,
+    status: row.status as InstanceStatus,
     task: row.task,
     retry_count: row.retryCount,
     ...(row.errorCode !== null ? { error_code: row.errorCode } : {}),
@@ -85,20 +47,25 @@ export function statusView(row: InstanceRow, output: Json | undefined = storedOu
   };
 }
 
-export function listRow(row: InstanceRow, output?: Json): InstanceListRow {
-  return { ...statusView(row, output), parent_id: row.parentId, root_id: row.rootId, phase: row.phase };
+export function listRow(row: InstanceRecord, output?: Json): InstanceRow {
+  return {
+    ...statusView(row, output),
+    parent_id: row.parentId,
+    root_id: row.rootId,
+    phase: row.phase as InstancePhase | null,
+  };
 }
 
 export function detailView(
-  row: InstanceRow,
-  shown: { state: Json; output: Json | undefined; objects: ObjectListing[] },
-): DetailView {
+  row: InstanceRecord,
+  shown: { state: Json; output: Json | undefined; objects: ExternalizedObject[] },
+): InstanceDetail {
   return {
     ...statusView(row, shown.output),
     parent_id: row.parentId,
     root_id: row.rootId,
-    phase: row.phase,
-    state: shown.state,
+    phase: row.phase as InstancePhase | null,
+    state: shown.state as InstanceDetail["state"],
     lease_epoch: row.leaseEpoch,
     task_epoch: row.taskEpoch,
     parent_task_epoch: row.parentTaskEpoch,
@@ -108,16 +75,16 @@ export function detailView(
   };
 }
 
-export function logView(row: LogRow): LogView {
+export function logView(row: LogRecord): LogEntry {
   return {
     id: row.id,
     instance_id: row.instanceId,
-    level: row.level,
+    level: row.level as LogLevel,
     event: row.event,
     message: row.message,
     task: row.task,
     actor: row.actor,
-    ...(row.data !== null ? { data: parseJson(row.data) } : {}),
+    ...(row.data !== null ? { data: parseJson(row.data) as { [key: string]: JsonValue } } : {}),
     created_at: iso(row.createdAt),
   };
 }
@@ -126,18 +93,18 @@ export function logView(row: LogRow): LogView {
  * `view` with secrets redacted where instance data is shown (error_message, output, state).
  * The stored row keeps the real values; only what the API shows is redacted.
  */
-export function redactView<T extends StatusView & { state?: Json }>(view: T, secrets: readonly string[]): T {
+export function redactView<T extends InstanceStatusView & { state?: unknown }>(view: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return view;
   return {
     ...view,
     ...(view.error_message !== undefined ? { error_message: redactText(view.error_message, secrets) } : {}),
     ...(view.output !== undefined ? { output: redactJson(view.output, secrets) } : {}),
-    ...(view.state !== undefined ? { state: redactJson(view.state, secrets) } : {}),
+    ...(view.state !== undefined ? { state: redactJson(view.state as Json, secrets) } : {}),
   };
 }
 
 /** `view` with secrets redacted in its message and data (a second line of defence for log rows written by any path). */
-export function redactLogView(view: LogView, secrets: readonly string[]): LogView {
+export function redactLogView(view: LogEntry, secrets: readonly string[]): LogEntry {
   if (secrets.length === 0) return view;
   return {
     ...view,

@@ -1,7 +1,8 @@
 import { type Json, parseJson } from "@baton/expr";
 import type { Db } from "../storage/db.js";
 import { listRefs, loadObjects, objectSizes, spliceRefs } from "../storage/objects.js";
-import { type InstanceRow, type ObjectListing, storedOutput } from "./instance-view.js";
+import type { ExternalizedObject } from "@baton/actions";
+import { type InstanceRecord, storedOutput } from "./instance-view.js";
 
 interface Located {
   path: string[];
@@ -17,7 +18,7 @@ export async function showObjects(
   db: Db,
   values: Record<string, Json | undefined>,
   limit: number,
-): Promise<{ values: Record<string, Json | undefined>; objects: ObjectListing[] }> {
+): Promise<{ values: Record<string, Json | undefined>; objects: ExternalizedObject[] }> {
   const located: Located[] = [];
   for (const [name, value] of Object.entries(values)) {
     if (value !== undefined) for (const r of listRefs(value)) located.push({ path: [name, ...r.path], ref: r.ref });
@@ -41,7 +42,11 @@ export async function showObjects(
 }
 
 /** Outputs shown in status views and list rows: objects within the resolve limit spliced back. */
-export async function shownOutputs(db: Db, rows: InstanceRow[], limit: number): Promise<Map<string, Json | undefined>> {
+export async function shownOutputs(
+  db: Db,
+  rows: InstanceRecord[],
+  limit: number,
+): Promise<Map<string, Json | undefined>> {
   const values: Record<string, Json | undefined> = {};
   for (const row of rows) values[row.id] = storedOutput(row);
   const shown = await showObjects(db, values, limit);

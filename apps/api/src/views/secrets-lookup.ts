@@ -1,35 +1,17 @@
-import { parseJson } from "@baton/expr";
-import type { Definition } from "@baton/model";
-import { and, eq, inArray, like } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Db } from "../storage/db.js";
-import { perDbCache } from "../storage/per-db-cache.js";
-import { definitions, instances } from "../storage/schema/index.js";
+import { instances } from "../storage/schema/index.js";
+import { childReferences } from "../definitions/child-references.js";
+import { definitionsDeclaringSecrets, definitionsNamed, storedDefinition } from "../definitions/store.js";
 import { secretValues } from "../engine/secrets.js";
 
 // Secrets for the API views: the HTTP layer shows rows, not compiled definitions, so it looks
-// the definition up by (process, version). Definitions are immutable, so each is read once.
-
-const secretsOf = perDbCache<Promise<string[]>>();
+// the definition up by (process, version) through the one reader (definitions/store.ts).
 
 /** The secret values of process `name` version `version` as read from `env` (see secretValues). */
-export function processSecrets(db: Db, env: NodeJS.ProcessEnv, name: string, version: number): Promise<string[]> {
-  const cache = secretsOf(db);
-  const key = `${version}:${name}`;
-  let entry = cache.get(key);
-  if (entry === undefined) {
-    entry = loadSecrets(db, env, name, version);
-    cache.set(key, entry);
-    entry.catch(() => cache.delete(key));
-  }
-  return entry;
-}
-
-async function loadSecrets(db: Db, env: NodeJS.ProcessEnv, name: string, version: number): Promise<string[]> {
-  const rows = await db
-    .select({ definition: definitions.definition })
-    .from(definitions)
-    .where(and(eq(definitions.name, name), eq(definitions.version, version)));
-  return rows.length === 0 ? [] : secretValues(parseJson(rows[0].definition) as unknown as Definition, env);
+export async function processSecrets(db: Db, env: NodeJS.ProcessEnv, name: string, version: number): Promise<string[]> {
+  const definition = await storedDefinition(db, name, version);
+  return definition === undefined ? [] : secretValues(definition, env);
 }
 
 /** The secrets of instances' processes shown together (a list page), merged longest first. */
@@ -68,10 +50,60 @@ export async function treeSecrets(
  * definition registered since is covered.
  */
 export async function allSecrets(db: Db, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const rows = await db
-    .select({ definition: definitions.definition })
-    .from(definitions)
-    .where(like(definitions.definition, '%"secret"%'));
-  const values = rows.flatMap((r) => secretValues(parseJson(r.definition) as unknown as Definition, env));
+  const values = (await definitionsDeclaringSecrets(db)).flatMap((definition) => secretValues(definition, env));
   return [...new Set(values)].sort((a, b) => b.length - a.length);
+}
+
+interface ViewSecrets {
+  /** The definition count these entries were computed at; any other count empties the cache. */
+  seen: number;
+  /** Root process name → the secrets of every process its trees can contain. */
+  byRoot: Map<string, Promise<string[]>>;
+}
+
+const viewSecretsOf = new WeakMap<Db, ViewSecrets>();
+
+/**
+ * The secrets to redact in a view of any instance of a tree whose root runs `rootProcess`:
+ * those of every stored version of that process and, transitively, of every process its child
+ * tasks name (a tree only ever holds processes its root's definitions name; every version, so
+ * an upgraded tree is covered too). Cached per root process until a definition is registered:
+ * `definitionsSeen` is read in the same snapshot as the row (instance-read.ts), definitions
+ * are never deleted, and a row's definitions were stored before it, so an unchanged count
+ * means no definition this row's tree can use is missing from the cache.
+ */
+export function viewSecrets(db: Db, env: NodeJS.ProcessEnv, rootProcess: string, definitionsSeen: number) {
+  let cache = viewSecretsOf.get(db);
+  if (cache === undefined || cache.seen !== definitionsSeen) {
+    cache = { seen: definitionsSeen, byRoot: new Map() };
+    viewSecretsOf.set(db, cache);
+  }
+  let entry = cache.byRoot.get(rootProcess);
+  if (entry === undefined) {
+    entry = closureSecrets(db, env, rootProcess);
+    cache.byRoot.set(rootProcess, entry);
+    const byRoot = cache.byRoot;
+    entry.catch(() => byRoot.delete(rootProcess));
+  }
+  return entry;
+}
+
+async function closureSecrets(db: Db, env: NodeJS.ProcessEnv, rootProcess: string): Promise<string[]> {
+  const seen = new Set<string>([rootProcess]);
+  let next = [rootProcess];
+  const values = new Set<string>();
+  while (next.length > 0) {
+    const found: string[] = [];
+    for (const definition of await definitionsNamed(db, next)) {
+      for (const value of secretValues(definition, env)) values.add(value);
+      for (const ref of childReferences(definition)) {
+        if (!seen.has(ref.child)) {
+          seen.add(ref.child);
+          found.push(ref.child);
+        }
+      }
+    }
+    next = found;
+  }
+  return [...values].sort((a, b) => b.length - a.length);
 }

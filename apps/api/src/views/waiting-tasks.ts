@@ -1,3 +1,4 @@
+import type { InstanceStatus, WaitingExternalTask } from "@baton/actions";
 // GET /external-tasks (docs/api.md "Waiting external tasks"): the external-task queue, read-only.
 import { parseJson } from "@baton/expr";
 import { and, eq, gt, inArray, isNull, lte, or, type SQL, sql } from "drizzle-orm";
@@ -41,19 +42,8 @@ export function waitingTaskFilters(query: WaitingTaskFilters, now: number): SQL 
   return and(...where);
 }
 
-export interface WaitingTask {
-  instance_id: string;
-  root_id: string;
-  process: string;
-  version: number;
-  task: string;
-  status: string;
-  external_input: unknown;
-  waiting_since: string;
-  deadline: string | null;
-  claimed_by: string | null;
-  claim_expires: string | null;
-}
+/** A waiting external task as the API shows it (the registry's own type). */
+export type WaitingTask = WaitingExternalTask;
 
 /** The API items of a page of wait rows (`now` decides whether a claim is still live). */
 export async function waitingTaskItems(
@@ -88,7 +78,7 @@ export async function waitingTaskItems(
       process: owner.process,
       version: owner.version,
       task: row.task,
-      status: owner.status,
+      status: owner.status as InstanceStatus,
       external_input: redactJson(parseJson(row.input), secrets),
       waiting_since: iso(row.waitingSince),
       deadline: row.deadline === null ? null : iso(row.deadline),

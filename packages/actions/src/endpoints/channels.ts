@@ -1,6 +1,17 @@
 import type { JsonSchema } from "../action-spec.js";
 import { LIST_SORTS, listQuerySchema, pageEnvelopeSchema } from "../pagination.js";
-import { arrayOf, bool, dateTime, int, nullable, processName, responseObject, str, strictObject } from "../schema.js";
+import {
+  arrayOf,
+  bool,
+  dateTime,
+  int,
+  nullable,
+  processName,
+  responseObject,
+  str,
+  strictObject,
+  MAX_VERSION,
+} from "../schema.js";
 import { action } from "./define.js";
 
 const TAG = "channels";
@@ -13,7 +24,7 @@ export const CHANNEL_ENTRY_SCHEMA: JsonSchema = responseObject(
   {
     channel: str("Channel name."),
     name: str("Process name."),
-    version: int("The version the channel points at for this process.", { minimum: 1 }),
+    version: int("The version the channel points at for this process.", { minimum: 1, maximum: MAX_VERSION }),
     actor: str("Who last moved the pointer."),
     updated_at: dateTime("When the pointer last moved (ISO 8601 UTC)."),
   },
@@ -25,7 +36,7 @@ const POINTER = responseObject(
   {
     channel: str("Channel name."),
     name: str("Process name."),
-    version: int("The version it now points at.", { minimum: 1 }),
+    version: int("The version it now points at.", { minimum: 1, maximum: MAX_VERSION }),
   },
   ["channel", "name", "version"],
 );
@@ -33,7 +44,7 @@ const POINTER = responseObject(
 const PROMOTED = responseObject(
   {
     name: str("Process name."),
-    version: int("The version `to` now points at.", { minimum: 1 }),
+    version: int("The version `to` now points at.", { minimum: 1, maximum: MAX_VERSION }),
     previous: int(
       "The version `to` pointed at before; 0 when the process was not on `to` (as `PUT /definitions/batch` reports it).",
       { minimum: 0 },
@@ -45,10 +56,10 @@ const PROMOTED = responseObject(
 const STALE_REFERENCE = responseObject(
   {
     name: str("The parent process on the channel."),
-    version: int("The parent's version on the channel.", { minimum: 1 }),
+    version: int("The parent's version on the channel.", { minimum: 1, maximum: MAX_VERSION }),
     task: str("The parent task that spawns the child."),
     child: str("The child process."),
-    pinned_version: int("The child version the parent was registered against.", { minimum: 1 }),
+    pinned_version: int("The child version the parent was registered against.", { minimum: 1, maximum: MAX_VERSION }),
     channel_version: nullable(int("The child's version on the channel; null when the child is not on the channel.")),
   },
   ["name", "version", "task", "child", "pinned_version", "channel_version"],
@@ -116,7 +127,7 @@ export const channelActions = [
       {
         name: processName("Process name."),
         channel: channelName("Channel name."),
-        version: int("A registered version of the process.", { minimum: 1 }),
+        version: int("A registered version of the process.", { minimum: 1, maximum: MAX_VERSION }),
       },
       ["name", "channel", "version"],
     ),

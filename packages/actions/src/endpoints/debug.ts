@@ -1,4 +1,4 @@
-import { bool, int, responseObject, str, strictObject } from "../schema.js";
+import { bool, int, responseObject, str, strictObject, MAX_SPAN_MS } from "../schema.js";
 import { action } from "./define.js";
 
 const TAG = "debug";
@@ -68,7 +68,9 @@ export const debugActions = [
       "Runs exactly one claim round of the engine, for servers started with polling off. With `advance_ms` the server clock first moves forward by that much, expiring leases and retry timers without real waiting. " +
       "For tests only; 501 where it is not enabled. The body may be omitted.",
     permissions: ["admin"],
-    body: strictObject({ advance_ms: int("Move the server clock forward by this many ms first.", { minimum: 0 }) }),
+    body: strictObject({
+      advance_ms: int("Move the server clock forward by this many ms first.", { minimum: 0, maximum: MAX_SPAN_MS }),
+    }),
     bodyOptional: true,
     responses: {
       200: {

@@ -13,6 +13,7 @@ import {
   str,
   strictObject,
   unixMs,
+  MAX_VERSION,
 } from "../schema.js";
 import { action } from "./define.js";
 
@@ -51,7 +52,7 @@ const SAMPLE_DEFINITION = {
 export const DEFINITION_SUMMARY_SCHEMA: JsonSchema = responseObject(
   {
     name: str("Process name."),
-    version: int("Version number, from 1 for a new name.", { minimum: 1 }),
+    version: int("Version number, from 1 for a new name.", { minimum: 1, maximum: MAX_VERSION }),
     created_at: dateTime("When this version was registered (ISO 8601 UTC)."),
     actor: str("Who registered it (`token:<id>` or the signed-in subject)."),
     raises: arrayOf(
@@ -67,7 +68,7 @@ const PUT_RESPONSE = responseObject(
   {
     name: str("Process name."),
     saved: bool("Whether a new version was stored; false when the canonical form equals the latest version's."),
-    version: int("The new version, or the latest one when nothing was saved.", { minimum: 1 }),
+    version: int("The new version, or the latest one when nothing was saved.", { minimum: 1, maximum: MAX_VERSION }),
   },
   ["name", "saved", "version"],
 );
@@ -75,7 +76,7 @@ const PUT_RESPONSE = responseObject(
 const BATCH_RESULT = responseObject(
   {
     name: str("Process name."),
-    version: int("The version the channel now points at.", { minimum: 1 }),
+    version: int("The version the channel now points at.", { minimum: 1, maximum: MAX_VERSION }),
     saved: bool("Whether a new version was stored for this definition."),
     previous: int("The version the channel pointed at before; 0 when the process was not on the channel.", {
       minimum: 0,
@@ -101,7 +102,7 @@ const TASK_SCHEMAS = responseObject(
 const VALIDATE_RESULT = responseObject(
   {
     process: str("Process name."),
-    version: int("The version this definition would get if registered now.", { minimum: 1 }),
+    version: int("The version this definition would get if registered now.", { minimum: 1, maximum: MAX_VERSION }),
     process_input: schemaValue("Schema of the instance input (the conformed `input_schema`, `{}` when none)."),
     process_output: schemaValue("Inferred schema of the instance output."),
     tasks: { type: "object", description: "Inferred schemas per task id.", additionalProperties: TASK_SCHEMAS },
@@ -415,7 +416,10 @@ export const definitionActions = [
       "Not in the original interface table: added so that a stored definition can be read back (the CLI's `baton definitions get`).",
     permissions: ["read"],
     params: strictObject(
-      { name: processName("Process name."), version: int("Version number; 0 = the latest.", { minimum: 0 }) },
+      {
+        name: processName("Process name."),
+        version: int("Version number; 0 = the latest.", { minimum: 0, maximum: MAX_VERSION }),
+      },
       ["name", "version"],
     ),
     responses: {
@@ -424,7 +428,7 @@ export const definitionActions = [
         schema: responseObject(
           {
             name: str("Process name."),
-            version: int("Version number.", { minimum: 1 }),
+            version: int("Version number.", { minimum: 1, maximum: MAX_VERSION }),
             created_at: dateTime("When this version was registered (ISO 8601 UTC)."),
             actor: str("Who registered it."),
             raises: arrayOf(str("An authored error code."), "Every authored error code the process can end with."),

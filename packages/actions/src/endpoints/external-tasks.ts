@@ -12,6 +12,7 @@ import {
   responseObject,
   str,
   strictObject,
+  MAX_VERSION,
 } from "../schema.js";
 import { LIST_SORTS, listQuerySchema, pageEnvelopeSchema } from "../pagination.js";
 import { action } from "./define.js";
@@ -38,7 +39,7 @@ export const EXTERNAL_TASK_SCHEMA = responseObject(
   {
     token: str("The only handle accepted while the claim is live (renew, release, resolve)."),
     process: str("Process name."),
-    version: int("Process version.", { minimum: 1 }),
+    version: int("Process version.", { minimum: 1, maximum: MAX_VERSION }),
     task: str("Task id."),
     external_input: anyJson("The evaluated `input` of the external action: what the worker works on."),
     result_schema: openObject("JSON Schema the `result` of resolve must match (`{}` when the task declares none)."),
@@ -115,7 +116,7 @@ export const externalTaskActions = [
     permissions: ["read"],
     query: listQuerySchema(LIST_SORTS.externalTasks, {
       process: processName("Only tasks of this process."),
-      version: int("Only tasks of this process version.", { minimum: 1 }),
+      version: int("Only tasks of this process version.", { minimum: 1, maximum: MAX_VERSION }),
       task: str("Only this task id (pair with `process`).", { minLength: 1 }),
       claimed: bool("true: only tasks a live claim holds; false: only tasks claimable now."),
       instance_id: str("Only the task of this instance.", { minLength: 1 }),
@@ -129,7 +130,7 @@ export const externalTaskActions = [
               instance_id: str("The waiting instance."),
               root_id: str("The root of its tree."),
               process: str("Process name."),
-              version: int("Process version.", { minimum: 1 }),
+              version: int("Process version.", { minimum: 1, maximum: MAX_VERSION }),
               task: str("Task id."),
               status: str("The instance's status (`running`, or `paused`/`pausing` while it waits paused)."),
               external_input: anyJson("The evaluated `input` of the external action (secrets redacted)."),
@@ -214,7 +215,7 @@ export const externalTaskActions = [
         lease_ms: leaseMs("Lease length in ms,"),
         process: processName("Only tasks of this process."),
         task: str("Only tasks with this task id (pair with `process`).", { minLength: 1 }),
-        version: int("Only tasks of this process version.", { minimum: 1 }),
+        version: int("Only tasks of this process version.", { minimum: 1, maximum: MAX_VERSION }),
         wait_ms: int(
           `Extension (long-poll): when nothing can be claimed, wait up to this many ms for a task before answering an empty \`items\`; ${CLAIM_WAIT_MS.min} to ${CLAIM_WAIT_MS.max}, default ${CLAIM_WAIT_MS.default} (answer at once).`,
           { minimum: CLAIM_WAIT_MS.min, maximum: CLAIM_WAIT_MS.max, default: CLAIM_WAIT_MS.default },

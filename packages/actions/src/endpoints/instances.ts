@@ -13,6 +13,7 @@ import {
   str,
   strictObject,
   unixMs,
+  MAX_VERSION,
 } from "../schema.js";
 import { action } from "./define.js";
 
@@ -54,7 +55,7 @@ const PHASE = nullable(
 const STATUS_FIELDS: Record<string, JsonSchema> = {
   id: str("Instance id (time-ordered)."),
   process: str("Process name."),
-  version: int("Process version the instance runs.", { minimum: 1 }),
+  version: int("Process version the instance runs.", { minimum: 1, maximum: MAX_VERSION }),
   status: STATUS,
   task: str("The task the instance sits on; after it settled, the last task it ran."),
   retry_count: int("Retries scheduled on the current task visit.", { minimum: 0 }),
@@ -201,7 +202,7 @@ export const INSTANCE_FILTERS: Record<string, JsonSchema> = {
   task: str("Exact task id the instance sits on (pair with `process`).", { minLength: 1 }),
   error_code: str("Exact error code, e.g. `http.503` or `out_of_stock`.", { minLength: 1 }),
   process: processName("Exact process name, across every version."),
-  version: int("Exact process version; 0 means any.", { minimum: 0 }),
+  version: int("Exact process version; 0 means any.", { minimum: 0, maximum: MAX_VERSION }),
   children: bool("Include child instances. Omitted or false: roots only, one row per tree."),
   created_after: unixMs("Created at or after this instant (unix ms)."),
   created_before: unixMs("Created strictly before this instant (unix ms)."),
@@ -265,7 +266,7 @@ export const instanceActions = [
     body: strictObject(
       {
         process: processName("Process name."),
-        version: int("Version to run; omit for the latest.", { minimum: 1 }),
+        version: int("Version to run; omit for the latest.", { minimum: 1, maximum: MAX_VERSION }),
         input: openObject("The instance input; must conform to the process's `input_schema`."),
         key: str(
           `**Extension.** A business key naming what this instance is about (an order number, a customer id), 1 to ${INSTANCE_KEY_MAX_LENGTH} characters. ` +
@@ -618,8 +619,11 @@ export const instanceActions = [
     params: ROOT_PARAMS,
     body: strictObject(
       {
-        from_version: int("The version the tree runs now (guards against racing another upgrade).", { minimum: 1 }),
-        to_version: int("The version to move to.", { minimum: 1 }),
+        from_version: int("The version the tree runs now (guards against racing another upgrade).", {
+          minimum: 1,
+          maximum: MAX_VERSION,
+        }),
+        to_version: int("The version to move to.", { minimum: 1, maximum: MAX_VERSION }),
       },
       ["from_version", "to_version"],
     ),
@@ -635,8 +639,8 @@ export const instanceActions = [
                   {
                     instance_id: str("The instance moved."),
                     process: str("Its process."),
-                    from_version: int("Its version before.", { minimum: 1 }),
-                    to_version: int("Its version now.", { minimum: 1 }),
+                    from_version: int("Its version before.", { minimum: 1, maximum: MAX_VERSION }),
+                    to_version: int("Its version now.", { minimum: 1, maximum: MAX_VERSION }),
                     task: str("The task it sits on."),
                   },
                   ["instance_id", "process", "from_version", "to_version", "task"],

@@ -1,5 +1,5 @@
 import { PERMISSIONS } from "../action-spec.js";
-import { arrayOf, bool, dateTime, int, nullable, responseObject, str, strictObject } from "../schema.js";
+import { arrayOf, bool, dateTime, int, nullable, responseObject, str, strictObject, MAX_SPAN_MS } from "../schema.js";
 import { action } from "./define.js";
 
 const TAG = "tokens";
@@ -50,7 +50,7 @@ export const tokenActions = [
       {
         label: str("What the token is for, 1 to 200 characters.", { minLength: 1, maxLength: 200 }),
         perms: PERMS_REQUEST,
-        expires_in: int("Lifetime in ms from now.", { minimum: 1 }),
+        expires_in: int("Lifetime in ms from now.", { minimum: 1, maximum: MAX_SPAN_MS }),
         expires_at: dateTime("Expiry instant (ISO 8601); must be in the future."),
       },
       ["label", "perms"],

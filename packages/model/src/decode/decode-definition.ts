@@ -52,7 +52,7 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     return fail();
   }
   const defNames = isPlainObject(raw.$defs) ? Object.keys(raw.$defs) : [];
-  const sc: Scope = { sink, defNames, limits };
+  const sc: Scope = { sink, defNames, limits, work: { patternChecks: 0, refused: false } };
 
   rejectUnknownFields(sc, raw, DEFINITION_FIELDS, "", (k) =>
     k === "version" ? "versions are assigned by the server" : undefined,
@@ -145,31 +145,32 @@ function sizeProblem(
   raw: Record<string, unknown>,
   limits: DefinitionLimits,
 ): { path: string; message: string } | undefined {
-  // Each entry: value, depth, and how it was reached (the path is only built for a refusal).
-  // The JSON size is summed on the way (strings without their escapes): no text is built.
-  type Entry = { value: unknown; depth: number; parent?: Entry; key?: string | number };
-  const stack: Entry[] = [{ value: raw, depth: 1 }];
+  // Values and their depths on two stacks (no object per node: this walk sees every node); the
+  // JSON size is summed on the way (strings without their escapes), no text is built.
+  const values: unknown[] = [raw];
+  const depths: number[] = [1];
   let bytes = 0;
-  while (stack.length > 0) {
-    const entry = stack.pop()!;
-    const { value, depth } = entry;
-    if (depth > limits.maxDepth) {
-      const keys: Array<string | number> = [];
-      for (let e: Entry | undefined = entry; e?.key !== undefined; e = e.parent) keys.unshift(e.key);
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop()!;
+    if (depth > limits.maxDepth)
       return {
-        path: keys.reduce<string>((at, k) => joinPath(at, k), ""),
+        path: pathDeeperThan(raw, limits.maxDepth),
         message: `the definition is nested more than ${limits.maxDepth} levels deep here (the limit on definition nesting, docs/limits.md)`,
       };
-    }
     if (typeof value === "string") bytes += value.length + 3;
     else if (Array.isArray(value)) {
       bytes += 2;
-      for (const [i, v] of value.entries()) stack.push({ value: v, depth: depth + 1, parent: entry, key: i });
+      for (const v of value) {
+        values.push(v);
+        depths.push(depth + 1);
+      }
     } else if (isPlainObject(value)) {
       bytes += 2;
-      for (const [k, v] of Object.entries(value)) {
+      for (const k in value) {
         bytes += k.length + 4;
-        stack.push({ value: v, depth: depth + 1, parent: entry, key: k });
+        values.push(value[k]);
+        depths.push(depth + 1);
       }
     } else bytes += isLosslessNumber(value) ? value.value.length + 1 : String(value).length + 1;
   }
@@ -184,6 +185,24 @@ function sizeProblem(
       message: `the definition is about ${bytes} characters written as JSON, more than the limit of ${limits.maxBytes} (docs/limits.md)`,
     };
   return undefined;
+}
+
+/** The path of the first value (depth-first) nested deeper than `maxDepth` (only walked for a refusal). */
+function pathDeeperThan(raw: unknown, maxDepth: number): string {
+  const visit = (value: unknown, depth: number, path: string): string | undefined => {
+    if (depth > maxDepth) return path;
+    const entries: Array<[string | number, unknown]> = Array.isArray(value)
+      ? [...value.entries()]
+      : isPlainObject(value)
+        ? Object.entries(value)
+        : [];
+    for (const [k, v] of entries) {
+      const found = visit(v, depth + 1, joinPath(path, k));
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return visit(raw, 1, "") ?? "";
 }
 
 function collectIds(sc: Scope, rawTasks: unknown[]): Set<string> {

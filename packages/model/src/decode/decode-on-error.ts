@@ -6,7 +6,7 @@ import { CODE_PATTERN } from "../names.js";
 import { joinPath } from "../problems.js";
 import { DEFAULT_RETRY_DELAY, DEFAULT_RETRY_FACTOR, defaultMaxDelay } from "../retry-delay.js";
 import { checkOneOutcome, decodeAuthoredError, decodeGoto, type TaskIndex } from "./decode-routing.js";
-import { expectBoolean, expectObject, rejectUnknownFields, report, type Scope } from "./scope.js";
+import { expectBoolean, expectObject, patternChecks, rejectUnknownFields, report, type Scope } from "./scope.js";
 
 const RULE_FIELDS = ["code", "retry", "retries", "goto", "raise", "panic", "not_reached"];
 
@@ -70,8 +70,10 @@ export function decodeOnError(sc: Scope, raw: unknown, path: string, tasks: Task
  * each `%` of the later one can only be absorbed by a `%` of the earlier one.
  */
 function reportShadowedPatterns(sc: Scope, rules: ErrorRule[], path: string): void {
+  let earlierPatterns = 0;
   rules.forEach((rule, i) => {
     rule.code?.forEach((pattern, k) => {
+      if (!patternChecks(sc, earlierPatterns, path)) return;
       const j = rules.slice(0, i).findIndex((earlier) => earlier.code?.some((q) => codeMatches(q, pattern)));
       if (j !== -1)
         report(
@@ -80,6 +82,7 @@ function reportShadowedPatterns(sc: Scope, rules: ErrorRule[], path: string): vo
           `"${pattern}" can never match here: on_error[${j}] already catches every code it names`,
         );
     });
+    earlierPatterns += rule.code?.length ?? 0;
   });
 }
 

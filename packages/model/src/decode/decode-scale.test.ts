@@ -106,3 +106,40 @@ describe("the decoder's bounds (docs/limits.md)", () => {
     expect(many.ok ? [] : many.problems.map((p) => p.path)).toEqual(["tasks[0].on_error"]);
   });
 });
+
+describe("the pattern-check bound (docs/limits.md)", () => {
+  const child = {
+    name: "kid",
+    tasks: [
+      {
+        id: "w",
+        action: { type: "external" },
+        raises: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`code_${i}`, null])),
+      },
+    ],
+  };
+
+  it("refuses a definition whose patterns need more comparisons than the limit, once", () => {
+    const tasks = Array.from({ length: 30 }, (_, i) => ({
+      id: `t${i}`,
+      action: { type: "child", name: "kid" },
+      on_error: [{ code: Array.from({ length: 10 }, (_, k) => `code_${k}%`), goto: "end" }],
+    }));
+    const raises = (name: string) => (name === "kid" ? Object.keys(child.tasks[0].raises) : undefined);
+    const ctx = { processExists: (n: string) => n === "kid", processRaises: raises };
+    expect(decodeDefinition({ name: "parent", tasks }, ctx).ok, "30 × 10 patterns × 51 codes fit the default").toBe(
+      true,
+    );
+    const r = decodeDefinition({ name: "parent", tasks }, { ...ctx, limits: { maxPatternChecks: 5000 } });
+    expect(r.ok ? [] : r.problems.map((p) => p.message)).toEqual([
+      "checking the definition's code patterns takes more than 5000 comparisons (the limit on pattern checks, docs/limits.md); use fewer or broader patterns",
+    ]);
+  });
+
+  it("lists at most 20 of a child's codes in a problem", () => {
+    const tasks = [{ id: "t", action: { type: "child", name: "kid" }, on_error: [{ code: "nope", goto: "end" }] }];
+    const raises = (name: string) => (name === "kid" ? Object.keys(child.tasks[0].raises) : undefined);
+    const r = decodeDefinition({ name: "parent", tasks }, { processExists: () => true, processRaises: raises });
+    expect(r.ok ? "" : r.problems[0].message).toMatch(/\(they raise: code_0, code_1, .* and 31 more\)$/);
+  });
+});

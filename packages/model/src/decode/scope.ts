@@ -10,6 +10,25 @@ export interface Scope {
   task?: string;
   defNames: readonly string[];
   limits: DefinitionLimits;
+  /** Work done so far for the whole definition (shared by every task's scope). */
+  work: { patternChecks: number; refused: boolean };
+}
+
+/**
+ * Counts `n` pattern comparisons against limits.maxPatternChecks; false (after reporting once
+ * at `path`) when the definition has used them up, and the caller skips the comparison.
+ */
+export function patternChecks(sc: Scope, n: number, path: string): boolean {
+  if (sc.work.refused) return false;
+  sc.work.patternChecks += n;
+  if (sc.work.patternChecks <= sc.limits.maxPatternChecks) return true;
+  sc.work.refused = true;
+  report(
+    sc,
+    path,
+    `checking the definition's code patterns takes more than ${sc.limits.maxPatternChecks} comparisons (the limit on pattern checks, docs/limits.md); use fewer or broader patterns`,
+  );
+  return false;
 }
 
 export function report(sc: Scope, path: string, message: string): void {

@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: one advance is one ordered state machine (action, output, switch,
+// next task, with error routing at each step); the task kinds already live in tasks/, and
+// splitting the remaining steps apart would hide the order they must run in.
 import type { LogLevel } from "@baton/log";
 import {
   type EvalLimits,

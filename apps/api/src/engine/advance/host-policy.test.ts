@@ -51,7 +51,7 @@ describe("checkFetchTarget: the default policy", () => {
     const verdict = await checkFetchTarget(hostOf(spelling), policy());
     expect(verdict.ok).toBe(false);
     expect(!verdict.ok && verdict.reason).toMatch(
-      /loopback address: fetch tasks may not call this machine while the server listens beyond loopback; --fetch-allow-class loopback allows them|unspecified address: unspecified addresses are refused by default; --fetch-allow-class unspecified allows them/,
+      /loopback address: fetch tasks may not call this machine while the server listens beyond loopback; --fetch-allow-class loopback allows them|unspecified address: unspecified addresses are refused by default; --fetch-allow-class unspecified,loopback allows them/,
     );
   });
 

@@ -239,11 +239,11 @@ export async function checkFetchTarget(
   for (const a of classified) {
     const deniedRange = policy.deny.find((e) => rangeMatches(e, a));
     if (deniedRange) return { ok: false, reason: `${shown(a)}, refused by --fetch-deny (entry "${deniedRange.text}")` };
-    const deniedClass = a.classes.find((c) => policy.deniedClasses.has(c));
-    if (deniedClass)
+    const denied = a.classes.filter((c) => policy.deniedClasses.has(c));
+    if (denied.length > 0)
       return {
         ok: false,
-        reason: `${shown(a)}, ${article(deniedClass)} ${deniedClass} address: ${classAdvice(deniedClass, policy)}`,
+        reason: `${shown(a)}, ${article(denied[0]!)} ${denied[0]} address: ${classAdvice(denied, policy)}`,
       };
   }
   if (policy.allow.length > 0) {
@@ -263,15 +263,18 @@ function article(c: AddressClass): string {
   return /^[aeiou]/.test(c) ? "an" : "a";
 }
 
-function classAdvice(c: AddressClass, policy: FetchPolicy): string {
-  if (policy.explicitlyDenied.has(c)) return `refused by --fetch-deny-class ${c}`;
+/** Why `denied[0]` is refused, and the flag that would allow the address (every class it counts as that is denied). */
+function classAdvice(denied: AddressClass[], policy: FetchPolicy): string {
+  const c = denied[0]!;
+  const explicit = denied.find((d) => policy.explicitlyDenied.has(d));
+  if (explicit) return `refused by --fetch-deny-class ${explicit}`;
   const why =
     c === "loopback"
       ? "fetch tasks may not call this machine while the server listens beyond loopback"
       : c === "link-local"
         ? "link-local addresses (cloud metadata among them) are refused by default"
         : `${c} addresses are refused by default`;
-  return `${why}; --fetch-allow-class ${c} allows them`;
+  return `${why}; --fetch-allow-class ${denied.join(",")} allows them`;
 }
 
 function nameMatches(entry: HostEntry, host: string): boolean {

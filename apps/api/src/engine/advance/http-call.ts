@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { TaskFailure } from "./task-failure.js";
+import { longTimeout } from "./long-timeout.js";
 
 export interface HttpCall {
   method: string;
@@ -64,7 +65,7 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
     const fail = (error: TaskFailure) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      timer.cancel();
       call.abort?.removeEventListener("abort", onAbort);
       request.destroy();
       reject(error);
@@ -83,7 +84,7 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
       );
       return;
     }
-    const timer = setTimeout(() => {
+    const timer = longTimeout(() => {
       fail(
         sent
           ? new TaskFailure(
@@ -143,7 +144,7 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
           return;
         }
         settled = true;
-        clearTimeout(timer);
+        timer.cancel();
         call.abort?.removeEventListener("abort", onAbort);
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(response.headers)) {

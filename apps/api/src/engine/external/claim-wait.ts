@@ -41,33 +41,33 @@ export function endClaimWaits(db: Db): void {
 
 /**
  * Claims with `claim` until it returns something, `waitMs` has passed, the caller went away
- * (`signal`) or the server closes; the last claim's answer (empty when nothing came).
+ * (`abort`) or the server closes; the last claim's answer (empty when nothing came).
  */
 export async function claimWaiting<T>(
   db: Db,
   waitMs: number,
-  signal: AbortSignal | undefined,
+  abort: AbortSignal | undefined,
   claim: () => Promise<T[]>,
 ): Promise<T[]> {
   let items = await claim();
   const waits = waitsOf(db);
   const deadline = performance.now() + waitMs;
-  while (items.length === 0 && !waits.closed && !signal?.aborted) {
+  while (items.length === 0 && !waits.closed && !abort?.aborted) {
     const left = deadline - performance.now();
     if (left <= 0) break;
     await new Promise<void>((resolve) => {
       const wake = () => {
         clearTimeout(timer);
         waits.waiters.delete(wake);
-        signal?.removeEventListener("abort", wake);
+        abort?.removeEventListener("abort", wake);
         resolve();
       };
       const timer = setTimeout(wake, Math.min(left, RECHECK_MS));
       waits.waiters.add(wake);
-      signal?.addEventListener("abort", wake, { once: true });
+      abort?.addEventListener("abort", wake, { once: true });
     });
     // A caller that went away gets no tasks: a claim made now would sit leased until it lapses.
-    if (waits.closed || signal?.aborted) break;
+    if (waits.closed || abort?.aborted) break;
     items = await claim();
   }
   return items;

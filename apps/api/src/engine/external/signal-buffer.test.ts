@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, openHarness } from "../../../test/engine-harness.js";
+import { type Harness, openHarness } from "../../../test/support/engine-harness.js";
 import { bufferSignal, peekSignal } from "./signal-buffer.js";
 
 let h: Harness;

@@ -1,7 +1,8 @@
+import { onPostgres } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { Refusal } from "../../refusal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, openHarness } from "../../../test/engine-harness.js";
+import { type Harness, openHarness } from "../../../test/support/engine-harness.js";
 import { rowsOf } from "../../storage/db.js";
 
 const rows = (result: unknown) => rowsOf<Record<string, unknown>>(result);
@@ -145,7 +146,7 @@ describe("external tasks (in-process)", () => {
     expect(Number(left[0].n), "the consumed signal is gone with the write").toBe(0);
   });
 
-  it.skipIf(!process.env.DATABASE_URL)("two workers racing claims on PostgreSQL never share a task", async () => {
+  it.skipIf(!onPostgres)("two workers racing claims on PostgreSQL never share a task", async () => {
     await h.deploy({ name: "race", tasks: [{ id: "r", action: { type: "external" } }] });
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push(await h.start("race"));

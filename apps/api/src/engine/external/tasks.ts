@@ -1,4 +1,7 @@
+// Over 300 lines on purpose: claim, renew, release, resolve and signal share the rules of a
+// claim's fate (fateOf), the token hashing and the row locks, and change together.
 import { createHash, randomBytes } from "node:crypto";
+import type { ExternalTask, JsonSchemaValue } from "@baton/actions";
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import {
   checkExternalError,
@@ -11,9 +14,10 @@ import {
 import { and, eq, sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
+import { externalClaims, externalWaits, instances } from "../../storage/schema/index.js";
 import { perDbCache } from "../../storage/per-db-cache.js";
-import { definitions, externalClaims, externalWaits, instances } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
+import { storedDefinition } from "../../definitions/store.js";
 import { iso } from "../../format.js";
 import { Refusal } from "../../refusal.js";
 import { appendLogs } from "../audit-log.js";
@@ -39,19 +43,8 @@ export interface ClaimRequest {
   version?: number;
 }
 
-export interface ExternalTaskItem {
-  token: string;
-  process: string;
-  version: number;
-  task: string;
-  external_input: Json;
-  result_schema: Json;
-  raises: { [code: string]: Json };
-  waiting_since: string;
-  deadline: string | null;
-  claimed_by: string;
-  claim_expires: string;
-}
+/** One claimed task as the API sends it (the registry's ExternalTask). */
+export type ExternalTaskItem = ExternalTask;
 
 /** `{result}` or `{error: {code, message?, data?}}`, exactly one. */
 export type Outcome = { result: Json } | { error: Json };
@@ -106,7 +99,7 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
       const token = newClaimToken();
       const process = String(row.process);
       const version = Number(row.version);
-      const def = await definitionOf(db, tx, process, version);
+      const def = await storedDefinition(db, process, version, tx);
       const task = def?.tasks.find((t) => t.id === row.task);
       tokens.push({
         tokenHash: tokenHash(token),
@@ -408,7 +401,7 @@ export async function signalExternalTask(
   return inTransaction(db, async (tx) => {
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
     if (row === undefined) throw new Refusal("not_found", `instance ${instanceId} does not exist`);
-    const def = await definitionOf(db, tx, row.process, row.version);
+    const def = await storedDefinition(db, row.process, row.version, tx);
     const task = def?.tasks.find((t) => t.id === taskId);
     if (def === undefined || task === undefined)
       throw new Refusal("not_found", `process "${row.process}" version ${row.version} has no task "${taskId}"`);
@@ -535,7 +528,7 @@ async function findTask(
   version: number,
   taskId: string,
 ): Promise<{ def: Definition; task: Task } | undefined> {
-  const def = await definitionOf(db, tx, process, version);
+  const def = await storedDefinition(db, process, version, tx);
   const task = def?.tasks.find((t) => t.id === taskId);
   return def === undefined || task === undefined ? undefined : { def, task };
 }
@@ -547,7 +540,7 @@ async function requireTask(
   version: number,
   taskId: string,
 ): Promise<{ def: Definition; task: Task }> {
-  const def = await definitionOf(db, tx, process, version);
+  const def = await storedDefinition(db, process, version, tx);
   const task = def?.tasks.find((t) => t.id === taskId);
   if (def === undefined || task === undefined)
     throw new Refusal("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
@@ -579,38 +572,15 @@ function claimFacts(db: Db) {
   };
 }
 
-// Definitions are immutable once stored: claim, resolve and signal read each (name, version)
-// once per database (`db`), through the transaction they run in (`tx`).
-const definitionsOf = perDbCache<Definition>();
-
-async function definitionOf(db: Db, tx: Db, name: string, version: number): Promise<Definition | undefined> {
-  const cache = definitionsOf(db);
-  const key = `${version}:${name}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const loaded = await loadDefinition(tx, name, version);
-  if (loaded !== undefined) cache.set(key, loaded);
-  return loaded;
-}
-
-async function loadDefinition(tx: Db, name: string, version: number): Promise<Definition | undefined> {
-  const [row] = await tx
-    .select({ definition: definitions.definition })
-    .from(definitions)
-    .where(and(eq(definitions.name, name), eq(definitions.version, version)));
-  if (row === undefined) return undefined;
-  return parseJson(row.definition) as unknown as Definition;
-}
-
-function resultSchema(def: Definition, task: Task): Json {
+function resultSchema(def: Definition, task: Task): JsonSchemaValue {
   const schema = task.action?.type === "external" ? task.action.result_schema : undefined;
-  return schema === undefined ? {} : (inlineRefs(schema, def.$defs) as unknown as Json);
+  return schema === undefined ? {} : (inlineRefs(schema, def.$defs) as unknown as JsonSchemaValue);
 }
 
-function raisesOf(def: Definition, task: Task): { [code: string]: Json } {
-  const out: { [code: string]: Json } = {};
+function raisesOf(def: Definition, task: Task): { [code: string]: JsonSchemaValue | null } {
+  const out: { [code: string]: JsonSchemaValue | null } = {};
   for (const [code, schema] of Object.entries(task.raises ?? {})) {
-    out[code] = schema === null ? null : (inlineRefs(schema as Schema, def.$defs) as unknown as Json);
+    out[code] = schema === null ? null : (inlineRefs(schema as Schema, def.$defs) as unknown as JsonSchemaValue);
   }
   return out;
 }

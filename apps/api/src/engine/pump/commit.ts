@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the batch write is ONE SQL statement, and the records it reads
+// are built here beside it; the statement and its record shapes must change together.
 import { type Json, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";

@@ -2,6 +2,7 @@ import type { Logger } from "@baton/log";
 import type { Clock } from "../../storage/clock.js";
 import type { Db } from "../../storage/db.js";
 import { type PendingWrite, type WriteOutcome, writeAdvances } from "./commit.js";
+import { errorText } from "../../storage/loggable-error.js";
 
 export const MAX_WRITE_BATCH = 500;
 const LINGER_BELOW = 32;
@@ -78,7 +79,7 @@ export function createCommitter(
       }
       // One bad row must not sink the others: write them one by one.
       log.warn("batched advance write failed; writing one by one", {
-        error: (error as Error).message,
+        error: errorText(error),
         size: batch.length,
       });
       for (const item of batch) await writeOne(item);
@@ -103,7 +104,7 @@ export function createCommitter(
   const startWriter = (first: boolean) => {
     writers++;
     const done: Promise<void> = drain(first)
-      .catch((error) => log.error("advance writer failed", { error: (error as Error).message }))
+      .catch((error) => log.error("advance writer failed", { error: errorText(error) }))
       .finally(() => {
         writers--;
         running.delete(done);

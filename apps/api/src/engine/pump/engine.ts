@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the claim loop, lease renewal, lease chaining, the chores and the
+// stop sequence share one in-flight map and one stopping flag; apart they would race.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type Json, parseJson, type Scope } from "@baton/expr";
 import type { ServerConfig } from "../../config.js";
@@ -9,7 +11,7 @@ import { advance, type AdvanceResult } from "../advance/advance.js";
 import { childEnvironment } from "./child-environment.js";
 import { AdvanceAbandoned } from "../advance/abandoned.js";
 import type { ChildEnvironment } from "../advance/tasks/child.js";
-import { isDatabaseUnavailable } from "../../storage/db-unavailable.js";
+import { databaseErrorCode, isDatabaseUnavailable } from "../../storage/db-unavailable.js";
 import {
   claimDue,
   type ClaimedRow,
@@ -37,6 +39,7 @@ import { listRefs, resolveRefs } from "../../storage/objects.js";
 import { isSettled, LEASE_MARGIN_MS, LEASE_MS, LEASE_RENEW_MS } from "../statuses.js";
 import { peekSignal } from "../external/signal-buffer.js";
 import { type EngineMetrics, NO_ENGINE_METRICS, statusClass } from "../../metrics/metrics.js";
+import { errorText, errorStack } from "../../storage/loggable-error.js";
 
 /** An advance (or chain of advances) this process runs under one lease. */
 interface InFlight {
@@ -131,6 +134,19 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   }, 1_000);
   statsTimer.unref();
 
+  // While the database is unreachable every poll fails the same way: one warn line a second
+  // for all of them, not an error line per poll (docs/engine.md, "When the database goes away").
+  let lastUnavailableLog = Number.NEGATIVE_INFINITY;
+  function logFailure(what: string, error: unknown): void {
+    if (!isDatabaseUnavailable(error)) {
+      log.error(`${what} failed`, { error: errorText(error) });
+      return;
+    }
+    if (performance.now() - lastUnavailableLog < 1_000) return;
+    lastUnavailableLog = performance.now();
+    log.warn(`${what} failed: the database is unreachable`, { code: databaseErrorCode(error) ?? null });
+  }
+
   async function renew(): Promise<void> {
     // A row whose write is queued or running is left alone: that write sets its lease (kept or
     // released), and a renewal racing it could make the holder's view outrun the row's.
@@ -156,7 +172,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
         }
       }
     } catch (error) {
-      log.error("lease renewal failed", { error: (error as Error).message });
+      logFailure("lease renewal", error);
     }
   }
 
@@ -172,7 +188,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       try {
         await chore();
       } catch (error) {
-        log.error(`${what} failed`, { error: (error as Error).message });
+        logFailure(what, error);
       }
     };
   }
@@ -255,7 +271,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       if (stopped || abandoned.aborted) {
         // Hand the row back at once rather than make another replica wait out the lease.
         await releaseKeptLease(db, workerId, clock.now(), { id: claim.id, leaseEpoch: claim.leaseEpoch }).catch(
-          (error) => log.error("releasing a lease failed", { instance: claim.id, error: (error as Error).message }),
+          (error) => log.error("releasing a lease failed", { instance: claim.id, error: errorText(error) }),
         );
         return outcome;
       }
@@ -375,11 +391,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       }
       // The lease expires and another round retries the instance (as a reclaim).
       report("error");
-      const { message, stack } = error as Error;
       log.error("advance failed", {
         instance: row.id,
-        error: redactText(String(message), secrets),
-        stack: redactText(String(stack), secrets),
+        error: redactText(errorText(error), secrets),
+        stack: redactText(String(errorStack(error)), secrets),
       });
       return { applied: false };
     }
@@ -418,7 +433,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
         }
         if (runs.length > 0 && inFlight.size < config.maxConcurrent) pumpAgain = true;
       } catch (error) {
-        log.error("claim round failed", { error: (error as Error).message });
+        logFailure("claim round", error);
       } finally {
         pumpRound = undefined;
         if (pumpAgain) {
@@ -471,7 +486,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     if (row === undefined) wake();
     else if (stopped)
       await releaseKeptLease(db, workerId, clock.now(), row).catch((error) =>
-        log.error("releasing a lease failed", { instance: row.id, error: (error as Error).message }),
+        log.error("releasing a lease failed", { instance: row.id, error: errorText(error) }),
       );
     else {
       lastLeaseAt = clock.now();
@@ -510,7 +525,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       await committer.idle();
       if (left.length > 0) {
         await expireLeases(db, workerId, clock.now(), left).catch((error) =>
-          log.error("releasing leases failed", { error: (error as Error).message }),
+          log.error("releasing leases failed", { error: errorText(error) }),
         );
       }
     },

@@ -1,9 +1,11 @@
-import { type Json, parseJson } from "@baton/expr";
-import type { Definition } from "@baton/model";
+// Over 300 lines on purpose: pause, resume, cancel and retry share the tree lock, the
+// lease-aware status rules and their audit lines, and must stay consistent with each other.
+import type { Json } from "@baton/expr";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
-import { definitions, instances } from "../../storage/schema/index.js";
+import { instances } from "../../storage/schema/index.js";
+import { storedDefinition } from "../../definitions/store.js";
 import { conflict } from "../../refusal.js";
 import { appendLogs, type LogEntry } from "../audit-log.js";
 import { isSettled } from "../statuses.js";
@@ -233,7 +235,7 @@ export async function retryTree(
 
     for (const r of diedHere) {
       const code = r.errorCode ?? "";
-      if (!force && !code.startsWith("pre.") && (await isOnlyOnce(tx, r.process, r.version, r.task))) {
+      if (!force && !code.startsWith("pre.") && (await isOnlyOnce(db, tx, r.process, r.version, r.task))) {
         throw conflict(
           `instance ${r.id === rootId ? rootId : `${r.id} (in the tree of ${rootId})`} failed on only_once task "${r.task}" with ${code || "an error"}; its call may have taken effect, so retry it only with force=true`,
         );
@@ -299,14 +301,9 @@ export async function retryTree(
   });
 }
 
-async function isOnlyOnce(tx: Db, name: string, version: number, task: string): Promise<boolean> {
-  const [row] = await tx
-    .select({ definition: definitions.definition })
-    .from(definitions)
-    .where(and(eq(definitions.name, name), eq(definitions.version, version)));
-  if (row === undefined) return false;
-  const definition = parseJson(row.definition) as unknown as Definition;
-  return definition.tasks.some((t) => t.id === task && t.only_once === true);
+async function isOnlyOnce(db: Db, tx: Db, name: string, version: number, task: string): Promise<boolean> {
+  const definition = await storedDefinition(db, name, version, tx);
+  return definition?.tasks.some((t) => t.id === task && t.only_once === true) ?? false;
 }
 
 async function countStatus(tx: Db, rootId: string, status: string): Promise<number> {

@@ -9,7 +9,7 @@ import {
   parseExpression,
   type Scope,
 } from "@baton/expr";
-import { parseDuration, type Task, type Timeout, untilInstant } from "@baton/model";
+import { durationTooLong, parseDuration, type Task, type Timeout, untilInstant } from "@baton/model";
 import type { CompiledTask } from "../compiled-definition.js";
 import type { InstanceState } from "../instance-state.js";
 import { TaskFailure } from "../task-failure.js";
@@ -169,6 +169,9 @@ function durationMs(value: string | number, scope: Scope, what: string): number 
         "engine.expression",
         `${what}: "for" evaluated to ${JSON.stringify(result)}, expected a number of milliseconds`,
       );
+    const tooLong = durationTooLong(ms);
+    if (tooLong !== undefined)
+      throw new TaskFailure("engine.limit", `${what}: "for" evaluated to ${ms} ms, which ${tooLong}`);
     return Math.round(ms);
   }
   try {

@@ -1,0 +1,96 @@
+import { type Db, queryRows } from "../storage/db.js";
+import type { logRow } from "./audit-log.js";
+import type { ClaimedRow } from "./pump/claim.js";
+import type { InstanceInsert } from "./start.js";
+import { LEASE_MS } from "./statuses.js";
+
+// A start is ONE statement in the common case (docs/engine.md "Starting an instance"): the row
+// and its instance.started line together, fenced on the definition it was validated against
+// still being the latest when the caller named no version, and — when this process runs the
+// first advance itself (engine.carry) — with the lease already taken. A start with an
+// Idempotency-Key, or with an input large enough to be stored as objects, takes the
+// transaction in startLocked instead.
+const START = `
+WITH fence AS (
+  SELECT 1 AS ok WHERE $20::boolean OR NOT EXISTS (SELECT 1 FROM definitions WHERE name = $7 AND version > $8::int)
+),
+ins AS (
+  INSERT INTO instances (id, root_id, parent_id, spawn_task, spawn_key, parent_task_epoch, process, version, status, phase,
+                         task, state, task_epoch, lease_epoch, wake_at, created_at, updated_at, lease_owner, lease_expires_at, key)
+  SELECT $1, $2, $3, $4, $5, $6::int, $7, $8::int, $9, $10, $11, $12, $13::int, $14::int, $15::bigint, $16::bigint, $17::bigint,
+         $18, $19::bigint, $28
+  FROM fence
+  RETURNING id, root_id
+),
+logged AS (
+  INSERT INTO logs (id, instance_id, root_id, level, event, message, task, actor, data, created_at)
+  SELECT $21, ins.id, ins.root_id, $22, $23, $24, $25, $26, $27, $16::bigint FROM ins
+)
+SELECT id FROM ins`;
+
+/**
+ * Inserts a fresh root and its instance.started line in one statement; with `carrier`, leased to
+ * it as a claim would (pump/claim.ts: epoch 1, wake_at = the lease expiry), and `leased` is the
+ * row as the engine runs it. Undefined when the fence refused: a newer version than the one
+ * validated against exists (never when `pinned`: the caller named the version).
+ */
+export async function insertStarted(
+  db: Db,
+  row: InstanceInsert,
+  log: ReturnType<typeof logRow>,
+  pinned: boolean,
+  carrier: string | null,
+): Promise<{ leased?: ClaimedRow } | undefined> {
+  const now = row.createdAt;
+  const leased: InstanceInsert =
+    carrier === null
+      ? row
+      : { ...row, leaseOwner: carrier, leaseExpiresAt: now + LEASE_MS, wakeAt: now + LEASE_MS, leaseEpoch: 1 };
+  const inserted = await queryRows(db, START, [
+    leased.id,
+    leased.rootId,
+    leased.parentId,
+    leased.spawnTask,
+    leased.spawnKey,
+    leased.parentTaskEpoch,
+    leased.process,
+    leased.version,
+    leased.status,
+    leased.phase,
+    leased.task,
+    leased.state,
+    leased.taskEpoch,
+    leased.leaseEpoch,
+    leased.wakeAt,
+    leased.createdAt,
+    leased.updatedAt,
+    leased.leaseOwner ?? null,
+    leased.leaseExpiresAt ?? null,
+    pinned,
+    log.id,
+    log.level,
+    log.event,
+    log.message,
+    log.task,
+    log.actor,
+    log.data,
+    leased.key ?? null,
+  ]);
+  if (inserted.length === 0) return undefined;
+  if (carrier === null) return {};
+  const claimed: ClaimedRow = {
+    id: leased.id,
+    rootId: leased.rootId ?? leased.id,
+    process: leased.process,
+    version: leased.version,
+    task: leased.task,
+    stateText: leased.state,
+    retryCount: 0,
+    taskEpoch: leased.taskEpoch ?? 1,
+    leaseEpoch: leased.leaseEpoch ?? 1,
+    reclaimedFrom: null,
+    parentId: null,
+    parentTaskEpoch: 0,
+  };
+  return { leased: claimed };
+}

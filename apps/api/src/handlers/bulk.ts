@@ -1,0 +1,123 @@
+// POST /instances/bulk/{verb} (extension, docs/api.md "Bulk verbs"): the single verb, root by
+// root. Each root is its own transaction through exactly the function the single verb calls,
+// so its rules, tree lock and log line (with the caller as actor) are the single verb's; a
+// refusal is one root's outcome, not the call's.
+import { BULK_LIMIT, type BulkVerb } from "@baton/actions";
+import { and, asc, eq, gt, type SQL } from "drizzle-orm";
+import { cancelTree, type LifecycleResult, pauseTree, resumeTree, retryTree, upgradeTree } from "../engine/index.js";
+import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
+import { invalid, Refusal } from "../refusal.js";
+import type { Services } from "../services.js";
+import { instances } from "../storage/schema/index.js";
+import { instanceFilters } from "./instances.js";
+
+type Body = Record<string, any>;
+/** One root's outcome: a verb outcome, `unchanged` (nothing to do), or a refusal. */
+type RootOutcome = { outcome: string } | { refused: Refusal };
+
+const CURSOR_LIST = "bulk";
+
+function encodeCursor(verb: BulkVerb, lastId: string): string {
+  return Buffer.from(JSON.stringify({ l: CURSOR_LIST, v: verb, a: lastId })).toString("base64url");
+}
+
+function decodeCursor(verb: BulkVerb, text: string): string {
+  let cursor: { l?: unknown; v?: unknown; a?: unknown };
+  try {
+    cursor = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+  } catch {
+    cursor = {};
+  }
+  if (cursor?.l !== CURSOR_LIST || typeof cursor.a !== "string")
+    throw invalid(`body field "cursor" is not a bulk cursor; pass next_cursor from the previous call unchanged`, [
+      { path: "body.cursor", message: "not a cursor of a bulk verb" },
+    ]);
+  if (cursor.v !== verb)
+    throw invalid(`body field "cursor" continues bulk ${String(cursor.v)}, not bulk ${verb}`, [
+      { path: "body.cursor", message: `a cursor of bulk ${String(cursor.v)}` },
+    ]);
+  return cursor.a;
+}
+
+/** The next `limit` roots (plus one, to know whether more follow) in id order after the cursor. */
+async function selectRoots(services: Services, verb: BulkVerb, body: Body, limit: number): Promise<string[]> {
+  const where: Array<SQL | undefined> = [instanceFilters(body)];
+  if (body.cursor !== undefined) where.push(gt(instances.id, decodeCursor(verb, body.cursor)));
+  if (verb === "upgrade") where.push(eq(instances.version, body.from_version));
+  const rows = await services.db
+    .select({ id: instances.id })
+    .from(instances)
+    .where(and(...where))
+    .orderBy(asc(instances.id))
+    .limit(limit + 1);
+  return rows.map((row) => row.id);
+}
+
+const lifecycle = (result: LifecycleResult): RootOutcome => ({ outcome: result.outcome ?? "unchanged" });
+
+function runVerb(services: Services, verb: BulkVerb, rootId: string, actor: string | null, body: Body) {
+  const { db, clock } = services;
+  switch (verb) {
+    case "pause":
+      return pauseTree(db, clock, rootId, actor).then(lifecycle);
+    case "resume":
+      return resumeTree(db, clock, rootId, actor).then(lifecycle);
+    case "cancel":
+      return cancelTree(db, clock, rootId, actor).then(lifecycle);
+    case "retry":
+      return retryTree(db, clock, rootId, actor, body.force === true).then(lifecycle);
+    case "upgrade":
+      return upgradeTree(db, clock, rootId, body.from_version, body.to_version, actor).then(
+        (result): RootOutcome => ({ outcome: result.upgraded ? "upgraded" : "unchanged" }),
+      );
+  }
+}
+
+type BulkAction =
+  | "bulkPauseInstances"
+  | "bulkResumeInstances"
+  | "bulkCancelInstances"
+  | "bulkRetryInstances"
+  | "bulkUpgradeInstances";
+
+function bulk<N extends BulkAction>(verb: BulkVerb): ActionHandler<N> {
+  return async (request, services) => {
+    const body: Body = (request.body ?? {}) as Body;
+    const limit = Number(body.limit ?? BULK_LIMIT.default);
+    const selected = await selectRoots(services, verb, body, limit);
+    const roots = selected.slice(0, limit);
+    const next_cursor = selected.length > limit ? encodeCursor(verb, roots[roots.length - 1]!) : null;
+    if (body.dry_run === true)
+      return {
+        body: { dry_run: true, counts: { matched: roots.length }, ids: { matched: roots }, refused: [], next_cursor },
+      };
+    const ids: Record<string, string[]> = {};
+    const refused: Array<{ id: string; code: string; error: string }> = [];
+    // One root at a time: each holds its tree lock only for its own transaction, so the engine
+    // and other callers interleave between roots rather than waiting for the whole batch.
+    for (const rootId of roots) {
+      let result: RootOutcome;
+      try {
+        result = await runVerb(services, verb, rootId, request.principal.actor, body);
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        result = { refused: error };
+      }
+      if ("refused" in result) {
+        refused.push({ id: rootId, code: result.refused.kind, error: result.refused.message });
+        (ids.refused ??= []).push(rootId);
+      } else (ids[result.outcome] ??= []).push(rootId);
+    }
+    if (verb === "resume" || verb === "retry") services.engine.wake();
+    const counts = Object.fromEntries(Object.entries(ids).map(([outcome, list]) => [outcome, list.length]));
+    return { body: { dry_run: false, counts, ids, refused, next_cursor } };
+  };
+}
+
+export const bulkHandlers: ActionHandlers = {
+  bulkPauseInstances: bulk("pause"),
+  bulkResumeInstances: bulk("resume"),
+  bulkCancelInstances: bulk("cancel"),
+  bulkRetryInstances: bulk("retry"),
+  bulkUpgradeInstances: bulk("upgrade"),
+};

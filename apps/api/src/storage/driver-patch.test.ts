@@ -1,0 +1,65 @@
+// The patched postgres driver (patches/postgres@3.4.9.patch, docs/engine.md "When the database
+// goes away"): a connection that dies while it fetches the array types — the first statement
+// on every new connection — then fails to reconnect must reject the waiting query, not leave
+// an unhandled rejection behind (which exits the process). A TCP proxy in front of PostgreSQL
+// cuts the connection at that statement and refuses the reconnect. PostgreSQL only.
+import { createServer, Socket as NetSocket, type Server, type Socket } from "node:net";
+import { onPostgres } from "@baton/testkit";
+import postgres from "postgres";
+import { afterEach, describe, expect, it } from "vitest";
+
+/** Forwards to PostgreSQL until the client's first message after ReadyForQuery; then cuts and stops listening. */
+async function cuttingProxy(target: URL): Promise<{ url: string; server: Server }> {
+  const server = createServer((client: Socket) => {
+    const upstream = new NetSocket();
+    let ready = false;
+    upstream.connect(Number(target.port || 5432), target.hostname);
+    upstream.on("data", (chunk: Buffer) => {
+      // ReadyForQuery: 'Z', length 5, status byte.
+      for (let i = 0; i + 4 < chunk.length; i++) if (chunk[i] === 0x5a && chunk.readUInt32BE(i + 1) === 5) ready = true;
+      client.write(chunk);
+    });
+    client.on("data", (chunk: Buffer) => {
+      if (ready) {
+        server.close();
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      upstream.write(chunk);
+    });
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+    client.on("close", () => upstream.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const url = new URL(target);
+  url.host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  return { url: url.toString(), server };
+}
+
+describe.skipIf(!onPostgres)("the patched postgres driver", () => {
+  const unhandled: unknown[] = [];
+  const record = (reason: unknown) => unhandled.push(reason);
+  afterEach(() => {
+    process.off("unhandledRejection", record);
+  });
+
+  it("rejects the waiting query when the connection dies while fetching types and cannot reconnect", async () => {
+    process.on("unhandledRejection", record);
+    const { url, server } = await cuttingProxy(new URL(process.env.DATABASE_URL!));
+    const sql = postgres(url, { max: 1, onnotice: () => {}, backoff: () => 0.05, connect_timeout: 2 });
+    try {
+      const error = await sql`select 1`.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, "the query is rejected").toBeInstanceOf(Error);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(unhandled, "no rejection was left unhandled").toEqual([]);
+    } finally {
+      server.close();
+      await sql.end({ timeout: 0 });
+    }
+  }, 30_000);
+});

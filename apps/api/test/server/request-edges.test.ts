@@ -1,0 +1,162 @@
+// Issue 12, item 6 (docs/limits.md "Requests"): requests that answered 500, buffered without
+// bound, or were handled as something other than what was validated. Each is now a 400 (or 413)
+// naming the field, and the service keeps answering.
+import http from "node:http";
+import { client, request, startServer, type TestServer } from "@baton/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let server: TestServer;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  server = await startServer({ args: ["--poll", "100", "--max-body", "65536"] });
+  api = client(server.url);
+  const put = await api.put("/api/definitions", {
+    name: "edge",
+    input_schema: { type: "object", properties: { qty: { type: "integer", minimum: 1 } } },
+    tasks: [{ id: "wait", action: { type: "external" } }],
+  });
+  expect(put.status).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** The instance's status view once it is no longer running (polled; the server's pump runs every 100 ms). */
+async function settled(id: string): Promise<any> {
+  let view: any;
+  for (let i = 0; i < 300; i++) {
+    view = (await api.get(`/api/instances/${id}`)).body;
+    if (view.status !== "running") return view;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return view;
+}
+
+/** Sends a chunked body (no content-length) of `total` bytes; resolves with the status and how much was written. */
+function chunkedPost(path: string, total: number): Promise<{ status: number; written: number }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, server.url);
+    const req = http.request(url, { method: "POST", headers: { "content-type": "application/json" } });
+    let written = 0;
+    let done = false;
+    req.on("response", (res) => {
+      done = true;
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, written });
+      req.destroy();
+    });
+    req.on("error", (error) => {
+      if (!done) reject(error);
+    });
+    const chunk = Buffer.alloc(16 * 1024, 0x20);
+    const pump = () => {
+      while (!done && written < total) {
+        written += chunk.length;
+        if (!req.write(chunk)) return void req.once("drain", pump);
+      }
+      if (!done) req.end();
+    };
+    req.write("{");
+    pump();
+  });
+}
+
+describe("the request edge", () => {
+  it("answers 413 to a chunked body past --max-body without reading the rest of it", async () => {
+    const total = 64 * 1024 * 1024;
+    const res = await chunkedPost("/api/instances", total);
+    expect(res.status).toBe(413);
+    expect(res.written, "the server answered long before the whole body was sent").toBeLessThan(total);
+    expect((await api.get("/healthz")).status).toBe(200);
+  });
+
+  it("treats __proto__ in a body as an unknown field, not as the prototype of the validated object", async () => {
+    const res = await request(
+      server.url,
+      "POST",
+      "/api/external-tasks/claim",
+      '{"__proto__": {"worker_id": "w1"}, "limit": 1}',
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("invalid");
+    expect(res.body.error).toContain("worker_id");
+  });
+
+  it("keeps a __proto__ key of an instance's input as input data", async () => {
+    const put = await api.put("/api/definitions", {
+      name: "edge-open",
+      input_schema: { type: "object", additionalProperties: { type: "integer" } },
+      tasks: [{ id: "done", output: { seen: "$: input" } }],
+      output: "$: outputs.done.seen",
+    });
+    expect(put.status).toBe(200);
+    const start = await request(
+      server.url,
+      "POST",
+      "/api/instances",
+      '{"process": "edge-open", "input": {"__proto__": 7, "b": 2}}',
+    );
+    expect(start.status).toBe(200);
+    const view = await settled(start.body.id);
+    expect(view.status).toBe("completed");
+    expect(Object.hasOwn(view.output, "__proto__"), "the key survived validation, storage and evaluation").toBe(true);
+    expect(view.output.__proto__).toBe(7);
+    expect(view.output.b).toBe(2);
+  });
+
+  it.each([
+    ["a version past int4", "GET", "/api/instances?version=2147483648", "query.version"],
+    ["an instant past what a Date holds", "GET", "/api/instances?created_after=1e20", "query.created_after"],
+    ["a definition version past int4", "GET", "/api/definitions/edge/versions/2147483648", "path.version"],
+  ])("refuses %s with a 400 naming the field", async (_what, method, path, field) => {
+    const res = await request(server.url, method, path);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("invalid");
+    expect(res.body.error).toContain(field);
+  });
+
+  it.each([
+    [
+      "a token lifetime of 2^53-1 ms",
+      "/api/tokens",
+      { label: "x", perms: ["read"], expires_in: 2 ** 53 - 1 },
+      "body.expires_in",
+    ],
+    ["a clock advance of 9e15 ms", "/api/tick", { advance_ms: 9e15 }, "body.advance_ms"],
+    ["a start of version 2^31", "/api/instances", { process: "edge", version: 2 ** 31 }, "body.version"],
+  ])("refuses %s in a body with a 400 naming the field", async (_what, path, body, field) => {
+    const res = await api.post(path, body);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("invalid");
+    expect(res.body.error).toContain(field);
+  });
+
+  it("refuses a body integer that only rounds to an integer (1e-400 validated as 0)", async () => {
+    const res = await request(server.url, "POST", "/api/tick", '{"advance_ms": 1e-400}');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain("body.advance_ms");
+    expect(res.body.error).toContain("exactly");
+  });
+
+  it("lists tokens after a refused oversized expiry (no row was left behind to break the list)", async () => {
+    await api.post("/api/tokens", { label: "huge", perms: ["read"], expires_in: 2 ** 53 - 1 });
+    const list = await api.get("/api/tokens");
+    expect(list.status).toBe(200);
+  });
+
+  it("fails a wait whose computed duration is longer than 100 years with engine.limit, not a stuck instance", async () => {
+    const put = await api.put("/api/definitions", {
+      name: "edge-wait",
+      input_schema: { type: "object", properties: { ms: { type: "number" } }, required: ["ms"] },
+      tasks: [{ id: "nap", action: { type: "delay", for: "$: input.ms" } }],
+    });
+    expect(put.status).toBe(200);
+    const start = await api.post("/api/instances", { process: "edge-wait", input: { ms: 1e300 } });
+    expect(start.status).toBe(200);
+    const view = await settled(start.body.id);
+    expect(view.status).toBe("failed");
+    expect(view.error_code).toBe("engine.limit");
+  });
+});

@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestDatabase, dropTestDatabase } from "./server.js";
+
+// Every database-backed suite runs on both engines: on PGlite by default, on PostgreSQL when
+// DATABASE_URL names a server the tests may create databases on (CI runs both).
+
+/** True when this run is on PostgreSQL (DATABASE_URL set); suites that need it use describe.skipIf(!onPostgres). */
+export const onPostgres = Boolean(process.env.DATABASE_URL);
+
+/** The engine this run is on, as /healthz names it. */
+export const databaseKind: "postgres" | "pglite" = onPostgres ? "postgres" : "pglite";
+
+/**
+ * A database that outlives one process: bootstrap commands, seeding and one or more servers
+ * of a test all open it in turn. A fresh PostgreSQL database under DATABASE_URL, else a PGlite
+ * data directory in a temp dir (never `memory://`, which dies with its process).
+ */
+export interface SharedDatabase {
+  /** What startServer({ database }) and openDatabase take: the URL or the data dir. */
+  location: string;
+  /** The `baton-api` flags that open it: `--db URL` or `--data-dir DIR`. */
+  flags: string[];
+  /** Drops the database or deletes the directory. */
+  dispose(): Promise<void>;
+}
+
+export async function sharedDatabase(prefix = "baton-db-"): Promise<SharedDatabase> {
+  if (onPostgres) {
+    const url = await createTestDatabase();
+    return { location: url, flags: ["--db", url], dispose: () => dropTestDatabase(url) };
+  }
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return {
+    location: dir,
+    flags: ["--data-dir", dir],
+    dispose: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
