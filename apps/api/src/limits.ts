@@ -24,6 +24,10 @@ export interface ServerLimits {
   typeNodes: number;
   checkNodes: number;
   patternChecks: number;
+  /** Levels of children below a tree's root. */
+  treeDepth: number;
+  /** Instances (the root and all its descendants) in one tree. */
+  treeInstances: number;
 }
 
 export interface LimitFlag {
@@ -126,6 +130,20 @@ export const LIMITS: readonly LimitFlag[] = [
     description: "code-pattern comparisons checking one definition (shadowed rules, children's codes)",
     default: DEFAULT_DEFINITION_LIMITS.maxPatternChecks,
     min: 1000,
+  },
+  {
+    key: "treeDepth",
+    flag: "limit-tree-depth",
+    description: "levels of children below a tree's root (a child task spawning deeper fails with engine.spawn)",
+    default: 32,
+    min: 1,
+  },
+  {
+    key: "treeInstances",
+    flag: "limit-tree-instances",
+    description: "instances in one tree, its root included (a spawn that would pass it fails with engine.spawn)",
+    default: 10_000,
+    min: 2,
   },
 ];
 

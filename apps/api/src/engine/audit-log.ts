@@ -32,24 +32,31 @@ export async function appendLog(tx: Db, clock: Clock, entry: LogEntry): Promise<
   await appendLogs(tx, clock, [entry]);
 }
 
-/** One INSERT for all entries; ids increase in array order (UUIDv7 from the service clock). */
+/**
+ * Rows one INSERT carries: 10 parameters each, so one statement stays far below PostgreSQL's
+ * 65,535 bind parameters however large the tree a verb logs for (docs/limits.md#trees).
+ */
+const LOG_ROWS_PER_INSERT = 1000;
+
+/** INSERTs of at most LOG_ROWS_PER_INSERT rows; ids increase in array order (UUIDv7 from the service clock). */
 export async function appendLogs(tx: Db, clock: Clock, entries: readonly LogEntry[]): Promise<void> {
   if (entries.length === 0) return;
   const createdAt = clock.now();
-  await tx.insert(logs).values(
-    entries.map((entry) => ({
-      id: newId(createdAt),
-      instanceId: entry.instanceId,
-      rootId: entry.rootId,
-      level: entry.level,
-      event: entry.event,
-      message: truncate(entry.message, MAX_MESSAGE_CHARS, "count"),
-      task: entry.task ?? null,
-      actor: entry.actor ?? null,
-      data: entry.data ? boundedDataText(entry.data) : null,
-      createdAt,
-    })),
-  );
+  const rows = entries.map((entry) => ({
+    id: newId(createdAt),
+    instanceId: entry.instanceId,
+    rootId: entry.rootId,
+    level: entry.level,
+    event: entry.event,
+    message: truncate(entry.message, MAX_MESSAGE_CHARS, "count"),
+    task: entry.task ?? null,
+    actor: entry.actor ?? null,
+    data: entry.data ? boundedDataText(entry.data) : null,
+    createdAt,
+  }));
+  for (let i = 0; i < rows.length; i += LOG_ROWS_PER_INSERT) {
+    await tx.insert(logs).values(rows.slice(i, i + LOG_ROWS_PER_INSERT));
+  }
 }
 
 /**

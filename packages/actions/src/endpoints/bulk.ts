@@ -2,7 +2,7 @@
 // roots the list filters select, a bounded batch per call, continued with a cursor.
 import type { JsonSchema } from "../action-spec.js";
 import type { Permission } from "../action-spec.js";
-import { arrayOf, bool, int, nullable, responseObject, str, strictObject } from "../schema.js";
+import { arrayOf, bool, int, nullable, responseObject, str, strictObject, MAX_VERSION } from "../schema.js";
 import { action } from "./define.js";
 import { INSTANCE_FILTERS } from "./instances.js";
 
@@ -140,8 +140,11 @@ export const bulkActions = [
     "upgrade",
     "deploy",
     {
-      from_version: int("Only roots at this version; the version the trees run now.", { minimum: 1 }),
-      to_version: int("The version to move them to.", { minimum: 1 }),
+      from_version: int("Only roots at this version; the version the trees run now.", {
+        minimum: 1,
+        maximum: MAX_VERSION,
+      }),
+      to_version: int("The version to move them to.", { minimum: 1, maximum: MAX_VERSION }),
     },
     ["from_version", "to_version"],
   ),

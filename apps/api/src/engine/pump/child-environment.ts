@@ -15,7 +15,8 @@ export function childEnvironment(
   db: Db,
   clock: Clock,
   definitions: DefinitionCache,
-  parent: { process: string; version: number },
+  parent: { id: string; rootId: string; process: string; version: number },
+  tree: { maxDepth: number; maxInstances: number; depthFlag: string; instancesFlag: string },
 ): ChildEnvironment {
   // One lookup per child process and task in this advance (a child_map often names one process twice).
   const chosen = new Map<string, Promise<number | undefined>>();
@@ -57,6 +58,19 @@ export function childEnvironment(
         ),
       );
     },
+    async checkTreeRoom(task, children) {
+      const { depth, instances } = await treeSize(db, parent, tree.maxDepth);
+      if (depth + 1 > tree.maxDepth)
+        throw new TaskFailure(
+          "engine.spawn",
+          `task "${task}": this instance is ${depth} level${depth === 1 ? "" : "s"} below its tree's root, so its children would pass the tree depth limit of ${tree.maxDepth} (${tree.depthFlag})`,
+        );
+      if (instances + children > tree.maxInstances)
+        throw new TaskFailure(
+          "engine.spawn",
+          `task "${task}": starting ${children} child${children === 1 ? "" : "ren"} would make the tree ${instances + children} instances, more than the limit of ${tree.maxInstances} instances per tree (${tree.instancesFlag})`,
+        );
+    },
     newId: () => newId(clock.now()),
   };
 }
@@ -76,4 +90,28 @@ async function pinnedOrLatest(
         (SELECT max(version) FROM definitions WHERE name = ${child})) AS picked`),
   );
   return rows[0]?.picked === null || rows[0]?.picked === undefined ? undefined : Number(rows[0].picked);
+}
+
+/**
+ * How deep `parent` sits (its ancestors, counted up to `maxDepth` + 1) and how many instances
+ * its tree holds, as committed: one round trip. Spawns running at once in the same tree each
+ * see the other's children only once written, so a tree can pass the instance limit by the
+ * children of the spawns in flight together (docs/limits.md#trees).
+ */
+async function treeSize(
+  db: Db,
+  parent: { id: string; rootId: string },
+  maxDepth: number,
+): Promise<{ depth: number; instances: number }> {
+  const rows = rowsOf<{ depth: number | string | null; instances: number | string }>(
+    await db.execute(sql`
+      WITH RECURSIVE up(parent_id, depth) AS (
+        SELECT parent_id, 0 FROM instances WHERE id = ${parent.id}
+        UNION ALL
+        SELECT i.parent_id, up.depth + 1 FROM instances i JOIN up ON i.id = up.parent_id WHERE up.depth <= ${maxDepth}
+      )
+      SELECT (SELECT max(depth) FROM up) AS depth,
+             (SELECT count(*)::int FROM instances WHERE root_id = ${parent.rootId}) AS instances`),
+  );
+  return { depth: Number(rows[0]?.depth ?? 0), instances: Number(rows[0]?.instances ?? 0) };
 }

@@ -97,6 +97,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
   const evalLimits = evalLimitsOf(config.limits);
+  const treeLimits = {
+    maxDepth: config.limits.treeDepth,
+    maxInstances: config.limits.treeInstances,
+    depthFlag: flagOf("treeDepth"),
+    instancesFlag: flagOf("treeInstances"),
+  };
   const fetchPolicy = fetchPolicyOf(config);
   const inFlight = new Map<string, InFlight>();
   let reserved = 0;
@@ -347,7 +353,13 @@ export function createEngine(deps: EngineDeps): EngineHandle {
             },
             peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
             children: childReads(
-              childEnvironment(db, clock, definitions, { process: row.process, version: row.version }),
+              childEnvironment(
+                db,
+                clock,
+                definitions,
+                { id: row.id, rootId: row.rootId, process: row.process, version: row.version },
+                treeLimits,
+              ),
             ),
             evalLimits,
             limitFlag: (error) => evalLimitFlag(error.limit),
@@ -556,6 +568,7 @@ function childReads(children: ChildEnvironment): ChildEnvironment {
     ...children,
     resolveChild: abandonWhenUnavailable(children.resolveChild),
     loadChildren: abandonWhenUnavailable(children.loadChildren),
+    checkTreeRoom: abandonWhenUnavailable(children.checkTreeRoom),
   };
 }
 

@@ -1,7 +1,8 @@
 // Over 300 lines on purpose: pause, resume, cancel and retry share the tree lock, the
 // lease-aware status rules and their audit lines, and must stay consistent with each other.
 import type { Json } from "@baton/expr";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { sqlTextArray } from "../../storage/sql-arrays.js";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
 import { instances } from "../../storage/schema/index.js";
@@ -233,9 +234,16 @@ export async function retryTree(
     };
     walk(root);
 
+    // One definition read per (process, version, task), not per row: a wide tree has thousands.
+    const onlyOnce = new Map<string, Promise<boolean>>();
+    const isOnlyOnceTask = (r: Row) => {
+      const key = `${r.process}\u0000${r.version}\u0000${r.task}`;
+      if (!onlyOnce.has(key)) onlyOnce.set(key, isOnlyOnce(db, tx, r.process, r.version, r.task));
+      return onlyOnce.get(key)!;
+    };
     for (const r of diedHere) {
       const code = r.errorCode ?? "";
-      if (!force && !code.startsWith("pre.") && (await isOnlyOnce(db, tx, r.process, r.version, r.task))) {
+      if (!force && !code.startsWith("pre.") && (await isOnlyOnceTask(r))) {
         throw conflict(
           `instance ${r.id === rootId ? rootId : `${r.id} (in the tree of ${rootId})`} failed on only_once task "${r.task}" with ${code || "an error"}; its call may have taken effect, so retry it only with force=true`,
         );
@@ -254,13 +262,8 @@ export async function retryTree(
         updatedAt: now,
       })
       .where(
-        and(
-          inArray(
-            instances.id,
-            diedHere.map((r) => r.id),
-          ),
-          eq(instances.status, "failed"),
-        ),
+        // One array parameter, not one per id: a tree's rows fit however many there are.
+        and(sql`${instances.id} = ANY(${sqlTextArray(diedHere.map((r) => r.id))})`, eq(instances.status, "failed")),
       );
     for (const [id, pending] of waiting) {
       await tx

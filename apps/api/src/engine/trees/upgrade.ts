@@ -1,6 +1,7 @@
 import type { Json } from "@baton/expr";
 import { upgradeBlockers } from "@baton/model";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { getDefinition } from "../../definitions/store.js";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, inTransaction } from "../../storage/db.js";
@@ -83,7 +84,7 @@ export async function upgradeTree(
       // Bumping lease_epoch fences out a worker whose lease expired without being reclaimed:
       // its result was computed under the old version and must not land on the new one.
       .set({ version: toVersion, leaseEpoch: sql`${instances.leaseEpoch} + 1`, updatedAt: now })
-      .where(and(inArray(instances.id, ids), eq(instances.version, fromVersion)));
+      .where(and(sql`${instances.id} = ANY(${sqlTextArray(ids)})`, eq(instances.version, fromVersion)));
     const data: Record<string, Json> = { from_version: fromVersion, to_version: toVersion };
     await appendLogs(
       tx,

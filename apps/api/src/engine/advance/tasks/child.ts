@@ -47,6 +47,11 @@ export interface ChildEnvironment {
     task: string,
   ): Promise<{ version: number; definition: Definition }>;
   loadChildren(ids: readonly string[]): Promise<ChildOutcome[]>;
+  /**
+   * Throws TaskFailure `engine.spawn` when starting `children` more children of this instance
+   * would pass the tree's depth or instance limit (docs/limits.md#trees).
+   */
+  checkTreeRoom(task: string, children: number): Promise<void>;
   newId(): string;
 }
 
@@ -110,6 +115,7 @@ export async function runChildren(
       `task "${id}" would start ${planned.length} children; at most ${MAX_CHILDREN_PER_SPAWN} may be started by one task visit`,
     );
   }
+  if (planned.length > 0) await env.checkTreeRoom(id, planned.length);
   const spawns: ChildSpawn[] = [];
   for (const p of planned) {
     const where = p.key !== null ? `child "${p.key}"` : p.index !== null ? `child [${p.index}]` : "the child";
