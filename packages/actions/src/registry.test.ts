@@ -437,6 +437,7 @@ describe("response schemas", () => {
       retry_count: 0,
       created_at: "2026-01-01T00:00:00Z",
       updated_at: "2026-01-01T00:00:00Z",
+      wake_at: null,
       root_id: "i",
       key: null,
       phase: "external",
