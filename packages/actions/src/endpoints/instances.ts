@@ -127,7 +127,11 @@ const DETAIL_FIELDS: Record<string, JsonSchema> = {
       outputs: openObject("Task id → its output."),
     },
     [],
-    { description: "The stored state verbatim. Externalized values appear as references unless `resolve=true`." },
+    {
+      description:
+        "The stored state verbatim. Externalized values appear as references unless `resolve=true`. Besides `input`, `outputs` and `_children`, the engine keeps its bookkeeping under other `_`-prefixed keys (`_wait`: the armed wait, `_error`: the `error` root of a task entered through on_error, `_spawn`…): shown for diagnosis, their shape is internal and may change.",
+      additionalProperties: { description: "Engine bookkeeping (`_`-prefixed keys); internal." },
+    },
   ),
   lease_epoch: int("Increments on every lease; fences stale workers.", { minimum: 0 }),
   task_epoch: int("Increments on every task entry.", { minimum: 0 }),
