@@ -4,12 +4,16 @@
 // pruning while the pump runs loses nothing live.
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { sql } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { retentionPass } from "../../src/engine/index.js";
 import { idBefore, RETENTION_LIMITS } from "../../src/engine/pump/retention.js";
 import { rowsOf } from "../../src/storage/db.js";
 import { sqlTextArray } from "../../src/storage/sql-arrays.js";
 import { type Harness, openHarness, waitFor } from "../support/engine-harness.js";
+
+// Each test runs a few dozen engine ticks on a real database: on a loaded 2-core machine that
+// took over 30 s (the shared default), so they get more room. Not a timing assertion.
+vi.setConfig({ testTimeout: 120_000 });
 
 const HOUR = 3_600_000;
 /** Bigger than the 2,048-byte object threshold: stored once in `objects`, shared by equal inputs. */

@@ -137,3 +137,24 @@ describe("external tasks waiting", () => {
     ).toEqual([]);
   });
 });
+
+describe("instance filter form", () => {
+  it("keeps what the operator typed and ticked across list refreshes until Apply is pressed", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/instances?process=tick`);
+    const pager = page.getByRole("navigation", { name: "Instance pages" });
+    await expect.poll(() => pager.locator("span").textContent()).toBe("1–20 of 25");
+    const form = page.getByRole("form", { name: "Instance filters" });
+    await form.getByLabel("Error code").fill("http.500");
+    await form.getByLabel("failed", { exact: true }).check();
+    // Two refreshes of the list re-render the page twice while the draft is unapplied.
+    for (let i = 0; i < 2; i++)
+      await page.waitForResponse((r) => r.url().includes("/api/instances?") && r.request().method() === "GET");
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+    expect(await form.getByLabel("Error code").inputValue(), "the typed error code survives the refreshes").toBe(
+      "http.500",
+    );
+    expect(await form.getByLabel("failed", { exact: true }).isChecked(), "the ticked status survives too").toBe(true);
+    expect(await form.getByLabel("Process").inputValue()).toBe("tick");
+  });
+});

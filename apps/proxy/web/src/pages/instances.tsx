@@ -1,5 +1,5 @@
 import type { InstanceRow, Page } from "@baton/actions";
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { call } from "../api.js";
 import { ErrorBox } from "../components/error-box.js";
 import { Link } from "../components/link.js";
@@ -29,9 +29,9 @@ const TIME_LABELS: Record<(typeof TIME_FILTERS)[number], string> = {
   updated_before: "Updated before",
 };
 
+/** Keyed by the applied search (see InstancesPage): a poll re-renders it without touching the draft. */
 function FilterForm({ applied }: { applied: InstanceFilters }) {
   const [draft, setDraft] = useState(applied);
-  useEffect(() => setDraft(applied), [applied]);
   const set = <K extends keyof InstanceFilters>(key: K, value: InstanceFilters[K]) =>
     setDraft((d) => ({ ...d, [key]: value }));
 
@@ -194,7 +194,7 @@ export function InstancesPage({ search }: { search: string }) {
   return (
     <section>
       <h1>Instances</h1>
-      <FilterForm applied={filters} />
+      <FilterForm key={search} applied={filters} />
       {problems.length > 0 && (
         <ul className="error" role="alert">
           {problems.map((p) => (
