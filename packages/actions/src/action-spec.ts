@@ -37,11 +37,11 @@ export interface ActionSpec {
   method: HttpMethod;
   /** OpenAPI path template, relative to `/api`. */
   path: string;
-  /** Also served at the server root, where probes expect it (only `/healthz`); `/api<path>` stays its documented address. */
+  /** Also served at the server root, where probes and scrapers expect it (`/healthz`, `/metrics`); `/api<path>` is its documented address. */
   root?: boolean;
   /**
-   * Beyond SPEC (docs/api.md "Extensions"): the OpenAPI document marks it `x-baton-extension`
-   * and says so in its description. SPEC's own endpoints never set it.
+   * Beyond the specified interface (docs/api.md "Extensions"): the OpenAPI document marks it
+   * `x-baton-extension` and says so in its description. The specified endpoints never set it.
    */
   extension?: boolean;
   tag: string;
@@ -67,7 +67,7 @@ export interface ActionSpec {
   bodyOptional?: boolean;
   /** Success responses by status. A response without schema has no body (204). */
   responses: { [status: number]: ActionResponseSpec };
-  /** Error statuses this endpoint can answer with (SPEC "Fails with"). */
+  /** Error statuses this endpoint can answer with (docs/api.md "Endpoints and their statuses"). */
   errors: number[];
   /** What a given error status means on this endpoint, when more can be said than the generic text. */
   errorDescriptions?: { [status: number]: string };

@@ -1,4 +1,4 @@
-// docs/api.md "Pagination": every list endpoint takes the same five query parameters and
+// docs/api.md "Lists": every list endpoint takes the same five query parameters and
 // answers with the same envelope; only the sort whitelist differs.
 
 import type { JsonSchema } from "./action-spec.js";
@@ -16,7 +16,7 @@ export interface ListSorting {
 export const PAGE_LIMIT_DEFAULT = 20;
 export const PAGE_LIMIT_MAX = 100;
 
-/** The whitelist of each list endpoint (the decisions taken for SPEC's "not shown"). */
+/** The sort whitelist of each list endpoint (docs/api.md "Lists"). */
 export const LIST_SORTS = {
   definitions: { keys: ["created_at", "name", "version"], defaultKey: "created_at", defaultOrder: "desc" },
   channels: { keys: ["name", "updated_at"], defaultKey: "name", defaultOrder: "asc" },

@@ -1,4 +1,4 @@
-// The per-process description (docs/api.md "Per-process documents"): the full document narrowed
+// The per-process description (docs/api.md "OpenAPI", per-process documents): the full document narrowed
 // to starting and reading instances, with the process's own input_schema in the start body.
 
 import type { JsonSchema } from "./action-spec.js";

@@ -5,9 +5,11 @@ import { findAction, registry } from "./registry.js";
 import { closed, queryAjv, requestAjv } from "./test-support/ajv.js";
 import type { ActionName } from "./types.js";
 
-// Written by hand from SPEC.md "Endpoints" (with DESIGN §4's refinement of GET /objects/{ref})
-// plus the per-process description endpoints and the /metrics extension (docs/metrics.md). [method, path, permissions, SPEC "Fails with"].
-const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
+// Written by hand from docs/api.md "Endpoints and their statuses" (every endpoint of the
+// interface, with GET /objects/{ref} admitting worker or read, and the per-process description
+// endpoints); extensions such as /metrics (docs/metrics.md) are in EXTENSION_TABLE.
+// [method, path, permissions, "fails with"].
+const ENDPOINT_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["put", "/definitions", ["deploy"], [400, 500]],
   ["get", "/definitions", ["read"], [400, 500]],
   ["put", "/definitions/batch", ["deploy"], [400, 500]],
@@ -46,7 +48,7 @@ const SPEC_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["post", "/tick", ["admin"], [400, 500, 501]],
 ];
 
-// The extensions beyond SPEC (docs/api.md "Extensions"), in the same shape.
+// The extensions beyond the interface (docs/api.md "Extensions"), in the same shape.
 const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["get", "/instances/counts", ["read"], [400, 500]],
   ["get", "/external-tasks", ["read"], [400, 500]],
@@ -130,12 +132,12 @@ function requestSchemas(spec: ActionSpec): [string, JsonSchema][] {
 }
 
 describe("registry", () => {
-  it("declares exactly the endpoints of SPEC with their permissions, and marks nothing else SPEC", () => {
+  it("declares exactly the documented endpoints with their permissions, and marks every other one an extension", () => {
     const actual = registry
       .filter((spec) => !spec.extension)
       .map((spec) => [key(spec.method, spec.path), spec.permissions])
       .sort();
-    const expected = SPEC_TABLE.map(([method, path, permissions]) => [key(method, path), permissions]).sort();
+    const expected = ENDPOINT_TABLE.map(([method, path, permissions]) => [key(method, path), permissions]).sort();
     expect(actual).toEqual(expected);
   });
 
@@ -219,8 +221,8 @@ describe("registry", () => {
       }
     });
 
-    it("fails only with the statuses SPEC lists for it", () => {
-      const row = [...SPEC_TABLE, ...EXTENSION_TABLE].find(
+    it("fails only with the statuses docs/api.md lists for it", () => {
+      const row = [...ENDPOINT_TABLE, ...EXTENSION_TABLE].find(
         ([method, path]) => key(method, path) === key(spec.method, spec.path),
       );
       expect(row).toBeDefined();
@@ -435,6 +437,7 @@ describe("response schemas", () => {
       retry_count: 0,
       created_at: "2026-01-01T00:00:00Z",
       updated_at: "2026-01-01T00:00:00Z",
+      wake_at: null,
       root_id: "i",
       key: null,
       phase: "external",

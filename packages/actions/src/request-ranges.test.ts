@@ -18,7 +18,7 @@ function numbersIn(schema: JsonSchema | undefined, path: string, out: [string, J
 }
 
 // Page sizes have no maximum on purpose: a larger `limit` is clamped to the cap, never refused
-// (docs/api.md "Pagination"), so any number is an answerable request.
+// (docs/api.md "Lists"), so any number is an answerable request.
 const CLAMPED = new Set(["query.limit"]);
 
 describe("request numbers", () => {

@@ -236,6 +236,8 @@ export interface InstanceStatusView {
   output?: JsonValue;
   created_at: string;
   updated_at: string;
+  /** Extension: when the engine next acts by itself (backoff, delay, external deadline), or null. */
+  wake_at: string | null;
   /** Extension: the business key given at start, or null. */
   key: string | null;
 }
@@ -319,6 +321,7 @@ export interface InstanceDetail {
   retry_count: number;
   created_at: string;
   updated_at: string;
+  wake_at: string | null;
   key: string | null;
   /** On failure (sent only when set). */
   error_code?: string;

@@ -1,4 +1,5 @@
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import { checkResponse, isHeldToContract } from "./response-contract.js";
 
 /** Header values left undefined are not sent (handy for "no Authorization" cases). */
 type Headers_ = Record<string, string | undefined>;
@@ -11,7 +12,11 @@ export interface HttpResult {
   text: string;
 }
 
-/** A plain HTTP call for tests: JSON in (lossless), JSON or text out. */
+/**
+ * A plain HTTP call for tests: JSON in (lossless), JSON or text out. Every response of an API
+ * server started by startServer is checked against the OpenAPI document
+ * (response-contract.ts): an undocumented status or field throws. Mocks and proxies are not.
+ */
 export async function request(
   baseUrl: string,
   method: string,
@@ -26,8 +31,11 @@ export async function request(
     init.body = typeof body === "string" ? body : stringifyJson(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";
   }
-  const res = await fetch(new URL(path, baseUrl), init);
+  const url = new URL(path, baseUrl);
+  const res = await fetch(url, init);
   const text = await res.text();
+  if (isHeldToContract(url))
+    checkResponse(method, url.pathname, res.status, res.headers.get("content-type") ?? "", text);
   let parsed: Json | string | undefined;
   if (text.length === 0) parsed = undefined;
   else if ((res.headers.get("content-type") ?? "").includes("json")) parsed = parseJson(text);

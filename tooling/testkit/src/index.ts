@@ -3,5 +3,6 @@ export * from "./gate.js";
 export * from "./http.js";
 export * from "./listening-process.js";
 export * from "./private-postgres.js";
+export { holdToContract } from "./response-contract.js";
 export * from "./server.js";
 export * from "./upstream.js";

@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
+import { holdToContract } from "./response-contract.js";
 import { spawnListening } from "./listening-process.js";
 
 export const API_MAIN = fileURLToPath(new URL("../../../apps/api/dist/main.js", import.meta.url));
@@ -81,6 +82,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   delete env.DATABASE_URL; // the server must use exactly the --db given here
   const started = await spawnListening("baton-api", API_MAIN, args, env, options.timeoutMs ?? 60_000);
   const { url, child } = started;
+  holdToContract(url);
   let stopped: Promise<void> | undefined;
   return {
     url,

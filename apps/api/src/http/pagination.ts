@@ -112,7 +112,7 @@ export async function paginate<Row>(
   const asked = query.limit ?? DEFAULT_LIMIT;
   if (!Number.isInteger(asked) || asked < 1)
     throw invalid(`query parameter "limit" must be an integer of at least 1 (got ${asked})`);
-  // docs/api.md "Pagination": a larger limit is clamped, not refused; page.size reports the cap.
+  // docs/api.md "Lists": a larger limit is clamped, not refused; page.size reports the cap.
   const limit = Math.min(asked, MAX_LIMIT);
   if (query.after && query.before) throw invalid(`give either "after" or "before", not both`);
 

@@ -134,6 +134,9 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
     } finally {
       await migrator.end({ timeout: 5 });
     }
+    // Open two pool connections now, as migrating on the pool used to: the first requests and
+    // the first claim round then do not each pay a connect and the driver's type fetch.
+    await Promise.all([client`select 1`, client`select 1`]);
     return {
       db,
       kind: "postgres",

@@ -59,6 +59,7 @@ describe("statusView", () => {
       retry_count: 0,
       created_at: "2026-01-02T10:00:00.000Z",
       updated_at: "2026-01-02T10:00:01.500Z",
+      wake_at: "2026-01-02T10:00:00.000Z",
       key: null,
     });
   });
@@ -100,8 +101,11 @@ describe("listRow and detailView", () => {
       external_claim_epoch: 1,
     });
     expect(view.objects).toEqual([{ path: ["state"], ref: "r", size: 1 }]);
-    for (const internal of ["lease_owner", "leaseOwner", "wake_at", "requested", "previous_owner"])
+    for (const internal of ["lease_owner", "leaseOwner", "wakeAt", "requested", "previous_owner"])
       expect(internal in view, internal).toBe(false);
+    // wake_at is shown on purpose (docs/api.md "Timeline"): when the engine next acts by itself.
+    expect(view.wake_at).toBe("2026-01-02T10:00:00.000Z");
+    expect(detailView(row({ status: "paused" }), { state: {}, output: undefined, objects: [] }).wake_at).toBeNull();
   });
 });
 

@@ -43,6 +43,8 @@ export function statusView(row: InstanceRecord, output: Json | undefined = store
     ...(output !== undefined ? { output } : {}),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
+    // Only a live row is woken by time; a settled or paused row's leftover wake_at means nothing.
+    wake_at: row.wakeAt !== null && (row.status === "running" || row.status === "failing") ? iso(row.wakeAt) : null,
     key: row.key,
   };
 }

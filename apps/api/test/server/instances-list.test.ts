@@ -48,6 +48,7 @@ describe("GET /api/instances rows", () => {
         retry_count: 0,
         created_at: expect.any(String),
         updated_at: expect.any(String),
+        wake_at: expect.any(String),
         key: null,
         parent_id: null,
         root_id: other[1],

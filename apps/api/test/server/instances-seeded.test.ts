@@ -174,6 +174,7 @@ describe("status and detail views of settled and child instances", () => {
       error_message: 'task "charge": http.503: Service Unavailable',
       created_at: "2026-01-02T10:00:00.010Z",
       updated_at: "2026-01-02T10:00:00.510Z",
+      wake_at: null,
       key: null,
     });
   });

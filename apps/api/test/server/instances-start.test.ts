@@ -149,6 +149,7 @@ describe("GET /api/instances/{id}", () => {
       retry_count: 0,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.stringMatching(/Z$/),
+      wake_at: expect.any(String),
       key: null,
     });
     expect(res.body.created_at).toBe(res.body.updated_at);
@@ -197,6 +198,7 @@ describe("GET /api/instances/{id}/detail", () => {
       retry_count: 0,
       created_at: expect.any(String),
       updated_at: expect.any(String),
+      wake_at: expect.any(String),
       key: null,
       parent_id: null,
       root_id: started.id,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { END_NODE, layoutTaskGraph } from "./task-graph.js";
+import { END_NODE, layoutTaskGraph, RAISE_NODE } from "./task-graph.js";
 
 const definition = {
   name: "order",
@@ -26,7 +26,7 @@ const edge = (graph: ReturnType<typeof layoutTaskGraph>, from: string, to: strin
 describe("layoutTaskGraph", () => {
   it("places tasks top to bottom in definition order, then the end node", () => {
     const graph = layoutTaskGraph(definition);
-    expect(graph.nodes.map((n) => n.id)).toEqual(["charge", "check", "refund", "ship", END_NODE]);
+    expect(graph.nodes.map((n) => n.id)).toEqual(["charge", "check", "refund", "ship", END_NODE, RAISE_NODE]);
     const ys = graph.nodes.map((n) => n.y);
     expect(
       [...ys].sort((a, b) => a - b),
@@ -46,7 +46,8 @@ describe("layoutTaskGraph", () => {
   it("routes switch cases by their goto and labels them with the case expression", () => {
     const graph = layoutTaskGraph(definition);
     expect(edge(graph, "check", "ship")[0]).toMatchObject({ kind: "switch", label: "outputs.charge.ok" });
-    expect(edge(graph, "check", END_NODE)[0]).toMatchObject({ kind: "switch", label: "default → raise declined" });
+    expect(edge(graph, "check", RAISE_NODE)[0]).toMatchObject({ kind: "switch", label: "default → raise declined" });
+    expect(edge(graph, "check", END_NODE), "a raise is not drawn into the success end").toEqual([]);
     expect(edge(graph, "check", "refund"), "a switch without a default case has no implicit fall-through").toEqual([]);
   });
 

@@ -34,8 +34,14 @@ export interface TaskGraph {
   edges: GraphEdge[];
 }
 
-/** The node that every `end`, `raise` and `panic` leads to. Not a valid task id (reserved). */
+/** The node that every `end` (success) leads to. Not a valid task id (reserved). */
 export const END_NODE = "end";
+
+/**
+ * The node every `raise` and `panic` leads to, drawn apart from `end` so a raise never looks
+ * like success. Its id has a character no task id may hold.
+ */
+export const RAISE_NODE = "!raise";
 
 const NODE_W = 220;
 const NODE_H = 46;
@@ -87,7 +93,7 @@ function outcomeOf(
   }
   for (const verb of ["raise", "panic"] as const) {
     const clause = field(rule, verb);
-    if (clause !== undefined) return { to: count, label: `${verb} ${text(field(clause, "code"))}`.trim() };
+    if (clause !== undefined) return { to: count + 1, label: `${verb} ${text(field(clause, "code"))}`.trim() };
   }
   return undefined;
 }
@@ -189,6 +195,7 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
   const leftWidth = left.length ? (Math.max(...leftLanes) + 1) * LANE_GAP + LABEL_ROOM : 0;
   const rightWidth = right.length ? (Math.max(...rightLanes) + 1) * LANE_GAP + LABEL_ROOM : 0;
   const x = MARGIN + leftWidth;
+  const raises = edges.some((e) => e.to === count + 1);
   const rowY = (row: number) => MARGIN + row * ROW;
 
   const nodes: GraphNode[] = ids.map((id, i) => ({
@@ -211,8 +218,19 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
     terminal: true,
     current: false,
   });
+  if (raises)
+    nodes.push({
+      id: RAISE_NODE,
+      detail: "",
+      x: x + NODE_W / 4,
+      y: rowY(count + 1),
+      width: NODE_W / 2,
+      height: NODE_H - 12,
+      terminal: true,
+      current: false,
+    });
   const mid = x + NODE_W / 2;
-  const name = (row: number) => (row === count ? END_NODE : ids[row]);
+  const name = (row: number) => (row === count ? END_NODE : row === count + 1 ? RAISE_NODE : ids[row]);
 
   const out: GraphEdge[] = [];
   for (const edge of edges) {
@@ -251,6 +269,6 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
     });
   }
   const width = x + NODE_W + rightWidth + MARGIN;
-  const height = rowY(count) + NODE_H + MARGIN;
+  const height = rowY(raises ? count + 1 : count) + NODE_H + MARGIN;
   return { width, height, nodes, edges: out };
 }

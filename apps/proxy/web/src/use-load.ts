@@ -13,6 +13,16 @@ export interface Loaded<T> {
 export const POLL_MS = 3000;
 
 /**
+ * Statuses in which the engine changes nothing by itself: a page showing only instances in
+ * these does not poll (docs/ui.md "Live refresh"). `failed` changes only by an operator's
+ * retry, and a retry made from the UI reloads its view.
+ */
+export const SETTLED_STATUSES: readonly string[] = ["completed", "failed", "raised", "cancelled"];
+
+export const isSettled = (status: string | undefined): boolean =>
+  status !== undefined && SETTLED_STATUSES.includes(status);
+
+/**
  * Runs `load` when `key` changes (the data is cleared then, since it belongs to another view),
  * and every `pollMs` while the document is visible when `pollMs` is given.
  */

@@ -48,6 +48,17 @@ export const APPROVAL = {
 /** Completes at once (a routing-only task): cheap rows for the pagination test. */
 export const TICK = { name: "tick", tasks: [{ id: "done", output: { n: 1 } }] };
 
+/** A root with three TICK children: a tree that settles at once. */
+export const TICKS = {
+  name: "ticks",
+  tasks: [
+    {
+      id: "each",
+      action: { type: "child_map", children: { a: { name: "tick" }, b: { name: "tick" }, c: { name: "tick" } } },
+    },
+  ],
+};
+
 /** One fetch against a testkit upstream the test controls; without on_error a non-2xx fails it. */
 export function chargeDefinition(upstreamUrl: string) {
   return {

@@ -76,7 +76,7 @@ describe("instance page", () => {
     const current = page.locator("svg g.node-current");
     await expect.poll(() => current.getAttribute("data-task")).toBe("approve");
     expect(await current.getAttribute("aria-current")).toBe("step");
-    expect(await page.locator("svg g.node").count(), "four tasks and the end node").toBe(5);
+    expect(await page.locator("svg g.node").count(), "four tasks, the end node and the raise node").toBe(6);
     expect(
       await page.locator('svg g.edge-switch[data-from="approve"][data-to="ship"]').count(),
       "the switch edge to ship is drawn",
@@ -198,5 +198,46 @@ describe("permissions from the sign-in proxy (GET /auth/session mocked with page
       "the provider link carries the page asked for, which the provider round trip would otherwise lose",
     ).toBe(`/auth/login/corp?return_to=${encodeURIComponent(`/#/instances/${parked}`)}`);
     expect(await page.locator("table").count(), "nothing of the API is shown").toBe(0);
+  });
+});
+
+describe("graph signals", () => {
+  it("draws a raise into its own node, the current task of a raised instance in the raise colour, and opens a task from the keyboard", async () => {
+    const { web, client } = stack;
+    // A page of its own: the permission tests above leave /auth/session mocked on the shared one.
+    const page = await stack.browser.newPage();
+    const id = (await client.call("startInstance", { body: { process: "order", version: 1, input: { item: "vase" } } }))
+      .id;
+    await eventually("the order parked", async () =>
+      (await client.call("getInstanceDetail", { params: { id } })).phase === "external" ? true : undefined,
+    );
+    await client.call("signalExternalTask", { body: { instance_id: id, task: "approve", result: { ok: false } } });
+    await eventually("the order raised", async () =>
+      (await client.call("getInstance", { params: { id } })).status === "raised" ? true : undefined,
+    );
+    await page.goto(`${web.url}/#/instances/${id}`);
+    const current = page.locator("svg g.node-current");
+    await expect.poll(() => current.getAttribute("data-task")).toBe("reject");
+    expect(await current.getAttribute("class"), "the current node carries the instance's status").toContain(
+      "status-raised",
+    );
+    const fill = await current.locator("rect").evaluate((rect) => getComputedStyle(rect).fill);
+    expect(fill, "not the running blue").not.toBe("rgb(230, 239, 252)");
+    expect(fill, "the raise colour").toBe("rgb(253, 236, 234)");
+    expect(await page.locator('svg g.edge[data-from="reject"][data-to="end"]').count(), "no raise into end").toBe(0);
+    expect(await page.locator('svg g.edge[data-from="reject"][data-to="!raise"]').count()).toBe(1);
+    expect(await page.locator('svg g.node[data-task="!raise"] text').textContent()).toBe("raise");
+
+    const ship = page.getByRole("button", { name: "Task ship: show its definition" });
+    await ship.focus();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-task"))).toBe("ship");
+    await page.keyboard.press("Enter");
+    const panel = page.getByRole("region", { name: "Task ship" });
+    expect(await panel.textContent()).toContain('"shipped"');
+    await page.getByRole("button", { name: "Task reject, current task: show its definition" }).click();
+    expect(await page.getByRole("region", { name: "Task reject" }).textContent()).toContain(
+      "current task, instance raised",
+    );
+    await page.close();
   });
 });

@@ -1,6 +1,6 @@
 import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { APPROVAL, TICK } from "./fixtures.js";
+import { APPROVAL, TICK, TICKS } from "./fixtures.js";
 import { eventually, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
@@ -9,7 +9,7 @@ const ticks: string[] = []; // 25 completed "tick" roots: more than the default 
 beforeAll(async () => {
   stack = await startStack();
   const { client } = stack;
-  for (const definition of [APPROVAL, TICK])
+  for (const definition of [APPROVAL, TICK, TICKS])
     await client.call("putDefinition", { body: definition as DefinitionInput });
   for (let i = 0; i < 25; i++) ticks.push((await client.call("startInstance", { body: { process: "tick" } })).id);
   await eventually("the 25 tick instances completed", async () => {
@@ -156,5 +156,30 @@ describe("instance filter form", () => {
     );
     expect(await form.getByLabel("failed", { exact: true }).isChecked(), "the ticked status survives too").toBe(true);
     expect(await form.getByLabel("Process").inputValue()).toBe("tick");
+  });
+});
+
+describe("live refresh", () => {
+  it("stops polling once the instance and every child shown are settled", async () => {
+    const { page, web, client } = stack;
+    const id = (await client.call("startInstance", { body: { process: "ticks" } })).id;
+    const settled = await eventually("the ticks tree settled", async () => {
+      const view = await client.call("getInstance", { params: { id } });
+      return ["running", "failing"].includes(view.status) ? undefined : view;
+    });
+    expect([settled.status, settled.error_message]).toEqual(["completed", undefined]);
+    await page.goto(`${web.url}/#/instances/${id}`);
+    const children = page.getByRole("list", { name: "Children" });
+    await expect.poll(() => children.locator("li[data-child]").getByText("completed").count()).toBe(3);
+    // Let the answers that made the page settle arrive, then listen through more than two poll periods.
+    await page.waitForLoadState("networkidle");
+    const requests: string[] = [];
+    const onRequest = (request: { url: () => string }) => {
+      if (request.url().includes("/api/")) requests.push(request.url());
+    };
+    page.on("request", onRequest);
+    await page.waitForTimeout(7_000);
+    page.off("request", onRequest);
+    expect(requests, "a completed tree page reads nothing more").toEqual([]);
   });
 });

@@ -21,7 +21,7 @@ const TAG = "external-tasks";
 
 export const CLAIM_LIMIT = { min: 1, max: 100, default: 1 } as const;
 export const LEASE_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
-/** Claim long-poll (an extension beyond SPEC, docs/api.md "Extensions"): how long an empty claim may wait. */
+/** Claim long-poll (an extension, docs/api.md "Extensions"): how long an empty claim may wait. */
 export const CLAIM_WAIT_MS = { min: 0, max: 60_000, default: 0 } as const;
 
 function leaseMs(description: string): JsonSchema {

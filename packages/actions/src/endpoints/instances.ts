@@ -66,6 +66,11 @@ const STATUS_FIELDS: Record<string, JsonSchema> = {
   output: anyJson("When finished with output: the process output."),
   created_at: dateTime("When the instance started (ISO 8601 UTC)."),
   updated_at: dateTime("When the instance last changed (ISO 8601 UTC)."),
+  wake_at: nullable(
+    dateTime(
+      "**Extension.** When the engine next acts on this instance by itself (ISO 8601 UTC): the end of a retry backoff or a delay, an external task's deadline; a past instant means due now. Null when nothing timed is pending (settled, paused, parked without a deadline, waiting for children).",
+    ),
+  ),
   key: nullable(
     str(
       "**Extension.** The business key given at start (`POST /instances` `key`), e.g. an order number; null when none was given. Children have none.",
@@ -81,6 +86,7 @@ const STATUS_REQUIRED = [
   "retry_count",
   "created_at",
   "updated_at",
+  "wake_at",
   "key",
 ];
 
@@ -108,6 +114,7 @@ const DETAIL_FIELDS: Record<string, JsonSchema> = {
   retry_count: STATUS_FIELDS.retry_count,
   created_at: STATUS_FIELDS.created_at,
   updated_at: STATUS_FIELDS.updated_at,
+  wake_at: STATUS_FIELDS.wake_at,
   key: STATUS_FIELDS.key,
   error_code: STATUS_FIELDS.error_code,
   error_message: STATUS_FIELDS.error_message,
@@ -120,7 +127,11 @@ const DETAIL_FIELDS: Record<string, JsonSchema> = {
       outputs: openObject("Task id → its output."),
     },
     [],
-    { description: "The stored state verbatim. Externalized values appear as references unless `resolve=true`." },
+    {
+      description:
+        "The stored state verbatim. Externalized values appear as references unless `resolve=true`. Besides `input`, `outputs` and `_children`, the engine keeps its bookkeeping under other `_`-prefixed keys (`_wait`: the armed wait, `_error`: the `error` root of a task entered through on_error, `_spawn`…): shown for diagnosis, their shape is internal and may change.",
+      additionalProperties: { description: "Engine bookkeeping (`_`-prefixed keys); internal." },
+    },
   ),
   lease_epoch: int("Increments on every lease; fences stale workers.", { minimum: 0 }),
   task_epoch: int("Increments on every task entry.", { minimum: 0 }),
@@ -227,6 +238,7 @@ const SAMPLE_STATUS = {
   error_message: 'task "charge": http.503: Service Unavailable',
   created_at: "2026-01-02T10:00:00.000Z",
   updated_at: "2026-01-02T10:00:42.000Z",
+  wake_at: null,
   key: "A-1001",
 };
 
@@ -435,6 +447,7 @@ export const instanceActions = [
         retry_count: 0,
         created_at: "2026-01-02T10:00:00.000Z",
         updated_at: "2026-01-02T10:00:01.000Z",
+        wake_at: "2026-01-02T10:00:01.000Z",
         key: "A-1001",
         phase: null,
         parent_id: null,

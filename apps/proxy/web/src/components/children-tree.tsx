@@ -1,8 +1,8 @@
 import type { InstanceStatusView } from "@baton/actions";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { call } from "../api.js";
 import { type ChildRef, childRefs, spliceChildren, storedChildRefs } from "../children.js";
-import { POLL_MS, useLoad } from "../use-load.js";
+import { isSettled, POLL_MS, useLoad } from "../use-load.js";
 import { ErrorBox } from "./error-box.js";
 import { Link } from "./link.js";
 import { StatusBadge } from "./status-badge.js";
@@ -27,12 +27,27 @@ export function ChildrenTree({ childMap, depth = 0 }: { childMap: unknown; depth
   const [limit, setLimit] = useState(CHILDREN_PAGE);
   const refs = all.slice(0, limit);
   const key = refs.map((r) => r.id).join(",");
+  // The last answer for these refs: a child seen settled is not read again, and once every
+  // shown child is settled the level stops polling (docs/ui.md "Live refresh").
+  const last = useRef<{ key: string; views: (InstanceStatusView | null)[] } | null>(null);
+  const [settledKey, setSettledKey] = useState<string | null>(null);
   const views = useLoad<(InstanceStatusView | null)[]>(
     (signal) =>
-      Promise.all(refs.map((ref) => call("getInstance", { params: { id: ref.id }, signal }).catch(() => null))),
+      Promise.all(
+        refs.map((ref, i) => {
+          const seen = last.current?.key === key ? last.current.views[i] : undefined;
+          if (seen && isSettled(seen.status)) return Promise.resolve(seen);
+          return call("getInstance", { params: { id: ref.id }, signal }).catch(() => null);
+        }),
+      ).then((answer) => {
+        last.current = { key, views: answer };
+        if (answer.every((view) => view !== null && isSettled(view.status))) setSettledKey(key);
+        return answer;
+      }),
     key,
-    depth === 0 ? POLL_MS : undefined,
+    depth === 0 && settledKey !== key ? POLL_MS : undefined,
   );
+
   if (resolved === undefined) {
     return objects.error ? <ErrorBox error={objects.error} /> : <p className="loading">Loading children…</p>;
   }

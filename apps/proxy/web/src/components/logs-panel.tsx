@@ -10,7 +10,7 @@ import { TimeText } from "./time-text.js";
 const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];
 
 /** The audit trail, newest first; live on the first page, still while paging back. */
-export function LogsPanel({ id, isRoot }: { id: string; isRoot: boolean }) {
+export function LogsPanel({ id, isRoot, live }: { id: string; isRoot: boolean; live: boolean }) {
   const [level, setLevel] = useState<LogLevel>("debug");
   const [flat, setFlat] = useState(false);
   const [cursor, setCursor] = useState<Cursor>({});
@@ -24,7 +24,7 @@ export function LogsPanel({ id, isRoot }: { id: string; isRoot: boolean }) {
         signal,
       }),
     key,
-    onFirstPage ? POLL_MS : undefined,
+    onFirstPage && live ? POLL_MS : undefined,
   );
   const change = (apply: () => void) => {
     apply();

@@ -1,4 +1,6 @@
-import { layoutTaskGraph } from "../task-graph.js";
+import { useState } from "react";
+import { RAISE_NODE, layoutTaskGraph } from "../task-graph.js";
+import { JsonBlock } from "./json-block.js";
 
 const MAX_LABEL = 22;
 
@@ -17,6 +19,10 @@ export function TaskGraphView({
   status?: string;
 }) {
   const graph = layoutTaskGraph(definition, current);
+  // The task whose definition is shown under the graph (a node clicked, or Enter/Space on it).
+  const [selected, setSelected] = useState<string | null>(null);
+  const tasks = (definition as { tasks?: { id?: string }[] } | null)?.tasks ?? [];
+  const selectedTask = tasks.find((task) => task.id === selected);
   return (
     <figure className="graph">
       <svg
@@ -61,11 +67,28 @@ export function TaskGraphView({
         {graph.nodes.map((node) => (
           <g
             key={node.id}
-            className={`node${node.terminal ? " node-end" : ""}${node.current ? ` node-current status-${status ?? "running"}` : ""}`}
+            className={`node${node.terminal ? " node-end" : ""}${node.id === RAISE_NODE ? " node-raise" : ""}${node.current ? ` node-current status-${status ?? "running"}` : ""}${node.id === selected ? " node-selected" : ""}`}
             data-task={node.id}
             aria-current={node.current ? "step" : undefined}
+            {...(node.terminal
+              ? {}
+              : {
+                  tabIndex: 0,
+                  role: "button",
+                  "aria-pressed": node.id === selected,
+                  // No status word here: "Task x, paused" would also be found as a "Pause" button.
+                  "aria-label": `Task ${node.id}${node.current ? ", current task" : ""}: show its definition`,
+                  onClick: () => setSelected(node.id === selected ? null : node.id),
+                  onKeyDown: (event: React.KeyboardEvent) => {
+                    if (event.key !== "Enter" && event.key !== " ") return;
+                    event.preventDefault();
+                    setSelected(node.id === selected ? null : node.id);
+                  },
+                })}
           >
-            <title>{node.current ? `${node.id} (current task)` : node.id}</title>
+            <title>
+              {node.current ? `${node.id} (current task)` : node.id === RAISE_NODE ? "raise or panic" : node.id}
+            </title>
             <rect
               x={node.x}
               y={node.y}
@@ -79,7 +102,7 @@ export function TaskGraphView({
               textAnchor="middle"
               className="node-id"
             >
-              {node.current ? `▶ ${node.id}` : node.id}
+              {node.current ? `▶ ${node.id}` : node.id === RAISE_NODE ? "raise" : node.id}
             </text>
             {node.detail && (
               <text x={node.x + node.width / 2} y={node.y + 36} textAnchor="middle" className="node-detail">
@@ -91,7 +114,7 @@ export function TaskGraphView({
       </svg>
       <figcaption className="legend">
         <span className="key key-next">next</span> <span className="key key-switch">switch</span>{" "}
-        <span className="key key-error">on_error</span>
+        <span className="key key-error">on_error</span> · select a task to see its definition
         {current && (
           <span>
             {" "}
@@ -99,6 +122,15 @@ export function TaskGraphView({
           </span>
         )}
       </figcaption>
+      {selectedTask && (
+        <section className="task-definition" aria-label={`Task ${selected}`}>
+          <h3>
+            Task {selected}
+            {selected === current ? ` (current task, instance ${status ?? "running"})` : ""}
+          </h3>
+          <JsonBlock value={selectedTask} label={`Definition of task ${selected}`} />
+        </section>
+      )}
     </figure>
   );
 }

@@ -1,4 +1,5 @@
 import type { InstanceDetail, InstanceStatusView } from "@baton/actions";
+import { useState } from "react";
 import { call } from "../api.js";
 import { ChildrenTree } from "../components/children-tree.js";
 import { ErrorBox } from "../components/error-box.js";
@@ -10,7 +11,7 @@ import { StatusBadge } from "../components/status-badge.js";
 import { TaskGraphView } from "../components/task-graph-view.js";
 import { TimeText } from "../components/time-text.js";
 import type { Permissions } from "../permissions.js";
-import { POLL_MS, useLoad } from "../use-load.js";
+import { isSettled, POLL_MS, useLoad } from "../use-load.js";
 
 interface Views {
   status: InstanceStatusView;
@@ -64,16 +65,19 @@ function StateView({ detail }: { detail: InstanceDetail }) {
 }
 
 export function InstancePage({ id, permissions }: { id: string; permissions: Permissions }) {
+  // A settled instance changes no more by itself: polling stops once it is seen settled.
+  const [settledId, setSettledId] = useState<string | null>(null);
   const views = useLoad<Views>(
     async (signal) => {
       const [status, detail] = await Promise.all([
         call("getInstance", { params: { id }, signal }),
         call("getInstanceDetail", { params: { id }, query: { resolve: true }, signal }),
       ]);
+      setSettledId(isSettled(status.status) ? id : null);
       return { status, detail };
     },
     id,
-    POLL_MS,
+    settledId === id ? undefined : POLL_MS,
   );
   const status = views.data?.status;
   const detail = views.data?.detail;
@@ -182,7 +186,7 @@ export function InstancePage({ id, permissions }: { id: string; permissions: Per
         <h2 id="children-heading">Children</h2>
         <ChildrenTree childMap={detail!.state._children} />
       </section>
-      <LogsPanel id={id} isRoot={isRoot} />
+      <LogsPanel id={id} isRoot={isRoot} live={!isSettled(status!.status)} />
     </section>
   );
 }

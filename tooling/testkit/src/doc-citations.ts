@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+export interface CitationProblem {
+  file: string;
+  line: number;
+  text: string;
+  problem: string;
+}
+
+const OUTSIDE = /\b(SPEC(?:\.md)?|DESIGN(?:\.md)?|LANGUAGE(?:\.md)?)\b(?:\s*§\s*[\d.]+|\s*"[^"]*"|'s)?/;
+const CITATION = /docs\/([\w-]+\.md)(?: "([^"]+)")?/g;
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.(ts|tsx)$/.test(name)) out.push(path);
+  }
+  return out;
+}
+
+/** The comment text of each line (`//` and block comments), by line number. */
+function commentLines(text: string): Array<[number, string]> {
+  const out: Array<[number, string]> = [];
+  let inBlock = false;
+  text.split("\n").forEach((line, i) => {
+    let rest = line;
+    if (inBlock) {
+      const end = rest.indexOf("*/");
+      out.push([i + 1, end < 0 ? rest : rest.slice(0, end)]);
+      if (end < 0) return;
+      inBlock = false;
+      rest = rest.slice(end + 2);
+    }
+    const block = rest.indexOf("/*");
+    const lineComment = rest.search(/(^|[^:"'`])\/\//);
+    if (lineComment >= 0 && (block < 0 || lineComment < block)) out.push([i + 1, rest.slice(lineComment)]);
+    else if (block >= 0) {
+      const end = rest.indexOf("*/", block + 2);
+      out.push([i + 1, end < 0 ? rest.slice(block) : rest.slice(block, end)]);
+      if (end < 0) inBlock = true;
+    }
+  });
+  return out;
+}
+
+/**
+ * Comments under `dirs` must cite the project's own docs/*.md, never the interface files outside
+ * the repository (SPEC, DESIGN, LANGUAGE), and every `docs/x.md "Heading"` cited must exist.
+ */
+export function docCitationProblems(repoRoot: string, dirs: string[]): CitationProblem[] {
+  const problems: CitationProblem[] = [];
+  const headings = new Map<string, string[] | undefined>();
+  const headingsOf = (doc: string) => {
+    if (!headings.has(doc)) {
+      try {
+        const text = readFileSync(join(repoRoot, "docs", doc), "utf8");
+        headings.set(
+          doc,
+          text
+            .split("\n")
+            .filter((l) => l.startsWith("#"))
+            .map((l) => l.replace(/^#+\s*/, "").toLowerCase()),
+        );
+      } catch {
+        headings.set(doc, undefined);
+      }
+    }
+    return headings.get(doc);
+  };
+  for (const dir of dirs)
+    for (const file of sourceFiles(join(repoRoot, dir))) {
+      const rel = relative(repoRoot, file);
+      for (const [line, comment] of commentLines(readFileSync(file, "utf8"))) {
+        const outside = OUTSIDE.exec(comment);
+        if (outside) problems.push({ file: rel, line, text: comment.trim(), problem: `cites ${outside[0]}` });
+        for (const [, doc, heading] of comment.matchAll(CITATION)) {
+          const known = headingsOf(doc);
+          if (known === undefined)
+            problems.push({ file: rel, line, text: comment.trim(), problem: `docs/${doc} does not exist` });
+          else if (heading !== undefined && !known.some((h) => h.includes(heading.toLowerCase())))
+            problems.push({
+              file: rel,
+              line,
+              text: comment.trim(),
+              problem: `docs/${doc} has no heading "${heading}"`,
+            });
+        }
+      }
+    }
+  return problems;
+}
