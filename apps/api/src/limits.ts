@@ -28,6 +28,8 @@ export interface ServerLimits {
   treeDepth: number;
   /** Instances (the root and all its descendants) in one tree. */
   treeInstances: number;
+  /** Claims of an instance without a landed advance write before it fails with engine.crashed. */
+  advanceAttempts: number;
 }
 
 export interface LimitFlag {
@@ -143,6 +145,14 @@ export const LIMITS: readonly LimitFlag[] = [
     flag: "limit-tree-instances",
     description: "instances in one tree, its root included (a spawn that would pass it fails with engine.spawn)",
     default: 10_000,
+    min: 2,
+  },
+  {
+    key: "advanceAttempts",
+    flag: "limit-advance-attempts",
+    description:
+      "claims of an instance without a landed advance write (crashes, failing writes) before it fails with engine.crashed",
+    default: 10,
     min: 2,
   },
 ];

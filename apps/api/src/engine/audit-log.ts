@@ -4,6 +4,7 @@ import { truncate } from "../format.js";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
+import { storableText } from "../storage/text.js";
 import { logs } from "../storage/schema/index.js";
 
 // The instance audit trail. Entries are written in the transaction of the change they
@@ -48,9 +49,9 @@ export async function appendLogs(tx: Db, clock: Clock, entries: readonly LogEntr
     rootId: entry.rootId,
     level: entry.level,
     event: entry.event,
-    message: truncate(entry.message, MAX_MESSAGE_CHARS, "count"),
+    message: storableText(truncate(entry.message, MAX_MESSAGE_CHARS, "count")),
     task: entry.task ?? null,
-    actor: entry.actor ?? null,
+    actor: entry.actor === undefined || entry.actor === null ? null : storableText(entry.actor),
     data: entry.data ? boundedDataText(entry.data) : null,
     createdAt,
   }));

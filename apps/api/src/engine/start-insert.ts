@@ -91,6 +91,7 @@ export async function insertStarted(
     reclaimedFrom: null,
     parentId: null,
     parentTaskEpoch: 0,
+    attempts: 0,
   };
   return { leased: claimed };
 }

@@ -37,6 +37,7 @@ const row = (over: Partial<InstanceRecord> = {}): InstanceRecord => ({
   leaseExpiresAt: T + 10_000,
   previousOwner: null,
   leaseEpoch: 3,
+  attempts: 0,
   taskEpoch: 2,
   externalClaimEpoch: 1,
   nextReplayable: false,

@@ -48,6 +48,7 @@ function pendingWrite(id: string, leaseEpoch: number, now: number): PendingWrite
     taskEpoch: 1,
     leaseEpoch,
     reclaimedFrom: null,
+    attempts: 1,
     parentId: null,
     parentTaskEpoch: 0,
   };

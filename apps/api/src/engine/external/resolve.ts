@@ -1,3 +1,4 @@
+import { storableText } from "../../storage/text.js";
 import { type Json, stringifyJson } from "@baton/expr";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, queryRows } from "../../storage/db.js";
@@ -38,7 +39,8 @@ export interface ResolveWrite {
 // $9 outcome text, $10 carrier (null: none), $11 lease until, $12 log id, $13 message, $14 actor, $15 data.
 //
 // The splice puts `_outcome` first in the state object text; the fence requires that the
-// state has no `_outcome` yet (a parked visit never does: the advance that consumed the last
+// state has no `_outcome` yet — read from the text, never by casting the state to jsonb, which
+// refuses a string holding U+0000 (written `\u0000`) and would wedge that instance (a parked visit never does: the advance that consumed the last
 // one removed it), so the text stays an object with unique keys.
 // Locks external_waits before instances, the order claim uses (claim locks its picked waits,
 // then updates their instances): a resolve racing a claim of the same row cannot deadlock.
@@ -52,7 +54,7 @@ WITH target AS (
     AND c.created_at >= w.waiting_since
     AND i.task_epoch = $3::int AND i.phase = 'external' AND i.process = $5 AND i.version = $6::int
     AND i.status IN ('running', 'pausing', 'paused', 'failing')
-    AND left(i.state, 2) = '{"' AND NOT (i.state::jsonb ? '_outcome')
+    AND left(i.state, 2) = '{"' AND left(i.state, 12) <> '{"_outcome":'
   FOR UPDATE OF w, i
 ),
 upd AS (
@@ -112,8 +114,8 @@ export async function writeResolve(db: Db, clock: Clock, w: ResolveWrite): Promi
     w.carrier,
     now + LEASE_MS,
     log.id,
-    log.message,
-    w.actor,
+    storableText(log.message),
+    w.actor === null ? null : storableText(w.actor),
     log.data,
   ]);
   if (r === undefined) return null;
@@ -130,6 +132,7 @@ export async function writeResolve(db: Db, clock: Clock, w: ResolveWrite): Promi
     reclaimedFrom: null,
     parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
     parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
+    attempts: 0,
   };
   return { row, status: String(r.status), carried: w.carrier !== null && r.lease_owner === w.carrier };
 }

@@ -20,6 +20,8 @@ export interface ClaimedRow {
   /** A child's parent and the parent's task_epoch when it spawned it (its settling write wakes that visit). */
   parentId: string | null;
   parentTaskEpoch: number;
+  /** Claims since the instance's last landed advance write, this one included (docs/limits.md#poison-instances). */
+  attempts: number;
 }
 
 /**
@@ -45,10 +47,10 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
     )
     UPDATE instances AS i
     SET lease_owner = ${workerId}, lease_expires_at = ${now + LEASE_MS}, wake_at = ${now + LEASE_MS}, lease_epoch = i.lease_epoch + 1,
-        previous_owner = COALESCE(due.old_owner, i.previous_owner)
+        attempts = i.attempts + 1, previous_owner = COALESCE(due.old_owner, i.previous_owner)
     FROM due WHERE i.id = due.id
     RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch, due.old_owner,
-              i.parent_id, i.parent_task_epoch`,
+              i.parent_id, i.parent_task_epoch, i.attempts`,
   );
   return rowsOf<Record<string, unknown>>(result).map((r) => ({
     id: String(r.id),
@@ -63,6 +65,7 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
     reclaimedFrom: r.old_owner === null || r.old_owner === undefined ? null : String(r.old_owner),
     parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
     parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
+    attempts: Number(r.attempts ?? 1),
   }));
 }
 
@@ -105,7 +108,7 @@ export async function expireLeases(
   const ids = held.map((h) => h.id);
   await db.execute(sql`
     WITH locked AS (${lockInIdOrder(ids)})
-    UPDATE instances AS i SET lease_expires_at = ${now}, wake_at = ${now}
+    UPDATE instances AS i SET lease_expires_at = ${now}, wake_at = ${now}, attempts = GREATEST(i.attempts - 1, 0)
     FROM (SELECT unnest(${sqlTextArray(ids)}) AS id, unnest(${sqlIntArray(held.map((h) => h.leaseEpoch))}) AS epoch) AS h, locked
     WHERE i.id = h.id AND locked.id = h.id AND i.lease_epoch = h.epoch AND i.lease_owner = ${workerId}`);
 }

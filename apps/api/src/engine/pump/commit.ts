@@ -14,6 +14,7 @@ import { type LogEntry, logRow } from "../audit-log.js";
 import { announceClaimable } from "../external/claim-wait.js";
 import { insertObjects, type PlannedObject, planExternalize } from "../../storage/objects.js";
 import { newId } from "../../storage/ids.js";
+import { storableJson } from "../../storage/text.js";
 import { LEASE_MS } from "../statuses.js";
 import { writeWaitChanges } from "./wait-rows.js";
 
@@ -151,7 +152,7 @@ export async function writeAdvances(
       tx,
       sql`
       WITH x AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(
+        SELECT * FROM jsonb_to_recordset(${storableJson(records)}::jsonb) AS x(
           id text, lease_epoch integer, status text, task text, task_epoch integer, retry_count integer, state text,
           error_code text, error_message text, output text, wake_at bigint, phase text, keep_owner text, keep_until bigint,
           root_id text, boundary_log_id text, parent_id text, parent_task_epoch integer, pending integer, clear_wait boolean)
@@ -169,7 +170,7 @@ export async function writeAdvances(
             task = x.task, task_epoch = x.task_epoch, retry_count = x.retry_count, state = x.state,
             error_code = x.error_code, error_message = x.error_message, output = x.output, phase = x.phase,
             pending_children = COALESCE(x.pending, i.pending_children),
-            requested = NULL, updated_at = ${now}
+            attempts = 0, requested = NULL, updated_at = ${now}
         FROM x JOIN locked ON locked.id = x.id
         -- The statuses a leased row can have when its advance lands; any other was decided by someone else.
         WHERE i.id = x.id AND i.lease_epoch = x.lease_epoch AND i.status IN ('running', 'pausing', 'cancelling')
@@ -182,7 +183,7 @@ export async function writeAdvances(
         SELECT c.id, c.root_id, c.parent_id, c.spawn_task, c.spawn_key, c.parent_task_epoch, c.process, c.version,
                CASE WHEN upd.status = 'paused' THEN 'paused' ELSE c.status END, c.phase, c.task, c.state, c.task_epoch,
                c.lease_epoch, c.wake_at, c.created_at, c.updated_at
-        FROM jsonb_to_recordset(${JSON.stringify(children)}::jsonb) AS c(
+        FROM jsonb_to_recordset(${storableJson(children)}::jsonb) AS c(
           id text, root_id text, parent_id text, spawn_task text, spawn_key text, parent_task_epoch integer, process text, version integer,
           status text, phase text, task text, state text, task_epoch integer, lease_epoch integer, wake_at bigint, created_at bigint,
           updated_at bigint)
@@ -216,7 +217,7 @@ export async function writeAdvances(
       logged AS (
         INSERT INTO logs (id, instance_id, root_id, level, event, message, task, actor, data, created_at)
         SELECT l.id, l.instance_id, l.root_id, l.level, l.event, l.message, l.task, l.actor, l.data, l.created_at
-        FROM jsonb_to_recordset(${JSON.stringify(logs)}::jsonb) AS l(
+        FROM jsonb_to_recordset(${storableJson(logs)}::jsonb) AS l(
           id text, instance_id text, root_id text, level text, event text, message text, task text, actor text, data text, created_at bigint,
           gate_id text)
         JOIN upd ON upd.id = l.gate_id

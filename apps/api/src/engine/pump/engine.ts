@@ -283,7 +283,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       }
       const { task, taskEpoch, retryCount, leaseUntil } = outcome.kept;
       entry.leaseUntil = leaseUntil;
-      claim = { ...claim, task, taskEpoch, retryCount, reclaimedFrom: null };
+      claim = { ...claim, task, taskEpoch, retryCount, reclaimedFrom: null, attempts: 0 };
       storedState = asInstanceState(outcome.kept.storedState);
     }
   }
@@ -302,7 +302,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     try {
       const storedState = stored ?? asInstanceState(parseJson(row.stateText));
       const storedJson = storedState as unknown as Json;
-      const state = listRefs(storedJson).length > 0 ? asInstanceState(await resolveRefs(db, storedJson)) : storedState;
+      // Claimed too often without a write landing (a crash or a write that keeps failing):
+      // fail it as it stands, reading nothing more that could be what crashes
+      // (docs/limits.md#poison-instances).
+      const crashed = row.attempts > config.limits.advanceAttempts;
+      const state =
+        !crashed && listRefs(storedJson).length > 0 ? asInstanceState(await resolveRefs(db, storedJson)) : storedState;
       // After the last round trip before the advance (claim, kept-lease write, object reads).
       checkLease(row, entry);
       let result: AdvanceResult;
@@ -312,59 +317,61 @@ export function createEngine(deps: EngineDeps): EngineHandle {
         const task = def.byId.get(row.task)?.task;
         taskKind = task?.action?.type ?? "routing";
         if (row.reclaimedFrom !== null && task?.only_once) metrics.onlyOnceInterrupted();
-        result = await advance(
-          def,
-          {
-            id: row.id,
-            process: row.process,
-            version: row.version,
-            task: row.task,
-            taskEpoch: row.taskEpoch,
-            retryCount: row.retryCount,
-            state,
-            reclaimed: row.reclaimedFrom !== null,
-            previousOwner: row.reclaimedFrom,
-          },
-          {
-            worker: workerId,
-            now: () => clock.now(),
-            random: Math.random,
-            config: () => {
-              let root = configRoots.get(def);
-              if (root === undefined) {
-                root = configRoot(def.definition, env);
-                configRoots.set(def, root);
-              }
-              return root;
-            },
-            fetch: (task: CompiledTask, scope: Scope, taskEpoch: number) => {
-              // The request leaves right after this check: the definition and signal reads are behind it.
-              checkLease(row, entry);
-              return runFetch(task.fetch!, {
-                instanceId: row.id,
-                taskId: task.task.id,
-                taskEpoch,
-                scope,
-                policy: fetchPolicy,
-                defs: def.definition.$defs,
-                abort: abandoned,
-                observeCall: (url, status, seconds) => metrics.fetched(url, statusClass(status), seconds),
-              });
-            },
-            peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
-            children: childReads(
-              childEnvironment(
-                db,
-                clock,
-                definitions,
-                { id: row.id, rootId: row.rootId, process: row.process, version: row.version },
-                treeLimits,
-              ),
-            ),
-            evalLimits,
-            limitFlag: (error) => evalLimitFlag(error.limit),
-          },
-        );
+        result = crashed
+          ? crashedFailure(row, state, config.limits.advanceAttempts)
+          : await advance(
+              def,
+              {
+                id: row.id,
+                process: row.process,
+                version: row.version,
+                task: row.task,
+                taskEpoch: row.taskEpoch,
+                retryCount: row.retryCount,
+                state,
+                reclaimed: row.reclaimedFrom !== null,
+                previousOwner: row.reclaimedFrom,
+              },
+              {
+                worker: workerId,
+                now: () => clock.now(),
+                random: Math.random,
+                config: () => {
+                  let root = configRoots.get(def);
+                  if (root === undefined) {
+                    root = configRoot(def.definition, env);
+                    configRoots.set(def, root);
+                  }
+                  return root;
+                },
+                fetch: (task: CompiledTask, scope: Scope, taskEpoch: number) => {
+                  // The request leaves right after this check: the definition and signal reads are behind it.
+                  checkLease(row, entry);
+                  return runFetch(task.fetch!, {
+                    instanceId: row.id,
+                    taskId: task.task.id,
+                    taskEpoch,
+                    scope,
+                    policy: fetchPolicy,
+                    defs: def.definition.$defs,
+                    abort: abandoned,
+                    observeCall: (url, status, seconds) => metrics.fetched(url, statusClass(status), seconds),
+                  });
+                },
+                peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
+                children: childReads(
+                  childEnvironment(
+                    db,
+                    clock,
+                    definitions,
+                    { id: row.id, rootId: row.rootId, process: row.process, version: row.version },
+                    treeLimits,
+                  ),
+                ),
+                evalLimits,
+                limitFlag: (error) => evalLimitFlag(error.limit),
+              },
+            );
       } catch (error) {
         if (!(error instanceof DefinitionFault)) throw error;
         result = definitionFailure(row, state, error.message);
@@ -569,6 +576,24 @@ function childReads(children: ChildEnvironment): ChildEnvironment {
     resolveChild: abandonWhenUnavailable(children.resolveChild),
     loadChildren: abandonWhenUnavailable(children.loadChildren),
     checkTreeRoom: abandonWhenUnavailable(children.checkTreeRoom),
+  };
+}
+
+function crashedFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceState>, limit: number): AdvanceResult {
+  const text = `task "${row.task}": engine.crashed: the instance was claimed ${row.attempts} times since its last write without an advance landing (the process running it stopped, or its write kept failing); it fails instead of being tried again (${flagOf("advanceAttempts")} is ${limit})`;
+  return {
+    status: "failed",
+    task: row.task,
+    taskEpoch: row.taskEpoch,
+    retryCount: row.retryCount,
+    state,
+    written: new Set(),
+    errorCode: "engine.crashed",
+    errorMessage: text,
+    wakeAt: null,
+    logs: [
+      { level: "error", event: "instance.failed", message: text, task: row.task, data: { code: "engine.crashed" } },
+    ],
   };
 }
 

@@ -258,6 +258,8 @@ export async function retryTree(
         errorCode: null,
         errorMessage: null,
         taskEpoch: sql`${instances.taskEpoch} + 1`,
+        // A fresh budget of attempts: engine.crashed counts claims since the last write.
+        attempts: 0,
         requested: null,
         updatedAt: now,
       })

@@ -33,6 +33,8 @@ export const instances = pgTable(
     leaseExpiresAt: bigint("lease_expires_at", { mode: "number" }),
     previousOwner: text("previous_owner"),
     leaseEpoch: integer("lease_epoch").notNull().default(0),
+    /** Claims since the last landed advance write; past --limit-advance-attempts: engine.crashed. */
+    attempts: integer("attempts").notNull().default(0),
     taskEpoch: integer("task_epoch").notNull().default(0),
     externalClaimEpoch: integer("external_claim_epoch").notNull().default(0),
     nextReplayable: boolean("next_replayable").notNull().default(true),

@@ -1,0 +1,14 @@
+import { describe, expect, it } from "vitest";
+import { storableJson, storableText } from "./text.js";
+
+describe("storable text", () => {
+  it("replaces NUL by U+FFFD and leaves other text alone", () => {
+    expect(storableText("a\u0000b\u0000")).toBe("a\uFFFDb\uFFFD");
+    expect(storableText("plain")).toBe("plain");
+  });
+  it("writes JSON without a \\u0000 escape, keeping a literal backslash-u0000 text as it is", () => {
+    const text = storableJson({ message: "bad\u0000byte", state: '{"s":"\\u0000"}' });
+    expect(text).not.toMatch(/(^|[^\\])(\\\\)*\\u0000/);
+    expect(JSON.parse(text)).toEqual({ message: "bad\uFFFDbyte", state: '{"s":"\\u0000"}' });
+  });
+});

@@ -1,0 +1,15 @@
+// PostgreSQL text cannot hold U+0000 (PGlite neither), and jsonb refuses the escape `\u0000`:
+// one such character in any text column a write carries fails the whole write, and the
+// instance behind it would retry that write forever (docs/limits.md#poison-instances). Every
+// plain text value an engine write stores passes through here; JSON text columns (state,
+// output, log data) are unaffected because JSON text writes U+0000 as the six characters `\u0000`.
+
+/** U+0000 replaced by U+FFFD (the replacement character). */
+export function storableText(text: string): string {
+  return text.includes("\u0000") ? text.replaceAll("\u0000", "\uFFFD") : text;
+}
+
+/** JSON text for a `::jsonb` parameter, every string in it storable. */
+export function storableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => (typeof v === "string" ? storableText(v) : v));
+}
