@@ -59,8 +59,40 @@ function Page({ route, session }: { route: Route; session: Session }) {
   }
 }
 
+/** The document title of a route: "<what> · Baton", so tabs and history entries can be told apart. */
+export function routeTitle(route: Route): string {
+  const what = (() => {
+    switch (route.page) {
+      case "instances":
+        return "Instances";
+      case "instance":
+        return `Instance ${route.id}`;
+      case "definitions":
+        return "Definitions";
+      case "process":
+        return `Process ${route.name}`;
+      case "version":
+        return `${route.name} v${route.version}`;
+      case "compare":
+        return `Compare ${route.name} v${route.from} and v${route.to}`;
+      case "channels":
+        return "Channels";
+      case "external":
+        return "External tasks";
+      case "tokens":
+        return "API tokens";
+      case "not-found":
+        return "Not found";
+    }
+  })();
+  return `${what} · Baton`;
+}
+
 export function App() {
   const route = useRoute();
+  useEffect(() => {
+    document.title = routeTitle(route);
+  }, [route]);
   const [session, setSession] = useState<Session | undefined>(undefined);
   const [failure, setFailure] = useState<string | null>(null);
 
@@ -99,6 +131,10 @@ export function App() {
   const nav = NAV.filter((item) => item.to.page !== "tokens" || can(session.permissions, "admin"));
   return (
     <>
+      {/* A button, not <a href="#main">: the hash is the route. */}
+      <button type="button" className="skip-link" onClick={() => document.getElementById("main")?.focus()}>
+        Skip to content
+      </button>
       <header className="top">
         <a className="brand" href="#/instances">
           Baton
@@ -123,7 +159,7 @@ export function App() {
           </div>
         )}
       </header>
-      <main>
+      <main id="main" tabIndex={-1}>
         <Page route={route} session={session} />
       </main>
     </>

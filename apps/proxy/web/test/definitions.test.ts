@@ -28,7 +28,7 @@ describe("definitions", () => {
     await expect.poll(() => json.count()).toBe(1);
     const text = (await json.locator("pre").textContent()) ?? "";
     expect(JSON.parse(text).tasks.map((t: { id: string }) => t.id)).toEqual(["prepare", "approve", "ship", "reject"]);
-    expect(await page.locator("svg g.node").count(), "the version is drawn as a graph too").toBe(5);
+    expect(await page.locator("svg g.node").count(), "the version is drawn as a graph too (tasks, end, raise)").toBe(6);
   });
 
   it("diffs two versions line by line, showing the changed lines", async () => {
@@ -112,8 +112,15 @@ describe("tokens", () => {
     expect(await page.content(), "the secret never comes back").not.toContain(value);
 
     await row.getByRole("button", { name: "Revoke ci deploys" }).click();
+    const focused = () => page.evaluate(() => document.activeElement?.outerHTML.slice(0, 120) ?? "");
+    expect(await focused(), "the confirmation takes focus on its safe choice").toContain(">Keep<");
+    await row.getByRole("button", { name: "Keep" }).click();
+    expect(await focused(), "Keep returns focus to the Revoke button").toContain('aria-label="Revoke ci deploys"');
+    await row.getByRole("button", { name: "Revoke ci deploys" }).click();
     await row.getByRole("button", { name: "Yes, revoke" }).click();
     await expect.poll(() => row.textContent()).toContain("revoked");
+    expect(await focused(), "focus lands on the outcome, not on <body>").toContain("revoke-outcome");
+    expect(await page.locator(".revoke-outcome").textContent()).toBe("Token ci deploys revoked.");
     expect((await client.call("listTokens")).items.find((t) => t.id === created!.id)?.revoked_at).toBeTruthy();
   });
 

@@ -111,6 +111,13 @@ describe("instance page", () => {
     expect((await client.call("getInstance", { params: { id: parked } })).status).toBe("running");
   });
 
+  it("shows a failed row's error message in the list, not only on hover", async () => {
+    const { page, web, client } = stack;
+    const view = await client.call("getInstance", { params: { id: failed } });
+    await page.goto(`${web.url}/#/instances?status=failed`);
+    await expect.poll(() => rowOf(failed).locator(".error-message").textContent()).toBe(view.error_message);
+  });
+
   it("offers retry, not pause, on a failed instance and shows its error", async () => {
     const { page, web } = stack;
     await page.goto(`${web.url}/#/instances/${failed}`);

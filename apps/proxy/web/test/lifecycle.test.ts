@@ -34,6 +34,8 @@ const facts = () => stack.page.locator("dl.facts");
 const shownStatus = () => facts().locator(".status").textContent();
 const button = (name: string) => stack.page.getByRole("button", { name, exact: true });
 
+const focused = () => stack.page.evaluate(() => document.activeElement?.outerHTML.slice(0, 120) ?? "");
+
 describe("cancel from the instance page", () => {
   it("asks for confirmation, keeps the instance when told to, and cancels it when confirmed", async () => {
     const { page, web, client } = stack;
@@ -43,6 +45,7 @@ describe("cancel from the instance page", () => {
 
     await button("Cancel").click();
     const confirm = page.getByRole("group", { name: "Confirm cancel" });
+    expect(await focused(), "the confirmation takes focus on its safe choice").toContain("Keep it");
     expect(await confirm.textContent(), "cancelling is irreversible, so the UI says so first").toContain(
       "Cancel the whole tree? This cannot be undone.",
     );
@@ -54,11 +57,13 @@ describe("cancel from the instance page", () => {
     await confirm.getByRole("button", { name: "Keep it" }).click();
     expect(await confirm.count()).toBe(0);
     expect(await button("Cancel").count(), "keeping it brings the plain button back").toBe(1);
+    expect(await focused(), "and focus returns to it, not to <body>").toContain(">Cancel<");
     expect((await client.call("getInstance", { params: { id } })).status).toBe("running");
 
     await button("Cancel").click();
     await confirm.getByRole("button", { name: "Yes, cancel it" }).click();
     await expect.poll(() => page.getByRole("status").first().textContent()).toContain("Cancel: cancelled");
+    await expect.poll(focused, { message: "focus lands on the outcome, not on <body>" }).toContain("lifecycle-result");
     await expect.poll(shownStatus).toBe("cancelled");
     expect((await client.call("getInstance", { params: { id } })).status, "the API agrees").toBe("cancelled");
     expect(await button("Cancel").count(), "a cancelled instance offers no cancel").toBe(0);
@@ -146,5 +151,37 @@ describe("upgrade of a paused instance", () => {
     await form.getByRole("button", { name: "Upgrade" }).click();
     await expect.poll(() => form.getByRole("alert").textContent()).toContain('sits on task "approve"');
     expect((await client.call("getInstance", { params: { id } })).version, "the instance stays on version 1").toBe(1);
+  });
+});
+
+describe("accessibility basics", () => {
+  it("has a skip link first in the tab order, a title per page, an inline favicon and contrasting input borders", async () => {
+    const { web } = stack;
+    const page = await stack.browser.newPage();
+    const missing: string[] = [];
+    page.on("response", (response) => {
+      // /auth/session answers 404 here on purpose: that is how the UI learns it runs without sign-in.
+      if (response.status() === 404 && !response.url().endsWith("/auth/session")) missing.push(response.url());
+    });
+    await page.goto(`${web.url}/#/instances`);
+    await expect.poll(() => page.title()).toBe("Instances · Baton");
+    const firstFocusable = await page.evaluate(
+      () => document.querySelector("a[href], button, input, select, textarea, [tabindex='0']")?.textContent,
+    );
+    expect(firstFocusable, "the skip link comes first in the tab order").toBe("Skip to content");
+    await page.getByRole("button", { name: "Skip to content" }).focus();
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.id), "Enter moves focus to the main content").toBe("main");
+    expect(page.url(), "the route is unchanged").toBe(`${web.url}/#/instances`);
+    const border = await page.getByLabel("Process").evaluate((input) => getComputedStyle(input).borderTopColor);
+    expect(border, "#6b7785: 4.6:1 against white").toBe("rgb(107, 119, 133)");
+    expect(await page.locator('link[rel="icon"]').getAttribute("href")).toMatch(/^data:image\/svg\+xml,/);
+
+    await page.goto(`${web.url}/#/definitions`);
+    await expect.poll(() => page.title()).toBe("Definitions · Baton");
+    await page.goto(`${web.url}/#/tokens`);
+    await expect.poll(() => page.title()).toBe("API tokens · Baton");
+    expect(missing, "no request answers 404 (no /favicon.ico)").toEqual([]);
+    await page.close();
   });
 });

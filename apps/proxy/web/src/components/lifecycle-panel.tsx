@@ -1,5 +1,5 @@
 import type { DefinitionSummary, Page } from "@baton/actions";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import { call, callRaw } from "../api.js";
 import { type LifecycleVerb, lifecycleVerbs, type Permissions } from "../permissions.js";
 import { useLoad } from "../use-load.js";
@@ -47,6 +47,21 @@ export function LifecyclePanel(props: {
   const [error, setError] = useState<unknown>(undefined);
   const [force, setForce] = useState(false);
   const [confirmCancel, setConfirmCancel] = useState(false);
+  // Where focus goes when a confirmation closes: the answer after "Yes", the Cancel button after
+  // "Keep it"; never <body>, which sends a keyboard user back to the top of the page.
+  const [focusTo, setFocusTo] = useState<"result" | "cancel" | null>(null);
+  const resultRef = useRef<HTMLDivElement>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const keepRef = useRef<HTMLButtonElement>(null);
+  // The confirmation replaces the focused Cancel button: the safe choice takes focus.
+  useEffect(() => {
+    if (confirmCancel) keepRef.current?.focus();
+  }, [confirmCancel]);
+  useEffect(() => {
+    if (focusTo === "result" && !busy) resultRef.current?.focus();
+    if (focusTo === "cancel") cancelRef.current?.focus();
+    if (!busy) setFocusTo(null);
+  }, [focusTo, busy]);
 
   async function run(verb: StopVerb) {
     setBusy(true);
@@ -114,25 +129,48 @@ export function LifecyclePanel(props: {
             <fieldset className="confirm">
               <legend className="sr-only">Confirm cancel</legend>
               Cancel the whole tree? This cannot be undone.{" "}
-              <button type="button" className="danger" disabled={busy} onClick={() => run("cancel")}>
+              <button
+                type="button"
+                className="danger"
+                disabled={busy}
+                onClick={() => {
+                  setFocusTo("result");
+                  run("cancel");
+                }}
+              >
                 Yes, cancel it
               </button>{" "}
-              <button type="button" onClick={() => setConfirmCancel(false)}>
+              <button
+                type="button"
+                ref={keepRef}
+                onClick={() => {
+                  setConfirmCancel(false);
+                  setFocusTo("cancel");
+                }}
+              >
                 Keep it
               </button>
             </fieldset>
           ) : (
-            <button type="button" className="danger" disabled={busy} onClick={() => setConfirmCancel(true)}>
+            <button
+              type="button"
+              className="danger"
+              ref={cancelRef}
+              disabled={busy}
+              onClick={() => setConfirmCancel(true)}
+            >
               Cancel
             </button>
           ))}
       </div>
-      {message && (
-        <p role="status" className="notice">
-          {message}
-        </p>
-      )}
-      <ErrorBox error={error} />
+      <div ref={resultRef} tabIndex={-1} className="lifecycle-result">
+        {message && (
+          <p role="status" className="notice">
+            {message}
+          </p>
+        )}
+        <ErrorBox error={error} />
+      </div>
       {verbs.includes("upgrade") && (
         <UpgradeForm id={props.id} process={props.process} version={props.version} onChanged={props.onChanged} />
       )}

@@ -158,7 +158,10 @@ export function InstanceTable({ rows, caption }: { rows: InstanceRow[]; caption:
             </td>
             <td>{row.task}</td>
             <td>{row.phase ?? ""}</td>
-            <td title={row.error_message}>{row.error_code ?? ""}</td>
+            <td>
+              {row.error_code ?? ""}
+              {row.error_message && <span className="error-message">{row.error_message}</span>}
+            </td>
             <td>{row.retry_count}</td>
             <td>
               <TimeText iso={row.created_at} />

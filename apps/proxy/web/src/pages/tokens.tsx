@@ -1,5 +1,5 @@
 import type { CreatedToken, Permission } from "@baton/actions";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import { call } from "../api.js";
 import { ErrorBox } from "../components/error-box.js";
 import { TimeText } from "../components/time-text.js";
@@ -13,21 +13,47 @@ export function TokensPage() {
   const [confirming, setConfirming] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(undefined);
 
-  async function revoke(id: string) {
+  // Focus after a confirmation closes (never <body>): the outcome after "Yes, revoke", the
+  // token's Revoke button after "Keep".
+  const outcomeRef = useRef<HTMLDivElement>(null);
+  const [focusTo, setFocusTo] = useState<{ outcome: true } | { revoke: string } | null>(null);
+  useEffect(() => {
+    if (!focusTo) return;
+    if ("outcome" in focusTo) outcomeRef.current?.focus();
+    else document.querySelector<HTMLButtonElement>(`button[data-revoke="${focusTo.revoke}"]`)?.focus();
+    setFocusTo(null);
+  }, [focusTo]);
+  const [revoked, setRevoked] = useState<string | null>(null);
+  // The confirmation replaces the focused Revoke button: the safe choice takes focus.
+  useEffect(() => {
+    if (confirming) document.querySelector<HTMLButtonElement>(`button[data-keep="${confirming}"]`)?.focus();
+  }, [confirming]);
+
+  async function revoke(id: string, label: string) {
     setError(undefined);
     setConfirming(null);
+    setRevoked(null);
     try {
       await call("revokeToken", { params: { id } });
+      setRevoked(label);
       list.reload();
     } catch (failure) {
       setError(failure);
     }
+    setFocusTo({ outcome: true });
   }
 
   const rows = list.data?.items ?? [];
   return (
     <section>
       <h1>API tokens</h1>
+      <div ref={outcomeRef} tabIndex={-1} className="revoke-outcome">
+        {revoked && (
+          <p role="status" className="notice">
+            Token {revoked} revoked.
+          </p>
+        )}
+      </div>
       <CreateTokenForm
         onCreated={(token) => {
           setCreated(token);
@@ -90,15 +116,27 @@ export function TokensPage() {
                   ) : confirming === token.id ? (
                     <fieldset className="confirm">
                       <legend className="sr-only">Confirm revoking {token.label}</legend>
-                      <button type="button" className="danger" onClick={() => revoke(token.id)}>
+                      <button type="button" className="danger" onClick={() => revoke(token.id, token.label)}>
                         Yes, revoke
                       </button>{" "}
-                      <button type="button" onClick={() => setConfirming(null)}>
+                      <button
+                        type="button"
+                        data-keep={token.id}
+                        onClick={() => {
+                          setConfirming(null);
+                          setFocusTo({ revoke: token.id });
+                        }}
+                      >
                         Keep
                       </button>
                     </fieldset>
                   ) : (
-                    <button type="button" onClick={() => setConfirming(token.id)} aria-label={`Revoke ${token.label}`}>
+                    <button
+                      type="button"
+                      data-revoke={token.id}
+                      onClick={() => setConfirming(token.id)}
+                      aria-label={`Revoke ${token.label}`}
+                    >
                       Revoke
                     </button>
                   )}
