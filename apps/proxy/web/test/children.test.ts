@@ -317,6 +317,20 @@ describe("failing", () => {
     expect(await button("Pause").count(), "pause takes running trees only").toBe(0);
     expect(await button("Retry").count(), "retry waits until the tree has failed").toBe(0);
 
+    // The failing parent explains itself: which child failed, with what, and how many of how many.
+    const badView = await client.call("getInstance", { params: { id: bad } });
+    expect(badView.error_code, "the broken child failed with an error code").toBeTruthy();
+    const errorFact = facts().locator("dt", { hasText: "Error" }).locator("xpath=following-sibling::dd[1]");
+    await expect.poll(() => errorFact.textContent()).toContain(`child ${bad}`);
+    expect(await errorFact.textContent(), "the header names the child's error").toContain(badView.error_code!);
+    expect(await page.getByTestId("children-summary").textContent()).toContain("1 of 2 children failed");
+    const failedRow = page.locator(`tr[data-failed-child="${bad}"]`);
+    expect(await failedRow.textContent(), "the failed child is listed with its error").toContain(badView.error_code!);
+    expect(await page.locator("tr[data-failed-child]").count(), "only the failed child").toBe(1);
+    expect(await node(bad).locator("code").first().textContent(), "its tree row shows the error code").toBe(
+      badView.error_code,
+    );
+
     await open(`#/instances?status=failing`);
     await expect
       .poll(() => page.locator("tbody tr[data-instance]").count(), { message: "the status filter finds failing roots" })

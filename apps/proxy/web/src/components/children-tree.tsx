@@ -107,6 +107,14 @@ function ChildNode({
       {view ? (
         <>
           {view.process} v{view.version} <StatusBadge status={view.status} /> on {view.task}
+          {view.error_code && (
+            <>
+              {" "}
+              <code className="error-text" title={view.error_message}>
+                {view.error_code}
+              </code>
+            </>
+          )}
         </>
       ) : view === null ? (
         <span className="muted">(not readable)</span>

@@ -3,6 +3,7 @@ import { useState } from "react";
 import { call } from "../api.js";
 import { ChildrenTree } from "../components/children-tree.js";
 import { ErrorBox } from "../components/error-box.js";
+import { ChildFailuresView, useChildFailures } from "../components/failed-children.js";
 import { JsonBlock } from "../components/json-block.js";
 import { LifecyclePanel } from "../components/lifecycle-panel.js";
 import { Link } from "../components/link.js";
@@ -81,6 +82,8 @@ export function InstancePage({ id, permissions }: { id: string; permissions: Per
   );
   const status = views.data?.status;
   const detail = views.data?.detail;
+  const failures = useChildFailures(id, settledId !== id);
+  const firstFailed = failures.data?.failed.items[0];
   const definition = useLoad(
     (signal) =>
       status
@@ -126,13 +129,29 @@ export function InstancePage({ id, permissions }: { id: string; permissions: Per
         )}
         <dt>Retries</dt>
         <dd>{status!.retry_count}</dd>
-        {status!.error_code && (
+        {status!.error_code ? (
           <>
             <dt>Error</dt>
             <dd className="error-text">
               <code>{status!.error_code}</code> {status!.error_message}
             </dd>
           </>
+        ) : (
+          firstFailed &&
+          (status!.status === "failing" || status!.status === "failed") && (
+            // A parent failing because of a child names that child and its error.
+            <>
+              <dt>Error</dt>
+              <dd className="error-text">
+                child{" "}
+                <Link to={{ page: "instance", id: firstFailed.id }} className="mono">
+                  {firstFailed.id}
+                </Link>{" "}
+                ({firstFailed.process}) {firstFailed.status} on {firstFailed.task}:{" "}
+                <code>{firstFailed.error_code}</code> {firstFailed.error_message}
+              </dd>
+            </>
+          )
         )}
         <dt>Created</dt>
         <dd>
@@ -184,6 +203,7 @@ export function InstancePage({ id, permissions }: { id: string; permissions: Per
       <StateView detail={detail!} />
       <section aria-labelledby="children-heading">
         <h2 id="children-heading">Children</h2>
+        <ChildFailuresView loaded={failures} />
         <ChildrenTree childMap={detail!.state._children} />
       </section>
       <LogsPanel id={id} isRoot={isRoot} live={!isSettled(status!.status)} />
