@@ -114,6 +114,16 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   app.onError((error, c) => {
     const refused = toApiError(error);
     if (refused) return errorResponse(refused);
+    // 22021 (a NUL byte in text) / 22P05 (jsonb refusing the escape \u0000): a request string
+    // the database cannot store, refused here rather than answered 500 (docs/limits.md#poison-instances).
+    const code = databaseErrorCode(error);
+    if (code === "22021" || code === "22P05")
+      return errorResponse(
+        new ApiError(
+          "invalid",
+          "a string in this request contains the character U+0000 (NUL), which cannot be stored; remove it",
+        ),
+      );
     if (isDatabaseUnavailable(error)) {
       // Only the code: a driver error's message and parameters may carry request values.
       services.log.warn("database unavailable", {
