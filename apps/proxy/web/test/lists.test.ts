@@ -75,6 +75,30 @@ describe("instance list pagination", () => {
   });
 });
 
+describe("list state in the URL", () => {
+  it("keeps the page position and page size across a reload", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/instances?process=tick`);
+    const pager = page.getByRole("navigation", { name: "Instance pages" });
+    await expect.poll(() => pager.locator("span").textContent()).toBe("1–20 of 25");
+    await pager.getByRole("button", { name: "Next →" }).click();
+    await expect.poll(() => pager.locator("span").textContent()).toBe("21–25 of 25");
+    const second = await rowIds();
+    expect(page.url(), "the cursor is in the URL").toMatch(/[?&]after=/);
+    await page.reload();
+    await expect.poll(() => pager.locator("span").textContent()).toBe("21–25 of 25");
+    expect(await rowIds(), "the reload shows the same page").toEqual(second);
+
+    await page.getByLabel("Per page").selectOption("50");
+    await expect.poll(() => pager.locator("span").textContent()).toBe("1–25 of 25");
+    expect(page.url()).toMatch(/[?&]limit=50/);
+    await page.reload();
+    await expect.poll(() => pager.locator("span").textContent()).toBe("1–25 of 25");
+    expect(await page.getByLabel("Per page").inputValue(), "the page size survives the reload").toBe("50");
+    expect(await page.getByLabel("Process").inputValue()).toBe("tick");
+  });
+});
+
 describe("external tasks waiting", () => {
   it("lists an instance parked on an external task with its task, and drops it once a worker resolves it", async () => {
     const { page, web, client } = stack;

@@ -30,6 +30,8 @@ const TIME_LABELS: Record<(typeof TIME_FILTERS)[number], string> = {
 };
 
 /** Keyed by the applied search (see InstancesPage): a poll re-renders it without touching the draft. */
+const PAGE_SIZES = [20, 50, 100];
+
 function FilterForm({ applied }: { applied: InstanceFilters }) {
   const [draft, setDraft] = useState(applied);
   const set = <K extends keyof InstanceFilters>(key: K, value: InstanceFilters[K]) =>
@@ -179,11 +181,25 @@ export function InstanceTable({ rows, caption }: { rows: InstanceRow[]; caption:
 export function InstancesPage({ search }: { search: string }) {
   const filters = filtersFromSearch(search);
   const problems = filterProblems(filters);
-  // A cursor belongs to the filters it was issued under: new filters start at the first page.
-  const [paging, setPaging] = useState<{ search: string; cursor: Cursor }>({ search, cursor: {} });
-  const cursor = paging.search === search ? paging.cursor : {};
-  const setCursor = (next: Cursor) => setPaging({ search, cursor: next });
-  const [limit, setLimit] = useState(20);
+  // Page position and size live in the URL beside the filters (`&limit=50&after=…`), so a reload
+  // or a shared link shows the same page. New filters (Apply) drop the cursor: a cursor belongs
+  // to the filters it was issued under.
+  const params = new URLSearchParams(search);
+  const filterSearch = filtersToSearch(filters);
+  const after = params.get("after");
+  const before = params.get("before");
+  const cursor: Cursor = after ? { after } : before ? { before } : {};
+  const asked = Number(params.get("limit"));
+  const limit = PAGE_SIZES.includes(asked) ? asked : PAGE_SIZES[0];
+  const go = (next: { cursor: Cursor; limit?: number }) => {
+    const q = new URLSearchParams(filterSearch);
+    const size = next.limit ?? limit;
+    if (size !== PAGE_SIZES[0]) q.set("limit", String(size));
+    if (next.cursor.after) q.set("after", next.cursor.after);
+    if (next.cursor.before) q.set("before", next.cursor.before);
+    navigate({ page: "instances", search: q.toString() });
+  };
+  const setCursor = (next: Cursor) => go({ cursor: next });
   const key = JSON.stringify([search, cursor, limit]);
   const list = useLoad<Page<InstanceRow> | null>(
     (signal) =>
@@ -197,7 +213,7 @@ export function InstancesPage({ search }: { search: string }) {
   return (
     <section>
       <h1>Instances</h1>
-      <FilterForm key={search} applied={filters} />
+      <FilterForm key={filterSearch} applied={filters} />
       {problems.length > 0 && (
         <ul className="error" role="alert">
           {problems.map((p) => (
@@ -210,14 +226,8 @@ export function InstancesPage({ search }: { search: string }) {
         <Pager page={list.data?.page} shown={rows.length} onMove={setCursor} label="Instance pages" />
         <label>
           Per page
-          <select
-            value={limit}
-            onChange={(e) => {
-              setLimit(Number(e.target.value));
-              setCursor({});
-            }}
-          >
-            {[20, 50, 100].map((n) => (
+          <select value={limit} onChange={(e) => go({ cursor: {}, limit: Number(e.target.value) })}>
+            {PAGE_SIZES.map((n) => (
               <option key={n}>{n}</option>
             ))}
           </select>
