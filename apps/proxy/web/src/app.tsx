@@ -31,7 +31,7 @@ function Page({ route, session }: { route: Route; session: Session }) {
     case "instances":
       return <InstancesPage search={route.search} />;
     case "instance":
-      return <InstancePage id={route.id} permissions={permissions} />;
+      return <InstancePage id={route.id} search={route.search ?? ""} permissions={permissions} />;
     case "definitions":
       return <DefinitionsPage />;
     case "process":

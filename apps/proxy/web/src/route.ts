@@ -3,7 +3,8 @@
 
 export type Route =
   | { page: "instances"; search: string }
-  | { page: "instance"; id: string }
+  /** `search`: the logs panel's level, mode and position (`log_level`, `flat`, `log_after`/`log_before`); absent when empty. */
+  | { page: "instance"; id: string; search?: string }
   | { page: "definitions" }
   | { page: "process"; name: string }
   | { page: "version"; name: string; version: number }
@@ -27,7 +28,8 @@ export function parseRoute(hash: string): Route {
   const params = new URLSearchParams(query);
   const [head, a, b] = parts;
   if (parts.length === 0 || (head === "instances" && parts.length === 1)) return { page: "instances", search: query };
-  if (head === "instances" && parts.length === 2) return { page: "instance", id: a };
+  if (head === "instances" && parts.length === 2)
+    return query ? { page: "instance", id: a, search: query } : { page: "instance", id: a };
   if (head === "definitions") {
     if (parts.length === 1) return { page: "definitions" };
     if (parts.length === 2) return { page: "process", name: a };
@@ -47,7 +49,7 @@ export function routeHash(route: Route): string {
     case "instances":
       return route.search ? `#/instances?${route.search}` : "#/instances";
     case "instance":
-      return `#/instances/${seg(route.id)}`;
+      return `#/instances/${seg(route.id)}${route.search ? `?${route.search}` : ""}`;
     case "definitions":
       return "#/definitions";
     case "process":

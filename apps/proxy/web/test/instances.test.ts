@@ -118,6 +118,19 @@ describe("instance page", () => {
     await expect.poll(() => rowOf(failed).locator(".error-message").textContent()).toBe(view.error_message);
   });
 
+  it("keeps the log level and mode in the URL across a reload", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/instances/${parked}`);
+    const logs = page.getByRole("region", { name: "Logs" });
+    await logs.getByLabel("Level").selectOption("info");
+    await logs.getByLabel("this instance only (flat)").check();
+    await expect.poll(() => page.url()).toBe(`${web.url}/#/instances/${parked}?log_level=info&flat=true`);
+    await page.reload();
+    await expect.poll(() => logs.getByLabel("Level").inputValue()).toBe("info");
+    expect(await logs.getByLabel("this instance only (flat)").isChecked(), "flat mode survives the reload").toBe(true);
+    expect(await page.locator("dl.facts").count(), "the instance page itself still shows").toBe(1);
+  });
+
   it("offers retry, not pause, on a failed instance and shows its error", async () => {
     const { page, web } = stack;
     await page.goto(`${web.url}/#/instances/${failed}`);

@@ -1,7 +1,7 @@
 import type { LogEntry, LogLevel, Page } from "@baton/actions";
-import { useState } from "react";
 import { call } from "../api.js";
 import { POLL_MS, useLoad } from "../use-load.js";
+import { navigate } from "../use-route.js";
 import { ErrorBox } from "./error-box.js";
 import { Link } from "./link.js";
 import { type Cursor, Pager } from "./pager.js";
@@ -10,10 +10,37 @@ import { TimeText } from "./time-text.js";
 const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];
 
 /** The audit trail, newest first; live on the first page, still while paging back. */
-export function LogsPanel({ id, isRoot, live }: { id: string; isRoot: boolean; live: boolean }) {
-  const [level, setLevel] = useState<LogLevel>("debug");
-  const [flat, setFlat] = useState(false);
-  const [cursor, setCursor] = useState<Cursor>({});
+export function LogsPanel({
+  id,
+  search,
+  isRoot,
+  live,
+}: {
+  id: string;
+  search: string;
+  isRoot: boolean;
+  live: boolean;
+}) {
+  // Level, mode and position live in the instance page's URL (`#/instances/<id>?log_level=warn&flat=true`),
+  // so a reload or a link shows the same logs.
+  const params = new URLSearchParams(search);
+  const askedLevel = params.get("log_level") as LogLevel | null;
+  const level: LogLevel = askedLevel && LEVELS.includes(askedLevel) ? askedLevel : "debug";
+  const flat = params.get("flat") === "true";
+  const logAfter = params.get("log_after");
+  const logBefore = params.get("log_before");
+  const cursor: Cursor = logAfter ? { after: logAfter } : logBefore ? { before: logBefore } : {};
+  const go = (next: { level?: LogLevel; flat?: boolean; cursor: Cursor }) => {
+    const q = new URLSearchParams();
+    const l = next.level ?? level;
+    const f = next.flat ?? flat;
+    if (l !== "debug") q.set("log_level", l);
+    if (f) q.set("flat", "true");
+    if (next.cursor.after) q.set("log_after", next.cursor.after);
+    if (next.cursor.before) q.set("log_before", next.cursor.before);
+    navigate({ page: "instance", id, ...(q.size ? { search: q.toString() } : {}) });
+  };
+  const setCursor = (next: Cursor) => go({ cursor: next });
   const key = JSON.stringify([id, level, flat, cursor]);
   const onFirstPage = !cursor.after && !cursor.before;
   const logs = useLoad<Page<LogEntry>>(
@@ -26,10 +53,6 @@ export function LogsPanel({ id, isRoot, live }: { id: string; isRoot: boolean; l
     key,
     onFirstPage && live ? POLL_MS : undefined,
   );
-  const change = (apply: () => void) => {
-    apply();
-    setCursor({});
-  };
   const entries = logs.data?.items ?? [];
   const showInstance = isRoot && !flat;
   return (
@@ -38,7 +61,7 @@ export function LogsPanel({ id, isRoot, live }: { id: string; isRoot: boolean; l
       <div className="list-head">
         <label>
           Level
-          <select value={level} onChange={(e) => change(() => setLevel(e.target.value as LogLevel))}>
+          <select value={level} onChange={(e) => go({ level: e.target.value as LogLevel, cursor: {} })}>
             {LEVELS.map((l) => (
               <option key={l} value={l}>
                 {l === "debug" ? "debug and above (all)" : `${l} and above`}
@@ -50,11 +73,11 @@ export function LogsPanel({ id, isRoot, live }: { id: string; isRoot: boolean; l
           <fieldset className="inline">
             <legend>Rows</legend>
             <label className="check">
-              <input type="radio" name="log-mode" checked={!flat} onChange={() => change(() => setFlat(false))} />
+              <input type="radio" name="log-mode" checked={!flat} onChange={() => go({ flat: false, cursor: {} })} />
               whole tree
             </label>
             <label className="check">
-              <input type="radio" name="log-mode" checked={flat} onChange={() => change(() => setFlat(true))} />
+              <input type="radio" name="log-mode" checked={flat} onChange={() => go({ flat: true, cursor: {} })} />
               this instance only (flat)
             </label>
           </fieldset>

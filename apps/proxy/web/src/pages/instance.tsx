@@ -65,7 +65,7 @@ function StateView({ detail }: { detail: InstanceDetail }) {
   );
 }
 
-export function InstancePage({ id, permissions }: { id: string; permissions: Permissions }) {
+export function InstancePage({ id, search, permissions }: { id: string; search: string; permissions: Permissions }) {
   // A settled instance changes no more by itself: polling stops once it is seen settled.
   const [settledId, setSettledId] = useState<string | null>(null);
   const views = useLoad<Views>(
@@ -206,7 +206,7 @@ export function InstancePage({ id, permissions }: { id: string; permissions: Per
         <ChildFailuresView loaded={failures} />
         <ChildrenTree childMap={detail!.state._children} />
       </section>
-      <LogsPanel id={id} isRoot={isRoot} live={!isSettled(status!.status)} />
+      <LogsPanel id={id} search={search} isRoot={isRoot} live={!isSettled(status!.status)} />
     </section>
   );
 }
