@@ -131,6 +131,27 @@ describe("instance page", () => {
     expect(await page.locator("dl.facts").count(), "the instance page itself still shows").toBe(1);
   });
 
+  it("shows the external wait as times, and every time in one format with a relative part", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/instances/${parked}`);
+    const facts = page.locator("dl.facts");
+    const fact = (name: string) => facts.locator("dt", { hasText: name }).locator("xpath=following-sibling::dd[1]");
+    await expect.poll(() => fact("Waiting since").count()).toBe(1);
+    const relative = /\((just now|\d+ (s|min|h|d) ago)\)$/;
+    expect(await fact("Waiting since").textContent()).toMatch(relative);
+    expect(await page.getByTestId("wait-deadline").textContent(), "order's approval has no timeout").toBe(
+      "none (no timeout)",
+    );
+    expect(await fact("Claimed by").textContent()).toBe("nobody (claimable now)");
+    const created = (await fact("Created").textContent())!;
+    expect(created).toMatch(relative);
+    const logTime = page.getByRole("region", { name: "Logs" }).locator("time").first();
+    await expect.poll(() => logTime.count()).toBe(1);
+    const logText = (await logTime.textContent())!;
+    expect(logText, "logs use the same format as the rest of the page").toMatch(relative);
+    expect(logText, "not a UTC ISO string").not.toMatch(/\d{4}-\d\d-\d\dT/);
+  });
+
   it("offers retry, not pause, on a failed instance and shows its error", async () => {
     const { page, web } = stack;
     await page.goto(`${web.url}/#/instances/${failed}`);

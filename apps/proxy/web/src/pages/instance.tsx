@@ -83,6 +83,16 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
   const status = views.data?.status;
   const detail = views.data?.detail;
   const failures = useChildFailures(id, settledId !== id);
+  // The wait's deadline and claimer, as times (the engine keys hold them as raw unix ms).
+  const parkedExternal = detail?.phase === "external";
+  const wait = useLoad(
+    (signal) =>
+      parkedExternal
+        ? call("listExternalTasks", { query: { instance_id: id }, signal }).then((page) => page.items[0] ?? null)
+        : Promise.resolve(null),
+    `${id}:${parkedExternal}`,
+    parkedExternal && settledId !== id ? POLL_MS : undefined,
+  );
   const firstFailed = failures.data?.failed.items[0];
   const definition = useLoad(
     (signal) =>
@@ -125,6 +135,28 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
           <>
             <dt>Phase</dt>
             <dd>{detail!.phase}</dd>
+          </>
+        )}
+        {wait.data && (
+          <>
+            <dt>Waiting since</dt>
+            <dd>
+              <TimeText iso={wait.data.waiting_since} />
+            </dd>
+            <dt>Deadline</dt>
+            <dd data-testid="wait-deadline">
+              {wait.data.deadline ? <TimeText iso={wait.data.deadline} /> : "none (no timeout)"}
+            </dd>
+            <dt>Claimed by</dt>
+            <dd>
+              {wait.data.claimed_by ? (
+                <>
+                  {wait.data.claimed_by} until <TimeText iso={wait.data.claim_expires} />
+                </>
+              ) : (
+                "nobody (claimable now)"
+              )}
+            </dd>
           </>
         )}
         <dt>Retries</dt>
