@@ -76,6 +76,10 @@ export function filtersToSearch(filters: InstanceFilters): string {
 /** What is wrong with the filters, one sentence each; the list is not fetched while any remain. */
 export function filterProblems(filters: InstanceFilters): string[] {
   const problems: string[] = [];
+  if (/[%*?]/.test(filters.error_code))
+    problems.push(
+      `error code "${filters.error_code}" has a wildcard, but the error code is matched exactly: give a whole code such as http.503`,
+    );
   for (const status of filters.status) {
     if (!(STATUSES as readonly string[]).includes(status))
       problems.push(`status "${status}" is not one of ${STATUSES.join(", ")}`);

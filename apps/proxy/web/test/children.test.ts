@@ -104,6 +104,10 @@ describe("a parent's children tree", () => {
       .toBe(1);
     expect(await node(grandchild).textContent(), "a single child has no key").toContain(`inner: ${grandchild}`);
     await expect.poll(() => node(grandchild).locator(".status").textContent()).toBe("running");
+    await page.getByRole("button", { name: `Expand ${left}` }).click();
+    await expect
+      .poll(() => node(left).locator("p.muted").textContent(), { message: "an expanded leaf says it has no children" })
+      .toBe("No children.");
     await page.getByRole("button", { name: `Collapse ${deep}` }).click();
     expect(await node(grandchild).count()).toBe(0);
   });

@@ -124,6 +124,20 @@ describe("tokens", () => {
     expect((await client.call("listTokens")).items.find((t) => t.id === created!.id)?.revoked_at).toBeTruthy();
   });
 
+  it("drops a token's secret from the banner when that token is revoked", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/tokens`);
+    await page.getByLabel("Label").fill("short lived");
+    await page.getByRole("button", { name: "Create token" }).click();
+    const secret = page.locator(".secret-value");
+    await expect.poll(() => secret.textContent()).toMatch(/^svc_sk_/);
+    const row = page.locator("tr", { hasText: "short lived" });
+    await row.getByRole("button", { name: "Revoke short lived" }).click();
+    await row.getByRole("button", { name: "Yes, revoke" }).click();
+    await expect.poll(() => row.textContent()).toContain("revoked");
+    expect(await secret.count(), "the revoked token's secret is gone").toBe(0);
+  });
+
   it("names the missing label instead of creating a token", async () => {
     const { page, web } = stack;
     await page.goto(`${web.url}/#/tokens`);

@@ -159,6 +159,9 @@ describe("instance page", () => {
     expect(await page.getByRole("button", { name: "Pause" }).count()).toBe(0);
     expect(await page.locator("dl.facts").textContent()).toContain("pre.error");
     expect(await page.locator("svg g.node-current").getAttribute("data-task")).toBe("call");
+    await expect
+      .poll(() => page.getByLabel(/force/).count(), { message: "call is not only_once: no force is offered" })
+      .toBe(0);
   });
 
   it("shows the output of a completed instance", async () => {

@@ -75,6 +75,15 @@ describe("instance list pagination", () => {
   });
 });
 
+describe("error code filter", () => {
+  it("says the error code is matched exactly instead of silently matching nothing for a wildcard", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/instances?error_code=http.5%25`);
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("matched exactly");
+    expect(await page.locator("tbody tr[data-instance]").count(), "nothing is listed as if it matched").toBe(0);
+  });
+});
+
 describe("list state in the URL", () => {
   it("keeps the page position and page size across a reload", async () => {
     const { page, web } = stack;

@@ -51,7 +51,7 @@ export function ChildrenTree({ childMap, depth = 0 }: { childMap: unknown; depth
   if (resolved === undefined) {
     return objects.error ? <ErrorBox error={objects.error} /> : <p className="loading">Loading children…</p>;
   }
-  if (refs.length === 0) return depth === 0 ? <p className="muted">No children.</p> : null;
+  if (refs.length === 0) return <p className="muted">No children.</p>;
   return (
     <ul className="tree" aria-label={depth === 0 ? "Children" : undefined}>
       {refs.map((ref, i) => (

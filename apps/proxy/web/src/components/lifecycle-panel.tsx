@@ -38,6 +38,11 @@ export function LifecyclePanel(props: {
   version: number;
   status: string;
   isRoot: boolean;
+  /**
+   * Whether retry may need `force`: the failed task is only_once, or it spawns children (a
+   * descendant's only_once task may be what failed). Unknown (definition not loaded) offers it.
+   */
+  offerForce?: boolean;
   permissions: Permissions;
   onChanged: () => void;
 }) {
@@ -118,10 +123,12 @@ export function LifecyclePanel(props: {
             <button type="button" disabled={busy} onClick={() => run("retry")}>
               Retry
             </button>
-            <label className="check">
-              <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} />
-              force (override the only_once protection)
-            </label>
+            {props.offerForce !== false && (
+              <label className="check">
+                <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} />
+                force (override the only_once protection)
+              </label>
+            )}
           </>
         )}
         {verbs.includes("cancel") &&

@@ -19,6 +19,14 @@ interface Views {
   detail: InstanceDetail;
 }
 
+/** Whether a retry on `task` may meet the only_once protection (docs/ui.md "Instance page"). */
+function mayNeedForce(definition: unknown, task: string): boolean {
+  const tasks = (definition as { tasks?: { id?: string; only_once?: boolean; action?: { type?: string } }[] }).tasks;
+  const found = tasks?.find((t) => t.id === task);
+  if (!found) return true;
+  return found.only_once === true || ["child", "child_list", "child_map"].includes(found.action?.type ?? "");
+}
+
 function StateView({ detail }: { detail: InstanceDetail }) {
   const { input, outputs, _children, ...rest } = detail.state;
   const engineKeys = Object.entries(rest).filter(([, v]) => v !== undefined);
@@ -216,6 +224,7 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
         version={status!.version}
         status={status!.status}
         isRoot={isRoot}
+        offerForce={definition.data ? mayNeedForce(definition.data.definition, status!.task) : undefined}
         permissions={permissions}
         onChanged={views.reload}
       />

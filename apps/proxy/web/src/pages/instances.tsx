@@ -88,7 +88,7 @@ function FilterForm({ applied }: { applied: InstanceFilters }) {
           </select>
         </label>
         <label>
-          Error code
+          Error code (exact)
           <input value={draft.error_code} onChange={(e) => set("error_code", e.target.value)} />
         </label>
         <label className="check">

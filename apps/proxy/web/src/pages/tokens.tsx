@@ -36,6 +36,8 @@ export function TokensPage() {
     try {
       await call("revokeToken", { params: { id } });
       setRevoked(label);
+      // A revoked token's secret is worthless: it leaves the "copy it now" banner.
+      setCreated((shown) => (shown?.id === id ? null : shown));
       list.reload();
     } catch (failure) {
       setError(failure);
