@@ -10,6 +10,7 @@ const status = {
   task: "a",
   key: null,
   retry_count: 0,
+  wake_at: null,
   created_at: "2026-01-02T10:00:00.000Z",
   updated_at: "2026-01-02T10:00:00.000Z",
 };
