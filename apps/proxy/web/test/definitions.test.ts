@@ -70,19 +70,38 @@ describe("channels", () => {
     await expect.poll(() => stable.textContent()).toContain("v1");
     await page.getByLabel("Promote from").fill("beta");
     await page.getByLabel("to", { exact: true }).fill("stable");
-    await page.getByRole("button", { name: "Promote" }).click();
+    await page.getByRole("button", { name: "Preview" }).click();
+    const preview = page.getByRole("region", { name: "Promote preview" });
+    await expect.poll(() => preview.textContent()).toContain("order: stable to v2 (was v1)");
+    expect(
+      (await client.call("listChannels", { query: { name: "order" } })).items.find((c) => c.channel === "stable")
+        ?.version,
+      "a preview changes nothing",
+    ).toBe(1);
+    await preview.getByRole("button", { name: "Yes, move 1 pointer" }).click();
     await expect.poll(() => page.getByRole("status").textContent()).toContain("order: stable now at v2 (was v1)");
     await expect.poll(() => stable.textContent()).toContain("v2");
     const channels = await client.call("listChannels", { query: { name: "order" } });
     expect(channels.items.find((c) => c.channel === "stable")?.version).toBe(2);
   });
 
-  it("shows the API's error when promoting from an unknown channel", async () => {
+  it("lists no unchanged pointer as a change", async () => {
+    const { page, web } = stack;
+    await page.goto(`${web.url}/#/channels`);
+    await page.getByLabel("Promote from").fill("beta");
+    await page.getByLabel("to", { exact: true }).fill("stable");
+    await page.getByRole("button", { name: "Preview" }).click();
+    const preview = page.getByRole("region", { name: "Promote preview" });
+    await expect.poll(() => preview.textContent()).toContain("Nothing would change");
+    expect(await preview.textContent()).not.toContain("(was v2)");
+  });
+
+  it("shows an error when promoting from an unknown channel", async () => {
     const { page, web } = stack;
     await page.goto(`${web.url}/#/channels`);
     await page.getByLabel("Promote from").fill("nope");
     await page.getByLabel("to", { exact: true }).fill("stable");
-    await page.getByRole("button", { name: "Promote" }).click();
+    await page.getByRole("button", { name: "Preview" }).click();
     await expect.poll(() => page.getByRole("alert").textContent()).toContain("nope");
   });
 });

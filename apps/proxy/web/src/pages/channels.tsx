@@ -58,25 +58,83 @@ export function ChannelsPage({ permissions }: { permissions: Permissions }) {
   );
 }
 
+interface PointerChange {
+  name: string;
+  version: number;
+  /** 0 when the process is not on the target channel yet. */
+  previous: number;
+}
+
+/** What promoting `from` onto `to` would move: only pointers whose version differs; `unchanged` counts the rest. */
+export function promotePreview(
+  entries: ChannelEntry[],
+  from: string,
+  to: string,
+  process: string,
+): { changes: PointerChange[]; unchanged: number } {
+  const target = new Map(entries.filter((e) => e.channel === to).map((e) => [e.name, e.version]));
+  const changes: PointerChange[] = [];
+  let unchanged = 0;
+  for (const entry of entries) {
+    if (entry.channel !== from || (process && entry.name !== process)) continue;
+    const previous = target.get(entry.name) ?? 0;
+    if (previous === entry.version) unchanged++;
+    else changes.push({ name: entry.name, version: entry.version, previous });
+  }
+  return { changes: changes.sort((a, b) => a.name.localeCompare(b.name)), unchanged };
+}
+
+async function allChannelEntries(): Promise<ChannelEntry[]> {
+  const entries: ChannelEntry[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await call("listChannels", { query: { limit: 100, ...(after ? { after } : {}) } });
+    entries.push(...page.items);
+    if (!page.page.next_cursor) return entries;
+    after = page.page.next_cursor;
+  }
+}
+
+/**
+ * Promote in two steps: Preview reads every pointer and lists what would move (unchanged
+ * pointers are only counted); nothing changes until the operator confirms.
+ */
 function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => void }) {
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
   const [process, setProcess] = useState("");
-  const [result, setResult] = useState<PromoteChannelResponse | null>(null);
+  const [preview, setPreview] = useState<{ changes: PointerChange[]; unchanged: number } | null>(null);
+  const [result, setResult] = useState<{ changes: PointerChange[]; unchanged: number; to: string } | null>(null);
   const [error, setError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
+  const body = () => ({ from: from.trim(), to: to.trim(), ...(process.trim() ? { process: process.trim() } : {}) });
 
-  async function submit(event: FormEvent) {
+  async function showPreview(event: FormEvent) {
     event.preventDefault();
     setBusy(true);
     setError(undefined);
     setResult(null);
     try {
-      setResult(
-        await call("promoteChannel", {
-          body: { from: from.trim(), to: to.trim(), ...(process.trim() ? { process: process.trim() } : {}) },
-        }),
-      );
+      const entries = await allChannelEntries();
+      const { from: f, to: t, process: p = "" } = body();
+      if (!entries.some((e) => e.channel === f && (!p || e.name === p)))
+        throw new Error(`Channel "${f}" points at no version${p ? ` of process "${p}"` : ""}: nothing to promote.`);
+      setPreview(promotePreview(entries, f, t, p));
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function confirm() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const answer = await call("promoteChannel", { body: body() });
+      const changes = answer.promoted.filter((p) => p.version !== p.previous);
+      setResult({ changes, unchanged: answer.promoted.length - changes.length, to: answer.to });
+      setPreview(null);
       onDone();
     } catch (failure) {
       setError(failure);
@@ -85,47 +143,81 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
     }
   }
 
+  const changeList = (changes: PointerChange[], target: string, done: boolean) => (
+    <ul>
+      {changes.map((p) => (
+        <li key={p.name}>
+          {p.name}: {target} {done ? "now at" : "to"} v{p.version}
+          {p.previous ? ` (was v${p.previous})` : " (new)"}
+        </li>
+      ))}
+    </ul>
+  );
+
   return (
-    <form className="inline-form" onSubmit={submit} aria-label="Promote a channel">
-      <datalist id="channel-names">
-        {channels.map((c) => (
-          <option key={c} value={c} />
-        ))}
-      </datalist>
-      <label>
-        Promote from
-        <input required list="channel-names" value={from} onChange={(e) => setFrom(e.target.value)} />
-      </label>
-      <label>
-        to
-        <input required list="channel-names" value={to} onChange={(e) => setTo(e.target.value)} />
-      </label>
-      <label>
-        Only process (optional)
-        <input value={process} onChange={(e) => setProcess(e.target.value)} />
-      </label>
-      <button type="submit" disabled={busy}>
-        Promote
-      </button>
+    <div className="promote">
+      <form className="inline-form" onSubmit={showPreview} aria-label="Promote a channel">
+        <datalist id="channel-names">
+          {channels.map((c) => (
+            <option key={c} value={c} />
+          ))}
+        </datalist>
+        <label>
+          Promote from
+          <input
+            required
+            list="channel-names"
+            value={from}
+            onChange={(e) => (setFrom(e.target.value), setPreview(null))}
+          />
+        </label>
+        <label>
+          to
+          <input required list="channel-names" value={to} onChange={(e) => (setTo(e.target.value), setPreview(null))} />
+        </label>
+        <label>
+          Only process (optional)
+          <input value={process} onChange={(e) => (setProcess(e.target.value), setPreview(null))} />
+        </label>
+        <button type="submit" disabled={busy}>
+          Preview
+        </button>
+      </form>
       <ErrorBox error={error} />
-      {result && (
-        <div role="status" className="notice">
-          {result.promoted.length === 0 ? (
+      {preview && (
+        <section className="notice" aria-label="Promote preview">
+          {preview.changes.length === 0 ? (
             <p>
-              Nothing to promote: {result.to} already matches {result.from}.
+              Nothing would change: {to.trim()} already matches {from.trim()}.
             </p>
           ) : (
-            <ul>
-              {result.promoted.map((p) => (
-                <li key={p.name}>
-                  {p.name}: {result.to} now at v{p.version}
-                  {p.previous ? ` (was v${p.previous})` : " (new)"}
-                </li>
-              ))}
-            </ul>
+            <>
+              <p>
+                Promoting {from.trim()} onto {to.trim()} moves {preview.changes.length}{" "}
+                {preview.changes.length === 1 ? "pointer" : "pointers"}
+                {preview.unchanged ? ` (${preview.unchanged} already match)` : ""}:
+              </p>
+              {changeList(preview.changes, to.trim(), false)}
+              <button type="button" className="danger" disabled={busy} onClick={confirm}>
+                Yes, move {preview.changes.length} {preview.changes.length === 1 ? "pointer" : "pointers"}
+              </button>{" "}
+            </>
           )}
+          <button type="button" onClick={() => setPreview(null)}>
+            Back
+          </button>
+        </section>
+      )}
+      {result && (
+        <div role="status" className="notice">
+          {result.changes.length === 0 ? (
+            <p>Nothing changed: {result.to} already matched.</p>
+          ) : (
+            changeList(result.changes, result.to, true)
+          )}
+          {result.unchanged > 0 && <p className="muted">{result.unchanged} already matched and did not move.</p>}
         </div>
       )}
-    </form>
+    </div>
   );
 }
