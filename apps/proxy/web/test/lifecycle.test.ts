@@ -185,3 +185,28 @@ describe("accessibility basics", () => {
     await page.close();
   });
 });
+
+describe("narrow screens", () => {
+  it("keeps every page within a 390 px viewport, with the whole nav reachable", async () => {
+    const { web } = stack;
+    const page = await stack.browser.newPage({ viewport: { width: 390, height: 844 } });
+    for (const hash of ["#/instances", "#/external", "#/definitions", "#/channels", "#/tokens"]) {
+      await page.goto(`${web.url}/${hash}`);
+      await page.waitForLoadState("networkidle");
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width, `${hash} is no wider than the screen`).toBeLessThanOrEqual(390);
+    }
+    const id = await parkedOrder("narrow");
+    await page.goto(`${web.url}/#/instances/${id}`);
+    await page.locator("svg g.node-current").waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), "the instance page").toBeLessThanOrEqual(
+      390,
+    );
+    for (const name of ["Channels", "Tokens"]) {
+      const box = await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name }).boundingBox();
+      expect(box && box.x + box.width, `${name} is on screen`).toBeLessThanOrEqual(390);
+    }
+    await page.close();
+  });
+});
