@@ -272,6 +272,14 @@ describe("graph signals", () => {
     expect(await page.locator('svg g.edge[data-from="reject"][data-to="!raise"]').count()).toBe(1);
     expect(await page.locator('svg g.node[data-task="!raise"] text').textContent()).toBe("raise");
 
+    await page.getByText("Branch conditions in full").click();
+    expect(
+      await page.getByRole("list", { name: "Branch conditions" }).textContent(),
+      "a label shortened in the drawing is readable in full without hovering",
+    ).toContain("approve → reject (switch): default");
+    expect(await page.getByRole("list", { name: "Branch conditions" }).textContent()).toContain(
+      "reject → raise (switch): default → raise declined",
+    );
     const ship = page.getByRole("button", { name: "Task ship: show its definition" });
     await ship.focus();
     expect(await page.evaluate(() => document.activeElement?.getAttribute("data-task"))).toBe("ship");

@@ -122,6 +122,23 @@ export function TaskGraphView({
           </span>
         )}
       </figcaption>
+      {graph.edges.some((edge) => edge.label) && (
+        // The drawn labels are shortened; every branch's full condition is readable here, not only on hover.
+        <details className="branches">
+          <summary>Branch conditions in full</summary>
+          <ul aria-label="Branch conditions">
+            {graph.edges
+              .filter((edge) => edge.label)
+              .map((edge) => (
+                <li key={`${edge.from}>${edge.to}>${edge.kind}`}>
+                  {edge.from} → {edge.to === RAISE_NODE ? "raise" : edge.to} (
+                  {edge.kind === "error" ? "on_error" : edge.kind}
+                  ): <code>{edge.label}</code>
+                </li>
+              ))}
+          </ul>
+        </details>
+      )}
       {selectedTask && (
         <section className="task-definition" aria-label={`Task ${selected}`}>
           <h3>
