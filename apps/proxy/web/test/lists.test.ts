@@ -126,8 +126,8 @@ describe("external tasks waiting", () => {
     const cells = await row(first).locator("td").allTextContents();
     expect(cells[0], "the row names the instance").toContain(first);
     expect(cells[1], "and its process").toContain("approval");
-    expect(cells[3], "and the external task it waits on").toBe("review");
-    expect(cells[4]).toBe("external");
+    expect(cells[4], "and the external task it waits on").toBe("review");
+    expect(cells[5]).toBe("external");
     expect(
       await page.locator("tbody tr[data-instance]").count(),
       "the completed tick instances are not waiting on anything",
