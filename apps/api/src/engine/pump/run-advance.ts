@@ -39,6 +39,8 @@ export interface RunnerDeps {
   committer: ReturnType<typeof createCommitter>;
   /** Asks the loop for a claim round soon (engine.ts). */
   wake: () => void;
+  /** EngineDeps.beforeWrite. */
+  beforeWrite?: (instanceId: string) => Promise<void>;
 }
 
 /** Runs one claimed advance and submits its write; resolves with whether the write landed. */
@@ -57,7 +59,7 @@ export type RunAdvance = (
  * round retries the instance.
  */
 export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
-  const { db, clock, config, log, workerId, env, metrics, committer, wake } = deps;
+  const { db, clock, config, log, workerId, env, metrics, committer, wake, beforeWrite } = deps;
   const definitions = createDefinitionCache(db);
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
@@ -161,6 +163,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       // Before redaction: an oversized state is never walked again, nor written.
       result = stateLimitFailure(result, state, config.limits.stateBytes, flagOf("stateBytes")) ?? result;
       result = redactAdvanceResult(result, secrets);
+      if (beforeWrite !== undefined) await beforeWrite(row.id);
       if (abandoned.aborted) {
         report("abandoned");
         return { applied: false };
