@@ -1,3 +1,4 @@
+import { until } from "@baton/testkit";
 // Child tasks (docs/language.md#children): a parent spawns children with its advance's write, parks in
 // phase `children`, the last child to settle wakes it, and its next advance collects them.
 import { parseJson } from "@baton/expr";
@@ -6,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/trees/lifecycle.js";
 import { rowsOf } from "../../src/storage/db.js";
 import { instances } from "../../src/storage/schema/index.js";
-import { type Harness, type InstanceView, openHarness, waitFor } from "../support/engine-harness.js";
+import { type Harness, type InstanceView, openHarness } from "../support/engine-harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -95,7 +96,7 @@ async function runTree(
 
 /** Waits (real time, the pump running) until the instance leaves `running`. */
 function settledByPump(harness: Harness, id: string, what: string): Promise<InstanceView> {
-  return waitFor(
+  return until(
     what,
     async () => {
       const view = await harness.get(id);
