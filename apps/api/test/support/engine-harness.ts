@@ -170,3 +170,10 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
   };
   return harness;
 }
+
+/** A harness on the default configuration with `definitions` registered, in order. */
+export async function harnessWith(...definitions: unknown[]): Promise<Harness> {
+  const harness = await openHarness();
+  for (const definition of definitions) await harness.deploy(definition);
+  return harness;
+}
