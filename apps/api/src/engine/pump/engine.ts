@@ -8,7 +8,7 @@ import type { Carried, EngineHandle } from "../../services.js";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, inTransaction } from "../../storage/db.js";
 import { advance, type AdvanceResult } from "../advance/advance.js";
-import { childEnvironment } from "./child-environment.js";
+import { childEnvironment, newTreeMemo } from "./child-environment.js";
 import { AdvanceAbandoned } from "../advance/abandoned.js";
 import type { ChildEnvironment } from "../advance/tasks/child.js";
 import { databaseErrorCode, isDatabaseUnavailable } from "../../storage/db-unavailable.js";
@@ -103,6 +103,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     depthFlag: flagOf("treeDepth"),
     instancesFlag: flagOf("treeInstances"),
   };
+  const treeMemo = newTreeMemo();
   const fetchPolicy = fetchPolicyOf(config);
   const inFlight = new Map<string, InFlight>();
   let reserved = 0;
@@ -366,6 +367,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
                     definitions,
                     { id: row.id, rootId: row.rootId, process: row.process, version: row.version },
                     treeLimits,
+                    treeMemo,
                   ),
                 ),
                 evalLimits,
