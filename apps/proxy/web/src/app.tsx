@@ -6,6 +6,7 @@ import { ChannelsPage } from "./pages/channels.js";
 import { ComparePage } from "./pages/compare.js";
 import { DefinitionsPage } from "./pages/definitions.js";
 import { ExternalTasksPage } from "./pages/external-tasks.js";
+import { TaskPage } from "./pages/task.js";
 import { InstancePage } from "./pages/instance.js";
 import { InstancesPage } from "./pages/instances.js";
 import { ProcessPage } from "./pages/process.js";
@@ -19,7 +20,7 @@ import { useRoute } from "./use-route.js";
 
 const NAV: { label: string; to: Route; pages: Route["page"][] }[] = [
   { label: "Instances", to: { page: "instances", search: "" }, pages: ["instances", "instance"] },
-  { label: "External tasks", to: { page: "external" }, pages: ["external"] },
+  { label: "External tasks", to: { page: "external" }, pages: ["external", "task"] },
   { label: "Definitions", to: { page: "definitions" }, pages: ["definitions", "process", "version", "compare"] },
   { label: "Channels", to: { page: "channels" }, pages: ["channels"] },
   { label: "Tokens", to: { page: "tokens" }, pages: ["tokens"] },
@@ -44,6 +45,8 @@ function Page({ route, session }: { route: Route; session: Session }) {
       return <ChannelsPage permissions={permissions} />;
     case "external":
       return <ExternalTasksPage />;
+    case "task":
+      return <TaskPage instance={route.instance} permissions={permissions} />;
     case "tokens":
       return <TokensPage />;
     case "not-found":
@@ -79,6 +82,8 @@ export function routeTitle(route: Route): string {
         return "Channels";
       case "external":
         return "External tasks";
+      case "task":
+        return `Task of ${route.instance}`;
       case "tokens":
         return "API tokens";
       case "not-found":

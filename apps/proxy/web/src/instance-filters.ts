@@ -15,6 +15,8 @@ export const STATUSES = [
   "cancelled",
 ] as const;
 export const PHASES = ["children", "collecting", "external"] as const;
+/** A business key's longest length (docs/api.md "Business keys"). */
+export const KEY_MAX_LENGTH = 200;
 export const TIME_FILTERS = ["created_after", "created_before", "updated_after", "updated_before"] as const;
 type TimeFilter = (typeof TIME_FILTERS)[number];
 
@@ -25,6 +27,8 @@ export interface InstanceFilters {
   phase: string;
   task: string;
   error_code: string;
+  /** The business key (exact), an extension filter of `GET /instances`. */
+  key: string;
   children: boolean;
   /** Unix ms as text, or "" when unset. */
   created_after: string;
@@ -40,6 +44,7 @@ export const EMPTY_FILTERS: InstanceFilters = {
   phase: "",
   task: "",
   error_code: "",
+  key: "",
   children: false,
   created_after: "",
   created_before: "",
@@ -47,7 +52,14 @@ export const EMPTY_FILTERS: InstanceFilters = {
   updated_before: "",
 };
 
-const TEXT_FILTERS = ["process", "version", "phase", "task", "error_code", ...TIME_FILTERS] as const;
+const TEXT_FILTERS = ["process", "version", "phase", "task", "error_code", "key", ...TIME_FILTERS] as const;
+
+/** The filters the compact bar folds under "More filters" (it opens by itself when one is set). */
+export const MORE_FILTERS = ["version", "task", "phase", "children", ...TIME_FILTERS] as const;
+
+export function hasMoreFilters(filters: InstanceFilters): boolean {
+  return MORE_FILTERS.some((key) => (key === "children" ? filters.children : filters[key] !== ""));
+}
 
 /** Filters from the list's URL query; unknown keys are ignored. */
 export function filtersFromSearch(search: string): InstanceFilters {
@@ -88,6 +100,8 @@ export function filterProblems(filters: InstanceFilters): string[] {
     problems.push(`phase "${filters.phase}" is not one of ${PHASES.join(", ")}`);
   if (filters.version && !/^\d+$/.test(filters.version))
     problems.push(`version "${filters.version}" is not a whole number (0 means any)`);
+  if (filters.key.length > KEY_MAX_LENGTH)
+    problems.push(`the business key is ${filters.key.length} characters long; a key has at most ${KEY_MAX_LENGTH}`);
   if (filters.task && !filters.process)
     problems.push("the task filter needs a process: task ids are unique only within a definition");
   for (const key of TIME_FILTERS) {
@@ -106,6 +120,7 @@ export function filtersToQuery(filters: InstanceFilters): ListInstancesQuery {
   if (filters.phase) query.phase = filters.phase as ListInstancesQuery["phase"];
   if (filters.task) query.task = filters.task;
   if (filters.error_code) query.error_code = filters.error_code;
+  if (filters.key) query.key = filters.key;
   if (filters.children) query.children = true;
   for (const key of TIME_FILTERS) if (filters[key]) query[key as TimeFilter] = Number(filters[key]);
   return query;

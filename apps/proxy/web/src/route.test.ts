@@ -54,6 +54,7 @@ describe("routeHash", () => {
       { page: "compare", name: "order", from: null, to: 3 },
       { page: "channels" },
       { page: "external" },
+      { page: "task", instance: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55" },
       { page: "tokens" },
     ];
     for (const route of routes) expect(parseRoute(routeHash(route)), routeHash(route)).toEqual(route);

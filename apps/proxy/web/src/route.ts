@@ -11,6 +11,8 @@ export type Route =
   | { page: "compare"; name: string; from: number | null; to: number | null }
   | { page: "channels" }
   | { page: "external" }
+  /** One waiting external task, by the instance that waits on it (docs/ui.md "Tasklist"). */
+  | { page: "task"; instance: string }
   | { page: "tokens" }
   | { page: "not-found"; hash: string };
 
@@ -38,6 +40,7 @@ export function parseRoute(hash: string): Route {
     const version = positiveInt(b);
     if (parts.length === 3 && version !== null) return { page: "version", name: a, version };
   }
+  if (head === "external" && parts.length === 2) return { page: "task", instance: a };
   if (parts.length === 1 && (head === "channels" || head === "external" || head === "tokens")) return { page: head };
   return { page: "not-found", hash };
 }
@@ -67,6 +70,8 @@ export function routeHash(route: Route): string {
     case "external":
     case "tokens":
       return `#/${route.page}`;
+    case "task":
+      return `#/external/${seg(route.instance)}`;
     case "not-found":
       return route.hash;
   }

@@ -130,3 +130,40 @@ export const OUTER = {
   input_schema: { type: "object", properties: { items: { type: "array" } }, required: ["items"] },
   tasks: [{ id: "fan", action: { type: "child", name: "wide", input: { items: "$: input.items" } } }],
 };
+
+/**
+ * A human approval: an external task whose result_schema reaches a definition-level `$defs`
+ * entry, with two declared errors (one carrying data), an hour's deadline, and the result as
+ * the instance output. The tasklist tests resolve it through the generated form.
+ */
+export const EXPENSE = {
+  name: "expense",
+  input_schema: { type: "object", properties: { amount: { type: "integer" } }, required: ["amount"] },
+  $defs: { person: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
+  tasks: [
+    {
+      id: "approve",
+      action: {
+        type: "external",
+        input: { amount: "$: input.amount" },
+        timeout: "1h",
+        result_schema: {
+          type: "object",
+          properties: {
+            approved: { type: "boolean" },
+            amount: { type: "integer", minimum: 1 },
+            level: { type: "string", enum: ["low", "high"] },
+            approver: { $ref: "#/$defs/person" },
+          },
+          required: ["approved", "amount", "approver"],
+        },
+      },
+      raises: {
+        rejected: { type: "object", properties: { reason: { type: "string" } }, required: ["reason"] },
+        withdrawn: null,
+      },
+      output: { decision: "$: self.result" },
+    },
+  ],
+  output: { decision: "$: outputs.approve.decision" },
+};

@@ -124,10 +124,10 @@ describe("external tasks waiting", () => {
     await expect.poll(() => row(second).count(), { timeout: 15_000 }).toBe(1);
     expect(await row(first).count()).toBe(1);
     const cells = await row(first).locator("td").allTextContents();
-    expect(cells[0], "the row names the instance").toContain(first);
+    expect(cells[0], "the row names the external task it waits on").toBe("review");
     expect(cells[1], "and its process").toContain("approval");
-    expect(cells[3], "and the external task it waits on").toBe("review");
-    expect(cells[4]).toBe("external");
+    expect(cells[2], "and the instance").toContain(first);
+    expect(cells[4], "and the worker input").toBe('{"doc":"contract-1"}');
     expect(
       await page.locator("tbody tr[data-instance]").count(),
       "the completed tick instances are not waiting on anything",

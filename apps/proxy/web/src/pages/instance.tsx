@@ -163,7 +163,8 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
                 </>
               ) : (
                 "nobody (claimable now)"
-              )}
+              )}{" "}
+              · <Link to={{ page: "task", instance: id }}>Open the task</Link>
             </dd>
           </>
         )}

@@ -1,122 +1,23 @@
 import type { InstanceRow, Page } from "@baton/actions";
-import { type FormEvent, useState } from "react";
 import { call } from "../api.js";
 import { ErrorBox } from "../components/error-box.js";
 import { Link } from "../components/link.js";
 import { type Cursor, Pager } from "../components/pager.js";
 import { StatusBadge } from "../components/status-badge.js";
 import { TimeText } from "../components/time-text.js";
+import { FilterBar } from "../components/filter-bar.js";
+import { StatusSummary, useProcessNames } from "../components/status-summary.js";
 import {
-  type InstanceFilters,
   EMPTY_FILTERS,
   filterProblems,
   filtersFromSearch,
   filtersToQuery,
   filtersToSearch,
-  localInputToMs,
-  msToLocalInput,
-  PHASES,
-  STATUSES,
-  TIME_FILTERS,
 } from "../instance-filters.js";
 import { POLL_MS, useLoad } from "../use-load.js";
 import { navigate } from "../use-route.js";
 
-const TIME_LABELS: Record<(typeof TIME_FILTERS)[number], string> = {
-  created_after: "Created at or after",
-  created_before: "Created before",
-  updated_after: "Updated at or after",
-  updated_before: "Updated before",
-};
-
-/** Keyed by the applied search (see InstancesPage): a poll re-renders it without touching the draft. */
 const PAGE_SIZES = [20, 50, 100];
-
-function FilterForm({ applied }: { applied: InstanceFilters }) {
-  const [draft, setDraft] = useState(applied);
-  const set = <K extends keyof InstanceFilters>(key: K, value: InstanceFilters[K]) =>
-    setDraft((d) => ({ ...d, [key]: value }));
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    navigate({ page: "instances", search: filtersToSearch(draft) });
-  }
-
-  return (
-    <form className="filters" onSubmit={submit} aria-label="Instance filters">
-      <fieldset>
-        <legend>Status</legend>
-        {STATUSES.map((status) => (
-          <label key={status} className="check">
-            <input
-              type="checkbox"
-              checked={draft.status.includes(status)}
-              onChange={(e) =>
-                set("status", e.target.checked ? [...draft.status, status] : draft.status.filter((s) => s !== status))
-              }
-            />
-            {status}
-          </label>
-        ))}
-      </fieldset>
-      <div className="fields">
-        <label>
-          Process
-          <input value={draft.process} onChange={(e) => set("process", e.target.value)} />
-        </label>
-        <label>
-          Version
-          <input
-            inputMode="numeric"
-            value={draft.version}
-            placeholder="any"
-            onChange={(e) => set("version", e.target.value)}
-            size={5}
-          />
-        </label>
-        <label>
-          Task
-          <input value={draft.task} onChange={(e) => set("task", e.target.value)} />
-        </label>
-        <label>
-          Phase
-          <select value={draft.phase} onChange={(e) => set("phase", e.target.value)}>
-            <option value="">any</option>
-            {PHASES.map((phase) => (
-              <option key={phase}>{phase}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Error code (exact)
-          <input value={draft.error_code} onChange={(e) => set("error_code", e.target.value)} />
-        </label>
-        <label className="check">
-          <input type="checkbox" checked={draft.children} onChange={(e) => set("children", e.target.checked)} />
-          Include children
-        </label>
-      </div>
-      <div className="fields">
-        {TIME_FILTERS.map((key) => (
-          <label key={key}>
-            {TIME_LABELS[key]}
-            <input
-              type="datetime-local"
-              value={msToLocalInput(draft[key])}
-              onChange={(e) => set(key, localInputToMs(e.target.value))}
-            />
-          </label>
-        ))}
-      </div>
-      <div className="actions">
-        <button type="submit">Apply filters</button>
-        <button type="button" onClick={() => navigate({ page: "instances", search: "" })}>
-          Clear
-        </button>
-      </div>
-    </form>
-  );
-}
 
 export function InstanceTable({ rows, caption }: { rows: InstanceRow[]; caption: string }) {
   return (
@@ -126,6 +27,7 @@ export function InstanceTable({ rows, caption }: { rows: InstanceRow[]; caption:
         <tr>
           <th scope="col">Instance</th>
           <th scope="col">Process</th>
+          <th scope="col">Key</th>
           <th scope="col">Status</th>
           <th scope="col">Task</th>
           <th scope="col">Phase</th>
@@ -155,6 +57,7 @@ export function InstanceTable({ rows, caption }: { rows: InstanceRow[]; caption:
             <td>
               {row.process} <span className="muted">v{row.version}</span>
             </td>
+            <td className="mono">{row.key ?? ""}</td>
             <td>
               <StatusBadge status={row.status} />
             </td>
@@ -210,10 +113,12 @@ export function InstancesPage({ search }: { search: string }) {
     POLL_MS,
   );
   const rows = list.data?.items ?? [];
+  const processNames = useProcessNames(filters.children);
   return (
     <section>
       <h1>Instances</h1>
-      <FilterForm key={filterSearch} applied={filters} />
+      <FilterBar key={filterSearch} applied={filters} processes={processNames} />
+      {problems.length === 0 && <StatusSummary filters={filters} />}
       {problems.length > 0 && (
         <ul className="error" role="alert">
           {problems.map((p) => (

@@ -1,0 +1,188 @@
+// The tasklist: waiting external tasks from GET /external-tasks, and resolving or raising one
+// from a form generated from its result_schema, against a real API.
+
+import type { DefinitionInput } from "@baton/actions";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { APPROVAL, EXPENSE } from "./fixtures.js";
+import { eventually, type Stack, startStack } from "./harness.js";
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+  for (const definition of [APPROVAL, EXPENSE])
+    await stack.client.call("putDefinition", { body: definition as DefinitionInput });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function parkedExpense(amount: number): Promise<string> {
+  const { client } = stack;
+  const id = (await client.call("startInstance", { body: { process: "expense", input: { amount } } })).id;
+  await eventually(`expense ${amount} parked`, async () =>
+    (await client.call("listExternalTasks", { query: { instance_id: id } })).items.length === 1 ? true : undefined,
+  );
+  return id;
+}
+
+const rowIds = () =>
+  stack.page.locator("tbody tr[data-instance]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-instance")));
+
+async function settled(id: string) {
+  return eventually(`instance ${id} settled`, async () => {
+    const view = await stack.client.call("getInstance", { params: { id } });
+    return ["completed", "failed", "raised"].includes(view.status) ? view : undefined;
+  });
+}
+
+describe("tasklist", () => {
+  it("lists waiting tasks oldest first with input, deadline and claimer, and drops one once it is resolved", async () => {
+    const { page, web, client } = stack;
+    const first = await parkedExpense(10);
+    const second = (await client.call("startInstance", { body: { process: "approval", input: { doc: "memo" } } })).id;
+    await eventually("the approval parked", async () =>
+      (await client.call("listExternalTasks", { query: { instance_id: second } })).items.length ? true : undefined,
+    );
+    const claim = await client.call("claimExternalTasks", { body: { worker_id: "bot-1", process: "approval" } });
+    expect(claim.items).toHaveLength(1);
+
+    await page.goto(`${web.url}/#/external`);
+    const row = (id: string) => page.locator(`tr[data-instance="${id}"]`);
+    await expect.poll(() => row(second).count()).toBe(1);
+    expect(await rowIds(), "oldest park first").toEqual([first, second]);
+    const cells = await row(first).locator("td").allTextContents();
+    expect(cells[0]).toBe("approve");
+    expect(cells[1]).toContain("expense");
+    expect(cells[4], "the worker input").toBe('{"amount":10}');
+    expect(cells[6], "an hour's deadline, as a time").toMatch(/in (59 min|1 h)/);
+    expect(cells[7]).toBe("nobody");
+    expect(await row(second).locator("td").nth(7).textContent()).toMatch(/^bot-1 until/);
+
+    await page.getByLabel("Claim").selectOption("false");
+    await expect.poll(() => rowIds(), { message: "claimable only" }).toEqual([first]);
+
+    await client.call("resolveExternalTask", { body: { token: claim.items[0]!.token, result: {} } });
+    await page.getByLabel("Claim").selectOption("");
+    await expect.poll(() => rowIds(), { message: "a resolved task leaves the list" }).toEqual([first]);
+    await client.call("cancelInstance", { params: { id: first } });
+  });
+
+  it("resolves a task from the form generated from its result_schema, and the instance completes with it", async () => {
+    const { page, web } = stack;
+    const id = await parkedExpense(25);
+    await page.goto(`${web.url}/#/external`);
+    await page.locator(`tr[data-instance="${id}"]`).getByRole("link", { name: "approve" }).click();
+    const form = page.getByRole("form", { name: "Resolve" });
+    await expect.poll(() => form.getByLabel("approver.name").count()).toBe(1);
+    expect(await page.getByRole("figure", { name: "Task input" }).textContent()).toContain('"amount": 25');
+
+    await form.getByLabel("approved").check();
+    await form.getByLabel("amount").fill("25");
+    await form.getByLabel("level").selectOption("high");
+    await form.getByLabel("approver.name").fill("Ada");
+    await form.getByRole("button", { name: "Resolve" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("Resolved: task approve took the result");
+
+    const view = await settled(id);
+    expect(view.status).toBe("completed");
+    expect(view.output).toEqual({ decision: { approved: true, amount: 25, level: "high", approver: { name: "Ada" } } });
+    await expect.poll(() => page.getByText(`Instance ${id} does not wait on an external task now.`).count()).toBe(0); // the success notice replaces the "not waiting" sentence
+  });
+
+  it("names a field that does not parse, and shows the API's refusal with its path, and the task keeps waiting", async () => {
+    const { page, web, client } = stack;
+    const id = await parkedExpense(5);
+    await page.goto(`${web.url}/#/instances/${id}`);
+    await page.getByRole("link", { name: "Open the task" }).click();
+    const form = page.getByRole("form", { name: "Resolve" });
+    await expect.poll(() => form.getByLabel("amount").count()).toBe(1);
+
+    await form.getByLabel("amount").fill("ten");
+    await form.getByLabel("approver.name").fill("Bo");
+    await form.getByRole("button", { name: "Resolve" }).click();
+    await expect.poll(() => form.getByRole("alert").textContent()).toBe('amount: "ten" is not a whole number');
+
+    await form.getByLabel("amount").fill("0");
+    await form.getByRole("button", { name: "Resolve" }).click();
+    const alert = form.locator(".error[role=alert]");
+    await expect.poll(() => alert.textContent()).toContain("result.amount");
+    expect(
+      (await client.call("listExternalTasks", { query: { instance_id: id } })).items,
+      "still waiting",
+    ).toHaveLength(1);
+    await client.call("cancelInstance", { params: { id } });
+  });
+
+  it("raises a declared error with its data, and the instance ends with that code", async () => {
+    const { page, web } = stack;
+    const id = await parkedExpense(99);
+    await page.goto(`${web.url}/#/external/${id}`);
+    const form = page.getByRole("form", { name: "Raise" });
+    await expect.poll(() => form.getByLabel("Error code").count()).toBe(1);
+    expect(await form.getByLabel("Error code").locator("option").allTextContents()).toEqual([
+      "choose a code",
+      "rejected",
+      "withdrawn",
+    ]);
+    await form.getByLabel("Error code").selectOption("rejected");
+    await form.getByLabel("Message").fill("over budget");
+    await form.getByLabel("reason").fill("the budget is 50");
+    await form.getByRole("button", { name: "Raise" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("Raised rejected");
+
+    const view = await settled(id);
+    expect(view.error_code).toBe("rejected");
+  });
+
+  it("says nothing was sent when the task stopped waiting after the page was opened", async () => {
+    const { browser, web, client } = stack;
+    const id = await parkedExpense(7);
+    // The page's clock is held, so no refresh runs: the page still offers the form when the task
+    // has already stopped waiting, and the check made before sending is what refuses.
+    const page = await browser.newPage();
+    await page.clock.install();
+    await page.goto(`${web.url}/#/external/${id}`);
+    const form = page.getByRole("form", { name: "Raise" });
+    await expect.poll(() => form.getByLabel("Error code").count()).toBe(1);
+    await client.call("signalExternalTask", {
+      body: { instance_id: id, task: "approve", error: { code: "withdrawn" } },
+    });
+    await settled(id);
+    await form.getByLabel("Error code").selectOption("withdrawn");
+    await form.getByRole("button", { name: "Raise" }).click();
+    await expect.poll(() => form.locator(".error[role=alert]").textContent()).toContain("Nothing was sent");
+    const logs = await client.call("listInstanceLogs", { params: { id }, query: { limit: 100 } });
+    expect(
+      logs.items.filter((entry) => entry.event === "external.resolved"),
+      "only the first outcome reached the task",
+    ).toHaveLength(1);
+    await page.close();
+  });
+
+  it("shows the task but no form to a reader without worker", async () => {
+    const { browser, web } = stack;
+    const id = await parkedExpense(3);
+    const page = await browser.newPage();
+    await page.route("**/auth/session", (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: "application/json",
+        body: JSON.stringify({
+          login: true,
+          signed_in: true,
+          subject: "reader@example.com",
+          permissions: ["read"],
+          providers: [],
+          password_login: true,
+        }),
+      }),
+    );
+    await page.goto(`${web.url}/#/external/${id}`);
+    await expect.poll(() => page.getByTestId("needs-worker").count()).toBe(1);
+    expect(await page.getByRole("form", { name: "Resolve" }).count()).toBe(0);
+    expect(await page.getByRole("figure", { name: "Task input" }).textContent()).toContain('"amount": 3');
+    await page.close();
+  });
+});
