@@ -1,7 +1,7 @@
 import { type Db, queryRows } from "../storage/db.js";
 import type { logRow } from "./audit-log.js";
 import type { ClaimedRow } from "./pump/claim.js";
-import type { InstanceInsert } from "./start.js";
+import type { InstanceInsert } from "../storage/schema/index.js";
 import { LEASE_MS } from "./statuses.js";
 
 // A start is ONE statement in the common case (docs/engine.md "Starting an instance"): the row

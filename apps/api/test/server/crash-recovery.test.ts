@@ -4,7 +4,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { client, json, startServer, startUpstream, type TestServer, type Upstream, onPostgres } from "@baton/testkit";
+import {
+  client,
+  json,
+  startServer,
+  startUpstream,
+  type TestServer,
+  type Upstream,
+  onPostgres,
+  until,
+} from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -72,16 +81,6 @@ async function deployAll(api: ReturnType<typeof client>, prefix: string): Promis
     const res = await api.put("/api/definitions", def);
     expect(res.status, res.text).toBe(200);
   }
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 async function status(api: ReturnType<typeof client>, id: string) {

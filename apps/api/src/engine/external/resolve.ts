@@ -1,4 +1,3 @@
-import { storableText } from "../../storage/text.js";
 import { type Json, stringifyJson } from "@baton/expr";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, queryRows } from "../../storage/db.js";
@@ -115,8 +114,8 @@ export async function writeResolve(db: Db, clock: Clock, w: ResolveWrite): Promi
     w.carrier,
     now + LEASE_MS,
     log.id,
-    storableText(log.message),
-    w.actor === null ? null : storableText(w.actor),
+    log.message,
+    log.actor,
     log.data,
   ]);
   if (r === undefined) return null;
