@@ -4,15 +4,8 @@
 
 export { levelsFrom } from "./audit-log.js";
 export { claimWaiting, endClaimWaits } from "./external/claim-wait.js";
-export {
-  claimExternalTasks,
-  type Outcome,
-  releaseExternalTask,
-  renewBeforeMs,
-  renewExternalTasks,
-  resolveExternalTask,
-  signalExternalTask,
-} from "./external/tasks.js";
+export { claimExternalTasks, releaseExternalTask, renewBeforeMs, renewExternalTasks } from "./external/claims.js";
+export { type Outcome, resolveExternalTask, signalExternalTask } from "./external/outcomes.js";
 export { createEngine, type EngineDeps } from "./pump/engine.js";
 export { retentionPass, startRetention } from "./pump/retention.js";
 export { redactJsonText } from "./secrets.js";

@@ -23,7 +23,7 @@ export type InstanceStatus =
 
 /**
  * What a `running` row waits for when it is not simply due: `external` (a worker's answer,
- * external/tasks.ts; timers still fire), `children` (spawned children to settle; wake_at null),
+ * external/outcomes.ts; timers still fire), `children` (spawned children to settle; wake_at null),
  * `collecting` (the last child settled: due now, the next advance collects their outcomes).
  * Null otherwise. Set by the advance's write and by the child that settles last (pump/commit.ts).
  */

@@ -9,7 +9,7 @@ type JsonNumber = number | LosslessNumber;
 /** `_wait`: the armed visit of a wait task (tasks/wait.ts); ignored unless task and task_epoch match. */
 export type ArmedWait = { task: string; task_epoch: JsonNumber; since?: JsonNumber; deadline?: JsonNumber | null };
 
-/** `_outcome`: the answer a resolve or signal recorded for a visit (external/tasks.ts → tasks/wait.ts). */
+/** `_outcome`: the answer a resolve or signal recorded for a visit (external/outcomes.ts → tasks/wait.ts). */
 export type RecordedOutcome = { task_epoch: JsonNumber; result?: Json; error?: Json } & { [key: string]: Json };
 
 /** `_spawn`: ties a child spawn to the visit that collects it (tasks/child.ts). */

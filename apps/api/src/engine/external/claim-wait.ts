@@ -2,7 +2,7 @@ import type { Db } from "../../storage/db.js";
 
 // The claim long-poll (docs/engine.md "Claim long-poll", the `wait_ms` extension of claim): an
 // empty claim waits here until this process lands something a claim could take — an external
-// task parked by its own engine (commit.ts) or a claim released (tasks.ts) — and then claims
+// task parked by its own engine (commit.ts) or a claim released (claims.ts) — and then claims
 // again. Parks by other replicas and claims that lapse are not announced: a waiting claim also
 // looks again every RECHECK_MS.
 

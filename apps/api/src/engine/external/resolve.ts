@@ -10,7 +10,7 @@ import { LEASE_MS } from "../statuses.js";
 // outcome, the claim row's removal, the external.resolved log line and — when this process
 // carries the instance on — its lease, all in one autocommit write. What it fences on is
 // exactly what the refusals of resolve are about, so when it changes nothing the caller reads
-// the claim again to say why (or falls back to the locking transaction, see tasks.ts).
+// the claim again to say why (or falls back to the locking transaction, see outcomes.ts).
 
 /** What a claim token stands for: fixed when the claim is made (its task visit and claim counter). */
 export interface ClaimFacts {

@@ -6,14 +6,8 @@ import { type Harness, openHarness } from "../../../test/support/engine-harness.
 import { rowsOf } from "../../storage/db.js";
 
 const rows = (result: unknown) => rowsOf<Record<string, unknown>>(result);
-import {
-  claimExternalTasks,
-  releaseExternalTask,
-  renewExternalTasks,
-  resolveExternalTask,
-  signalExternalTask,
-  tokenHash,
-} from "./tasks.js";
+import { claimExternalTasks, releaseExternalTask, renewExternalTasks, tokenHash } from "./claims.js";
+import { resolveExternalTask, signalExternalTask } from "./outcomes.js";
 
 let h: Harness;
 

@@ -1,0 +1,287 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { ExternalTask, JsonSchemaValue } from "@baton/actions";
+import { parseJson } from "@baton/expr";
+import { type Definition, inlineRefs, type Schema, type Task } from "@baton/model";
+import { and, eq, sql } from "drizzle-orm";
+import { storedDefinition } from "../../definitions/store.js";
+import { iso } from "../../format.js";
+import { Refusal } from "../../refusal.js";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
+import { perDbCache } from "../../storage/per-db-cache.js";
+import { externalClaims, externalWaits } from "../../storage/schema/index.js";
+import { sqlTextArray } from "../../storage/sql-arrays.js";
+import { isSettled } from "../statuses.js";
+import { announceClaimable } from "./claim-wait.js";
+import type { ClaimFacts } from "./resolve.js";
+
+// External tasks from the worker's side (docs/engine.md#external-tasks-and-delay), the claim
+// half: claim, renew, release. A claim is one row of external_waits (the parked visit) plus a
+// token in external_claims bound to (instance, task_epoch, claim_epoch, worker). The answer
+// half (resolve, signal) is outcomes.ts; both judge a token by fateOf and claimRows here.
+
+export interface ClaimRequest {
+  workerId: string;
+  limit: number;
+  /** How long the claim holds unless renewed: a worker's claim, not the pump's instance lease. */
+  claimMs: number;
+  process?: string;
+  task?: string;
+  version?: number;
+}
+
+/** One claimed task as the API sends it (the registry's ExternalTask). */
+export type ExternalTaskItem = ExternalTask;
+
+/** When a worker should renew a claim that holds for `claimMs` (the API calls it lease_ms). */
+export const renewBeforeMs = (claimMs: number) => Math.floor(claimMs / 3);
+
+export function newClaimToken(): string {
+  return `ext_${randomBytes(24).toString("base64url")}`;
+}
+
+export function tokenHash(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** Leases up to `limit` parked, unclaimed tasks FIFO by park time; two callers never get the same one. */
+export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimRequest): Promise<ExternalTaskItem[]> {
+  const now = clock.now();
+  const expires = now + request.claimMs;
+  const filters = [sql`TRUE`];
+  if (request.process !== undefined) filters.push(sql`i.process = ${request.process}`);
+  if (request.task !== undefined) filters.push(sql`w.task = ${request.task}`);
+  if (request.version !== undefined) filters.push(sql`i.version = ${request.version}`);
+  return inTransaction(db, async (tx) => {
+    const claimed = rowsOf<Record<string, unknown>>(
+      await tx.execute(sql`
+        WITH picked AS (
+          SELECT w.instance_id FROM external_waits w JOIN instances i ON i.id = w.instance_id
+          WHERE i.status = 'running' AND i.phase = 'external' AND i.task_epoch = w.task_epoch AND i.task = w.task
+            AND (w.claim_expires_at IS NULL OR w.claim_expires_at <= ${now})
+            AND ${sql.join(filters, sql` AND `)}
+          ORDER BY w.waiting_since, w.instance_id
+          LIMIT ${request.limit}
+          FOR UPDATE OF w SKIP LOCKED
+        )
+        UPDATE external_waits AS w
+        SET claim_epoch = w.claim_epoch + 1, claimed_by = ${request.workerId}, claim_expires_at = ${expires}
+        FROM picked, instances AS i
+        WHERE w.instance_id = picked.instance_id AND i.id = w.instance_id
+        RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version, i.root_id`),
+    );
+    if (claimed.length > 0) {
+      // The detail view's external_claim_epoch mirrors the claim counter of the current visit.
+      await tx.execute(sql`
+        UPDATE instances AS i SET external_claim_epoch = w.claim_epoch
+        FROM external_waits AS w
+        WHERE w.instance_id = i.id AND i.id = ANY(${sqlTextArray(claimed.map((r) => String(r.instance_id)))})`);
+    }
+    const items: Array<{ item: ExternalTaskItem; since: number }> = [];
+    const tokens: Array<typeof externalClaims.$inferInsert> = [];
+    for (const row of claimed) {
+      const token = newClaimToken();
+      const process = String(row.process);
+      const version = Number(row.version);
+      const def = await storedDefinition(db, process, version, tx);
+      const task = def?.tasks.find((t) => t.id === row.task);
+      tokens.push({
+        tokenHash: tokenHash(token),
+        instanceId: String(row.instance_id),
+        taskEpoch: Number(row.task_epoch),
+        claimEpoch: Number(row.claim_epoch),
+        workerId: request.workerId,
+        createdAt: now,
+      });
+      const since = Number(row.waiting_since);
+      items.push({
+        since,
+        item: {
+          token,
+          process,
+          version,
+          task: String(row.task),
+          external_input: parseJson(String(row.input)),
+          result_schema: def !== undefined && task !== undefined ? resultSchema(def, task) : {},
+          raises: def !== undefined && task !== undefined ? raisesOf(def, task) : {},
+          waiting_since: iso(since),
+          deadline: row.deadline === null || row.deadline === undefined ? null : iso(Number(row.deadline)),
+          claimed_by: request.workerId,
+          claim_expires: iso(expires),
+        },
+      });
+    }
+    if (tokens.length > 0) await tx.insert(externalClaims).values(tokens);
+    const facts = claimFacts(db);
+    claimed.forEach((row, i) => {
+      facts.set(tokens[i].tokenHash, {
+        instanceId: String(row.instance_id),
+        rootId: String(row.root_id),
+        process: String(row.process),
+        version: Number(row.version),
+        task: String(row.task),
+        taskEpoch: Number(row.task_epoch),
+        claimEpoch: Number(row.claim_epoch),
+      });
+    });
+    // FIFO by park time, whatever order RETURNING chose.
+    return items.sort((a, b) => a.since - b.since).map((x) => x.item);
+  });
+}
+
+export interface RenewResult {
+  renewed: string[];
+  lost: string[];
+  cancelled: string[];
+}
+
+type ClaimFate = "live" | "lost" | "cancelled";
+
+/**
+ * Where one claim stands: its instance cancelled, the visit over, or the visit re-armed since
+ * the claim (a retry after a timeout) → cancelled; released, lapsed, claimed again, or held by
+ * another worker → lost. Only a live claim's token acts; claim epochs never repeat for an
+ * instance (pump/wait-rows.ts), so no older token can match a newer arming's claim.
+ */
+export function fateOf(row: Record<string, unknown> | undefined, workerId: string | undefined, now: number): ClaimFate {
+  if (row === undefined || row.status === null || row.status === undefined) return "lost";
+  const status = String(row.status);
+  if (status === "cancelled" || status === "cancelling" || isSettled(status)) return "cancelled";
+  const epoch = Number(row.task_epoch);
+  if (
+    Number(row.i_task_epoch) !== epoch ||
+    row.w_task_epoch === null ||
+    row.w_task_epoch === undefined ||
+    Number(row.w_task_epoch) !== epoch
+  )
+    return "cancelled";
+  if (row.phase !== "external") return "cancelled";
+  // A retry re-armed the same visit after this claim was issued: that arming is no longer wanted.
+  if (Number(row.created_at) < Number(row.waiting_since)) return "cancelled";
+  if (Number(row.w_claim_epoch) !== Number(row.claim_epoch)) return "lost";
+  if (row.claim_expires_at === null || row.claim_expires_at === undefined || Number(row.claim_expires_at) <= now)
+    return "lost";
+  if (workerId !== undefined && String(row.worker_id) !== workerId) return "lost";
+  return "live";
+}
+
+export async function claimRows(tx: Db, hashes: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const result = await tx.execute(sql`
+    SELECT c.token_hash, c.instance_id, c.task_epoch, c.claim_epoch, c.worker_id, c.created_at,
+           w.task_epoch AS w_task_epoch, w.claim_epoch AS w_claim_epoch, w.claim_expires_at, w.task AS w_task, w.waiting_since,
+           i.status, i.task_epoch AS i_task_epoch, i.phase, i.root_id, i.process, i.version, i.task AS i_task
+    FROM external_claims c
+    LEFT JOIN external_waits w ON w.instance_id = c.instance_id
+    LEFT JOIN instances i ON i.id = c.instance_id
+    WHERE c.token_hash = ANY(${sqlTextArray(hashes)})`);
+  return new Map(rowsOf<Record<string, unknown>>(result).map((r) => [String(r.token_hash), r]));
+}
+
+/** Extends the live claims among `tokens` and sorts every token by fate. */
+export async function renewExternalTasks(
+  db: Db,
+  clock: Clock,
+  workerId: string,
+  tokens: readonly string[],
+  claimMs: number,
+): Promise<RenewResult> {
+  const out: RenewResult = { renewed: [], lost: [], cancelled: [] };
+  if (tokens.length === 0) return out;
+  const now = clock.now();
+  const hashes = tokens.map(tokenHash);
+  return inTransaction(db, async (tx) => {
+    const rows = await claimRows(tx, hashes);
+    const live: Array<{ token: string; instanceId: string; claimEpoch: number }> = [];
+    tokens.forEach((token, i) => {
+      const row = rows.get(hashes[i]);
+      const fate = fateOf(row, workerId, now);
+      if (fate === "live")
+        live.push({ token, instanceId: String(row!.instance_id), claimEpoch: Number(row!.claim_epoch) });
+      else out[fate === "lost" ? "lost" : "cancelled"].push(token);
+    });
+    if (live.length > 0) {
+      // Fenced by claim_epoch and expiry: a claim that lapsed and was re-taken meanwhile stays lost.
+      const updated = await tx.execute(sql`
+        UPDATE external_waits AS w SET claim_expires_at = ${now + claimMs}
+        FROM (SELECT unnest(${sqlTextArray(live.map((l) => l.instanceId))}) AS id, unnest(${`{${live.map((l) => l.claimEpoch).join(",")}}`}::int[]) AS epoch) AS h
+        WHERE w.instance_id = h.id AND w.claim_epoch = h.epoch AND w.claim_expires_at > ${now}
+        RETURNING w.instance_id`);
+      const kept = new Set(rowsOf<{ instance_id: string }>(updated).map((r) => r.instance_id));
+      for (const l of live) (kept.has(l.instanceId) ? out.renewed : out.lost).push(l.token);
+    }
+    return out;
+  });
+}
+
+/**
+ * Ends a live claim at once (the task is claimable again): true. A token whose task is no
+ * longer wanted (renew answers `cancelled`: "stop, then release") is accepted and changes
+ * nothing: false. A token never issued, lapsed, released, or lost to another arming or
+ * worker is a conflict: its release must not hand back a claim someone else holds.
+ */
+export async function releaseExternalTask(db: Db, clock: Clock, token: string): Promise<boolean> {
+  const now = clock.now();
+  claimFacts(db).delete(tokenHash(token));
+  const released = await inTransaction(db, async (tx) => {
+    const row = (await claimRows(tx, [tokenHash(token)])).get(tokenHash(token));
+    if (row === undefined) throw new Refusal("conflict", "the claim is not held: no claim has this token");
+    const fate = fateOf(row, undefined, now);
+    if (fate === "cancelled") return false;
+    if (fate === "lost") {
+      throw new Refusal(
+        "conflict",
+        "the claim is not held: it lapsed, was released, or the task was claimed again since",
+      );
+    }
+    await tx
+      .update(externalWaits)
+      .set({ claimedBy: null, claimExpiresAt: null })
+      .where(
+        and(
+          eq(externalWaits.instanceId, String(row.instance_id)),
+          eq(externalWaits.claimEpoch, Number(row.claim_epoch)),
+        ),
+      );
+    return true;
+  });
+  if (released) announceClaimable(db);
+  return released;
+}
+
+/** Bound on remembered claims: a worker that never answers must not grow the map without end. */
+const MAX_REMEMBERED_CLAIMS = 20_000;
+
+/**
+ * Claims this process handed out, by token hash, until answered (or pushed out by newer ones).
+ * Only a hint: the facts of a claim never change, and the resolve statement re-checks every one
+ * of them against the rows, so a stale entry costs a fallback, never a wrong write.
+ */
+const claimFactsOf = perDbCache<ClaimFacts>();
+
+export function claimFacts(db: Db) {
+  const cache = claimFactsOf(db);
+  return {
+    get: (hash: string) => cache.get(hash),
+    delete: (hash: string) => cache.delete(hash),
+    set(hash: string, facts: ClaimFacts) {
+      if (cache.size >= MAX_REMEMBERED_CLAIMS) {
+        const oldest = cache.keys().next().value;
+        if (oldest !== undefined) cache.delete(oldest);
+      }
+      cache.set(hash, facts);
+    },
+  };
+}
+
+function resultSchema(def: Definition, task: Task): JsonSchemaValue {
+  const schema = task.action?.type === "external" ? task.action.result_schema : undefined;
+  return schema === undefined ? {} : (inlineRefs(schema, def.$defs) as unknown as JsonSchemaValue);
+}
+
+function raisesOf(def: Definition, task: Task): { [code: string]: JsonSchemaValue | null } {
+  const out: { [code: string]: JsonSchemaValue | null } = {};
+  for (const [code, schema] of Object.entries(task.raises ?? {})) {
+    out[code] = schema === null ? null : (inlineRefs(schema as Schema, def.$defs) as unknown as JsonSchemaValue);
+  }
+  return out;
+}

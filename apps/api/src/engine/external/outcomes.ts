@@ -1,0 +1,306 @@
+import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import { checkExternalError, checkExternalResult, type Definition, type Task } from "@baton/model";
+import { eq, sql } from "drizzle-orm";
+import { storedDefinition } from "../../definitions/store.js";
+import { Refusal } from "../../refusal.js";
+import type { EngineHandle } from "../../services.js";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
+import { externalWaits, instances } from "../../storage/schema/index.js";
+import { appendLogs } from "../audit-log.js";
+import { isSettled } from "../statuses.js";
+import { claimFacts, claimRows, fateOf, tokenHash } from "./claims.js";
+import { outcomeText, writeResolve } from "./resolve.js";
+import { bufferSignal } from "./signal-buffer.js";
+
+// External tasks from the worker's side (docs/engine.md#external-tasks-and-delay), the answer
+// half: resolve (by claim token) and signal (by instance and task). Resolving records the
+// outcome in the instance state (`_outcome`, read by advance/tasks/wait.ts) and makes it due,
+// so the next advance routes it exactly like a fetch result or failure. The claim half is
+// claims.ts.
+
+/** `{result}` or `{error: {code, message?, data?}}`, exactly one. */
+export type Outcome = { result: Json } | { error: Json };
+
+/**
+ * Resolves the claimed task of `token` with a validated outcome. 404 unknown token; 409 when the
+ * instance is settled/cancelled, the visit is over (a late answer) or the claim is not live.
+ *
+ * The fast path is one fenced statement (resolve.ts) that also hands the instance to this
+ * process's engine when it has a slot (`engine.carry`). What the claim stands for comes from
+ * the claim call when this process made it (claimFacts), else from one read. Whenever the fast
+ * path does not go through — a refusal to explain, an outcome to refuse, facts gone stale —
+ * resolveLocked decides, so every refusal keeps one wording and one order of checks.
+ */
+export async function resolveExternalTask(
+  db: Db,
+  clock: Clock,
+  token: string,
+  outcome: Outcome,
+  actor: string | null,
+  engine: Pick<EngineHandle, "carry" | "wake"> = NO_ENGINE,
+): Promise<void> {
+  const hash = tokenHash(token);
+  const cache = claimFacts(db);
+  let facts = cache.get(hash);
+  cache.delete(hash);
+  if (facts === undefined) {
+    const row = (await claimRows(db, [hash])).get(hash);
+    if (
+      row !== undefined &&
+      row.status !== null &&
+      !isSettled(String(row.status)) &&
+      fateOf(row, undefined, clock.now()) === "live"
+    )
+      facts = {
+        instanceId: String(row.instance_id),
+        rootId: String(row.root_id),
+        process: String(row.process),
+        version: Number(row.version),
+        task: String(row.w_task),
+        taskEpoch: Number(row.task_epoch),
+        claimEpoch: Number(row.claim_epoch),
+      };
+  }
+  const task = facts === undefined ? undefined : await findTask(db, db, facts.process, facts.version, facts.task);
+  let checked: Outcome | undefined;
+  try {
+    checked = task === undefined ? undefined : checkOutcome(task.def, task.task, outcome);
+  } catch {
+    checked = undefined;
+  }
+  if (facts !== undefined && checked !== undefined) {
+    const known = facts;
+    const resolved = await engine.carry(known.instanceId, async (carrier) => {
+      const written = await writeResolve(db, clock, {
+        hash,
+        facts: known,
+        outcome: outcomeText(known.taskEpoch, checked as { [key: string]: Json }),
+        message: resolvedMessage(checked, known.task, "resolve", actor),
+        actor,
+        data: { via: "resolve", ...outcomeData(checked) },
+        carrier,
+      });
+      return { value: written !== null, leased: written?.carried ? written.row : undefined };
+    });
+    if (resolved) return;
+  }
+  await resolveLocked(db, clock, token, outcome, actor);
+  engine.wake();
+}
+
+/** No engine in this process (direct calls, tests): the row is left due for whichever pump or /tick comes. */
+const NO_ENGINE: Pick<EngineHandle, "carry" | "wake"> = {
+  carry: async (_id, write) => (await write(null)).value,
+  wake: () => {},
+};
+
+/** Resolve as one locking transaction: the refusals in their order, and the fallback of the fast path. */
+async function resolveLocked(
+  db: Db,
+  clock: Clock,
+  token: string,
+  outcome: Outcome,
+  actor: string | null,
+): Promise<void> {
+  const now = clock.now();
+  const hash = tokenHash(token);
+  await inTransaction(db, async (tx) => {
+    // Lock the instance first, then read the claim: a worker's write or an operator verb is either fully before or after.
+    const locked = rowsOf(
+      await tx.execute(
+        sql`SELECT i.id FROM external_claims c JOIN instances i ON i.id = c.instance_id WHERE c.token_hash = ${hash} FOR UPDATE OF i`,
+      ),
+    );
+    const row = locked.length === 0 ? undefined : (await claimRows(tx, [hash])).get(hash);
+    if (row === undefined || row.status === null || row.status === undefined)
+      throw new Refusal("not_found", "unknown claim token");
+    const status = String(row.status);
+    if (isSettled(status) || status === "cancelling") {
+      throw new Refusal(
+        "conflict",
+        `instance ${String(row.instance_id)} is ${status}; it no longer waits for an outcome`,
+      );
+    }
+    const fate = fateOf(row, undefined, now);
+    if (fate === "cancelled") {
+      throw new Refusal(
+        "conflict",
+        `a late answer: the visit of task "${String(row.w_task ?? row.i_task)}" this claim was for is over (the task moved on)`,
+      );
+    }
+    if (fate === "lost")
+      throw new Refusal("conflict", "the claim is no longer live: it lapsed or another worker claimed the task since");
+    const taskId = String(row.w_task);
+    const task = await requireTask(db, tx, String(row.process), Number(row.version), taskId);
+    const checked = checkOutcome(task.def, task.task, outcome);
+    await deliver(
+      tx,
+      clock,
+      { id: String(row.instance_id), rootId: String(row.root_id), task: taskId, taskEpoch: Number(row.task_epoch) },
+      checked,
+      actor,
+      "resolve",
+    );
+  });
+}
+
+export type SignalResult = { delivered: true; buffered: false } | { delivered: false; buffered: true };
+
+/** Delivers an outcome to `task` of an instance: now when the task is armed, else buffered FIFO until it next arms. */
+export async function signalExternalTask(
+  db: Db,
+  clock: Clock,
+  instanceId: string,
+  taskId: string,
+  outcome: Outcome,
+  actor: string | null,
+): Promise<SignalResult> {
+  return inTransaction(db, async (tx) => {
+    const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
+    if (row === undefined) throw new Refusal("not_found", `instance ${instanceId} does not exist`);
+    const def = await storedDefinition(db, row.process, row.version, tx);
+    const task = def?.tasks.find((t) => t.id === taskId);
+    if (def === undefined || task === undefined)
+      throw new Refusal("not_found", `process "${row.process}" version ${row.version} has no task "${taskId}"`);
+    if (task.action?.type !== "external") {
+      throw new Refusal(
+        "not_found",
+        `task "${taskId}" of process "${row.process}" version ${row.version} is not an external task (its action is ${task.action?.type ?? "none"})`,
+      );
+    }
+    if (isSettled(row.status) || row.status === "cancelling") {
+      throw new Refusal(
+        "conflict",
+        `instance ${row.id} is ${row.status} and will never wait on task "${taskId}" again`,
+      );
+    }
+    const checked = checkOutcome(def, task, outcome);
+    const [wait] = await tx.select().from(externalWaits).where(eq(externalWaits.instanceId, row.id)).for("update");
+    const armed =
+      row.phase === "external" &&
+      row.task === taskId &&
+      wait !== undefined &&
+      wait.taskEpoch === row.taskEpoch &&
+      wait.task === taskId;
+    if (armed) {
+      await deliver(
+        tx,
+        clock,
+        { id: row.id, rootId: row.rootId, task: taskId, taskEpoch: row.taskEpoch },
+        checked,
+        actor,
+        "signal",
+      );
+      return { delivered: true, buffered: false };
+    }
+    await bufferSignal(tx, row.id, taskId, checked as unknown as Json, actor, clock.now());
+    await appendLogs(tx, clock, [
+      {
+        instanceId: row.id,
+        rootId: row.rootId,
+        level: "info",
+        event: "external.buffered",
+        message: `${describe(checked)} for task "${taskId}" signalled by ${actor ?? "a worker"}; buffered until the task waits`,
+        task: taskId,
+        actor,
+        data: outcomeData(checked),
+      },
+    ]);
+    return { delivered: false, buffered: true };
+  });
+}
+
+/** The outcome validated against the task's declaration (conformed), or a 400 saying where it does not fit. */
+export function checkOutcome(def: Definition, task: Task, outcome: Outcome): Outcome {
+  if ("error" in outcome) {
+    const checked = checkExternalError(def, task, outcome.error);
+    if (!checked.ok)
+      throw new Refusal(
+        "invalid",
+        `the error outcome does not match what task "${task.id}" declares in raises`,
+        checked.problems,
+      );
+    return { error: checked.value as unknown as Json };
+  }
+  const checked = checkExternalResult(def, task, outcome.result);
+  if (!checked.ok)
+    throw new Refusal("invalid", `the result does not match the result_schema of task "${task.id}"`, checked.problems);
+  return { result: checked.value };
+}
+
+/**
+ * Records the outcome for the armed visit and makes the instance due; the next advance routes it.
+ * The lease epoch moves so a worker advancing the same row right now (its deadline passed) is
+ * fenced out: the answer wins over the timeout. A paused row stays paused and continues on resume.
+ */
+async function deliver(
+  tx: Db,
+  clock: Clock,
+  target: { id: string; rootId: string; task: string; taskEpoch: number },
+  outcome: Outcome,
+  actor: string | null,
+  via: "resolve" | "signal",
+): Promise<void> {
+  const now = clock.now();
+  const [row] = await tx.select({ state: instances.state }).from(instances).where(eq(instances.id, target.id));
+  const state = parseJson(row.state) as { [key: string]: Json };
+  state._outcome = { task_epoch: target.taskEpoch, ...(outcome as { [key: string]: Json }) };
+  await tx.execute(sql`
+    UPDATE instances
+    SET state = ${stringifyJson(state)}, phase = NULL, wake_at = ${now},
+        status = CASE WHEN status = 'pausing' THEN 'paused' ELSE status END, requested = NULL,
+        lease_epoch = lease_epoch + 1, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${now}
+    WHERE id = ${target.id}`);
+  await tx.delete(externalWaits).where(eq(externalWaits.instanceId, target.id));
+  await appendLogs(tx, clock, [
+    {
+      instanceId: target.id,
+      rootId: target.rootId,
+      level: "info",
+      event: "external.resolved",
+      message: resolvedMessage(outcome, target.task, via, actor),
+      task: target.task,
+      actor,
+      data: { via, ...outcomeData(outcome) },
+    },
+  ]);
+}
+
+function resolvedMessage(outcome: Outcome, task: string, via: "resolve" | "signal", actor: string | null): string {
+  return `${describe(outcome)} for task "${task}" delivered by ${via} from ${actor ?? "a worker"}`;
+}
+
+function describe(outcome: Outcome): string {
+  return "error" in outcome ? `error outcome ${String((outcome.error as { code?: Json }).code)}` : "a result";
+}
+
+function outcomeData(outcome: Outcome): Record<string, Json> {
+  return "error" in outcome ? { code: (outcome.error as { code: Json }).code } : {};
+}
+
+async function findTask(
+  db: Db,
+  tx: Db,
+  process: string,
+  version: number,
+  taskId: string,
+): Promise<{ def: Definition; task: Task } | undefined> {
+  const def = await storedDefinition(db, process, version, tx);
+  const task = def?.tasks.find((t) => t.id === taskId);
+  return def === undefined || task === undefined ? undefined : { def, task };
+}
+
+async function requireTask(
+  db: Db,
+  tx: Db,
+  process: string,
+  version: number,
+  taskId: string,
+): Promise<{ def: Definition; task: Task }> {
+  const def = await storedDefinition(db, process, version, tx);
+  const task = def?.tasks.find((t) => t.id === taskId);
+  if (def === undefined || task === undefined)
+    throw new Refusal("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
+  return { def, task };
+}

@@ -1,0 +1,64 @@
+import type { Logger } from "@baton/log";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, inTransaction } from "../../storage/db.js";
+import { appendLogs } from "../audit-log.js";
+import { pruneExternalClaims } from "../external/claim-retention.js";
+import { pruneStartKeys } from "../start.js";
+import { finaliseAbandoned, hasAbandoned } from "./claim.js";
+import type { FailureLog } from "./failure-log.js";
+
+const FINALISE_EVERY_MS = 1_000;
+const PRUNE_EVERY_MS = 60_000;
+
+/** A chore of the claim round; `force` (a /tick) runs it whatever its period. */
+export type Chore = (force: boolean) => Promise<void>;
+
+/**
+ * A chore of the claim round that the pump runs at most every `everyMs` (a tick always runs
+ * it: /tick is one full poll cycle). A failure is logged, never thrown into the round.
+ */
+function periodic(what: string, everyMs: number, logFailure: FailureLog, chore: () => Promise<void>): Chore {
+  let last = Number.NEGATIVE_INFINITY;
+  return async (force) => {
+    if (!force && performance.now() - last < everyMs) return;
+    last = performance.now();
+    try {
+      await chore();
+    } catch (error) {
+      logFailure(what, error);
+    }
+  };
+}
+
+/** The chores every claim round runs first, each at its own period. */
+export function createChores(db: Db, clock: Clock, log: Logger, logFailure: FailureLog): Chore[] {
+  // Abandoned pause/cancel rows are rare: checked at most once a second.
+  const finalise = periodic("finalising abandoned pause/cancel", FINALISE_EVERY_MS, logFailure, async () => {
+    if (!(await hasAbandoned(db, clock.now()))) return;
+    await inTransaction(db, async (tx) => {
+      const rows = await finaliseAbandoned(tx, clock.now());
+      await appendLogs(
+        tx,
+        clock,
+        rows.map((r) => ({
+          instanceId: r.id,
+          rootId: r.rootId,
+          level: "info" as const,
+          event: `instance.${r.status}`,
+          message: `${r.status}: the worker that held the lease stopped before the task boundary`,
+          task: r.task,
+        })),
+      );
+    });
+  });
+
+  // Housekeeping, not correctness: once a minute.
+  const pruneClaims = periodic("pruning external claim tokens", PRUNE_EVERY_MS, logFailure, async () => {
+    const pruned = await pruneExternalClaims(db, clock.now());
+    if (pruned > 0) log.debug("pruned external claim tokens", { count: pruned });
+    const keys = await pruneStartKeys(db, clock.now());
+    if (keys > 0) log.debug("pruned expired start Idempotency-Keys", { count: keys });
+  });
+
+  return [finalise, pruneClaims];
+}

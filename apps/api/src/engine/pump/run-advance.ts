@@ -1,0 +1,275 @@
+import { type Json, parseJson, type Scope } from "@baton/expr";
+import type { Logger } from "@baton/log";
+import type { ServerConfig } from "../../config.js";
+import { createDefinitionCache } from "../../definitions/compiled-cache.js";
+import { evalLimitFlag, evalLimitsOf, flagOf } from "../../limits.js";
+import { type EngineMetrics, statusClass } from "../../metrics/metrics.js";
+import type { Clock } from "../../storage/clock.js";
+import type { Db } from "../../storage/db.js";
+import { isDatabaseUnavailable } from "../../storage/db-unavailable.js";
+import { errorStack, errorText } from "../../storage/loggable-error.js";
+import { listRefs, resolveRefs } from "../../storage/objects.js";
+import { AdvanceAbandoned } from "../advance/abandoned.js";
+import { type AdvanceResult, advance } from "../advance/advance.js";
+import { type CompiledDefinition, type CompiledTask, DefinitionFault } from "../advance/compiled-definition.js";
+import { configRoot } from "../advance/config-root.js";
+import { fetchPolicyOf } from "../advance/host-policy.js";
+import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
+import { stateLimitFailure } from "../advance/state-limit.js";
+import type { ChildEnvironment } from "../advance/tasks/child.js";
+import { runFetch } from "../advance/tasks/fetch.js";
+import { peekSignal } from "../external/signal-buffer.js";
+import { redactAdvanceResult, redactText, secretsCache } from "../secrets.js";
+import { isSettled, LEASE_MARGIN_MS } from "../statuses.js";
+import { childEnvironment } from "./child-environment.js";
+import type { ClaimedRow } from "./claim.js";
+import type { WriteOutcome } from "./commit.js";
+import type { createCommitter } from "./committer.js";
+import type { InFlight } from "./in-flight.js";
+
+export interface RunnerDeps {
+  db: Db;
+  clock: Clock;
+  config: ServerConfig;
+  log: Logger;
+  workerId: string;
+  /** Source of `config.<NAME>` values. */
+  env: NodeJS.ProcessEnv;
+  metrics: EngineMetrics;
+  committer: ReturnType<typeof createCommitter>;
+  /** Asks the loop for a claim round soon (engine.ts). */
+  wake: () => void;
+}
+
+/** Runs one claimed advance and submits its write; resolves with whether the write landed. */
+export type RunAdvance = (
+  row: ClaimedRow,
+  stored: InstanceState | undefined,
+  entry: InFlight,
+  keepLease: boolean,
+) => Promise<WriteOutcome>;
+
+/**
+ * The pump's side of one advance (docs/engine.md#the-pump-claims-and-leases): read what the
+ * advance needs (state objects, the compiled definition, secrets), give it its environment
+ * (clock, config root, fetch, signals, children), redact and bound its result, and hand it to
+ * the committer. Every failure ends in `{ applied: false }`: the lease then expires and another
+ * round retries the instance.
+ */
+export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
+  const { db, clock, config, log, workerId, env, metrics, committer, wake } = deps;
+  const definitions = createDefinitionCache(db);
+  const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
+  const secretsOf = secretsCache(env);
+  const evalLimits = evalLimitsOf(config.limits);
+  const treeLimits = {
+    maxDepth: config.limits.treeDepth,
+    maxInstances: config.limits.treeInstances,
+    depthFlag: flagOf("treeDepth"),
+    instancesFlag: flagOf("treeInstances"),
+  };
+  const fetchPolicy = fetchPolicyOf(config);
+
+  async function run(
+    row: ClaimedRow,
+    stored: InstanceState | undefined,
+    entry: InFlight,
+    keepLease: boolean,
+  ): Promise<WriteOutcome> {
+    const abandoned = entry.abort.signal;
+    let secrets: string[] = [];
+    const began = performance.now();
+    let taskKind = "unknown";
+    const report = (outcome: string) => metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000);
+    try {
+      const storedState = stored ?? asInstanceState(parseJson(row.stateText));
+      const storedJson = storedState as unknown as Json;
+      // Claimed too often without a write landing (a crash or a write that keeps failing):
+      // fail it as it stands, reading nothing more that could be what crashes
+      // (docs/limits.md#poison-instances).
+      const crashed = row.attempts > config.limits.advanceAttempts;
+      const state =
+        !crashed && listRefs(storedJson).length > 0 ? asInstanceState(await resolveRefs(db, storedJson)) : storedState;
+      // After the last round trip before the advance (claim, kept-lease write, object reads).
+      checkLease(row, entry);
+      let result: AdvanceResult;
+      try {
+        const def = await definitions.get(row.process, row.version);
+        secrets = secretsOf(def.definition);
+        const task = def.byId.get(row.task)?.task;
+        taskKind = task?.action?.type ?? "routing";
+        if (row.reclaimedFrom !== null && task?.only_once) metrics.onlyOnceInterrupted();
+        result = crashed
+          ? crashedFailure(row, state, config.limits.advanceAttempts)
+          : await advance(
+              def,
+              {
+                id: row.id,
+                process: row.process,
+                version: row.version,
+                task: row.task,
+                taskEpoch: row.taskEpoch,
+                retryCount: row.retryCount,
+                state,
+                reclaimed: row.reclaimedFrom !== null,
+                previousOwner: row.reclaimedFrom,
+              },
+              {
+                worker: workerId,
+                now: () => clock.now(),
+                random: Math.random,
+                config: () => {
+                  let root = configRoots.get(def);
+                  if (root === undefined) {
+                    root = configRoot(def.definition, env);
+                    configRoots.set(def, root);
+                  }
+                  return root;
+                },
+                fetch: (task: CompiledTask, scope: Scope, taskEpoch: number) => {
+                  // The request leaves right after this check: the definition and signal reads are behind it.
+                  checkLease(row, entry);
+                  return runFetch(task.fetch!, {
+                    instanceId: row.id,
+                    taskId: task.task.id,
+                    taskEpoch,
+                    scope,
+                    policy: fetchPolicy,
+                    defs: def.definition.$defs,
+                    abort: abandoned,
+                    observeCall: (url, status, seconds) => metrics.fetched(url, statusClass(status), seconds),
+                  });
+                },
+                peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
+                children: childReads(
+                  childEnvironment(
+                    db,
+                    clock,
+                    definitions,
+                    { id: row.id, rootId: row.rootId, process: row.process, version: row.version },
+                    treeLimits,
+                  ),
+                ),
+                evalLimits,
+                limitFlag: (error) => evalLimitFlag(error.limit),
+              },
+            );
+      } catch (error) {
+        if (!(error instanceof DefinitionFault)) throw error;
+        result = definitionFailure(row, state, error.message);
+      }
+      // Before redaction: an oversized state is never walked again, nor written.
+      result = stateLimitFailure(result, state, config.limits.stateBytes, flagOf("stateBytes")) ?? result;
+      result = redactAdvanceResult(result, secrets);
+      if (abandoned.aborted) {
+        report("abandoned");
+        return { applied: false };
+      }
+      entry.writing = true;
+      const outcome = await committer
+        .submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined })
+        .finally(() => (entry.writing = false));
+      report(outcome.applied ? result.status : "dropped");
+      if (!outcome.applied)
+        log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
+      // Work this write made due elsewhere in the tree: the children it spawned, or the parent
+      // a settling child may have woken. Without a wake they would wait for the next poll.
+      else if ((result.spawns?.length ?? 0) > 0 || (row.parentId !== null && isSettled(outcome.status ?? ""))) wake();
+      return outcome;
+    } catch (error) {
+      if (error instanceof LeaseTooShort) {
+        // Nothing was sent: drop the advance and let the lease expire (docs/engine.md).
+        log.warn("advance dropped: too little of the lease left to act", {
+          instance: row.id,
+          lease_epoch: row.leaseEpoch,
+          lease_left_ms: error.leftMs,
+        });
+        return { applied: false };
+      }
+      if (error instanceof AdvanceAbandoned || isDatabaseUnavailable(error)) {
+        log.warn("advance dropped: the database is unreachable", { instance: row.id, lease_epoch: row.leaseEpoch });
+        return { applied: false };
+      }
+      // The lease expires and another round retries the instance (as a reclaim).
+      report("error");
+      log.error("advance failed", {
+        instance: row.id,
+        error: redactText(errorText(error), secrets),
+        stack: redactText(String(errorStack(error)), secrets),
+      });
+      return { applied: false };
+    }
+  }
+
+  /** Throws LeaseTooShort unless the lease has LEASE_MARGIN_MS left in this holder's view. */
+  function checkLease(row: ClaimedRow, entry: InFlight): void {
+    const leftMs = entry.leaseUntil - clock.now();
+    if (leftMs < LEASE_MARGIN_MS) throw new LeaseTooShort(row.id, leftMs);
+  }
+
+  return run;
+}
+
+/** Raised before an action when the lease is about to expire: the advance is dropped, nothing sent. */
+class LeaseTooShort extends AdvanceAbandoned {
+  constructor(
+    readonly instanceId: string,
+    readonly leftMs: number,
+  ) {
+    super(`the lease of instance ${instanceId} has ${leftMs} ms left, less than the ${LEASE_MARGIN_MS} ms margin`);
+  }
+}
+
+/** A read the advance needs failed because the database is gone: abandon, never fail the task. */
+function abandonWhenUnavailable<A extends unknown[], R>(read: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return (...args) =>
+    read(...args).catch((error: unknown) => {
+      if (isDatabaseUnavailable(error)) throw new AdvanceAbandoned("the database is unreachable", { cause: error });
+      throw error;
+    });
+}
+
+function childReads(children: ChildEnvironment): ChildEnvironment {
+  return {
+    ...children,
+    resolveChild: abandonWhenUnavailable(children.resolveChild),
+    loadChildren: abandonWhenUnavailable(children.loadChildren),
+    checkTreeRoom: abandonWhenUnavailable(children.checkTreeRoom),
+  };
+}
+
+function crashedFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceState>, limit: number): AdvanceResult {
+  const text = `task "${row.task}": engine.crashed: the instance was claimed ${row.attempts} times since its last write without an advance landing (the process running it stopped, or its write kept failing); it fails instead of being tried again (${flagOf("advanceAttempts")} is ${limit})`;
+  return {
+    status: "failed",
+    task: row.task,
+    taskEpoch: row.taskEpoch,
+    retryCount: row.retryCount,
+    state,
+    written: new Set(),
+    errorCode: "engine.crashed",
+    errorMessage: text,
+    wakeAt: null,
+    logs: [
+      { level: "error", event: "instance.failed", message: text, task: row.task, data: { code: "engine.crashed" } },
+    ],
+  };
+}
+
+function definitionFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceState>, message: string): AdvanceResult {
+  const text = `task "${row.task}": engine.definition: ${message}`;
+  return {
+    status: "failed",
+    task: row.task,
+    taskEpoch: row.taskEpoch,
+    retryCount: row.retryCount,
+    state,
+    written: new Set(),
+    errorCode: "engine.definition",
+    errorMessage: text,
+    wakeAt: null,
+    logs: [
+      { level: "error", event: "instance.failed", message: text, task: row.task, data: { code: "engine.definition" } },
+    ],
+  };
+}
