@@ -66,9 +66,10 @@ describe("bulk actions", () => {
     await expect.poll(() => page.getByTestId("bulk-result").textContent()).toContain("Pause: 2 paused, 1 unchanged.");
     expect(await Promise.all(approvals.map(statusOf))).toEqual(["paused", "paused", "completed"]);
     const logs = await stack.client.call("listInstanceLogs", { params: { id: approvals[0]! }, query: { limit: 100 } });
-    expect(logs.items.some((entry) => entry.event.startsWith("instance.paus")), "the single verb's log line").toBe(
-      true,
-    );
+    expect(
+      logs.items.some((entry) => entry.event.startsWith("instance.paus")),
+      "the single verb's log line",
+    ).toBe(true);
   });
 
   it("goes back without changing anything", async () => {
@@ -89,9 +90,9 @@ describe("bulk actions", () => {
     await page.getByLabel("Action").selectOption("retry");
     await page.getByRole("button", { name: "Preview" }).click();
     const preview = page.getByRole("region", { name: "Bulk preview" });
-    await expect.poll(() => preview.locator("[data-change]").allTextContents()).toEqual([
-      "2 failed → retried from the failed task",
-    ]);
+    await expect
+      .poll(() => preview.locator("[data-change]").allTextContents())
+      .toEqual(["2 failed → retried from the failed task"]);
     await preview.getByText("The roots (2 shown)").click();
     expect(
       (await preview.locator(".id-list a").allTextContents()).sort(),
