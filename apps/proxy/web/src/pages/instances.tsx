@@ -122,7 +122,7 @@ export function InstancesPage({ search, permissions }: { search: string; permiss
       <FilterBar key={filterSearch} applied={filters} processes={processNames} />
       {problems.length === 0 && <StatusSummary filters={filters} />}
       {problems.length === 0 && can(permissions, "operate") && (
-        <BulkActions key={filterSearch} filters={filters} onChanged={list.reload} />
+        <BulkActions key={`bulk:${filterSearch}`} filters={filters} onChanged={list.reload} />
       )}
       {problems.length > 0 && (
         <ul className="error" role="alert">
