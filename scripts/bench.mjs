@@ -6,6 +6,7 @@
 //
 //   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--tree DEPTH] [--external N] [--api N] [--latency N]
 //                          [--warmup N] [--max-concurrent N] [--poll MS] [--external-workers K] [--api-clients C]
+//                          [--statements]   (pg_stat_statements: each workload's statements per instance)
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //                          [--retention N]   (N settled trees aged past --retention, pruned while N drain roots run)
 //                          [--validate N,N,…|none]   (POST /definitions/validate of chained definitions of N tasks;
@@ -14,8 +15,9 @@
 // BENCH_DATABASE_URL=postgres://… uses that server instead of starting one (each run creates
 // and drops its own database there). BENCH_SERVER_LOG=<file> keeps the servers' JSON logs,
 // BENCH_LOG_LEVEL=debug raises the measured server's level (the engine's per-second stats).
+// BENCH_SERVER=<path to main.js> runs another build's server (an A/B against an older commit).
 import { execFileSync, spawn } from "node:child_process";
-import { appendFileSync, chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { createServer as createNetServer } from "node:net";
@@ -58,6 +60,8 @@ const MAX_CONCURRENT = flag("--max-concurrent", 400);
 const MODE = args.includes("--tick") ? "tick" : "pump";
 const POLL_MS = flag("--poll", 100);
 const BASELINE_N = 2000;
+// --statements: pg_stat_statements on the bench's own server; each workload prints its statements per instance.
+const STATEMENTS = args.includes("--statements");
 // The server's default task limit (DEFAULT_DEFINITION_LIMITS.maxTasks, docs/limits.md).
 const MAX_TASKS = 10_000;
 const VALIDATE_SIZES = (() => {
@@ -115,12 +119,14 @@ async function startPostgres() {
     asPostgres ? execFileSync("runuser", ["-u", "postgres", "--", join(pgbin, bin), ...binArgs], { stdio: "pipe" }) : execFileSync(join(pgbin, bin), binArgs, { stdio: "pipe" });
   run("initdb", ["-D", join(dir, "data"), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale"]);
   // Default durability: fsync, synchronous_commit and full_page_writes stay on.
-  run("pg_ctl", ["-D", join(dir, "data"), "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`, "start"]);
+  run("pg_ctl", ["-D", join(dir, "data"), "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${STATEMENTS ? " -c shared_preload_libraries=pg_stat_statements" : ""}`, "start"]);
   cleanups.push(async () => {
     run("pg_ctl", ["-D", join(dir, "data"), "-m", "fast", "-w", "stop"]);
   });
+  postmasterPidFile = join(dir, "data", "postmaster.pid");
   run("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "bench"]);
   const sql = postgres(`postgres://postgres@127.0.0.1:${port}/bench`, { max: 1, onnotice: () => {} });
+  if (STATEMENTS) await sql`create extension pg_stat_statements`;
   const [{ fsync, synchronous_commit }] = await sql`select current_setting('fsync') as fsync, current_setting('synchronous_commit') as synchronous_commit`;
   await sql.end();
   return { url: `postgres://postgres@127.0.0.1:${port}/bench`, settings: `PostgreSQL 15 in ${dir}, fsync=${fsync}, synchronous_commit=${synchronous_commit}` };
@@ -139,7 +145,24 @@ function cpuSeconds(pids) {
   return ticks / 100;
 }
 
+// The bench's own cluster (its postmaster and that postmaster's children) when it started one, so
+// other PostgreSQL servers on a shared machine do not count; every `postgres` process otherwise.
+let postmasterPidFile;
 function postgresPids() {
+  if (postmasterPidFile !== undefined) {
+    try {
+      const postmaster = Number(readFileSync(postmasterPidFile, "utf8").split("\n")[0]);
+      const pids = [postmaster];
+      for (const entry of readdirSync("/proc")) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+          if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster) pids.push(Number(entry));
+        } catch {}
+      }
+      return pids;
+    } catch {}
+  }
   try {
     return execFileSync("pgrep", ["-x", "postgres"]).toString().trim().split("\n").map(Number);
   } catch {
@@ -174,7 +197,7 @@ async function commitBaseline(url) {
 /** A baton-api with the bench's flags (pump off unless `extra` turns it on), or with `defaults` only --db and --http. */
 async function startApi(dbUrl, extra = [], defaults = false) {
   const flags = defaults ? [] : ["--poll", "0", "--max-concurrent", String(MAX_CONCURRENT)];
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean), join(apiDir, "dist/main.js"), "--db", dbUrl, "--http", "127.0.0.1:0", ...flags, ...extra], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean), process.env.BENCH_SERVER ?? join(apiDir, "dist/main.js"), "--db", dbUrl, "--http", "127.0.0.1:0", ...flags, ...extra], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, DATABASE_URL: "" },
   });
@@ -247,7 +270,18 @@ async function startMeasure(sql, serverPid) {
     serverPid,
     cpu0: { server: cpuSeconds([serverPid]), postgres: cpuSeconds(pgPids), bench: processCpu() },
     commits0: await commitCount(sql),
+    statements0: STATEMENTS ? await sql`select pg_stat_statements_reset()` : undefined,
   };
+}
+
+/** The statements run since startMeasure, per instance, most frequent first (--statements). */
+async function printStatements(sql, process, n) {
+  const rows = await sql`
+    select calls, total_exec_time, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 110) as query from pg_stat_statements
+    where query not like '%pg_stat_statements%' and query not like 'select count(*)::int as count from instances%'
+    order by calls desc limit 14`;
+  for (const r of rows)
+    log(`${process} statements: ${(Number(r.calls) / n).toFixed(3)}/instance, ${((Number(r.total_exec_time) * 1000) / n).toFixed(0)} µs/instance exec: ${r.query}`);
 }
 
 /** Waits until `n` instances of `process` are settled (or, with `phase`, sit in that phase). */
@@ -263,10 +297,17 @@ async function waitFor(sql, process, n, phase) {
 
 /** Rate and start→completed percentiles of `process` since t0, with the CPU and commits spent. */
 async function finishMeasure(sql, process, n, t0, m) {
-  const rows = await sql`select status, updated_at from instances where process = ${process}`;
+  const rows = await sql`select status, updated_at, error_code, left(error_message, 160) as error_message from instances where process = ${process}`;
   const last = Math.max(...rows.map((r) => Number(r.updated_at)));
   const seconds = (last - t0) / 1000;
   const bad = rows.filter((r) => r.status !== "completed");
+  // Why instances did not complete, grouped: a figure with failures is not a throughput figure.
+  const why = new Map();
+  for (const r of bad) {
+    const key = `${r.status} ${r.error_code ?? ""}: ${r.error_message ?? ""}`;
+    why.set(key, (why.get(key) ?? 0) + 1);
+  }
+  for (const [key, count] of why) log(`${process}: ${count} × ${key}`);
   // start→completed from the moment the workload was released (t0) to each completing write.
   const latencies = rows.map((r) => Number(r.updated_at) - t0).sort((a, b) => a - b);
   const cpu = {
@@ -275,6 +316,7 @@ async function finishMeasure(sql, process, n, t0, m) {
     bench: processCpu() - m.cpu0.bench,
   };
   const commits = (await commitCount(sql)) - m.commits0;
+  if (STATEMENTS) await printStatements(sql, process, n);
   return { seconds, rate: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), notCompleted: bad.length, cpu, commits };
 }
 

@@ -30,6 +30,10 @@ export interface ServerLimits {
   treeInstances: number;
   /** Claims of an instance without a landed advance write before it fails with engine.crashed. */
   advanceAttempts: number;
+  /** Definition checks running at once, one worker thread each (definitions/checker.ts). */
+  checkerThreads: number;
+  /** Definition checks waiting for a checker thread; one more is refused with 503. */
+  checkerQueue: number;
 }
 
 export interface LimitFlag {
@@ -154,6 +158,20 @@ export const LIMITS: readonly LimitFlag[] = [
       "claims of an instance without a landed advance write (crashes, failing writes) before it fails with engine.crashed",
     default: 10,
     min: 2,
+  },
+  {
+    key: "checkerThreads",
+    flag: "limit-checker-threads",
+    description: "definition checks (validate, register, compat) running at once, each on its own worker thread",
+    default: 1,
+    min: 1,
+  },
+  {
+    key: "checkerQueue",
+    flag: "limit-checker-queue",
+    description: "definition checks waiting for a checker thread; one more is refused with 503 unavailable",
+    default: 8,
+    min: 0,
   },
 ];
 

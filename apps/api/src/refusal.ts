@@ -4,7 +4,8 @@
  * the one place that maps a kind to its ApiCode and status. `message` is a sentence a person can
  * act on: what was wrong, where (field path, task id), what was expected.
  */
-export type RefusalKind = "invalid" | "not_found" | "conflict" | "unsupported";
+/** `unavailable`: the server cannot take the request now (a full queue); the caller retries (Retry-After). */
+export type RefusalKind = "invalid" | "not_found" | "conflict" | "unsupported" | "unavailable";
 
 export interface FieldProblem {
   path: string;
@@ -26,3 +27,4 @@ export const invalid = (message: string, fields?: FieldProblem[]) => new Refusal
 export const notFound = (message: string) => new Refusal("not_found", message);
 export const conflict = (message: string) => new Refusal("conflict", message);
 export const unsupported = (message: string) => new Refusal("unsupported", message);
+export const unavailable = (message: string) => new Refusal("unavailable", message);

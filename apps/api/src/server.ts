@@ -12,6 +12,7 @@ import type { Services } from "./services.js";
 import { createClock } from "./storage/clock.js";
 import { openDatabase } from "./storage/db.js";
 import { createMetrics } from "./metrics/metrics.js";
+import { createChecker } from "./definitions/checker.js";
 import { startSampler } from "./metrics/sampler.js";
 
 export interface RunningServer {
@@ -35,6 +36,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   let stopSampler: (() => Promise<void>) | undefined;
   let stopRetention: (() => Promise<void>) | undefined;
   const metrics = createMetrics({ pool: database.pool });
+  const checker = createChecker({ threads: config.limits.checkerThreads, queue: config.limits.checkerQueue });
   try {
     const authenticator = await createAuthenticator(config, { db: database.db, clock, log });
     // Parallel write transactions need a pool of connections: PGlite has one.
@@ -66,6 +68,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       log,
       workerId,
       engine,
+      checker,
       metrics,
     };
     const app = createApp(services, handlers, authenticator);
@@ -92,6 +95,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
           endClaimWaits(database.db);
           await new Promise<void>((resolve) => server!.close(() => resolve()));
           await engine!.stop();
+          await checker.close();
           await stopSampler?.();
           await stopRetention?.();
           await database.close();
@@ -100,6 +104,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   } catch (error) {
     if (server) server.close();
     await engine?.stop().catch(() => {});
+    await checker.close().catch(() => {});
     await stopSampler?.().catch(() => {});
     await stopRetention?.().catch(() => {});
     await database.close().catch(() => {});

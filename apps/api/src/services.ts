@@ -4,6 +4,7 @@ import type { Clock } from "./storage/clock.js";
 import type { Logger } from "@baton/log";
 import type { ServerConfig } from "./config.js";
 import type { Metrics } from "./metrics/metrics.js";
+import type { Checker } from "./definitions/checker.js";
 
 /** What the engine exposes to the HTTP layer and to /healthz. */
 export interface EngineHandle {
@@ -41,6 +42,8 @@ export interface Services {
   /** Unique per process: host, pid and a random suffix. */
   workerId: string;
   engine: EngineHandle;
+  /** The definition checker's threads (definitions/checker.ts): every registration check runs there. */
+  checker: Checker;
   /** Prometheus metrics of this process (docs/metrics.md); absent in tests that build Services by hand. */
   metrics?: Metrics;
 }

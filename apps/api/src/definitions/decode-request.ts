@@ -1,25 +1,51 @@
-import type { Json } from "@baton/expr";
+import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import {
-  type DecodeContext,
   type Definition,
   type DefinitionLimits,
   type DefinitionProblem,
-  decodeBatch,
-  decodeDefinition,
   formatProblems,
+  type ValidateResult,
 } from "@baton/model";
 import { invalid } from "../refusal.js";
 import type { Db } from "../storage/db.js";
+import type { DecodeJob } from "./check-jobs.js";
+import type { Checker } from "./checker.js";
 import { latestRaisesByName } from "./store.js";
 
-/** What registration checks need to know about the processes already registered. */
-async function decodeContext(
+/** A definition that passed the registration checks, with what storing it needs. */
+export interface CheckedDefinition {
+  definition: Definition;
+  /** Its canonical text: what `definitions.definition` stores. */
+  canonical: string;
+  hash: string;
+  raises: string[];
+  /** Its inferred schemas (when asked for), `version` 0: the caller knows the version. */
+  schemas?: ValidateResult;
+}
+
+/**
+ * Runs the registration checks on the checker thread (checker.ts): what they need to know
+ * about the processes already registered is read here and sent with the job.
+ */
+async function check(
+  checker: Checker,
   db: Db,
-  batchNames: string[],
-  limits: Partial<DefinitionLimits> | undefined,
-): Promise<DecodeContext> {
-  const raises = await latestRaisesByName(db);
-  return { processExists: (name) => raises.has(name), batchNames, processRaises: (name) => raises.get(name), limits };
+  raws: Json[],
+  job: Pick<DecodeJob, "single" | "batchNames" | "limits" | "schemas">,
+): Promise<{ ok: true; checked: CheckedDefinition[] } | { ok: false; problems: DefinitionProblem[] }> {
+  const registered = [...(await latestRaisesByName(db))];
+  const reply = await checker.run({ kind: "decode", raws: stringifyJson(raws), registered, ...job });
+  if (!reply.ok) return reply;
+  return {
+    ok: true,
+    checked: reply.decoded.map((d) => ({
+      definition: parseJson(d.canonical) as unknown as Definition,
+      canonical: d.canonical,
+      hash: d.hash,
+      raises: d.raises,
+      ...(d.schemas !== undefined ? { schemas: parseJson(d.schemas) as unknown as ValidateResult } : {}),
+    })),
+  };
 }
 
 function joinPath(prefix: string, path: string): string {
@@ -53,13 +79,14 @@ function namesOf(raws: Json[]): string[] {
  * `limits` are the server's (docs/limits.md), the defaults where absent.
  */
 export async function decodeRequestDefinition(
+  checker: Checker,
   db: Db,
   raw: Json,
   limits?: Partial<DefinitionLimits>,
-): Promise<Definition> {
-  const decoded = decodeDefinition(raw, await decodeContext(db, [], limits));
+): Promise<CheckedDefinition> {
+  const decoded = await check(checker, db, [raw], { single: true, batchNames: [], limits, schemas: false });
   if (!decoded.ok) refuse(decoded.problems, (p) => joinPath("body", p.path));
-  return decoded.definition;
+  return decoded.checked[0]!;
 }
 
 /**
@@ -67,18 +94,24 @@ export async function decodeRequestDefinition(
  * 400 with each problem's path under `<at>[i]`, i being the member it belongs to.
  */
 export async function decodeRequestBatch(
+  checker: Checker,
   db: Db,
   raws: Json[],
   at: string,
-  limits?: Partial<DefinitionLimits>,
-): Promise<Definition[]> {
+  options: { limits?: Partial<DefinitionLimits>; schemas?: boolean } = {},
+): Promise<CheckedDefinition[]> {
   const names = namesOf(raws);
-  const decoded = decodeBatch(raws, await decodeContext(db, names.filter(Boolean), limits));
+  const decoded = await check(checker, db, raws, {
+    single: false,
+    batchNames: names.filter(Boolean),
+    limits: options.limits,
+    schemas: options.schemas ?? false,
+  });
   if (!decoded.ok) {
     refuse(decoded.problems, (p) => {
       const i = p.process ? names.indexOf(p.process) : -1;
       return joinPath(`${at}${i >= 0 ? `[${i}]` : ""}`, p.path);
     });
   }
-  return decoded.definitions;
+  return decoded.checked;
 }

@@ -1,6 +1,7 @@
-import type { Json } from "@baton/expr";
-import { type CompatReport, compareDefinitions, type Definition, excuseMembers, onlyOnOneSide } from "@baton/model";
+import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import { type CompatReport, type Definition, type DefinitionLimits, excuseMembers, onlyOnOneSide } from "@baton/model";
 import { and, eq } from "drizzle-orm";
+import type { Checker } from "../definitions/checker.js";
 import { decodeRequestBatch } from "../definitions/decode-request.js";
 import { getDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
@@ -8,6 +9,7 @@ import { notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { channels } from "../storage/schema/index.js";
 import { requireDefinition } from "../definitions/store.js";
+import { definitionLimitsOf } from "../limits.js";
 
 type Selector = { channel: string } | { definitions: Json[] } | { versions: Record<string, number | string> };
 type Side = "from" | "to";
@@ -19,10 +21,11 @@ interface Member {
 }
 
 export const compatHandlers = {
-  compatDefinitions: async ({ body }, { db }) => {
+  compatDefinitions: async ({ body }, { db, checker, config }) => {
     const { from, to, process, ignore } = body as { from: Selector; to: Selector; process?: string; ignore?: string[] };
-    const before = await resolveSelector(db, from, "from");
-    const after = await resolveSelector(db, to, "to");
+    const limits = definitionLimitsOf(config.limits);
+    const before = await resolveSelector(checker, db, from, "from", limits);
+    const after = await resolveSelector(checker, db, to, "to", limits);
     let names = [...new Set([...before.keys(), ...after.keys()])].sort();
     if (process !== undefined) {
       if (!names.includes(process))
@@ -31,7 +34,8 @@ export const compatHandlers = {
     }
     const excused = new Set(ignore ?? []);
     // Members' `compatible` are computed before excusing: they still report what was found.
-    const processes = names.map((name) => excuseMembers(report(name, before.get(name), after.get(name)), excused));
+    const reports = await compare(checker, names, before, after);
+    const processes = reports.map((r) => excuseMembers(r, excused));
     return {
       body: {
         compatible: processes.every((r) => r.upgrade.compatible && r.contract.compatible),
@@ -42,15 +46,40 @@ export const compatHandlers = {
   },
 } satisfies ActionHandlers;
 
-function report(name: string, from: Member | undefined, to: Member | undefined): CompatReport {
-  if (from === undefined) return onlyOnOneSide(name, "to", to!.version);
-  if (to === undefined) return onlyOnOneSide(name, "from", from.version);
-  return compareDefinitions(from.definition, to.definition, from.version, to.version);
+/** One report per name, in order; comparing two versions runs on the checker thread (checker.ts). */
+async function compare(
+  checker: Checker,
+  names: string[],
+  before: Map<string, Member>,
+  after: Map<string, Member>,
+): Promise<CompatReport[]> {
+  const both = names.filter((name) => before.has(name) && after.has(name));
+  const pairs = both.map((name) => {
+    const [from, to] = [before.get(name)!, after.get(name)!];
+    return [from.definition, to.definition, from.version, to.version];
+  });
+  const compared = new Map<string, CompatReport>();
+  if (pairs.length > 0) {
+    const { reports } = await checker.run({ kind: "compare", pairs: stringifyJson(pairs) });
+    for (const [i, r] of (parseJson(reports) as unknown as CompatReport[]).entries()) compared.set(both[i]!, r);
+  }
+  return names.map((name) => {
+    const [from, to] = [before.get(name), after.get(name)];
+    if (from === undefined) return onlyOnOneSide(name, "to", to!.version);
+    if (to === undefined) return onlyOnOneSide(name, "from", from.version);
+    return compared.get(name)!;
+  });
 }
 
-async function resolveSelector(db: Db, selector: Selector, side: Side): Promise<Map<string, Member>> {
+async function resolveSelector(
+  checker: Checker,
+  db: Db,
+  selector: Selector,
+  side: Side,
+  limits: DefinitionLimits,
+): Promise<Map<string, Member>> {
   if ("channel" in selector) return channelMembers(db, selector.channel);
-  if ("definitions" in selector) return unsavedMembers(db, selector.definitions, side);
+  if ("definitions" in selector) return unsavedMembers(checker, db, selector.definitions, side, limits);
   const members = new Map<string, Member>();
   for (const [name, ref] of Object.entries(selector.versions)) {
     if (typeof ref === "number") {
@@ -83,7 +112,13 @@ async function stored(db: Db, name: string, version: number): Promise<Member> {
 }
 
 /** Decoded exactly as `PUT /definitions/batch` would (members may name each other as children). */
-async function unsavedMembers(db: Db, raws: Json[], side: Side): Promise<Map<string, Member>> {
-  const definitions = await decodeRequestBatch(db, raws, `body.${side}.definitions`);
-  return new Map(definitions.map((d) => [d.name, { definition: d, version: null }]));
+async function unsavedMembers(
+  checker: Checker,
+  db: Db,
+  raws: Json[],
+  side: Side,
+  limits: DefinitionLimits,
+): Promise<Map<string, Member>> {
+  const checked = await decodeRequestBatch(checker, db, raws, `body.${side}.definitions`, { limits });
+  return new Map(checked.map(({ definition: d }) => [d.name, { definition: d, version: null }]));
 }

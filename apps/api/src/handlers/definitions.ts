@@ -1,9 +1,8 @@
 import type { JsonValue, ValidateResult } from "@baton/actions";
 import type { Json } from "@baton/expr";
-import { canonicalJson, type Definition, declaredRaises, definitionHash, inferSchemas } from "@baton/model";
 import { and, eq, gte, lt, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
-import { decodeRequestBatch, decodeRequestDefinition } from "../definitions/decode-request.js";
+import { type CheckedDefinition, decodeRequestBatch, decodeRequestDefinition } from "../definitions/decode-request.js";
 import { definitionLimitsOf } from "../limits.js";
 import { latestDefinition, lockProcessName, requireDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
@@ -41,46 +40,47 @@ export function definitionSummary(row: DefinitionRow) {
 }
 
 /**
- * Stores `def` as a new version unless its canonical form equals the latest version's.
- * Must run inside a transaction holding lockProcessName(def.name).
+ * Stores a checked definition as a new version unless its canonical form equals the latest
+ * version's. Must run inside a transaction holding lockProcessName(def.name).
  */
 async function saveDefinition(
   tx: Db,
-  def: Definition,
+  checked: CheckedDefinition,
   actor: string | null,
   now: number,
 ): Promise<{ version: number; saved: boolean }> {
-  const hash = definitionHash(def);
+  const { definition: def, hash } = checked;
   const latest = await latestDefinition(tx, def.name);
   if (latest && latest.hash === hash) return { version: latest.version, saved: false };
   const version = (latest?.version ?? 0) + 1;
   await tx.insert(definitions).values({
     name: def.name,
     version,
-    definition: canonicalJson(def),
+    definition: checked.canonical,
     hash,
-    raises: JSON.stringify(declaredRaises(def)),
+    raises: JSON.stringify(checked.raises),
     actor,
     createdAt: now,
   });
   return { version, saved: true };
 }
 
-/** The version each definition would get if registered now (latest when unchanged). */
-async function versionItWouldGet(db: Db, def: Definition): Promise<number> {
-  const latest = await latestDefinition(db, def.name);
+/** The version a checked definition would get if registered now (latest when unchanged). */
+async function versionItWouldGet(db: Db, checked: CheckedDefinition): Promise<number> {
+  const latest = await latestDefinition(db, checked.definition.name);
   if (!latest) return 1;
-  return latest.hash === definitionHash(def) ? latest.version : latest.version + 1;
+  return latest.hash === checked.hash ? latest.version : latest.version + 1;
 }
 
 export const definitionHandlers = {
-  putDefinition: async ({ body, principal }, { db, clock, config }) => {
-    const def = await decodeRequestDefinition(db, body, definitionLimitsOf(config.limits));
+  putDefinition: async ({ body, principal }, { db, clock, config, checker }) => {
+    const checked = await decodeRequestDefinition(checker, db, body, definitionLimitsOf(config.limits));
+    const name = checked.definition.name;
     const result = await inTransaction(db, async (tx) => {
-      await lockProcessName(tx, def.name);
-      return saveDefinition(tx, def, principal.actor, clock.now());
+      await lockProcessName(tx, name);
+      return saveDefinition(tx, checked, principal.actor, clock.now());
     });
-    return { body: { name: def.name, saved: result.saved, version: result.version } };
+    return { body: { name, saved: result.saved, version: result.version } };
   },
 
   listDefinitions: async ({ query }, { db }) => {
@@ -108,16 +108,19 @@ export const definitionHandlers = {
     };
   },
 
-  putDefinitionBatch: async ({ body, principal }, { db, clock, config }) => {
+  putDefinitionBatch: async ({ body, principal }, { db, clock, config, checker }) => {
     const { definitions: raws, channel } = body as { definitions: Json[]; channel: string };
-    const defs = await decodeRequestBatch(db, raws, "body.definitions", definitionLimitsOf(config.limits));
+    const checked = await decodeRequestBatch(checker, db, raws, "body.definitions", {
+      limits: definitionLimitsOf(config.limits),
+    });
+    const defs = checked.map((c) => c.definition);
     const now = clock.now();
     const results = await inTransaction(db, async (tx) => {
       // Lock in name order so two batches over the same processes cannot deadlock.
       for (const name of [...new Set(defs.map((d) => d.name))].sort()) await lockProcessName(tx, name);
       const out: Array<{ name: string; version: number; saved: boolean; previous: number }> = [];
-      for (const def of defs) {
-        const saved = await saveDefinition(tx, def, principal.actor, now);
+      for (const [i, def] of defs.entries()) {
+        const saved = await saveDefinition(tx, checked[i]!, principal.actor, now);
         const [current] = await tx
           .select({ version: channels.version })
           .from(channels)
@@ -153,12 +156,15 @@ export const definitionHandlers = {
     return { body: results };
   },
 
-  validateDefinitions: async ({ body }, { db, config }) => {
+  validateDefinitions: async ({ body }, { db, config, checker }) => {
     const raws = body as Json[];
     if (!Array.isArray(raws)) throw invalid("the request body must be an array of definitions");
     const results = [];
-    for (const def of await decodeRequestBatch(db, raws, "body", definitionLimitsOf(config.limits)))
-      results.push(inferSchemas(def, await versionItWouldGet(db, def)));
+    const checked = await decodeRequestBatch(checker, db, raws, "body", {
+      limits: definitionLimitsOf(config.limits),
+      schemas: true,
+    });
+    for (const c of checked) results.push({ ...c.schemas!, version: await versionItWouldGet(db, c) });
     // @baton/model's Schema is JSON Schema data; the registry types it as JsonSchemaValue.
     return { body: results as unknown as ValidateResult[] };
   },

@@ -31,7 +31,12 @@ export class ApiError extends Error {
 /** The one mapping from a domain refusal to its ApiCode and status; undefined for anything else. */
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
-  if (error instanceof Refusal) return new ApiError(error.kind, error.message, { fields: error.fields });
+  if (error instanceof Refusal)
+    return new ApiError(error.kind, error.message, {
+      fields: error.fields,
+      // A refusal for now, not for the request: the caller may send it again in a second.
+      ...(error.kind === "unavailable" ? { headers: { "retry-after": "1" } } : {}),
+    });
   return undefined;
 }
 

@@ -11,4 +11,15 @@ describe("storable text", () => {
     expect(text).not.toMatch(/(^|[^\\])(\\\\)*\\u0000/);
     expect(JSON.parse(text)).toEqual({ message: "bad\uFFFDbyte", state: '{"s":"\\u0000"}' });
   });
+  it("replaces every NUL, in runs, after escaped backslashes and in keys", () => {
+    const value = { "k\u0000": "\u0000\u0000", slash: "\\\u0000", pair: "\\\\\u0000", deep: [{ s: "x\u0000" }] };
+    const text = storableJson(value);
+    expect(text).not.toMatch(/(^|[^\\])(\\\\)*\\u0000/);
+    expect(JSON.parse(text)).toEqual({
+      "k\uFFFD": "\uFFFD\uFFFD",
+      slash: "\\\uFFFD",
+      pair: "\\\\\uFFFD",
+      deep: [{ s: "x\uFFFD" }],
+    });
+  });
 });

@@ -9,7 +9,16 @@ export function storableText(text: string): string {
   return text.includes("\u0000") ? text.replaceAll("\u0000", "\uFFFD") : text;
 }
 
-/** JSON text for a `::jsonb` parameter, every string in it storable. */
+// `\u0000` as JSON.stringify writes U+0000, unless its backslash is itself escaped (an even run
+// of backslashes before it): a string holding the six characters `\u0000` stays as it is.
+const ESCAPED_NUL = /(?<=(?:^|[^\\])(?:\\\\)*)\\u0000/g;
+
+/**
+ * JSON text for a `::jsonb` parameter, every string in it storable (keys too). Plain
+ * JSON.stringify, then a scan: a replacer function would take JSON.stringify off its fast path,
+ * and this runs on every write batch.
+ */
 export function storableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => (typeof v === "string" ? storableText(v) : v));
+  const text = JSON.stringify(value);
+  return text.includes("\\u0000") ? text.replace(ESCAPED_NUL, "\\ufffd") : text;
 }

@@ -1,5 +1,6 @@
 import { stringifyJson } from "@baton/expr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createChecker } from "../../src/definitions/checker.js";
 import { freshInstanceRow, freshState } from "../../src/engine/start.js";
 import { lifecycleHandlers } from "../../src/handlers/lifecycle.js";
 import type { ActionRequest } from "../../src/http/action-handler.js";
@@ -24,6 +25,8 @@ beforeAll(async () => {
     log: quietLog,
     workerId: "worker-a",
     engine: { ...h.engine, wake: () => void woken++ },
+    // No check runs here: a checker starts no thread until its first job.
+    checker: createChecker({ threads: 1, queue: 0 }),
   };
   await h.deploy({ name: "tree", tasks: [{ id: "only", output: "$: 1" }] });
 });

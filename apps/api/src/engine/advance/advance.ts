@@ -20,7 +20,7 @@ import { routeError } from "./error-route.js";
 import type { FetchResult } from "./tasks/fetch.js";
 import { truncate } from "../../format.js";
 import type { InstanceState } from "./instance-state.js";
-import { TaskFailure } from "./task-failure.js";
+import { callData, type FetchCall, TaskFailure } from "./task-failure.js";
 import { type BufferedSignal, consumedSignalOf, type ExternalPark, isWaitTask, runWait } from "./tasks/wait.js";
 
 export interface EngineLog {
@@ -187,6 +187,8 @@ export async function advance(
       [LIMITS_KEY]: limits,
     });
     let decision: Decision;
+    // The fetch this step made, for its task.completed or task.failed entry.
+    let call: FetchCall | undefined;
     try {
       config ??= env.config();
       if (pending !== undefined) {
@@ -245,6 +247,7 @@ export async function advance(
           );
         }
         const response = await env.fetch(here, scope({ previous }), result.taskEpoch);
+        call = response.call;
         self = { result: response.result, status: response.status, headers: response.headers, previous };
       }
       let output: Json | undefined;
@@ -256,7 +259,8 @@ export async function advance(
       }
       decision = decide(here, scope({ ...self, output: output ?? null }), def);
       // A routing task starts and ends in the same instant: one entry records both.
-      if (isAction) log("info", "task.completed", `task "${id}" completed`, id, { status: self.status ?? null });
+      if (isAction)
+        log("info", "task.completed", `task "${id}" completed`, id, { status: self.status ?? null, ...callData(call) });
       else log("debug", "task.completed", `routing task "${id}" ran`, id, { task_epoch: result.taskEpoch });
     } catch (error) {
       if (error instanceof AdvanceAbandoned) throw error;
@@ -268,9 +272,8 @@ export async function advance(
         "task.failed",
         `task "${id}" failed: ${failure.code}: ${truncate(failure.message, 300)}`,
         id,
-        {
-          code: failure.code,
-        },
+        // A fetch that failed, or one whose output or switch then failed.
+        { code: failure.code, ...callData((error instanceof TaskFailure ? error.call : undefined) ?? call) },
       );
       // engine.* codes and failed children are never caught (docs/language.md#on-error, #children).
       const route =

@@ -10,6 +10,27 @@ import type { DefinitionCache } from "../../definitions/compiled-cache.js";
 import { resolveRefs } from "../../storage/objects.js";
 import { TaskFailure } from "../advance/task-failure.js";
 
+/**
+ * What one engine remembers of its trees between spawns, so a spawn far below the limits costs
+ * no round trip (docs/limits.md#trees): an instance's depth never changes, and a tree's count
+ * taken less than TREE_COUNT_REUSE_MS ago, plus the children planned here since, may let a spawn
+ * through while it stays under TREE_COUNT_REUSE_SHARE of the limit. A refusal always comes from
+ * a fresh count of the committed rows.
+ */
+export interface TreeMemo {
+  depths: Map<string, number>;
+  counts: Map<string, { instances: number; at: number }>;
+}
+
+export const TREE_COUNT_REUSE_MS = 1_000;
+export const TREE_COUNT_REUSE_SHARE = 0.9;
+// Both maps are caches: past this many entries one is dropped whole (its next spawns count again).
+const TREE_MEMO_ENTRIES = 100_000;
+
+export function newTreeMemo(): TreeMemo {
+  return { depths: new Map(), counts: new Map() };
+}
+
 /** The database side of child tasks for one parent advance (child-task.ts stays free of I/O). */
 export function childEnvironment(
   db: Db,
@@ -17,9 +38,12 @@ export function childEnvironment(
   definitions: DefinitionCache,
   parent: { id: string; rootId: string; process: string; version: number },
   tree: { maxDepth: number; maxInstances: number; depthFlag: string; instancesFlag: string },
+  memo: TreeMemo = newTreeMemo(),
 ): ChildEnvironment {
   // One lookup per child process and task in this advance (a child_map often names one process twice).
   const chosen = new Map<string, Promise<number | undefined>>();
+  // The depth of the children this advance plans, once checkTreeRoom has learned the parent's.
+  let childDepth: number | undefined;
   return {
     async resolveChild(name, version, task) {
       const key = `${task}\u0000${name}`;
@@ -59,7 +83,31 @@ export function childEnvironment(
       );
     },
     async checkTreeRoom(task, children) {
+      const knownDepth = parent.id === parent.rootId ? 0 : memo.depths.get(parent.id);
+      const counted = memo.counts.get(parent.rootId);
+      const fresh = counted !== undefined && performance.now() - counted.at < TREE_COUNT_REUSE_MS;
+      if (
+        fresh &&
+        knownDepth !== undefined &&
+        knownDepth + 1 <= tree.maxDepth &&
+        counted.instances + children <= Math.floor(tree.maxInstances * TREE_COUNT_REUSE_SHARE)
+      ) {
+        counted.instances += children;
+        childDepth = knownDepth + 1;
+        return;
+      }
+      // A stale count is marked fresh while this spawn counts again, so the spawns running
+      // beside it keep using it instead of all counting at once; what they add meanwhile is
+      // added to the new count.
+      if (counted !== undefined && !fresh) counted.at = performance.now();
+      const before = counted?.instances ?? 0;
       const { depth, instances } = await treeSize(db, parent, tree.maxDepth);
+      // Remembered before the checks: a refusal leaves the exact count behind, not the stale one.
+      const meanwhile =
+        counted !== undefined && memo.counts.get(parent.rootId) === counted ? counted.instances - before : 0;
+      if (memo.counts.size >= TREE_MEMO_ENTRIES) memo.counts.clear();
+      const counts = { instances: instances + meanwhile, at: performance.now() };
+      memo.counts.set(parent.rootId, counts);
       if (depth + 1 > tree.maxDepth)
         throw new TaskFailure(
           "engine.spawn",
@@ -70,8 +118,17 @@ export function childEnvironment(
           "engine.spawn",
           `task "${task}": starting ${children} child${children === 1 ? "" : "ren"} would make the tree ${instances + children} instances, more than the limit of ${tree.maxInstances} instances per tree (${tree.instancesFlag})`,
         );
+      counts.instances += children;
+      childDepth = depth + 1;
     },
-    newId: () => newId(clock.now()),
+    newId: () => {
+      const id = newId(clock.now());
+      if (childDepth !== undefined) {
+        if (memo.depths.size >= TREE_MEMO_ENTRIES) memo.depths.clear();
+        memo.depths.set(id, childDepth);
+      }
+      return id;
+    },
   };
 }
 

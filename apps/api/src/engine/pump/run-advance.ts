@@ -21,7 +21,7 @@ import { runFetch } from "../advance/tasks/fetch.js";
 import { peekSignal } from "../external/signal-buffer.js";
 import { redactAdvanceResult, redactText, secretsCache } from "../secrets.js";
 import { isSettled, LEASE_MARGIN_MS } from "../statuses.js";
-import { childEnvironment } from "./child-environment.js";
+import { childEnvironment, newTreeMemo } from "./child-environment.js";
 import type { ClaimedRow } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import type { createCommitter } from "./committer.js";
@@ -68,6 +68,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     depthFlag: flagOf("treeDepth"),
     instancesFlag: flagOf("treeInstances"),
   };
+  const treeMemo = newTreeMemo();
   const fetchPolicy = fetchPolicyOf(config);
 
   async function run(
@@ -148,6 +149,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                     definitions,
                     { id: row.id, rootId: row.rootId, process: row.process, version: row.version },
                     treeLimits,
+                    treeMemo,
                   ),
                 ),
                 evalLimits,

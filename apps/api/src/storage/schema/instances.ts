@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 
 // One row is the queue entry, the state and the tree node of an instance (docs/architecture.md#storage-appsapisrcstorage).
@@ -52,8 +53,10 @@ export const instances = pgTable(
     index("instances_created_idx").on(t.createdAt, t.id),
     index("instances_updated_idx").on(t.updatedAt, t.id),
     index("instances_process_idx").on(t.process, t.version),
-    index("instances_error_idx").on(t.errorCode),
-    index("instances_key_idx").on(t.key),
+    // Partial: most rows have neither, and every write of a row (updated_at changes, so never a
+    // HOT update) adds an entry to each index whose predicate it meets (docs/performance.md).
+    index("instances_error_idx").on(t.errorCode).where(sql`error_code IS NOT NULL`),
+    index("instances_key_idx").on(t.key).where(sql`key IS NOT NULL`),
     // GET /instances/counts groups by any one or two of these: an index-only scan of this index
     // answers every grouping without reading the table (docs/api.md "Counts").
     index("instances_counts_idx").on(t.status, t.process, t.phase, t.errorCode, t.parentId),

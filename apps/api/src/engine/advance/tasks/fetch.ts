@@ -14,7 +14,7 @@ import { truncate } from "../../../format.js";
 import type { CompiledFetch } from "../compiled-definition.js";
 import { checkFetchTarget, type FetchPolicy, type Resolver } from "../host-policy.js";
 import { describe, type HttpResponse, httpCall } from "../http-call.js";
-import { TaskFailure } from "../task-failure.js";
+import { type FetchCall, TaskFailure } from "../task-failure.js";
 
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 const MESSAGE_BODY_CHARS = 200;
@@ -35,11 +35,18 @@ export interface FetchContext {
   observeCall?: (url: string, status: number | undefined, seconds: number) => void;
 }
 
-/** What `self` sees after an accepted response. */
+/** What `self` sees after an accepted response, and what the log shows of the call. */
 export interface FetchResult {
   result: Json;
   status: number;
   headers: Record<string, string>;
+  call?: FetchCall;
+}
+
+/** Rethrows `error`, a TaskFailure of this attempt carrying what was called. */
+function failedCall(error: unknown, call: FetchCall): never {
+  if (error instanceof TaskFailure) error.call ??= call;
+  throw error;
 }
 
 /** Runs one attempt of a fetch task; throws TaskFailure with a code of docs/language.md#error-codes. */
@@ -47,8 +54,10 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   const { action } = fetch;
   const method = action.method.toUpperCase();
   const url = buildUrl(fetch, ctx);
+  const host = url.host;
   const target = await checkFetchTarget(url.hostname, ctx.policy, ctx.resolve);
-  if (!target.ok) throw new TaskFailure("pre.error", `fetch to ${describe(url)} refused: ${target.reason}`);
+  if (!target.ok)
+    failedCall(new TaskFailure("pre.error", `fetch to ${describe(url)} refused: ${target.reason}`), { host });
 
   const headers: Record<string, string> = {};
   if (fetch.headers !== undefined) {
@@ -74,6 +83,7 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   headers["idempotency-key"] = `${ctx.instanceId}:${ctx.taskEpoch}`;
 
   const began = performance.now();
+  const latency = () => Math.round(performance.now() - began);
   let status: number | undefined;
   let response: HttpResponse;
   try {
@@ -88,10 +98,17 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
       address: { address: target.address, family: target.family },
     });
     status = response.status;
+  } catch (error) {
+    failedCall(error, { host, latencyMs: latency() });
   } finally {
     ctx.observeCall?.(url.href, status, (performance.now() - began) / 1000);
   }
-  return interpret(fetch, response, url, ctx.defs);
+  const call = { host, latencyMs: latency() };
+  try {
+    return { ...interpret(fetch, response, url, ctx.defs), call };
+  } catch (error) {
+    failedCall(error, call);
+  }
 }
 
 function buildUrl(fetch: CompiledFetch, ctx: FetchContext): URL {

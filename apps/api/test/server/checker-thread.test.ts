@@ -1,0 +1,114 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${ }" is the definition language's interpolation
+// Issue 12: checking a definition runs on a checker thread (docs/limits.md#the-checker-thread),
+// so a check of the largest definitions allowed does not stall the event loop: /healthz and
+// other requests answer while it runs. The server has one checker thread and no queue, so a
+// second check while one runs is refused with 503 — which is also how this test knows, without
+// timing anything, that the big check is running on its thread at that moment.
+import { client, startServer, type TestServer } from "@baton/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let server: TestServer;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  server = await startServer({ args: ["--poll", "0", "--limit-checker-threads", "1", "--limit-checker-queue", "0"] });
+  api = client(server.url);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** n chained fetch tasks, each reading the previous output: work for every checker analysis. */
+function chain(name: string, n: number) {
+  return {
+    name,
+    tasks: Array.from({ length: n }, (_, i) => ({
+      id: `t${i}`,
+      action: { type: "fetch", url: `https://svc.example.com/${i}?prev=\${outputs.t${Math.max(0, i - 1)}.n ?? 0}` },
+      output: { n: i > 0 ? `$: outputs.t${i - 1}.n + 1` : 0 },
+      on_error: [{ code: ["pre.%", "http.5%"], retry: 2 }],
+    })),
+  };
+}
+
+const small = [{ name: "checker_small", tasks: [{ id: "a", output: 1 }] }];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("the checker thread", () => {
+  it("answers /healthz while the largest definitions are being checked, and refuses a check past the queue with 503", async () => {
+    // The largest definition allowed and one almost as large (the body stays under --max-body):
+    // seconds of checking, however fast the machine.
+    const big = [chain("checker_big_a", 10_000), chain("checker_big_b", 8_000)];
+    const deadline = Date.now() + 180_000;
+    let busy: Awaited<ReturnType<typeof api.post>> | undefined;
+    let bigAnswer: Awaited<ReturnType<typeof api.post>> | undefined;
+    let healthAnsweredFirst = false;
+    while (!busy && Date.now() < deadline) {
+      let settled = false;
+      const pending = api.post("/api/definitions/validate", big).finally(() => {
+        settled = true;
+      });
+      // Probe with a small check until one is refused: the big check holds the only thread.
+      while (!settled && Date.now() < deadline) {
+        const probe = await api.post("/api/definitions/validate", small);
+        if (probe.status === 503) {
+          busy = probe;
+          const health = await fetch(new URL("/healthz", server.url));
+          expect(health.status).toBe(200);
+          healthAnsweredFirst = !settled;
+          break;
+        }
+        expect(probe.status, probe.text).toBe(200);
+        await sleep(50);
+      }
+      bigAnswer = await pending;
+      // A probe that took the thread first refuses the big check itself: send it again.
+      if (!busy) expect(bigAnswer.status, bigAnswer.text.slice(0, 300)).toBe(503);
+    }
+    expect(busy, "a small check was refused while the big one ran").toBeDefined();
+    expect(healthAnsweredFirst, "/healthz answered while the big check was still running").toBe(true);
+
+    expect(busy!.body.code).toBe("unavailable");
+    expect(busy!.headers.get("retry-after")).toBe("1");
+    expect(busy!.body.error).toMatch(
+      /^the definition checker is busy: 1 checks are running and 0 are waiting, the most allowed \(--limit-checker-threads 1, --limit-checker-queue 0\); retry shortly$/,
+    );
+
+    // The big check answers exactly what the validate endpoint always did.
+    expect(bigAnswer!.status, bigAnswer!.text.slice(0, 300)).toBe(200);
+    expect(bigAnswer!.body.map((r: { process: string }) => r.process)).toEqual(["checker_big_a", "checker_big_b"]);
+    expect(bigAnswer!.body[1].version).toBe(1);
+    expect(bigAnswer!.body[0].tasks.t9999.output).toEqual({
+      type: "object",
+      properties: { n: { type: "integer" } },
+      required: ["n"],
+    });
+
+    // Once the thread is free again, the refused check goes through.
+    const again = await api.post("/api/definitions/validate", small);
+    expect(again.status, again.text).toBe(200);
+  }, 240_000);
+
+  it("runs registration and compat checks on the thread with the same answers and refusals", async () => {
+    const def = chain("checker_reg", 50);
+    const put = await api.put("/api/definitions", def);
+    expect(put.status, put.text).toBe(200);
+    expect(put.body).toEqual({ name: "checker_reg", saved: true, version: 1 });
+    // Unchanged: the hash computed on the thread equals the stored one.
+    expect((await api.put("/api/definitions", def)).body).toEqual({ name: "checker_reg", saved: false, version: 1 });
+
+    const bad = await api.put("/api/definitions", { name: "checker_bad", tasks: [{ id: "a", goto: "nowhere" }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe("invalid");
+    expect(bad.body.fields[0].path).toMatch(/^body\.tasks\[0\]/);
+
+    const changed = { ...def, tasks: def.tasks.slice(0, 49) };
+    const compat = await api.post("/api/definitions/compat", {
+      from: { versions: { checker_reg: 1 } },
+      to: { definitions: [changed] },
+    });
+    expect(compat.status, compat.text).toBe(200);
+    expect(compat.body.processes[0]).toMatchObject({ name: "checker_reg", status: "compared", from: 1, to: null });
+  });
+});
