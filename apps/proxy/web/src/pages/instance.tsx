@@ -22,7 +22,7 @@ interface Views {
   detail: InstanceDetail;
 }
 
-/** Whether a retry on `task` may meet the only_once protection (docs/ui.md "Instance page"). */
+/** Whether a retry on `task` may meet the only_once protection (docs/ui.md "Small rules"). */
 function mayNeedForce(definition: unknown, task: string): boolean {
   const tasks = (definition as { tasks?: { id?: string; only_once?: boolean; action?: { type?: string } }[] }).tasks;
   const found = tasks?.find((t) => t.id === task);
