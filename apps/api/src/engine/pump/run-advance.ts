@@ -40,6 +40,8 @@ export interface RunnerDeps {
   committer: ReturnType<typeof createCommitter>;
   /** Asks the loop for a claim round soon (engine.ts). */
   wake: () => void;
+  /** EngineDeps.beforeWrite. */
+  beforeWrite?: (instanceId: string) => Promise<void>;
 }
 
 /** Runs one claimed advance and submits its write; resolves with whether the write landed. */
@@ -58,7 +60,7 @@ export type RunAdvance = (
  * round retries the instance.
  */
 export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
-  const { db, clock, config, log, workerId, env, metrics, committer, wake } = deps;
+  const { db, clock, config, log, workerId, env, metrics, committer, wake, beforeWrite } = deps;
   const definitions = createDefinitionCache(db);
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
@@ -164,6 +166,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       // Before redaction: an oversized state is never walked again, nor written.
       result = stateLimitFailure(result, state, config.limits.stateBytes, flagOf("stateBytes")) ?? result;
       result = redactAdvanceResult(result, secrets);
+      if (beforeWrite !== undefined) await beforeWrite(row.id);
       if (abandoned.aborted) {
         report("abandoned");
         return { applied: false };
@@ -226,26 +229,22 @@ function childReads(children: ChildEnvironment): ChildEnvironment {
   };
 }
 
-function crashedFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceState>, limit: number): AdvanceResult {
-  const text = `task "${row.task}": engine.crashed: the instance was claimed ${row.attempts} times since its last write without an advance landing (the process running it stopped, or its write kept failing); it fails instead of being tried again (${flagOf("advanceAttempts")} is ${limit})`;
-  return {
-    status: "failed",
-    task: row.task,
-    taskEpoch: row.taskEpoch,
-    retryCount: row.retryCount,
+function crashedFailure(row: ClaimedRow, state: InstanceState, limit: number): AdvanceResult {
+  return failedWithoutAdvance(
+    row,
     state,
-    written: new Set(),
-    errorCode: "engine.crashed",
-    errorMessage: text,
-    wakeAt: null,
-    logs: [
-      { level: "error", event: "instance.failed", message: text, task: row.task, data: { code: "engine.crashed" } },
-    ],
-  };
+    "engine.crashed",
+    `the instance was claimed ${row.attempts} times since its last write without an advance landing (the process running it stopped, or its write kept failing); it fails instead of being tried again (${flagOf("advanceAttempts")} is ${limit})`,
+  );
 }
 
-function definitionFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceState>, message: string): AdvanceResult {
-  const text = `task "${row.task}": engine.definition: ${message}`;
+function definitionFailure(row: ClaimedRow, state: InstanceState, message: string): AdvanceResult {
+  return failedWithoutAdvance(row, state, "engine.definition", message);
+}
+
+/** The result that fails the instance at its task, as it stands, with `code` and its instance.failed line. */
+function failedWithoutAdvance(row: ClaimedRow, state: InstanceState, code: string, why: string): AdvanceResult {
+  const text = `task "${row.task}": ${code}: ${why}`;
   return {
     status: "failed",
     task: row.task,
@@ -253,11 +252,9 @@ function definitionFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceS
     retryCount: row.retryCount,
     state,
     written: new Set(),
-    errorCode: "engine.definition",
+    errorCode: code,
     errorMessage: text,
     wakeAt: null,
-    logs: [
-      { level: "error", event: "instance.failed", message: text, task: row.task, data: { code: "engine.definition" } },
-    ],
+    logs: [{ level: "error", event: "instance.failed", message: text, task: row.task, data: { code } }],
   };
 }
