@@ -1,7 +1,7 @@
 // The execution timeline of one instance, read from its own log entries in time order
 // (docs/api.md "Timeline": GET /instances/{id}/logs?order=asc is the timeline). A visit is one
 // stay on a task (a `task_epoch`); its attempts run from `task.started` to the task's next
-// `task.completed`, `task.failed`, `external.resolved` or `external.timeout`; automatic retries
+// `task.completed`, `task.failed` or `external.resolved`; automatic retries
 // stay in the visit, an operator's retry or a route back to the task opens a new one.
 
 import type { LogEntry } from "@baton/actions";
@@ -105,10 +105,9 @@ export function buildTimeline(entries: readonly LogEntry[]): Visit[] {
         }
         break;
       }
-      case "task.failed":
-      case "external.timeout": {
+      case "task.failed": {
         const resolved = justResolved(task);
-        if (resolved && entry.event === "task.failed") {
+        if (resolved) {
           // An error outcome of an external task: resolved with that code.
           if (typeof data.code === "string") resolved.code = data.code;
           break;
@@ -119,9 +118,9 @@ export function buildTimeline(entries: readonly LogEntry[]): Visit[] {
           visits.push({ task, attempts: [attempt] });
         }
         attempt.end = entry.created_at;
-        attempt.outcome = entry.event === "external.timeout" ? "timed out" : "failed";
+        // A wait past its deadline fails its visit with the code external.timeout.
+        attempt.outcome = data.code === "external.timeout" ? "timed out" : "failed";
         if (typeof data.code === "string") attempt.code = data.code;
-        else if (entry.event === "external.timeout") attempt.code = "external.timeout";
         break;
       }
       case "task.retry_scheduled": {

@@ -230,6 +230,7 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
         rootId={detail!.root_id}
         process={status!.process}
         version={status!.version}
+        task={status!.task}
         status={status!.status}
         isRoot={isRoot}
         offerForce={definition.data ? mayNeedForce(definition.data.definition, status!.task) : undefined}
