@@ -24,7 +24,7 @@ describe("buildTimeline", () => {
       entry("instance.started", "a", 0),
       entry("task.completed", "a", 0, { task_epoch: 1 }),
       entry("task.started", "b", 1, { task_epoch: 1, worker: "w1" }),
-      entry("task.failed", "b", 2, { code: "http.503" }),
+      entry("task.failed", "b", 2, { code: "http.503", host: "pay.example:8443", latency_ms: 812 }),
       entry("task.retry_scheduled", "b", 2, { code: "http.503", attempt: 1, wait_ms: 3000 }),
       entry("task.started", "b", 5, { task_epoch: 1 }),
       entry("task.completed", "b", 6, { status: 200 }),

@@ -16,6 +16,9 @@ export interface Attempt {
   /** The error code of a failed attempt. */
   code?: string;
   worker?: string;
+  /** A fetch's target host (`data.host`) and the call's latency (`data.latency_ms`), on its end entry. */
+  host?: string;
+  latencyMs?: number;
   /** When the retry after this attempt was scheduled to start (failed + retry_scheduled). */
   retryAt?: string;
   retryNumber?: number;
@@ -45,6 +48,12 @@ export function formatDuration(ms: number): string {
 }
 
 const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
+
+/** The fetch call facts a `task.completed`/`task.failed` entry carries. */
+function callFacts(attempt: Attempt, data: Record<string, unknown>) {
+  if (typeof data.host === "string") attempt.host = data.host;
+  if (num(data.latency_ms) !== undefined) attempt.latencyMs = num(data.latency_ms);
+}
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 /** The visits of the entries (one instance's, oldest first), in order. */
@@ -95,6 +104,7 @@ export function buildTimeline(entries: readonly LogEntry[]): Visit[] {
           attempt.end = entry.created_at;
           attempt.outcome = "completed";
           if (num(data.status) !== undefined) attempt.httpStatus = num(data.status);
+          callFacts(attempt, data);
         } else {
           // A routing task starts and ends in the same instant: one entry records both.
           visits.push({
@@ -121,6 +131,7 @@ export function buildTimeline(entries: readonly LogEntry[]): Visit[] {
         // A wait past its deadline fails its visit with the code external.timeout.
         attempt.outcome = data.code === "external.timeout" ? "timed out" : "failed";
         if (typeof data.code === "string") attempt.code = data.code;
+        callFacts(attempt, data);
         break;
       }
       case "task.retry_scheduled": {
