@@ -119,7 +119,7 @@ async function startPostgres() {
     asPostgres ? execFileSync("runuser", ["-u", "postgres", "--", join(pgbin, bin), ...binArgs], { stdio: "pipe" }) : execFileSync(join(pgbin, bin), binArgs, { stdio: "pipe" });
   run("initdb", ["-D", join(dir, "data"), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale"]);
   // Default durability: fsync, synchronous_commit and full_page_writes stay on.
-  run("pg_ctl", ["-D", join(dir, "data"), "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${STATEMENTS ? " -c shared_preload_libraries=pg_stat_statements" : ""}`, "start"]);
+  run("pg_ctl", ["-D", join(dir, "data"), "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${STATEMENTS ? " -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on" : ""}`, "start"]);
   cleanups.push(async () => {
     run("pg_ctl", ["-D", join(dir, "data"), "-m", "fast", "-w", "stop"]);
   });
@@ -277,20 +277,40 @@ async function startMeasure(sql, serverPid) {
 /** The statements run since startMeasure, per instance, most frequent first (--statements). */
 async function printStatements(sql, process, n) {
   const rows = await sql`
-    select calls, total_exec_time, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 110) as query from pg_stat_statements
+    select calls, plans, total_exec_time, total_plan_time, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 110) as query from pg_stat_statements
     where query not like '%pg_stat_statements%' and query not like 'select count(*)::int as count from instances%'
     order by calls desc limit 14`;
   for (const r of rows)
-    log(`${process} statements: ${(Number(r.calls) / n).toFixed(3)}/instance, ${((Number(r.total_exec_time) * 1000) / n).toFixed(0)} µs/instance exec: ${r.query}`);
+    log(
+      `${process} statements: ${(Number(r.calls) / n).toFixed(3)}/instance (${(Number(r.plans) / n).toFixed(3)} planned), µs/instance: exec ${((Number(r.total_exec_time) * 1000) / n).toFixed(0)}, plan ${((Number(r.total_plan_time) * 1000) / n).toFixed(0)}: ${r.query}`,
+    );
 }
 
-/** Waits until `n` instances of `process` are settled (or, with `phase`, sit in that phase). */
+/**
+ * Waits until `n` instances of `process` are settled (or, with `phase`, sit in that phase). A
+ * wait that cannot end says so instead of spinning: instances settled while they should reach
+ * `phase`, or nothing changed for WAIT_STUCK_MS (the counts by status, phase and error code).
+ */
+const WAIT_STUCK_MS = 120_000;
 async function waitFor(sql, process, n, phase) {
+  let last;
+  let lastChange = Date.now();
   for (;;) {
-    const [{ count }] = phase
-      ? await sql`select count(*)::int as count from instances where process = ${process} and status = 'running' and phase = ${phase}`
-      : await sql`select count(*)::int as count from instances where process = ${process} and status not in ('running', 'pausing', 'paused', 'failing')`;
+    const rows = await sql`
+      select status, phase, error_code, count(*)::int as count from instances where process = ${process}
+      group by status, phase, error_code`;
+    const count = rows
+      .filter((r) => (phase ? r.status === "running" && r.phase === phase : !["running", "pausing", "paused", "failing"].includes(r.status)))
+      .reduce((a, r) => a + r.count, 0);
     if (count >= n) return;
+    const shape = rows.map((r) => `${r.count} ${r.status}/${r.phase ?? "-"}${r.error_code ? ` (${r.error_code})` : ""}`).join(", ");
+    if (phase && rows.some((r) => !["running", "pausing", "paused", "failing"].includes(r.status)))
+      throw new Error(`${process}: waiting for ${n} in phase ${phase}, but some settled: ${shape}`);
+    if (shape !== last) {
+      last = shape;
+      lastChange = Date.now();
+    } else if (Date.now() - lastChange > WAIT_STUCK_MS)
+      throw new Error(`${process}: nothing moved for ${WAIT_STUCK_MS / 1000} s waiting for ${n} ${phase ?? "settled"}: ${shape}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -417,6 +437,7 @@ async function externalRun(base, sql, process, n, serverPid) {
   const claimMs = [];
   const resolveMs = [];
   let resolved = 0;
+  let lastResolveAt = Date.now();
   await Promise.all(
     Array.from({ length: EXTERNAL_WORKERS }, async (_, w) => {
       while (resolved < n) {
@@ -424,6 +445,9 @@ async function externalRun(base, sql, process, n, serverPid) {
         const { items } = await call(base, "POST", "/api/external-tasks/claim", { worker_id: `bench-${w}`, limit: 20, process });
         claimMs.push(performance.now() - t);
         if (items.length === 0) {
+          // Nothing claimable yet everything not resolved: an instance left its external phase
+          // some other way; say which instead of claiming forever.
+          if (Date.now() - lastResolveAt > WAIT_STUCK_MS) await waitFor(sql, process, n - resolved, "external");
           await new Promise((r) => setTimeout(r, 5));
           continue;
         }
@@ -432,6 +456,7 @@ async function externalRun(base, sql, process, n, serverPid) {
           await call(base, "POST", "/api/external-tasks/resolve", { token: item.token, result: { ok: true } });
           resolveMs.push(performance.now() - t);
           resolved++;
+          lastResolveAt = Date.now();
         }
       }
     }),

@@ -185,4 +185,17 @@ describe("tasklist", () => {
     expect(await page.getByRole("figure", { name: "Task input" }).textContent()).toContain('"amount": 3');
     await page.close();
   });
+
+  it("fits a 390 px screen: the list and a task's page with its forms", async () => {
+    const { browser, web } = stack;
+    const id = await parkedExpense(4);
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${web.url}/#/external`);
+    await expect.poll(() => page.locator(`tr[data-instance="${id}"]`).count()).toBe(1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), "the list").toBeLessThanOrEqual(390);
+    await page.goto(`${web.url}/#/external/${id}`);
+    await expect.poll(() => page.getByRole("form", { name: "Raise" }).count()).toBe(1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), "the task page").toBeLessThanOrEqual(390);
+    await page.close();
+  });
 });

@@ -20,12 +20,13 @@ import type { ChildEnvironment } from "../advance/tasks/child.js";
 import { runFetch } from "../advance/tasks/fetch.js";
 import { peekSignal } from "../external/signal-buffer.js";
 import { redactAdvanceResult, redactText, secretsCache } from "../secrets.js";
-import { isSettled, LEASE_MARGIN_MS } from "../statuses.js";
+import { isSettled } from "../statuses.js";
 import { childEnvironment, newTreeMemo } from "./child-environment.js";
 import type { ClaimedRow } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import type { createCommitter } from "./committer.js";
 import type { InFlight } from "./in-flight.js";
+import { ensureLease, LeaseTooShort } from "./lease-renewal.js";
 
 export interface RunnerDeps {
   db: Db;
@@ -94,7 +95,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       const state =
         !crashed && listRefs(storedJson).length > 0 ? asInstanceState(await resolveRefs(db, storedJson)) : storedState;
       // After the last round trip before the advance (claim, kept-lease write, object reads).
-      checkLease(row, entry);
+      await ensureLease(db, clock, workerId, row.id, entry);
       let result: AdvanceResult;
       try {
         const def = await definitions.get(row.process, row.version);
@@ -129,9 +130,9 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                   }
                   return root;
                 },
-                fetch: (task: CompiledTask, scope: Scope, taskEpoch: number) => {
+                fetch: async (task: CompiledTask, scope: Scope, taskEpoch: number) => {
                   // The request leaves right after this check: the definition and signal reads are behind it.
-                  checkLease(row, entry);
+                  await ensureLease(db, clock, workerId, row.id, entry);
                   return runFetch(task.fetch!, {
                     instanceId: row.id,
                     taskId: task.task.id,
@@ -183,7 +184,8 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       return outcome;
     } catch (error) {
       if (error instanceof LeaseTooShort) {
-        // Nothing was sent: drop the advance and let the lease expire (docs/engine.md).
+        // Nothing was sent, and a renewal could not keep the lease: drop the advance and let the
+        // lease expire (docs/engine.md).
         log.warn("advance dropped: too little of the lease left to act", {
           instance: row.id,
           lease_epoch: row.leaseEpoch,
@@ -206,23 +208,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     }
   }
 
-  /** Throws LeaseTooShort unless the lease has LEASE_MARGIN_MS left in this holder's view. */
-  function checkLease(row: ClaimedRow, entry: InFlight): void {
-    const leftMs = entry.leaseUntil - clock.now();
-    if (leftMs < LEASE_MARGIN_MS) throw new LeaseTooShort(row.id, leftMs);
-  }
-
   return run;
-}
-
-/** Raised before an action when the lease is about to expire: the advance is dropped, nothing sent. */
-class LeaseTooShort extends AdvanceAbandoned {
-  constructor(
-    readonly instanceId: string,
-    readonly leftMs: number,
-  ) {
-    super(`the lease of instance ${instanceId} has ${leftMs} ms left, less than the ${LEASE_MARGIN_MS} ms margin`);
-  }
 }
 
 /** A read the advance needs failed because the database is gone: abandon, never fail the task. */
