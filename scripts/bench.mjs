@@ -119,7 +119,7 @@ async function startPostgres() {
     asPostgres ? execFileSync("runuser", ["-u", "postgres", "--", join(pgbin, bin), ...binArgs], { stdio: "pipe" }) : execFileSync(join(pgbin, bin), binArgs, { stdio: "pipe" });
   run("initdb", ["-D", join(dir, "data"), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale"]);
   // Default durability: fsync, synchronous_commit and full_page_writes stay on.
-  run("pg_ctl", ["-D", join(dir, "data"), "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${STATEMENTS ? " -c shared_preload_libraries=pg_stat_statements" : ""}`, "start"]);
+  run("pg_ctl", ["-D", join(dir, "data"), "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${STATEMENTS ? " -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on" : ""}`, "start"]);
   cleanups.push(async () => {
     run("pg_ctl", ["-D", join(dir, "data"), "-m", "fast", "-w", "stop"]);
   });
@@ -277,11 +277,13 @@ async function startMeasure(sql, serverPid) {
 /** The statements run since startMeasure, per instance, most frequent first (--statements). */
 async function printStatements(sql, process, n) {
   const rows = await sql`
-    select calls, total_exec_time, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 110) as query from pg_stat_statements
+    select calls, plans, total_exec_time, total_plan_time, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 110) as query from pg_stat_statements
     where query not like '%pg_stat_statements%' and query not like 'select count(*)::int as count from instances%'
     order by calls desc limit 14`;
   for (const r of rows)
-    log(`${process} statements: ${(Number(r.calls) / n).toFixed(3)}/instance, ${((Number(r.total_exec_time) * 1000) / n).toFixed(0)} µs/instance exec: ${r.query}`);
+    log(
+      `${process} statements: ${(Number(r.calls) / n).toFixed(3)}/instance (${(Number(r.plans) / n).toFixed(3)} planned), µs/instance: exec ${((Number(r.total_exec_time) * 1000) / n).toFixed(0)}, plan ${((Number(r.total_plan_time) * 1000) / n).toFixed(0)}: ${r.query}`,
+    );
 }
 
 /** Waits until `n` instances of `process` are settled (or, with `phase`, sit in that phase). */

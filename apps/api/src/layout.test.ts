@@ -62,6 +62,29 @@ describe("source layout", () => {
     const found = [...violations("engine", isHttp), ...violations("views", isHttp)];
     expect(found).toEqual([]);
   });
+
+  it("has no import cycles between source files, type-only imports included", () => {
+    const graph = new Map(
+      sourceFiles(SRC).map((file) => [
+        relative(SRC, file),
+        importsOf(file).flatMap(({ target }) => (target === undefined ? [] : [target.replace(/\.js$/, ".ts")])),
+      ]),
+    );
+    const cycles: string[] = [];
+    const done = new Set<string>();
+    const visit = (file: string, path: string[]): void => {
+      const at = path.indexOf(file);
+      if (at >= 0) {
+        cycles.push([...path.slice(at), file].join(" → "));
+        return;
+      }
+      if (done.has(file)) return;
+      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+      done.add(file);
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
 });
 
 function isHttp({ spec, target }: { spec: string; target?: string }): boolean {

@@ -1,4 +1,7 @@
 import { defineConfig } from "vitest/config";
 import { packageTestConfig } from "../../../vitest.shared.js";
 
-export default defineConfig(packageTestConfig());
+// expect.poll waits for what the page shows; vitest's default of 1 s is shorter than one
+// refresh of a live page (3 s) and than a page load on a loaded CI machine. A poll ends as soon
+// as its condition holds, so a long deadline costs nothing when the page is fast.
+export default defineConfig(packageTestConfig({ expect: { poll: { timeout: 20_000 } } }));

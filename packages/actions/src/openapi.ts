@@ -120,7 +120,7 @@ function operation(spec: ActionSpec): Record<string, unknown> {
     operationId: spec.name,
     tags: [spec.tag],
     summary: spec.summary,
-    description: `${spec.extension ? '**Extension** (beyond SPEC, docs/api.md "Extensions"). ' : ""}${spec.description}\n\n${permissionSentence(spec)}`,
+    description: `${spec.extension ? '**Extension** (beyond the core interface, docs/api.md "Extensions"). ' : ""}${spec.description}\n\n${permissionSentence(spec)}`,
   };
   if (spec.extension) op["x-baton-extension"] = true;
   const params = parameters(spec);

@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { installPacked } from "@baton/pack";
 import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -40,28 +40,10 @@ export const untyped = raise("anything");
 
 describe("the packed worker SDK", () => {
   it("installs from its tarball into an empty project without network, imports, and type-checks a typed handler", async () => {
-    const work = mkdtempSync(path.join(tmpdir(), "baton-worker-pack-"));
-    const { stdout } = await run(process.execPath, [
-      path.join(packageDir, "scripts", "pack.mjs"),
-      path.join(work, "out"),
-    ]);
-    const tarball = stdout.trim().split("\n").pop()!;
+    const { tarball, project, manifest, modules } = await installPacked(packageDir, "@baton/worker");
     expect(path.basename(tarball)).toMatch(/^baton-worker-\d+\.\d+\.\d+\.tgz$/);
-
-    const project = path.join(work, "project");
-    const npmEnv = {
-      ...process.env,
-      npm_config_cache: path.join(work, "npm-cache"),
-      npm_config_update_notifier: "false",
-    };
-    mkdirSync(project);
-    await run("npm", ["init", "-y"], { cwd: project, env: npmEnv });
-    await run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: project, env: npmEnv });
-    const installed = JSON.parse(
-      readFileSync(path.join(project, "node_modules", "@baton", "worker", "package.json"), "utf8"),
-    );
-    expect(installed.dependencies, "a bundled SDK needs nothing from a registry").toBeUndefined();
-    expect(readdirSync(path.join(project, "node_modules")).filter((name) => !name.startsWith("."))).toEqual(["@baton"]);
+    expect(manifest.dependencies, "a bundled SDK needs nothing from a registry").toBeUndefined();
+    expect(modules).toEqual(["@baton"]);
 
     const probe = `import("@baton/worker").then((m) => console.log(Object.keys(m).sort().join(",")))`;
     const imported = await run(process.execPath, ["--input-type=module", "-e", probe], { cwd: project });

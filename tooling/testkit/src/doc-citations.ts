@@ -8,6 +8,7 @@ export interface CitationProblem {
   problem: string;
 }
 
+/** Names of the interface files outside the repository; a comment or a doc that cites them is not self-contained. */
 const OUTSIDE = /\b(SPEC(?:\.md)?|DESIGN(?:\.md)?|LANGUAGE(?:\.md)?)\b(?:\s*§\s*[\d.]+|\s*"[^"]*"|'s)?/;
 const CITATION = /docs\/([\w-]+\.md)(?: "([^"]+)")?/g;
 
@@ -47,6 +48,21 @@ function commentLines(text: string): Array<[number, string]> {
 }
 
 /**
+ * What a citation may name in a doc, lower-cased and without backticks: its headings, and the
+ * bold lead of a paragraph or list item (`**Carried advances.** …`), which is how a doc names a
+ * rule inside a section.
+ */
+function citableNames(text: string): string[] {
+  const names: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.startsWith("#")) names.push(line.replace(/^#+\s*/, ""));
+    const lead = /^(?:\s*[-*]\s+|\s*\d+\.\s+)?\*\*([^*]+?)\.?\*\*/.exec(line);
+    if (lead) names.push(lead[1]!);
+  }
+  return names.map((n) => n.replaceAll("`", "").toLowerCase());
+}
+
+/**
  * Comments under `dirs` must cite the project's own docs/*.md, never the interface files outside
  * the repository (SPEC, DESIGN, LANGUAGE), and every `docs/x.md "Heading"` cited must exist.
  */
@@ -57,13 +73,7 @@ export function docCitationProblems(repoRoot: string, dirs: string[]): CitationP
     if (!headings.has(doc)) {
       try {
         const text = readFileSync(join(repoRoot, "docs", doc), "utf8");
-        headings.set(
-          doc,
-          text
-            .split("\n")
-            .filter((l) => l.startsWith("#"))
-            .map((l) => l.replace(/^#+\s*/, "").toLowerCase()),
-        );
+        headings.set(doc, citableNames(text));
       } catch {
         headings.set(doc, undefined);
       }
@@ -80,7 +90,7 @@ export function docCitationProblems(repoRoot: string, dirs: string[]): CitationP
           const known = headingsOf(doc);
           if (known === undefined)
             problems.push({ file: rel, line, text: comment.trim(), problem: `docs/${doc} does not exist` });
-          else if (heading !== undefined && !known.some((h) => h.includes(heading.toLowerCase())))
+          else if (heading !== undefined && !known.some((h) => h.includes(heading.replaceAll("`", "").toLowerCase())))
             problems.push({
               file: rel,
               line,
@@ -90,5 +100,21 @@ export function docCitationProblems(repoRoot: string, dirs: string[]): CitationP
         }
       }
     }
+  return problems;
+}
+
+/**
+ * The project's prose (`files`, Markdown) must stand alone: it states its rules itself and never
+ * refers the reader to the interface files outside the repository (SPEC, DESIGN, LANGUAGE).
+ */
+export function docProseProblems(repoRoot: string, files: string[]): CitationProblem[] {
+  const problems: CitationProblem[] = [];
+  for (const file of files) {
+    const lines = readFileSync(join(repoRoot, file), "utf8").split("\n");
+    lines.forEach((text, i) => {
+      const outside = OUTSIDE.exec(text.replace(/`[^`]*`/g, ""));
+      if (outside) problems.push({ file, line: i + 1, text: text.trim(), problem: `cites ${outside[0]}` });
+    });
+  }
   return problems;
 }

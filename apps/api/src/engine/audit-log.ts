@@ -43,18 +43,21 @@ const LOG_ROWS_PER_INSERT = 1000;
 export async function appendLogs(tx: Db, clock: Clock, entries: readonly LogEntry[]): Promise<void> {
   if (entries.length === 0) return;
   const createdAt = clock.now();
-  const rows = entries.map((entry) => ({
-    id: newId(createdAt),
-    instanceId: entry.instanceId,
-    rootId: entry.rootId,
-    level: entry.level,
-    event: entry.event,
-    message: storableText(truncate(entry.message, MAX_MESSAGE_CHARS, "count")),
-    task: entry.task ?? null,
-    actor: entry.actor === undefined || entry.actor === null ? null : storableText(entry.actor),
-    data: entry.data ? boundedDataText(entry.data) : null,
-    createdAt,
-  }));
+  const rows = entries.map((entry) => {
+    const row = logRow(entry, createdAt);
+    return {
+      id: row.id,
+      instanceId: row.instance_id,
+      rootId: row.root_id,
+      level: row.level,
+      event: row.event,
+      message: row.message,
+      task: row.task,
+      actor: row.actor,
+      data: row.data,
+      createdAt: row.created_at,
+    };
+  });
   for (let i = 0; i < rows.length; i += LOG_ROWS_PER_INSERT) {
     await tx.insert(logs).values(rows.slice(i, i + LOG_ROWS_PER_INSERT));
   }
@@ -84,7 +87,11 @@ export function levelsFrom(level: LogLevel): LogLevel[] {
   return LOG_LEVELS.slice(LOG_LEVELS.indexOf(level));
 }
 
-/** A logs row as jsonb_to_recordset reads it: bounded message and data, a fresh (increasing) id. */
+/**
+ * The one builder of a logs row, in the table's column names (jsonb_to_recordset in
+ * pump/commit.ts, the start and resolve statements, and appendLogs all take it): a fresh
+ * (increasing) id, bounded message and data, text storable in PostgreSQL.
+ */
 export function logRow(entry: LogEntry, createdAt: number) {
   return {
     id: newId(createdAt),
@@ -92,9 +99,9 @@ export function logRow(entry: LogEntry, createdAt: number) {
     root_id: entry.rootId,
     level: entry.level,
     event: entry.event,
-    message: truncate(entry.message, MAX_MESSAGE_CHARS, "count"),
+    message: storableText(truncate(entry.message, MAX_MESSAGE_CHARS, "count")),
     task: entry.task ?? null,
-    actor: entry.actor ?? null,
+    actor: entry.actor === undefined || entry.actor === null ? null : storableText(entry.actor),
     data: entry.data ? boundedDataText(entry.data) : null,
     created_at: createdAt,
   };

@@ -1,7 +1,7 @@
 import { type Db, queryRows } from "../storage/db.js";
 import type { logRow } from "./audit-log.js";
 import type { ClaimedRow } from "./pump/claim.js";
-import type { InstanceInsert } from "./start.js";
+import type { InstanceInsert } from "../storage/schema/index.js";
 import { LEASE_MS } from "./statuses.js";
 
 // A start is ONE statement in the common case (docs/engine.md "Starting an instance"): the row
@@ -16,9 +16,10 @@ WITH fence AS (
 ),
 ins AS (
   INSERT INTO instances (id, root_id, parent_id, spawn_task, spawn_key, parent_task_epoch, process, version, status, phase,
-                         task, state, task_epoch, lease_epoch, wake_at, created_at, updated_at, lease_owner, lease_expires_at, key)
+                         task, state, task_epoch, lease_epoch, wake_at, created_at, updated_at, lease_owner, lease_expires_at, key,
+                         attempts)
   SELECT $1, $2, $3, $4, $5, $6::int, $7, $8::int, $9, $10, $11, $12, $13::int, $14::int, $15::bigint, $16::bigint, $17::bigint,
-         $18, $19::bigint, $28
+         $18, $19::bigint, $28, $29::int
   FROM fence
   RETURNING id, root_id
 ),
@@ -75,6 +76,9 @@ export async function insertStarted(
     log.actor,
     log.data,
     leased.key ?? null,
+    // The carried lease is an attempt like a claim (docs/limits.md#poison-instances): a process
+    // that dies in the first advance has used one.
+    carrier === null ? 0 : 1,
   ]);
   if (inserted.length === 0) return undefined;
   if (carrier === null) return {};
@@ -91,7 +95,7 @@ export async function insertStarted(
     reclaimedFrom: null,
     parentId: null,
     parentTaskEpoch: 0,
-    attempts: 0,
+    attempts: 1,
   };
   return { leased: claimed };
 }

@@ -9,7 +9,7 @@ import { type Db, inTransaction, rowsOf } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
 import { insertObjects, planExternalize } from "../storage/objects.js";
 import { perDbCache } from "../storage/per-db-cache.js";
-import { instances } from "../storage/schema/index.js";
+import { type InstanceInsert, instances } from "../storage/schema/index.js";
 import { appendLog, type LogEntry, logRow } from "./audit-log.js";
 import { insertStarted } from "./start-insert.js";
 import type { InstanceStatus } from "./statuses.js";
@@ -36,8 +36,6 @@ export interface FreshInstance {
   key?: string | null;
   now: number;
 }
-
-export type InstanceInsert = typeof instances.$inferInsert;
 
 /**
  * The one builder of a fresh instance row: roots (startInstance), children (the commit

@@ -9,7 +9,7 @@ import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
 import { invalid, Refusal } from "../refusal.js";
 import type { Services } from "../services.js";
 import { instances } from "../storage/schema/index.js";
-import { instanceFilters } from "./instances.js";
+import { instanceFilters } from "../views/instance-lists.js";
 
 type Body = Record<string, any>;
 /** One root's outcome: a verb outcome, `unchanged` (nothing to do), or a refusal. */

@@ -3,7 +3,7 @@ import { childReferences } from "../definitions/child-references.js";
 import { getDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
-import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
+import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
 import { iso } from "../format.js";
 import { type Db, inTransaction } from "../storage/db.js";
 import { channels, definitionPins, definitions } from "../storage/schema/index.js";

@@ -7,7 +7,7 @@ import { definitionLimitsOf } from "../limits.js";
 import { latestDefinition, lockProcessName, requireDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid } from "../refusal.js";
-import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
+import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
 import { type Db, inTransaction } from "../storage/db.js";
 import { channels, definitionPins, definitions } from "../storage/schema/index.js";
 import { iso } from "../format.js";

@@ -12,7 +12,7 @@ import {
 } from "../engine/index.js";
 import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
 import { invalid, Refusal } from "../refusal.js";
-import { type ListSpec, paginate } from "../http/pagination.js";
+import { type ListSpec, paginate } from "../views/pagination.js";
 import { externalWaits } from "../storage/schema/index.js";
 import { type WaitRow, waitingTaskFilters, waitingTaskItems } from "../views/waiting-tasks.js";
 

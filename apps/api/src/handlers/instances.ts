@@ -1,11 +1,8 @@
 import { parseJson } from "@baton/expr";
-import { levelsFrom, redactJsonText, startInstance } from "../engine/index.js";
+import { redactJsonText, startInstance } from "../engine/index.js";
 import { showObjects, shownOutputs } from "../views/objects.js";
-import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
 import {
   detailView,
-  type InstanceRecord,
-  type LogRecord,
   listRow,
   logView,
   redactLogView,
@@ -15,12 +12,18 @@ import {
 } from "../views/instance-view.js";
 import { loadObjects } from "../storage/objects.js";
 import { countDimensions, countInstances } from "../views/instance-counts.js";
-import { readInstanceForView } from "../views/instance-read.js";
-import { allSecrets, treeSecrets, viewSecrets } from "../views/secrets-lookup.js";
-import type { ActionHandlers, ActionRequest } from "../http/action-handler.js";
+import {
+  findForView,
+  findInstance,
+  instanceFilters,
+  instanceList,
+  logFilters,
+  logList,
+} from "../views/instance-lists.js";
+import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
+import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
-import { type ListSpec, mapPage, paginate } from "../http/pagination.js";
-import type { Db } from "../storage/db.js";
+import { mapPage, paginate } from "../views/pagination.js";
 import { isUuid } from "../storage/ids.js";
 import { instances, logs } from "../storage/schema/index.js";
 
@@ -33,68 +36,6 @@ export function instanceIdParam(value: string): string {
       { path: "path.id", message: "not a UUID" },
     ]);
   return value.toLowerCase();
-}
-
-/** The row and the secrets its views redact, in one statement when the secrets are cached. */
-async function findForView(db: Db, id: string): Promise<{ row: InstanceRecord; secrets: string[] }> {
-  const found = await readInstanceForView(db, id);
-  if (found === undefined) throw notFound(`instance "${id}" does not exist`);
-  return { row: found.row, secrets: await viewSecrets(db, process.env, found.rootProcess, found.definitionsSeen) };
-}
-
-async function findInstance(db: Db, id: string): Promise<InstanceRecord> {
-  const [row] = await db.select().from(instances).where(eq(instances.id, id)).limit(1);
-  if (!row) throw notFound(`instance "${id}" does not exist`);
-  return row;
-}
-
-// ---- lists ----------------------------------------------------------------------------
-
-const instanceList: ListSpec<InstanceRecord> = {
-  list: "instances",
-  sorts: {
-    created_at: { columns: [instances.createdAt, instances.id], values: (r) => [r.createdAt, r.id] },
-    updated_at: { columns: [instances.updatedAt, instances.id], values: (r) => [r.updatedAt, r.id] },
-  },
-  defaultSort: "created_at",
-  defaultOrder: "desc",
-};
-
-const logList: ListSpec<LogRecord> = {
-  list: "logs",
-  sorts: { created_at: { columns: [logs.createdAt, logs.id], values: (r) => [r.createdAt, r.id] } },
-  defaultSort: "created_at",
-  defaultOrder: "desc",
-};
-
-/** The SQL of GET /instances's filters (the registry has validated their types). */
-export function instanceFilters(query: ActionRequest<"listInstances">["query"]): SQL | undefined {
-  const where: Array<SQL | undefined> = [];
-  if (query.status !== undefined) {
-    const statuses = [...new Set(String(query.status).split(","))];
-    where.push(inArray(instances.status, statuses));
-  }
-  if (query.phase !== undefined) where.push(eq(instances.phase, query.phase));
-  if (query.task !== undefined) {
-    if (query.process === undefined) {
-      throw invalid(`query parameter "task" needs "process" as well: task ids are unique only within a definition`, [
-        { path: "query.process", message: `required when "task" is given` },
-      ]);
-    }
-    where.push(eq(instances.task, query.task));
-  }
-  if (query.error_code !== undefined) where.push(eq(instances.errorCode, query.error_code));
-  if (query.process !== undefined) where.push(eq(instances.process, query.process));
-  if (query.version !== undefined && query.version !== 0) where.push(eq(instances.version, query.version));
-  if (query.key !== undefined) where.push(eq(instances.key, query.key));
-  // A parent's children are never roots: parent_id implies children=true.
-  if (query.parent_id !== undefined) where.push(eq(instances.parentId, String(query.parent_id).toLowerCase()));
-  else if (query.children !== true) where.push(isNull(instances.parentId));
-  if (query.created_after !== undefined) where.push(gte(instances.createdAt, query.created_after));
-  if (query.created_before !== undefined) where.push(lt(instances.createdAt, query.created_before));
-  if (query.updated_after !== undefined) where.push(gte(instances.updatedAt, query.updated_after));
-  if (query.updated_before !== undefined) where.push(lt(instances.updatedAt, query.updated_before));
-  return and(...where);
 }
 
 /** The Idempotency-Key header of a start: 1–255 visible ASCII characters (docs/instances.md). */
@@ -148,12 +89,7 @@ export const instanceHandlers = {
 
   listInstanceLogs: async ({ params, query }, services) => {
     const row = await findInstance(services.db, instanceIdParam(params.id!));
-    const wholeTree = row.parentId === null && query.flat !== true;
-    const where: Array<SQL | undefined> = [wholeTree ? eq(logs.rootId, row.id) : eq(logs.instanceId, row.id)];
-    if (query.level !== undefined) where.push(inArray(logs.level, levelsFrom(query.level)));
-    if (query.created_after !== undefined) where.push(gte(logs.createdAt, query.created_after));
-    if (query.created_before !== undefined) where.push(lt(logs.createdAt, query.created_before));
-    const page = await paginate(services.db, logs, and(...where), logList, query);
+    const page = await paginate(services.db, logs, logFilters(row, query), logList, query);
     // Engine entries are redacted when written; this also covers rows written by other paths.
     const secrets = await allSecrets(services.db, process.env);
     return { body: mapPage(page, (r) => redactLogView(logView(r), secrets)) };

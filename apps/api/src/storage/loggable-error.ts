@@ -1,7 +1,7 @@
 // What of an error may be written to the log. drizzle wraps every failed statement in a
 // DrizzleQueryError whose message is "Failed query: <sql>\nparams: <every parameter>": the
 // parameters of an advance batch are other instances' state, and config values marked
-// `secret: true` travel in them. A log line must never carry them (docs/engine.md "Logs"), so
+// `secret: true` travel in them. A log line must never carry them (docs/engine.md "Log events"), so
 // every logged error goes through errorText / errorStack, which keep the driver's own
 // message (what went wrong) and drop the statement and its parameters.
 

@@ -1,3 +1,4 @@
+import { until } from "@baton/testkit";
 // Child tasks (docs/language.md#children): a parent spawns children with its advance's write, parks in
 // phase `children`, the last child to settle wakes it, and its next advance collects them.
 import { parseJson } from "@baton/expr";
@@ -6,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/trees/lifecycle.js";
 import { rowsOf } from "../../src/storage/db.js";
 import { instances } from "../../src/storage/schema/index.js";
-import { type Harness, type InstanceView, openHarness, waitFor } from "../support/engine-harness.js";
+import { type Harness, harnessWith, type InstanceView, openHarness } from "../support/engine-harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -95,7 +96,7 @@ async function runTree(
 
 /** Waits (real time, the pump running) until the instance leaves `running`. */
 function settledByPump(harness: Harness, id: string, what: string): Promise<InstanceView> {
-  return waitFor(
+  return until(
     what,
     async () => {
       const view = await harness.get(id);
@@ -107,9 +108,7 @@ function settledByPump(harness: Harness, id: string, what: string): Promise<Inst
 
 describe("child", () => {
   it("spawns one child, parks in phase children, and continues with the child's output", async () => {
-    h = await openHarness();
-    await h.deploy(double);
-    await h.deploy({
+    h = await harnessWith(double, {
       name: "parent",
       tasks: [
         { id: "spawn", action: { type: "child", name: "double", input: { n: 21 }, result_schema: TWICE } },
@@ -141,9 +140,7 @@ describe("child", () => {
   });
 
   it("fails the parent with engine.input, naming the field, when the child's input_schema refuses the input", async () => {
-    h = await openHarness();
-    await h.deploy(double);
-    await h.deploy({
+    h = await harnessWith(double, {
       name: "bad_input",
       tasks: [{ id: "spawn", action: { type: "child", name: "double", input: { n: "x" } } }],
     });
@@ -160,9 +157,7 @@ describe("child", () => {
 
 describe("child_map and child_list", () => {
   it("collects a child_map as an object keyed like its children", async () => {
-    h = await openHarness();
-    await h.deploy(double);
-    await h.deploy({
+    h = await harnessWith(double, {
       name: "mapper",
       tasks: [
         {
@@ -187,9 +182,7 @@ describe("child_map and child_list", () => {
   });
 
   it("collects a child_list as the array of outputs in element order", async () => {
-    h = await openHarness();
-    await h.deploy(double);
-    await h.deploy({
+    h = await harnessWith(double, {
       name: "lister",
       input_schema: {
         type: "object",
@@ -211,9 +204,7 @@ describe("child_map and child_list", () => {
   });
 
   it("continues at once past an empty child_list, spawning nothing", async () => {
-    h = await openHarness();
-    await h.deploy(double);
-    await h.deploy({
+    h = await harnessWith(double, {
       name: "empty",
       tasks: [{ id: "each", action: { type: "child_list", name: "double", over: "$: []" } }],
       output: { all: "$: outputs.each" },
@@ -247,18 +238,14 @@ describe("children that do not complete", () => {
   };
 
   it("routes a raised child through the parent task's on_error with error.child_index", async () => {
-    h = await openHarness();
-    await h.deploy(judge);
-    await h.deploy(catcher);
+    h = await harnessWith(judge, catcher);
     const view = await runTree(h, "catcher", { ns: [1, -4, 2] });
     expect(view.status, view.errorMessage ?? "").toBe("completed");
     expect(view.output).toEqual({ handled: { code: "negative", index: 1 } });
   });
 
   it("fails the parent with a failed child's code, which on_error never catches", async () => {
-    h = await openHarness();
-    await h.deploy(judge);
-    await h.deploy({
+    h = await harnessWith(judge, {
       ...catcher,
       tasks: [{ ...catcher.tasks[0], on_error: [{ code: "unlucky", goto: "$handled" }] }, catcher.tasks[1]],
     });
@@ -269,9 +256,7 @@ describe("children that do not complete", () => {
   });
 
   it("fails the parent with a raised child's code when no rule matches it", async () => {
-    h = await openHarness();
-    await h.deploy(judge);
-    await h.deploy({
+    h = await harnessWith(judge, {
       name: "plain",
       tasks: [{ id: "one", action: { type: "child", name: "judge", input: { n: -1 } } }],
     });
@@ -281,10 +266,7 @@ describe("children that do not complete", () => {
   });
 
   it("shows a parent as failing while a failed child's siblings still run, then failed", async () => {
-    h = await openHarness();
-    await h.deploy(judge);
-    await h.deploy(slow);
-    await h.deploy({
+    h = await harnessWith(judge, slow, {
       name: "mixed",
       tasks: [
         {
@@ -306,9 +288,7 @@ describe("children that do not complete", () => {
   });
 
   it("fails the task with output.invalid when the children's output does not match result_schema", async () => {
-    h = await openHarness();
-    await h.deploy(double);
-    await h.deploy({
+    h = await harnessWith(double, {
       name: "strict",
       tasks: [
         {
@@ -330,9 +310,7 @@ describe("children that do not complete", () => {
 
 describe("trees under operator verbs", () => {
   it("pauses and resumes the whole tree, children included", async () => {
-    h = await openHarness();
-    await h.deploy(slow);
-    await h.deploy({
+    h = await harnessWith(slow, {
       name: "fan",
       tasks: [{ id: "each", action: { type: "child_list", name: "slow", over: "$: [{}, {}, {}]" } }],
     });
@@ -349,9 +327,7 @@ describe("trees under operator verbs", () => {
   });
 
   it("cancels the whole tree", async () => {
-    h = await openHarness();
-    await h.deploy(slow);
-    await h.deploy({
+    h = await harnessWith(slow, {
       name: "fan",
       tasks: [{ id: "each", action: { type: "child_list", name: "slow", over: "$: [{}, {}]" } }],
     });
@@ -439,12 +415,13 @@ describe("trees under operator verbs", () => {
     const up = await startUpstream((_req, res) =>
       json(res, 500, { error: "the payment may or may not have gone through" }),
     );
-    h = await openHarness();
-    await h.deploy({
-      name: "once",
-      tasks: [{ id: "pay", only_once: true, action: { type: "fetch", url: `${up.url}/pay` } }],
-    });
-    await h.deploy({ name: "holder", tasks: [{ id: "kid", action: { type: "child", name: "once" } }] });
+    h = await harnessWith(
+      {
+        name: "once",
+        tasks: [{ id: "pay", only_once: true, action: { type: "fetch", url: `${up.url}/pay` } }],
+      },
+      { name: "holder", tasks: [{ id: "kid", action: { type: "child", name: "once" } }] },
+    );
     const id = await h.start("holder");
     await settleTree(h, id);
     expect((await h.get(id)).status).toBe("failed");
@@ -522,8 +499,7 @@ describe("siblings settling at once", () => {
 describe("upgrade of a tree waiting on children", () => {
   it("moves the parked parent to a compatible version; it collects its children there", async () => {
     const { upgradeTree } = await import("../../src/engine/trees/upgrade.js");
-    h = await openHarness();
-    await h.deploy(slow);
+    h = await harnessWith(slow);
     const WAITED = { type: "object", properties: { waited: { type: "boolean" } }, required: ["waited"] };
     const v1 = {
       name: "holder",
@@ -583,9 +559,7 @@ describe("the pump and trees", () => {
 
 describe("spawn limits", () => {
   it("fails the parent with engine.spawn, starting nothing, when a child_list would start more than 10,000 children", async () => {
-    h = await openHarness();
-    await h.deploy(double);
-    await h.deploy({
+    h = await harnessWith(double, {
       name: "huge",
       input_schema: {
         type: "object",

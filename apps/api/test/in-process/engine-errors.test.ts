@@ -1,4 +1,4 @@
-import { json, startUpstream, type Upstream } from "@baton/testkit";
+import { json, startUpstream, type Upstream, until } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, openHarness } from "../support/engine-harness.js";
 
@@ -252,14 +252,17 @@ describe("leases", () => {
     const guarded = await h.start("guarded");
     const dying = h.newEngine("worker-dying");
     const stuck = dying.tick();
-    await waitFor(
-      async () =>
-        (await h.get(plain)).leaseOwner === "worker-dying" && (await h.get(guarded)).leaseOwner === "worker-dying",
+    await until("both leases to be taken by worker-dying", async () =>
+      (await h.get(plain)).leaseOwner === "worker-dying" && (await h.get(guarded)).leaseOwner === "worker-dying"
+        ? true
+        : undefined,
     );
     // Both calls must have reached the upstream (and hung there) before it answers again: a lease
     // is taken before the call leaves (the target's address is resolved first), so a slow machine
     // could otherwise send them after the hang is lifted and the first worker would just finish.
-    await waitFor(async () => up.requests.filter((r) => hang.has(r.path)).length === 2);
+    await until("both calls to reach the upstream", () =>
+      up.requests.filter((r) => hang.has(r.path)).length === 2 ? true : undefined,
+    );
     hang.clear();
     expect(await h.tick(), "a live lease is not claimable").toBe(0);
     h.clock.advance(11_000);
@@ -280,12 +283,3 @@ describe("leases", () => {
     expect((await h.get(plain)).status).toBe("completed");
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("condition not reached in time");
-}

@@ -1,10 +1,10 @@
 // The pump runs an instance's next advance under the lease its last write kept (engine.ts
 // runChain, commit.ts keepLeaseFor): these tests pin what that must not change — fencing,
 // operator verbs at the task boundary, a clean hand-back on stop, and /tick's one-cycle answer.
-import { json, startUpstream, type Upstream, createGate } from "@baton/testkit";
+import { json, startUpstream, type Upstream, createGate, until } from "@baton/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { pauseTree, cancelTree } from "../../src/engine/trees/lifecycle.js";
-import { type Harness, openHarness, waitFor } from "../support/engine-harness.js";
+import { type Harness, openHarness } from "../support/engine-harness.js";
 
 let h: Harness | undefined;
 let up: Upstream | undefined;
@@ -34,9 +34,9 @@ async function secondCallInFlight() {
   h = harness;
   await harness.deploy(threeCalls(upstream.url));
   const id = await harness.start("three");
-  await waitFor("the first call", async () => (gate.parked === 1 ? true : undefined));
+  await until("the first call", async () => (gate.parked === 1 ? true : undefined));
   gate.releaseOne();
-  await waitFor("the chained second call", async () => (gate.parked === 1 ? true : undefined));
+  await until("the chained second call", async () => (gate.parked === 1 ? true : undefined));
   return { gate, id, h: harness, up: upstream };
 }
 
@@ -57,7 +57,7 @@ describe("lease chaining under the pump", () => {
       output: "$: outputs.call",
     });
     const id = await h.start("loop40");
-    const view = await waitFor("loop40 to complete", async () => {
+    const view = await until("loop40 to complete", async () => {
       const v = await h!.get(id);
       return v.status === "running" ? undefined : v;
     });
@@ -84,7 +84,7 @@ describe("lease chaining under the pump", () => {
     const paused = await pauseTree(h.db, h.clock, id, "tester");
     expect(paused.outcome, "a live lease means the pause waits for the boundary").toBe("pausing");
     gate.releaseOne();
-    const view = await waitFor("the pause to land", async () => {
+    const view = await until("the pause to land", async () => {
       const v = await h!.get(id);
       return v.status === "paused" ? v : undefined;
     });
@@ -109,7 +109,7 @@ describe("lease chaining under the pump", () => {
     const { gate, id, h } = await secondCallInFlight();
     expect((await cancelTree(h.db, h.clock, id, "tester")).outcome).toBe("cancelling");
     gate.releaseOne();
-    const view = await waitFor("the cancel to land", async () => {
+    const view = await until("the cancel to land", async () => {
       const v = await h!.get(id);
       return v.status === "cancelled" ? v : undefined;
     });
@@ -132,7 +132,7 @@ describe("lease chaining under the pump", () => {
       ],
     });
     const id = await h.start("once");
-    await waitFor("the first call", async () => (gate.parked === 1 ? true : undefined));
+    await until("the first call", async () => (gate.parked === 1 ? true : undefined));
     // Stop while the first fetch is in flight: its write keeps the lease, then must give it back.
     const stopping = h.engine.stop();
     gate.releaseOne();

@@ -1,10 +1,10 @@
 // A pause or cancel requested while a worker holds the lease lands at that worker's task
 // boundary (lifecycle-verbs.test.ts). Here the worker dies first: the request must still land,
 // by the next claim round of any replica once the lease has expired (engine finalise).
-import { json, startUpstream, type Upstream } from "@baton/testkit";
+import { json, startUpstream, type Upstream, until } from "@baton/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { cancelTree, pauseTree, resumeTree } from "../../src/engine/trees/lifecycle.js";
-import { type Harness, openHarness, waitFor } from "../support/engine-harness.js";
+import { type Harness, openHarness } from "../support/engine-harness.js";
 
 let h: Harness | undefined;
 let up: Upstream | undefined;
@@ -42,7 +42,7 @@ describe("pause and cancel of a tree whose worker died mid-task", () => {
     const toCancel = await harness.start("two");
     const dying = harness.newEngine("worker-dying");
     const stuck = dying.tick();
-    await waitFor("both calls in flight", () => (parked === 2 ? true : undefined));
+    await until("both calls in flight", () => (parked === 2 ? true : undefined));
 
     expect((await pauseTree(harness.db, harness.clock, toPause, "token:op")).outcome).toBe("pausing");
     expect((await cancelTree(harness.db, harness.clock, toCancel, "token:op")).outcome).toBe("cancelling");

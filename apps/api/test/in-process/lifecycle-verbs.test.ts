@@ -60,15 +60,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error("condition not reached in time");
-}
-
 describe("pause and resume", () => {
   it("pauses an idle running tree at once (200) and resumes it where it stopped", async () => {
     const id = await h.start("quick");
@@ -95,7 +86,7 @@ describe("pause and resume", () => {
   it("drains a task in flight (202 pausing), lands paused at the task boundary, and keeps the advance's result", async () => {
     const id = await h.start("two");
     const ticking = h.tick();
-    await waitFor(async () => gate.parked > 0);
+    await gate.whenParked();
     const pausing = await pauseTree(h.db, h.clock, id, "token:op");
     expect(pausing).toEqual({ outcome: "pausing", status: "pausing", instances: 1 });
     expect((await h.get(id)).requested).toBe("pause");
@@ -115,7 +106,7 @@ describe("pause and resume", () => {
   it("resuming a pausing tree lets the in-flight advance just continue", async () => {
     const id = await h.start("two");
     const ticking = h.tick();
-    await waitFor(async () => gate.parked > 0);
+    await gate.whenParked();
     await pauseTree(h.db, h.clock, id, null);
     expect(await resumeTree(h.db, h.clock, id, null)).toEqual({
       outcome: "resumed",
@@ -147,7 +138,7 @@ describe("pause and resume", () => {
     const id = await h.start("two");
     const dying = h.newEngine("dies-while-pausing");
     void dying.tick();
-    await waitFor(async () => gate.parked > 0);
+    await gate.whenParked();
     await pauseTree(h.db, h.clock, id, null);
     h.clock.advance(11_000);
     await h.tick();
@@ -157,7 +148,7 @@ describe("pause and resume", () => {
     expect((await h.logs(id)).map((l) => l.event)).toContain("instance.paused");
     await resumeTree(h.db, h.clock, id, null);
     const ticking = h.tick();
-    await waitFor(async () => gate.parked >= 2);
+    await gate.whenParked(2);
     // Answer the dead worker's call too: its late write must be fenced out.
     gate.releaseAll();
     expect(await ticking).toBe(1);
@@ -186,7 +177,7 @@ describe("cancel", () => {
   it("drains a task in flight (202 cancelling) and ends cancelled at the boundary", async () => {
     const id = await h.start("two");
     const ticking = h.tick();
-    await waitFor(async () => gate.parked > 0);
+    await gate.whenParked();
     expect(await cancelTree(h.db, h.clock, id, null)).toEqual({
       outcome: "cancelling",
       status: "cancelling",
@@ -206,7 +197,7 @@ describe("cancel", () => {
     await h.deploy({ name: "single", tasks: [{ id: "only", action: { type: "fetch", url: `${up.url}/hold` } }] });
     const id = await h.start("single");
     const ticking = h.tick();
-    await waitFor(async () => gate.parked > 0);
+    await gate.whenParked();
     await pauseTree(h.db, h.clock, id, null);
     gate.releaseOne();
     await ticking;

@@ -2,14 +2,14 @@
 // DATABASE_URL): settled trees older than the retention go whole with their logs, wait rows and
 // unreferenced objects; live trees and objects they share stay; passes are bounded; and
 // pruning while the pump runs loses nothing live.
-import { json, startUpstream, type Upstream } from "@baton/testkit";
+import { json, startUpstream, type Upstream, until } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { retentionPass } from "../../src/engine/index.js";
 import { idBefore, RETENTION_LIMITS } from "../../src/engine/pump/retention.js";
 import { rowsOf } from "../../src/storage/db.js";
 import { sqlTextArray } from "../../src/storage/sql-arrays.js";
-import { type Harness, openHarness, waitFor } from "../support/engine-harness.js";
+import { type Harness, openHarness } from "../support/engine-harness.js";
 
 // Each test runs a few dozen engine ticks on a real database: on a loaded 2-core machine that
 // took over 30 s (the shared default), so they get more room. Not a timing assertion.
@@ -244,7 +244,7 @@ describe("retention", () => {
         h!,
         sql`SELECT count(*) AS n FROM instances i WHERE NOT EXISTS (SELECT 1 FROM instances r WHERE r.id = i.root_id)`,
       );
-    await waitFor(
+    await until(
       "every load tree to be pruned",
       async () => {
         const pass = await retentionPass(h!.db, h!.clock.now(), { retentionMs: 0 }, {});

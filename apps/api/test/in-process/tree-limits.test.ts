@@ -74,6 +74,29 @@ describe("tree limits at spawn", () => {
     )[0].n;
     expect(Number(live)).toBe(0);
   });
+
+  /** Runs a fresh "grow" tree (2 children per spawn, limit 20) on an engine with `slots` advances at once. */
+  async function growWith(slots: number, worker: string): Promise<number> {
+    const engine = h.newEngine(worker, { maxConcurrent: slots });
+    const id = await h.start("grow");
+    for (let i = 0; i < 500 && (await h.get(id)).status !== "failed"; i++) await engine.tick();
+    expect((await h.get(id)).errorCode).toBe("engine.spawn");
+    // The last branches still running try to spawn, and fail, after the root has failed.
+    for (let i = 0; i < 50; i++) await engine.tick();
+    return treeCount(id);
+  }
+
+  // The documented bound (docs/limits.md#trees): a spawn passes the check only if the tree's
+  // committed rows plus its own children fit, so k spawns in flight together end at most at
+  // (limit - children) + k * children. A tick commits its writes before the next one claims.
+  it("never passes the instance limit when spawns in a tree run one at a time", async () => {
+    expect(await growWith(1, "one-slot")).toBeLessThanOrEqual(20);
+  });
+
+  it("passes the instance limit at most by the children of the spawns in flight together", async () => {
+    const size = await growWith(3, "three-slots");
+    expect(size).toBeLessThanOrEqual(20 - 2 + 3 * 2);
+  });
 });
 
 describe("every verb on the largest tree allowed", () => {

@@ -4,7 +4,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { client, json, startServer, startUpstream, type TestServer, type Upstream, onPostgres } from "@baton/testkit";
+import {
+  client,
+  json,
+  startServer,
+  startUpstream,
+  type TestServer,
+  type Upstream,
+  onPostgres,
+  until,
+} from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -74,16 +83,6 @@ async function deployAll(api: ReturnType<typeof client>, prefix: string): Promis
   }
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 async function status(api: ReturnType<typeof client>, id: string) {
   return (await api.get(`/api/instances/${id}/detail`)).body;
 }
@@ -126,18 +125,21 @@ describe.skipIf(!onPostgres)("crash recovery across replicas on PostgreSQL", () 
       for (const v of victims) await v.kill();
       let survivor = [a, b].find((s) => !victims.has(s));
       if (survivor === undefined) {
-        survivor = await startServer({ args: ["--poll", "100"], database: a.database });
+        // Pump off (see the PGlite case below): only the ticks claim, after the clock moved.
+        survivor = await startServer({ args: ["--poll", "0"], database: a.database });
         servers.push(survivor);
       }
       const api = client(survivor.url);
       // Leases are 10 s: move only the survivor's clock past them instead of waiting.
       await api.post("/api/tick", { advance_ms: 11_000 });
       const p = await until("the plain instance to complete", async () => {
+        await api.post("/api/tick");
         const d = await status(api, plain);
         return d.status === "completed" ? d : undefined;
       });
       expect(p.state.outputs.call, "the interrupted call ran again (second hit)").toBe(2);
       const o = await until("the only_once instance to settle", async () => {
+        await api.post("/api/tick");
         const d = await status(api, once);
         return d.status === "completed" ? d : undefined;
       });
@@ -177,16 +179,22 @@ describe("crash recovery on PGlite: the restarted process resumes", () => {
       (hits.get("/lite/plain") ?? 0) >= 1 && (hits.get("/lite/charge") ?? 0) >= 1 ? true : undefined,
     );
     await server.kill();
-    server = await startServer({ args: ["--poll", "100", "--data-dir", dir] });
+    // The restarted server's pump is off: only the ticks below claim, each after the clock has
+    // moved. With its pump on, a start-up slower than the dead lease (10 s, a loaded machine)
+    // let it reclaim on the real clock first, and the clock jump then made its own fresh lease
+    // look expired: a second claim, and a third call of the interrupted fetch.
+    server = await startServer({ args: ["--poll", "0", "--data-dir", dir] });
     api = client(server.url);
     expect((await status(api, plain)).status, "still running on the dead worker's lease").toBe("running");
     await api.post("/api/tick", { advance_ms: 11_000 });
     const p = await until("the plain instance to complete", async () => {
+      await api.post("/api/tick");
       const d = await status(api, plain);
       return d.status === "completed" ? d : undefined;
     });
     expect(p.state.outputs.call).toBe(2);
     const o = await until("the only_once instance to settle", async () => {
+      await api.post("/api/tick");
       const d = await status(api, once);
       return d.status === "completed" ? d : undefined;
     });

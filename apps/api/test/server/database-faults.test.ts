@@ -12,21 +12,12 @@ import {
   startServer,
   type TestServer,
   onPostgres,
+  until,
 } from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
 const parked = { name: "parked", tasks: [{ id: "wait", action: { type: "delay", for: "1h" } }] };
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function alive(server: TestServer): boolean {
   return server.child.exitCode === null && server.child.signalCode === null;
@@ -161,7 +152,7 @@ describe.skipIf(!onPostgres)("a replica whose PostgreSQL stops and starts again"
 
     await pg.start();
     await until("/healthz to answer 200 again", async () =>
-      (await api.get("/healthz")).status === 200 ? true : undefined,
+      (await api.get("/healthz").catch(() => undefined))?.status === 200 ? true : undefined,
     );
     const paused = await api.post(`/api/instances/${id}/pause`);
     expect([200, 202], paused.text).toContain(paused.status);

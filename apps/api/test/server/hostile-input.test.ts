@@ -5,19 +5,18 @@
 // /healthz must answer within a generous timeout that the old behaviour exceeded many times
 // over (14 s to 13 minutes of a frozen event loop), and the server runs with a 512 MB heap so a
 // regression to unbounded memory fails here instead of eating the machine.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   client,
-  dropTestDatabase,
   json,
   request,
+  type SharedDatabase,
+  sharedDatabase,
   startServer,
   startUpstream,
   type TestServer,
   type Upstream,
   type UpstreamRequest,
+  settled,
 } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -26,25 +25,24 @@ let server: TestServer;
 let api: ReturnType<typeof client>;
 let upstream: Upstream;
 const received: UpstreamRequest[] = [];
-let dataDir: string | undefined;
+let database: SharedDatabase;
 
 beforeAll(async () => {
   upstream = await startUpstream((req, res) => {
     received.push(req);
     json(res, 200, { ok: true });
   });
-  // A real data directory on PGlite (not memory://), so the restart case can reopen it.
-  if (!process.env.DATABASE_URL) dataDir = mkdtempSync(join(tmpdir(), "baton-hostile-"));
-  server = await startServer({ args: ["--poll", "100"], env: HEAP, database: dataDir });
+  // A database that outlives the process (on PGlite a data directory, not memory://), so the
+  // restart case can reopen it.
+  database = await sharedDatabase("baton-hostile-");
+  server = await startServer({ args: ["--poll", "100"], env: HEAP, database: database.location });
   api = client(server.url);
 }, 120_000);
 
 afterAll(async () => {
   await server?.stop();
   await upstream?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  // The restarted server does not own the database it reopened: drop it here.
-  else if (server?.database) await dropTestDatabase(server.database);
+  await database?.dispose();
 });
 
 /** /healthz answers 200 within 10 s (a frozen event loop would not answer at all). */
@@ -66,20 +64,10 @@ async function register(def: unknown): Promise<void> {
   expect(res.status, res.text).toBe(200);
 }
 
-async function settled(id: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const res = await api.get(`/api/instances/${id}`);
-    if (["completed", "failed", "raised", "cancelled"].includes(res.body.status)) return res.body;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`instance ${id} did not settle within ${timeoutMs} ms`);
-}
-
 async function run(process: string, input?: unknown): Promise<Record<string, unknown>> {
   const res = await api.post("/api/instances", input === undefined ? { process } : { process, input });
   expect(res.status, res.text).toBe(200);
-  return whileHealthy(settled(res.body.id));
+  return whileHealthy(settled(api, res.body.id));
 }
 
 describe("1. number rendering", () => {
@@ -223,7 +211,7 @@ describe("4. unbounded values", () => {
     // The instance is settled, so a restarted server has nothing to re-claim; it must come up
     // and stay up (the old server ran out of memory on every start-up).
     await server.kill();
-    server = await startServer({ args: ["--poll", "100"], env: HEAP, database: server.database });
+    server = await startServer({ args: ["--poll", "100"], env: HEAP, database: database.location });
     api = client(server.url);
     await expectHealthy();
     expect((await api.get(`/api/instances/${done.id}`)).body.status).toBe("failed");

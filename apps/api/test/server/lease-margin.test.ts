@@ -5,7 +5,16 @@
 // finds no charge, the charge runs once. When A thaws, it must not send the charge it chained
 // into: its lease, computed from a timestamp taken before the write was sent, is over.
 // PostgreSQL only (two processes share one database).
-import { client, json, startServer, startUpstream, type TestServer, type Upstream, onPostgres } from "@baton/testkit";
+import {
+  client,
+  json,
+  startServer,
+  startUpstream,
+  type TestServer,
+  type Upstream,
+  onPostgres,
+  until,
+} from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -55,16 +64,6 @@ function payment() {
       },
     ],
   };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe.skipIf(!onPostgres)("a replica whose write stalled past its lease", () => {

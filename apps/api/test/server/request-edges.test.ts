@@ -2,7 +2,7 @@
 // bound, or were handled as something other than what was validated. Each is now a 400 (or 413)
 // naming the field, and the service keeps answering.
 import http from "node:http";
-import { client, request, startServer, type TestServer } from "@baton/testkit";
+import { client, request, startServer, type TestServer, settled } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let server: TestServer;
@@ -22,17 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
-
-/** The instance's status view once it is no longer running (polled; the server's pump runs every 100 ms). */
-async function settled(id: string): Promise<any> {
-  let view: any;
-  for (let i = 0; i < 300; i++) {
-    view = (await api.get(`/api/instances/${id}`)).body;
-    if (view.status !== "running") return view;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return view;
-}
 
 /** Sends a chunked body (no content-length) of `total` bytes; resolves with the status and how much was written. */
 function chunkedPost(path: string, total: number): Promise<{ status: number; written: number }> {
@@ -99,7 +88,7 @@ describe("the request edge", () => {
       '{"process": "edge-open", "input": {"__proto__": 7, "b": 2}}',
     );
     expect(start.status).toBe(200);
-    const view = await settled(start.body.id);
+    const view = await settled(api, start.body.id);
     expect(view.status).toBe("completed");
     expect(Object.hasOwn(view.output, "__proto__"), "the key survived validation, storage and evaluation").toBe(true);
     expect(view.output.__proto__).toBe(7);
@@ -155,7 +144,7 @@ describe("the request edge", () => {
     expect(put.status).toBe(200);
     const start = await api.post("/api/instances", { process: "edge-wait", input: { ms: 1e300 } });
     expect(start.status).toBe(200);
-    const view = await settled(start.body.id);
+    const view = await settled(api, start.body.id);
     expect(view.status).toBe("failed");
     expect(view.error_code).toBe("engine.limit");
   });

@@ -5,7 +5,7 @@ import { canonicalJson, declaredRaises, decodeDefinition, definitionHash, format
 import { createTestDatabase, dropTestDatabase } from "@baton/testkit";
 import { and, desc, eq, max } from "drizzle-orm";
 import { DEFAULT_CONFIG, type ServerConfig } from "../../src/config.js";
-import { createEngine } from "../../src/engine/index.js";
+import { createEngine, type EngineDeps } from "../../src/engine/index.js";
 import { freshInstanceRow, freshState } from "../../src/engine/start.js";
 import type { Logger } from "@baton/log";
 import type { EngineHandle } from "../../src/services.js";
@@ -33,7 +33,7 @@ export interface Harness {
   tick(advanceMs?: number): Promise<number>;
   /** Ticks until `id` leaves `running` (or `limit` ticks), advancing the clock by `stepMs` each time. */
   runToEnd(id: string, stepMs?: number, limit?: number): Promise<InstanceView>;
-  newEngine(workerId: string, overrides?: Partial<ServerConfig>): EngineHandle;
+  newEngine(workerId: string, overrides?: Partial<ServerConfig>, hooks?: Pick<EngineDeps, "beforeWrite">): EngineHandle;
   close(): Promise<void>;
 }
 
@@ -61,8 +61,8 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
   const clock = createClock();
   const config: ServerConfig = { ...DEFAULT_CONFIG, pollMs: 0, ...overrides };
   const engines: EngineHandle[] = [];
-  const newEngine = (id: string, more: Partial<ServerConfig> = {}) => {
-    const engine = createEngine({ db, clock, config: { ...config, ...more }, log: quietLog, workerId: id });
+  const newEngine = (id: string, more: Partial<ServerConfig> = {}, hooks: Pick<EngineDeps, "beforeWrite"> = {}) => {
+    const engine = createEngine({ db, clock, config: { ...config, ...more }, log: quietLog, workerId: id, ...hooks });
     engines.push(engine);
     return engine;
   };
@@ -171,17 +171,9 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
   return harness;
 }
 
-/** Polls `probe` until it returns something other than undefined; throws naming `what` after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** A harness on the default configuration with `definitions` registered, in order. */
+export async function harnessWith(...definitions: unknown[]): Promise<Harness> {
+  const harness = await openHarness();
+  for (const definition of definitions) await harness.deploy(definition);
+  return harness;
 }

@@ -31,7 +31,7 @@ function Page({ route, session }: { route: Route; session: Session }) {
   const permissions = session.permissions;
   switch (route.page) {
     case "instances":
-      return <InstancesPage search={route.search} />;
+      return <InstancesPage search={route.search} permissions={permissions} />;
     case "instance":
       return <InstancePage id={route.id} search={route.search ?? ""} permissions={permissions} />;
     case "definitions":

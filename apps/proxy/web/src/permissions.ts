@@ -24,6 +24,11 @@ const VERB_STATUSES: Record<LifecycleVerb, readonly string[]> = {
   upgrade: ["running", "pausing", "paused", "failing"],
 };
 
+/** Whether `verb` changes a root in `status` (else the verb leaves it unchanged or refuses it). */
+export function verbApplies(verb: LifecycleVerb, status: string): boolean {
+  return VERB_STATUSES[verb].includes(status);
+}
+
 const VERB_PERMISSION: Record<LifecycleVerb, Permission> = {
   pause: "operate",
   resume: "operate",

@@ -27,18 +27,14 @@ export const isSettled = (status: string | undefined): boolean =>
  * and every `pollMs` while the document is visible when `pollMs` is given.
  */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: string, pollMs?: number): Loaded<T> {
-  const [data, setData] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
+  // The data is stored with the key it was loaded for, and shown only under that key: on the
+  // render where the key changes, the previous view's data must not be shown (a page could act
+  // on it, e.g. send a form for the previous task) even before any effect has run.
+  const [state, setState] = useState<{ key: string; data?: T; error?: unknown }>({ key });
   const loadRef = useRef(load);
   loadRef.current = load;
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((n) => n + 1), []);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: key identifies the view; data from another key must not linger
-  useEffect(() => {
-    setData(undefined);
-    setError(undefined);
-  }, [key]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: tick and key are the triggers
   useEffect(() => {
@@ -53,11 +49,11 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: strin
         .then(
           (value) => {
             if (cancelled) return;
-            setData(value);
-            setError(undefined);
+            setState({ key, data: value });
           },
           (failure: unknown) => {
-            if (!cancelled) setError(failure);
+            // A failed refresh keeps the last good data of this key under the error.
+            if (!cancelled) setState((s) => ({ key, data: s.key === key ? s.data : undefined, error: failure }));
           },
         )
         .finally(() => {
@@ -83,5 +79,6 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: strin
     };
   }, [key, tick, pollMs]);
 
-  return { data, error, reload };
+  const current = state.key === key;
+  return { data: current ? state.data : undefined, error: current ? state.error : undefined, reload };
 }

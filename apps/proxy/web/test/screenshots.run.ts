@@ -47,6 +47,8 @@ const SHOTS: Shot[] = [
     element: "section.instance > section:has(#children-heading)",
   },
   { file: "graph", page: "version", element: "figure.graph" },
+  { file: "timeline", page: "instance-completed", element: "section.timeline" },
+  { file: "task-form", page: "task" },
   {
     file: "compare",
     page: "compare",

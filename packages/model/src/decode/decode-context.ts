@@ -1,7 +1,7 @@
 import type { Definition, DefinitionProblem } from "../definition.js";
 import type { DefinitionLimits } from "../limits.js";
 
-/** What registration knows beyond the document itself (docs/language.md "Registration checks"). */
+/** What registration knows beyond the document itself (docs/language.md "Common registration errors"). */
 export interface DecodeContext {
   /** Whether a process is registered; without it child names are not checked. */
   processExists?: (name: string) => boolean;

@@ -71,14 +71,35 @@ describe("external tasks (in-process)", () => {
     const id = await parked();
     const [item] = await claim({ claimMs: 120_000 });
     h.clock.advance(61_000);
-    // The deadline passed: the pump claims the row; the resolve lands before that advance writes.
-    const ticking = h.tick();
+    // The order is fixed, not raced: a worker claims the row past its deadline and computes the
+    // timeout; its write is held until the resolve has landed, then sent.
+    let computed!: () => void;
+    const timeoutComputed = new Promise<void>((resolve) => (computed = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const worker = h.newEngine(
+      "worker-raising-timeout",
+      {},
+      {
+        beforeWrite: async (instanceId) => {
+          if (instanceId !== id) return;
+          computed();
+          await released;
+        },
+      },
+    );
+    const ticking = worker.tick();
+    await timeoutComputed;
     await resolveExternalTask(h.db, h.clock, item.token, { result: { n: 2 } }, null);
-    await ticking;
+    release();
+    expect(await ticking, "the timeout's write is fenced out by the resolve").toBe(0);
+    expect((await h.get(id)).status, "the resolve made the row due again").toBe("running");
     await h.tick();
     const view = await h.get(id);
-    expect(view.status, "either order ends completed with the answer, never with the timeout").toBe("completed");
+    expect(view.status, "the answer wins, never the timeout").toBe("completed");
     expect(view.output).toEqual({ n: 2 });
+    expect(view.errorCode).toBeNull();
+    expect((await h.logs(id)).filter((l) => l.event === "instance.failed")).toEqual([]);
   });
 
   it("after the timeout routed, the claim renews as cancelled and a resolve is a late answer (409)", async () => {

@@ -1,4 +1,3 @@
-import { storableText } from "../../storage/text.js";
 import { type Json, stringifyJson } from "@baton/expr";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, queryRows } from "../../storage/db.js";
@@ -63,6 +62,7 @@ upd AS (
       phase = NULL, requested = NULL, updated_at = $8::bigint, lease_epoch = i.lease_epoch + 1,
       status = CASE WHEN i.status = 'pausing' THEN 'paused' ELSE i.status END,
       lease_owner = CASE WHEN i.status = 'running' THEN $10::text END,
+      attempts = CASE WHEN i.status = 'running' AND $10::text IS NOT NULL THEN 1 ELSE i.attempts END,
       lease_expires_at = CASE WHEN i.status = 'running' AND $10::text IS NOT NULL THEN $11::bigint END,
       wake_at = CASE WHEN i.status = 'running' AND $10::text IS NOT NULL THEN $11::bigint ELSE $8::bigint END
   FROM target WHERE i.id = target.id
@@ -114,8 +114,8 @@ export async function writeResolve(db: Db, clock: Clock, w: ResolveWrite): Promi
     w.carrier,
     now + LEASE_MS,
     log.id,
-    storableText(log.message),
-    w.actor === null ? null : storableText(w.actor),
+    log.message,
+    log.actor,
     log.data,
   ]);
   if (r === undefined) return null;
@@ -132,7 +132,8 @@ export async function writeResolve(db: Db, clock: Clock, w: ResolveWrite): Promi
     reclaimedFrom: null,
     parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
     parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
-    attempts: 0,
+    // The carried lease counts as an attempt (docs/limits.md#poison-instances); the statement set it.
+    attempts: 1,
   };
   return { row, status: String(r.status), carried: w.carrier !== null && r.lease_owner === w.carrier };
 }

@@ -33,6 +33,12 @@ export interface EngineDeps {
   writers?: number;
   /** Where the pump reports claims, advances, commits and fetch calls (docs/metrics.md). */
   metrics?: EngineMetrics;
+  /**
+   * Tests only (the server never sets it): awaited after an advance is computed and before its
+   * write is submitted, so a test can land a concurrent change (a resolve, a verb) in exactly
+   * that window instead of racing for it.
+   */
+  beforeWrite?: (instanceId: string) => Promise<void>;
 }
 
 const STOP_GRACE_MS = 5_000;
@@ -57,7 +63,11 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       return false;
     },
   });
-  const run = createAdvanceRunner({ db, clock, config, log, workerId, env, metrics, committer, wake: () => wake() });
+  const run = createAdvanceRunner({
+    ...{ db, clock, config, log, workerId, env, metrics, committer },
+    wake: () => wake(),
+    beforeWrite: deps.beforeWrite,
+  });
   const inFlight = new Map<string, InFlight>();
   let reserved = 0;
   let lastLeaseAt = 0;

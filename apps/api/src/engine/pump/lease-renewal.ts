@@ -1,7 +1,8 @@
 import type { Logger } from "@baton/log";
 import type { Clock } from "../../storage/clock.js";
 import type { Db } from "../../storage/db.js";
-import { LEASE_MS } from "../statuses.js";
+import { AdvanceAbandoned } from "../advance/abandoned.js";
+import { LEASE_MARGIN_MS, LEASE_MS } from "../statuses.js";
 import { renewLeases } from "./claim.js";
 import type { FailureLog } from "./failure-log.js";
 import type { InFlight } from "./in-flight.js";
@@ -47,4 +48,37 @@ export async function renewInFlight(
     logFailure("lease renewal", error);
     return undefined;
   }
+}
+
+/** Raised before an action when the lease is about to expire and could not be renewed in time: the advance is dropped, nothing sent. */
+export class LeaseTooShort extends AdvanceAbandoned {
+  constructor(
+    readonly instanceId: string,
+    readonly leftMs: number,
+  ) {
+    super(`the lease of instance ${instanceId} has ${leftMs} ms left, less than the ${LEASE_MARGIN_MS} ms margin`);
+  }
+}
+
+/**
+ * Before an action: the lease must have LEASE_MARGIN_MS left in this holder's view. With less
+ * (a write, a claim or the event loop ran late) it is renewed first — the renewal is fenced by
+ * owner and lease_epoch, so it keeps only a lease nobody took (a reclaim moves the epoch) —
+ * and LeaseTooShort is thrown only when the renewal did not keep the row or came back too late
+ * itself. Dropping instead cost an overloaded server every such advance: the row waited out its
+ * lease and came back as a reclaim, one claim attempt more (docs/engine.md).
+ */
+export async function ensureLease(
+  db: Db,
+  clock: Clock,
+  workerId: string,
+  instanceId: string,
+  entry: InFlight,
+): Promise<void> {
+  if (entry.leaseUntil - clock.now() >= LEASE_MARGIN_MS) return;
+  const sentAt = clock.now();
+  const lost = await renewLeases(db, workerId, sentAt, [{ id: instanceId, leaseEpoch: entry.leaseEpoch }]);
+  if (lost.length === 0) entry.leaseUntil = Math.max(entry.leaseUntil, sentAt + LEASE_MS);
+  const leftMs = entry.leaseUntil - clock.now();
+  if (leftMs < LEASE_MARGIN_MS) throw new LeaseTooShort(instanceId, leftMs);
 }

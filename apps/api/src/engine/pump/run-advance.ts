@@ -20,12 +20,13 @@ import type { ChildEnvironment } from "../advance/tasks/child.js";
 import { runFetch } from "../advance/tasks/fetch.js";
 import { peekSignal } from "../external/signal-buffer.js";
 import { redactAdvanceResult, redactText, secretsCache } from "../secrets.js";
-import { isSettled, LEASE_MARGIN_MS } from "../statuses.js";
+import { isSettled } from "../statuses.js";
 import { childEnvironment, newTreeMemo } from "./child-environment.js";
 import type { ClaimedRow } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import type { createCommitter } from "./committer.js";
 import type { InFlight } from "./in-flight.js";
+import { ensureLease, LeaseTooShort } from "./lease-renewal.js";
 
 export interface RunnerDeps {
   db: Db;
@@ -39,6 +40,8 @@ export interface RunnerDeps {
   committer: ReturnType<typeof createCommitter>;
   /** Asks the loop for a claim round soon (engine.ts). */
   wake: () => void;
+  /** EngineDeps.beforeWrite. */
+  beforeWrite?: (instanceId: string) => Promise<void>;
 }
 
 /** Runs one claimed advance and submits its write; resolves with whether the write landed. */
@@ -57,7 +60,7 @@ export type RunAdvance = (
  * round retries the instance.
  */
 export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
-  const { db, clock, config, log, workerId, env, metrics, committer, wake } = deps;
+  const { db, clock, config, log, workerId, env, metrics, committer, wake, beforeWrite } = deps;
   const definitions = createDefinitionCache(db);
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
   const secretsOf = secretsCache(env);
@@ -92,7 +95,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       const state =
         !crashed && listRefs(storedJson).length > 0 ? asInstanceState(await resolveRefs(db, storedJson)) : storedState;
       // After the last round trip before the advance (claim, kept-lease write, object reads).
-      checkLease(row, entry);
+      await ensureLease(db, clock, workerId, row.id, entry);
       let result: AdvanceResult;
       try {
         const def = await definitions.get(row.process, row.version);
@@ -127,9 +130,9 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                   }
                   return root;
                 },
-                fetch: (task: CompiledTask, scope: Scope, taskEpoch: number) => {
+                fetch: async (task: CompiledTask, scope: Scope, taskEpoch: number) => {
                   // The request leaves right after this check: the definition and signal reads are behind it.
-                  checkLease(row, entry);
+                  await ensureLease(db, clock, workerId, row.id, entry);
                   return runFetch(task.fetch!, {
                     instanceId: row.id,
                     taskId: task.task.id,
@@ -163,6 +166,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       // Before redaction: an oversized state is never walked again, nor written.
       result = stateLimitFailure(result, state, config.limits.stateBytes, flagOf("stateBytes")) ?? result;
       result = redactAdvanceResult(result, secrets);
+      if (beforeWrite !== undefined) await beforeWrite(row.id);
       if (abandoned.aborted) {
         report("abandoned");
         return { applied: false };
@@ -180,7 +184,8 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       return outcome;
     } catch (error) {
       if (error instanceof LeaseTooShort) {
-        // Nothing was sent: drop the advance and let the lease expire (docs/engine.md).
+        // Nothing was sent, and a renewal could not keep the lease: drop the advance and let the
+        // lease expire (docs/engine.md).
         log.warn("advance dropped: too little of the lease left to act", {
           instance: row.id,
           lease_epoch: row.leaseEpoch,
@@ -203,23 +208,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     }
   }
 
-  /** Throws LeaseTooShort unless the lease has LEASE_MARGIN_MS left in this holder's view. */
-  function checkLease(row: ClaimedRow, entry: InFlight): void {
-    const leftMs = entry.leaseUntil - clock.now();
-    if (leftMs < LEASE_MARGIN_MS) throw new LeaseTooShort(row.id, leftMs);
-  }
-
   return run;
-}
-
-/** Raised before an action when the lease is about to expire: the advance is dropped, nothing sent. */
-class LeaseTooShort extends AdvanceAbandoned {
-  constructor(
-    readonly instanceId: string,
-    readonly leftMs: number,
-  ) {
-    super(`the lease of instance ${instanceId} has ${leftMs} ms left, less than the ${LEASE_MARGIN_MS} ms margin`);
-  }
 }
 
 /** A read the advance needs failed because the database is gone: abandon, never fail the task. */
@@ -240,26 +229,22 @@ function childReads(children: ChildEnvironment): ChildEnvironment {
   };
 }
 
-function crashedFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceState>, limit: number): AdvanceResult {
-  const text = `task "${row.task}": engine.crashed: the instance was claimed ${row.attempts} times since its last write without an advance landing (the process running it stopped, or its write kept failing); it fails instead of being tried again (${flagOf("advanceAttempts")} is ${limit})`;
-  return {
-    status: "failed",
-    task: row.task,
-    taskEpoch: row.taskEpoch,
-    retryCount: row.retryCount,
+function crashedFailure(row: ClaimedRow, state: InstanceState, limit: number): AdvanceResult {
+  return failedWithoutAdvance(
+    row,
     state,
-    written: new Set(),
-    errorCode: "engine.crashed",
-    errorMessage: text,
-    wakeAt: null,
-    logs: [
-      { level: "error", event: "instance.failed", message: text, task: row.task, data: { code: "engine.crashed" } },
-    ],
-  };
+    "engine.crashed",
+    `the instance was claimed ${row.attempts} times since its last write without an advance landing (the process running it stopped, or its write kept failing); it fails instead of being tried again (${flagOf("advanceAttempts")} is ${limit})`,
+  );
 }
 
-function definitionFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceState>, message: string): AdvanceResult {
-  const text = `task "${row.task}": engine.definition: ${message}`;
+function definitionFailure(row: ClaimedRow, state: InstanceState, message: string): AdvanceResult {
+  return failedWithoutAdvance(row, state, "engine.definition", message);
+}
+
+/** The result that fails the instance at its task, as it stands, with `code` and its instance.failed line. */
+function failedWithoutAdvance(row: ClaimedRow, state: InstanceState, code: string, why: string): AdvanceResult {
+  const text = `task "${row.task}": ${code}: ${why}`;
   return {
     status: "failed",
     task: row.task,
@@ -267,11 +252,9 @@ function definitionFailure(row: ClaimedRow, state: ReturnType<typeof asInstanceS
     retryCount: row.retryCount,
     state,
     written: new Set(),
-    errorCode: "engine.definition",
+    errorCode: code,
     errorMessage: text,
     wakeAt: null,
-    logs: [
-      { level: "error", event: "instance.failed", message: text, task: row.task, data: { code: "engine.definition" } },
-    ],
+    logs: [{ level: "error", event: "instance.failed", message: text, task: row.task, data: { code } }],
   };
 }

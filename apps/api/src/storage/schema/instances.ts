@@ -91,3 +91,6 @@ export const objects = pgTable("objects", {
   size: integer("size").notNull(),
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
 });
+
+/** A row of `instances` as inserted (engine/start.ts freshInstanceRow builds every fresh one). */
+export type InstanceInsert = typeof instances.$inferInsert;

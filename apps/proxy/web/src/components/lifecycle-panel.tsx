@@ -1,10 +1,9 @@
-import type { DefinitionSummary, Page } from "@baton/actions";
-import { type FormEvent, useEffect, useRef, useState } from "react";
-import { call, callRaw } from "../api.js";
+import { useEffect, useRef, useState } from "react";
+import { callRaw } from "../api.js";
 import { type LifecycleVerb, lifecycleVerbs, type Permissions } from "../permissions.js";
-import { useLoad } from "../use-load.js";
 import { ErrorBox } from "./error-box.js";
 import { Link } from "./link.js";
+import { UpgradeForm } from "./upgrade-form.js";
 
 type StopVerb = Exclude<LifecycleVerb, "upgrade">;
 
@@ -36,6 +35,8 @@ export function LifecyclePanel(props: {
   rootId: string;
   process: string;
   version: number;
+  /** The task the root sits on (the upgrade check flags blockers that concern it). */
+  task: string;
   status: string;
   isRoot: boolean;
   /**
@@ -179,77 +180,14 @@ export function LifecyclePanel(props: {
         <ErrorBox error={error} />
       </div>
       {verbs.includes("upgrade") && (
-        <UpgradeForm id={props.id} process={props.process} version={props.version} onChanged={props.onChanged} />
+        <UpgradeForm
+          id={props.id}
+          process={props.process}
+          version={props.version}
+          task={props.task}
+          onChanged={props.onChanged}
+        />
       )}
     </section>
-  );
-}
-
-function UpgradeForm({
-  id,
-  process,
-  version,
-  onChanged,
-}: {
-  id: string;
-  process: string;
-  version: number;
-  onChanged: () => void;
-}) {
-  const versions = useLoad<Page<DefinitionSummary>>(
-    (signal) =>
-      call("listDefinitions", { query: { name: process, sort: "version", order: "desc", limit: 100 }, signal }),
-    process,
-  );
-  const [target, setTarget] = useState("");
-  const [result, setResult] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(undefined);
-  const others = (versions.data?.items ?? []).filter((d) => d.version !== version);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setError(undefined);
-    setResult(null);
-    try {
-      const answer = await call("upgradeInstance", {
-        params: { id },
-        body: { from_version: version, to_version: Number(target) },
-      });
-      const moves = answer.moves?.length ?? 0;
-      setResult(
-        answer.upgraded
-          ? `Upgraded to version ${target} (${moves} instance${moves === 1 ? "" : "s"} moved).`
-          : "Nothing was upgraded.",
-      );
-      onChanged();
-    } catch (failure) {
-      setError(failure);
-    }
-  }
-
-  if (versions.data && others.length === 0) return <p className="muted">Upgrade: {process} has no other version.</p>;
-  return (
-    <form className="inline-form" onSubmit={submit} aria-label="Upgrade">
-      <label>
-        Upgrade from v{version} to
-        <select required value={target} onChange={(e) => setTarget(e.target.value)}>
-          <option value="">choose a version</option>
-          {others.map((d) => (
-            <option key={d.version} value={d.version}>
-              v{d.version}
-            </option>
-          ))}
-        </select>
-      </label>
-      <button type="submit" disabled={!target}>
-        Upgrade
-      </button>
-      {result && (
-        <span role="status" className="notice">
-          {result}
-        </span>
-      )}
-      <ErrorBox error={error ?? versions.error} />
-    </form>
   );
 }

@@ -1,18 +1,40 @@
 import { useState } from "react";
-import { RAISE_NODE, layoutTaskGraph } from "../task-graph.js";
+import { END_NODE, RAISE_NODE, layoutTaskGraph } from "../task-graph.js";
 import { JsonBlock } from "./json-block.js";
+
+/**
+ * The nodes and edges (`from>to`) of the path taken; a settled instance's last task leads to
+ * the end node (completed) or the raise node (raised).
+ */
+function takenEdges(path: readonly string[] | undefined, status: string | undefined) {
+  const nodes = new Set(path ?? []);
+  const edges = new Set<string>();
+  if (!path?.length) return { nodes, edges };
+  for (let i = 1; i < path.length; i++) edges.add(`${path[i - 1]}>${path[i]}`);
+  const last = path[path.length - 1]!;
+  const exit = status === "completed" ? END_NODE : status === "raised" ? RAISE_NODE : undefined;
+  if (exit) {
+    nodes.add(exit);
+    edges.add(`${last}>${exit}`);
+  }
+  return { nodes, edges };
+}
 
 /** The definition's tasks as an SVG graph; `current` is the task the instance sits on. */
 export function TaskGraphView({
   definition,
   current,
   status,
+  path,
 }: {
   definition: unknown;
   current?: string;
   status?: string;
+  /** The tasks the instance went through, in order (src/timeline.ts): marked with the edges between them. */
+  path?: readonly string[];
 }) {
   const graph = layoutTaskGraph(definition, current);
+  const taken = takenEdges(path, status);
   // The task whose definition is shown under the graph (a node clicked, or Enter/Space on it).
   const [selected, setSelected] = useState<string | null>(null);
   const tasks = (definition as { tasks?: { id?: string }[] } | null)?.tasks ?? [];
@@ -47,7 +69,7 @@ export function TaskGraphView({
         {graph.edges.map((edge) => (
           <g
             key={`${edge.from}>${edge.to}>${edge.kind}`}
-            className={`edge edge-${edge.kind}`}
+            className={`edge edge-${edge.kind}${taken.edges.has(`${edge.from}>${edge.to}`) ? " edge-taken" : ""}`}
             data-from={edge.from}
             data-to={edge.to}
           >
@@ -66,7 +88,7 @@ export function TaskGraphView({
         {graph.nodes.map((node) => (
           <g
             key={node.id}
-            className={`node${node.terminal ? " node-end" : ""}${node.id === RAISE_NODE ? " node-raise" : ""}${node.current ? ` node-current status-${status ?? "running"}` : ""}${node.id === selected ? " node-selected" : ""}`}
+            className={`node${taken.nodes.has(node.id) ? " node-visited" : ""}${node.terminal ? " node-end" : ""}${node.id === RAISE_NODE ? " node-raise" : ""}${node.current ? ` node-current status-${status ?? "running"}` : ""}${node.id === selected ? " node-selected" : ""}`}
             data-task={node.id}
             aria-current={node.current ? "step" : undefined}
             {...(node.terminal

@@ -11,6 +11,9 @@ import { LogsPanel } from "../components/logs-panel.js";
 import { StatusBadge } from "../components/status-badge.js";
 import { TaskGraphView } from "../components/task-graph-view.js";
 import { TimeText } from "../components/time-text.js";
+import { ChildrenByStatus } from "../components/children-by-status.js";
+import { TimelineView, useTimeline } from "../components/timeline-view.js";
+import { pathTaken } from "../timeline.js";
 import type { Permissions } from "../permissions.js";
 import { isSettled, POLL_MS, useLoad } from "../use-load.js";
 
@@ -19,7 +22,7 @@ interface Views {
   detail: InstanceDetail;
 }
 
-/** Whether a retry on `task` may meet the only_once protection (docs/ui.md "Instance page"). */
+/** Whether a retry on `task` may meet the only_once protection (docs/ui.md "Small rules"). */
 function mayNeedForce(definition: unknown, task: string): boolean {
   const tasks = (definition as { tasks?: { id?: string; only_once?: boolean; action?: { type?: string } }[] }).tasks;
   const found = tasks?.find((t) => t.id === task);
@@ -102,6 +105,7 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
     parkedExternal && settledId !== id ? POLL_MS : undefined,
   );
   const firstFailed = failures.data?.failed.items[0];
+  const timeline = useTimeline(id, settledId !== id);
   const definition = useLoad(
     (signal) =>
       status
@@ -163,8 +167,11 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
                 </>
               ) : (
                 "nobody (claimable now)"
-              )}{" "}
-              · <Link to={{ page: "task", instance: id }}>Open the task</Link>
+              )}
+            </dd>
+            <dt>Resolve</dt>
+            <dd>
+              <Link to={{ page: "task", instance: id }}>Open the task</Link>
             </dd>
           </>
         )}
@@ -223,6 +230,7 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
         rootId={detail!.root_id}
         process={status!.process}
         version={status!.version}
+        task={status!.task}
         status={status!.status}
         isRoot={isRoot}
         offerForce={definition.data ? mayNeedForce(definition.data.definition, status!.task) : undefined}
@@ -239,13 +247,22 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
         <h2 id="graph-heading">Definition</h2>
         <ErrorBox error={definition.error} />
         {definition.data && (
-          <TaskGraphView definition={definition.data.definition} current={status!.task} status={status!.status} />
+          <TaskGraphView
+            definition={definition.data.definition}
+            current={status!.task}
+            status={status!.status}
+            path={timeline.data ? pathTaken(timeline.data.visits) : undefined}
+          />
         )}
       </section>
+      <TimelineView loaded={timeline} wakeAt={status!.wake_at} />
       <StateView detail={detail!} />
       <section aria-labelledby="children-heading">
         <h2 id="children-heading">Children</h2>
         <ChildFailuresView loaded={failures} />
+        {failures.data && failures.data.counts.total > 0 && (
+          <ChildrenByStatus id={id} counts={failures.data.counts} live={settledId !== id} />
+        )}
         <ChildrenTree childMap={detail!.state._children} />
       </section>
       <LogsPanel id={id} search={search} isRoot={isRoot} live={!isSettled(status!.status)} />

@@ -5,6 +5,7 @@ import { Link } from "../components/link.js";
 import { type Cursor, Pager } from "../components/pager.js";
 import { StatusBadge } from "../components/status-badge.js";
 import { TimeText } from "../components/time-text.js";
+import { BulkActions } from "../components/bulk-actions.js";
 import { FilterBar } from "../components/filter-bar.js";
 import { StatusSummary, useProcessNames } from "../components/status-summary.js";
 import {
@@ -16,6 +17,7 @@ import {
 } from "../instance-filters.js";
 import { POLL_MS, useLoad } from "../use-load.js";
 import { navigate } from "../use-route.js";
+import { can, type Permissions } from "../permissions.js";
 
 const PAGE_SIZES = [20, 50, 100];
 
@@ -81,7 +83,7 @@ export function InstanceTable({ rows, caption }: { rows: InstanceRow[]; caption:
   );
 }
 
-export function InstancesPage({ search }: { search: string }) {
+export function InstancesPage({ search, permissions }: { search: string; permissions: Permissions }) {
   const filters = filtersFromSearch(search);
   const problems = filterProblems(filters);
   // Page position and size live in the URL beside the filters (`&limit=50&after=…`), so a reload
@@ -119,6 +121,9 @@ export function InstancesPage({ search }: { search: string }) {
       <h1>Instances</h1>
       <FilterBar key={filterSearch} applied={filters} processes={processNames} />
       {problems.length === 0 && <StatusSummary filters={filters} />}
+      {problems.length === 0 && can(permissions, "operate") && (
+        <BulkActions key={`bulk:${filterSearch}`} filters={filters} onChanged={list.reload} />
+      )}
       {problems.length > 0 && (
         <ul className="error" role="alert">
           {problems.map((p) => (
