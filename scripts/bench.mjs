@@ -286,13 +286,31 @@ async function printStatements(sql, process, n) {
     );
 }
 
-/** Waits until `n` instances of `process` are settled (or, with `phase`, sit in that phase). */
+/**
+ * Waits until `n` instances of `process` are settled (or, with `phase`, sit in that phase). A
+ * wait that cannot end says so instead of spinning: instances settled while they should reach
+ * `phase`, or nothing changed for WAIT_STUCK_MS (the counts by status, phase and error code).
+ */
+const WAIT_STUCK_MS = 120_000;
 async function waitFor(sql, process, n, phase) {
+  let last;
+  let lastChange = Date.now();
   for (;;) {
-    const [{ count }] = phase
-      ? await sql`select count(*)::int as count from instances where process = ${process} and status = 'running' and phase = ${phase}`
-      : await sql`select count(*)::int as count from instances where process = ${process} and status not in ('running', 'pausing', 'paused', 'failing')`;
+    const rows = await sql`
+      select status, phase, error_code, count(*)::int as count from instances where process = ${process}
+      group by status, phase, error_code`;
+    const count = rows
+      .filter((r) => (phase ? r.status === "running" && r.phase === phase : !["running", "pausing", "paused", "failing"].includes(r.status)))
+      .reduce((a, r) => a + r.count, 0);
     if (count >= n) return;
+    const shape = rows.map((r) => `${r.count} ${r.status}/${r.phase ?? "-"}${r.error_code ? ` (${r.error_code})` : ""}`).join(", ");
+    if (phase && rows.some((r) => !["running", "pausing", "paused", "failing"].includes(r.status)))
+      throw new Error(`${process}: waiting for ${n} in phase ${phase}, but some settled: ${shape}`);
+    if (shape !== last) {
+      last = shape;
+      lastChange = Date.now();
+    } else if (Date.now() - lastChange > WAIT_STUCK_MS)
+      throw new Error(`${process}: nothing moved for ${WAIT_STUCK_MS / 1000} s waiting for ${n} ${phase ?? "settled"}: ${shape}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -419,6 +437,7 @@ async function externalRun(base, sql, process, n, serverPid) {
   const claimMs = [];
   const resolveMs = [];
   let resolved = 0;
+  let lastResolveAt = Date.now();
   await Promise.all(
     Array.from({ length: EXTERNAL_WORKERS }, async (_, w) => {
       while (resolved < n) {
@@ -426,6 +445,9 @@ async function externalRun(base, sql, process, n, serverPid) {
         const { items } = await call(base, "POST", "/api/external-tasks/claim", { worker_id: `bench-${w}`, limit: 20, process });
         claimMs.push(performance.now() - t);
         if (items.length === 0) {
+          // Nothing claimable yet everything not resolved: an instance left its external phase
+          // some other way; say which instead of claiming forever.
+          if (Date.now() - lastResolveAt > WAIT_STUCK_MS) await waitFor(sql, process, n - resolved, "external");
           await new Promise((r) => setTimeout(r, 5));
           continue;
         }
@@ -434,6 +456,7 @@ async function externalRun(base, sql, process, n, serverPid) {
           await call(base, "POST", "/api/external-tasks/resolve", { token: item.token, result: { ok: true } });
           resolveMs.push(performance.now() - t);
           resolved++;
+          lastResolveAt = Date.now();
         }
       }
     }),

@@ -22,6 +22,8 @@ export interface SharedDatabase {
   location: string;
   /** The `baton-api` flags that open it: `--db URL` or `--data-dir DIR`. */
   flags: string[];
+  /** What the api's openDatabase takes to open it in the test's own process (seeding, checks). */
+  connection: { url: string } | { dataDir: string };
   /** Drops the database or deletes the directory. */
   dispose(): Promise<void>;
 }
@@ -29,12 +31,13 @@ export interface SharedDatabase {
 export async function sharedDatabase(prefix = "baton-db-"): Promise<SharedDatabase> {
   if (onPostgres) {
     const url = await createTestDatabase();
-    return { location: url, flags: ["--db", url], dispose: () => dropTestDatabase(url) };
+    return { location: url, flags: ["--db", url], connection: { url }, dispose: () => dropTestDatabase(url) };
   }
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return {
     location: dir,
     flags: ["--data-dir", dir],
+    connection: { dataDir: dir },
     dispose: async () => rmSync(dir, { recursive: true, force: true }),
   };
 }

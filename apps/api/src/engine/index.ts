@@ -10,5 +10,6 @@ export { createEngine, type EngineDeps } from "./pump/engine.js";
 export { retentionPass, startRetention } from "./pump/retention.js";
 export { redactJsonText } from "./secrets.js";
 export { startInstance } from "./start.js";
-export { cancelTree, type LifecycleResult, pauseTree, resumeTree, retryTree } from "./trees/lifecycle.js";
+export { cancelTree, type LifecycleResult, pauseTree, resumeTree } from "./trees/lifecycle.js";
+export { retryTree } from "./trees/retry.js";
 export { upgradeTree } from "./trees/upgrade.js";

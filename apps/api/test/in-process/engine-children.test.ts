@@ -4,7 +4,7 @@ import { until } from "@baton/testkit";
 import { parseJson } from "@baton/expr";
 import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/trees/lifecycle.js";
+import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/index.js";
 import { rowsOf } from "../../src/storage/db.js";
 import { instances } from "../../src/storage/schema/index.js";
 import { type Harness, harnessWith, type InstanceView, openHarness } from "../support/engine-harness.js";

@@ -1,7 +1,7 @@
 import { json, startUpstream, type Upstream, createGate } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/trees/lifecycle.js";
+import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/index.js";
 import { type Harness, openHarness } from "../support/engine-harness.js";
 
 let h: Harness;

@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/limits.js";
 import { claimDue } from "../../src/engine/pump/claim.js";
-import { retryTree } from "../../src/engine/trees/lifecycle.js";
+import { retryTree } from "../../src/engine/index.js";
 import { LEASE_MS } from "../../src/engine/statuses.js";
 import { rowsOf } from "../../src/storage/db.js";
 import { type Harness, openHarness } from "../support/engine-harness.js";

@@ -4,7 +4,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/limits.js";
-import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/trees/lifecycle.js";
+import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/index.js";
 import { upgradeTree } from "../../src/engine/trees/upgrade.js";
 import { rowsOf } from "../../src/storage/db.js";
 import { type Harness, openHarness } from "../support/engine-harness.js";

@@ -5,32 +5,37 @@
 // --limit-advance-attempts fails it with engine.crashed instead of running it again. No timing:
 // each step waits for the fetch to arrive (the advance is in flight) before killing, and each
 // restarted server moves its own clock past the dead one's lease instead of waiting 10 s.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { client, dropTestDatabase, startServer, startUpstream, type TestServer, type Upstream } from "@baton/testkit";
+import {
+  client,
+  type SharedDatabase,
+  sharedDatabase,
+  startServer,
+  startUpstream,
+  type TestServer,
+  type Upstream,
+  until,
+} from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const LIMIT = 2;
 let up: Upstream;
 let hits = 0;
 let server: TestServer | undefined;
-let dataDir: string | undefined;
+let database: SharedDatabase;
 
 beforeAll(async () => {
   // Never answers: the process running the advance is killed while it waits.
   up = await startUpstream(() => {
     hits++;
   });
-  if (!process.env.DATABASE_URL) dataDir = mkdtempSync(join(tmpdir(), "baton-crash-loop-"));
+  // Outlives each killed process: every restart reopens it.
+  database = await sharedDatabase("baton-crash-loop-");
 });
 
 afterAll(async () => {
   await server?.stop().catch(() => {});
   await up?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  // The servers after the first do not own the database they reopened: drop it here.
-  else if (server?.database) await dropTestDatabase(server.database);
+  await database?.dispose();
 });
 
 /**
@@ -38,21 +43,11 @@ afterAll(async () => {
  * claim on POST /tick (--poll 0), so exactly one claim happens per restart, after the tick has
  * moved that server's clock — never one on the real clock racing it.
  */
-const start = (poll: number, database?: string) =>
+const start = (poll: number) =>
   startServer({
     args: ["--poll", String(poll), "--limit-advance-attempts", String(LIMIT)],
-    database: database ?? dataDir,
+    database: database.location,
   });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("an advance that kills its process every time", () => {
   it(`ends failed with engine.crashed after --limit-advance-attempts ${LIMIT}, across real restarts`, async () => {
@@ -69,11 +64,10 @@ describe("an advance that kills its process every time", () => {
 
     // Attempt 1 is the start's own advance; attempts 2… are claims by the restarted servers.
     for (let attempt = 1; attempt <= LIMIT; attempt++) {
-      await until(`the fetch of attempt ${attempt}`, async () => (hits >= attempt ? true : undefined));
+      await until(`the fetch of attempt ${attempt}`, async () => (hits >= attempt ? true : undefined), 90_000);
       expect(hits, "one call per attempt").toBe(attempt);
-      const database = server.database;
       await server.kill();
-      server = await start(0, database);
+      server = await start(0);
       api = client(server.url);
       // Leases last 10 s: move this server's clock past every lease a dead server took (each
       // restarted server counts from its own offset 0) and claim. The round may hang in the
@@ -81,10 +75,14 @@ describe("an advance that kills its process every time", () => {
       api.post("/api/tick", { advance_ms: 11_000 * attempt }).catch(() => {});
     }
 
-    const failed = await until("the instance to fail", async () => {
-      const view = (await api.get(`/api/instances/${id}`)).body;
-      return view.status === "running" ? undefined : view;
-    });
+    const failed = await until(
+      "the instance to fail",
+      async () => {
+        const view = (await api.get(`/api/instances/${id}`)).body;
+        return view.status === "running" ? undefined : view;
+      },
+      90_000,
+    );
     expect(failed.status).toBe("failed");
     expect(failed.error_code).toBe("engine.crashed");
     expect(failed.error_message).toContain(`claimed ${LIMIT + 1} times since its last write`);

@@ -1,5 +1,5 @@
 import { stringifyJson } from "@baton/expr";
-import { client, onPostgres, type SharedDatabase, sharedDatabase, startServer, type TestServer } from "@baton/testkit";
+import { client, type SharedDatabase, sharedDatabase, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshInstanceRow, freshState } from "../../src/engine/start.js";
 import { refOf } from "../../src/storage/objects.js";
@@ -127,7 +127,7 @@ let database: SharedDatabase;
 
 beforeAll(async () => {
   database = await sharedDatabase("baton-seeded-");
-  const db = await openDatabase(onPostgres ? { url: database.location } : { dataDir: database.location });
+  const db = await openDatabase(database.connection);
   try {
     await db.db.insert(instances).values(seeds.map(row));
     await db.db.insert(logs).values(

@@ -47,9 +47,7 @@ beforeAll(async () => {
   });
   database = await sharedDatabase();
   const admin = await bootstrapToken(database, "upgrade admin", "admin");
-  const db = await openDatabase(
-    database.location.startsWith("postgres") ? { url: database.location } : { dataDir: database.location },
-  );
+  const db = await openDatabase(database.connection);
   try {
     const state = stringifyJson({ input: {}, outputs: {} });
     const base = { process: "tree", version: 1, task: "start", state, now: Date.now() };

@@ -1,7 +1,7 @@
 // The execution timeline of one instance, read from its own log entries in time order
 // (docs/api.md "Timeline": GET /instances/{id}/logs?order=asc is the timeline). A visit is one
 // stay on a task (a `task_epoch`); its attempts run from `task.started` to the task's next
-// `task.completed`, `task.failed`, `external.resolved` or `external.timeout`; automatic retries
+// `task.completed`, `task.failed` or `external.resolved`; automatic retries
 // stay in the visit, an operator's retry or a route back to the task opens a new one.
 
 import type { LogEntry } from "@baton/actions";
@@ -16,6 +16,9 @@ export interface Attempt {
   /** The error code of a failed attempt. */
   code?: string;
   worker?: string;
+  /** A fetch's target host (`data.host`) and the call's latency (`data.latency_ms`), on its end entry. */
+  host?: string;
+  latencyMs?: number;
   /** When the retry after this attempt was scheduled to start (failed + retry_scheduled). */
   retryAt?: string;
   retryNumber?: number;
@@ -45,6 +48,12 @@ export function formatDuration(ms: number): string {
 }
 
 const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
+
+/** The fetch call facts a `task.completed`/`task.failed` entry carries. */
+function callFacts(attempt: Attempt, data: Record<string, unknown>) {
+  if (typeof data.host === "string") attempt.host = data.host;
+  if (num(data.latency_ms) !== undefined) attempt.latencyMs = num(data.latency_ms);
+}
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 /** The visits of the entries (one instance's, oldest first), in order. */
@@ -95,6 +104,7 @@ export function buildTimeline(entries: readonly LogEntry[]): Visit[] {
           attempt.end = entry.created_at;
           attempt.outcome = "completed";
           if (num(data.status) !== undefined) attempt.httpStatus = num(data.status);
+          callFacts(attempt, data);
         } else {
           // A routing task starts and ends in the same instant: one entry records both.
           visits.push({
@@ -105,10 +115,9 @@ export function buildTimeline(entries: readonly LogEntry[]): Visit[] {
         }
         break;
       }
-      case "task.failed":
-      case "external.timeout": {
+      case "task.failed": {
         const resolved = justResolved(task);
-        if (resolved && entry.event === "task.failed") {
+        if (resolved) {
           // An error outcome of an external task: resolved with that code.
           if (typeof data.code === "string") resolved.code = data.code;
           break;
@@ -119,9 +128,10 @@ export function buildTimeline(entries: readonly LogEntry[]): Visit[] {
           visits.push({ task, attempts: [attempt] });
         }
         attempt.end = entry.created_at;
-        attempt.outcome = entry.event === "external.timeout" ? "timed out" : "failed";
+        // A wait past its deadline fails its visit with the code external.timeout.
+        attempt.outcome = data.code === "external.timeout" ? "timed out" : "failed";
         if (typeof data.code === "string") attempt.code = data.code;
-        else if (entry.event === "external.timeout") attempt.code = "external.timeout";
+        callFacts(attempt, data);
         break;
       }
       case "task.retry_scheduled": {

@@ -7,7 +7,7 @@ import { accessSync, constants, existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { type BatonClient, createClient } from "@baton/actions";
-import { API_MAIN, startServer, type TestServer } from "@baton/testkit";
+import { API_MAIN, startServer, type TestServer, until } from "@baton/testkit";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { type PreviewServer, preview } from "vite";
 
@@ -111,13 +111,9 @@ export async function startStack(): Promise<Stack> {
   }
 }
 
-/** Polls `check` until it returns a value that is not undefined (the engine works asynchronously). */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/**
+ * The poll helper of @baton/testkit (`until`: a generous hang guard, 60 s by default) at the
+ * pace these suites poll the server: every 100 ms, not to load a busy machine further.
+ */
+export const eventually = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs?: number): Promise<T> =>
+  until(what, check, timeoutMs, 100);

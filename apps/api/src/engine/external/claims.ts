@@ -9,7 +9,7 @@ import { Refusal } from "../../refusal.js";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
 import { perDbCache } from "../../storage/per-db-cache.js";
-import { externalClaims, externalWaits } from "../../storage/schema/index.js";
+import { externalWaits } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { isSettled } from "../statuses.js";
 import { announceClaimable } from "./claim-wait.js";
@@ -52,81 +52,72 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
   if (request.process !== undefined) filters.push(sql`i.process = ${request.process}`);
   if (request.task !== undefined) filters.push(sql`w.task = ${request.task}`);
   if (request.version !== undefined) filters.push(sql`i.version = ${request.version}`);
-  return inTransaction(db, async (tx) => {
-    const claimed = rowsOf<Record<string, unknown>>(
-      await tx.execute(sql`
-        WITH picked AS (
-          SELECT w.instance_id FROM external_waits w JOIN instances i ON i.id = w.instance_id
-          WHERE i.status = 'running' AND i.phase = 'external' AND i.task_epoch = w.task_epoch AND i.task = w.task
-            AND (w.claim_expires_at IS NULL OR w.claim_expires_at <= ${now})
-            AND ${sql.join(filters, sql` AND `)}
-          ORDER BY w.waiting_since, w.instance_id
-          LIMIT ${request.limit}
-          FOR UPDATE OF w SKIP LOCKED
-        )
+  // Tokens for every row the claim may take, made before the statement so that the claim, the
+  // detail view's epoch mirror and the token rows land in ONE autocommit statement; the rows it
+  // takes get them by their FIFO rank.
+  const minted = Array.from({ length: request.limit }, () => newClaimToken());
+  const hashes = minted.map(tokenHash);
+  const claimed = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`
+      WITH picked AS (
+        SELECT w.instance_id FROM external_waits w JOIN instances i ON i.id = w.instance_id
+        WHERE i.status = 'running' AND i.phase = 'external' AND i.task_epoch = w.task_epoch AND i.task = w.task
+          AND (w.claim_expires_at IS NULL OR w.claim_expires_at <= ${now})
+          AND ${sql.join(filters, sql` AND `)}
+        ORDER BY w.waiting_since, w.instance_id
+        LIMIT ${request.limit}
+        FOR UPDATE OF w SKIP LOCKED
+      ),
+      taken AS (
         UPDATE external_waits AS w
         SET claim_epoch = w.claim_epoch + 1, claimed_by = ${request.workerId}, claim_expires_at = ${expires}
         FROM picked, instances AS i
         WHERE w.instance_id = picked.instance_id AND i.id = w.instance_id
-        RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version, i.root_id`),
-    );
-    if (claimed.length > 0) {
-      // The detail view's external_claim_epoch mirrors the claim counter of the current visit.
-      await tx.execute(sql`
-        UPDATE instances AS i SET external_claim_epoch = w.claim_epoch
-        FROM external_waits AS w
-        WHERE w.instance_id = i.id AND i.id = ANY(${sqlTextArray(claimed.map((r) => String(r.instance_id)))})`);
-    }
-    const items: Array<{ item: ExternalTaskItem; since: number }> = [];
-    const tokens: Array<typeof externalClaims.$inferInsert> = [];
-    for (const row of claimed) {
-      const token = newClaimToken();
-      const process = String(row.process);
-      const version = Number(row.version);
-      const def = await storedDefinition(db, process, version, tx);
-      const task = def?.tasks.find((t) => t.id === row.task);
-      tokens.push({
-        tokenHash: tokenHash(token),
-        instanceId: String(row.instance_id),
-        taskEpoch: Number(row.task_epoch),
-        claimEpoch: Number(row.claim_epoch),
-        workerId: request.workerId,
-        createdAt: now,
-      });
-      const since = Number(row.waiting_since);
-      items.push({
-        since,
-        item: {
-          token,
-          process,
-          version,
-          task: String(row.task),
-          external_input: parseJson(String(row.input)),
-          result_schema: def !== undefined && task !== undefined ? resultSchema(def, task) : {},
-          raises: def !== undefined && task !== undefined ? raisesOf(def, task) : {},
-          waiting_since: iso(since),
-          deadline: row.deadline === null || row.deadline === undefined ? null : iso(Number(row.deadline)),
-          claimed_by: request.workerId,
-          claim_expires: iso(expires),
-        },
-      });
-    }
-    if (tokens.length > 0) await tx.insert(externalClaims).values(tokens);
-    const facts = claimFacts(db);
-    claimed.forEach((row, i) => {
-      facts.set(tokens[i].tokenHash, {
-        instanceId: String(row.instance_id),
-        rootId: String(row.root_id),
-        process: String(row.process),
-        version: Number(row.version),
-        task: String(row.task),
-        taskEpoch: Number(row.task_epoch),
-        claimEpoch: Number(row.claim_epoch),
-      });
+        RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version, i.root_id
+      ),
+      ranked AS (SELECT t.*, row_number() OVER (ORDER BY t.waiting_since, t.instance_id)::int AS rank FROM taken t),
+      -- The detail view's external_claim_epoch mirrors the claim counter of the current visit.
+      mirrored AS (UPDATE instances AS i SET external_claim_epoch = r.claim_epoch FROM ranked r WHERE i.id = r.instance_id),
+      tokens AS (
+        INSERT INTO external_claims (token_hash, instance_id, task_epoch, claim_epoch, worker_id, created_at)
+        SELECT (${sqlTextArray(hashes)}::text[])[r.rank], r.instance_id, r.task_epoch, r.claim_epoch, ${request.workerId}, ${now}::bigint
+        FROM ranked r
+      )
+      SELECT * FROM ranked ORDER BY rank`),
+  );
+  const facts = claimFacts(db);
+  const items: ExternalTaskItem[] = [];
+  // In rank order: FIFO by park time.
+  for (const row of claimed) {
+    const rank = Number(row.rank);
+    const process = String(row.process);
+    const version = Number(row.version);
+    const def = await storedDefinition(db, process, version);
+    const task = def?.tasks.find((t) => t.id === row.task);
+    facts.set(hashes[rank - 1], {
+      instanceId: String(row.instance_id),
+      rootId: String(row.root_id),
+      process,
+      version,
+      task: String(row.task),
+      taskEpoch: Number(row.task_epoch),
+      claimEpoch: Number(row.claim_epoch),
     });
-    // FIFO by park time, whatever order RETURNING chose.
-    return items.sort((a, b) => a.since - b.since).map((x) => x.item);
-  });
+    items.push({
+      token: minted[rank - 1],
+      process,
+      version,
+      task: String(row.task),
+      external_input: parseJson(String(row.input)),
+      result_schema: def !== undefined && task !== undefined ? resultSchema(def, task) : {},
+      raises: def !== undefined && task !== undefined ? raisesOf(def, task) : {},
+      waiting_since: iso(Number(row.waiting_since)),
+      deadline: row.deadline === null || row.deadline === undefined ? null : iso(Number(row.deadline)),
+      claimed_by: request.workerId,
+      claim_expires: iso(expires),
+    });
+  }
+  return items;
 }
 
 export interface RenewResult {

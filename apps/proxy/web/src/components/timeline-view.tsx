@@ -84,6 +84,7 @@ export function TimelineView({
               <th scope="col">Ended</th>
               <th scope="col">Duration</th>
               <th scope="col">Outcome</th>
+              <th scope="col">Call</th>
               <th scope="col">Then</th>
             </tr>
           </thead>
@@ -104,6 +105,10 @@ export function TimelineView({
                     <td className={attempt.outcome === "failed" || attempt.outcome === "timed out" ? "error-text" : ""}>
                       {outcomeText(attempt.outcome, attempt.httpStatus, attempt.code)}
                       {visit.via && attempt.outcome === "resolved" ? ` (via ${visit.via})` : ""}
+                    </td>
+                    <td className="mono">
+                      {attempt.host ?? ""}
+                      {attempt.latencyMs !== undefined ? ` in ${formatDuration(attempt.latencyMs)}` : ""}
                     </td>
                     <td>
                       {attempt.retryAt ? (

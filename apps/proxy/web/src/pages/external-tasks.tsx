@@ -45,7 +45,14 @@ export function ExternalTasksPage() {
       <div className="filter-row filter-bar">
         <label>
           Process
-          <input value={process} onChange={(e) => (setCursor({}), setProcess(e.target.value))} size={16} />
+          <input
+            value={process}
+            onChange={(e) => {
+              setCursor({});
+              setProcess(e.target.value);
+            }}
+            size={16}
+          />
         </label>
         <label>
           Claim

@@ -4,23 +4,16 @@
 // instance and task: a person holds no claim token).
 
 import type { StoredDefinition, WaitingExternalTask } from "@baton/actions";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { call } from "../api.js";
 import { ErrorBox } from "../components/error-box.js";
 import { JsonBlock } from "../components/json-block.js";
 import { Link } from "../components/link.js";
-import { SchemaFields } from "../components/schema-fields.js";
 import { StatusBadge } from "../components/status-badge.js";
+import { type Outcome, RaiseForm, ResolveForm, type TaskSchemas } from "../components/task-forms.js";
 import { TimeText } from "../components/time-text.js";
 import { can, type Permissions } from "../permissions.js";
-import { type FieldInput, formFields, formValue } from "../schema-form.js";
 import { POLL_MS, useLoad } from "../use-load.js";
-
-interface TaskSchemas {
-  result: unknown;
-  raises: Record<string, unknown>;
-  defs: Record<string, unknown>;
-}
 
 /** The result schema, the raises and the `$defs` of task `task` in a stored definition. */
 function taskSchemas(stored: StoredDefinition, task: string): TaskSchemas {
@@ -31,8 +24,6 @@ function taskSchemas(stored: StoredDefinition, task: string): TaskSchemas {
   const found = definition.tasks?.find((t) => t.id === task);
   return { result: found?.action?.result_schema ?? {}, raises: found?.raises ?? {}, defs: definition.$defs ?? {} };
 }
-
-type Outcome = { kind: "result"; value: unknown } | { kind: "error"; code: string; message: string; data?: unknown };
 
 export function TaskPage({ instance, permissions }: { instance: string; permissions: Permissions }) {
   const [done, setDone] = useState<string | null>(null);
@@ -169,146 +160,5 @@ export function TaskPage({ instance, permissions }: { instance: string; permissi
         </>
       )}
     </section>
-  );
-}
-
-type Deliver = (outcome: Outcome) => Promise<string>;
-
-function useSubmit(deliver: Deliver, onDone: (sentence: string) => void) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(undefined);
-  const [problems, setProblems] = useState<string[]>([]);
-  async function send(outcome: Outcome | { problems: string[] }) {
-    setError(undefined);
-    setProblems([]);
-    if ("problems" in outcome) {
-      setProblems(outcome.problems);
-      return;
-    }
-    setBusy(true);
-    try {
-      onDone(await deliver(outcome));
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  }
-  const report = (
-    <>
-      {problems.length > 0 && (
-        <ul className="error" role="alert">
-          {problems.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      )}
-      <ErrorBox error={error} />
-    </>
-  );
-  return { busy, send, report };
-}
-
-function ResolveForm({
-  schemas,
-  deliver,
-  onDone,
-}: {
-  schemas: TaskSchemas;
-  deliver: Deliver;
-  onDone: (s: string) => void;
-}) {
-  const fields = formFields(schemas.result, schemas.defs);
-  const [inputs, setInputs] = useState<Record<string, FieldInput>>({});
-  const { busy, send, report } = useSubmit(deliver, onDone);
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const { value, problems } = formValue(fields, inputs);
-    send(problems.length ? { problems } : { kind: "result", value });
-  }
-  return (
-    <form className="task-form" onSubmit={submit} aria-label="Resolve">
-      <fieldset>
-        <legend>Resolve with a result</legend>
-        <SchemaFields
-          fields={fields}
-          inputs={inputs}
-          onChange={(label, value) => setInputs((i) => ({ ...i, [label]: value }))}
-          idPrefix="result"
-        />
-        <details>
-          <summary>The result schema</summary>
-          <JsonBlock value={schemas.result} label="Result schema" />
-        </details>
-        <button type="submit" disabled={busy}>
-          Resolve
-        </button>
-      </fieldset>
-      {report}
-    </form>
-  );
-}
-
-function RaiseForm({
-  schemas,
-  deliver,
-  onDone,
-}: {
-  schemas: TaskSchemas;
-  deliver: Deliver;
-  onDone: (s: string) => void;
-}) {
-  const codes = Object.keys(schemas.raises);
-  const [code, setCode] = useState("");
-  const [message, setMessage] = useState("");
-  const [inputs, setInputs] = useState<Record<string, FieldInput>>({});
-  const dataSchema = code ? schemas.raises[code] : null;
-  const fields = dataSchema ? formFields(dataSchema, schemas.defs) : [];
-  const { busy, send, report } = useSubmit(deliver, onDone);
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!fields.length) return send({ kind: "error", code, message });
-    const { value, problems } = formValue(fields, inputs);
-    send(problems.length ? { problems } : { kind: "error", code, message, data: value });
-  }
-  return (
-    <form className="task-form" onSubmit={submit} aria-label="Raise">
-      <fieldset>
-        <legend>Or raise one of its errors</legend>
-        <label>
-          Error code
-          <select
-            required
-            value={code}
-            onChange={(e) => {
-              setCode(e.target.value);
-              setInputs({});
-            }}
-          >
-            <option value="">choose a code</option>
-            {codes.map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Message
-          <input value={message} onChange={(e) => setMessage(e.target.value)} size={40} />
-        </label>
-        {fields.length > 0 && (
-          <SchemaFields
-            fields={fields}
-            inputs={inputs}
-            onChange={(label, value) => setInputs((i) => ({ ...i, [label]: value }))}
-            idPrefix="data"
-          />
-        )}
-        {code && !dataSchema && <span className="field-help">{code} carries no data.</span>}
-        <button type="submit" className="danger" disabled={busy || !code}>
-          Raise
-        </button>
-      </fieldset>
-      {report}
-    </form>
   );
 }

@@ -100,7 +100,7 @@ export async function runChildren(
       return { kind: "done", result };
     } catch (error) {
       // A failed child fails this instance but keeps `_spawn`: an operator retry revives the
-      // child and puts this visit back to waiting for it (lifecycle.ts retryTree). Anything
+      // child and puts this visit back to waiting for it (trees/retry.ts). Anything
       // else (a raised child, output.invalid) ends the spawn: a retry rule spawns anew.
       if (!(error instanceof ChildFailed)) delete state._spawn;
       throw error;
