@@ -113,13 +113,10 @@ describe("the checker thread", () => {
   });
 
   it("keeps numbers JavaScript cannot hold exactly, digit for digit, through the thread", async () => {
-    const def = {
-      name: "checker_exact",
-      tasks: [{ id: "a", output: { big: 12345678901234567890123, fine: 0.1000000000000000055511151231257827 } }],
-    };
-    const text = JSON.stringify(def)
-      .replace("1.2345678901234568e+22", "12345678901234567890123")
-      .replace('"fine":0.1', '"fine":0.1000000000000000055511151231257827');
+    // Written as text: a JavaScript number literal could not hold these.
+    const text =
+      '{"name":"checker_exact","tasks":[{"id":"a","output":' +
+      '{"big":12345678901234567890123,"fine":0.1000000000000000055511151231257827}}]}';
     const put = await fetch(new URL("/api/definitions", server.url), {
       method: "PUT",
       headers: { "content-type": "application/json" },
