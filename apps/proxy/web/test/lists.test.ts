@@ -93,14 +93,14 @@ describe("list state in the URL", () => {
     await pager.getByRole("button", { name: "Next →" }).click();
     await expect.poll(() => pager.locator("span").textContent()).toBe("21–25 of 25");
     const second = await rowIds();
-    expect(page.url(), "the cursor is in the URL").toMatch(/[?&]after=/);
+    await expect.poll(() => page.url(), { message: "the cursor is in the URL" }).toMatch(/[?&]after=/);
     await page.reload();
     await expect.poll(() => pager.locator("span").textContent()).toBe("21–25 of 25");
     expect(await rowIds(), "the reload shows the same page").toEqual(second);
 
     await page.getByLabel("Per page").selectOption("50");
     await expect.poll(() => pager.locator("span").textContent()).toBe("1–25 of 25");
-    expect(page.url()).toMatch(/[?&]limit=50/);
+    await expect.poll(() => page.url()).toMatch(/[?&]limit=50/);
     await page.reload();
     await expect.poll(() => pager.locator("span").textContent()).toBe("1–25 of 25");
     expect(await page.getByLabel("Per page").inputValue(), "the page size survives the reload").toBe("50");
