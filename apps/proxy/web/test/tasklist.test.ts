@@ -3,6 +3,7 @@
 
 import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, describeViolations } from "./axe.js";
 import { APPROVAL, EXPENSE } from "./fixtures.js";
 import { eventually, type Stack, startStack } from "./harness.js";
 
@@ -108,6 +109,8 @@ describe("tasklist", () => {
     await form.getByRole("button", { name: "Resolve" }).click();
     const alert = form.locator(".error[role=alert]");
     await expect.poll(() => alert.textContent()).toContain("result.amount");
+    const serious = (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(describeViolations(serious), "axe with the API's refusal shown").toBe("");
     expect(
       (await client.call("listExternalTasks", { query: { instance_id: id } })).items,
       "still waiting",
@@ -129,6 +132,8 @@ describe("tasklist", () => {
     await form.getByLabel("Error code").selectOption("rejected");
     await form.getByLabel("Message").fill("over budget");
     await form.getByLabel("reason").fill("the budget is 50");
+    const serious = (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(describeViolations(serious), "axe on the filled Raise form").toBe("");
     await form.getByRole("button", { name: "Raise" }).click();
     await expect.poll(() => page.getByRole("status").textContent()).toContain("Raised rejected");
 
