@@ -8,6 +8,8 @@
 // a class instance that a structured clone would turn into a plain object.
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import {
+  type CompatReport,
+  CompatTooLarge,
   canonicalJson,
   compareDefinitions,
   type Definition,
@@ -39,6 +41,8 @@ export interface CompareJob {
   kind: "compare";
   /** JSON text of `[from, to, fromVersion, toVersion][]`. */
   pairs: string;
+  /** --limit-compat-steps, per pair. */
+  maxSteps: number;
 }
 
 export type CheckJob = DecodeJob | CompareJob;
@@ -53,8 +57,8 @@ export interface DecodedText {
 }
 
 export type DecodeReply = { ok: true; decoded: DecodedText[] } | { ok: false; problems: DefinitionProblem[] };
-/** JSON text of one CompatReport per pair. */
-export type CompareReply = { reports: string };
+/** JSON text of one CompatReport per pair, or the first pair whose comparison passed maxSteps. */
+export type CompareReply = { ok: true; reports: string } | { ok: false; tooLarge: number };
 
 export type CheckReply<J extends CheckJob> = J extends DecodeJob ? DecodeReply : CompareReply;
 
@@ -94,8 +98,14 @@ function runDecode(job: DecodeJob): DecodeReply {
 
 function runCompare(job: CompareJob): CompareReply {
   const pairs = parseJson(job.pairs) as unknown as Array<[Definition, Definition, number | null, number | null]>;
-  const reports = pairs.map(([from, to, fromVersion, toVersion]) =>
-    compareDefinitions(from, to, fromVersion, toVersion),
-  );
-  return { reports: stringifyJson(reports as unknown as Json) };
+  const reports: CompatReport[] = [];
+  for (const [i, [from, to, fromVersion, toVersion]] of pairs.entries()) {
+    try {
+      reports.push(compareDefinitions(from, to, fromVersion, toVersion, job.maxSteps));
+    } catch (error) {
+      if (error instanceof CompatTooLarge) return { ok: false, tooLarge: i };
+      throw error;
+    }
+  }
+  return { ok: true, reports: stringifyJson(reports as unknown as Json) };
 }

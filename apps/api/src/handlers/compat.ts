@@ -5,7 +5,7 @@ import type { Checker } from "../definitions/checker.js";
 import { decodeRequestBatch } from "../definitions/decode-request.js";
 import { getDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { notFound } from "../refusal.js";
+import { invalid, notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { channels } from "../storage/schema/index.js";
 import { requireDefinition } from "../definitions/store.js";
@@ -34,7 +34,7 @@ export const compatHandlers = {
     }
     const excused = new Set(ignore ?? []);
     // Members' `compatible` are computed before excusing: they still report what was found.
-    const reports = await compare(checker, names, before, after);
+    const reports = await compare(checker, limits.maxCompatSteps, names, before, after);
     const processes = reports.map((r) => excuseMembers(r, excused));
     return {
       body: {
@@ -49,6 +49,7 @@ export const compatHandlers = {
 /** One report per name, in order; comparing two versions runs on the checker thread (checker.ts). */
 async function compare(
   checker: Checker,
+  maxSteps: number,
   names: string[],
   before: Map<string, Member>,
   after: Map<string, Member>,
@@ -60,8 +61,13 @@ async function compare(
   });
   const compared = new Map<string, CompatReport>();
   if (pairs.length > 0) {
-    const { reports } = await checker.run({ kind: "compare", pairs: stringifyJson(pairs) });
-    for (const [i, r] of (parseJson(reports) as unknown as CompatReport[]).entries()) compared.set(both[i]!, r);
+    const reply = await checker.run({ kind: "compare", pairs: stringifyJson(pairs), maxSteps });
+    if (!reply.ok)
+      throw invalid(
+        `comparing the two versions of "${both[reply.tooLarge]}" takes more work than the limit of ${maxSteps} steps ` +
+          `(--limit-compat-steps, docs/limits.md): the definitions are too large or differ too widely to compare`,
+      );
+    for (const [i, r] of (parseJson(reply.reports) as unknown as CompatReport[]).entries()) compared.set(both[i]!, r);
   }
   return names.map((name) => {
     const [from, to] = [before.get(name), after.get(name)];

@@ -111,4 +111,19 @@ describe("the checker thread", () => {
     expect(compat.status, compat.text).toBe(200);
     expect(compat.body.processes[0]).toMatchObject({ name: "checker_reg", status: "compared", from: 1, to: null });
   });
+
+  it("refuses a comparison past --limit-compat-steps with a 400 naming it, instead of holding the thread", async () => {
+    const forwards = chain("checker_wide", 400);
+    const backwards = { ...forwards, tasks: [...forwards.tasks].reverse() };
+    const res = await api.post("/api/definitions/compat", {
+      from: { definitions: [backwards] },
+      to: { definitions: [forwards] },
+    });
+    expect(res.status, res.text.slice(0, 300)).toBe(400);
+    expect(res.body.code).toBe("invalid");
+    expect(res.body.error).toContain('comparing the two versions of "checker_wide" takes more work than the limit of');
+    expect(res.body.error).toContain("(--limit-compat-steps, docs/limits.md)");
+    // The thread is free again at once.
+    expect((await api.post("/api/definitions/validate", small)).status).toBe(200);
+  });
 });

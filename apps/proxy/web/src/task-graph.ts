@@ -4,7 +4,7 @@
 // Edge labels sit in a column of their own beyond the outermost lane on their side (switch
 // labels right, on_error labels left), one line each, stacked so that no two overlap, and
 // joined to their edge by a dotted leader; the column is as wide as its longest label, so no
-// label is cut at the drawing's edge (docs/ui.md "Instance page").
+// label is cut at the drawing's edge (docs/ui.md "Instance — #/instances/<id>").
 
 export type EdgeKind = "next" | "switch" | "error";
 

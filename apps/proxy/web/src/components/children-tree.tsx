@@ -23,7 +23,7 @@ export const CHILDREN_PAGE = 50;
  * A large fan-out (a child_list over thousands of elements) shows its first CHILDREN_PAGE and
  * a button for the next ones, instead of reading every child's status on every poll. A level
  * of two or more children can be sorted (failed first, by error code) and filtered by text;
- * both act on the children shown, whose statuses are read (docs/ui.md "Instance page").
+ * both act on the children shown, whose statuses are read (docs/ui.md "Instance — #/instances/<id>").
  */
 export function ChildrenTree({ childMap, depth = 0 }: { childMap: unknown; depth?: number }) {
   // Lists the API stored apart are fetched once (an object never changes; its ref names its content).
