@@ -46,7 +46,10 @@ describe("tasklist", () => {
     await eventually("the approval parked", async () =>
       (await client.call("listExternalTasks", { query: { instance_id: second } })).items.length ? true : undefined,
     );
-    const claim = await client.call("claimExternalTasks", { body: { worker_id: "bot-1", process: "approval" } });
+    // A long lease: on a loaded machine the page may take a while, and a lapsed claim reads "nobody".
+    const claim = await client.call("claimExternalTasks", {
+      body: { worker_id: "bot-1", process: "approval", lease_ms: 600_000 },
+    });
     expect(claim.items).toHaveLength(1);
 
     await page.goto(`${web.url}/#/external`);
