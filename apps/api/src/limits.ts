@@ -24,6 +24,8 @@ export interface ServerLimits {
   typeNodes: number;
   checkNodes: number;
   patternChecks: number;
+  /** Work steps of comparing two versions (compat, upgrade). */
+  compatSteps: number;
   /** Levels of children below a tree's root. */
   treeDepth: number;
   /** Instances (the root and all its descendants) in one tree. */
@@ -138,6 +140,13 @@ export const LIMITS: readonly LimitFlag[] = [
     min: 1000,
   },
   {
+    key: "compatSteps",
+    flag: "limit-compat-steps",
+    description: "work steps of comparing two versions of a process (POST /definitions/compat, upgrade)",
+    default: DEFAULT_DEFINITION_LIMITS.maxCompatSteps,
+    min: 10_000,
+  },
+  {
     key: "treeDepth",
     flag: "limit-tree-depth",
     description: "levels of children below a tree's root (a child task spawning deeper fails with engine.spawn)",
@@ -215,5 +224,6 @@ export function definitionLimitsOf(limits: ServerLimits): DefinitionLimits {
     maxTypeNodes: limits.typeNodes,
     maxCheckNodes: limits.checkNodes,
     maxPatternChecks: limits.patternChecks,
+    maxCompatSteps: limits.compatSteps,
   };
 }

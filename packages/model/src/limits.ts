@@ -21,6 +21,8 @@ export interface DefinitionLimits {
   maxCheckNodes: number;
   /** Pattern-against-pattern and pattern-against-code comparisons of one definition (shadowing, child codes). */
   maxPatternChecks: number;
+  /** Work steps of comparing two versions for upgrade (compat/budget.ts): past it CompatTooLarge. */
+  maxCompatSteps: number;
 }
 
 export const DEFAULT_DEFINITION_LIMITS: Readonly<DefinitionLimits> = Object.freeze({
@@ -33,6 +35,7 @@ export const DEFAULT_DEFINITION_LIMITS: Readonly<DefinitionLimits> = Object.free
   maxTypeDepth: 128,
   maxCheckNodes: 2_000_000,
   maxPatternChecks: 1_000_000,
+  maxCompatSteps: 3_000_000,
 });
 
 export function definitionLimits(given: Partial<DefinitionLimits> | undefined): DefinitionLimits {

@@ -95,7 +95,7 @@ export function docCitationProblems(repoRoot: string, dirs: string[]): CitationP
               file: rel,
               line,
               text: comment.trim(),
-              problem: `docs/${doc} has no heading "${heading}"`,
+              problem: `docs/${doc} has no heading or bold rule name containing "${heading}"; cite one it has (quoted, backticks optional)`,
             });
         }
       }

@@ -3,11 +3,16 @@
 // hash and canonical text, their inferred schemas, and comparing two versions. Pure: everything
 // it needs from the database comes in the job.
 //
-// Definitions and schemas cross the thread boundary as JSON text written and read with
-// @baton/expr's lossless JSON: a number JavaScript cannot hold exactly is a LosslessNumber,
-// a class instance that a structured clone would turn into a plain object.
+// What crosses the thread boundary is what the event loop can hand over or take back without
+// walking it again in JavaScript: raw definitions as a structured clone (native), unless they
+// hold a LosslessNumber — a number JavaScript cannot hold exactly, a class instance a clone
+// would turn into an ambiguous plain object — and then as lossless JSON text; results as the
+// text the caller stores or answers (canonical text, the validate answer), never as objects
+// the event loop would have to parse.
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import {
+  type CompatReport,
+  CompatTooLarge,
   canonicalJson,
   compareDefinitions,
   type Definition,
@@ -19,11 +24,12 @@ import {
   definitionHash,
   inferSchemas,
 } from "@baton/model";
+import { type ChildReference, childReferences } from "./child-references.js";
 
 export interface DecodeJob {
   kind: "decode";
-  /** JSON text of the raw definitions. */
-  raws: string;
+  /** The raw definitions, or their lossless JSON text when they hold a LosslessNumber. */
+  raws: Json[] | string;
   /** One definition (PUT /definitions): a batch's members may name each other as children. */
   single: boolean;
   /** Each registered process and the codes its latest version raises. */
@@ -31,30 +37,38 @@ export interface DecodeJob {
   /** Names registered together with these (a child may name them). */
   batchNames: string[];
   limits?: Partial<DefinitionLimits>;
-  /** Also infer each definition's schemas (POST /definitions/validate). */
-  schemas: boolean;
+  /**
+   * POST /definitions/validate: also answer each definition's inferred schemas, with the version
+   * it would get — from the latest version of its name (`[name, version, hash]`) given here.
+   */
+  validate?: Array<[string, number, string]>;
 }
 
 export interface CompareJob {
   kind: "compare";
   /** JSON text of `[from, to, fromVersion, toVersion][]`. */
   pairs: string;
+  /** --limit-compat-steps, per pair. */
+  maxSteps: number;
 }
 
 export type CheckJob = DecodeJob | CompareJob;
 
-/** One decoded definition; `canonical` is its stored text, which the caller parses. */
+/** One decoded definition: what storing it needs, and (validate) its answer. */
 export interface DecodedText {
+  name: string;
+  /** Its canonical text: what `definitions.definition` stores. */
   canonical: string;
   hash: string;
   raises: string[];
-  /** JSON text of the inferred schemas (ValidateResult with version 0: the caller knows the version). */
-  schemas?: string;
+  children: ChildReference[];
+  /** JSON text of its ValidateResult (validate only). */
+  validated?: string;
 }
 
 export type DecodeReply = { ok: true; decoded: DecodedText[] } | { ok: false; problems: DefinitionProblem[] };
-/** JSON text of one CompatReport per pair. */
-export type CompareReply = { reports: string };
+/** JSON text of one CompatReport per pair, or the first pair whose comparison passed maxSteps. */
+export type CompareReply = { ok: true; reports: string } | { ok: false; tooLarge: number };
 
 export type CheckReply<J extends CheckJob> = J extends DecodeJob ? DecodeReply : CompareReply;
 
@@ -63,7 +77,8 @@ export function runCheckJob(job: CheckJob): DecodeReply | CompareReply {
 }
 
 function runDecode(job: DecodeJob): DecodeReply {
-  const raws = parseJson(job.raws) as Json[];
+  const raws = typeof job.raws === "string" ? (parseJson(job.raws) as Json[]) : job.raws;
+  const latest = new Map((job.validate ?? []).map(([name, version, hash]) => [name, { version, hash }]));
   const raises = new Map(job.registered);
   const ctx = {
     processExists: (name: string) => raises.has(name),
@@ -83,19 +98,36 @@ function runDecode(job: DecodeJob): DecodeReply {
   }
   return {
     ok: true,
-    decoded: definitions.map((def) => ({
-      canonical: canonicalJson(def),
-      hash: definitionHash(def),
-      raises: declaredRaises(def),
-      ...(job.schemas ? { schemas: stringifyJson(inferSchemas(def, 0) as unknown as Json) } : {}),
-    })),
+    decoded: definitions.map((def) => {
+      const hash = definitionHash(def);
+      const decoded: DecodedText = {
+        name: def.name,
+        canonical: canonicalJson(def),
+        hash,
+        raises: declaredRaises(def),
+        children: childReferences(def),
+      };
+      if (job.validate !== undefined) {
+        // The version it would get if registered now: the latest when unchanged, else the next.
+        const last = latest.get(def.name);
+        const version = last === undefined ? 1 : last.hash === hash ? last.version : last.version + 1;
+        decoded.validated = stringifyJson(inferSchemas(def, version) as unknown as Json);
+      }
+      return decoded;
+    }),
   };
 }
 
 function runCompare(job: CompareJob): CompareReply {
   const pairs = parseJson(job.pairs) as unknown as Array<[Definition, Definition, number | null, number | null]>;
-  const reports = pairs.map(([from, to, fromVersion, toVersion]) =>
-    compareDefinitions(from, to, fromVersion, toVersion),
-  );
-  return { reports: stringifyJson(reports as unknown as Json) };
+  const reports: CompatReport[] = [];
+  for (const [i, [from, to, fromVersion, toVersion]] of pairs.entries()) {
+    try {
+      reports.push(compareDefinitions(from, to, fromVersion, toVersion, job.maxSteps));
+    } catch (error) {
+      if (error instanceof CompatTooLarge) return { ok: false, tooLarge: i };
+      throw error;
+    }
+  }
+  return { ok: true, reports: stringifyJson(reports as unknown as Json) };
 }

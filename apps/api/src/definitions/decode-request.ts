@@ -1,26 +1,25 @@
-import { type Json, parseJson, stringifyJson } from "@baton/expr";
-import {
-  type Definition,
-  type DefinitionLimits,
-  type DefinitionProblem,
-  formatProblems,
-  type ValidateResult,
-} from "@baton/model";
+import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
+import { type DefinitionLimits, type DefinitionProblem, formatProblems } from "@baton/model";
 import { invalid } from "../refusal.js";
 import type { Db } from "../storage/db.js";
-import type { DecodeJob } from "./check-jobs.js";
+import type { DecodedText, DecodeJob } from "./check-jobs.js";
 import type { Checker } from "./checker.js";
-import { latestRaisesByName } from "./store.js";
+import { latestDefinition, latestRaisesByName } from "./store.js";
 
-/** A definition that passed the registration checks, with what storing it needs. */
-export interface CheckedDefinition {
-  definition: Definition;
-  /** Its canonical text: what `definitions.definition` stores. */
-  canonical: string;
-  hash: string;
-  raises: string[];
-  /** Its inferred schemas (when asked for), `version` 0: the caller knows the version. */
-  schemas?: ValidateResult;
+/** A definition that passed the registration checks: what storing it needs, and (validate) its answer. */
+export type CheckedDefinition = DecodedText;
+
+/** Whether a parsed JSON value holds a LosslessNumber anywhere (a structured clone would lose its class). */
+function holdsLosslessNumber(value: Json): boolean {
+  const stack: Json[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (isLosslessNumber(v)) return true;
+    if (Array.isArray(v)) stack.push(...v);
+    else for (const key in v) stack.push(v[key]!);
+  }
+  return false;
 }
 
 /**
@@ -31,21 +30,27 @@ async function check(
   checker: Checker,
   db: Db,
   raws: Json[],
-  job: Pick<DecodeJob, "single" | "batchNames" | "limits" | "schemas">,
+  job: Pick<DecodeJob, "single" | "batchNames" | "limits"> & { validate: boolean },
 ): Promise<{ ok: true; checked: CheckedDefinition[] } | { ok: false; problems: DefinitionProblem[] }> {
   const registered = [...(await latestRaisesByName(db))];
-  const reply = await checker.run({ kind: "decode", raws: stringifyJson(raws), registered, ...job });
-  if (!reply.ok) return reply;
-  return {
-    ok: true,
-    checked: reply.decoded.map((d) => ({
-      definition: parseJson(d.canonical) as unknown as Definition,
-      canonical: d.canonical,
-      hash: d.hash,
-      raises: d.raises,
-      ...(d.schemas !== undefined ? { schemas: parseJson(d.schemas) as unknown as ValidateResult } : {}),
-    })),
-  };
+  let validate: DecodeJob["validate"];
+  if (job.validate) {
+    validate = [];
+    for (const name of new Set(job.batchNames)) {
+      const latest = await latestDefinition(db, name);
+      if (latest) validate.push([name, latest.version, latest.hash]);
+    }
+  }
+  const reply = await checker.run({
+    kind: "decode",
+    raws: holdsLosslessNumber(raws) ? stringifyJson(raws) : raws,
+    registered,
+    single: job.single,
+    batchNames: job.batchNames,
+    limits: job.limits,
+    validate,
+  });
+  return reply.ok ? { ok: true, checked: reply.decoded } : reply;
 }
 
 function joinPath(prefix: string, path: string): string {
@@ -84,7 +89,7 @@ export async function decodeRequestDefinition(
   raw: Json,
   limits?: Partial<DefinitionLimits>,
 ): Promise<CheckedDefinition> {
-  const decoded = await check(checker, db, [raw], { single: true, batchNames: [], limits, schemas: false });
+  const decoded = await check(checker, db, [raw], { single: true, batchNames: [], limits, validate: false });
   if (!decoded.ok) refuse(decoded.problems, (p) => joinPath("body", p.path));
   return decoded.checked[0]!;
 }
@@ -98,14 +103,15 @@ export async function decodeRequestBatch(
   db: Db,
   raws: Json[],
   at: string,
-  options: { limits?: Partial<DefinitionLimits>; schemas?: boolean } = {},
+  /** `validate`: also answer each definition as POST /definitions/validate does (`validated`). */
+  options: { limits?: Partial<DefinitionLimits>; validate?: boolean } = {},
 ): Promise<CheckedDefinition[]> {
   const names = namesOf(raws);
   const decoded = await check(checker, db, raws, {
     single: false,
     batchNames: names.filter(Boolean),
     limits: options.limits,
-    schemas: options.schemas ?? false,
+    validate: options.validate ?? false,
   });
   if (!decoded.ok) {
     refuse(decoded.problems, (p) => {

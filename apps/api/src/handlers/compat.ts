@@ -1,11 +1,11 @@
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
-import { type CompatReport, type Definition, type DefinitionLimits, excuseMembers, onlyOnOneSide } from "@baton/model";
+import { type CompatReport, type DefinitionLimits, excuseMembers, onlyOnOneSide } from "@baton/model";
 import { and, eq } from "drizzle-orm";
 import type { Checker } from "../definitions/checker.js";
 import { decodeRequestBatch } from "../definitions/decode-request.js";
 import { getDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { notFound } from "../refusal.js";
+import { invalid, notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { channels } from "../storage/schema/index.js";
 import { requireDefinition } from "../definitions/store.js";
@@ -15,7 +15,8 @@ type Selector = { channel: string } | { definitions: Json[] } | { versions: Reco
 type Side = "from" | "to";
 
 interface Member {
-  definition: Definition;
+  /** The definition as JSON text: the comparison runs on the checker thread, which parses it. */
+  text: string;
   /** null for an unsaved definition. */
   version: number | null;
 }
@@ -34,7 +35,7 @@ export const compatHandlers = {
     }
     const excused = new Set(ignore ?? []);
     // Members' `compatible` are computed before excusing: they still report what was found.
-    const reports = await compare(checker, names, before, after);
+    const reports = await compare(checker, limits.maxCompatSteps, names, before, after);
     const processes = reports.map((r) => excuseMembers(r, excused));
     return {
       body: {
@@ -49,6 +50,7 @@ export const compatHandlers = {
 /** One report per name, in order; comparing two versions runs on the checker thread (checker.ts). */
 async function compare(
   checker: Checker,
+  maxSteps: number,
   names: string[],
   before: Map<string, Member>,
   after: Map<string, Member>,
@@ -56,12 +58,17 @@ async function compare(
   const both = names.filter((name) => before.has(name) && after.has(name));
   const pairs = both.map((name) => {
     const [from, to] = [before.get(name)!, after.get(name)!];
-    return [from.definition, to.definition, from.version, to.version];
+    return `[${from.text},${to.text},${from.version},${to.version}]`;
   });
   const compared = new Map<string, CompatReport>();
   if (pairs.length > 0) {
-    const { reports } = await checker.run({ kind: "compare", pairs: stringifyJson(pairs) });
-    for (const [i, r] of (parseJson(reports) as unknown as CompatReport[]).entries()) compared.set(both[i]!, r);
+    const reply = await checker.run({ kind: "compare", pairs: `[${pairs.join(",")}]`, maxSteps });
+    if (!reply.ok)
+      throw invalid(
+        `comparing the two versions of "${both[reply.tooLarge]}" takes more work than the limit of ${maxSteps} steps ` +
+          `(--limit-compat-steps, docs/limits.md): the definitions are too large or differ too widely to compare`,
+      );
+    for (const [i, r] of (parseJson(reply.reports) as unknown as CompatReport[]).entries()) compared.set(both[i]!, r);
   }
   return names.map((name) => {
     const [from, to] = [before.get(name), after.get(name)];
@@ -84,7 +91,7 @@ async function resolveSelector(
   for (const [name, ref] of Object.entries(selector.versions)) {
     if (typeof ref === "number") {
       const stored = await requireDefinition(db, name, ref);
-      members.set(name, { definition: stored.definition, version: stored.version });
+      members.set(name, { text: stringifyJson(stored.definition), version: stored.version });
       continue;
     }
     const [row] = await db
@@ -108,7 +115,7 @@ async function channelMembers(db: Db, channel: string): Promise<Map<string, Memb
 async function stored(db: Db, name: string, version: number): Promise<Member> {
   const found = await getDefinition(db, name, version);
   if (!found) throw notFound(`process "${name}" has no version ${version}`);
-  return { definition: found.definition, version: found.version };
+  return { text: stringifyJson(found.definition), version: found.version };
 }
 
 /** Decoded exactly as `PUT /definitions/batch` would (members may name each other as children). */
@@ -120,5 +127,5 @@ async function unsavedMembers(
   limits: DefinitionLimits,
 ): Promise<Map<string, Member>> {
   const checked = await decodeRequestBatch(checker, db, raws, `body.${side}.definitions`, { limits });
-  return new Map(checked.map(({ definition: d }) => [d.name, { definition: d, version: null }]));
+  return new Map(checked.map((d) => [d.name, { text: d.canonical, version: null }]));
 }

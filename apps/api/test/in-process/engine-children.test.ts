@@ -43,6 +43,19 @@ const judge = {
 
 const TWICE = { type: "object", properties: { twice: { type: "integer" } }, required: ["twice"] };
 
+/** Doubles every element of `ns` in a child_list of `double` and collects the results in order. */
+const lister = {
+  name: "lister",
+  input_schema: { type: "object", properties: { ns: { type: "array", items: { type: "integer" } } }, required: ["ns"] },
+  tasks: [
+    {
+      id: "each",
+      action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})", result_schema: TWICE },
+    },
+  ],
+  output: { all: "$: map(outputs.each, o => o.twice)" },
+};
+
 interface Row {
   id: string;
   status: string;
@@ -182,21 +195,7 @@ describe("child_map and child_list", () => {
   });
 
   it("collects a child_list as the array of outputs in element order", async () => {
-    h = await harnessWith(double, {
-      name: "lister",
-      input_schema: {
-        type: "object",
-        properties: { ns: { type: "array", items: { type: "integer" } } },
-        required: ["ns"],
-      },
-      tasks: [
-        {
-          id: "each",
-          action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})", result_schema: TWICE },
-        },
-      ],
-      output: { all: "$: map(outputs.each, o => o.twice)" },
-    });
+    h = await harnessWith(double, lister);
     const view = await runTree(h, "lister", { ns: [3, 1, 4, 1, 5] });
     expect(view.status, view.errorMessage ?? "").toBe("completed");
     expect(view.output).toEqual({ all: [6, 2, 8, 2, 10] });
@@ -530,21 +529,7 @@ describe("the pump and trees", () => {
     // A poll this long never fires within the test: only the engine's own wakes move the tree.
     h = await openHarness({ pollMs: 600_000 });
     await h.deploy(double);
-    await h.deploy({
-      name: "lister",
-      input_schema: {
-        type: "object",
-        properties: { ns: { type: "array", items: { type: "integer" } } },
-        required: ["ns"],
-      },
-      tasks: [
-        {
-          id: "each",
-          action: { type: "child_list", name: "double", over: "$: map(input.ns, n => {n: n})", result_schema: TWICE },
-        },
-      ],
-      output: { all: "$: map(outputs.each, o => o.twice)" },
-    });
+    await h.deploy(lister);
     const id = await h.start("lister", { ns: [1, 2, 3] });
     h.engine.wake();
     const view = await settledByPump(

@@ -111,4 +111,43 @@ describe("the checker thread", () => {
     expect(compat.status, compat.text).toBe(200);
     expect(compat.body.processes[0]).toMatchObject({ name: "checker_reg", status: "compared", from: 1, to: null });
   });
+
+  it("keeps numbers JavaScript cannot hold exactly, digit for digit, through the thread", async () => {
+    // Written as text: a JavaScript number literal could not hold these.
+    const text =
+      '{"name":"checker_exact","tasks":[{"id":"a","output":' +
+      '{"big":12345678901234567890123,"fine":0.1000000000000000055511151231257827}}]}';
+    const put = await fetch(new URL("/api/definitions", server.url), {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: text,
+    });
+    expect(put.status).toBe(200);
+    const stored = await fetch(new URL("/api/definitions/checker_exact/versions/1", server.url));
+    const body = await stored.text();
+    expect(body).toContain('"big":12345678901234567890123');
+    expect(body).toContain('"fine":0.1000000000000000055511151231257827');
+    const validated = await fetch(new URL("/api/definitions/validate", server.url), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `[${text}]`,
+    });
+    expect(validated.status).toBe(200);
+    expect(await validated.text()).toContain('"version":1');
+  });
+
+  it("refuses a comparison past --limit-compat-steps with a 400 naming it, instead of holding the thread", async () => {
+    const forwards = chain("checker_wide", 400);
+    const backwards = { ...forwards, tasks: [...forwards.tasks].reverse() };
+    const res = await api.post("/api/definitions/compat", {
+      from: { definitions: [backwards] },
+      to: { definitions: [forwards] },
+    });
+    expect(res.status, res.text.slice(0, 300)).toBe(400);
+    expect(res.body.code).toBe("invalid");
+    expect(res.body.error).toContain('comparing the two versions of "checker_wide" takes more work than the limit of');
+    expect(res.body.error).toContain("(--limit-compat-steps, docs/limits.md)");
+    // The thread is free again at once.
+    expect((await api.post("/api/definitions/validate", small)).status).toBe(200);
+  });
 });

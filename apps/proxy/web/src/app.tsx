@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { setUnauthenticatedHandler } from "./api.js";
 import { fetchSession, logout } from "./auth.js";
+import { TokenLabelsProvider } from "./components/actor.js";
 import { Link } from "./components/link.js";
 import { ChannelsPage } from "./pages/channels.js";
 import { ComparePage } from "./pages/compare.js";
@@ -165,7 +166,9 @@ export function App() {
         )}
       </header>
       <main id="main" tabIndex={-1}>
-        <Page route={route} session={session} />
+        <TokenLabelsProvider permissions={session.permissions}>
+          <Page route={route} session={session} />
+        </TokenLabelsProvider>
       </main>
     </>
   );

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { childRefs, spliceChildren, storedChildRefs, storedRef } from "./children.js";
+import {
+  type ChildFacts,
+  childMatches,
+  childRefs,
+  orderChildren,
+  spliceChildren,
+  storedChildRefs,
+  storedRef,
+} from "./children.js";
 
 describe("childRefs", () => {
   it("reads single children, lists in order and maps by key", () => {
@@ -57,5 +65,40 @@ describe("stored child lists", () => {
       spliceChildren({ each: { $ref: "c".repeat(64) } }, loaded),
       "an object not fetched stays a placeholder",
     ).toEqual({ each: { $ref: "c".repeat(64) } });
+  });
+});
+
+describe("ordering and filtering children", () => {
+  const child = (id: string, status?: string, error_code?: string): ChildFacts => ({
+    ref: { task: "each", key: id, id: `id-${id}` },
+    view: status ? { process: "leaf", status, task: "wait", error_code } : undefined,
+  });
+  const ids = (children: ChildFacts[]) => children.map((c) => c.ref.key);
+  const kids = [
+    child("0", "completed"),
+    child("1", "running"),
+    child("2", "failed", "pre.error"),
+    child("3"),
+    child("4", "raised", "declined"),
+    child("5", "failed", "http.503"),
+  ];
+
+  it("keeps the spawn order, or puts failed and raised children first, ties in spawn order", () => {
+    expect(ids(orderChildren(kids, "spawn"))).toEqual(["0", "1", "2", "3", "4", "5"]);
+    expect(ids(orderChildren(kids, "status"))).toEqual(["2", "5", "4", "1", "0", "3"]);
+  });
+
+  it("orders by error code, children with one first", () => {
+    expect(ids(orderChildren(kids, "error"))).toEqual(["4", "5", "2", "0", "1", "3"]);
+  });
+
+  it("matches the filter text against the place, id, process, status, task and error code", () => {
+    const matching = (text: string) => ids(kids.filter((c) => childMatches(c, text)));
+    expect(matching("")).toEqual(["0", "1", "2", "3", "4", "5"]);
+    expect(matching("HTTP.5")).toEqual(["5"]);
+    expect(matching("failed")).toEqual(["2", "5"]);
+    expect(matching("each[3]")).toEqual(["3"]);
+    expect(matching("id-4")).toEqual(["4"]);
+    expect(matching("nothing like it")).toEqual([]);
   });
 });

@@ -59,3 +59,59 @@ export function childRefs(children: unknown): ChildRef[] {
   }
   return refs;
 }
+
+/** The fields of a child the sort and filter of a children level read (its status view when loaded). */
+export interface ChildFacts {
+  ref: ChildRef;
+  view?: { process: string; status: string; task: string; error_code?: string | null } | null;
+}
+
+export type ChildOrder = "spawn" | "status" | "error";
+
+/** Trouble first: failed and raised children, then those on their way there, then live, then settled well. */
+const STATUS_RANK = [
+  "failed",
+  "raised",
+  "failing",
+  "cancelling",
+  "paused",
+  "pausing",
+  "running",
+  "cancelled",
+  "completed",
+];
+
+function statusRank(child: ChildFacts): number {
+  const rank = child.view ? STATUS_RANK.indexOf(child.view.status) : -1;
+  return rank === -1 ? STATUS_RANK.length : rank; // not read (yet): last
+}
+
+/**
+ * The children in the order asked: as spawned (the state's order), by status with failed ones
+ * first, or by error code (children with one first, codes alphabetically). Ties keep the spawn
+ * order.
+ */
+export function orderChildren<T extends ChildFacts>(children: readonly T[], order: ChildOrder): T[] {
+  const indexed = children.map((child, i) => ({ child, i }));
+  const code = (child: ChildFacts) => child.view?.error_code ?? "";
+  const compare = {
+    spawn: () => 0,
+    status: (a: ChildFacts, b: ChildFacts) => statusRank(a) - statusRank(b),
+    error: (a: ChildFacts, b: ChildFacts) => (code(a) ? 0 : 1) - (code(b) ? 0 : 1) || code(a).localeCompare(code(b)),
+  }[order];
+  return indexed.sort((a, b) => compare(a.child, b.child) || a.i - b.i).map(({ child }) => child);
+}
+
+/**
+ * Whether a child matches the filter text: a case-insensitive part of its task, key, id,
+ * process, status, current task or error code. Empty text matches every child.
+ */
+export function childMatches(child: ChildFacts, text: string): boolean {
+  const needle = text.trim().toLowerCase();
+  if (!needle) return true;
+  const { ref, view } = child;
+  const place = ref.key === null ? ref.task : `${ref.task}[${ref.key}]`;
+  return [place, ref.id, view?.process, view?.status, view?.task, view?.error_code].some((field) =>
+    field?.toLowerCase().includes(needle),
+  );
+}

@@ -57,3 +57,64 @@ export function diffLines(before: string[], after: string[]): DiffLine[] {
 export function hasChanges(diff: DiffLine[]): boolean {
   return diff.some((line) => line.kind !== "same");
 }
+
+/** A run of diff lines, `[start, end)` indexes into the diff. */
+export interface DiffRange {
+  start: number;
+  end: number;
+}
+
+/** The changes: each maximal run of added and removed lines, in order. */
+export function changeBlocks(diff: DiffLine[]): DiffRange[] {
+  const blocks: DiffRange[] = [];
+  for (let i = 0; i < diff.length; i++) {
+    if (diff[i].kind === "same") continue;
+    const start = i;
+    while (i + 1 < diff.length && diff[i + 1].kind !== "same") i++;
+    blocks.push({ start, end: i + 1 });
+  }
+  return blocks;
+}
+
+/** Unchanged lines kept on each side of a change. */
+export const DIFF_CONTEXT = 3;
+/** A run of unchanged lines shorter than this is shown rather than folded (a fold of 2 lines saves nothing). */
+export const MIN_FOLD = 4;
+
+/**
+ * The diff cut into ranges to show and ranges to fold: unchanged lines further than `context`
+ * from every change are folded when there are at least MIN_FOLD of them in a row. The ranges
+ * cover the diff in order, without gaps; a diff without changes is one folded range.
+ */
+export function foldDiff(diff: DiffLine[], context = DIFF_CONTEXT): (DiffRange & { folded: boolean })[] {
+  const out: (DiffRange & { folded: boolean })[] = [];
+  const push = (start: number, end: number, folded: boolean) => {
+    if (end <= start) return;
+    const last = out.at(-1);
+    if (last && last.folded === folded && last.end === start) last.end = end;
+    else out.push({ start, end, folded });
+  };
+  let i = 0;
+  while (i < diff.length) {
+    if (diff[i].kind !== "same") {
+      const start = i;
+      while (i < diff.length && diff[i].kind !== "same") i++;
+      push(start, i, false);
+      continue;
+    }
+    const start = i;
+    while (i < diff.length && diff[i].kind === "same") i++;
+    const keepBefore = start > 0 ? context : 0; // after a change
+    const keepAfter = i < diff.length ? context : 0; // before a change
+    const hideStart = start + keepBefore;
+    const hideEnd = i - keepAfter;
+    if (hideEnd - hideStart < MIN_FOLD) {
+      push(start, i, false);
+    } else {
+      push(start, hideStart, false);
+      push(hideStart, hideEnd, true);
+      push(hideEnd, i, false);
+    }
+  }
+  return out;
+}

@@ -1,10 +1,13 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./app.js";
+import { watchScrollers } from "./scroll-focus.js";
 import "./styles.css";
 import "./operator.css";
 
-createRoot(document.getElementById("root")!).render(
+const root = document.getElementById("root")!;
+watchScrollers(root);
+createRoot(root).render(
   <StrictMode>
     <App />
   </StrictMode>,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { END_NODE, layoutTaskGraph, RAISE_NODE } from "./task-graph.js";
+import { END_NODE, LABEL_CHAR_W, LABEL_LINE, layoutTaskGraph, MAX_LABEL, RAISE_NODE } from "./task-graph.js";
 
 const definition = {
   name: "order",
@@ -127,5 +127,92 @@ describe("layoutTaskGraph", () => {
 
   it("draws nothing but the end node for a definition without tasks", () => {
     expect(layoutTaskGraph({}).nodes.map((n) => n.id)).toEqual([END_NODE]);
+  });
+
+  describe("labels", () => {
+    // Four switch cases leaving one task, two on_error rules with long codes, a straight labelled case.
+    const busy = {
+      tasks: [
+        {
+          id: "route",
+          switch: [
+            { case: "outputs.check.amount > 10000 && outputs.check.currency == 'EUR'", goto: "$big" },
+            { case: "outputs.check.amount > 100", goto: "$medium" },
+            { case: "outputs.check.flagged", raise: { code: "fraud.suspected" } },
+            { case: "outputs.check.region == 'us'", goto: "next" },
+            { goto: "$small" },
+          ],
+          on_error: [
+            { code: ["http.503", "http.504", "http.502"], goto: "$small" },
+            { code: ["pre.error"], goto: "$medium" },
+          ],
+        },
+        { id: "us", on_error: [{ goto: "$big" }] },
+        { id: "big", switch: "end" },
+        { id: "medium", switch: "end" },
+        { id: "small" },
+      ],
+    };
+    /** Each label's box in drawing units, from its anchor, baseline and the monospace width. */
+    const boxes = (graph: ReturnType<typeof layoutTaskGraph>) =>
+      graph.edges
+        .filter((e) => e.label)
+        .map((e) => {
+          const width = e.text.length * LABEL_CHAR_W;
+          const left = e.anchor === "start" ? e.labelX : e.labelX - width;
+          return { name: `${e.from}→${e.to}`, left, right: left + width, top: e.labelY - 11, bottom: e.labelY + 3 };
+        });
+
+    it("stacks the labels of one side so that no two overlap", () => {
+      const found = boxes(layoutTaskGraph(busy));
+      expect(found.length).toBe(8);
+      for (const a of found)
+        for (const b of found) {
+          if (a === b) continue;
+          const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+          expect(apart, `${a.name} and ${b.name} overlap`).toBe(true);
+        }
+      const rightYs = layoutTaskGraph(busy)
+        .edges.filter((e) => e.label && e.kind !== "error")
+        .map((e) => e.labelY)
+        .sort((a, b) => a - b);
+      for (let i = 1; i < rightYs.length; i++) expect(rightYs[i] - rightYs[i - 1]).toBeGreaterThanOrEqual(LABEL_LINE);
+    });
+
+    it("keeps every label whole inside the drawing, left ones included, and clear of the nodes", () => {
+      const graph = layoutTaskGraph(busy);
+      const nodes = graph.nodes;
+      for (const box of boxes(graph)) {
+        expect(box.left, `${box.name} starts inside`).toBeGreaterThanOrEqual(0);
+        expect(box.right, `${box.name} ends inside`).toBeLessThanOrEqual(graph.width);
+        expect(box.bottom, `${box.name} is above the bottom`).toBeLessThanOrEqual(graph.height);
+        for (const node of nodes) {
+          const apart = box.right <= node.x || node.x + node.width <= box.left;
+          expect(apart, `${box.name} clear of ${node.id}`).toBe(true);
+        }
+      }
+    });
+
+    it("draws on_error labels on the left, the others on the right, each with a leader from its edge", () => {
+      const graph = layoutTaskGraph(busy);
+      const taskX = graph.nodes[0].x;
+      for (const e of graph.edges.filter((e) => e.label)) {
+        if (e.kind === "error") expect([e.anchor, e.labelX < taskX]).toEqual(["end", true]);
+        else expect([e.anchor, e.labelX > taskX + graph.nodes[0].width]).toEqual(["start", true]);
+        expect(e.leader).toMatch(/^M [\d.]+ [\d.]+ L [\d.]+ [\d.]+$/);
+      }
+      expect(graph.edges.filter((e) => !e.label).every((e) => e.leader === "")).toBe(true);
+    });
+
+    it("shortens a label past MAX_LABEL characters in the drawing and keeps it whole in the edge", () => {
+      const [big] = edge(layoutTaskGraph(busy), "route", "big");
+      expect(big.label).toBe("outputs.check.amount > 10000 && outputs.check.currency == 'EUR'");
+      expect(big.text).toHaveLength(MAX_LABEL);
+      expect(big.text.endsWith("…")).toBe(true);
+      expect(edge(layoutTaskGraph(busy), "route", "medium").map((e) => [e.kind, e.text])).toEqual([
+        ["switch", "outputs.check.amount > 100"],
+        ["error", "pre.error"],
+      ]);
+    });
   });
 });

@@ -1,6 +1,10 @@
 // The definition as a graph: tasks top to bottom in their order, the fall-through flow as
 // straight arrows down the middle, switch jumps routed on the right and on_error edges on
 // the left, each in its own lane so that overlapping jumps never share a vertical segment.
+// Edge labels sit in a column of their own beyond the outermost lane on their side (switch
+// labels right, on_error labels left), one line each, stacked so that no two overlap, and
+// joined to their edge by a dotted leader; the column is as wide as its longest label, so no
+// label is cut at the drawing's edge (docs/ui.md "Instance — #/instances/<id>").
 
 export type EdgeKind = "next" | "switch" | "error";
 
@@ -20,11 +24,18 @@ export interface GraphEdge {
   from: string;
   to: string;
   kind: EdgeKind;
+  /** The whole label (conditions, codes, raise); "" for none. */
   label: string;
+  /** The label as drawn: shortened to MAX_LABEL characters. */
+  text: string;
   /** SVG path data, ending at the target's border (the arrow head goes there). */
   path: string;
+  /** Where the label's text starts ("start") or ends ("end", on the left), on its baseline. */
   labelX: number;
   labelY: number;
+  anchor: "start" | "end";
+  /** SVG path data of the dotted line from the edge to its label; "" without a label. */
+  leader: string;
 }
 
 export interface TaskGraph {
@@ -48,7 +59,21 @@ const NODE_H = 46;
 const ROW = 80;
 const MARGIN = 24;
 const LANE_GAP = 16;
-const LABEL_ROOM = 90;
+/**
+ * Edge labels are drawn in an 11 px monospace font (styles.css `.graph .edge text`), so a
+ * label's width is known here: 0.6 em per character (6.6 px), rounded up for safety.
+ */
+export const LABEL_CHAR_W = 7;
+/** Longer labels are shortened in the drawing; "Branch conditions in full" lists them whole. */
+export const MAX_LABEL = 40;
+/** Vertical distance between two stacked labels' baselines (11 px text). */
+export const LABEL_LINE = 14;
+const LABEL_GAP = 8;
+
+/** A label as drawn: at most MAX_LABEL characters, an ellipsis marking a cut. */
+export function shortLabel(label: string): string {
+  return label.length > MAX_LABEL ? `${label.slice(0, MAX_LABEL - 1)}…` : label;
+}
 
 type Json = unknown;
 interface RawEdge {
@@ -192,8 +217,15 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
   const left = edges.filter((e) => e.kind === "error");
   const rightLanes = assignLanes(right);
   const leftLanes = assignLanes(left);
-  const leftWidth = left.length ? (Math.max(...leftLanes) + 1) * LANE_GAP + LABEL_ROOM : 0;
-  const rightWidth = right.length ? (Math.max(...rightLanes) + 1) * LANE_GAP + LABEL_ROOM : 0;
+  const leftLanesWidth = left.length ? (Math.max(...leftLanes) + 1) * LANE_GAP : 0;
+  const rightLanesWidth = right.length ? (Math.max(...rightLanes) + 1) * LANE_GAP : 0;
+  // Every labelled edge that is not an on_error one, straight ones included, labels on the right.
+  const labelRoom = (side: RawEdge[]) => {
+    const longest = Math.max(0, ...side.filter((e) => e.label).map((e) => shortLabel(e.label).length));
+    return longest ? LABEL_GAP + longest * LABEL_CHAR_W : 0;
+  };
+  const leftWidth = leftLanesWidth + labelRoom(left);
+  const rightWidth = rightLanesWidth + labelRoom(edges.filter((e) => e.kind !== "error"));
   const x = MARGIN + leftWidth;
   const raises = edges.some((e) => e.to === count + 1);
   const rowY = (row: number) => MARGIN + row * ROW;
@@ -232,20 +264,30 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
   const mid = x + NODE_W / 2;
   const name = (row: number) => (row === count ? END_NODE : row === count + 1 ? RAISE_NODE : ids[row]);
 
+  const rightColumn = x + NODE_W + rightLanesWidth + LABEL_GAP;
+  const leftColumn = x - leftLanesWidth - LABEL_GAP;
   const out: GraphEdge[] = [];
+  // The point on each labelled edge its leader starts from, and the height its label would like.
+  const wanted: { edge: GraphEdge; x: number; y: number }[] = [];
   for (const edge of edges) {
     const fromY = rowY(edge.from);
     const toY = rowY(edge.to);
+    const drawn = {
+      from: name(edge.from),
+      to: name(edge.to),
+      kind: edge.kind,
+      label: edge.label,
+      text: shortLabel(edge.label),
+      labelX: 0,
+      labelY: 0,
+      anchor: edge.kind === "error" ? ("end" as const) : ("start" as const),
+      leader: "",
+    };
     if (isStraight(edge)) {
-      out.push({
-        from: name(edge.from),
-        to: name(edge.to),
-        kind: edge.kind,
-        label: edge.label,
-        path: `M ${mid} ${fromY + NODE_H} L ${mid} ${toY}`,
-        labelX: mid + 6,
-        labelY: fromY + NODE_H + (ROW - NODE_H) / 2 + 4,
-      });
+      const gapY = fromY + NODE_H + (ROW - NODE_H) / 2;
+      const straight = { ...drawn, path: `M ${mid} ${fromY + NODE_H} L ${mid} ${toY}` };
+      out.push(straight);
+      if (edge.label) wanted.push({ edge: straight, x: mid, y: gapY });
       continue;
     }
     const onLeft = edge.kind === "error";
@@ -258,17 +300,31 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
     // that a jump out and a jump in on the same node do not overlap.
     const startY = fromY + NODE_H * 0.65;
     const endY = toY + targetNode.height * 0.35;
-    out.push({
-      from: name(edge.from),
-      to: name(edge.to),
-      kind: edge.kind,
-      label: edge.label,
+    const jump = {
+      ...drawn,
       path: `M ${side} ${startY} L ${laneX} ${startY} L ${laneX} ${endY} L ${targetSide} ${endY}`,
-      labelX: onLeft ? laneX - 4 : laneX + 4,
-      labelY: startY + (edge.to > edge.from ? 14 : -6),
-    });
+    };
+    out.push(jump);
+    if (edge.label) wanted.push({ edge: jump, x: laneX, y: startY });
+  }
+  // Stack each side's labels top to bottom: a label goes at the height it wants, or one line
+  // under the label above it, whichever is lower; so no two labels of a column overlap.
+  let lowest = 0;
+  for (const onLeft of [false, true]) {
+    const column = wanted.filter((w) => (w.edge.kind === "error") === onLeft).sort((a, b) => a.y - b.y || a.x - b.x);
+    let previous = Number.NEGATIVE_INFINITY;
+    for (const { edge, x: fromX, y } of column) {
+      const lineY = Math.max(y, previous + LABEL_LINE);
+      previous = lineY;
+      const labelX = onLeft ? leftColumn : rightColumn;
+      edge.labelX = labelX;
+      // The baseline sits 4 px under the line's middle, where the leader arrives.
+      edge.labelY = lineY + 4;
+      edge.leader = `M ${fromX} ${y} L ${onLeft ? labelX + 3 : labelX - 3} ${lineY}`;
+      lowest = Math.max(lowest, lineY + 4);
+    }
   }
   const width = x + NODE_W + rightWidth + MARGIN;
-  const height = rowY(raises ? count + 1 : count) + NODE_H + MARGIN;
+  const height = Math.max(rowY(raises ? count + 1 : count) + NODE_H, lowest) + MARGIN;
   return { width, height, nodes, edges: out };
 }

@@ -3,7 +3,7 @@
 
 import type { DefinitionInput, InstanceDetail } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BROKEN, FAN, LEAF, MID, OUTER, RISKY, SLOT, WIDE } from "./fixtures.js";
+import { BROKEN, FAN, LEAF, MID, MIXED, OUTER, RISKY, SLOT, WIDE } from "./fixtures.js";
 import { eventually, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
@@ -36,7 +36,7 @@ async function detailWhen(id: string, what: string, ready: (d: InstanceDetail) =
 beforeAll(async () => {
   stack = await startStack();
   const { client } = stack;
-  for (const definition of [LEAF, MID, FAN, BROKEN, RISKY, SLOT, WIDE, OUTER])
+  for (const definition of [LEAF, MID, FAN, BROKEN, RISKY, SLOT, WIDE, OUTER, MIXED])
     await client.call("putDefinition", { body: definition as DefinitionInput });
   fan = (await client.call("startInstance", { body: { process: "fan", input: { items: [{ n: 1 }, { n: 2 }] } } })).id;
   const parent = await detailWhen(
@@ -219,7 +219,7 @@ describe("a child's page", () => {
     await expect
       .poll(() => page.locator("h1").textContent(), { message: "following a child's link opens that child" })
       .toContain(deep);
-    expect(page.url()).toBe(`${web.url}/#/instances/${deep}`);
+    await expect.poll(() => page.url()).toBe(`${web.url}/#/instances/${deep}`);
     await expect.poll(() => facts().textContent()).toContain("Parent");
     const parentCell = facts().locator("dd").filter({ hasText: "root" });
     const links = parentCell.getByRole("link");
@@ -340,6 +340,44 @@ describe("failing", () => {
       .poll(() => page.locator("tbody tr[data-instance]").count(), { message: "the status filter finds failing roots" })
       .toBe(1);
     expect(await page.locator(`tr[data-instance="${risky}"] .status`).textContent()).toBe("failing");
+  });
+});
+
+describe("sorting and filtering a level of children", () => {
+  it("puts the failed child first when asked, and filters the children by text", async () => {
+    const { client } = stack;
+    const mixed = (await client.call("startInstance", { body: { process: "mixed" } })).id;
+    const parent = await eventually("mixed failing", async () => {
+      const d = await detail(mixed);
+      return d.status === "failing" ? d : undefined;
+    });
+    const { a, b, c } = parent.state._children!.trio as Record<string, string>;
+    const order = () =>
+      tree()
+        .locator(":scope > li[data-child]")
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-child")));
+    const tools = stack.page.getByRole("group", { name: "Sort and filter children" });
+
+    await open(`#/instances/${mixed}`);
+    await expect.poll(() => node(c).locator(".status").textContent()).toBe("failed");
+    await expect.poll(() => node(a).locator(".status").textContent()).toBe("running");
+    expect(await order(), "as spawned: the failed child comes last").toEqual([a, b, c]);
+
+    await tools.getByLabel("Sort").selectOption("status");
+    await expect.poll(order, { message: "failed first, the rest in spawn order" }).toEqual([c, a, b]);
+    await tools.getByLabel("Sort").selectOption("error");
+    await expect.poll(order, { message: "the child with an error code first" }).toEqual([c, a, b]);
+    await tools.getByLabel("Sort").selectOption("spawn");
+    await expect.poll(order).toEqual([a, b, c]);
+
+    const code = (await client.call("getInstance", { params: { id: c } })).error_code!;
+    await tools.getByLabel("Filter").fill(code);
+    await expect.poll(order, { message: "only the child with that error code" }).toEqual([c]);
+    expect(await tools.getByRole("status").textContent()).toBe("1 of 3 children shown match");
+    await tools.getByLabel("Filter").fill("trio[b]");
+    await expect.poll(order, { message: "a child found by its place" }).toEqual([b]);
+    await tools.getByLabel("Filter").fill("");
+    await expect.poll(order).toEqual([a, b, c]);
   });
 });
 

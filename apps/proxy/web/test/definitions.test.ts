@@ -35,7 +35,7 @@ describe("definitions", () => {
     const { page, web } = stack;
     await page.goto(`${web.url}/#/definitions/order`);
     await page.getByRole("button", { name: "Compare" }).click();
-    expect(page.url()).toContain("compare?from=1&to=2");
+    await expect.poll(() => page.url()).toContain("compare?from=1&to=2");
     const added = page.locator('table.diff tr[data-kind="added"]');
     await expect.poll(() => added.count()).toBeGreaterThan(0);
     const addedText = (await added.allTextContents()).join("\n");

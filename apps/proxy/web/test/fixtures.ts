@@ -131,6 +131,78 @@ export const OUTER = {
   tasks: [{ id: "fan", action: { type: "child", name: "wide", input: { items: "$: input.items" } } }],
 };
 
+/** Forty routing tasks: a canonical JSON of a few hundred lines, the first change far down in LONG_V2. */
+export const LONG_V1 = {
+  name: "long",
+  tasks: Array.from({ length: 40 }, (_, i) => ({ id: `step${i + 1}`, output: { n: i + 1, label: `step ${i + 1}` } })),
+};
+
+/** LONG_V1 with step 30's output and step 38's output changed: two changes, far apart. */
+export const LONG_V2 = {
+  ...LONG_V1,
+  tasks: LONG_V1.tasks.map((task) =>
+    task.id === "step30"
+      ? { ...task, output: { ...task.output, label: "step thirty" } }
+      : task.id === "step38"
+        ? { ...task, output: { ...task.output, n: 380 } }
+        : task,
+  ),
+};
+
+/**
+ * A task with many labelled branches: four switch cases (long conditions, a raise), two
+ * on_error rules with several codes, and on_error on another task, so the labels of both
+ * sides crowd around the same rows.
+ */
+export const BRANCHY = {
+  name: "branchy",
+  input_schema: {
+    type: "object",
+    properties: { currency: { type: "string" }, flagged: { type: "boolean" }, region: { type: "string" } },
+  },
+  tasks: [
+    {
+      id: "route",
+      action: {
+        type: "fetch",
+        url: "http://127.0.0.1:1/price",
+        method: "get",
+        result_schema: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
+      },
+      output: { amount: "$: self.result.amount" },
+      switch: [
+        { case: "self.output.amount > 10000 && input.currency == 'EUR'", goto: "$big" },
+        { case: "self.output.amount > 100", goto: "$medium" },
+        { case: "input.flagged == true", raise: { code: "fraud_suspected", message: "flagged" } },
+        { case: "input.region == 'us'", goto: "next" },
+        { goto: "$small" },
+      ],
+      on_error: [
+        { code: ["http.503", "http.504", "http.502"], goto: "$small" },
+        { code: ["pre.error"], goto: "$medium" },
+      ],
+    },
+    { id: "us", action: { type: "fetch", url: "http://127.0.0.1:1/us", method: "get" }, on_error: [{ goto: "$big" }] },
+    { id: "big", switch: "end" },
+    { id: "medium", switch: "end" },
+    { id: "small" },
+  ],
+};
+
+/** Three children spawned in the order a, b, c: two leaves that wait and, last, one that fails at once. */
+export const MIXED = {
+  name: "mixed",
+  tasks: [
+    {
+      id: "trio",
+      action: {
+        type: "child_map",
+        children: { a: { name: "leaf", input: { n: 1 } }, b: { name: "leaf", input: { n: 2 } }, c: { name: "broken" } },
+      },
+    },
+  ],
+};
+
 /**
  * A human approval: an external task whose result_schema reaches a definition-level `$defs`
  * entry, with two declared errors (one carrying data), an hour's deadline, and the result as

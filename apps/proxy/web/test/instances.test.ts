@@ -46,7 +46,7 @@ describe("instance list", () => {
     await page.getByRole("button", { name: "Apply filters" }).click();
     await expect.poll(() => page.locator("tbody tr[data-instance]").count()).toBe(1);
     expect(await rowOf(failed).count()).toBe(1);
-    expect(page.url(), "the filter is part of the link").toContain("status=failed");
+    await expect.poll(() => page.url(), { message: "the filter is part of the link" }).toContain("status=failed");
 
     await page.goto(`${web.url}/#/instances?process=order&phase=external`);
     await expect.poll(() => page.locator("tbody tr[data-instance]").count()).toBe(2);
@@ -81,7 +81,7 @@ describe("instance page", () => {
       await page.locator('svg g.edge-switch[data-from="approve"][data-to="ship"]').count(),
       "the switch edge to ship is drawn",
     ).toBe(1);
-    expect(await page.getByRole("img", { name: /current task approve/ }).count()).toBe(1);
+    expect(await page.getByRole("group", { name: /current task approve/ }).count()).toBe(1);
 
     const prepare = page.getByRole("figure", { name: "Output of prepare" });
     expect(await prepare.textContent()).toContain('"item": "book"');
@@ -129,6 +129,23 @@ describe("instance page", () => {
     await expect.poll(() => logs.getByLabel("Level").inputValue()).toBe("info");
     expect(await logs.getByLabel("this instance only (flat)").isChecked(), "flat mode survives the reload").toBe(true);
     expect(await page.locator("dl.facts").count(), "the instance page itself still shows").toBe(1);
+  });
+
+  it("shows the chosen log mode the moment it is clicked, not a task later when the hashchange event comes", async () => {
+    const { page, web } = stack;
+    await page.goto("about:blank");
+    await page.goto(`${web.url}/#/instances/${parked}`);
+    const flat = page.getByRole("region", { name: "Logs" }).getByLabel("this instance only (flat)");
+    await flat.waitFor();
+    // Read in the same task as the click: the URL-driven radio must not fall back to unchecked
+    // until the hashchange event (Playwright's check() reads it right after its click).
+    const checkedAfterClick = await flat.evaluate((radio: HTMLInputElement) => {
+      radio.click();
+      return radio.checked;
+    });
+    expect(checkedAfterClick).toBe(true);
+    await expect.poll(() => page.url()).toBe(`${web.url}/#/instances/${parked}?flat=true`);
+    expect(await flat.isChecked(), "and it stays checked once the hashchange event has come").toBe(true);
   });
 
   it("shows the external wait as times, and every time in one format with a relative part", async () => {
@@ -280,13 +297,13 @@ describe("graph signals", () => {
     expect(await page.getByRole("list", { name: "Branch conditions" }).textContent()).toContain(
       "reject → raise (switch): default → raise declined",
     );
-    const ship = page.getByRole("button", { name: "Task ship: show its definition" });
+    const ship = page.getByRole("button", { name: "ship route: show its definition" });
     await ship.focus();
     expect(await page.evaluate(() => document.activeElement?.getAttribute("data-task"))).toBe("ship");
     await page.keyboard.press("Enter");
     const panel = page.getByRole("region", { name: "Task ship" });
     expect(await panel.textContent()).toContain('"shipped"');
-    await page.getByRole("button", { name: "Task reject, current task: show its definition" }).click();
+    await page.getByRole("button", { name: "reject route, current task: show its definition" }).click();
     expect(await page.getByRole("region", { name: "Task reject" }).textContent()).toContain(
       "current task, instance raised",
     );

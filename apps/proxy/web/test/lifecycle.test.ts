@@ -190,13 +190,25 @@ describe("narrow screens", () => {
   it("keeps every page within a 390 px viewport, with the whole nav reachable", async () => {
     const { web } = stack;
     const page = await stack.browser.newPage({ viewport: { width: 390, height: 844 } });
-    for (const hash of ["#/instances", "#/external", "#/definitions", "#/channels", "#/tokens"]) {
+    const id = await parkedOrder("narrow"); // something on every list, the external tasks page too
+    // Each page in a fresh document, measured once its data is on screen (a hash-only goto keeps
+    // the document, and its network idle was reached long before).
+    const pages: [string, string][] = [
+      ["#/instances", "tbody tr[data-instance]"],
+      ["#/external", "tbody tr[data-instance]"],
+      ["#/definitions", "tbody tr"],
+      ["#/channels", "main h1"],
+      ["#/tokens", "main h1"],
+    ];
+    for (const [hash, ready] of pages) {
+      await page.goto("about:blank");
       await page.goto(`${web.url}/${hash}`);
+      await page.locator(ready).first().waitFor();
       await page.waitForLoadState("networkidle");
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(width, `${hash} is no wider than the screen`).toBeLessThanOrEqual(390);
     }
-    const id = await parkedOrder("narrow");
+    await page.goto("about:blank");
     await page.goto(`${web.url}/#/instances/${id}`);
     await page.locator("svg g.node-current").waitFor();
     await page.waitForLoadState("networkidle");

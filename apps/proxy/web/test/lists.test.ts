@@ -93,14 +93,14 @@ describe("list state in the URL", () => {
     await pager.getByRole("button", { name: "Next →" }).click();
     await expect.poll(() => pager.locator("span").textContent()).toBe("21–25 of 25");
     const second = await rowIds();
-    expect(page.url(), "the cursor is in the URL").toMatch(/[?&]after=/);
+    await expect.poll(() => page.url(), { message: "the cursor is in the URL" }).toMatch(/[?&]after=/);
     await page.reload();
     await expect.poll(() => pager.locator("span").textContent()).toBe("21–25 of 25");
     expect(await rowIds(), "the reload shows the same page").toEqual(second);
 
     await page.getByLabel("Per page").selectOption("50");
     await expect.poll(() => pager.locator("span").textContent()).toBe("1–25 of 25");
-    expect(page.url()).toMatch(/[?&]limit=50/);
+    await expect.poll(() => page.url()).toMatch(/[?&]limit=50/);
     await page.reload();
     await expect.poll(() => pager.locator("span").textContent()).toBe("1–25 of 25");
     expect(await page.getByLabel("Per page").inputValue(), "the page size survives the reload").toBe("50");
@@ -201,6 +201,9 @@ describe("live refresh", () => {
       return ["running", "failing"].includes(view.status) ? undefined : view;
     });
     expect([settled.status, settled.error_message]).toEqual(["completed", undefined]);
+    // A fresh document, so that its network idle below is reached after this page's loads (after
+    // a hash-only goto it would be the previous page's, reached long before).
+    await page.goto("about:blank");
     await page.goto(`${web.url}/#/instances/${id}`);
     const children = page.getByRole("list", { name: "Children" });
     await expect.poll(() => children.locator("li[data-child]").getByText("completed").count()).toBe(3);

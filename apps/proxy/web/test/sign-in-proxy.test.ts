@@ -28,7 +28,7 @@ const UI_DIR = join(WEB_ROOT, "dist");
 
 const ISSUER = "ui-e2e-proxy";
 const AUDIENCE = "ui-e2e-api";
-// bcrypt (cost 4, made with bcryptjs) of "olga-operator-pw" and "rita-reader-pw".
+// bcrypt (cost 4, made with bcryptjs) of "olga-operator-pw", "rita-reader-pw" and "ada-admin-pw".
 const OLGA = {
   email: "olga@example.com",
   password: "olga-operator-pw",
@@ -38,6 +38,19 @@ const RITA = {
   email: "rita@example.com",
   password: "rita-reader-pw",
   hash: "$2b$04$ENn8LlaPRRR8z7RS5AZbE.7zz/7cTgJpQo9keavlMeJbm52ge0ut2",
+};
+
+const ADA = {
+  email: "ada@example.com",
+  password: "ada-admin-pw",
+  hash: "$2b$04$mTgHOSQkCVlpsyRByNUTTunvvmg9Q/ZAvTWUF2.WLaNQWclqqox1.",
+};
+
+// bcrypt (cost 4, bcryptjs) of "walt-worker-pw": a person who answers human tasks (worker).
+const WALT = {
+  email: "walt@example.com",
+  password: "walt-worker-pw",
+  hash: "$2b$04$dUsARlnjwBzfaDrIotWciuKpDbsQaIhu1AXc54TPgB6TepsBOxOgi",
 };
 
 let dir: string;
@@ -136,11 +149,15 @@ login:
   passwords:
     - { email: ${OLGA.email}, hash: "${OLGA.hash}", groups: [ops] }
     - { email: ${RITA.email}, hash: "${RITA.hash}" }
+    - { email: ${ADA.email}, hash: "${ADA.hash}", groups: [admins] }
+    - { email: ${WALT.email}, hash: "${WALT.hash}", groups: [tasks] }
   providers:
     - { id: fake, name: Fake IdP, issuer: "${op.issuer}", client_id: ${op.clientId}, client_secret: ${op.clientSecret} }
 token: { secret_file: jwt-secret, issuer: ${ISSUER}, audience: ${AUDIENCE} }
 roles:
   ops: [operate]
+  admins: [admin]
+  tasks: [worker]
   "*": [read]
 `,
   );
@@ -148,6 +165,7 @@ roles:
   browser = await launchBrowser();
 
   await admin.call("putDefinition", { body: ORDER_V1 as unknown as DefinitionInput });
+  await admin.call("setChannel", { body: { name: "order", channel: "stable", version: 1 } });
   forOlga = await parkedOrder("anvil");
   forRita = await parkedOrder("bellows");
 });
@@ -282,6 +300,85 @@ describe("the UI through the real sign-in proxy", () => {
       await expect.poll(() => page.locator("dl.facts .status").textContent()).toBe("running");
     } finally {
       await context.close();
+    }
+  });
+
+  it("names an API token's changes by the token's label wherever an actor is shown, for a person who may list tokens", async () => {
+    const token = (await admin.call("listTokens")).items.find((t) => t.label === "ui-e2e admin")!;
+    const raw = `token:${token.id}`;
+    const { context, page } = await freshPage();
+    try {
+      await page.goto(`${proxy!.url}/#/definitions`);
+      await signIn(page, ADA);
+      const actorCell = page.locator("tbody tr").first().locator(".actor");
+      await expect
+        .poll(() => actorCell.textContent(), { message: "the definition registered with the token shows its label" })
+        .toBe("ui-e2e admin (token)");
+      expect(await actorCell.getAttribute("title"), "the raw actor stays on hover").toBe(raw);
+
+      await page.getByRole("link", { name: "v1", exact: true }).click();
+      await expect.poll(() => page.locator("main").textContent()).toContain("by ui-e2e admin (token)");
+
+      await page.goto(`${proxy!.url}/#/channels`);
+      await expect
+        .poll(() => page.locator('tr[data-channel="stable"] .actor').textContent())
+        .toBe("ui-e2e admin (token)");
+
+      await page.goto(`${proxy!.url}/#/instances/${forOlga}`);
+      const started = page.locator("table.logs tbody tr", { hasText: "instance.started" }).locator(".actor");
+      await expect.poll(() => started.textContent()).toBe("ui-e2e admin (token)");
+      expect(await page.locator("main").textContent(), "no raw token actor is shown anywhere").not.toContain(raw);
+    } finally {
+      await context.close();
+    }
+
+    // A reader may not list tokens (GET /tokens needs admin): she sees the actor as the API names it.
+    const reader = await freshPage();
+    try {
+      await reader.page.goto(`${proxy!.url}/#/definitions`);
+      await signIn(reader.page, RITA);
+      await expect.poll(() => reader.page.locator("tbody tr").first().locator(".actor").textContent()).toBe(raw);
+    } finally {
+      await reader.context.close();
+    }
+  });
+
+  it("lets a person with worker resolve a task from its page, and the API refuses a reader's answer with 403", async () => {
+    const forWalt = await parkedOrder("lantern");
+    const forNobody = await parkedOrder("ladder");
+    const walt = await freshPage();
+    try {
+      await walt.page.goto(`${proxy!.url}/#/external/${forWalt}`);
+      await signIn(walt.page, WALT);
+      const form = walt.page.getByRole("form", { name: "Resolve" });
+      await expect.poll(() => form.getByLabel("ok").count(), { message: "the form from result_schema" }).toBe(1);
+      await form.getByLabel("ok").check();
+      await form.getByRole("button", { name: "Resolve" }).click();
+      await expect.poll(() => walt.page.getByRole("status").textContent()).toContain("Resolved");
+      await eventually("the order resolved by Walt completed", async () =>
+        (await admin.call("getInstance", { params: { id: forWalt } })).status === "completed" ? true : undefined,
+      );
+      const logs = await admin.call("listInstanceLogs", { params: { id: forWalt }, query: { limit: 100 } });
+      expect(logs.items.find((entry) => entry.event === "external.resolved")?.actor, "the actor is Walt").toContain(
+        WALT.email,
+      );
+    } finally {
+      await walt.context.close();
+    }
+
+    const rita = await freshPage();
+    try {
+      await rita.page.goto(`${proxy!.url}/#/external/${forNobody}`);
+      await signIn(rita.page, RITA);
+      await expect.poll(() => rita.page.getByTestId("needs-worker").count()).toBe(1);
+      expect(await rita.page.getByRole("form", { name: "Resolve" }).count(), "a reader gets no form").toBe(0);
+      const signal = await rita.context.request.post(`${proxy!.url}/api/external-tasks/signal`, {
+        data: { instance_id: forNobody, task: "approve", result: { ok: true } },
+      });
+      expect(signal.status(), "hiding the form is a courtesy; the API itself refuses").toBe(403);
+      expect((await admin.call("listExternalTasks", { query: { instance_id: forNobody } })).items).toHaveLength(1);
+    } finally {
+      await rita.context.close();
     }
   });
 });

@@ -4,16 +4,22 @@ import { NO_OUTPUT } from "../infer.js";
 import { typeDefinition } from "../typing.js";
 import type { CompatChange, CompatIssue, CompatReport } from "./report.js";
 import { isSubschema } from "./subschema.js";
+import { DEFAULT_DEFINITION_LIMITS } from "../limits.js";
+import { compatBudget } from "./budget.js";
 import { inputIssues, type UpgradeFinding, upgradeFindings } from "./upgrade-check.js";
 
-/** docs/compat.md: the upgrade and contract members of moving from `from` to `to` (one process). */
+/**
+ * docs/compat.md: the upgrade and contract members of moving from `from` to `to` (one process).
+ * Throws CompatTooLarge past `maxSteps` of work (docs/limits.md).
+ */
 export function compareDefinitions(
   from: Definition,
   to: Definition,
   fromVersion: number | null,
   toVersion: number | null,
+  maxSteps: number = DEFAULT_DEFINITION_LIMITS.maxCompatSteps,
 ): CompatReport {
-  const upgrade = mergeFindings(upgradeFindings(from, to, fromVersion, toVersion));
+  const upgrade = mergeFindings(upgradeFindings(from, to, fromVersion, toVersion, compatBudget(maxSteps)));
   const contract = contractIssues(from, to);
   const issues = [...upgrade, ...contract];
   return {
@@ -35,9 +41,10 @@ export function upgradeBlockers(
   fromVersion: number | null,
   toVersion: number | null,
   sittingOn: readonly string[],
+  maxSteps: number = DEFAULT_DEFINITION_LIMITS.maxCompatSteps,
 ): Array<CompatIssue & { task: string }> {
   const out: Array<CompatIssue & { task: string }> = [];
-  for (const f of upgradeFindings(from, to, fromVersion, toVersion)) {
+  for (const f of upgradeFindings(from, to, fromVersion, toVersion, compatBudget(maxSteps))) {
     if (!f.gating) continue;
     const task = sittingOn.find((t) => f.affects.includes(t));
     if (task !== undefined)

@@ -1,3 +1,4 @@
+export { CompatTooLarge } from "./budget.js";
 export { changedAddresses, compareDefinitions, upgradeBlockers } from "./compare.js";
 export {
   type CompatChange,

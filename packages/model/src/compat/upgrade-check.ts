@@ -13,6 +13,7 @@ import { errorDataType } from "../typing-env.js";
 import type { DefinitionProblem } from "../definition.js";
 import type { CompatIssue } from "./report.js";
 import { isSubschema } from "./subschema.js";
+import type { CompatBudget } from "./budget.js";
 
 export interface UpgradeFinding extends CompatIssue {
   member: "upgrade";
@@ -27,6 +28,7 @@ export function upgradeFindings(
   to: Definition,
   fromVersion: number | null,
   toVersion: number | null,
+  budget: CompatBudget,
 ): UpgradeFinding[] {
   const fromName = versionName(fromVersion, "the old definition");
   const toName = versionName(toVersion, "the new definition");
@@ -64,9 +66,9 @@ export function upgradeFindings(
       ),
     );
 
-  findings.push(...storedOutputFindings(from, to, fromTyping, toTyping, fromName, toName));
-  findings.push(...mustSetFindings(from, to, fromName, toName));
-  findings.push(...errorFindings(from, to, toTyping, fromName, toName));
+  findings.push(...storedOutputFindings(from, to, fromTyping, toTyping, fromName, toName, budget));
+  findings.push(...mustSetFindings(from, to, fromName, toName, budget));
+  findings.push(...errorFindings(from, to, toTyping, fromName, toName, budget));
   return findings;
 }
 
@@ -113,6 +115,7 @@ function errorFindings(
   toTyping: DefinitionTyping,
   fromName: string,
   toName: string,
+  budget: CompatBudget,
 ): UpgradeFinding[] {
   const fromFlow = outputFlow(from);
   const toFlow = outputFlow(to);
@@ -124,6 +127,8 @@ function errorFindings(
     if (j === undefined || !toFlow.errorTarget[j]) return;
     const mayLackError = !fromFlow.errorTarget[x] || fromFlow.normalEntry[x];
     if (mayLackError && !toFlow.normalEntry[j]) {
+      // Typing a definition again: about as much work per task as a thousand steps elsewhere.
+      budget.spend(to.tasks.length * 1000);
       const retyped = typeDefinition(to, (flow) => ({
         ...flow,
         normalEntry: flow.normalEntry.map((entered, k) => entered || k === j),
@@ -216,22 +221,20 @@ function parkFindings(id: string, was: Action | undefined, now: Action | undefin
   return [];
 }
 
-/** `mayRunBefore[i]`: tasks with a path (≥ 1 step) to task i, so their outputs may be stored when an instance sits on i. */
-function mayRunBefore(def: Definition): Array<Set<number>> {
-  const edges = taskEdges(def);
-  return def.tasks.map((_, target) => {
-    const seen = new Set<number>();
-    const stack = [target];
-    while (stack.length > 0) {
-      const at = stack.pop() as number;
-      for (const e of edges)
-        if (e.to === at && !seen.has(e.from)) {
-          seen.add(e.from);
-          stack.push(e.from);
-        }
-    }
-    return seen;
-  });
+/** Tasks reachable from task x in one step or more: where an instance may sit once x ran, its output stored. */
+function mayRunAfter(successors: number[][], x: number, budget: CompatBudget): Set<number> {
+  const seen = new Set<number>();
+  const stack = [x];
+  while (stack.length > 0) {
+    const next = successors[stack.pop() as number];
+    budget.spend(next.length + 1);
+    for (const to of next)
+      if (!seen.has(to)) {
+        seen.add(to);
+        stack.push(to);
+      }
+  }
+  return seen;
 }
 
 /** Every output `from` may have stored must fit the type `to` gives `outputs.<id>`. */
@@ -242,8 +245,10 @@ function storedOutputFindings(
   toTyping: DefinitionTyping,
   fromName: string,
   toName: string,
+  budget: CompatBudget,
 ): UpgradeFinding[] {
-  const before = mayRunBefore(from);
+  const successors: number[][] = from.tasks.map(() => []);
+  for (const e of taskEdges(from)) successors[e.from].push(e.to);
   const toIndex = new Map(to.tasks.map((t, i) => [t.id, i]));
   const findings: UpgradeFinding[] = [];
   from.tasks.forEach((task, x) => {
@@ -252,14 +257,17 @@ function storedOutputFindings(
     if (stored === undefined || j === undefined) return;
     const read = toTyping.tasks[j].output;
     if (read === undefined) return;
-    const affects = from.tasks.filter((_, t) => before[t].has(x)).map((t) => t.id);
-    if (affects.length === 0) return;
     const r = isSubschema(stored as Schema, read as Schema, {
       aDefs: from.$defs,
       bDefs: to.$defs,
       names: { a: fromName, b: toName },
       reading: { filled: false },
     });
+    if (r.issues.length === 0) return;
+    // Only an output whose type changed needs the tasks it concerns: a walk of the flow from it.
+    const after = mayRunAfter(successors, x, budget);
+    const affects = from.tasks.filter((_, t) => after.has(t)).map((t) => t.id);
+    if (affects.length === 0) return;
     for (const i of r.issues)
       findings.push(
         finding(
@@ -279,26 +287,53 @@ function storedOutputFindings(
  * that enters `to` mid-way, at task t, only has what `from` guaranteed on entry to t, so the
  * must-analysis is replayed in `to` from t with that set and compared with `to`'s own.
  */
-function mustSetFindings(from: Definition, to: Definition, fromName: string, toName: string): UpgradeFinding[] {
+function mustSetFindings(
+  from: Definition,
+  to: Definition,
+  fromName: string,
+  toName: string,
+  budget: CompatBudget,
+): UpgradeFinding[] {
+  const toEdges = taskEdges(to);
+  // The same tasks in the same order with the same edges: every instance brings exactly what
+  // `to` guarantees wherever it sits, so the replay below would find nothing (and costs a set per
+  // task, quadratic for a long chain).
+  if (sameFlow(from, to, toEdges)) return [];
   const fromFlow = outputFlow(from);
   const toFlow = outputFlow(to);
   const toIndex = new Map(to.tasks.map((t, i) => [t.id, i]));
-  const toEdges = taskEdges(to);
-  const text = canonicalJson(to);
+  const fromIndex = new Map(from.tasks.map((task, i) => [task.id, i]));
+  const read = readIds(canonicalJson(to));
+  const reachable = reachableFromFirst(to.tasks.length, toEdges);
   const byKey = new Map<string, UpgradeFinding>();
   from.tasks.forEach((task, t) => {
     const start = toIndex.get(task.id);
     if (start === undefined) return;
+    // Nothing to find when the instance brings everything `to` itself guarantees on entry to a
+    // task its first task reaches: every path on from there extends a path from the first task,
+    // so whatever `to` assumes further on is set on it too. Only the other tasks are replayed.
+    if (reachable[start]) {
+      const assumed = [...toFlow.setOnEntry[start]];
+      budget.spend(assumed.length + 1);
+      const brought = (y: number) => {
+        const x = fromIndex.get(to.tasks[y].id);
+        return x !== undefined && fromFlow.setOnEntry[t].has(x);
+      };
+      if (assumed.every(brought)) return;
+    }
     const initial = new Set<number>();
     for (const x of fromFlow.setOnEntry[t]) {
       const y = toIndex.get(from.tasks[x].id);
       if (y !== undefined) initial.add(y);
     }
-    const entry = replay(to.tasks.length, toEdges, start, initial);
+    budget.spend(initial.size + 1);
+    const entry = replay(to.tasks.length, toEdges, start, initial, budget);
     entry.forEach((have, d) => {
       if (have === undefined) return;
-      for (const y of toFlow.setOnEntry[d]) {
-        if (have.has(y) || !reads(text, to.tasks[y].id)) continue;
+      const assumed = [...toFlow.setOnEntry[d]];
+      budget.spend(assumed.length + 1);
+      for (const y of assumed) {
+        if (have.has(y) || !read.has(to.tasks[y].id)) continue;
         const yId = to.tasks[y].id;
         const dId = to.tasks[d].id;
         const key = `${dId}|${yId}`;
@@ -329,15 +364,20 @@ function replay(
   edges: ReturnType<typeof taskEdges>,
   start: number,
   initial: Set<number>,
+  budget: CompatBudget,
 ): Array<Set<number> | undefined> {
   const entry: Array<Set<number> | undefined> = new Array(n).fill(undefined);
   entry[start] = new Set(initial);
+  const into: Array<typeof edges> = Array.from({ length: n }, () => []);
+  for (const e of edges) into[e.to].push(e);
   for (let changed = true, rounds = 0; changed && rounds < n * n + 2; rounds++) {
     changed = false;
+    budget.spend(n);
     for (let b = 0; b < n; b++) {
-      const incoming = edges.filter((e) => e.to === b && entry[e.from] !== undefined);
+      const incoming = into[b].filter((e) => entry[e.from] !== undefined);
       if (incoming.length === 0) continue;
       const sets = incoming.map((e) => {
+        budget.spend(entry[e.from]!.size + 1);
         const s = new Set(entry[e.from]);
         if (e.kind === "normal") s.add(e.from);
         return s;
@@ -355,7 +395,36 @@ function replay(
   return entry;
 }
 
-function reads(text: string, id: string): boolean {
-  const esc = id.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");
-  return new RegExp(`outputs(\\.${esc}(?![A-Za-z0-9_-])|\\[\\s*['"]${esc}['"]\\s*\\])`).test(text);
+/** Whether `from` and `to` have the same task ids in the same order and the same edges. */
+function sameFlow(from: Definition, to: Definition, toEdges: ReturnType<typeof taskEdges>): boolean {
+  if (from.tasks.length !== to.tasks.length || from.tasks.some((task, i) => task.id !== to.tasks[i].id)) return false;
+  const fromEdges = taskEdges(from);
+  return (
+    fromEdges.length === toEdges.length &&
+    fromEdges.every((e, i) => e.from === toEdges[i].from && e.to === toEdges[i].to && e.kind === toEdges[i].kind)
+  );
+}
+
+/** The task ids `text` reads as `outputs.<id>` or `outputs['<id>']`, in one scan (task ids: names.ts TASK_ID). */
+function readIds(text: string): Set<string> {
+  const ids = new Set<string>();
+  for (const m of text.matchAll(/outputs(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\[\s*['"]([^'"]*)['"]\s*\])/g))
+    ids.add(m[1] ?? m[2]!);
+  return ids;
+}
+
+/** `reachable[i]`: a path from the first task leads to task i. */
+function reachableFromFirst(n: number, edges: ReturnType<typeof taskEdges>): boolean[] {
+  const successors: number[][] = Array.from({ length: n }, () => []);
+  for (const e of edges) successors[e.from].push(e.to);
+  const reachable = new Array<boolean>(n).fill(false);
+  const stack = n > 0 ? [0] : [];
+  if (n > 0) reachable[0] = true;
+  while (stack.length > 0)
+    for (const to of successors[stack.pop() as number])
+      if (!reachable[to]) {
+        reachable[to] = true;
+        stack.push(to);
+      }
+  return reachable;
 }

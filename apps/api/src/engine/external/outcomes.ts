@@ -13,11 +13,10 @@ import { claimFacts, claimRows, fateOf, tokenHash } from "./claims.js";
 import { outcomeText, writeResolve } from "./resolve.js";
 import { bufferSignal } from "./signal-buffer.js";
 
-// External tasks from the worker's side (docs/engine.md#external-tasks-and-delay), the answer
-// half: resolve (by claim token) and signal (by instance and task). Resolving records the
-// outcome in the instance state (`_outcome`, read by advance/tasks/wait.ts) and makes it due,
-// so the next advance routes it exactly like a fetch result or failure. The claim half is
-// claims.ts.
+// The answer half of external tasks (docs/engine.md#external-tasks-and-delay; claims.ts is the
+// claim half): resolve by claim token, signal by instance and task. Either records the outcome
+// in the state (`_outcome`, read by advance/tasks/wait.ts) and makes the instance due, so the
+// next advance routes it exactly like a fetch result or failure.
 
 /** `{result}` or `{error: {code, message?, data?}}`, exactly one. */
 export type Outcome = { result: Json } | { error: Json };
@@ -159,10 +158,7 @@ export async function signalExternalTask(
   return inTransaction(db, async (tx) => {
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
     if (row === undefined) throw new Refusal("not_found", `instance ${instanceId} does not exist`);
-    const def = await storedDefinition(db, row.process, row.version, tx);
-    const task = def?.tasks.find((t) => t.id === taskId);
-    if (def === undefined || task === undefined)
-      throw new Refusal("not_found", `process "${row.process}" version ${row.version} has no task "${taskId}"`);
+    const { def, task } = await requireTask(db, tx, row.process, row.version, taskId);
     if (task.action?.type !== "external") {
       throw new Refusal(
         "not_found",
@@ -279,28 +275,24 @@ function outcomeData(outcome: Outcome): Record<string, Json> {
   return "error" in outcome ? { code: (outcome.error as { code: Json }).code } : {};
 }
 
+/** A task of a stored definition, with the definition its outcome is checked against. */
+type DefinedTask = { def: Definition; task: Task };
+
 async function findTask(
   db: Db,
   tx: Db,
   process: string,
   version: number,
   taskId: string,
-): Promise<{ def: Definition; task: Task } | undefined> {
+): Promise<DefinedTask | undefined> {
   const def = await storedDefinition(db, process, version, tx);
   const task = def?.tasks.find((t) => t.id === taskId);
   return def === undefined || task === undefined ? undefined : { def, task };
 }
 
-async function requireTask(
-  db: Db,
-  tx: Db,
-  process: string,
-  version: number,
-  taskId: string,
-): Promise<{ def: Definition; task: Task }> {
-  const def = await storedDefinition(db, process, version, tx);
-  const task = def?.tasks.find((t) => t.id === taskId);
-  if (def === undefined || task === undefined)
+async function requireTask(db: Db, tx: Db, process: string, version: number, taskId: string): Promise<DefinedTask> {
+  const found = await findTask(db, tx, process, version, taskId);
+  if (found === undefined)
     throw new Refusal("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
-  return { def, task };
+  return found;
 }

@@ -1,5 +1,5 @@
 import type { Json } from "@baton/expr";
-import { upgradeBlockers } from "@baton/model";
+import { CompatTooLarge, upgradeBlockers } from "@baton/model";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { getDefinition } from "../../definitions/store.js";
@@ -37,6 +37,8 @@ export async function upgradeTree(
   fromVersion: number,
   toVersion: number,
   actor: string | null,
+  /** --limit-compat-steps (docs/limits.md); the default when not given. */
+  maxCompatSteps?: number,
 ): Promise<UpgradeResult> {
   const [head] = await db.select({ process: instances.process }).from(instances).where(eq(instances.id, rootId));
   if (head === undefined) throw new Refusal("not_found", `instance ${rootId} does not exist`);
@@ -68,7 +70,23 @@ export async function upgradeTree(
 
     const moving = rows.filter((r) => isLive(r.status) && r.process === root.process && r.version === fromVersion);
     const sittingOn = [...new Set(moving.map((r) => r.task))];
-    const blockers = upgradeBlockers(source.definition, target.definition, fromVersion, toVersion, sittingOn);
+    let blockers: ReturnType<typeof upgradeBlockers>;
+    try {
+      blockers = upgradeBlockers(
+        source.definition,
+        target.definition,
+        fromVersion,
+        toVersion,
+        sittingOn,
+        maxCompatSteps,
+      );
+    } catch (error) {
+      if (!(error instanceof CompatTooLarge)) throw error;
+      throw new Refusal(
+        "conflict",
+        `cannot upgrade "${root.process}" from version ${fromVersion} to ${toVersion}: checking that the tree can move takes more work than the limit of ${error.limit} steps (--limit-compat-steps, docs/limits.md)`,
+      );
+    }
     if (blockers.length > 0) {
       const b = blockers[0];
       const more = blockers.length > 1 ? ` (and ${blockers.length - 1} more; see POST /definitions/compat)` : "";

@@ -1,7 +1,15 @@
 import type { InstanceStatusView } from "@baton/actions";
-import { useRef, useState } from "react";
+import { useId, useRef, useState } from "react";
 import { call } from "../api.js";
-import { type ChildRef, childRefs, spliceChildren, storedChildRefs } from "../children.js";
+import {
+  type ChildOrder,
+  type ChildRef,
+  childMatches,
+  childRefs,
+  orderChildren,
+  spliceChildren,
+  storedChildRefs,
+} from "../children.js";
 import { isSettled, POLL_MS, useLoad } from "../use-load.js";
 import { ErrorBox } from "./error-box.js";
 import { Link } from "./link.js";
@@ -13,7 +21,9 @@ export const CHILDREN_PAGE = 50;
 /**
  * The children an instance spawned, each expandable into its own children (loaded on demand).
  * A large fan-out (a child_list over thousands of elements) shows its first CHILDREN_PAGE and
- * a button for the next ones, instead of reading every child's status on every poll.
+ * a button for the next ones, instead of reading every child's status on every poll. A level
+ * of two or more children can be sorted (failed first, by error code) and filtered by text;
+ * both act on the children shown, whose statuses are read (docs/ui.md "Instance — #/instances/<id>").
  */
 export function ChildrenTree({ childMap, depth = 0 }: { childMap: unknown; depth?: number }) {
   // Lists the API stored apart are fetched once (an object never changes; its ref names its content).
@@ -25,6 +35,9 @@ export function ChildrenTree({ childMap, depth = 0 }: { childMap: unknown; depth
   const resolved = pending.length === 0 ? childMap : objects.data ? spliceChildren(childMap, objects.data) : undefined;
   const all = childRefs(resolved);
   const [limit, setLimit] = useState(CHILDREN_PAGE);
+  const [order, setOrder] = useState<ChildOrder>("spawn");
+  const [filter, setFilter] = useState("");
+  const toolsId = useId();
   const refs = all.slice(0, limit);
   const key = refs.map((r) => r.id).join(",");
   // The last answer for these refs: a child seen settled is not read again, and once every
@@ -52,20 +65,51 @@ export function ChildrenTree({ childMap, depth = 0 }: { childMap: unknown; depth
     return objects.error ? <ErrorBox error={objects.error} /> : <p className="loading">Loading children…</p>;
   }
   if (refs.length === 0) return <p className="muted">No children.</p>;
+  const rows = refs.map((ref, i) => ({ ref, view: views.data?.[i] }));
+  const shown = orderChildren(
+    rows.filter((row) => childMatches(row, filter)),
+    order,
+  );
   return (
-    <ul className="tree" aria-label={depth === 0 ? "Children" : undefined}>
-      {refs.map((ref, i) => (
-        <ChildNode key={`${ref.task}/${ref.key}/${ref.id}`} childRef={ref} view={views.data?.[i]} depth={depth} />
-      ))}
-      {all.length > refs.length && (
-        <li>
-          <button type="button" onClick={() => setLimit(limit + CHILDREN_PAGE)}>
-            Show {Math.min(CHILDREN_PAGE, all.length - refs.length)} more ({refs.length} of {all.length} shown)
-          </button>
-        </li>
+    <>
+      {refs.length > 1 && (
+        <fieldset className="children-tools">
+          <legend className="sr-only">Sort and filter children</legend>
+          <label htmlFor={`${toolsId}-order`}>Sort</label>
+          <select id={`${toolsId}-order`} value={order} onChange={(e) => setOrder(e.target.value as ChildOrder)}>
+            <option value="spawn">as spawned</option>
+            <option value="status">by status, failed first</option>
+            <option value="error">by error code</option>
+          </select>
+          <label htmlFor={`${toolsId}-filter`}>Filter</label>
+          <input
+            id={`${toolsId}-filter`}
+            type="search"
+            value={filter}
+            placeholder="key, id, process, status, error code"
+            onChange={(e) => setFilter(e.target.value)}
+          />
+          {filter.trim() && (
+            <span role="status">
+              {shown.length} of {refs.length} children shown match
+            </span>
+          )}
+        </fieldset>
       )}
-      <ErrorBox error={views.error} />
-    </ul>
+      <ul className="tree" aria-label={depth === 0 ? "Children" : undefined}>
+        {shown.map(({ ref, view }) => (
+          <ChildNode key={`${ref.task}/${ref.key}/${ref.id}`} childRef={ref} view={view} depth={depth} />
+        ))}
+        {all.length > refs.length && (
+          <li>
+            <button type="button" onClick={() => setLimit(limit + CHILDREN_PAGE)}>
+              Show {Math.min(CHILDREN_PAGE, all.length - refs.length)} more ({refs.length} of {all.length} shown)
+            </button>
+          </li>
+        )}
+        <ErrorBox error={views.error} />
+      </ul>
+    </>
   );
 }
 

@@ -2,6 +2,7 @@ import type { LogEntry, LogLevel, Page } from "@baton/actions";
 import { call } from "../api.js";
 import { POLL_MS, useLoad } from "../use-load.js";
 import { navigate } from "../use-route.js";
+import { Actor } from "./actor.js";
 import { ErrorBox } from "./error-box.js";
 import { Link } from "./link.js";
 import { type Cursor, Pager } from "./pager.js";
@@ -121,7 +122,9 @@ export function LogsPanel({
                   </td>
                 )}
                 <td>{entry.message}</td>
-                <td>{entry.actor ?? ""}</td>
+                <td>
+                  <Actor actor={entry.actor} />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -2,12 +2,6 @@ import { useState } from "react";
 import { END_NODE, RAISE_NODE, layoutTaskGraph } from "../task-graph.js";
 import { JsonBlock } from "./json-block.js";
 
-const MAX_LABEL = 22;
-
-function shorten(label: string): string {
-  return label.length > MAX_LABEL ? `${label.slice(0, MAX_LABEL - 1)}…` : label;
-}
-
 /**
  * The nodes and edges (`from>to`) of the path taken; a settled instance's last task leads to
  * the end node (completed) or the raise node (raised).
@@ -47,11 +41,13 @@ export function TaskGraphView({
   const selectedTask = tasks.find((task) => task.id === selected);
   return (
     <figure className="graph">
+      {/* biome-ignore lint/a11y/useSemanticElements: an <svg> cannot be a <fieldset> */}
       <svg
         width={graph.width}
         height={graph.height}
         viewBox={`0 0 ${graph.width} ${graph.height}`}
-        role="img"
+        // A group, not an img: an img's content is presentational, and the task nodes are buttons.
+        role="group"
         aria-label={`Task graph${current ? `, current task ${current}` : ""}`}
       >
         <defs>
@@ -80,9 +76,12 @@ export function TaskGraphView({
             <title>{`${edge.from} → ${edge.to}${edge.label ? `: ${edge.label}` : ""} (${edge.kind === "error" ? "on_error" : edge.kind})`}</title>
             <path d={edge.path} markerEnd={`url(#arrow-${edge.kind})`} fill="none" />
             {edge.label && (
-              <text x={edge.labelX} y={edge.labelY} textAnchor={edge.kind === "error" ? "end" : "start"}>
-                {shorten(edge.label)}
-              </text>
+              <>
+                <path d={edge.leader} className="leader" fill="none" />
+                <text x={edge.labelX} y={edge.labelY} textAnchor={edge.anchor}>
+                  {edge.text}
+                </text>
+              </>
             )}
           </g>
         ))}
@@ -98,8 +97,9 @@ export function TaskGraphView({
                   tabIndex: 0,
                   role: "button",
                   "aria-pressed": node.id === selected,
-                  // No status word here: "Task x, paused" would also be found as a "Pause" button.
-                  "aria-label": `Task ${node.id}${node.current ? ", current task" : ""}: show its definition`,
+                  // Starts with the node's visible text (WCAG 2.5.3, axe label-content-name-mismatch). No
+                  // status word here: "x, paused" would also be found as a "Pause" button.
+                  "aria-label": `${node.id}${node.detail ? ` ${node.detail}` : ""}${node.current ? ", current task" : ""}: show its definition`,
                   onClick: () => setSelected(node.id === selected ? null : node.id),
                   onKeyDown: (event: React.KeyboardEvent) => {
                     if (event.key !== "Enter" && event.key !== " ") return;
@@ -108,9 +108,8 @@ export function TaskGraphView({
                   },
                 })}
           >
-            <title>
-              {node.current ? `${node.id} (current task)` : node.id === RAISE_NODE ? "raise or panic" : node.id}
-            </title>
+            {/* A task node is named by its aria-label; a <title> would add to the text axe compares it with. */}
+            {node.terminal && <title>{node.id === RAISE_NODE ? "raise or panic" : node.id}</title>}
             <rect
               x={node.x}
               y={node.y}
@@ -118,19 +117,28 @@ export function TaskGraphView({
               height={node.height}
               rx={node.terminal ? node.height / 2 : 6}
             />
-            <text
-              x={node.x + node.width / 2}
-              y={node.y + (node.detail ? 19 : node.height / 2 + 5)}
-              textAnchor="middle"
-              className="node-id"
-            >
-              {node.current ? `▶ ${node.id}` : node.id === RAISE_NODE ? "raise" : node.id}
-            </text>
-            {node.detail && (
-              <text x={node.x + node.width / 2} y={node.y + 36} textAnchor="middle" className="node-detail">
-                {node.detail}
-              </text>
+            {node.current && (
+              // A drawn triangle, not a "▶" character: no text that the accessible name would have to repeat.
+              <path d={`M ${node.x + 10} ${node.y + 9} l 9 5.5 l -9 5.5 z`} className="current-mark" />
             )}
+            {/* One <text> with a space between its lines: two <text>s read as one word ("preparefetch") to axe. */}
+            <text textAnchor="middle">
+              <tspan
+                x={node.x + node.width / 2}
+                y={node.y + (node.detail ? 19 : node.height / 2 + 5)}
+                className="node-id"
+              >
+                {node.id === RAISE_NODE ? "raise" : node.id}
+              </tspan>
+              {node.detail && (
+                <>
+                  {" "}
+                  <tspan x={node.x + node.width / 2} y={node.y + 36} className="node-detail">
+                    {node.detail}
+                  </tspan>
+                </>
+              )}
+            </text>
           </g>
         ))}
       </svg>
@@ -145,7 +153,7 @@ export function TaskGraphView({
         )}
       </figcaption>
       {graph.edges.some((edge) => edge.label) && (
-        // The drawn labels are shortened; every branch's full condition is readable here, not only on hover.
+        // Drawn labels longer than MAX_LABEL are shortened; every branch's full condition is readable here, not only on hover.
         <details className="branches">
           <summary>Branch conditions in full</summary>
           <ul aria-label="Branch conditions">

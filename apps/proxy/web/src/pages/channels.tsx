@@ -1,6 +1,7 @@
 import type { ChannelEntry, Page, PromoteChannelResponse } from "@baton/actions";
 import { type FormEvent, useState } from "react";
 import { call } from "../api.js";
+import { Actor } from "../components/actor.js";
 import { ErrorBox } from "../components/error-box.js";
 import { Link } from "../components/link.js";
 import { type Cursor, Pager } from "../components/pager.js";
@@ -48,7 +49,9 @@ export function ChannelsPage({ permissions }: { permissions: Permissions }) {
                 <td>
                   <TimeText iso={entry.updated_at} />
                 </td>
-                <td>{entry.actor ?? ""}</td>
+                <td>
+                  <Actor actor={entry.actor} />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -1,15 +1,14 @@
 import type { CompatResponse } from "@baton/actions";
 import { useState } from "react";
 import { call } from "../api.js";
+import { DiffView } from "../components/diff-view.js";
 import { ErrorBox } from "../components/error-box.js";
 import { Link } from "../components/link.js";
 import { jsonText } from "../json-text.js";
 import { diffLines, hasChanges } from "../line-diff.js";
 import { useLoad } from "../use-load.js";
 
-const MARK = { same: " ", added: "+", removed: "-" } as const;
-
-/** A line diff of two versions' canonical JSON, and the compat check between them. */
+/** A line diff of two versions' canonical JSON (unchanged regions folded), and the compat check between them. */
 export function ComparePage({ name, from, to }: { name: string; from: number | null; to: number | null }) {
   const both = useLoad(async (signal) => {
     if (from === null || to === null) return null;
@@ -58,29 +57,7 @@ export function ComparePage({ name, from, to }: { name: string; from: number | n
         <>
           <h2>Changes</h2>
           {!hasChanges(diff) && <p>The two versions have the same canonical JSON.</p>}
-          <table className="diff" aria-label={`Diff of v${from} and v${to}`}>
-            <thead>
-              <tr>
-                <th scope="col">v{from}</th>
-                <th scope="col">v{to}</th>
-                <th scope="col">Line</th>
-              </tr>
-            </thead>
-            <tbody>
-              {diff.map((line, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: diff rows have no identity beyond their position
-                <tr key={i} className={`diff-${line.kind}`} data-kind={line.kind}>
-                  <td className="ln">{line.oldLine ?? ""}</td>
-                  <td className="ln">{line.newLine ?? ""}</td>
-                  <td className="code">
-                    <span aria-hidden="true">{MARK[line.kind]} </span>
-                    {line.kind !== "same" && <span className="sr-only">{line.kind}: </span>}
-                    {line.text}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DiffView key={`${name}:${from}:${to}`} diff={diff} from={from} to={to} />
         </>
       )}
       <h2>Compatibility</h2>

@@ -1,6 +1,7 @@
 import type { DefinitionSummary, Page } from "@baton/actions";
 import { useState } from "react";
 import { call } from "../api.js";
+import { Actor } from "../components/actor.js";
 import { ErrorBox } from "../components/error-box.js";
 import { Link } from "../components/link.js";
 import { type Cursor, Pager } from "../components/pager.js";
@@ -32,7 +33,9 @@ export function DefinitionTable({ rows, caption }: { rows: DefinitionSummary[]; 
             <td>
               <TimeText iso={d.created_at} />
             </td>
-            <td>{d.actor ?? ""}</td>
+            <td>
+              <Actor actor={d.actor} />
+            </td>
             <td>{(d.raises ?? []).join(", ")}</td>
           </tr>
         ))}

@@ -1,4 +1,5 @@
 import { call } from "../api.js";
+import { Actor } from "../components/actor.js";
 import { ErrorBox } from "../components/error-box.js";
 import { JsonBlock } from "../components/json-block.js";
 import { Link } from "../components/link.js";
@@ -25,7 +26,15 @@ export function VersionPage({ name, version }: { name: string; version: number }
         <>
           <p>
             Registered <TimeText iso={stored.data.created_at} />
-            {stored.data.actor ? ` by ${stored.data.actor}` : ""}.{" "}
+            {stored.data.actor ? (
+              <>
+                {" "}
+                by <Actor actor={stored.data.actor} />
+              </>
+            ) : (
+              ""
+            )}
+            .{" "}
             {version > 1 && (
               <Link to={{ page: "compare", name, from: version - 1, to: version }}>Compare with v{version - 1}</Link>
             )}
