@@ -5,6 +5,8 @@
 // labels right, on_error labels left), one line each, stacked so that no two overlap, and
 // joined to their edge by a dotted leader; the column is as wide as its longest label, so no
 // label is cut at the drawing's edge (docs/ui.md "Instance — #/instances/<id>").
+// One file past 300 lines on purpose: the passes (edges, lanes, nodes, paths, label columns)
+// share the layout's constants and the row arithmetic, and are read together.
 
 export type EdgeKind = "next" | "switch" | "error";
 

@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, describeViolations } from "./axe.js";
-import { type Stack, startStack } from "./harness.js";
+import { mockSession, SIGNED_OUT_SESSION, type Stack, startStack } from "./harness.js";
 import { openShowcasePage, type Showcase, seedShowcase, showcasePages } from "./showcase.js";
 
 let stack: Stack;
@@ -48,20 +48,7 @@ describe("axe on every page", () => {
   it("finds none on the sign-in page either", async () => {
     const page = await stack.browser.newPage();
     try {
-      await page.route("**/auth/session", (route) =>
-        route.fulfill({
-          status: 200,
-          contentType: "application/json",
-          body: JSON.stringify({
-            login: true,
-            signed_in: false,
-            subject: null,
-            permissions: null,
-            providers: [{ id: "corp", name: "Corp SSO" }],
-            password_login: true,
-          }),
-        }),
-      );
+      await mockSession(page, SIGNED_OUT_SESSION);
       for (const viewport of WIDTHS) {
         await page.setViewportSize(viewport);
         await page.goto("about:blank");

@@ -3,6 +3,7 @@
 
 import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, describeViolations } from "./axe.js";
 import { APPROVAL, BROKEN } from "./fixtures.js";
 import { eventually, type Stack, startStack } from "./harness.js";
 
@@ -56,6 +57,8 @@ describe("bulk actions", () => {
     expect(await preview.locator("[data-stays]").allTextContents()).toEqual([
       "1 completed → unchanged (a completed root is not paused)",
     ]);
+    const serious = (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(describeViolations(serious), "axe on the open preview").toBe("");
     expect(await Promise.all(approvals.map(statusOf)), "a dry run changes nothing").toEqual([
       "running",
       "running",

@@ -117,3 +117,24 @@ export async function startStack(): Promise<Stack> {
  */
 export const eventually = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs?: number): Promise<T> =>
   until(what, check, timeoutMs, 100);
+
+/** The session of a proxy with a login and nobody signed in: a password form and one provider. */
+export const SIGNED_OUT_SESSION = {
+  login: true,
+  signed_in: false,
+  subject: null,
+  permissions: null,
+  providers: [{ id: "corp", name: "Corp SSO" }],
+  password_login: true,
+};
+
+/**
+ * Answers the page's `GET /auth/session` with `body`, as the sign-in proxy would (replacing
+ * an earlier mock). The UI reads the session once per document: open a fresh one after this.
+ */
+export async function mockSession(page: Page, body: object): Promise<void> {
+  await page.unroute("**/auth/session");
+  await page.route("**/auth/session", (route) =>
+    route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(body) }),
+  );
+}

@@ -1,7 +1,7 @@
 import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROKEN, ORDER_V1, ORDER_V2 } from "./fixtures.js";
-import { eventually, type Stack, startStack } from "./harness.js";
+import { eventually, mockSession, SIGNED_OUT_SESSION, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
 let parked: string; // order v1, waiting on its external task "approve"
@@ -190,13 +190,7 @@ describe("instance page", () => {
 });
 
 describe("permissions from the sign-in proxy (GET /auth/session mocked with page.route)", () => {
-  async function withSession(body: object) {
-    const { page } = stack;
-    await page.unroute("**/auth/session");
-    await page.route("**/auth/session", (route) =>
-      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(body) }),
-    );
-  }
+  const withSession = (body: object) => mockSession(stack.page, body);
 
   /** A fresh document: the session is read once per page load, and a hash change is not one. */
   async function open(hash: string) {
@@ -243,14 +237,7 @@ describe("permissions from the sign-in proxy (GET /auth/session mocked with page
 
   it("shows the sign-in page with a password form and provider buttons that return to the page asked for when signed out", async () => {
     const { page } = stack;
-    await withSession({
-      login: true,
-      signed_in: false,
-      subject: null,
-      permissions: null,
-      providers: [{ id: "corp", name: "Corp SSO" }],
-      password_login: true,
-    });
+    await withSession(SIGNED_OUT_SESSION);
     await open(`#/instances/${parked}`);
     await expect.poll(() => page.getByRole("heading", { name: "Sign in to Baton" }).count()).toBe(1);
     expect(await page.getByLabel("Email").count()).toBe(1);

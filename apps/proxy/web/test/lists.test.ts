@@ -201,6 +201,9 @@ describe("live refresh", () => {
       return ["running", "failing"].includes(view.status) ? undefined : view;
     });
     expect([settled.status, settled.error_message]).toEqual(["completed", undefined]);
+    // A fresh document, so that its network idle below is reached after this page's loads (after
+    // a hash-only goto it would be the previous page's, reached long before).
+    await page.goto("about:blank");
     await page.goto(`${web.url}/#/instances/${id}`);
     const children = page.getByRole("list", { name: "Children" });
     await expect.poll(() => children.locator("li[data-child]").getByText("completed").count()).toBe(3);

@@ -46,6 +46,13 @@ const ADA = {
   hash: "$2b$04$mTgHOSQkCVlpsyRByNUTTunvvmg9Q/ZAvTWUF2.WLaNQWclqqox1.",
 };
 
+// bcrypt (cost 4, bcryptjs) of "walt-worker-pw": a person who answers human tasks (worker).
+const WALT = {
+  email: "walt@example.com",
+  password: "walt-worker-pw",
+  hash: "$2b$04$dUsARlnjwBzfaDrIotWciuKpDbsQaIhu1AXc54TPgB6TepsBOxOgi",
+};
+
 let dir: string;
 let database: { location: string; flags: string[]; dispose: () => Promise<void> } | undefined;
 let api: TestServer | undefined;
@@ -143,12 +150,14 @@ login:
     - { email: ${OLGA.email}, hash: "${OLGA.hash}", groups: [ops] }
     - { email: ${RITA.email}, hash: "${RITA.hash}" }
     - { email: ${ADA.email}, hash: "${ADA.hash}", groups: [admins] }
+    - { email: ${WALT.email}, hash: "${WALT.hash}", groups: [tasks] }
   providers:
     - { id: fake, name: Fake IdP, issuer: "${op.issuer}", client_id: ${op.clientId}, client_secret: ${op.clientSecret} }
 token: { secret_file: jwt-secret, issuer: ${ISSUER}, audience: ${AUDIENCE} }
 roles:
   ops: [operate]
   admins: [admin]
+  tasks: [worker]
   "*": [read]
 `,
   );
@@ -331,6 +340,45 @@ describe("the UI through the real sign-in proxy", () => {
       await expect.poll(() => reader.page.locator("tbody tr").first().locator(".actor").textContent()).toBe(raw);
     } finally {
       await reader.context.close();
+    }
+  });
+
+  it("lets a person with worker resolve a task from its page, and the API refuses a reader's answer with 403", async () => {
+    const forWalt = await parkedOrder("lantern");
+    const forNobody = await parkedOrder("ladder");
+    const walt = await freshPage();
+    try {
+      await walt.page.goto(`${proxy!.url}/#/external/${forWalt}`);
+      await signIn(walt.page, WALT);
+      const form = walt.page.getByRole("form", { name: "Resolve" });
+      await expect.poll(() => form.getByLabel("ok").count(), { message: "the form from result_schema" }).toBe(1);
+      await form.getByLabel("ok").check();
+      await form.getByRole("button", { name: "Resolve" }).click();
+      await expect.poll(() => walt.page.getByRole("status").textContent()).toContain("Resolved");
+      await eventually("the order resolved by Walt completed", async () =>
+        (await admin.call("getInstance", { params: { id: forWalt } })).status === "completed" ? true : undefined,
+      );
+      const logs = await admin.call("listInstanceLogs", { params: { id: forWalt }, query: { limit: 100 } });
+      expect(logs.items.find((entry) => entry.event === "external.resolved")?.actor, "the actor is Walt").toContain(
+        WALT.email,
+      );
+    } finally {
+      await walt.context.close();
+    }
+
+    const rita = await freshPage();
+    try {
+      await rita.page.goto(`${proxy!.url}/#/external/${forNobody}`);
+      await signIn(rita.page, RITA);
+      await expect.poll(() => rita.page.getByTestId("needs-worker").count()).toBe(1);
+      expect(await rita.page.getByRole("form", { name: "Resolve" }).count(), "a reader gets no form").toBe(0);
+      const signal = await rita.context.request.post(`${proxy!.url}/api/external-tasks/signal`, {
+        data: { instance_id: forNobody, task: "approve", result: { ok: true } },
+      });
+      expect(signal.status(), "hiding the form is a courtesy; the API itself refuses").toBe(403);
+      expect((await admin.call("listExternalTasks", { query: { instance_id: forNobody } })).items).toHaveLength(1);
+    } finally {
+      await rita.context.close();
     }
   });
 });

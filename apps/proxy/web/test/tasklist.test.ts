@@ -3,6 +3,7 @@
 
 import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, describeViolations } from "./axe.js";
 import { APPROVAL, EXPENSE } from "./fixtures.js";
 import { eventually, type Stack, startStack } from "./harness.js";
 
@@ -45,7 +46,10 @@ describe("tasklist", () => {
     await eventually("the approval parked", async () =>
       (await client.call("listExternalTasks", { query: { instance_id: second } })).items.length ? true : undefined,
     );
-    const claim = await client.call("claimExternalTasks", { body: { worker_id: "bot-1", process: "approval" } });
+    // A long lease: on a loaded machine the page may take a while, and a lapsed claim reads "nobody".
+    const claim = await client.call("claimExternalTasks", {
+      body: { worker_id: "bot-1", process: "approval", lease_ms: 600_000 },
+    });
     expect(claim.items).toHaveLength(1);
 
     await page.goto(`${web.url}/#/external`);
@@ -108,6 +112,8 @@ describe("tasklist", () => {
     await form.getByRole("button", { name: "Resolve" }).click();
     const alert = form.locator(".error[role=alert]");
     await expect.poll(() => alert.textContent()).toContain("result.amount");
+    const serious = (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(describeViolations(serious), "axe with the API's refusal shown").toBe("");
     expect(
       (await client.call("listExternalTasks", { query: { instance_id: id } })).items,
       "still waiting",
@@ -129,6 +135,8 @@ describe("tasklist", () => {
     await form.getByLabel("Error code").selectOption("rejected");
     await form.getByLabel("Message").fill("over budget");
     await form.getByLabel("reason").fill("the budget is 50");
+    const serious = (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(describeViolations(serious), "axe on the filled Raise form").toBe("");
     await form.getByRole("button", { name: "Raise" }).click();
     await expect.poll(() => page.getByRole("status").textContent()).toContain("Raised rejected");
 

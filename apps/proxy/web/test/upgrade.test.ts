@@ -3,6 +3,7 @@
 
 import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, describeViolations } from "./axe.js";
 import { ORDER_V1, ORDER_V2 } from "./fixtures.js";
 import { eventually, type Stack, startStack } from "./harness.js";
 
@@ -63,6 +64,8 @@ describe("upgrade with the compatibility check", () => {
     expect(await ours.count(), "a blocker concerns approve, where the instance sits").toBeGreaterThan(0);
     expect(await ours.first().getAttribute("data-blocker")).toMatch(/^tasks\.approve/);
     expect(await page.getByRole("button", { name: "Upgrade", exact: true }).count(), "no plain Upgrade").toBe(0);
+    const serious = (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(describeViolations(serious), "axe with the blockers shown").toBe("");
 
     await form.getByRole("button", { name: "Upgrade anyway" }).click();
     await expect.poll(() => form.getByRole("alert").textContent()).toContain('sits on task "approve"');
