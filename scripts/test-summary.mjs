@@ -47,6 +47,13 @@ for (const pkg of workspacePackages()) {
     const suitesFailed = report.numFailedTestSuites ?? 0;
     if (suitesFailed > 0 && (report.numFailedTests ?? 0) === 0) broken += suitesFailed;
     console.log(`${pkg} ${file}: ${report.numPassedTests} passed, ${report.numFailedTests} failed${suitesFailed ? `, ${suitesFailed} failed files` : ""}`);
+    // CI's log is often read only from its tail: name each failure here, not only in the runner's output above.
+    for (const suite of report.testResults ?? []) {
+      const where = suite.name.startsWith(root) ? suite.name.slice(root.length) : suite.name;
+      const failedTests = (suite.assertionResults ?? []).filter((t) => t.status === "failed");
+      for (const t of failedTests) console.log(`  FAILED ${where} > ${t.fullName ?? t.title}`);
+      if (suite.status === "failed" && failedTests.length === 0) console.log(`  FAILED ${where} (did not run: ${(suite.message ?? "").split("\n")[0].slice(0, 200)})`);
+    }
   }
 }
 failed += broken;

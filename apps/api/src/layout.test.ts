@@ -7,9 +7,6 @@ import { describe, expect, it } from "vitest";
 // violation fails `pnpm test` (and CI) instead of waiting for review.
 
 const SRC = dirname(fileURLToPath(import.meta.url));
-/** Past this a source file says at its top why it is not split ("// Over 300 lines on purpose: …"). */
-const MAX_LINES = 300;
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -63,19 +60,6 @@ describe("source layout", () => {
   it("keeps HTTP out of the engine and the views: they refuse with Refusal, never ApiError", () => {
     const found = [...violations("engine", isHttp), ...violations("views", isHttp)];
     expect(found).toEqual([]);
-  });
-
-  it("states at the top of every source file over 300 lines why it is that long", () => {
-    const unexplained = sourceFiles(SRC).flatMap((file) => {
-      const lines = readFileSync(file, "utf8").split("\n");
-      const length = lines.at(-1) === "" ? lines.length - 1 : lines.length;
-      // The reason is the file's opening comment (a biome directive may come first).
-      const opening = lines.find((line) => !line.startsWith("// biome-ignore")) ?? "";
-      return length > MAX_LINES && !/^\/\/ Over \d+ lines/.test(opening)
-        ? [`${relative(SRC, file)}: ${length} lines`]
-        : [];
-    });
-    expect(unexplained).toEqual([]);
   });
 
   it("has no import cycles between source files, type-only imports included", () => {

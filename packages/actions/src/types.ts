@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: ONE map from action name to request and response types, so that
+// `client.call(name, …)` is typed; splitting it would split the map the client indexes.
 // Hand-written TypeScript mirrors of the registry's request and response schemas, keyed by
 // action name so that `client.call("getInstance", …)` is typed. registry.test.ts checks
 // that every ActionName has exactly one registry entry; keep the two in step by hand.

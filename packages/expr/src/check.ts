@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: one checker over every expression node kind; the cases call each other
+// recursively and share the environment and problem list.
 // Static checking of expressions and templates against JSON Schemas (docs/language.md "Expressions", "Schemas").
 // Only definite mismatches are problems (a value whose type has no valid member for the
 // operator); values that merely may be null fail at run time with engine.expression, except

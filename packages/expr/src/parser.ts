@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: a recursive-descent parser, one function per precedence level, each
+// calling the next; the levels are only readable together.
 import { type BinaryExpr, type BinaryOperator, type Expr, registerSource } from "./ast.js";
 import { BUILTINS, isBuiltin } from "./builtins.js";
 import { ExprRuntimeError, ExprSyntaxError } from "./errors.js";

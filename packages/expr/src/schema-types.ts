@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the type reading of each schema keyword; the keywords' readers call
+// each other recursively.
 // Reading JSON Schemas (the subset of docs/language.md "Schemas") as types for the checker. `{}` is the unknown
 // type: anything can be passed on, any access yields unknown, and it is never reported.
 import type { Json } from "./json.js";

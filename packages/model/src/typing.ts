@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: each task kind's typing in its environment; the environment builder and
+// its users change together.
 // Static typing of a definition's expressions (docs/language.md "Roots", "Schemas"): checks each
 // template, case and `over` in its environment with @baton/expr, and infers the type of every
 // task output, payload and result.

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the passes (edges, lanes, nodes, paths, label columns) share the
+// layout's constants and the row arithmetic, and are read together.
 // The definition as a graph: tasks top to bottom in their order, the fall-through flow as
 // straight arrows down the middle, switch jumps routed on the right and on_error edges on
 // the left, each in its own lane so that overlapping jumps never share a vertical segment.
@@ -5,8 +7,6 @@
 // labels right, on_error labels left), one line each, stacked so that no two overlap, and
 // joined to their edge by a dotted leader; the column is as wide as its longest label, so no
 // label is cut at the drawing's edge (docs/ui.md "Instance — #/instances/<id>").
-// One file past 300 lines on purpose: the passes (edges, lanes, nodes, paths, label columns)
-// share the layout's constants and the row arithmetic, and are read together.
 
 export type EdgeKind = "next" | "switch" | "error";
 

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: every definition and channel action's spec as declarative data; the
+// register, validate, compat and promote actions share the schema fragments defined here.
 import type { JsonSchema } from "../action-spec.js";
 import { LIST_SORTS, listQuerySchema, pageEnvelopeSchema } from "../pagination.js";
 import {

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: every external-task action's spec as declarative data; claim, renew,
+// release, resolve, signal and the waiting list share the task and outcome schemas defined here.
 import type { JsonSchema } from "../action-spec.js";
 import {
   AUTHORED_CODE_PATTERN,

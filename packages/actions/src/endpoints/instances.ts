@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: every instance action's spec (path, permission, query, body and response schemas) as
+// declarative data; the list, detail, lifecycle and bulk actions share schema fragments defined here.
 import type { JsonSchema } from "../action-spec.js";
 import { LIST_SORTS, listQuerySchema, pageEnvelopeSchema } from "../pagination.js";
 import {

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: one recursive subset relation over every schema keyword; its cases call
+// each other and must agree on what `certain` means.
 // Whether every value one schema accepts is accepted by another, over the schema subset of
 // docs/language.md. Sound by construction: a `certain` issue names a value `a` accepts and `b`
 // refuses; where the check cannot decide (oneOf overlap, a union split across branches,

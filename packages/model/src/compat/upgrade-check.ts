@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: one analysis: the replay walk, its step budget and the findings it
+// records share state, and its soundness argument reads top to bottom.
 // The upgrade member (docs/compat.md): can an instance sitting on a task of `from` continue
 // under `to`? Each finding records the sitting tasks it concerns, so an instance upgrade can
 // refuse only for the tasks its tree actually sits on. Stored state is judged by what it can
