@@ -5,7 +5,7 @@ import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, describeViolations } from "./axe.js";
 import { APPROVAL, BROKEN } from "./fixtures.js";
-import { eventually, type Stack, startStack } from "./harness.js";
+import { eventually, mockSession, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
 const approvals: string[] = []; // three approvals: two parked, one resolved (completed)
@@ -119,20 +119,14 @@ describe("bulk actions", () => {
   it("is not offered to a reader", async () => {
     const { browser, web } = stack;
     const page = await browser.newPage();
-    await page.route("**/auth/session", (route) =>
-      route.fulfill({
-        status: 200,
-        contentType: "application/json",
-        body: JSON.stringify({
-          login: true,
-          signed_in: true,
-          subject: "reader@example.com",
-          permissions: ["read"],
-          providers: [],
-          password_login: true,
-        }),
-      }),
-    );
+    await mockSession(page, {
+      login: true,
+      signed_in: true,
+      subject: "reader@example.com",
+      permissions: ["read"],
+      providers: [],
+      password_login: true,
+    });
     await page.goto(`${web.url}/#/instances`);
     await expect.poll(() => page.locator("tbody tr[data-instance]").count()).toBe(5);
     expect(await page.getByText("Bulk action on every root these filters select").count()).toBe(0);

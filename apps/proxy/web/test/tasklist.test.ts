@@ -5,7 +5,7 @@ import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, describeViolations } from "./axe.js";
 import { APPROVAL, EXPENSE } from "./fixtures.js";
-import { eventually, type Stack, startStack } from "./harness.js";
+import { eventually, mockSession, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
 
@@ -173,20 +173,14 @@ describe("tasklist", () => {
     const { browser, web } = stack;
     const id = await parkedExpense(3);
     const page = await browser.newPage();
-    await page.route("**/auth/session", (route) =>
-      route.fulfill({
-        status: 200,
-        contentType: "application/json",
-        body: JSON.stringify({
-          login: true,
-          signed_in: true,
-          subject: "reader@example.com",
-          permissions: ["read"],
-          providers: [],
-          password_login: true,
-        }),
-      }),
-    );
+    await mockSession(page, {
+      login: true,
+      signed_in: true,
+      subject: "reader@example.com",
+      permissions: ["read"],
+      providers: [],
+      password_login: true,
+    });
     await page.goto(`${web.url}/#/external/${id}`);
     await expect.poll(() => page.getByTestId("needs-worker").count()).toBe(1);
     expect(await page.getByRole("form", { name: "Resolve" }).count()).toBe(0);
