@@ -67,6 +67,15 @@ describe("tasklist", () => {
     await page.getByLabel("Claim").selectOption("false");
     await expect.poll(() => rowIds(), { message: "claimable only" }).toEqual([first]);
 
+    await expect.poll(() => page.url()).toBe(`${web.url}/#/external?claimed=false`);
+    await page.getByLabel("Process").fill("expense");
+    await expect.poll(() => page.url()).toBe(`${web.url}/#/external?claimed=false&process=expense`);
+    await page.reload();
+    await expect.poll(() => rowIds(), { message: "the reload keeps the filters" }).toEqual([first]);
+    expect(await page.getByLabel("Process").inputValue()).toBe("expense");
+    expect(await page.getByLabel("Claim").inputValue()).toBe("false");
+    await page.getByLabel("Process").fill("");
+
     await client.call("resolveExternalTask", { body: { token: claim.items[0]!.token, result: {} } });
     await page.getByLabel("Claim").selectOption("");
     await expect.poll(() => rowIds(), { message: "a resolved task leaves the list" }).toEqual([first]);
