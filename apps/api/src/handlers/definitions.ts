@@ -10,6 +10,7 @@ import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
 import { type Db, inTransaction } from "../storage/db.js";
 import { channels, definitionPins, definitions } from "../storage/schema/index.js";
 import { iso } from "../format.js";
+import { actorLabels, withActorLabel } from "../views/actor-labels.js";
 
 type DefinitionRow = typeof definitions.$inferSelect;
 
@@ -81,15 +82,20 @@ export const definitionHandlers = {
     if (query.created_before !== undefined) filters.push(lt(definitions.createdAt, query.created_before));
     if (query.name !== undefined) filters.push(eq(definitions.name, query.name));
     const page = await paginate(db, definitions, and(...filters), definitionList, query);
-    return { body: mapPage(page, definitionSummary) };
+    const label = await actorLabels(
+      db,
+      page.items.map((r) => r.actor),
+    );
+    return { body: mapPage(page, (r) => withActorLabel(definitionSummary(r), label)) };
   },
 
   getDefinition: async ({ params }, { db }) => {
     const row = await requireDefinitionRow(db, params.name!, Number(params.version));
+    const label = await actorLabels(db, [row.actor]);
     // The stored canonical text goes out as it is: parsing and writing out the largest
     // definition allowed would hold the event loop for far longer than a request may
     // (docs/limits.md#the-checker-thread). Only the short fields around it are written here.
-    const head = stringifyJson(definitionSummary(row));
+    const head = stringifyJson(withActorLabel(definitionSummary(row), label));
     const text = `${head.slice(0, -1)},"definition":${row.definition}}`;
     return { contentType: "application/json", body: text as unknown as StoredDefinition };
   },
