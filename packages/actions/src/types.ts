@@ -474,9 +474,11 @@ export interface RenewResponse {
 }
 
 export type ResolveBody = { token: string; result?: JsonValue } | { token: string; error: ErrorOutcome };
-export type SignalBody =
+/** `only_if_waiting` is an extension: refuse (409) instead of buffering when the task is not waiting now. */
+export type SignalBody = (
   | { instance_id: string; task: string; result?: JsonValue }
-  | { instance_id: string; task: string; error: ErrorOutcome };
+  | { instance_id: string; task: string; error: ErrorOutcome }
+) & { only_if_waiting?: boolean };
 
 // ---- tokens ------------------------------------------------------------------------
 

@@ -132,6 +132,16 @@ describe("children status filter", () => {
     await expect.poll(rows).toEqual([byProcess.get("leaf")]);
     await select.selectOption("failed");
     await expect.poll(rows).toEqual([byProcess.get("broken")]);
+
+    // The choice lives in the URL beside the logs' own state, and neither drops the other.
+    await page.getByRole("region", { name: "Logs" }).getByLabel("Level").selectOption("warn");
+    await expect.poll(() => page.url()).toBe(`${web.url}/#/instances/${id}?children_status=failed&log_level=warn`);
+    await page.reload();
+    await expect
+      .poll(rows, { message: "the reload lists the failed children again" })
+      .toEqual([byProcess.get("broken")]);
+    expect(await select.inputValue()).toBe("failed");
+    expect(await page.getByRole("region", { name: "Logs" }).getByLabel("Level").inputValue()).toBe("warn");
     await client.call("cancelInstance", { params: { id } });
   });
 });
