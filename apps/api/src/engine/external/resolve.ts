@@ -2,7 +2,7 @@ import { type Json, stringifyJson } from "@baton/expr";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, queryRows } from "../../storage/db.js";
 import { logRow } from "../audit-log.js";
-import type { ClaimedRow } from "../pump/claim.js";
+import { type ClaimedRow, claimedRowOf } from "../pump/claim.js";
 import { LEASE_MS } from "../statuses.js";
 
 // Resolve as ONE statement (docs/engine.md "Resolving an external task"): the fence, the
@@ -125,22 +125,8 @@ export async function writeResolve(db: Db, clock: Clock, w: ResolveWrite): Promi
     log.data,
   ]);
   if (r === undefined) return null;
-  const row: ClaimedRow = {
-    id: String(r.id),
-    rootId: String(r.root_id),
-    process: String(r.process),
-    version: Number(r.version),
-    task: String(r.task),
-    stateText: String(r.state),
-    retryCount: Number(r.retry_count),
-    taskEpoch: Number(r.task_epoch),
-    leaseEpoch: Number(r.lease_epoch),
-    reclaimedFrom: null,
-    parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
-    parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
-    // The carried lease counts as an attempt (docs/limits.md#poison-instances); the statement set it.
-    attempts: 1,
-  };
+  // The carried lease counts as an attempt (docs/limits.md#poison-instances); the statement set it.
+  const row: ClaimedRow = { ...claimedRowOf(r), attempts: 1 };
   return { row, status: String(r.status), carried: w.carrier !== null && r.lease_owner === w.carrier };
 }
 

@@ -6,7 +6,7 @@ import { newId } from "../../storage/ids.js";
 import type { ChildEnvironment, ChildOutcome } from "../advance/tasks/child.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { DefinitionFault } from "../advance/compiled-definition.js";
-import type { DefinitionCache } from "../../definitions/compiled-cache.js";
+import type { DefinitionCache } from "./compiled-cache.js";
 import { resolveRefs } from "../../storage/objects.js";
 import { TaskFailure } from "../advance/task-failure.js";
 
