@@ -1,6 +1,6 @@
 import { and, eq, inArray, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
-import { getDefinition, latestDefinition } from "../definitions/store.js";
+import { getDefinition, latestVersion } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
@@ -86,7 +86,7 @@ export const channelHandlers = {
     checkChannelName("channel", channel);
     const def = await getDefinition(db, name, version);
     if (!def) {
-      const registered = (await latestDefinition(db, name)) !== undefined;
+      const registered = (await latestVersion(db, name)) !== undefined;
       throw notFound(
         registered ? `process "${name}" has no version ${version}` : `process "${name}" is not registered`,
       );
