@@ -32,6 +32,11 @@ export const MAX_UNIX_MS = 8_640_000_000_000_000;
 /** The longest span a request may ask for (100 years, as the language's longest duration). */
 export const MAX_SPAN_MS = 36_500 * 86_400_000;
 
+/** **Extension** beside every `actor` field (docs/auth.md "Actors"); present exactly when `actor` is. */
+export const ACTOR_LABEL: JsonSchema = str(
+  '**Extension.** The actor as people know it: an API token\'s admin-chosen label for `token:<id>` (never its secret), otherwise the actor itself (a signed-in subject). Shown to every reader of this view (docs/auth.md "Actors").',
+);
+
 /** Unix milliseconds, as the time-bound filters take them. */
 export function unixMs(description: string): JsonSchema {
   return { type: "integer", minimum: 0, maximum: MAX_UNIX_MS, description };

@@ -74,6 +74,8 @@ export interface DefinitionSummary {
   version: number;
   created_at: string;
   actor?: string;
+  /** Extension: the actor as people know it (a token's label), present with `actor` (docs/auth.md "Actors"). */
+  actor_label?: string;
   raises?: string[];
 }
 
@@ -163,6 +165,8 @@ export interface ChannelEntry {
   name: string;
   version: number;
   actor?: string;
+  /** Extension: the actor as people know it (a token's label), present with `actor` (docs/auth.md "Actors"). */
+  actor_label?: string;
   updated_at?: string;
 }
 
@@ -363,6 +367,8 @@ export interface LogEntry {
   message: string;
   task?: string | null;
   actor?: string | null;
+  /** Extension: the actor as people know it (a token's label); null with a null actor (docs/auth.md "Actors"). */
+  actor_label?: string | null;
   data?: { [key: string]: JsonValue };
   created_at: string;
 }
@@ -468,9 +474,11 @@ export interface RenewResponse {
 }
 
 export type ResolveBody = { token: string; result?: JsonValue } | { token: string; error: ErrorOutcome };
-export type SignalBody =
+/** `only_if_waiting` is an extension: refuse (409) instead of buffering when the task is not waiting now. */
+export type SignalBody = (
   | { instance_id: string; task: string; result?: JsonValue }
-  | { instance_id: string; task: string; error: ErrorOutcome };
+  | { instance_id: string; task: string; error: ErrorOutcome }
+) & { only_if_waiting?: boolean };
 
 // ---- tokens ------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 import type { Definition } from "@baton/model";
 import { describe, expect, it } from "vitest";
-import type { AdvanceResult } from "./advance/advance.js";
+import type { AdvanceResult } from "./advance/advance-types.js";
 import {
   MIN_SECRET_LENGTH,
   redactAdvanceResult,

@@ -1,6 +1,6 @@
 import { isLosslessNumber, type Json, parseJson, stringifyJson } from "@baton/expr";
 import type { Definition } from "@baton/model";
-import type { AdvanceResult } from "./advance/advance.js";
+import type { AdvanceResult } from "./advance/advance-types.js";
 import { configRoot, configVariables } from "./advance/config-root.js";
 
 // Redaction of `config_schema` properties marked `secret: true` (docs/language.md#secrets, docs/security.md). The stored

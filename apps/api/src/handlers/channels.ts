@@ -5,6 +5,7 @@ import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
 import { iso } from "../format.js";
+import { actorLabels, withActorLabel } from "../views/actor-labels.js";
 import { type Db, inTransaction } from "../storage/db.js";
 import { channels, definitionPins, definitions } from "../storage/schema/index.js";
 
@@ -73,7 +74,11 @@ export const channelHandlers = {
     const filters: SQL[] = [];
     if (query.name !== undefined) filters.push(eq(channels.name, query.name));
     const page = await paginate(db, channels, and(...filters), channelList, query);
-    return { body: mapPage(page, channelEntry) };
+    const label = await actorLabels(
+      db,
+      page.items.map((r) => r.actor),
+    );
+    return { body: mapPage(page, (r) => withActorLabel(channelEntry(r), label)) };
   },
 
   setChannel: async ({ body, principal }, { db, clock }) => {

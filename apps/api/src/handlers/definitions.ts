@@ -10,6 +10,7 @@ import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
 import { type Db, inTransaction } from "../storage/db.js";
 import { channels, definitionPins, definitions } from "../storage/schema/index.js";
 import { iso } from "../format.js";
+import { actorLabels, withActorLabel } from "../views/actor-labels.js";
 
 type DefinitionRow = typeof definitions.$inferSelect;
 
@@ -81,18 +82,23 @@ export const definitionHandlers = {
     if (query.created_before !== undefined) filters.push(lt(definitions.createdAt, query.created_before));
     if (query.name !== undefined) filters.push(eq(definitions.name, query.name));
     const page = await paginate(db, definitions, and(...filters), definitionList, query);
-    return { body: mapPage(page, definitionSummary) };
+    const label = await actorLabels(
+      db,
+      page.items.map((r) => r.actor),
+    );
+    return { body: mapPage(page, (r) => withActorLabel(definitionSummary(r), label)) };
   },
 
   getDefinition: async ({ params }, { db }) => {
     const version = Number(params.version);
     const stored = await requireDefinition(db, params.name!, version);
+    const label = await actorLabels(db, [stored.actor]);
     return {
       body: {
         name: stored.name,
         version: stored.version,
         created_at: iso(stored.createdAt),
-        ...(stored.actor ? { actor: stored.actor } : {}),
+        ...(stored.actor ? { actor: stored.actor, actor_label: label(stored.actor) } : {}),
         ...(stored.raises.length ? { raises: stored.raises } : {}),
         // A decoded definition is JSON data; the registry types it as such.
         definition: stored.definition as unknown as { [key: string]: JsonValue },

@@ -94,6 +94,7 @@ const handlers = {
       String(body.task),
       outcomeOf(body),
       request.principal.actor,
+      body.only_if_waiting === true,
     );
     if (result.delivered) services.engine.wake();
     return { body: result };

@@ -21,6 +21,7 @@ import {
   logList,
 } from "../views/instance-lists.js";
 import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
+import { actorLabels, withActorLabel } from "../views/actor-labels.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import { mapPage, paginate } from "../views/pagination.js";
@@ -92,7 +93,11 @@ export const instanceHandlers = {
     const page = await paginate(services.db, logs, logFilters(row, query), logList, query);
     // Engine entries are redacted when written; this also covers rows written by other paths.
     const secrets = await allSecrets(services.db, process.env);
-    return { body: mapPage(page, (r) => redactLogView(logView(r), secrets)) };
+    const label = await actorLabels(
+      services.db,
+      page.items.map((r) => r.actor),
+    );
+    return { body: mapPage(page, (r) => withActorLabel(redactLogView(logView(r), secrets), label)) };
   },
 
   getObject: async ({ params }, services) => {

@@ -5,7 +5,7 @@
 import { onPostgres } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdvanceResult } from "../../src/engine/advance/advance.js";
+import type { AdvanceResult } from "../../src/engine/advance/advance-types.js";
 import { type ClaimedRow, renewLeases } from "../../src/engine/pump/claim.js";
 import { type PendingWrite, writeAdvances } from "../../src/engine/pump/commit.js";
 import { rowsOf } from "../../src/storage/db.js";

@@ -13,6 +13,7 @@ let server: TestServer;
 let admin: string;
 let deployer: { id: string; token: string };
 let person: string;
+let reader: string;
 const PERSON = "grace@example.com";
 
 const definition = (name: string, note = "ok") => ({ name, tasks: [{ id: "done", output: { note } }] });
@@ -30,6 +31,7 @@ beforeAll(async () => {
   const created = await call("POST", "/api/tokens", admin, { label: "ci", perms: ["deploy", "read", "operate"] });
   deployer = { id: created.body.id, token: created.body.token };
   person = await mintJwt({ sub: PERSON, perms: ["deploy", "read", "operate"], expiresIn: 900 });
+  reader = (await call("POST", "/api/tokens", admin, { label: "dashboards", perms: ["read"] })).body.token;
 });
 
 afterAll(async () => {
@@ -45,13 +47,24 @@ describe("actor of definitions and channels", () => {
     expect(list.body.items.find((d: any) => d.name === "by-token")).toMatchObject({
       version: 1,
       actor: `token:${deployer.id}`,
+      actor_label: "ci",
     });
   });
 
   it("records the JWT sub on a definition registered by a person", async () => {
     expect((await call("PUT", "/api/definitions", person, definition("by-person"))).status).toBe(200);
     const list = await call("GET", "/api/definitions", person);
-    expect(list.body.items.find((d: any) => d.name === "by-person")).toMatchObject({ actor: PERSON });
+    expect(list.body.items.find((d: any) => d.name === "by-person")).toMatchObject({
+      actor: PERSON,
+      actor_label: PERSON,
+    });
+  });
+
+  it("labels the actor of one stored version, for a reader without admin too", async () => {
+    const stored = await call("GET", "/api/definitions/by-token/versions/1", reader);
+    expect(stored.status, stored.text).toBe(200);
+    expect(stored.body).toMatchObject({ actor: `token:${deployer.id}`, actor_label: "ci" });
+    expect(stored.text, "a label never carries the token's secret").not.toContain(deployer.token);
   });
 
   it("records who pointed a channel last", async () => {
@@ -61,14 +74,14 @@ describe("actor of definitions and channels", () => {
     let entry = (await call("GET", "/api/channels?name=by-token", deployer.token)).body.items.find(
       (c: any) => c.channel === "prod",
     );
-    expect(entry).toMatchObject({ version: 1, actor: `token:${deployer.id}` });
+    expect(entry).toMatchObject({ version: 1, actor: `token:${deployer.id}`, actor_label: "ci" });
     expect((await call("PUT", "/api/channels", person, { name: "by-token", channel: "prod", version: 1 })).status).toBe(
       200,
     );
-    entry = (await call("GET", "/api/channels?name=by-token", person)).body.items.find(
+    entry = (await call("GET", "/api/channels?name=by-token", reader)).body.items.find(
       (c: any) => c.channel === "prod",
     );
-    expect(entry.actor).toBe(PERSON);
+    expect(entry).toMatchObject({ actor: PERSON, actor_label: PERSON });
   });
 
   it("records the actor of a batch deployment on its definitions and channel", async () => {
@@ -92,12 +105,28 @@ describe("actor in instance logs", () => {
     expect((await call("POST", `/api/instances/${id}/pause`, person, {})).status).toBe(200);
     expect((await call("POST", `/api/instances/${id}/resume`, deployer.token, {})).status).toBe(200);
     expect((await call("POST", `/api/instances/${id}/cancel`, person, {})).status).toBe(200);
-    const logs = (await call("GET", `/api/instances/${id}/logs?limit=100`, person)).body.items;
-    const actorOf = (event: string) => logs.find((l: any) => l.event === event)?.actor;
-    expect(actorOf("instance.started")).toBe(`token:${deployer.id}`);
-    expect(actorOf("instance.paused")).toBe(PERSON);
-    expect(actorOf("instance.resumed")).toBe(`token:${deployer.id}`);
-    expect(actorOf("instance.cancelled")).toBe(PERSON);
+    const logs = (await call("GET", `/api/instances/${id}/logs?limit=100`, reader)).body.items;
+    const actorOf = (event: string) => {
+      const entry = logs.find((l: any) => l.event === event);
+      return { actor: entry?.actor, actor_label: entry?.actor_label };
+    };
+    expect(actorOf("instance.started")).toEqual({ actor: `token:${deployer.id}`, actor_label: "ci" });
+    expect(actorOf("instance.paused")).toEqual({ actor: PERSON, actor_label: PERSON });
+    expect(actorOf("instance.resumed")).toEqual({ actor: `token:${deployer.id}`, actor_label: "ci" });
+    expect(actorOf("instance.cancelled")).toEqual({ actor: PERSON, actor_label: PERSON });
+  });
+
+  it("keeps a revoked token's label, and labels several tokens on one page", async () => {
+    const temp = await call("POST", "/api/tokens", admin, { label: "one-off script", perms: ["operate"] });
+    const id = (await call("POST", "/api/instances", temp.body.token, { process: "by-token" })).body.id;
+    expect((await call("POST", `/api/instances/${id}/pause`, deployer.token, {})).status).toBe(200);
+    expect((await call("DELETE", `/api/tokens/${temp.body.id}`, admin)).status).toBe(200);
+    const logs = (await call("GET", `/api/instances/${id}/logs?limit=100`, reader)).body.items;
+    expect(logs.find((l: any) => l.event === "instance.started")).toMatchObject({
+      actor: `token:${temp.body.id}`,
+      actor_label: "one-off script",
+    });
+    expect(logs.find((l: any) => l.event === "instance.paused")).toMatchObject({ actor_label: "ci" });
   });
 
   it("shows who retried a failed instance", async () => {
@@ -117,5 +146,8 @@ describe("actor in instance logs", () => {
     expect(retried.status, retried.text).toBe(200);
     const logs = (await call("GET", `/api/instances/${id}/logs?limit=100`, person)).body.items;
     expect(logs.find((l: any) => l.event === "instance.retried")?.actor).toBe(PERSON);
+    const engineEntries = logs.filter((l: any) => l.actor === null);
+    expect(engineEntries.length, "the engine's own entries (the failed fetch) have no actor").toBeGreaterThan(0);
+    for (const entry of engineEntries) expect(entry.actor_label, entry.event).toBeNull();
   });
 });

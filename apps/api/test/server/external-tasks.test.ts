@@ -405,6 +405,47 @@ describe("external tasks over HTTP", () => {
     expect(view.output, "the second signal answered the second visit").toEqual({ last: 2 });
   });
 
+  it("signal with only_if_waiting: 409 naming where the instance is and nothing kept when the task is not waiting; delivered when it is", async () => {
+    const signal = (id: string, n: number) =>
+      api.post("/api/external-tasks/signal", { instance_id: id, task: "ask", result: { n }, only_if_waiting: true });
+    const expectRefused = (res: Awaited<ReturnType<typeof signal>>, id: string, where: string) => {
+      expect(res.status, res.text).toBe(409);
+      expect(res.body.code).toBe("conflict");
+      expect(res.body.error).toBe(
+        `task "ask" of instance ${id} is not waiting now (the instance is ${where}); with only_if_waiting nothing was delivered or kept for a later visit`,
+      );
+    };
+    const id = await start("looped");
+    // Not parked yet (no tick has run it): a plain signal would be buffered for the visit to come.
+    expectRefused(await signal(id, 7), id, 'running at task "ask"');
+    await tick();
+    expect((await detail(id)).phase, "nothing was buffered: the first visit waits").toBe("external");
+
+    // Someone else answers first; the same visit no longer waits when the second answer arrives.
+    expect((await signal(id, 1)).body).toEqual({ delivered: true, buffered: false });
+    const late = await signal(id, 9);
+    expect(late.status, late.text).toBe(409);
+    expect(late.body.error).toContain(`task "ask" of instance ${id} is not waiting now`);
+    await tick();
+    await tick();
+    const second = await detail(id);
+    expect([second.task, second.phase], "the loop's second visit waits, without the late answer").toEqual([
+      "ask",
+      "external",
+    ]);
+    const logs = (await api.get(`/api/instances/${id}/logs?limit=100`)).body.items;
+    expect(logs.filter((l: { event: string }) => l.event === "external.buffered")).toEqual([]);
+
+    expect((await signal(id, 2)).body).toEqual({ delivered: true, buffered: false });
+    await tick();
+    await tick();
+    const done = await get(id);
+    expect([done.status, done.output]).toEqual(["completed", { last: 2 }]);
+    const settled = await signal(id, 3);
+    expect(settled.status).toBe(409);
+    expect(settled.body.error).toBe(`instance ${id} is completed and will never wait on task "ask" again`);
+  });
+
   it("external.timeout: the deadline raises through on_error; retry re-arms the wait", async () => {
     await drain();
     const id = await start("timed");

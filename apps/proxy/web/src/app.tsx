@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { setUnauthenticatedHandler } from "./api.js";
 import { fetchSession, logout } from "./auth.js";
-import { TokenLabelsProvider } from "./components/actor.js";
 import { Link } from "./components/link.js";
 import { ChannelsPage } from "./pages/channels.js";
 import { ComparePage } from "./pages/compare.js";
@@ -166,9 +165,7 @@ export function App() {
         )}
       </header>
       <main id="main" tabIndex={-1}>
-        <TokenLabelsProvider permissions={session.permissions}>
-          <Page route={route} session={session} />
-        </TokenLabelsProvider>
+        <Page route={route} session={session} />
       </main>
     </>
   );

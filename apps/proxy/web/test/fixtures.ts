@@ -239,3 +239,19 @@ export const EXPENSE = {
   ],
   output: { decision: "$: outputs.approve.decision" },
 };
+
+/** An external review that loops back to itself until a reviewer answers ok: a task visited again. */
+export const RECHECK = {
+  name: "recheck",
+  tasks: [
+    {
+      id: "review",
+      action: {
+        type: "external",
+        result_schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+      },
+    },
+    { id: "again", switch: [{ case: "outputs.review.ok", goto: "end" }, { goto: "$review" }] },
+  ],
+  output: { ok: "$: outputs.review.ok" },
+};

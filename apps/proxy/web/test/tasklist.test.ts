@@ -4,14 +4,14 @@
 import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, describeViolations } from "./axe.js";
-import { APPROVAL, EXPENSE } from "./fixtures.js";
+import { APPROVAL, EXPENSE, RECHECK } from "./fixtures.js";
 import { eventually, mockSession, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
 
 beforeAll(async () => {
   stack = await startStack();
-  for (const definition of [APPROVAL, EXPENSE])
+  for (const definition of [APPROVAL, EXPENSE, RECHECK])
     await stack.client.call("putDefinition", { body: definition as DefinitionInput });
 });
 
@@ -166,6 +166,55 @@ describe("tasklist", () => {
       logs.items.filter((entry) => entry.event === "external.resolved"),
       "only the first outcome reached the task",
     ).toHaveLength(1);
+    await page.close();
+  });
+
+  it("sends nothing, and keeps nothing for the next visit, when the task stops waiting between the page's check and its answer", async () => {
+    const { browser, web, client } = stack;
+    const id = (await client.call("startInstance", { body: { process: "recheck" } })).id;
+    const first = await eventually(
+      "the review parked",
+      async () => (await client.call("listExternalTasks", { query: { instance_id: id } })).items[0],
+    );
+    // The page's clock is held so no refresh replaces the form (and its alert) while the test reads it.
+    const page = await browser.newPage();
+    await page.clock.install();
+    await page.goto(`${web.url}/#/external/${id}`);
+    const form = page.getByRole("form", { name: "Resolve" });
+    await expect.poll(() => form.getByLabel("ok").count()).toBe(1);
+    // The race, ordered: the page has checked that the visit still waits; before its answer
+    // reaches the API a colleague answers "not ok" (the instance is paused so that it stays
+    // between visits until the page's answer has been judged).
+    let raced = false;
+    await page.route("**/api/external-tasks/signal", async (route) => {
+      await client.call("pauseInstance", { params: { id } });
+      await client.call("signalExternalTask", { body: { instance_id: id, task: "review", result: { ok: false } } });
+      raced = true;
+      await route.continue();
+    });
+    await form.getByLabel("ok").check();
+    await form.getByRole("button", { name: "Resolve" }).click();
+    await expect
+      .poll(() => form.locator(".error[role=alert]").textContent())
+      .toBe(
+        `Nothing was sent: task "review" of instance ${id} is not waiting now (the instance is paused at task "review"); with only_if_waiting nothing was delivered or kept for a later visit.`,
+      );
+    expect(raced).toBe(true);
+
+    await client.call("resumeInstance", { params: { id } });
+    const second = await eventually("the review's second visit parked", async () => {
+      const item = (await client.call("listExternalTasks", { query: { instance_id: id } })).items[0];
+      return item && item.waiting_since !== first.waiting_since ? item : undefined;
+    });
+    expect(second.task).toBe("review");
+    const logs = (await client.call("listInstanceLogs", { params: { id }, query: { limit: 100 } })).items;
+    expect(
+      logs.filter((entry) => entry.event === "external.buffered"),
+      "nothing kept",
+    ).toEqual([]);
+    expect(logs.filter((entry) => entry.event === "external.resolved")).toHaveLength(1);
+    expect((await client.call("getInstance", { params: { id } })).status).toBe("running");
+    await client.call("cancelInstance", { params: { id } });
     await page.close();
   });
 

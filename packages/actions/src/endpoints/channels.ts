@@ -1,6 +1,7 @@
 import type { JsonSchema } from "../action-spec.js";
 import { LIST_SORTS, listQuerySchema, pageEnvelopeSchema } from "../pagination.js";
 import {
+  ACTOR_LABEL,
   arrayOf,
   bool,
   dateTime,
@@ -26,6 +27,7 @@ export const CHANNEL_ENTRY_SCHEMA: JsonSchema = responseObject(
     name: str("Process name."),
     version: int("The version the channel points at for this process.", { minimum: 1, maximum: MAX_VERSION }),
     actor: str("Who last moved the pointer."),
+    actor_label: ACTOR_LABEL,
     updated_at: dateTime("When the pointer last moved (ISO 8601 UTC)."),
   },
   ["channel", "name", "version"],
@@ -92,6 +94,7 @@ export const channelActions = [
             name: "order-fulfilment",
             version: 3,
             actor: "token:01J9Z3",
+            actor_label: "ci deploys",
             updated_at: "2026-01-02T10:00:00.000Z",
           },
           {
@@ -99,6 +102,7 @@ export const channelActions = [
             name: "order-fulfilment",
             version: 4,
             actor: "token:01J9Z3",
+            actor_label: "ci deploys",
             updated_at: "2026-01-03T10:00:00.000Z",
           },
         ],

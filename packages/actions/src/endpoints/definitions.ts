@@ -3,6 +3,7 @@
 import type { JsonSchema } from "../action-spec.js";
 import { LIST_SORTS, listQuerySchema, pageEnvelopeSchema } from "../pagination.js";
 import {
+  ACTOR_LABEL,
   arrayOf,
   bool,
   dateTime,
@@ -57,6 +58,7 @@ export const DEFINITION_SUMMARY_SCHEMA: JsonSchema = responseObject(
     version: int("Version number, from 1 for a new name.", { minimum: 1, maximum: MAX_VERSION }),
     created_at: dateTime("When this version was registered (ISO 8601 UTC)."),
     actor: str("Who registered it (`token:<id>` or the signed-in subject)."),
+    actor_label: ACTOR_LABEL,
     raises: arrayOf(
       str("An authored error code."),
       "Every authored error code the process can end with (declared `raises` and raise clauses).",
@@ -271,6 +273,7 @@ export const definitionActions = [
             version: 3,
             created_at: "2026-01-02T10:00:00.000Z",
             actor: "token:01J9Z3",
+            actor_label: "ci deploys",
             raises: ["out_of_stock"],
           },
           { name: "invoice", version: 1, created_at: "2026-01-01T09:00:00.000Z" },
@@ -433,6 +436,7 @@ export const definitionActions = [
             version: int("Version number.", { minimum: 1, maximum: MAX_VERSION }),
             created_at: dateTime("When this version was registered (ISO 8601 UTC)."),
             actor: str("Who registered it."),
+            actor_label: ACTOR_LABEL,
             raises: arrayOf(str("An authored error code."), "Every authored error code the process can end with."),
             definition: openObject("The canonical definition."),
           },

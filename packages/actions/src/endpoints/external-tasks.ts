@@ -358,13 +358,17 @@ export const externalTaskActions = [
     tag: TAG,
     summary: "Deliver an outcome by instance and task",
     description:
-      "Delivers a `result` or an `error` outcome (as in resolve) to task `task` of instance `instance_id` without a claim. When the task is waiting now, it resolves (`delivered`); otherwise the outcome is buffered FIFO until the task next waits (`buffered`).",
+      "Delivers a `result` or an `error` outcome (as in resolve) to task `task` of instance `instance_id` without a claim. When the task is waiting now, it resolves (`delivered`); otherwise the outcome is buffered FIFO until the task next waits (`buffered`). " +
+      "Extension: with `only_if_waiting: true` an outcome for a task that is not waiting now is refused with 409 instead of buffered, so an answer meant for the visit a person is looking at never reaches a later one.",
     permissions: ["worker"],
     body: outcomeBody(
       "Signal",
       {
         instance_id: str("The instance.", { minLength: 1 }),
         task: str("The external task id in its definition.", { minLength: 1 }),
+        only_if_waiting: bool(
+          '**Extension.** When true, deliver only if the task is waiting now: otherwise answer 409 `conflict` naming where the instance is, and buffer nothing. Default false (buffer, as the core interface does). docs/api.md "Signal only if waiting".',
+        ),
       },
       ["instance_id", "task"],
     ),
@@ -384,7 +388,7 @@ export const externalTaskActions = [
     errorDescriptions: {
       400: "The result or error outcome does not match the task's declaration; `fields` says where.",
       404: "Unknown instance, or the task is not an external task of its definition.",
-      409: "The instance is settled and will never wait on that task again.",
+      409: "The instance is settled and will never wait on that task again; or, with `only_if_waiting` (extension), the task is not waiting now and nothing was delivered or buffered.",
     },
     example: {
       request: {

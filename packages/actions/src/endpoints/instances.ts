@@ -3,6 +3,7 @@
 import type { JsonSchema } from "../action-spec.js";
 import { LIST_SORTS, listQuerySchema, pageEnvelopeSchema } from "../pagination.js";
 import {
+  ACTOR_LABEL,
   anyJson,
   arrayOf,
   bool,
@@ -173,6 +174,7 @@ export const LOG_ENTRY_SCHEMA = responseObject(
     message: str("What happened, for a person."),
     task: nullable(str("The task it concerns, if any.")),
     actor: nullable(str("Who caused it (`token:<id>` or a subject), for operator actions.")),
+    actor_label: nullable(ACTOR_LABEL),
     data: openObject("Structured details; never contains secrets."),
     created_at: dateTime("When it was written (ISO 8601 UTC)."),
   },
@@ -498,6 +500,7 @@ export const instanceActions = [
             message: 'task "charge": http.503: Service Unavailable',
             task: "charge",
             actor: null,
+            actor_label: null,
             data: { code: "http.503" },
             created_at: "2026-01-02T10:00:42.000Z",
           },

@@ -1,7 +1,8 @@
 import type { Json } from "@baton/expr";
 import { decodeDefinition, formatProblems } from "@baton/model";
 import { describe, expect, it } from "vitest";
-import { advance, type AdvanceEnvironment, type AdvanceInput } from "./advance.js";
+import { advance } from "./advance.js";
+import type { AdvanceEnvironment, AdvanceInput } from "./advance-types.js";
 import { compileDefinition } from "./compiled-definition.js";
 import { configRoot } from "./config-root.js";
 import { TaskFailure } from "./task-failure.js";

@@ -1,105 +1,22 @@
-// Over 300 lines on purpose: one advance is one ordered state machine (action, output, switch,
-// next task, with error routing at each step); the task kinds already live in tasks/, and
-// splitting the remaining steps apart would hide the order they must run in.
+// One advance is one ordered state machine (action, output, switch, next task, with error
+// routing at each step): the loop stays here in one piece so the order its steps run in is
+// visible; the task kinds live in tasks/, the steps between tasks in advance-steps.ts and the
+// shapes it takes and returns in advance-types.ts.
 import type { LogLevel } from "@baton/log";
-import {
-  type EvalLimits,
-  evaluate,
-  evaluateShape,
-  ExprLimitError,
-  ExprRuntimeError,
-  type Json,
-  LIMITS_KEY,
-  type Scope,
-} from "@baton/expr";
+import { evaluateShape, type Json, LIMITS_KEY, type Scope } from "@baton/expr";
 import { AdvanceAbandoned } from "./abandoned.js";
-import { type ChildEnvironment, ChildFailed, type ChildSpawn, isChildTask, runChildren } from "./tasks/child.js";
+import { ChildFailed, isChildTask, runChildren } from "./tasks/child.js";
 import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
-import { DefinitionFault } from "./compiled-definition.js";
 import { routeError } from "./error-route.js";
-import type { FetchResult } from "./tasks/fetch.js";
 import { truncate } from "../../format.js";
 import type { InstanceState } from "./instance-state.js";
-import { callData, type FetchCall, TaskFailure } from "./task-failure.js";
-import { type BufferedSignal, consumedSignalOf, type ExternalPark, isWaitTask, runWait } from "./tasks/wait.js";
-
-export interface EngineLog {
-  level: LogLevel;
-  event: string;
-  message: string;
-  task?: string | null;
-  data?: Record<string, Json> | null;
-}
-
-/** What the claim handed over: the row as it was when this worker leased it. */
-export interface AdvanceInput {
-  id: string;
-  process: string;
-  version: number;
-  task: string;
-  taskEpoch: number;
-  retryCount: number;
-  /** With externalised values resolved. */
-  state: InstanceState;
-  /** The previous lease expired without a write: the last attempt may have run. */
-  reclaimed: boolean;
-  previousOwner: string | null;
-}
-
-export interface AdvanceEnvironment {
-  /** This process's worker id, recorded on task.started (which replica ran the action). */
-  worker?: string;
-  now(): number;
-  random(): number;
-  /** The `config` root; throws TaskFailure `engine.config` when a required setting is missing. */
-  config(): { [key: string]: Json };
-  fetch(task: CompiledTask, scope: Scope, taskEpoch: number): Promise<FetchResult>;
-  /** The oldest signal buffered for `task` of this instance (external tasks check it when they arm). */
-  peekSignal?(task: string): Promise<BufferedSignal | undefined>;
-  /** Definitions and rows child tasks need; without it a child task fails with `engine.definition`. */
-  children?: ChildEnvironment;
-  /**
-   * The evaluation budget of every template, shape and case this advance evaluates (the
-   * server's `--limit-…` flags, docs/limits.md); the defaults where absent.
-   */
-  evalLimits?: EvalLimits;
-  /** Turns a passed evaluation bound into the flag that sets it, for the engine.limit message. */
-  limitFlag?: (error: ExprLimitError) => string;
-}
-
-export type AdvanceStatus = "running" | "completed" | "failed" | "raised";
-
-export interface AdvanceResult {
-  status: AdvanceStatus;
-  task: string;
-  taskEpoch: number;
-  retryCount: number;
-  state: InstanceState;
-  /** Task ids whose `outputs` entry this advance wrote (only these need externalising). */
-  written: Set<string>;
-  errorCode: string | null;
-  errorMessage: string | null;
-  /** The process output, set when completed with one. */
-  output?: Json;
-  wakeAt: number | null;
-  logs: EngineLog[];
-  /** `external` while parked on an external task, `children` while its children run; null otherwise. */
-  phase?: "external" | "children" | null;
-  /** Children this advance spawned: inserted with its write, only if that write lands. */
-  spawns?: ChildSpawn[];
-  /** A new external park (its claim row is written with the advance), or "clear" when a park ended without a resolve. */
-  externalWait?: ExternalPark | "clear";
-  /** A buffered signal this advance consumed (deleted in the same write). */
-  consumedSignal?: number;
-}
+import { callData, failureOf, type FetchCall, TaskFailure } from "./task-failure.js";
+import { consumedSignalOf, isWaitTask } from "./tasks/wait.js";
+import type { AdvanceEnvironment, AdvanceInput, AdvanceResult } from "./advance-types.js";
+import { checkpoint, complete, type Decision, decide, enter, runWaitStep, settle } from "./advance-steps.js";
 
 /** Routing-only tasks run inline; a loop of them is checkpointed after this many entries. */
 export const MAX_INLINE_STEPS = 1000;
-
-type Decision =
-  | { kind: "goto"; target: string }
-  | { kind: "raise"; code: string; message: string }
-  | { kind: "panic"; code: string; message: string };
 
 /**
  * One advance (docs/engine.md#one-advance): run the current task's action, evaluate its output and switch, and
@@ -348,154 +265,4 @@ export async function advance(
     current = target;
     if (mustCheckpoint(target, steps)) return checkpoint(result, env);
   }
-}
-
-/** Runs a wait task's visit (wait-task.ts) and records a park on the result. */
-async function runWaitStep(
-  here: CompiledTask,
-  state: InstanceState,
-  result: AdvanceResult,
-  env: AdvanceEnvironment,
-  scope: Scope,
-  log: (level: LogLevel, event: string, message: string, task: string | null, data?: Record<string, Json>) => void,
-) {
-  const id = here.task.id;
-  const wasWaiting = state._wait !== undefined && here.task.action!.type === "external";
-  try {
-    const step = await runWait(here, state, {
-      taskEpoch: result.taskEpoch,
-      now: env.now(),
-      scope,
-      peekSignal: env.peekSignal === undefined ? undefined : (task) => env.peekSignal!(task),
-    });
-    if (step.kind === "park") {
-      result.status = "running";
-      result.wakeAt = step.wakeAt;
-      result.phase = step.phase;
-      if (step.external !== undefined) {
-        result.externalWait = step.external;
-        log("info", "task.started", `task "${id}" started (external): waiting for a worker or a signal`, id, {
-          task_epoch: result.taskEpoch,
-          deadline: step.wakeAt,
-        });
-      } else if (step.armed && step.wakeAt !== null) {
-        log("info", "task.started", `task "${id}" started (delay) until ${new Date(step.wakeAt).toISOString()}`, id, {
-          task_epoch: result.taskEpoch,
-          wake_at: step.wakeAt,
-        });
-      }
-      return step;
-    }
-    if (step.consumedSignal !== undefined) result.consumedSignal = step.consumedSignal;
-    return step;
-  } finally {
-    if (wasWaiting && state._wait === undefined) result.externalWait = "clear";
-  }
-}
-
-function enter(result: AdvanceResult, target: CompiledTask): void {
-  result.task = target.task.id;
-  result.taskEpoch += 1;
-  result.retryCount = 0;
-}
-
-function checkpoint(result: AdvanceResult, env: AdvanceEnvironment): AdvanceResult {
-  result.status = "running";
-  result.wakeAt = env.now();
-  return result;
-}
-
-function settle(
-  result: AdvanceResult,
-  status: "raised" | "failed",
-  code: string,
-  message: string,
-  task: string,
-  log: (level: LogLevel, event: string, message: string, task: string | null, data?: Record<string, Json>) => void,
-): AdvanceResult {
-  result.status = status;
-  result.errorCode = code;
-  result.errorMessage = message;
-  result.wakeAt = null;
-  log(
-    status === "raised" ? "warn" : "error",
-    `instance.${status}`,
-    `${status} with ${code}: ${truncate(message, 300)}`,
-    task,
-    { code },
-  );
-  return result;
-}
-
-function complete(
-  def: CompiledDefinition,
-  result: AdvanceResult,
-  state: InstanceState,
-  task: string,
-  env: AdvanceEnvironment,
-  log: (level: LogLevel, event: string, message: string, task: string | null, data?: Record<string, Json>) => void,
-): AdvanceResult {
-  if (def.output !== undefined) {
-    try {
-      result.output = evaluateShape(def.output, {
-        input: state.input,
-        outputs: state.outputs,
-        config: env.config(),
-        $now: env.now(),
-        [LIMITS_KEY]: env.evalLimits === undefined ? undefined : ({ ...env.evalLimits } as unknown as Json),
-      });
-    } catch (error) {
-      const consumed = consumedSignalOf(error);
-      if (consumed !== undefined) result.consumedSignal = consumed;
-      const failure = failureOf(error, env.limitFlag);
-      const message = `task "${task}": ${failure.code}: process output: ${failure.message}`;
-      result.status = "failed";
-      result.errorCode = failure.code;
-      result.errorMessage = message;
-      result.wakeAt = null;
-      log("error", "instance.failed", message, task, { code: failure.code });
-      return result;
-    }
-  }
-  result.status = "completed";
-  result.wakeAt = null;
-  log("info", "instance.completed", "completed", task);
-  return result;
-}
-
-function decide(here: CompiledTask, scope: Scope, def: CompiledDefinition): Decision {
-  if (here.cases.length === 0) return { kind: "goto", target: "next" };
-  for (const { condition, clause } of here.cases) {
-    if (condition !== undefined) {
-      const value = evaluate(condition, scope);
-      if (typeof value !== "boolean") {
-        throw new TaskFailure(
-          "engine.expression",
-          `switch case "${clause.case}" evaluated to ${value === null ? "null" : typeof value}, expected a boolean`,
-        );
-      }
-      if (!value) continue;
-    }
-    if (clause.raise !== undefined) return { kind: "raise", code: clause.raise.code, message: clause.raise.message };
-    if (clause.panic !== undefined) return { kind: "panic", code: clause.panic.code, message: clause.panic.message };
-    return { kind: "goto", target: clause.goto ?? "next" };
-  }
-  throw new TaskFailure(
-    "engine.definition",
-    `no switch case of task "${here.task.id}" matched (process "${def.name}" version ${def.version})`,
-  );
-}
-
-function failureOf(error: unknown, limitFlag?: (error: ExprLimitError) => string): TaskFailure {
-  if (error instanceof TaskFailure) return error;
-  if (error instanceof ExprRuntimeError) return new TaskFailure("engine.expression", error.message);
-  // A passed evaluation bound (docs/limits.md): like any engine code, never caught by on_error.
-  if (error instanceof ExprLimitError)
-    return new TaskFailure(
-      "engine.limit",
-      limitFlag === undefined ? error.message : `${error.message} (${limitFlag(error)})`,
-    );
-  if (error instanceof DefinitionFault) return new TaskFailure("engine.definition", error.message);
-  // A fault of the engine itself: fail the instance (an operator can retry it) rather than loop on it.
-  return new TaskFailure("engine.panic", `internal error: ${error instanceof Error ? error.message : String(error)}`);
 }

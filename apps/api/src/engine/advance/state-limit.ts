@@ -1,5 +1,5 @@
 import { type Json, jsonTextSize } from "@baton/expr";
-import type { AdvanceResult } from "./advance.js";
+import type { AdvanceResult } from "./advance-types.js";
 import type { InstanceState } from "./instance-state.js";
 
 /**

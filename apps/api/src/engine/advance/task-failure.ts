@@ -1,4 +1,5 @@
-import type { Json } from "@baton/expr";
+import { ExprLimitError, ExprRuntimeError, type Json } from "@baton/expr";
+import { DefinitionFault } from "./compiled-definition.js";
 
 /**
  * What the log shows of one fetch attempt (docs/engine.md "Log events"): the URL's host (with a
@@ -33,4 +34,19 @@ export class TaskFailure extends Error {
     this.data = data;
     this.context = context;
   }
+}
+
+/** Any error an action or evaluation threw, as the TaskFailure it routes as (`engine.*` for faults). */
+export function failureOf(error: unknown, limitFlag?: (error: ExprLimitError) => string): TaskFailure {
+  if (error instanceof TaskFailure) return error;
+  if (error instanceof ExprRuntimeError) return new TaskFailure("engine.expression", error.message);
+  // A passed evaluation bound (docs/limits.md): like any engine code, never caught by on_error.
+  if (error instanceof ExprLimitError)
+    return new TaskFailure(
+      "engine.limit",
+      limitFlag === undefined ? error.message : `${error.message} (${limitFlag(error)})`,
+    );
+  if (error instanceof DefinitionFault) return new TaskFailure("engine.definition", error.message);
+  // A fault of the engine itself: fail the instance (an operator can retry it) rather than loop on it.
+  return new TaskFailure("engine.panic", `internal error: ${error instanceof Error ? error.message : String(error)}`);
 }

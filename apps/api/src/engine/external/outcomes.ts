@@ -146,7 +146,12 @@ async function resolveLocked(
 
 export type SignalResult = { delivered: true; buffered: false } | { delivered: false; buffered: true };
 
-/** Delivers an outcome to `task` of an instance: now when the task is armed, else buffered FIFO until it next arms. */
+/**
+ * Delivers an outcome to `task` of an instance: now when the task is armed, else buffered FIFO
+ * until it next arms. With `onlyIfWaiting` (extension, docs/api.md "Signal only if waiting") an
+ * unarmed task is a 409 instead, and nothing is buffered: the decision is taken under the same
+ * row lock as the delivery, so no visit can start or end between the check and the write.
+ */
 export async function signalExternalTask(
   db: Db,
   clock: Clock,
@@ -154,6 +159,7 @@ export async function signalExternalTask(
   taskId: string,
   outcome: Outcome,
   actor: string | null,
+  onlyIfWaiting = false,
 ): Promise<SignalResult> {
   return inTransaction(db, async (tx) => {
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
@@ -189,6 +195,12 @@ export async function signalExternalTask(
         "signal",
       );
       return { delivered: true, buffered: false };
+    }
+    if (onlyIfWaiting) {
+      throw new Refusal(
+        "conflict",
+        `task "${taskId}" of instance ${row.id} is not waiting now (the instance is ${row.status}${row.phase ? ` in phase ${row.phase}` : ""} at task "${row.task}"); with only_if_waiting nothing was delivered or kept for a later visit`,
+      );
     }
     await bufferSignal(tx, row.id, taskId, checked as unknown as Json, actor, clock.now());
     await appendLogs(tx, clock, [

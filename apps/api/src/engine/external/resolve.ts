@@ -41,6 +41,11 @@ export interface ResolveWrite {
 // state has no `_outcome` yet — read from the text, never by casting the state to jsonb, which
 // refuses a string holding U+0000 (written `\u0000`) and would wedge that instance (a parked visit never does: the advance that consumed the last
 // one removed it), so the text stays an object with unique keys.
+// The instance is reached only through its primary key (i.id = c.instance_id = $2): process and
+// version are compared with IS NOT DISTINCT FROM, which no index serves, because the driver's
+// prepared statement runs on a generic plan, and with a plain `i.process = $5` that plan picked
+// instances_process_idx and filtered every instance of the process (5,000 rows per resolve in
+// `pnpm bench`; docs/performance.md, session 6).
 // Locks external_waits before instances, the order claim uses (claim locks its picked waits,
 // then updates their instances): a resolve racing a claim of the same row cannot deadlock.
 const RESOLVE = `
@@ -51,7 +56,8 @@ WITH target AS (
   WHERE c.token_hash = $1 AND c.instance_id = $2 AND c.task_epoch = $3::int AND c.claim_epoch = $4::int
     AND w.task_epoch = $3::int AND w.claim_epoch = $4::int AND w.task = $7 AND w.claim_expires_at > $8::bigint
     AND c.created_at >= w.waiting_since
-    AND i.task_epoch = $3::int AND i.phase = 'external' AND i.process = $5 AND i.version = $6::int
+    AND i.task_epoch = $3::int AND i.phase = 'external'
+    AND i.process IS NOT DISTINCT FROM $5 AND i.version IS NOT DISTINCT FROM $6::int
     AND i.status IN ('running', 'pausing', 'paused', 'failing')
     AND left(i.state, 2) = '{"' AND left(i.state, 12) <> '{"_outcome":'
   FOR UPDATE OF w, i

@@ -4,7 +4,7 @@ import { type Json, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, executePrepared, rowsOf, inTransaction } from "../../storage/db.js";
-import type { AdvanceResult } from "../advance/advance.js";
+import type { AdvanceResult } from "../advance/advance-types.js";
 import type { ChildSpawn } from "../advance/tasks/child.js";
 import { freshInstanceRow, freshState } from "../start.js";
 import { lockInIdOrder } from "../trees/lock.js";

@@ -1,7 +1,7 @@
 import { stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import type { Db } from "../../storage/db.js";
-import type { AdvanceResult } from "../advance/advance.js";
+import type { AdvanceResult } from "../advance/advance-types.js";
 
 /**
  * The external-task side of landed advances, in the advance's own transaction: a new park

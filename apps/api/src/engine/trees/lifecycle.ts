@@ -1,6 +1,6 @@
 // The stopping and resuming verbs on a whole tree (pause, cancel, resume): they share the tree
 // lock, the lease-aware status rules and their audit lines. Retry is retry.ts.
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
 import { instances } from "../../storage/schema/index.js";

@@ -123,7 +123,7 @@ export function LogsPanel({
                 )}
                 <td>{entry.message}</td>
                 <td>
-                  <Actor actor={entry.actor} />
+                  <Actor actor={entry.actor} label={entry.actor_label} />
                 </td>
               </tr>
             ))}

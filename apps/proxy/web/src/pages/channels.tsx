@@ -50,7 +50,7 @@ export function ChannelsPage({ permissions }: { permissions: Permissions }) {
                   <TimeText iso={entry.updated_at} />
                 </td>
                 <td>
-                  <Actor actor={entry.actor} />
+                  <Actor actor={entry.actor} label={entry.actor_label} />
                 </td>
               </tr>
             ))}

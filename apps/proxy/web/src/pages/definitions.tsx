@@ -34,7 +34,7 @@ export function DefinitionTable({ rows, caption }: { rows: DefinitionSummary[]; 
               <TimeText iso={d.created_at} />
             </td>
             <td>
-              <Actor actor={d.actor} />
+              <Actor actor={d.actor} label={d.actor_label} />
             </td>
             <td>{(d.raises ?? []).join(", ")}</td>
           </tr>

@@ -1,9 +1,11 @@
 // One waiting external task (docs/ui.md "Tasklist"): what it waits for, and, for a person with
 // `worker`, a form generated from the task's `result_schema` to resolve it, or one to raise one
 // of its declared `raises` codes. Both are delivered with POST /external-tasks/signal (by
-// instance and task: a person holds no claim token).
+// instance and task: a person holds no claim token) with `only_if_waiting`, so an answer never
+// waits in the buffer for a later visit the person did not see (docs/ui.md "Tasklist").
 
 import type { StoredDefinition, WaitingExternalTask } from "@baton/actions";
+import { ApiError } from "@baton/actions";
 import { useState } from "react";
 import { call } from "../api.js";
 import { ErrorBox } from "../components/error-box.js";
@@ -43,31 +45,37 @@ export function TaskPage({ instance, permissions }: { instance: string; permissi
   );
   const schemas = definition.data && task ? taskSchemas(definition.data, task.task) : null;
 
-  /** Sends the outcome if the same visit still waits; returns the sentence to show. */
+  /**
+   * Sends the outcome if the visit on screen still waits; returns the sentence to show. The check
+   * against the list catches a newer visit of the same task; `only_if_waiting` makes the API
+   * refuse (409) when the task stopped waiting after that check, instead of keeping the answer.
+   */
   async function deliver(outcome: Outcome): Promise<string> {
+    const gone = `Nothing was sent: task ${task!.task} of instance ${instance} no longer waits (someone resolved it, its deadline passed or the instance was cancelled).`;
     const now = (await call("listExternalTasks", { query: { instance_id: instance } })).items[0];
-    if (!now || now.task !== task!.task || now.waiting_since !== task!.waiting_since)
-      throw new Error(
-        `Nothing was sent: task ${task!.task} of instance ${instance} no longer waits (someone resolved it, its deadline passed or the instance was cancelled).`,
-      );
+    if (!now || now.task !== task!.task || now.waiting_since !== task!.waiting_since) throw new Error(gone);
+    const handle = { instance_id: instance, task: task!.task, only_if_waiting: true };
     const body =
       outcome.kind === "result"
-        ? { instance_id: instance, task: task!.task, result: outcome.value as never }
+        ? { ...handle, result: outcome.value as never }
         : {
-            instance_id: instance,
-            task: task!.task,
+            ...handle,
             error: {
               code: outcome.code,
               ...(outcome.message ? { message: outcome.message } : {}),
               ...(outcome.data !== undefined ? { data: outcome.data as never } : {}),
             },
           };
-    const answer = await call("signalExternalTask", { body });
-    return answer.delivered
-      ? outcome.kind === "result"
-        ? `Resolved: task ${task!.task} took the result and instance ${instance} goes on.`
-        : `Raised ${outcome.code}: task ${task!.task} ended with that error and instance ${instance} routes it.`
-      : `The task stopped waiting just before the answer arrived: the API kept it for the next time task ${task!.task} of this instance waits.`;
+    try {
+      await call("signalExternalTask", { body });
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.code === "conflict")
+        throw new Error(`Nothing was sent: ${failure.message}.`);
+      throw failure;
+    }
+    return outcome.kind === "result"
+      ? `Resolved: task ${task!.task} took the result and instance ${instance} goes on.`
+      : `Raised ${outcome.code}: task ${task!.task} ended with that error and instance ${instance} routes it.`;
   }
 
   const finished = (sentence: string) => {

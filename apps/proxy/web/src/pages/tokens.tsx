@@ -1,7 +1,6 @@
 import type { CreatedToken, Permission } from "@baton/actions";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { call } from "../api.js";
-import { useTokenLabels } from "../components/actor.js";
 import { ErrorBox } from "../components/error-box.js";
 import { TimeText } from "../components/time-text.js";
 import { useLoad } from "../use-load.js";
@@ -10,7 +9,6 @@ const PERMS: Permission[] = ["read", "operate", "deploy", "worker", "admin"];
 
 export function TokensPage() {
   const list = useLoad((signal) => call("listTokens", { signal }), "tokens");
-  const labels = useTokenLabels();
   const [created, setCreated] = useState<CreatedToken | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(undefined);
@@ -62,8 +60,6 @@ export function TokensPage() {
         onCreated={(token) => {
           setCreated(token);
           list.reload();
-          // Actors elsewhere show the new token by its label from now on.
-          labels.reload();
         }}
       />
       {created && (

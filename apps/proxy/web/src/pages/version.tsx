@@ -29,7 +29,7 @@ export function VersionPage({ name, version }: { name: string; version: number }
             {stored.data.actor ? (
               <>
                 {" "}
-                by <Actor actor={stored.data.actor} />
+                by <Actor actor={stored.data.actor} label={stored.data.actor_label} />
               </>
             ) : (
               ""

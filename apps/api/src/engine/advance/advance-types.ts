@@ -1,0 +1,86 @@
+import type { LogLevel } from "@baton/log";
+import type { EvalLimits, ExprLimitError, Json, Scope } from "@baton/expr";
+import type { ChildEnvironment, ChildSpawn } from "./tasks/child.js";
+import type { CompiledTask } from "./compiled-definition.js";
+import type { FetchResult } from "./tasks/fetch.js";
+import type { InstanceState } from "./instance-state.js";
+import type { BufferedSignal, ExternalPark } from "./tasks/wait.js";
+
+export interface EngineLog {
+  level: LogLevel;
+  event: string;
+  message: string;
+  task?: string | null;
+  data?: Record<string, Json> | null;
+}
+
+/** What the claim handed over: the row as it was when this worker leased it. */
+export interface AdvanceInput {
+  id: string;
+  process: string;
+  version: number;
+  task: string;
+  taskEpoch: number;
+  retryCount: number;
+  /** With externalised values resolved. */
+  state: InstanceState;
+  /** The previous lease expired without a write: the last attempt may have run. */
+  reclaimed: boolean;
+  previousOwner: string | null;
+}
+
+export interface AdvanceEnvironment {
+  /** This process's worker id, recorded on task.started (which replica ran the action). */
+  worker?: string;
+  now(): number;
+  random(): number;
+  /** The `config` root; throws TaskFailure `engine.config` when a required setting is missing. */
+  config(): { [key: string]: Json };
+  fetch(task: CompiledTask, scope: Scope, taskEpoch: number): Promise<FetchResult>;
+  /** The oldest signal buffered for `task` of this instance (external tasks check it when they arm). */
+  peekSignal?(task: string): Promise<BufferedSignal | undefined>;
+  /** Definitions and rows child tasks need; without it a child task fails with `engine.definition`. */
+  children?: ChildEnvironment;
+  /**
+   * The evaluation budget of every template, shape and case this advance evaluates (the
+   * server's `--limit-…` flags, docs/limits.md); the defaults where absent.
+   */
+  evalLimits?: EvalLimits;
+  /** Turns a passed evaluation bound into the flag that sets it, for the engine.limit message. */
+  limitFlag?: (error: ExprLimitError) => string;
+}
+
+export type AdvanceStatus = "running" | "completed" | "failed" | "raised";
+
+export interface AdvanceResult {
+  status: AdvanceStatus;
+  task: string;
+  taskEpoch: number;
+  retryCount: number;
+  state: InstanceState;
+  /** Task ids whose `outputs` entry this advance wrote (only these need externalising). */
+  written: Set<string>;
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** The process output, set when completed with one. */
+  output?: Json;
+  wakeAt: number | null;
+  logs: EngineLog[];
+  /** `external` while parked on an external task, `children` while its children run; null otherwise. */
+  phase?: "external" | "children" | null;
+  /** Children this advance spawned: inserted with its write, only if that write lands. */
+  spawns?: ChildSpawn[];
+  /** A new external park (its claim row is written with the advance), or "clear" when a park ended without a resolve. */
+  externalWait?: ExternalPark | "clear";
+  /** A buffered signal this advance consumed (deleted in the same write). */
+  consumedSignal?: number;
+}
+
+/** Appends one entry to the advance's log (`AdvanceResult.logs`). */
+export type AdvanceLog = (
+  level: LogLevel,
+  event: string,
+  message: string,
+  task: string | null,
+  data?: Record<string, Json>,
+) => void;
