@@ -478,8 +478,8 @@ async function externalRun(base, sql, process, n, serverPid) {
  * process the pump then runs, so the engine loads the server too) and GET /instances/{id} of
  * an instance started earlier, API_N requests of each kind in all. Latency per request.
  */
-async function apiRun(base, process, n, serverPid) {
-  const cpu0 = cpuSeconds([serverPid]);
+async function apiRun(base, sql, process, n, serverPid) {
+  const m = await startMeasure(sql, serverPid);
   const ids = [];
   const post = [];
   const get = [];
@@ -505,8 +505,21 @@ async function apiRun(base, process, n, serverPid) {
     const sorted = [...xs].sort((a, b) => a - b);
     return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: xs.length };
   };
-  const serverCpuMs = ((cpuSeconds([serverPid]) - cpu0) * 1000) / (post.length + get.length);
-  return { seconds, post: stats(post), get: stats(get), requestsPerSecond: (post.length + get.length) / seconds, serverCpuMs };
+  const requests = post.length + get.length;
+  // The engine runs the started instances meanwhile: the CPU and commits are the whole server's, per request.
+  const perRequest = (seconds) => (seconds * 1000) / requests;
+  const result = {
+    seconds,
+    post: stats(post),
+    get: stats(get),
+    requestsPerSecond: requests / seconds,
+    serverCpuMs: perRequest(cpuSeconds([serverPid]) - m.cpu0.server),
+    postgresCpuMs: perRequest(cpuSeconds(m.pgPids) - m.cpu0.postgres),
+    benchCpuMs: perRequest(processCpu() - m.cpu0.bench),
+    commitsPerRequest: ((await commitCount(sql)) - m.commits0) / requests,
+  };
+  if (STATEMENTS && !process.endsWith("_warmup")) await printStatements(sql, "api (per request)", requests);
+  return result;
 }
 
 /**
@@ -515,7 +528,8 @@ async function apiRun(base, process, n, serverPid) {
  * own connection) until it is completed. Client latency = POST sent → completed row seen;
  * server latency = the row's updated_at − created_at (the server's own clock).
  */
-async function latencyRun(base, sql, process, n) {
+async function latencyRun(base, sql, process, n, serverPid) {
+  const m = await startMeasure(sql, serverPid);
   const client = [];
   const server = [];
   for (let i = 0; i < n; i++) {
@@ -536,7 +550,10 @@ async function latencyRun(base, sql, process, n) {
     const sorted = [...xs].sort((a, b) => a - b);
     return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
   };
-  return { n, client: stats(client), server: stats(server) };
+  // PostgreSQL's CPU includes the bench's own 1 ms polls of the row; the server's is its own.
+  const serverCpuMs = ((cpuSeconds([serverPid]) - m.cpu0.server) * 1000) / n;
+  if (STATEMENTS && !process.endsWith("_warmup")) await printStatements(sql, process, n);
+  return { n, client: stats(client), server: stats(server), serverCpuMs };
 }
 
 /**
@@ -716,9 +733,9 @@ async function main() {
   let apiResult;
   if (API_N > 0) {
     log(`warm-up: ${WARMUP_N} × (POST /instances + GET /instances/{id}) (not measured)`);
-    await apiRun(api.url, "bench_api_warmup", WARMUP_N, api.pid);
+    await apiRun(api.url, sql, "bench_api_warmup", WARMUP_N, api.pid);
     log(`api: ${API_N} × (POST /instances + GET /instances/{id}) from ${API_CLIENTS} concurrent clients`);
-    apiResult = await apiRun(api.url, "bench_api", API_N, api.pid);
+    apiResult = await apiRun(api.url, sql, "bench_api", API_N, api.pid);
   }
   let validateResult = [];
   if (VALIDATE_SIZES.length > 0) {
@@ -738,8 +755,8 @@ async function main() {
     // Its own server at the default flags (no --poll, no --max-concurrent): what one user sees.
     const idle = await startApi(pg.url, [], true);
     log(`latency: ${LATENCY_N} sequential starts of a 3-fetch process (after ${LATENCY_WARMUP} not measured)`);
-    await latencyRun(idle.url, sql, "bench_latency_warmup", LATENCY_WARMUP);
-    latencyResult = await latencyRun(idle.url, sql, "bench_latency", LATENCY_N);
+    await latencyRun(idle.url, sql, "bench_latency_warmup", LATENCY_WARMUP, idle.pid);
+    latencyResult = await latencyRun(idle.url, sql, "bench_latency", LATENCY_N, idle.pid);
     for (const [message, count] of idle.messages) messages.set(message, (messages.get(message) ?? 0) + count);
   }
   await cleanup();
@@ -768,13 +785,15 @@ async function main() {
     const line = (name, st) => `${name} p50 ${st.p50.toFixed(1)} ms (${(st.p50 / commitMs).toFixed(1)}× one commit), p99 ${st.p99.toFixed(1)} ms (${(st.p99 / commitMs).toFixed(1)}×)`;
     console.log(
       `api      ${apiResult.requestsPerSecond.toFixed(0).padStart(7)} requests/s  (${apiResult.post.n + apiResult.get.n} from ${API_CLIENTS} clients in ${apiResult.seconds.toFixed(2)} s)  ` +
-        `${line("POST /instances", apiResult.post)}; ${line("GET /instances/{id}", apiResult.get)}; server CPU ${apiResult.serverCpuMs.toFixed(2)} ms/request`,
+        `${line("POST /instances", apiResult.post)}; ${line("GET /instances/{id}", apiResult.get)}; ` +
+        `CPU ms/request: server ${apiResult.serverCpuMs.toFixed(3)}, postgres ${apiResult.postgresCpuMs.toFixed(3)}, bench ${apiResult.benchCpuMs.toFixed(3)}; ` +
+        `${apiResult.commitsPerRequest.toFixed(2)} commits/request`,
     );
   }
   if (latencyResult !== undefined) {
     console.log(
       `latency  ${String(latencyResult.n).padStart(7)} sequential 3-fetch instances at default flags: POST → completed seen p50 ${latencyResult.client.p50.toFixed(1)} ms, p99 ${latencyResult.client.p99.toFixed(1)} ms; ` +
-        `created_at → completing write p50 ${latencyResult.server.p50} ms, p99 ${latencyResult.server.p99} ms`,
+        `created_at → completing write p50 ${latencyResult.server.p50} ms, p99 ${latencyResult.server.p99} ms; server CPU ${latencyResult.serverCpuMs.toFixed(2)} ms/instance`,
     );
   }
   if (retentionResult !== undefined) {

@@ -59,6 +59,7 @@ export function createWorker<T extends TaskTypes = AnyTask>(options: WorkerOptio
     workerId,
     leaseMs: options.leaseMs,
     callTimeoutMs: positive("callTimeoutMs", options.callTimeoutMs, DEFAULTS.callTimeoutMs),
+    batchResolves: options.batchResolves ?? true,
   });
   const retry = { attempts: callAttempts, baseMs: pollMs, capMs: maxPollMs };
 

@@ -22,7 +22,10 @@ import {
   decodeDefinition,
   declaredRaises,
   definitionHash,
+  excuseMembers,
   inferSchemas,
+  type UpgradeGate,
+  upgradeGates,
 } from "@baton/model";
 import { type ChildReference, childReferences } from "./child-references.js";
 
@@ -50,9 +53,30 @@ export interface CompareJob {
   pairs: string;
   /** --limit-compat-steps, per pair. */
   maxSteps: number;
+  /** Members whose issues are excused (the request's `ignore`). */
+  ignore: string[];
 }
 
-export type CheckJob = DecodeJob | CompareJob;
+/** One compared pair: its report (excused) as JSON text, and what the answer's flags need of it. */
+export interface ComparedText {
+  report: string;
+  compatible: boolean;
+  passes: boolean;
+}
+
+/** The upgrade verb's check (engine/trees/upgrade.ts): the gates of moving one process between two stored versions. */
+export interface UpgradeJob {
+  kind: "upgrade";
+  /** The two stored versions' canonical text, as stored (never parsed on the event loop). */
+  from: string;
+  to: string;
+  fromVersion: number;
+  toVersion: number;
+  /** --limit-compat-steps. */
+  maxSteps: number;
+}
+
+export type CheckJob = DecodeJob | CompareJob | UpgradeJob;
 
 /** One decoded definition: what storing it needs, and (validate) its answer. */
 export interface DecodedText {
@@ -67,13 +91,32 @@ export interface DecodedText {
 }
 
 export type DecodeReply = { ok: true; decoded: DecodedText[] } | { ok: false; problems: DefinitionProblem[] };
-/** JSON text of one CompatReport per pair, or the first pair whose comparison passed maxSteps. */
-export type CompareReply = { ok: true; reports: string } | { ok: false; tooLarge: number };
+/** One report per pair, or the first pair whose comparison passed maxSteps. */
+export type CompareReply = { ok: true; compared: ComparedText[] } | { ok: false; tooLarge: number };
 
-export type CheckReply<J extends CheckJob> = J extends DecodeJob ? DecodeReply : CompareReply;
+/** The gates (a structured clone: a short list of strings), or that the check passed maxSteps. */
+export type UpgradeReply = { ok: true; gates: UpgradeGate[] } | { ok: false; tooLarge: true };
 
-export function runCheckJob(job: CheckJob): DecodeReply | CompareReply {
-  return job.kind === "decode" ? runDecode(job) : runCompare(job);
+export type CheckReply<J extends CheckJob> = J extends DecodeJob
+  ? DecodeReply
+  : J extends CompareJob
+    ? CompareReply
+    : UpgradeReply;
+
+export function runCheckJob(job: CheckJob): DecodeReply | CompareReply | UpgradeReply {
+  if (job.kind === "decode") return runDecode(job);
+  return job.kind === "compare" ? runCompare(job) : runUpgrade(job);
+}
+
+function runUpgrade(job: UpgradeJob): UpgradeReply {
+  const from = parseJson(job.from) as unknown as Definition;
+  const to = parseJson(job.to) as unknown as Definition;
+  try {
+    return { ok: true, gates: upgradeGates(from, to, job.fromVersion, job.toVersion, job.maxSteps) };
+  } catch (error) {
+    if (error instanceof CompatTooLarge) return { ok: false, tooLarge: true };
+    throw error;
+  }
 }
 
 function runDecode(job: DecodeJob): DecodeReply {
@@ -120,14 +163,22 @@ function runDecode(job: DecodeJob): DecodeReply {
 
 function runCompare(job: CompareJob): CompareReply {
   const pairs = parseJson(job.pairs) as unknown as Array<[Definition, Definition, number | null, number | null]>;
-  const reports: CompatReport[] = [];
+  const excused = new Set(job.ignore);
+  const compared: ComparedText[] = [];
   for (const [i, [from, to, fromVersion, toVersion]] of pairs.entries()) {
+    let report: CompatReport;
     try {
-      reports.push(compareDefinitions(from, to, fromVersion, toVersion, job.maxSteps));
+      // Members' `compatible` are computed before excusing: they still report what was found.
+      report = excuseMembers(compareDefinitions(from, to, fromVersion, toVersion, job.maxSteps), excused);
     } catch (error) {
       if (error instanceof CompatTooLarge) return { ok: false, tooLarge: i };
       throw error;
     }
+    compared.push({
+      report: stringifyJson(report as unknown as Json),
+      compatible: report.upgrade.compatible && report.contract.compatible,
+      passes: !report.issues.some((issue) => issue.gating),
+    });
   }
-  return { ok: true, reports: stringifyJson(reports as unknown as Json) };
+  return { ok: true, compared };
 }

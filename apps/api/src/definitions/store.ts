@@ -85,14 +85,19 @@ function toStored(db: Db, row: Row): StoredDefinition {
   };
 }
 
-/** The latest version of a process, or undefined when the name was never registered. */
-export async function latestDefinition(db: Db, name: string): Promise<StoredDefinition | undefined> {
+async function latestRow(db: Db, name: string): Promise<Row | undefined> {
   const [row] = await db
     .select()
     .from(definitions)
     .where(eq(definitions.name, name))
     .orderBy(desc(definitions.version))
     .limit(1);
+  return row;
+}
+
+/** The latest version of a process, or undefined when the name was never registered. */
+export async function latestDefinition(db: Db, name: string): Promise<StoredDefinition | undefined> {
+  const row = await latestRow(db, name);
   return row ? toStored(db, row) : undefined;
 }
 
@@ -125,17 +130,63 @@ export async function lockProcessName(tx: Db, name: string): Promise<void> {
 }
 
 /**
- * A stored definition by name and version (omitted or 0: the latest), or a not_found refusal
- * naming the latest version when only the version is missing.
- */ export async function requireDefinition(db: Db, name: string, version?: number): Promise<StoredDefinition> {
+ * The stored row of a definition by name and version (omitted or 0: the latest), or a not_found
+ * refusal naming the latest version when only the version is missing. Its `definition` is the
+ * canonical text, unparsed: what the checker thread takes, and what GET answers as it is.
+ */
+export async function requireDefinitionRow(db: Db, name: string, version?: number): Promise<Row> {
   if (version === undefined || version === 0) {
-    const latest = await latestDefinition(db, name);
-    if (!latest) throw notFound(`process "${name}" is not registered`);
-    return latest;
+    const row = await latestRow(db, name);
+    if (!row) throw notFound(`process "${name}" is not registered`);
+    return row;
   }
-  const found = await getDefinition(db, name, version);
+  const [found] = await db
+    .select()
+    .from(definitions)
+    .where(and(eq(definitions.name, name), eq(definitions.version, version)))
+    .limit(1);
   if (found) return found;
-  const latest = await latestDefinition(db, name);
-  if (!latest) throw notFound(`process "${name}" is not registered`);
-  throw notFound(`process "${name}" has no version ${version}; latest is ${latest.version}`);
+  const last = await latestVersion(db, name);
+  if (last === undefined) throw notFound(`process "${name}" is not registered`);
+  throw notFound(`process "${name}" has no version ${version}; latest is ${last}`);
+}
+
+/** A stored definition by name and version (omitted or 0: the latest), parsed; refusals as requireDefinitionRow. */
+export async function requireDefinition(db: Db, name: string, version?: number): Promise<StoredDefinition> {
+  return toStored(db, await requireDefinitionRow(db, name, version));
+}
+
+/** The latest version number of a process, or undefined when the name was never registered. */
+export async function latestVersion(db: Db, name: string): Promise<number | undefined> {
+  const [row] = await db
+    .select({ version: definitions.version })
+    .from(definitions)
+    .where(eq(definitions.name, name))
+    .orderBy(desc(definitions.version))
+    .limit(1);
+  return row?.version;
+}
+
+/**
+ * The canonical text stored as (name, version), unparsed, or undefined: for work done on the
+ * checker thread (docs/limits.md#the-checker-thread), so the event loop never parses or writes
+ * out a large definition for it.
+ */
+export async function definitionText(db: Db, name: string, version: number): Promise<string | undefined> {
+  const [row] = await db
+    .select({ definition: definitions.definition })
+    .from(definitions)
+    .where(and(eq(definitions.name, name), eq(definitions.version, version)))
+    .limit(1);
+  return row?.definition;
+}
+
+/** Whether (name, version) is stored, without reading its text. */
+export async function definitionExists(db: Db, name: string, version: number): Promise<boolean> {
+  const [row] = await db
+    .select({ version: definitions.version })
+    .from(definitions)
+    .where(and(eq(definitions.name, name), eq(definitions.version, version)))
+    .limit(1);
+  return row !== undefined;
 }

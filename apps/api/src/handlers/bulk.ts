@@ -67,15 +67,10 @@ function runVerb(services: Services, verb: BulkVerb, rootId: string, actor: stri
     case "retry":
       return retryTree(db, clock, rootId, actor, body.force === true).then(lifecycle);
     case "upgrade":
-      return upgradeTree(
-        db,
-        clock,
-        rootId,
-        body.from_version,
-        body.to_version,
-        actor,
-        services.config.limits.compatSteps,
-      ).then((result): RootOutcome => ({ outcome: result.upgraded ? "upgraded" : "unchanged" }));
+      return upgradeTree(db, clock, rootId, body.from_version, body.to_version, actor, {
+        checker: services.checker,
+        maxCompatSteps: services.config.limits.compatSteps,
+      }).then((result): RootOutcome => ({ outcome: result.upgraded ? "upgraded" : "unchanged" }));
   }
 }
 

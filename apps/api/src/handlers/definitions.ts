@@ -1,9 +1,9 @@
-import type { JsonValue, ValidateResult } from "@baton/actions";
-import type { Json } from "@baton/expr";
+import type { StoredDefinition, ValidateResult } from "@baton/actions";
+import { type Json, stringifyJson } from "@baton/expr";
 import { and, eq, gte, lt, type SQL } from "drizzle-orm";
 import { type CheckedDefinition, decodeRequestBatch, decodeRequestDefinition } from "../definitions/decode-request.js";
 import { definitionLimitsOf } from "../limits.js";
-import { latestDefinition, lockProcessName, requireDefinition } from "../definitions/store.js";
+import { latestDefinition, lockProcessName, requireDefinitionRow } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
@@ -90,20 +90,14 @@ export const definitionHandlers = {
   },
 
   getDefinition: async ({ params }, { db }) => {
-    const version = Number(params.version);
-    const stored = await requireDefinition(db, params.name!, version);
-    const label = await actorLabels(db, [stored.actor]);
-    return {
-      body: {
-        name: stored.name,
-        version: stored.version,
-        created_at: iso(stored.createdAt),
-        ...(stored.actor ? { actor: stored.actor, actor_label: label(stored.actor) } : {}),
-        ...(stored.raises.length ? { raises: stored.raises } : {}),
-        // A decoded definition is JSON data; the registry types it as such.
-        definition: stored.definition as unknown as { [key: string]: JsonValue },
-      },
-    };
+    const row = await requireDefinitionRow(db, params.name!, Number(params.version));
+    const label = await actorLabels(db, [row.actor]);
+    // The stored canonical text goes out as it is: parsing and writing out the largest
+    // definition allowed would hold the event loop for far longer than a request may
+    // (docs/limits.md#the-checker-thread). Only the short fields around it are written here.
+    const head = stringifyJson(withActorLabel(definitionSummary(row), label));
+    const text = `${head.slice(0, -1)},"definition":${row.definition}}`;
+    return { contentType: "application/json", body: text as unknown as StoredDefinition };
   },
 
   putDefinitionBatch: async ({ body, principal }, { db, clock, config, checker }) => {

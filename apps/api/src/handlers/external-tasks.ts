@@ -8,6 +8,7 @@ import {
   renewBeforeMs,
   renewExternalTasks,
   resolveExternalTask,
+  resolveExternalTasks,
   signalExternalTask,
 } from "../engine/index.js";
 import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
@@ -85,6 +86,34 @@ const handlers = {
     );
     return { body: { resolved: true } };
   },
+  resolveExternalTaskBatch: async (request, services) => {
+    const answers = await resolveExternalTasks(
+      services.db,
+      services.clock,
+      (request.body.items as object[]).map((item) => ({
+        token: String((item as { token: unknown }).token),
+        outcome: outcomeOf(item),
+      })),
+      request.principal.actor,
+      services.engine,
+    );
+    return {
+      body: {
+        items: answers.map((a) => {
+          if (a.resolved) return { token: a.token, resolved: true };
+          const { kind, message, fields } = a.refusal;
+          return {
+            token: a.token,
+            resolved: false,
+            // A batch item is refused only as a single resolve would be (docs/api.md "Extensions").
+            code: kind as "invalid" | "not_found" | "conflict",
+            error: message,
+            ...(fields?.length ? { fields } : {}),
+          };
+        }),
+      },
+    };
+  },
   signalExternalTask: async (request, services) => {
     const body = request.body;
     const result = await signalExternalTask(
@@ -108,6 +137,7 @@ const CALLS: Record<ExternalCall, string> = {
   renewExternalTasks: "renew",
   releaseExternalTask: "release",
   resolveExternalTask: "resolve",
+  resolveExternalTaskBatch: "resolve_batch",
   signalExternalTask: "signal",
 };
 
@@ -132,6 +162,7 @@ export const externalTaskHandlers = {
   renewExternalTasks: counted("renewExternalTasks", handlers.renewExternalTasks),
   releaseExternalTask: counted("releaseExternalTask", handlers.releaseExternalTask),
   resolveExternalTask: counted("resolveExternalTask", handlers.resolveExternalTask),
+  resolveExternalTaskBatch: counted("resolveExternalTaskBatch", handlers.resolveExternalTaskBatch),
   signalExternalTask: counted("signalExternalTask", handlers.signalExternalTask),
   // Extension (docs/api.md "Waiting external tasks"): the queue, read-only; not a worker call.
   listExternalTasks: async ({ query }, services) => {

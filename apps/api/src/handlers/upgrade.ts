@@ -7,15 +7,10 @@ export const upgradeHandlers = {
     const rootId = await requireRoot(services, params.id, "upgrade");
     const { from_version, to_version } = body as { from_version: number; to_version: number };
     return {
-      body: await upgradeTree(
-        services.db,
-        services.clock,
-        rootId,
-        from_version,
-        to_version,
-        principal.actor,
-        services.config.limits.compatSteps,
-      ),
+      body: await upgradeTree(services.db, services.clock, rootId, from_version, to_version, principal.actor, {
+        checker: services.checker,
+        maxCompatSteps: services.config.limits.compatSteps,
+      }),
     };
   },
 } satisfies ActionHandlers;

@@ -17,8 +17,6 @@ export interface ActionRequest<N extends ActionName = ActionName> {
   /** Parsed losslessly (@baton/expr parseJson) and validated against the registry's body schema. */
   body: ActionTypes[N]["body"];
   principal: Principal;
-  /** The request URL, for links (per-process docs). */
-  url: URL;
   /** The request headers; an action reads only those its registry entry declares (`headers`). */
   headers: Headers;
   /** Aborted when the client goes away before the answer (a long-poll stops waiting). */

@@ -1,5 +1,7 @@
 import { type ActionName, type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import type { IncomingMessage } from "node:http";
+import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { authorize, type Authenticator } from "../auth/index.js";
 import type { Services } from "../services.js";
@@ -13,6 +15,9 @@ import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavaila
 import { errorText, errorStack } from "../storage/loggable-error.js";
 
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
+
+/** The app runs under @hono/node-server (server.ts): node's own request is at hand. */
+type Env = { Bindings: HttpBindings };
 
 /** `/instances/{id}` → `/instances/:id` */
 /** Every address of an entry: `/api<path>`, and the bare path too for a root entry (docs/api.md "OpenAPI"). */
@@ -32,10 +37,10 @@ function errorResponse(error: ApiError): Response {
   return jsonResponse(error.status, errorBody(error), error.headers);
 }
 
-async function readBody(c: Context, maxBytes: number): Promise<Json | undefined> {
+async function readBody(c: Context<Env>, maxBytes: number): Promise<Json | undefined> {
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  const buffer = await readAtMost(c.req.raw.body, maxBytes);
+  const buffer = await readAtMost(c.env.incoming, maxBytes);
   if (buffer.byteLength === 0) return undefined;
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
@@ -55,24 +60,34 @@ async function readBody(c: Context, maxBytes: number): Promise<Json | undefined>
 /**
  * The body, read chunk by chunk and abandoned as soon as it passes `maxBytes`: a chunked
  * request has no content-length, so reading it whole first would let one request make the
- * server buffer any amount of memory before the 413.
+ * server buffer any amount of memory before the 413. Read from node's request itself, not
+ * through a web Request: building that Request and its ReadableStream cost more CPU than the
+ * rest of a start (docs/performance.md "The HTTP layer"). What is left unread when this gives
+ * up, @hono/node-server drains or closes after the answer.
  */
-async function readAtMost(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+function readAtMost(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (settle: () => void) => {
+      incoming.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+      settle();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        incoming.pause();
+        finish(() => reject(tooLarge(maxBytes)));
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => finish(() => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    const onError = (error: Error) => finish(() => reject(error));
+    // Closed before the end: the client went away mid-body; nobody is left to answer.
+    const onClose = () =>
+      finish(() => reject(new Error("the client closed the connection before the request body ended")));
+    if (incoming.readableEnded) return resolve(Buffer.alloc(0));
+    incoming.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+  });
 }
 
 /** Retry-After: the longest pause before the server reconnects (--db-reconnect-max), in whole seconds. */
@@ -88,6 +103,14 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError("invalid", `the request body is larger than the limit of ${maxBytes} bytes (--max-body)`, {
     status: 413,
   });
+}
+
+/** The query of a request URL, parsed as `new URL(url).searchParams` would, without parsing the rest. */
+function searchParams(url: string): URLSearchParams {
+  const at = url.indexOf("?");
+  if (at < 0) return new URLSearchParams();
+  const hash = url.indexOf("#", at);
+  return new URLSearchParams(hash < 0 ? url.slice(at + 1) : url.slice(at + 1, hash));
 }
 
 function toResponse(reply: ActionReply): Response {
@@ -106,9 +129,9 @@ function toResponse(reply: ActionReply): Response {
  * authenticate → authorize → validate path/query/body → handler. An entry without a
  * handler answers 501 `unsupported` (never a fake success).
  */
-export function createApp(services: Services, handlers: ActionHandlers, authenticator: Authenticator): Hono {
+export function createApp(services: Services, handlers: ActionHandlers, authenticator: Authenticator): Hono<Env> {
   precompile(registry);
-  const app = new Hono();
+  const app = new Hono<Env>();
   const openapi = buildOpenApi(registry);
 
   app.onError((error, c) => {
@@ -166,9 +189,8 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
           : await authenticator.authenticate(c.req.header("authorization"));
       if (action.permissions !== "public") authorize(principal, action);
       const params = validateParams(action, c.req.param() as Record<string, string>);
-      const url = new URL(c.req.url);
       const rawQuery: Record<string, string> = {};
-      for (const [key, value] of url.searchParams) {
+      for (const [key, value] of searchParams(c.req.url)) {
         if (key in rawQuery)
           throw new ApiError(
             "invalid",
@@ -195,15 +217,18 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         );
       // params, query and body were validated against this action's schemas above, which the
       // registry's types for it mirror (packages/actions registry.test.ts keeps them in step).
+      const web = c.req.raw;
       const request = {
         action,
         params,
         query,
         body,
         principal,
-        url,
-        headers: c.req.raw.headers,
-        abort: c.req.raw.signal,
+        headers: web.headers,
+        // Made on first use: an AbortController per request is a cost only a long-poll needs.
+        get abort() {
+          return web.signal;
+        },
       } as ActionRequest<ActionName>;
       return toResponse(await handler(request, services));
     });

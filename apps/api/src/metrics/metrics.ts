@@ -137,7 +137,7 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
   });
   const externalCalls = new Counter({
     name: "baton_external_calls_total",
-    help: "External-task API calls by call (claim, renew, release, resolve, signal) and outcome",
+    help: "External-task API calls by call (claim, renew, release, resolve, resolve_batch, signal) and outcome",
     labelNames: ["call", "outcome"],
     registers: r,
   });

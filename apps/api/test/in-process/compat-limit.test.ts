@@ -27,7 +27,15 @@ describe("upgrade past --limit-compat-steps", () => {
     const id = await h.start("waits", {}, 1);
     await h.tick();
     expect((await h.get(id)).status).toBe("running");
-    const refused = await upgradeTree(h.db, h.clock, id, 1, 2, "token:op", 10_000).catch((e: unknown) => e);
+    const refused = await upgradeTree(
+      h.db,
+      h.clock,
+      id,
+      1,
+      2,
+      "token:op",
+      h.upgradeCheck({ maxCompatSteps: 10_000 }),
+    ).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(Refusal);
     expect((refused as Refusal).kind).toBe("conflict");
     expect((refused as Refusal).message).toContain(

@@ -511,7 +511,7 @@ describe("upgrade of a tree waiting on children", () => {
     await h.tick(); // the child parks on its delay
     expect((await row(h, id)).phase).toBe("children");
     await h.deploy({ ...v1, output: { v: 2, waited: "$: outputs.kids.waited" } });
-    const moved = await upgradeTree(h.db, h.clock, id, 1, 2, "tester");
+    const moved = await upgradeTree(h.db, h.clock, id, 1, 2, "tester", h.upgradeCheck());
     expect(
       moved.moves?.map((m) => m.instance_id),
       "only the parent runs holder; the child runs slow",

@@ -42,7 +42,6 @@ function request(id: string, query: { force?: boolean } = {}): any {
     query,
     body: undefined,
     principal: { actor: "token:ops", perms: ["operate"] },
-    url: new URL("http://x/"),
     headers: new Headers(),
   };
   return built;

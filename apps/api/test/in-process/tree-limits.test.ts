@@ -167,7 +167,7 @@ describe("every verb on the largest tree allowed", () => {
 
   it(`upgrades a tree of ${size} instances`, async () => {
     const root = await seedTree("running");
-    const result = await upgradeTree(h.db, h.clock, root, 1, 2, "token:op");
+    const result = await upgradeTree(h.db, h.clock, root, 1, 2, "token:op", h.upgradeCheck());
     expect(result.upgraded).toBe(true);
     expect(result.moves?.length).toBe(size);
     expect(await logCount(root, "instance.upgraded")).toBe(size);

@@ -90,6 +90,63 @@ describe("the checker thread", () => {
     expect(again.status, again.text).toBe(200);
   }, 240_000);
 
+  it("runs the upgrade verb's check on the thread: refused with 503 while the thread is busy, moving nothing", async () => {
+    // Each probe upgrades a process pair never checked before (a checked pair's gates are kept,
+    // docs/compat.md "The upgrade verb"), so every probe needs the thread.
+    const PROBES = 80;
+    const probe = (i: number, v: number) => ({
+      name: `upgrade_probe_${i}`,
+      tasks: [{ id: "w", action: { type: "external" } }],
+      output: { v },
+    });
+    for (const v of [1, 2]) {
+      const res = await api.put("/api/definitions/batch", {
+        channel: "probes",
+        definitions: Array.from({ length: PROBES }, (_, i) => probe(i, v)),
+      });
+      expect(res.status, res.text.slice(0, 300)).toBe(200);
+    }
+    const ids: string[] = [];
+    for (let i = 0; i < PROBES; i++) {
+      const res = await api.post("/api/instances", { process: `upgrade_probe_${i}`, version: 1 });
+      expect(res.status, res.text).toBe(200);
+      ids.push(res.body.id);
+    }
+    const big = [chain("checker_upgrade_big_a", 10_000), chain("checker_upgrade_big_b", 8_000)];
+    let next = 0;
+    let busy: { res: Awaited<ReturnType<typeof api.post>>; id: string } | undefined;
+    while (!busy && next < PROBES) {
+      let settled = false;
+      const pending = api.post("/api/definitions/validate", big).finally(() => {
+        settled = true;
+      });
+      while (!settled && next < PROBES) {
+        const id = ids[next++]!;
+        const res = await api.post(`/api/instances/${id}/upgrade`, { from_version: 1, to_version: 2 });
+        if (res.status === 503) {
+          busy = { res, id };
+          break;
+        }
+        expect(res.status, res.text).toBe(200);
+        expect(res.body.upgraded).toBe(true);
+        await sleep(50);
+      }
+      await pending;
+    }
+    expect(busy, `an upgrade was refused while the big check ran (${next} probes)`).toBeDefined();
+    expect(busy!.res.body.code).toBe("unavailable");
+    expect(busy!.res.headers.get("retry-after")).toBe("1");
+    expect(busy!.res.body.error).toBe(
+      "the definition checker is busy: 1 checks are running and 0 are waiting, the most allowed (--limit-checker-threads 1, --limit-checker-queue 0); retry shortly",
+    );
+    const untouched = await api.get(`/api/instances/${busy!.id}`);
+    expect(untouched.body.version).toBe(1);
+    // Sent again once the thread is free, the same upgrade goes through.
+    const again = await api.post(`/api/instances/${busy!.id}/upgrade`, { from_version: 1, to_version: 2 });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.upgraded).toBe(true);
+  }, 240_000);
+
   it("runs registration and compat checks on the thread with the same answers and refusals", async () => {
     const def = chain("checker_reg", 50);
     const put = await api.put("/api/definitions", def);

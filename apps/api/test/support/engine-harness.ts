@@ -5,7 +5,9 @@ import { canonicalJson, declaredRaises, decodeDefinition, definitionHash, format
 import { createTestDatabase, dropTestDatabase } from "@baton/testkit";
 import { and, desc, eq, max } from "drizzle-orm";
 import { DEFAULT_CONFIG, type ServerConfig } from "../../src/config.js";
+import { createChecker, type Checker } from "../../src/definitions/checker.js";
 import { createEngine, type EngineDeps } from "../../src/engine/index.js";
+import type { UpgradeCheck } from "../../src/engine/trees/upgrade.js";
 import { freshInstanceRow, freshState } from "../../src/engine/start.js";
 import type { Logger } from "@baton/log";
 import type { EngineHandle } from "../../src/services.js";
@@ -22,6 +24,10 @@ export interface Harness {
   clock: ReturnType<typeof createClock>;
   config: ServerConfig;
   engine: EngineHandle;
+  /** The definition checker's threads (one thread, the server's default queue). */
+  checker: Checker;
+  /** What upgradeTree needs to check compatibility: this harness's checker and the configured limit. */
+  upgradeCheck(more?: Partial<UpgradeCheck>): UpgradeCheck;
   deploy(raw: unknown): Promise<number>;
   start(process: string, input?: Json, version?: number): Promise<string>;
   get(id: string): Promise<InstanceView>;
@@ -67,6 +73,7 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
     return engine;
   };
   const engine = newEngine(workerId);
+  const checker = createChecker({ threads: 1, queue: config.limits.checkerQueue });
 
   const harness: Harness = {
     db,
@@ -74,6 +81,8 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
     clock,
     config,
     engine,
+    checker,
+    upgradeCheck: (more = {}) => ({ checker, maxCompatSteps: config.limits.compatSteps, ...more }),
     newEngine,
     async deploy(raw) {
       const decoded = decodeDefinition(raw);
@@ -164,6 +173,7 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
     },
     async close() {
       for (const e of engines) await e.stop();
+      await checker.close();
       await database.close();
       if (url) await dropTestDatabase(url);
     },

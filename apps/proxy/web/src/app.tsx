@@ -44,7 +44,7 @@ function Page({ route, session }: { route: Route; session: Session }) {
     case "channels":
       return <ChannelsPage permissions={permissions} />;
     case "external":
-      return <ExternalTasksPage />;
+      return <ExternalTasksPage search={route.search} />;
     case "task":
       return <TaskPage instance={route.instance} permissions={permissions} />;
     case "tokens":

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRoute, type Route, routeHash } from "./route.js";
+import { parseRoute, withParams, type Route, routeHash } from "./route.js";
 
 describe("parseRoute", () => {
   it("opens the instance list on an empty hash", () => {
@@ -41,6 +41,15 @@ describe("parseRoute", () => {
   });
 });
 
+describe("withParams", () => {
+  it("sets and removes its keys and keeps every other one", () => {
+    expect(withParams("log_level=warn&children_status=failed", { log_level: null, flat: "true" })).toBe(
+      "children_status=failed&flat=true",
+    );
+    expect(withParams("", { a: "", b: undefined })).toBe("");
+  });
+});
+
 describe("routeHash", () => {
   it("round-trips every route", () => {
     const routes: Route[] = [
@@ -54,6 +63,7 @@ describe("routeHash", () => {
       { page: "compare", name: "order", from: null, to: 3 },
       { page: "channels" },
       { page: "external" },
+      { page: "external", search: "process=order&claimed=false" },
       { page: "task", instance: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55" },
       { page: "tokens" },
     ];

@@ -10,7 +10,8 @@ export type Route =
   | { page: "version"; name: string; version: number }
   | { page: "compare"; name: string; from: number | null; to: number | null }
   | { page: "channels" }
-  | { page: "external" }
+  /** `search`: the tasklist's filters and position (`process`, `claimed`, `after`/`before`); absent when empty. */
+  | { page: "external"; search?: string }
   /** One waiting external task, by the instance that waits on it (docs/ui.md "Tasklist"). */
   | { page: "task"; instance: string }
   | { page: "tokens" }
@@ -41,8 +42,23 @@ export function parseRoute(hash: string): Route {
     if (parts.length === 3 && version !== null) return { page: "version", name: a, version };
   }
   if (head === "external" && parts.length === 2) return { page: "task", instance: a };
-  if (parts.length === 1 && (head === "channels" || head === "external" || head === "tokens")) return { page: head };
+  if (head === "external" && parts.length === 1)
+    return query ? { page: "external", search: query } : { page: "external" };
+  if (parts.length === 1 && (head === "channels" || head === "tokens")) return { page: head };
   return { page: "not-found", hash };
+}
+
+/**
+ * `search` with `changes` applied; a null, undefined or empty value removes its key and every
+ * other key is kept, so panels sharing one page's URL (logs, children) never drop each other's state.
+ */
+export function withParams(search: string, changes: Record<string, string | null | undefined>): string {
+  const params = new URLSearchParams(search);
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null || value === undefined || value === "") params.delete(key);
+    else params.set(key, value);
+  }
+  return params.toString();
 }
 
 /** The hash of a route; `parseRoute(routeHash(r))` gives `r` back. */
@@ -66,8 +82,9 @@ export function routeHash(route: Route): string {
       const s = q.toString();
       return `#/definitions/${seg(route.name)}/compare${s ? `?${s}` : ""}`;
     }
-    case "channels":
     case "external":
+      return `#/external${route.search ? `?${route.search}` : ""}`;
+    case "channels":
     case "tokens":
       return `#/${route.page}`;
     case "task":

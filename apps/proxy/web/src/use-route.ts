@@ -31,7 +31,10 @@ export function useRoute(): Route {
  * its old value after the click until that event, and a check of it right after the click
  * (a person's or a test's) would see the old value.
  */
-export function navigate(route: Route): void {
-  window.location.hash = routeHash(route);
+export function navigate(route: Route, options: { replace?: boolean } = {}): void {
+  // `replace`: state that changes per keystroke (a text filter) replaces the history entry
+  // instead of adding one per character; replaceState fires no hashchange, the listeners are told here.
+  if (options.replace) window.history.replaceState(window.history.state, "", routeHash(route));
+  else window.location.hash = routeHash(route);
   for (const listener of listeners) listener();
 }

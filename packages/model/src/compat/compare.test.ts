@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decoded } from "../../test/helpers.js";
-import { compareDefinitions, upgradeBlockers } from "./compare.js";
+import { blockersOn, compareDefinitions, upgradeBlockers, upgradeGates } from "./compare.js";
 import { excuseMembers, onlyOnOneSide } from "./report.js";
 
 const URL = "https://pay.example.com/charge";
@@ -286,6 +286,22 @@ describe("compareDefinitions", () => {
         path: "/properties/order_id/type",
         task: "charge",
       }),
+    ]);
+  });
+
+  it("keeps gates apart from positions: computed once, applied to wherever the instances sit", () => {
+    const to = order({
+      input: { type: "object", properties: { order_id: { type: "integer" } }, required: ["order_id"] },
+      ship: { action: { type: "delay", for: "1h" } },
+    });
+    const gates = upgradeGates(order(), to, 1, 2);
+    expect(gates.find((g) => g.address === "input_schema")?.affects, "the stored input concerns every task").toBeNull();
+    expect(gates.find((g) => g.address === "tasks.ship.action")?.affects).toEqual(["ship"]);
+    for (const sittingOn of [["charge"], ["ship"], ["ship", "charge"], ["charge", "ship"], []])
+      expect(blockersOn(gates, sittingOn), sittingOn.join()).toEqual(upgradeBlockers(order(), to, 1, 2, sittingOn));
+    expect(blockersOn(gates, ["charge", "ship"]).map((b) => `${b.address}@${b.task}`)).toEqual([
+      "tasks.ship.action@ship",
+      "input_schema@charge",
     ]);
   });
 

@@ -34,6 +34,56 @@ export function compareDefinitions(
   };
 }
 
+/**
+ * A gating upgrade finding, as the upgrade verb keeps it between checking and moving: what it
+ * says, and the `from` tasks on which it blocks an instance (null: every task). It depends on
+ * the two stored versions only, never on where instances sit, so it can be computed before the
+ * tree is locked and applied to the positions read under the lock (docs/compat.md).
+ */
+export interface UpgradeGate extends CompatIssue {
+  affects: string[] | null;
+}
+
+/** Every gating upgrade finding of moving from `from` to `to`; throws CompatTooLarge past `maxSteps`. */
+export function upgradeGates(
+  from: Definition,
+  to: Definition,
+  fromVersion: number | null,
+  toVersion: number | null,
+  maxSteps: number = DEFAULT_DEFINITION_LIMITS.maxCompatSteps,
+): UpgradeGate[] {
+  const gates: UpgradeGate[] = [];
+  for (const f of upgradeFindings(from, to, fromVersion, toVersion, compatBudget(maxSteps))) {
+    if (!f.gating) continue;
+    const { member, address, path, message, gating } = f;
+    // A finding about every task (the stored input) is kept as null, not 10,000 task ids.
+    const everyTask = new Set(f.affects).size >= from.tasks.length;
+    gates.push({ member, address, path, message, gating, affects: everyTask ? null : f.affects });
+  }
+  return gates;
+}
+
+/**
+ * The gates that concern an instance sitting on one of `sittingOn` (task ids of `from`), each
+ * with the first of `sittingOn` it blocks. Linear in the gates' task lists.
+ */
+export function blockersOn(
+  gates: readonly UpgradeGate[],
+  sittingOn: readonly string[],
+): Array<CompatIssue & { task: string }> {
+  const order = new Map(sittingOn.map((task, i) => [task, i]));
+  const out: Array<CompatIssue & { task: string }> = [];
+  for (const { affects, ...issue } of gates) {
+    let first = affects === null && sittingOn.length > 0 ? 0 : -1;
+    for (const task of affects ?? []) {
+      const i = order.get(task);
+      if (i !== undefined && (first < 0 || i < first)) first = i;
+    }
+    if (first >= 0) out.push({ ...issue, task: sittingOn[first]! });
+  }
+  return out;
+}
+
 /** The gating upgrade issues that concern an instance sitting on one of `sittingOn` (task ids of `from`). */
 export function upgradeBlockers(
   from: Definition,
@@ -43,14 +93,7 @@ export function upgradeBlockers(
   sittingOn: readonly string[],
   maxSteps: number = DEFAULT_DEFINITION_LIMITS.maxCompatSteps,
 ): Array<CompatIssue & { task: string }> {
-  const out: Array<CompatIssue & { task: string }> = [];
-  for (const f of upgradeFindings(from, to, fromVersion, toVersion, compatBudget(maxSteps))) {
-    if (!f.gating) continue;
-    const task = sittingOn.find((t) => f.affects.includes(t));
-    if (task !== undefined)
-      out.push({ member: f.member, address: f.address, path: f.path, message: f.message, gating: f.gating, task });
-  }
-  return out;
+  return blockersOn(upgradeGates(from, to, fromVersion, toVersion, maxSteps), sittingOn);
 }
 
 function mergeFindings(findings: UpgradeFinding[]): CompatIssue[] {

@@ -1,5 +1,12 @@
 export { CompatTooLarge } from "./budget.js";
-export { changedAddresses, compareDefinitions, upgradeBlockers } from "./compare.js";
+export {
+  blockersOn,
+  changedAddresses,
+  compareDefinitions,
+  type UpgradeGate,
+  upgradeBlockers,
+  upgradeGates,
+} from "./compare.js";
 export {
   type CompatChange,
   type CompatIssue,

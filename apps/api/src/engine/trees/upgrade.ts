@@ -1,8 +1,10 @@
 import type { Json } from "@baton/expr";
-import { CompatTooLarge, upgradeBlockers } from "@baton/model";
+import { blockersOn } from "@baton/model";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
-import { getDefinition } from "../../definitions/store.js";
+import type { Checker } from "../../definitions/checker.js";
+import { definitionExists } from "../../definitions/store.js";
+import { upgradeGatesOf } from "../../definitions/upgrade-gates.js";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, inTransaction } from "../../storage/db.js";
 import { instances } from "../../storage/schema/index.js";
@@ -24,11 +26,39 @@ export interface UpgradeResult {
   moves: UpgradeMove[] | null;
 }
 
+/** How the upgrade verb checks compatibility (docs/compat.md "The upgrade verb"). */
+export interface UpgradeCheck {
+  /** The checker threads: the check runs there, never on the event loop. */
+  checker: Checker;
+  /** --limit-compat-steps (docs/limits.md). */
+  maxCompatSteps: number;
+  /** Test hook: runs after the check and before the tree is locked (to order races in tests). */
+  afterCheck?: () => Promise<void>;
+}
+
+type RootRow = Pick<typeof instances.$inferSelect, "id" | "process" | "version" | "status">;
+
+/** A live root at `fromVersion`, or the 409 saying what it is instead. */
+function requireMovable(root: RootRow, fromVersion: number): void {
+  if (!isLive(root.status))
+    throw new Refusal("conflict", `instance ${root.id} is ${root.status}; only a live tree can be upgraded`);
+  if (root.version !== fromVersion)
+    throw new Refusal(
+      "conflict",
+      `instance ${root.id} runs version ${root.version} of "${root.process}", not from_version ${fromVersion}`,
+    );
+}
+
 /**
  * Moves the root and every live descendant of the root's process at `fromVersion` to
- * `toVersion`. The tree's rows are locked (in id order, like every tree-wide writer) and
- * re-checked inside the one transaction. A live lease anywhere refuses rather than fences: the
- * in-flight advance commits against the version it claimed, so the caller retries once it settles.
+ * `toVersion`. The compatibility check runs first, on the checker thread and outside any
+ * transaction: its gates depend on the two stored versions alone, and a root's process and
+ * versions never change, so what it relied on is re-verified under the tree lock by the root
+ * still being live at `fromVersion` (else 409). Where the instances sit is read only under the
+ * lock, so an advance that moved one between the check and the lock is judged where it is now.
+ * The tree's rows are locked (in id order, like every tree-wide writer). A live lease anywhere
+ * refuses rather than fences: the in-flight advance commits against the version it claimed, so
+ * the caller retries once it settles.
  */
 export async function upgradeTree(
   db: Db,
@@ -37,16 +67,20 @@ export async function upgradeTree(
   fromVersion: number,
   toVersion: number,
   actor: string | null,
-  /** --limit-compat-steps (docs/limits.md); the default when not given. */
-  maxCompatSteps?: number,
+  check: UpgradeCheck,
 ): Promise<UpgradeResult> {
-  const [head] = await db.select({ process: instances.process }).from(instances).where(eq(instances.id, rootId));
+  const [head] = await db
+    .select({ id: instances.id, process: instances.process, version: instances.version, status: instances.status })
+    .from(instances)
+    .where(eq(instances.id, rootId));
   if (head === undefined) throw new Refusal("not_found", `instance ${rootId} does not exist`);
-  const target = await getDefinition(db, head.process, toVersion);
-  if (target === undefined)
+  if (!(await definitionExists(db, head.process, toVersion)))
     throw new Refusal("not_found", `process "${head.process}" has no version ${toVersion} (to_version)`);
   if (fromVersion === toVersion) return { upgraded: false, moves: null };
-  const source = await getDefinition(db, head.process, fromVersion);
+  // Refused before the check when it would be refused under the lock anyway.
+  requireMovable(head, fromVersion);
+  const gates = await upgradeGatesOf(check.checker, db, head.process, fromVersion, toVersion, check.maxCompatSteps);
+  await check.afterCheck?.();
 
   return inTransaction(db, async (tx) => {
     const now = clock.now();
@@ -54,13 +88,7 @@ export async function upgradeTree(
     const rows = await tx.select().from(instances).where(eq(instances.rootId, rootId)).orderBy(asc(instances.id));
     const root = rows.find((r) => r.id === rootId);
     if (root === undefined) throw new Refusal("not_found", `instance ${rootId} does not exist`);
-    if (!isLive(root.status))
-      throw new Refusal("conflict", `instance ${rootId} is ${root.status}; only a live tree can be upgraded`);
-    if (root.version !== fromVersion || source === undefined)
-      throw new Refusal(
-        "conflict",
-        `instance ${rootId} runs version ${root.version} of "${root.process}", not from_version ${fromVersion}`,
-      );
+    requireMovable(root, fromVersion);
     const leased = rows.find((r) => r.leaseOwner !== null && r.leaseExpiresAt !== null && r.leaseExpiresAt > now);
     if (leased !== undefined)
       throw new Refusal(
@@ -69,26 +97,9 @@ export async function upgradeTree(
       );
 
     const moving = rows.filter((r) => isLive(r.status) && r.process === root.process && r.version === fromVersion);
-    const sittingOn = [...new Set(moving.map((r) => r.task))];
-    let blockers: ReturnType<typeof upgradeBlockers>;
-    try {
-      blockers = upgradeBlockers(
-        source.definition,
-        target.definition,
-        fromVersion,
-        toVersion,
-        sittingOn,
-        maxCompatSteps,
-      );
-    } catch (error) {
-      if (!(error instanceof CompatTooLarge)) throw error;
-      throw new Refusal(
-        "conflict",
-        `cannot upgrade "${root.process}" from version ${fromVersion} to ${toVersion}: checking that the tree can move takes more work than the limit of ${error.limit} steps (--limit-compat-steps, docs/limits.md)`,
-      );
-    }
+    const blockers = blockersOn(gates, [...new Set(moving.map((r) => r.task))]);
     if (blockers.length > 0) {
-      const b = blockers[0];
+      const b = blockers[0]!;
       const more = blockers.length > 1 ? ` (and ${blockers.length - 1} more; see POST /definitions/compat)` : "";
       throw new Refusal(
         "conflict",

@@ -1,110 +1,139 @@
-// Bulk pause, resume, cancel and retry of the roots the list's filters select
+// Bulk pause, resume, cancel, retry and upgrade of the roots the list's filters select
 // (POST /instances/bulk/{verb}, docs/api.md "Bulk verbs"), in two steps: a dry run that shows
-// what would change, then the real call after "Yes". Nothing changes before "Yes".
+// what would change, then the real call after "Yes". Nothing changes before "Yes". The panel's
+// state (open, verb, options, preview shown) lives in the list's URL: `bulk=<verb>`,
+// `bulk_force`, `bulk_from`/`bulk_to`, `bulk_preview` (docs/ui.md "State in the URL").
 
-import type { BulkBody, BulkResult } from "@baton/actions";
+import type { BulkResult, CompatReport, DefinitionSummary, Page } from "@baton/actions";
 import { useEffect, useRef, useState } from "react";
 import { call } from "../api.js";
-import { type InstanceFilters, STATUSES, filtersToQuery } from "../instance-filters.js";
-import { verbApplies } from "../permissions.js";
+import {
+  BULK_LABEL,
+  type BulkChoice,
+  type BulkVerb,
+  bulkBody,
+  bulkCountQuery,
+  PREVIEW_MAX_CALLS,
+  runBulk,
+} from "../bulk.js";
+import type { InstanceFilters } from "../instance-filters.js";
+import { can, type Permissions } from "../permissions.js";
+import { withParams } from "../route.js";
+import { useLoad } from "../use-load.js";
+import { navigate } from "../use-route.js";
+import { BulkOutcome, BulkPreview, type Preview } from "./bulk-preview.js";
 import { ErrorBox } from "./error-box.js";
-import { Link } from "./link.js";
+import { CompatSummary } from "./upgrade-form.js";
 
-type Verb = "pause" | "resume" | "cancel" | "retry";
+const VERBS: BulkVerb[] = ["pause", "resume", "cancel", "retry", "upgrade"];
+const BULK_KEYS = ["bulk", "bulk_force", "bulk_from", "bulk_to", "bulk_preview"] as const;
 
-const ACTION = {
-  pause: "bulkPauseInstances",
-  resume: "bulkResumeInstances",
-  cancel: "bulkCancelInstances",
-  retry: "bulkRetryInstances",
-} as const;
-const LABEL: Record<Verb, string> = { pause: "Pause", resume: "Resume", cancel: "Cancel", retry: "Retry" };
-/** What a root the verb applies to becomes (for the preview's sentence). */
-const BECOMES: Record<Verb, string> = {
-  pause: "paused (pausing while a task drains)",
-  resume: "running again",
-  cancel: "cancelled (cancelling while a task drains)",
-  retry: "retried from the failed task",
-};
-/** The most roots one call takes (the API's bound, docs/api.md "Bulk verbs"). */
-const CALL_LIMIT = 1000;
-/** A preview stops counting past this many roots; the real call still takes them all. */
-const PREVIEW_MAX_CALLS = 10;
-/** Ids listed in the preview; the rest are counted. */
-const SHOWN_IDS = 20;
-
-interface Preview {
-  verb: Verb;
-  force: boolean;
-  matched: string[];
-  /** More roots matched than the preview counted. */
-  more: boolean;
-  /** The matched roots by status now: which the verb changes and which it leaves alone. */
-  byStatus: { status: string; count: number }[];
+function version(text: string | null): number | null {
+  return text !== null && /^[1-9]\d{0,9}$/.test(text) ? Number(text) : null;
 }
 
-/** The bulk body of the list's filters (bulk verbs act on roots: `children` never goes in). */
-function bulkBody(filters: InstanceFilters): BulkBody {
-  const { children: _children, ...query } = filtersToQuery(filters);
-  return query as BulkBody;
+/** The panel's choice from the list's URL; null when the panel is closed. */
+function choiceFromSearch(search: string, verbs: BulkVerb[]): BulkChoice | null {
+  const params = new URLSearchParams(search);
+  const verb = params.get("bulk");
+  if (verb === null) return null;
+  return {
+    verb: (verbs as string[]).includes(verb) ? (verb as BulkVerb) : "retry",
+    force: params.get("bulk_force") === "true",
+    from: version(params.get("bulk_from")),
+    to: version(params.get("bulk_to")),
+  };
 }
 
-async function runAll(verb: Verb, body: BulkBody & { force?: boolean }, maxCalls: number) {
-  const total: BulkResult = { dry_run: body.dry_run === true, counts: {}, ids: {}, refused: [], next_cursor: null };
-  let cursor: string | undefined;
-  for (let calls = 0; calls < maxCalls; calls++) {
-    const answer: BulkResult = await call(ACTION[verb], {
-      body: { ...body, limit: CALL_LIMIT, ...(cursor ? { cursor } : {}) },
-    });
-    for (const [outcome, n] of Object.entries(answer.counts)) total.counts[outcome] = (total.counts[outcome] ?? 0) + n;
-    for (const [outcome, ids] of Object.entries(answer.ids))
-      total.ids[outcome] = [...(total.ids[outcome] ?? []), ...ids];
-    total.refused.push(...answer.refused);
-    total.next_cursor = answer.next_cursor;
-    if (!answer.next_cursor) break;
-    cursor = answer.next_cursor;
-  }
-  return total;
+/** The versions of the process and the compatibility of from → to, for an upgrade choice. */
+function useUpgradeFacts(process: string, choice: BulkChoice | null) {
+  const upgrading = choice?.verb === "upgrade" && process !== "";
+  const versions = useLoad<Page<DefinitionSummary> | null>(
+    (signal) =>
+      upgrading
+        ? call("listDefinitions", { query: { name: process, sort: "version", order: "desc", limit: 100 }, signal })
+        : Promise.resolve(null),
+    upgrading ? process : "",
+  );
+  const pair = upgrading && choice.from !== null && choice.to !== null && choice.from !== choice.to;
+  const compat = useLoad<CompatReport | null>(
+    (signal) =>
+      pair
+        ? call("compatDefinitions", {
+            body: {
+              from: { versions: { [process]: choice.from! } },
+              to: { versions: { [process]: choice.to! } },
+              process,
+            },
+            signal,
+          }).then((answer) => answer.processes?.find((r) => r.name === process) ?? null)
+        : Promise.resolve(null),
+    pair ? `${process}:${choice.from}>${choice.to}` : "",
+  );
+  return { versions, compat, pair };
 }
 
-export function BulkActions({ filters, onChanged }: { filters: InstanceFilters; onChanged: () => void }) {
-  const [verb, setVerb] = useState<Verb>("retry");
-  const [force, setForce] = useState(false);
+export function BulkActions({
+  filters,
+  search,
+  permissions,
+  onChanged,
+}: {
+  filters: InstanceFilters;
+  search: string;
+  permissions: Permissions;
+  onChanged: () => void;
+}) {
+  // Upgrade needs `deploy` (the single verb's permission); the others `operate`.
+  const verbs = VERBS.filter((v) => v !== "upgrade" || can(permissions, "deploy"));
+  const choice = choiceFromSearch(search, verbs);
   const [busy, setBusy] = useState(false);
   const [preview, setPreview] = useState<Preview | null>(null);
-  const [result, setResult] = useState<{ verb: Verb; answer: BulkResult } | null>(null);
+  const [result, setResult] = useState<{ verb: BulkVerb; answer: BulkResult } | null>(null);
   const [error, setError] = useState<unknown>(undefined);
-  const previewRef = useRef<HTMLElement>(null);
   const resultRef = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (preview) previewRef.current?.focus();
-  }, [preview]);
   useEffect(() => {
     if (result) resultRef.current?.focus();
   }, [result]);
+  const process = filters.process.trim();
+  const upgrade = useUpgradeFacts(process, choice);
+  const compatDone = upgrade.compat.data !== undefined || upgrade.compat.error !== undefined;
 
+  /** Moves the panel's state in the URL (replacing the history entry: it is not a page of its own). */
+  const set = (changes: Partial<Record<(typeof BULK_KEYS)[number], string | null>>) =>
+    navigate({ page: "instances", search: withParams(search, changes) }, { replace: true });
   const reset = () => {
     setPreview(null);
     setResult(null);
     setError(undefined);
+    set({ bulk_preview: null });
   };
 
-  async function dryRun() {
-    reset();
-    if (filters.children) {
-      setError(new Error("Bulk actions act on whole trees through their roots: untick Include children first."));
-      return;
-    }
+  function blocker(c: BulkChoice): string | null {
+    if (filters.children) return "Bulk actions act on whole trees through their roots: untick Include children first.";
+    if (c.verb !== "upgrade") return null;
+    if (!process)
+      return "Upgrade moves the trees of one process: filter the list by a process first (Process in the filters).";
+    if (c.from === null || c.to === null || c.from === c.to)
+      return "Choose the version to upgrade from and the one to.";
+    return null;
+  }
+
+  async function dryRun(c: BulkChoice) {
+    setPreview(null);
+    setResult(null);
+    setError(undefined);
+    const refusal = blocker(c);
+    if (refusal) return setError(new Error(refusal));
+    set({ bulk_preview: "true" });
     setBusy(true);
     try {
-      const body = { ...bulkBody(filters), dry_run: true, ...(verb === "retry" && force ? { force } : {}) };
       const [answer, counts] = await Promise.all([
-        runAll(verb, body, PREVIEW_MAX_CALLS),
-        call("countInstances", { query: { ...filtersToQuery(filters), by: "status" } }),
+        runBulk(c.verb, { ...bulkBody(filters, c), dry_run: true }, PREVIEW_MAX_CALLS),
+        call("countInstances", { query: { ...bulkCountQuery(filters, c), by: "status" } }),
       ]);
       setPreview({
-        verb,
-        force: verb === "retry" && force,
+        choice: c,
         matched: answer.ids.matched ?? [],
         more: answer.next_cursor !== null,
         byStatus: counts.groups.map((g) => ({ status: g.status ?? "", count: g.count })),
@@ -116,13 +145,20 @@ export function BulkActions({ filters, onChanged }: { filters: InstanceFilters; 
     }
   }
 
+  // A reload (or a shared link) with the preview open shows it again: a dry run changes nothing.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, for the URL the panel opened with
+  useEffect(() => {
+    if (choice && new URLSearchParams(search).get("bulk_preview") === "true") dryRun(choice);
+  }, []);
+
   async function confirm(p: Preview) {
     setBusy(true);
     setError(undefined);
     try {
-      const answer = await runAll(p.verb, { ...bulkBody(filters), ...(p.force ? { force: true } : {}) }, Infinity);
+      const answer = await runBulk(p.choice.verb, bulkBody(filters, p.choice), Infinity);
       setPreview(null);
-      setResult({ verb: p.verb, answer });
+      set({ bulk_preview: null });
+      setResult({ verb: p.choice.verb, answer });
       onChanged();
     } catch (failure) {
       setError(failure);
@@ -131,140 +167,108 @@ export function BulkActions({ filters, onChanged }: { filters: InstanceFilters; 
     }
   }
 
-  const changes = preview?.byStatus.filter((g) => verbApplies(preview.verb, g.status)) ?? [];
-  const stays = preview?.byStatus.filter((g) => !verbApplies(preview.verb, g.status)) ?? [];
-  const changing = changes.reduce((sum, g) => sum + g.count, 0);
-  const order = (a: { status: string }, b: { status: string }) =>
-    STATUSES.indexOf(a.status as never) - STATUSES.indexOf(b.status as never);
-
+  const change = (changes: Partial<Record<(typeof BULK_KEYS)[number], string | null>>) => {
+    setPreview(null);
+    setResult(null);
+    setError(undefined);
+    set({ ...changes, bulk_preview: null });
+  };
+  const versionList = upgrade.versions.data?.items ?? [];
   return (
-    <details className="bulk">
+    <details
+      className="bulk"
+      open={choice !== null}
+      onToggle={(e) => {
+        const open = (e.currentTarget as HTMLDetailsElement).open;
+        if (open && choice === null) set({ bulk: "retry" });
+        if (!open && choice !== null) set(Object.fromEntries(BULK_KEYS.map((k) => [k, null])));
+      }}
+    >
       <summary>Bulk action on every root these filters select</summary>
       <div className="filter-row">
         <label>
           Action
-          <select
-            value={verb}
-            onChange={(e) => {
-              setVerb(e.target.value as Verb);
-              reset();
-            }}
-          >
-            {(Object.keys(LABEL) as Verb[]).map((v) => (
+          <select value={choice?.verb ?? "retry"} onChange={(e) => change({ bulk: e.target.value })}>
+            {verbs.map((v) => (
               <option key={v} value={v}>
-                {LABEL[v]}
+                {BULK_LABEL[v]}
               </option>
             ))}
           </select>
         </label>
-        {verb === "retry" && (
+        {choice?.verb === "retry" && (
           <label className="check">
             <input
               type="checkbox"
-              checked={force}
-              onChange={(e) => {
-                setForce(e.target.checked);
-                reset();
-              }}
+              checked={choice.force}
+              onChange={(e) => change({ bulk_force: e.target.checked ? "true" : null })}
             />
             force (override the only_once protection)
           </label>
         )}
-        <button type="button" disabled={busy} onClick={dryRun}>
+        {choice?.verb === "upgrade" && process && (
+          <>
+            <label>
+              From version
+              <select value={choice.from ?? ""} onChange={(e) => change({ bulk_from: e.target.value || null })}>
+                <option value="">choose</option>
+                {versionList.map((d) => (
+                  <option key={d.version} value={d.version}>
+                    v{d.version}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              To version
+              <select value={choice.to ?? ""} onChange={(e) => change({ bulk_to: e.target.value || null })}>
+                <option value="">choose</option>
+                {versionList
+                  .filter((d) => d.version !== choice.from)
+                  .map((d) => (
+                    <option key={d.version} value={d.version}>
+                      v{d.version}
+                    </option>
+                  ))}
+              </select>
+            </label>
+          </>
+        )}
+        <button
+          type="button"
+          disabled={busy || !choice || (choice.verb === "upgrade" && upgrade.pair && !compatDone)}
+          onClick={() => choice && dryRun(choice)}
+        >
           Preview
         </button>
+        {choice?.verb === "upgrade" && upgrade.pair && !compatDone && (
+          <span className="muted">Checking compatibility…</span>
+        )}
       </div>
+      {choice?.verb === "upgrade" && !process && (
+        <p className="muted">Upgrade moves the trees of one process: filter the list by a process first.</p>
+      )}
+      {choice?.verb === "upgrade" && upgrade.pair && upgrade.compat.error !== undefined && (
+        <div>
+          <p className="muted">The compatibility check failed; the upgrade itself still checks each tree:</p>
+          <ErrorBox error={upgrade.compat.error} />
+        </div>
+      )}
+      {choice?.verb === "upgrade" && upgrade.pair && upgrade.compat.data && (
+        <CompatSummary report={upgrade.compat.data} to={choice.to!} />
+      )}
       {preview && (
-        <section className="preview" ref={previewRef} tabIndex={-1} aria-label="Bulk preview">
-          <p data-testid="bulk-preview">
-            Dry run: <strong>{LABEL[preview.verb]}</strong> would take{" "}
-            <strong>
-              {preview.matched.length}
-              {preview.more ? "+" : ""} root{preview.matched.length === 1 ? "" : "s"}
-            </strong>
-            {preview.more ? ` (more than ${preview.matched.length} match; all would be taken)` : ""}.
-          </p>
-          <ul>
-            {changes.sort(order).map((g) => (
-              <li key={g.status} data-change={g.status}>
-                {g.count} {g.status} → {BECOMES[preview.verb]}
-              </li>
-            ))}
-            {stays.sort(order).map((g) => (
-              <li key={g.status} data-stays={g.status} className="muted">
-                {g.count} {g.status} → {preview.verb === "retry" || preview.verb === "resume" ? "refused" : "unchanged"}{" "}
-                (a {g.status} root is not {preview.verb === "retry" ? "retried" : `${preview.verb}d`})
-              </li>
-            ))}
-          </ul>
-          {preview.matched.length > 0 && (
-            <details>
-              <summary>The roots ({Math.min(SHOWN_IDS, preview.matched.length)} shown)</summary>
-              <ul className="id-list">
-                {preview.matched.slice(0, SHOWN_IDS).map((id) => (
-                  <li key={id}>
-                    <Link to={{ page: "instance", id }} className="mono">
-                      {id}
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            </details>
-          )}
-          {changing === 0 ? (
-            <p>Nothing to {preview.verb}: no matching root is in a status this action changes.</p>
-          ) : (
-            <div className="actions">
-              <button
-                type="button"
-                className={preview.verb === "cancel" ? "danger" : undefined}
-                disabled={busy}
-                onClick={() => confirm(preview)}
-              >
-                Yes, {preview.verb} {changing} root{changing === 1 ? "" : "s"}
-              </button>
-              <button type="button" onClick={reset}>
-                Back
-              </button>
-            </div>
-          )}
-          <p className="muted">
-            The action selects by these filters again when confirmed: a root that changed in between is taken as it is
-            then.
-          </p>
-        </section>
+        <BulkPreview
+          key={JSON.stringify(preview.choice)}
+          preview={preview}
+          busy={busy}
+          onConfirm={() => confirm(preview)}
+          onBack={reset}
+        />
       )}
       <div ref={resultRef} tabIndex={-1}>
-        {result && (
-          <div role="status" className="notice" data-testid="bulk-result">
-            <p>
-              {LABEL[result.verb]}:{" "}
-              {Object.entries(result.answer.counts)
-                .map(([outcome, n]) => `${n} ${outcome}`)
-                .join(", ") || "no root matched"}
-              .
-            </p>
-            {result.answer.refused.length > 0 && (
-              <table>
-                <caption>Refused</caption>
-                <tbody>
-                  {result.answer.refused.map((r) => (
-                    <tr key={r.id}>
-                      <td>
-                        <Link to={{ page: "instance", id: r.id }} className="mono">
-                          {r.id}
-                        </Link>
-                      </td>
-                      <td>{r.code}</td>
-                      <td>{r.error}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </div>
-        )}
-        <ErrorBox error={error} />
+        {result && <BulkOutcome verb={result.verb} answer={result.answer} />}
+        <ErrorBox error={error ?? upgrade.versions.error} />
       </div>
     </details>
   );

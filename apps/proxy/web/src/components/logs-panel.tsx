@@ -1,6 +1,7 @@
 import type { LogEntry, LogLevel, Page } from "@baton/actions";
 import { call } from "../api.js";
 import { POLL_MS, useLoad } from "../use-load.js";
+import { withParams } from "../route.js";
 import { navigate } from "../use-route.js";
 import { Actor } from "./actor.js";
 import { ErrorBox } from "./error-box.js";
@@ -32,14 +33,14 @@ export function LogsPanel({
   const logBefore = params.get("log_before");
   const cursor: Cursor = logAfter ? { after: logAfter } : logBefore ? { before: logBefore } : {};
   const go = (next: { level?: LogLevel; flat?: boolean; cursor: Cursor }) => {
-    const q = new URLSearchParams();
     const l = next.level ?? level;
-    const f = next.flat ?? flat;
-    if (l !== "debug") q.set("log_level", l);
-    if (f) q.set("flat", "true");
-    if (next.cursor.after) q.set("log_after", next.cursor.after);
-    if (next.cursor.before) q.set("log_before", next.cursor.before);
-    navigate({ page: "instance", id, ...(q.size ? { search: q.toString() } : {}) });
+    const q = withParams(search, {
+      log_level: l !== "debug" ? l : null,
+      flat: (next.flat ?? flat) ? "true" : null,
+      log_after: next.cursor.after,
+      log_before: next.cursor.before,
+    });
+    navigate({ page: "instance", id, ...(q ? { search: q } : {}) });
   };
   const setCursor = (next: Cursor) => go({ cursor: next });
   const key = JSON.stringify([id, level, flat, cursor]);

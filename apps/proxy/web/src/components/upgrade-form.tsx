@@ -14,7 +14,12 @@ function concernsTask(issue: CompatIssue, task: string): boolean {
   return issue.address === `tasks.${task}` || issue.address.startsWith(`tasks.${task}.`);
 }
 
-function CompatSummary({ report, to, task }: { report: CompatReport; to: number; task: string }) {
+/**
+ * The compatibility of moving instances from `report.from` to `to`: its blocking issues, and,
+ * for one instance (`task`: the task it sits on), which of them concern it. The bulk upgrade
+ * (bulk-actions.tsx) shows it without `task`.
+ */
+export function CompatSummary({ report, to, task }: { report: CompatReport; to: number; task?: string }) {
   const blockers = report.issues.filter((i) => i.member === "upgrade" && i.gating);
   const doubts = report.issues.filter((i) => i.member === "upgrade" && !i.gating);
   return (
@@ -28,7 +33,15 @@ function CompatSummary({ report, to, task }: { report: CompatReport; to: number;
         <>
           <p className="error-text">
             Not compatible for every instance: {blockers.length} blocking issue{blockers.length === 1 ? "" : "s"}. The
-            upgrade is refused if one concerns a task this tree sits on; this instance sits on <code>{task}</code>.
+            upgrade is refused if one concerns a task this tree sits on
+            {task !== undefined ? (
+              <>
+                ; this instance sits on <code>{task}</code>
+              </>
+            ) : (
+              "; a tree on any other task moves"
+            )}
+            .
           </p>
           <table>
             <caption>
@@ -38,7 +51,7 @@ function CompatSummary({ report, to, task }: { report: CompatReport; to: number;
               <tr>
                 <th scope="col">Where</th>
                 <th scope="col">Problem</th>
-                <th scope="col">This instance's task</th>
+                {task !== undefined && <th scope="col">This instance's task</th>}
               </tr>
             </thead>
             <tbody>
@@ -49,7 +62,7 @@ function CompatSummary({ report, to, task }: { report: CompatReport; to: number;
                     {issue.path ? ` ${issue.path}` : ""}
                   </td>
                   <td>{issue.message}</td>
-                  <td>{concernsTask(issue, task) ? "yes" : ""}</td>
+                  {task !== undefined && <td>{concernsTask(issue, task) ? "yes" : ""}</td>}
                 </tr>
               ))}
             </tbody>

@@ -3,7 +3,6 @@
 // person with `worker` resolves it (pages/task.tsx).
 
 import type { Page, WaitingExternalTask } from "@baton/actions";
-import { useState } from "react";
 import { call } from "../api.js";
 import { ErrorBox } from "../components/error-box.js";
 import { Link } from "../components/link.js";
@@ -11,7 +10,9 @@ import { type Cursor, Pager } from "../components/pager.js";
 import { StatusBadge } from "../components/status-badge.js";
 import { TimeText } from "../components/time-text.js";
 import { jsonText } from "../json-text.js";
+import { withParams } from "../route.js";
 import { POLL_MS, useLoad } from "../use-load.js";
+import { navigate } from "../use-route.js";
 
 type WaitingTask = WaitingExternalTask;
 
@@ -21,10 +22,21 @@ function inputPreview(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
-export function ExternalTasksPage() {
-  const [cursor, setCursor] = useState<Cursor>({});
-  const [process, setProcess] = useState("");
-  const [claimed, setClaimed] = useState<"" | "true" | "false">("");
+const CLAIMS = ["", "true", "false"] as const;
+
+export function ExternalTasksPage({ search = "" }: { search?: string }) {
+  // Filters and position live in the URL (`#/external?process=order&claimed=false`), so a
+  // reload or a shared link shows the same tasks; a new filter drops the cursor (docs/ui.md "State in the URL").
+  const params = new URLSearchParams(search);
+  const process = params.get("process") ?? "";
+  const askedClaim = params.get("claimed") ?? "";
+  const claimed = (CLAIMS as readonly string[]).includes(askedClaim) ? (askedClaim as (typeof CLAIMS)[number]) : "";
+  const after = params.get("after");
+  const before = params.get("before");
+  const cursor: Cursor = after ? { after } : before ? { before } : {};
+  const go = (changes: Record<string, string | null>, replace = false) =>
+    navigate({ page: "external", search: withParams(search, changes) }, { replace });
+  const setCursor = (next: Cursor) => go({ after: next.after ?? null, before: next.before ?? null });
   const query = {
     ...(process.trim() ? { process: process.trim() } : {}),
     ...(claimed ? { claimed: claimed === "true" } : {}),
@@ -47,22 +59,13 @@ export function ExternalTasksPage() {
           Process
           <input
             value={process}
-            onChange={(e) => {
-              setCursor({});
-              setProcess(e.target.value);
-            }}
+            onChange={(e) => go({ process: e.target.value, after: null, before: null }, true)}
             size={16}
           />
         </label>
         <label>
           Claim
-          <select
-            value={claimed}
-            onChange={(e) => {
-              setCursor({});
-              setClaimed(e.target.value as "" | "true" | "false");
-            }}
-          >
+          <select value={claimed} onChange={(e) => go({ claimed: e.target.value, after: null, before: null })}>
             <option value="">any</option>
             <option value="false">claimable now</option>
             <option value="true">claimed by a worker</option>

@@ -261,7 +261,7 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
         <h2 id="children-heading">Children</h2>
         <ChildFailuresView loaded={failures} />
         {failures.data && failures.data.counts.total > 0 && (
-          <ChildrenByStatus id={id} counts={failures.data.counts} live={settledId !== id} />
+          <ChildrenByStatus id={id} search={search} counts={failures.data.counts} live={settledId !== id} />
         )}
         <ChildrenTree childMap={detail!.state._children} />
       </section>

@@ -16,6 +16,7 @@ import {
   filtersToSearch,
 } from "../instance-filters.js";
 import { POLL_MS, useLoad } from "../use-load.js";
+import { withParams } from "../route.js";
 import { navigate } from "../use-route.js";
 import { can, type Permissions } from "../permissions.js";
 
@@ -97,15 +98,19 @@ export function InstancesPage({ search, permissions }: { search: string; permiss
   const asked = Number(params.get("limit"));
   const limit = PAGE_SIZES.includes(asked) ? asked : PAGE_SIZES[0];
   const go = (next: { cursor: Cursor; limit?: number }) => {
-    const q = new URLSearchParams(filterSearch);
     const size = next.limit ?? limit;
-    if (size !== PAGE_SIZES[0]) q.set("limit", String(size));
-    if (next.cursor.after) q.set("after", next.cursor.after);
-    if (next.cursor.before) q.set("before", next.cursor.before);
-    navigate({ page: "instances", search: q.toString() });
+    navigate({
+      page: "instances",
+      search: withParams(search, {
+        limit: size !== PAGE_SIZES[0] ? String(size) : null,
+        after: next.cursor.after,
+        before: next.cursor.before,
+      }),
+    });
   };
   const setCursor = (next: Cursor) => go({ cursor: next });
-  const key = JSON.stringify([search, cursor, limit]);
+  // Not the whole search: the bulk panel's keys (bulk, bulk_force…) share the URL and do not change the list.
+  const key = JSON.stringify([filterSearch, cursor, limit]);
   const list = useLoad<Page<InstanceRow> | null>(
     (signal) =>
       problems.length
@@ -122,7 +127,13 @@ export function InstancesPage({ search, permissions }: { search: string; permiss
       <FilterBar key={filterSearch} applied={filters} processes={processNames} />
       {problems.length === 0 && <StatusSummary filters={filters} />}
       {problems.length === 0 && can(permissions, "operate") && (
-        <BulkActions key={`bulk:${filterSearch}`} filters={filters} onChanged={list.reload} />
+        <BulkActions
+          key={`bulk:${filterSearch}`}
+          filters={filters}
+          search={search}
+          permissions={permissions}
+          onChanged={list.reload}
+        />
       )}
       {problems.length > 0 && (
         <ul className="error" role="alert">

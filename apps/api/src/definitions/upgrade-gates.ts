@@ -1,0 +1,70 @@
+// The upgrade verb's compatibility check (docs/compat.md, docs/limits.md#the-checker-thread):
+// the gates of moving a process between two stored versions, computed on the checker thread
+// from the versions' stored text. They depend on the two versions only — never on where the
+// tree's instances sit — so the verb takes them before it locks the tree and applies them to
+// the positions it reads under the lock. A stored version never changes, so the gates of a
+// pair are kept (per database, for the last few pairs): a bulk upgrade of many roots, or an
+// operator upgrading instances one by one, checks the pair once.
+import type { UpgradeGate } from "@baton/model";
+import { conflict } from "../refusal.js";
+import type { Db } from "../storage/db.js";
+import { perDbCache } from "../storage/per-db-cache.js";
+import type { Checker } from "./checker.js";
+import { definitionText } from "./store.js";
+
+/** Pairs whose gates are kept per database; a pair's gates are a short list (null: every task). */
+const KEPT_PAIRS = 16;
+
+type Outcome = { gates: UpgradeGate[] } | { tooLarge: true };
+const outcomes = perDbCache<Promise<Outcome>>();
+
+/**
+ * The gating findings of moving `process` from `fromVersion` to `toVersion` (both stored), or a
+ * 409 when checking passes --limit-compat-steps. Rejects with 503 `unavailable` when the
+ * checker's queue is full (checker.ts); nothing is kept then.
+ */
+export async function upgradeGatesOf(
+  checker: Checker,
+  db: Db,
+  process: string,
+  fromVersion: number,
+  toVersion: number,
+  maxSteps: number,
+): Promise<UpgradeGate[]> {
+  const cache = outcomes(db);
+  const key = `${fromVersion}:${toVersion}:${maxSteps}:${process}`;
+  let outcome = cache.get(key);
+  if (outcome === undefined) {
+    outcome = check(checker, db, process, fromVersion, toVersion, maxSteps);
+    cache.set(key, outcome);
+    // Oldest first: a Map iterates in insertion order.
+    if (cache.size > KEPT_PAIRS) cache.delete(cache.keys().next().value!);
+    outcome.catch(() => {
+      if (cache.get(key) === outcome) cache.delete(key);
+    });
+  }
+  const settled = await outcome;
+  if ("gates" in settled) return settled.gates;
+  throw conflict(
+    `cannot upgrade "${process}" from version ${fromVersion} to ${toVersion}: checking that the tree can move takes more work than the limit of ${maxSteps} steps (--limit-compat-steps, docs/limits.md)`,
+  );
+}
+
+async function check(
+  checker: Checker,
+  db: Db,
+  process: string,
+  fromVersion: number,
+  toVersion: number,
+  maxSteps: number,
+): Promise<Outcome> {
+  const [from, to] = await Promise.all([
+    definitionText(db, process, fromVersion),
+    definitionText(db, process, toVersion),
+  ]);
+  // The caller saw both versions stored, and a stored version is never deleted.
+  if (from === undefined || to === undefined)
+    throw new Error(`process "${process}" lost version ${from === undefined ? fromVersion : toVersion}`);
+  const reply = await checker.run({ kind: "upgrade", from, to, fromVersion, toVersion, maxSteps });
+  return reply.ok ? { gates: reply.gates } : { tooLarge: true };
+}
