@@ -142,7 +142,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                     policy: fetchPolicy,
                     defs: def.definition.$defs,
                     abort: abandoned,
-                    observeCall: (url, status, seconds) => metrics.fetched(url, statusClass(status), seconds),
+                    observeCall: (host, status, seconds) => metrics.fetched(host, statusClass(status), seconds),
                   });
                 },
                 peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
