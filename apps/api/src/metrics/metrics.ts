@@ -16,7 +16,8 @@ export interface EngineMetrics {
   advanced(taskKind: string, outcome: string, seconds: number): void;
   onlyOnceInterrupted(): void;
   committed(batchSize: number, seconds: number): void;
-  fetched(url: string | undefined, statusClass: string, seconds: number): void;
+  /** `host` as URL.host gives it (docs/metrics.md: bounded host label). */
+  fetched(host: string, statusClass: string, seconds: number): void;
 }
 
 export const NO_ENGINE_METRICS: EngineMetrics = {
@@ -207,8 +208,8 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       batchSize.observe(size);
       commitSeconds.observe(seconds);
     },
-    fetched(url, statusClass, seconds) {
-      const labels = { host: hostLabel(url), status_class: statusClass };
+    fetched(host, statusClass, seconds) {
+      const labels = { host: hostLabel(host), status_class: statusClass };
       fetches.inc(labels);
       fetchSeconds.observe(labels, seconds);
     },

@@ -3,7 +3,7 @@ import type { Clock } from "../../storage/clock.js";
 import { type Db, queryRows } from "../../storage/db.js";
 import { intArray, textArray } from "../../storage/sql-arrays.js";
 import { logRow } from "../audit-log.js";
-import type { ClaimedRow } from "../pump/claim.js";
+import { type ClaimedRow, claimedRowOf } from "../pump/claim.js";
 import { LEASE_MS } from "../statuses.js";
 
 // Resolve as ONE statement (docs/engine.md "Resolving an external task"): the fence, the
@@ -153,22 +153,8 @@ export async function writeResolves(
   ]);
   const out = new Map<string, ResolvedRow>();
   for (const r of rows) {
-    const row: ClaimedRow = {
-      id: String(r.id),
-      rootId: String(r.root_id),
-      process: String(r.process),
-      version: Number(r.version),
-      task: String(r.task),
-      stateText: String(r.state),
-      retryCount: Number(r.retry_count),
-      taskEpoch: Number(r.task_epoch),
-      leaseEpoch: Number(r.lease_epoch),
-      reclaimedFrom: null,
-      parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
-      parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
-      // The carried lease counts as an attempt (docs/limits.md#poison-instances); the statement set it.
-      attempts: 1,
-    };
+    // The carried lease counts as an attempt (docs/limits.md#poison-instances); the statement set it.
+    const row: ClaimedRow = { ...claimedRowOf(r), attempts: 1 };
     out.set(row.id, { row, status: String(r.status), carried: carrier !== null && r.lease_owner === carrier });
   }
   return out;
