@@ -24,7 +24,7 @@ interface Member {
 
 export const compatHandlers = {
   compatDefinitions: async ({ body }, { db, checker, config }) => {
-    const { from, to, process, ignore } = body as { from: Selector; to: Selector; process?: string; ignore?: string[] };
+    const { from, to, process, ignore } = body;
     const limits = definitionLimitsOf(config.limits);
     const before = await resolveSelector(checker, db, from, "from", limits);
     const after = await resolveSelector(checker, db, to, "to", limits);

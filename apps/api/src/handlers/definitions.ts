@@ -101,7 +101,7 @@ export const definitionHandlers = {
   },
 
   putDefinitionBatch: async ({ body, principal }, { db, clock, config, checker }) => {
-    const { definitions: raws, channel } = body as { definitions: Json[]; channel: string };
+    const { definitions: raws, channel } = body;
     const checked = await decodeRequestBatch(checker, db, raws, "body.definitions", {
       limits: definitionLimitsOf(config.limits),
     });

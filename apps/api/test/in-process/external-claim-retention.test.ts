@@ -55,8 +55,7 @@ async function refusal(promise: Promise<unknown>): Promise<Refusal> {
 
 /** Three tokens: `over` (its visit moved on), `superseded` (its claim lapsed and was re-taken), `current`. */
 async function threeClaims(harness: Harness) {
-  await harness.deploy(looped);
-  const id = await harness.start("looped");
+  const id = await harness.deployAndStart(looped);
   expect(await harness.tick()).toBe(1);
   const over = await claimOne(harness);
   await resolveExternalTask(harness.db, harness.clock, over, { result: { n: 1 } }, "w1");
