@@ -59,7 +59,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   maxConcurrent: 200,
   auth: "none",
   logLevel: "info",
-  maxBodyBytes: 1024 * 1024,
+  maxBodyBytes: 256 * 1024,
   maxDefinitionBodyBytes: 4 * 1024 * 1024,
   objectThresholdBytes: 2048,
   objectResolveLimitBytes: 1024 * 1024,

@@ -237,12 +237,12 @@ describe("3b. the largest definition, read and run by read and operate callers",
     expect(started.status, started.text).toBe(200);
     const id: string = started.body.id;
     await until("the instance to wait on t0", async () => {
-      const view = await api.get(`/api/instances/${id}`);
+      const view = await api.get(`/api/instances/${id}/detail`);
       return view.body.phase === "external" ? view : undefined;
     });
     const shown = await whileHealthy(api.get(`/api/instances/${id}/detail`));
     expect(shown.status).toBe(200);
-    expect(shown.body.task).toBe("t0");
+    expect(shown.body).toMatchObject({ task: "t0", phase: "external", version: 1 });
 
     const upgraded = await whileHealthy(api.post(`/api/instances/${id}/upgrade`, { from_version: 1, to_version: 2 }));
     expect(upgraded.status, upgraded.text).toBe(200);
