@@ -5,7 +5,7 @@
 // durability (fsync on). Not a test: it prints figures (see docs/performance.md).
 //
 //   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--tree DEPTH] [--external N] [--api N] [--latency N]
-//                          [--warmup N] [--max-concurrent N] [--poll MS] [--external-workers K] [--api-clients C]
+//                          [--warmup N] [--max-concurrent N] [--poll MS] [--external-workers K] [--external-batch] [--api-clients C]
 //                          [--statements]   (pg_stat_statements: each workload's statements per instance)
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //                          [--retention N]   (N settled trees aged past --retention, pruned while N drain roots run)
@@ -42,6 +42,9 @@ const TREE_DEPTH = flag("--tree", 12);
 const TREE_N = TREE_DEPTH >= 0 && !Number.isNaN(TREE_DEPTH) ? 2 ** (TREE_DEPTH + 1) - 1 : 0;
 const EXTERNAL_N = flag("--external", 5000);
 const EXTERNAL_WORKERS = flag("--external-workers", 8);
+// --external-batch: each claimed batch is answered by one POST /external-tasks/resolve-batch (the
+// extension, docs/api.md "Resolve-batch") instead of one resolve per task.
+const EXTERNAL_BATCH = args.includes("--external-batch");
 const API_N = flag("--api", 5000);
 const API_CLIENTS = flag("--api-clients", 32);
 // `latency`: N sequential starts of a 3-fetch process on a server at its default flags.
@@ -292,6 +295,7 @@ async function printStatements(sql, process, n) {
  * `phase`, or nothing changed for WAIT_STUCK_MS (the counts by status, phase and error code).
  */
 const WAIT_STUCK_MS = 120_000;
+const POLL_EVERY_MS = 250;
 async function waitFor(sql, process, n, phase) {
   let last;
   let lastChange = Date.now();
@@ -311,7 +315,10 @@ async function waitFor(sql, process, n, phase) {
       lastChange = Date.now();
     } else if (Date.now() - lastChange > WAIT_STUCK_MS)
       throw new Error(`${process}: nothing moved for ${WAIT_STUCK_MS / 1000} s waiting for ${n} ${phase ?? "settled"}: ${shape}`);
-    await new Promise((r) => setTimeout(r, 25));
+    // Each poll scans every row of the workload and runs on the bench's PostgreSQL, whose CPU is
+    // measured: polled every 25 ms it was a third of a tree run's PostgreSQL CPU, and more the
+    // slower the build. The figures come from updated_at, so a coarser poll does not move them.
+    await new Promise((r) => setTimeout(r, POLL_EVERY_MS));
   }
 }
 
@@ -451,6 +458,18 @@ async function externalRun(base, sql, process, n, serverPid) {
           await new Promise((r) => setTimeout(r, 5));
           continue;
         }
+        if (EXTERNAL_BATCH) {
+          t = performance.now();
+          const answer = await call(base, "POST", "/api/external-tasks/resolve-batch", {
+            items: items.map((item) => ({ token: item.token, result: { ok: true } })),
+          });
+          const refused = answer.items.filter((a) => !a.resolved);
+          if (refused.length > 0) throw new Error(`resolve-batch refused ${refused.length}: ${JSON.stringify(refused[0])}`);
+          resolveMs.push(performance.now() - t);
+          resolved += items.length;
+          lastResolveAt = Date.now();
+          continue;
+        }
         for (const item of items) {
           t = performance.now();
           await call(base, "POST", "/api/external-tasks/resolve", { token: item.token, result: { ok: true } });
@@ -474,8 +493,8 @@ async function externalRun(base, sql, process, n, serverPid) {
  * process the pump then runs, so the engine loads the server too) and GET /instances/{id} of
  * an instance started earlier, API_N requests of each kind in all. Latency per request.
  */
-async function apiRun(base, process, n, serverPid) {
-  const cpu0 = cpuSeconds([serverPid]);
+async function apiRun(base, sql, process, n, serverPid) {
+  const m = await startMeasure(sql, serverPid);
   const ids = [];
   const post = [];
   const get = [];
@@ -501,8 +520,21 @@ async function apiRun(base, process, n, serverPid) {
     const sorted = [...xs].sort((a, b) => a - b);
     return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: xs.length };
   };
-  const serverCpuMs = ((cpuSeconds([serverPid]) - cpu0) * 1000) / (post.length + get.length);
-  return { seconds, post: stats(post), get: stats(get), requestsPerSecond: (post.length + get.length) / seconds, serverCpuMs };
+  const requests = post.length + get.length;
+  // The engine runs the started instances meanwhile: the CPU and commits are the whole server's, per request.
+  const perRequest = (seconds) => (seconds * 1000) / requests;
+  const result = {
+    seconds,
+    post: stats(post),
+    get: stats(get),
+    requestsPerSecond: requests / seconds,
+    serverCpuMs: perRequest(cpuSeconds([serverPid]) - m.cpu0.server),
+    postgresCpuMs: perRequest(cpuSeconds(m.pgPids) - m.cpu0.postgres),
+    benchCpuMs: perRequest(processCpu() - m.cpu0.bench),
+    commitsPerRequest: ((await commitCount(sql)) - m.commits0) / requests,
+  };
+  if (STATEMENTS && !process.endsWith("_warmup")) await printStatements(sql, "api (per request)", requests);
+  return result;
 }
 
 /**
@@ -511,7 +543,8 @@ async function apiRun(base, process, n, serverPid) {
  * own connection) until it is completed. Client latency = POST sent → completed row seen;
  * server latency = the row's updated_at − created_at (the server's own clock).
  */
-async function latencyRun(base, sql, process, n) {
+async function latencyRun(base, sql, process, n, serverPid) {
+  const m = await startMeasure(sql, serverPid);
   const client = [];
   const server = [];
   for (let i = 0; i < n; i++) {
@@ -532,7 +565,10 @@ async function latencyRun(base, sql, process, n) {
     const sorted = [...xs].sort((a, b) => a - b);
     return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
   };
-  return { n, client: stats(client), server: stats(server) };
+  // PostgreSQL's CPU includes the bench's own 1 ms polls of the row; the server's is its own.
+  const serverCpuMs = ((cpuSeconds([serverPid]) - m.cpu0.server) * 1000) / n;
+  if (STATEMENTS && !process.endsWith("_warmup")) await printStatements(sql, process, n);
+  return { n, client: stats(client), server: stats(server), serverCpuMs };
 }
 
 /**
@@ -707,14 +743,14 @@ async function main() {
     log(`warm-up: ${WARMUP_N} external tasks of bench_external_warmup (not measured)`);
     await externalRun(api.url, sql, "bench_external_warmup", WARMUP_N, api.pid);
     log(`external: arming ${EXTERNAL_N} roots, then ${EXTERNAL_WORKERS} workers claim and resolve them`);
-    results.push({ workload: "external", n: EXTERNAL_N, ...(await externalRun(api.url, sql, "bench_external", EXTERNAL_N, api.pid)) });
+    results.push({ workload: EXTERNAL_BATCH ? "external-batch" : "external", n: EXTERNAL_N, ...(await externalRun(api.url, sql, "bench_external", EXTERNAL_N, api.pid)) });
   }
   let apiResult;
   if (API_N > 0) {
     log(`warm-up: ${WARMUP_N} × (POST /instances + GET /instances/{id}) (not measured)`);
-    await apiRun(api.url, "bench_api_warmup", WARMUP_N, api.pid);
+    await apiRun(api.url, sql, "bench_api_warmup", WARMUP_N, api.pid);
     log(`api: ${API_N} × (POST /instances + GET /instances/{id}) from ${API_CLIENTS} concurrent clients`);
-    apiResult = await apiRun(api.url, "bench_api", API_N, api.pid);
+    apiResult = await apiRun(api.url, sql, "bench_api", API_N, api.pid);
   }
   let validateResult = [];
   if (VALIDATE_SIZES.length > 0) {
@@ -734,8 +770,8 @@ async function main() {
     // Its own server at the default flags (no --poll, no --max-concurrent): what one user sees.
     const idle = await startApi(pg.url, [], true);
     log(`latency: ${LATENCY_N} sequential starts of a 3-fetch process (after ${LATENCY_WARMUP} not measured)`);
-    await latencyRun(idle.url, sql, "bench_latency_warmup", LATENCY_WARMUP);
-    latencyResult = await latencyRun(idle.url, sql, "bench_latency", LATENCY_N);
+    await latencyRun(idle.url, sql, "bench_latency_warmup", LATENCY_WARMUP, idle.pid);
+    latencyResult = await latencyRun(idle.url, sql, "bench_latency", LATENCY_N, idle.pid);
     for (const [message, count] of idle.messages) messages.set(message, (messages.get(message) ?? 0) + count);
   }
   await cleanup();
@@ -752,9 +788,9 @@ async function main() {
     console.log(
       `${r.workload.padEnd(8)} ${r.rate.toFixed(0).padStart(7)} instances/s  (${r.n} in ${r.seconds.toFixed(2)} s, ${(r.rate / baseline).toFixed(2)}× baseline)  start→completed p50 ${r.p50} ms, p99 ${r.p99} ms` +
         (r.upstreamCalls !== undefined ? `, upstream calls ${r.upstreamCalls}` : "") +
-        (r.claim !== undefined ? `; claim call p50 ${r.claim.p50.toFixed(1)} / p99 ${r.claim.p99.toFixed(1)} ms, resolve call p50 ${r.resolve.p50.toFixed(1)} / p99 ${r.resolve.p99.toFixed(1)} ms` : "") +
+        (r.claim !== undefined ? `; claim call p50 ${r.claim.p50.toFixed(1)} / p99 ${r.claim.p99.toFixed(1)} ms, ${r.workload === "external-batch" ? "resolve-batch call (20 items)" : "resolve call"} p50 ${r.resolve.p50.toFixed(1)} / p99 ${r.resolve.p99.toFixed(1)} ms` : "") +
         `; ${(r.commits / r.n).toFixed(2)} commits/instance (incl. the bench's polls)` +
-        `; CPU ms/instance: server ${((r.cpu.server * 1000) / r.n).toFixed(2)}, postgres ${((r.cpu.postgres * 1000) / r.n).toFixed(2)}, bench+upstream ${((r.cpu.bench * 1000) / r.n).toFixed(2)}` +
+        `; CPU ms/instance: server ${((r.cpu.server * 1000) / r.n).toFixed(3)}, postgres ${((r.cpu.postgres * 1000) / r.n).toFixed(3)}, bench+upstream ${((r.cpu.bench * 1000) / r.n).toFixed(3)}` +
         (r.notCompleted ? `, NOT COMPLETED ${r.notCompleted}` : ""),
     );
   }
@@ -764,13 +800,15 @@ async function main() {
     const line = (name, st) => `${name} p50 ${st.p50.toFixed(1)} ms (${(st.p50 / commitMs).toFixed(1)}× one commit), p99 ${st.p99.toFixed(1)} ms (${(st.p99 / commitMs).toFixed(1)}×)`;
     console.log(
       `api      ${apiResult.requestsPerSecond.toFixed(0).padStart(7)} requests/s  (${apiResult.post.n + apiResult.get.n} from ${API_CLIENTS} clients in ${apiResult.seconds.toFixed(2)} s)  ` +
-        `${line("POST /instances", apiResult.post)}; ${line("GET /instances/{id}", apiResult.get)}; server CPU ${apiResult.serverCpuMs.toFixed(2)} ms/request`,
+        `${line("POST /instances", apiResult.post)}; ${line("GET /instances/{id}", apiResult.get)}; ` +
+        `CPU ms/request: server ${apiResult.serverCpuMs.toFixed(3)}, postgres ${apiResult.postgresCpuMs.toFixed(3)}, bench ${apiResult.benchCpuMs.toFixed(3)}; ` +
+        `${apiResult.commitsPerRequest.toFixed(2)} commits/request`,
     );
   }
   if (latencyResult !== undefined) {
     console.log(
       `latency  ${String(latencyResult.n).padStart(7)} sequential 3-fetch instances at default flags: POST → completed seen p50 ${latencyResult.client.p50.toFixed(1)} ms, p99 ${latencyResult.client.p99.toFixed(1)} ms; ` +
-        `created_at → completing write p50 ${latencyResult.server.p50} ms, p99 ${latencyResult.server.p99} ms`,
+        `created_at → completing write p50 ${latencyResult.server.p50} ms, p99 ${latencyResult.server.p99} ms; server CPU ${latencyResult.serverCpuMs.toFixed(2)} ms/instance`,
     );
   }
   if (retentionResult !== undefined) {

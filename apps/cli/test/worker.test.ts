@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BATON_MAIN, isolatedEnv } from "./baton.js";
+import { BATON_MAIN, isolatedEnv } from "./support/baton.js";
 
 // The built binary against a small HTTP stand-in that speaks the external-task endpoints, so
 // lost/cancelled renewals and refusals can be staged; instances.test.ts runs a worker against the real server.
@@ -26,7 +26,8 @@ async function body(request: IncomingMessage): Promise<any> {
   return text ? JSON.parse(text) : undefined;
 }
 
-async function standIn(tasks: unknown[]): Promise<{ url: string; calls: Recorded[] }> {
+/** `batch`: the stand-in also answers resolve-batch (else 404, as a server without the extension). */
+async function standIn(tasks: unknown[], batch = false): Promise<{ url: string; calls: Recorded[] }> {
   const calls: Recorded[] = [];
   let handedOut = false;
   server = createServer(async (request, response) => {
@@ -42,6 +43,10 @@ async function standIn(tasks: unknown[]): Promise<{ url: string; calls: Recorded
     } else if (recorded.path === "/api/external-tasks/renew")
       answer(200, { renewed: recorded.body.tokens, lost: [], cancelled: [], renew_before_ms: 20_000 });
     else if (recorded.path === "/api/external-tasks/resolve") answer(200, { resolved: true });
+    else if (recorded.path === "/api/external-tasks/resolve-batch" && batch)
+      answer(200, {
+        items: recorded.body.items.map((item: { token: string }) => ({ token: item.token, resolved: true })),
+      });
     else if (recorded.path === "/api/external-tasks/release") answer(200, { released: true });
     else answer(404, { code: "not_found", error: "no such endpoint" });
   });
@@ -63,6 +68,13 @@ const task = (token: string, input: unknown) => ({
   claim_expires: "2026-01-01T00:00:30.000Z",
 });
 
+const runWorker = (args: string[], env: NodeJS.ProcessEnv) =>
+  new Promise<{ code: number; stdout: string }>((resolve) =>
+    execFile(process.execPath, [BATON_MAIN, ...args], { env }, (error, stdout) =>
+      resolve({ code: error ? (error.code as number) : 0, stdout }),
+    ),
+  );
+
 describe("baton worker (built binary)", () => {
   it("answers a claimed task with the command's output", async () => {
     const api = await standIn([task("t1", { items: [1, 2] })]);
@@ -77,6 +89,35 @@ describe("baton worker (built binary)", () => {
       token: "t1",
       result: { items: [1, 2] },
     });
+  });
+
+  it("answers every task exactly once whether its answer went alone or in a resolve-batch", async () => {
+    const tokens = ["t1", "t2", "t3", "t4"];
+    const api = await standIn(
+      tokens.map((token, i) => task(token, { n: i })),
+      true,
+    );
+    const { env } = isolatedEnv({ BATON_SERVER: api.url });
+    const run = await runWorker(["worker", "--once", "--concurrency", "4", "--exec", "cat"], env);
+    expect(run.code).toBe(0);
+    const answered = api.calls.flatMap((call) =>
+      call.path === "/api/external-tasks/resolve"
+        ? [call.body]
+        : call.path === "/api/external-tasks/resolve-batch"
+          ? call.body.items
+          : [],
+    );
+    expect(answered.map((a: { token: string }) => a.token).sort()).toEqual(tokens);
+    expect(answered.find((a: { token: string }) => a.token === "t3")).toEqual({ token: "t3", result: { n: 2 } });
+  });
+
+  it("with --no-batch sends one resolve per task and never resolve-batch", async () => {
+    const api = await standIn([task("t1", { n: 1 }), task("t2", { n: 2 }), task("t3", { n: 3 })], true);
+    const { env } = isolatedEnv({ BATON_SERVER: api.url });
+    const run = await runWorker(["worker", "--once", "--no-batch", "--concurrency", "3", "--exec", "cat"], env);
+    expect(run.code).toBe(0);
+    expect(api.calls.filter((call) => call.path === "/api/external-tasks/resolve")).toHaveLength(3);
+    expect(api.calls.filter((call) => call.path === "/api/external-tasks/resolve-batch")).toEqual([]);
   });
 
   it("takes the commands it started down with it when interrupted", async () => {

@@ -52,6 +52,7 @@ const ENDPOINT_TABLE: [string, string, ActionSpec["permissions"], number[]][] = 
 const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["get", "/instances/counts", ["read"], [400, 500]],
   ["get", "/external-tasks", ["read"], [400, 500]],
+  ["post", "/external-tasks/resolve-batch", ["worker"], [400, 500]],
   ["post", "/instances/bulk/pause", ["operate"], [400, 500]],
   ["post", "/instances/bulk/resume", ["operate"], [400, 500]],
   ["post", "/instances/bulk/cancel", ["operate"], [400, 500]],
@@ -96,6 +97,7 @@ const NAMES: Record<ActionName, true> = {
   renewExternalTasks: true,
   releaseExternalTask: true,
   resolveExternalTask: true,
+  resolveExternalTaskBatch: true,
   signalExternalTask: true,
   createToken: true,
   listTokens: true,

@@ -474,6 +474,21 @@ export interface RenewResponse {
 }
 
 export type ResolveBody = { token: string; result?: JsonValue } | { token: string; error: ErrorOutcome };
+/** Extension: many resolves in one call (docs/api.md "Extensions"). */
+export interface ResolveBatchBody {
+  items: ResolveBody[];
+}
+/** One item's answer: resolved, or what resolve would have refused it with. */
+export interface ResolveBatchItem {
+  token: string;
+  resolved: boolean;
+  code?: "invalid" | "not_found" | "conflict";
+  error?: string;
+  fields?: { path: string; message: string }[];
+}
+export interface ResolveBatchResponse {
+  items: ResolveBatchItem[];
+}
 /** `only_if_waiting` is an extension: refuse (409) instead of buffering when the task is not waiting now. */
 export type SignalBody = (
   | { instance_id: string; task: string; result?: JsonValue }
@@ -567,6 +582,7 @@ export interface ActionTypes {
   renewExternalTasks: Io<None, None, RenewBody, RenewResponse>;
   releaseExternalTask: Io<None, None, { token: string }, { released: boolean }>;
   resolveExternalTask: Io<None, None, ResolveBody, { resolved: boolean }>;
+  resolveExternalTaskBatch: Io<None, None, ResolveBatchBody, ResolveBatchResponse>;
   signalExternalTask: Io<None, None, SignalBody, { delivered: boolean; buffered: boolean }>;
   createToken: Io<None, None, CreateTokenBody, CreatedToken>;
   listTokens: Io<None, None, None, { items: Token[] }>;

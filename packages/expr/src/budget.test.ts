@@ -1,9 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${ }" is the definition language's interpolation
 import { describe, expect, it } from "vitest";
-import { evalBudget } from "./budget.js";
+import { evalBudget, jsonSize, jsonTextSize } from "./budget.js";
 import { ExprLimitError } from "./errors.js";
 import { evaluate } from "./evaluate.js";
-import { type LosslessNumber, parseJson } from "./json.js";
+import { type Json, type LosslessNumber, parseJson } from "./json.js";
 import { parseExpression } from "./parser.js";
 import { compileShape, evaluateShape } from "./shape.js";
 import { evaluateTemplate, parseTemplate } from "./template.js";
@@ -93,5 +93,31 @@ describe("the value depth limit", () => {
     expect(limitOf(() => evaluateShape(compileShape("$: input.d"), { input: { d: deep } as never }))).toMatch(
       /value_depth/,
     );
+  });
+});
+
+describe("jsonTextSize", () => {
+  it("is the budget's measure of every value, never less than its JSON text", () => {
+    const values: Json[] = [
+      null,
+      true,
+      false,
+      "",
+      "héllo",
+      0,
+      -12.5,
+      1e21,
+      [],
+      {},
+      [1, "two", null, [3], { four: 4 }],
+      { input: { a: [1, 2, { b: "c" }] }, outputs: { one: 1, two: { deep: [[[]]] } }, _error: null },
+    ];
+    for (const value of values) {
+      expect(jsonTextSize(value)).toBe(jsonSize(evalBudget({ maxValueDepth: Number.POSITIVE_INFINITY }), value));
+      // One separator more per non-empty container than the text has.
+      expect(jsonTextSize(value)).toBeGreaterThanOrEqual(JSON.stringify(value).length);
+    }
+    const exact = parseJson('{"n": 12345678901234567890.5}');
+    expect(jsonTextSize(exact)).toBe('{"n":12345678901234567890.5,}'.length);
   });
 });

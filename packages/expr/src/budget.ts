@@ -30,12 +30,15 @@ export const DEFAULT_EVAL_LIMITS: Readonly<EvalLimits> = Object.freeze({
 export interface EvalBudget {
   readonly limits: EvalLimits;
   steps: number;
-  /** JSON sizes and heights of objects already measured (values are never mutated during an evaluation). */
-  readonly sizes: WeakMap<object, { size: number; height: number }>;
+  /**
+   * JSON sizes and heights of objects already measured (values are never mutated during an
+   * evaluation); made by the first measure, since most evaluations build no composite value.
+   */
+  sizes?: WeakMap<object, { size: number; height: number }>;
 }
 
 export function evalBudget(limits: Partial<EvalLimits> = {}): EvalBudget {
-  return { limits: { ...DEFAULT_EVAL_LIMITS, ...limits }, steps: 0, sizes: new WeakMap() };
+  return { limits: { ...DEFAULT_EVAL_LIMITS, ...limits }, steps: 0 };
 }
 
 /**
@@ -44,19 +47,32 @@ export function evalBudget(limits: Partial<EvalLimits> = {}): EvalBudget {
  */
 export const LIMITS_KEY = "$limits";
 
+/**
+ * The limits of each LIMITS_KEY object seen, by identity: one advance evaluates many templates
+ * against scopes carrying the same object. Whoever puts an object there must not change it
+ * afterwards (the engine builds one per advance and never touches it again).
+ */
+const limitsOf = new WeakMap<object, Readonly<EvalLimits>>();
+
 /** The limits a scope carries under LIMITS_KEY (the defaults for any not given). */
-export function limitsIn(scope: { readonly [root: string]: Json | undefined }): EvalLimits {
+export function limitsIn(scope: { readonly [root: string]: Json | undefined }): Readonly<EvalLimits> {
   const given = scope[LIMITS_KEY];
-  const limits = { ...DEFAULT_EVAL_LIMITS };
-  if (given !== null && typeof given === "object" && !Array.isArray(given) && !isLosslessNumber(given))
-    for (const key of Object.keys(limits) as Array<keyof EvalLimits>)
-      if (typeof given[key] === "number") limits[key] = given[key];
+  if (given === null || typeof given !== "object" || Array.isArray(given) || isLosslessNumber(given))
+    return DEFAULT_EVAL_LIMITS;
+  let limits = limitsOf.get(given);
+  if (limits === undefined) {
+    const read = { ...DEFAULT_EVAL_LIMITS };
+    for (const key of Object.keys(read) as Array<keyof EvalLimits>)
+      if (typeof given[key] === "number") read[key] = given[key];
+    limits = Object.freeze(read);
+    limitsOf.set(given, limits);
+  }
   return limits;
 }
 
 /** A fresh budget for one evaluation of `scope`, of the limits it carries. */
 export function scopeBudget(scope: { readonly [root: string]: Json | undefined }): EvalBudget {
-  return evalBudget(limitsIn(scope));
+  return { limits: limitsIn(scope), steps: 0 };
 }
 
 export function step(budget: EvalBudget, count = 1): void {
@@ -93,6 +109,7 @@ function measure(budget: EvalBudget, value: Json, level: number): { size: number
   if (typeof value === "number") return { size: String(value).length, height: 0 };
   if (isLosslessNumber(value)) return { size: value.value.length, height: 0 };
   const max = budget.limits.maxValueDepth;
+  budget.sizes ??= new WeakMap();
   let known = budget.sizes.get(value);
   if (known === undefined) {
     if (level >= max) tooDeep(max);
@@ -119,9 +136,27 @@ function tooDeep(max: number): never {
   );
 }
 
-/** The size of `value` as JSON text (approximately: strings without their escapes), without building the text. */
+/**
+ * The size of `value` as JSON text (approximately: strings without their escapes), without
+ * building the text: the figure jsonSize gives, with no depth bound and no memo. It runs on
+ * every advance's whole state (the state-size limit), where allocating a memo entry per
+ * object cost more than the sum itself.
+ */
 export function jsonTextSize(value: Json): number {
-  return jsonSize(evalBudget({ maxValueDepth: Number.POSITIVE_INFINITY }), value);
+  if (value === null) return 4;
+  switch (typeof value) {
+    case "boolean":
+      return value ? 4 : 5;
+    case "string":
+      return value.length + 2;
+    case "number":
+      return String(value).length;
+  }
+  if (isLosslessNumber(value)) return value.value.length;
+  let size = 2;
+  if (Array.isArray(value)) for (const item of value) size += jsonTextSize(item) + 1;
+  else for (const [key, item] of Object.entries(value)) size += jsonTextSize(item) + key.length + 4;
+  return size;
 }
 
 /** Refuses a composite value about to be kept whose parts are `parts`. */

@@ -36,9 +36,36 @@ export function parseWrittenJson(text: string): Json {
 }
 
 export function stringifyJson(value: unknown, indent?: number): string {
-  const out = stringify(value as Json, undefined, indent);
+  // JSON.stringify writes the same text for a value without LosslessNumber (lossless-json
+  // itself hands every string, number and boolean to it), several times faster; this runs on
+  // every state, output and log line the engine writes.
+  const out =
+    indent === undefined && isPlainJson(value) ? JSON.stringify(value) : stringify(value as Json, undefined, indent);
   if (out === undefined) throw new TypeError("value is not representable as JSON");
   return out;
+}
+
+/** Only primitives, arrays and plain objects all the way down: no LosslessNumber, bigint or toJSON. */
+function isPlainJson(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "number":
+    case "boolean":
+    case "undefined":
+      return true;
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (isLosslessNumber(value) || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isPlainJson(item)) return false;
+    return true;
+  }
+  for (const key of Object.keys(value)) if (!isPlainJson((value as Record<string, unknown>)[key])) return false;
+  return true;
 }
 
 /** A copy with every LosslessNumber turned into the nearest float64 (for ajv, which only knows `number`). */

@@ -1,6 +1,7 @@
 // The four external-task calls a worker makes, over the typed client of @baton/actions, with
-// per-call timeouts and the long-poll fallback (docs/worker.md "Claiming").
-import { ApiError, type BatonClient, createClient } from "@baton/actions";
+// per-call timeouts, the long-poll fallback (docs/worker.md "Claiming") and batched resolves
+// (docs/worker.md "Batched resolves").
+import { API_CODE_STATUS, ApiError, type BatonClient, createClient, RESOLVE_BATCH_ITEMS } from "@baton/actions";
 import type { ExternalTask } from "./types.js";
 
 export interface CallSettings {
@@ -11,7 +12,11 @@ export interface CallSettings {
   workerId: string;
   leaseMs?: number;
   callTimeoutMs: number;
+  /** Send resolves that are ready together in one resolve-batch call (default true). */
+  batchResolves?: boolean;
 }
+
+type ResolveOutcome = { result: unknown } | { error: { code: string; message?: string; data?: unknown } };
 
 export interface ClaimFilter {
   process?: string;
@@ -45,6 +50,56 @@ export function workerCalls(settings: CallSettings) {
   };
   // Unknown until the first long-poll claim answers: true when the server took `wait_ms`.
   let longPoll: boolean | undefined;
+  // Unknown until the first resolve-batch answers: false when the server has no such endpoint.
+  let batching: boolean | undefined;
+  const queued: Array<{ token: string; outcome: ResolveOutcome; settle: () => void; fail: (e: unknown) => void }> = [];
+  let flushing = false;
+
+  async function resolveOne(token: string, outcome: ResolveOutcome): Promise<void> {
+    await client.call("resolveExternalTask", { body: { token, ...outcome } as never, signal: timeout() });
+  }
+
+  /** Sends what is queued, one batch call at a time, until the queue is empty. */
+  async function flush(): Promise<void> {
+    flushing = true;
+    try {
+      while (queued.length > 0) {
+        const batch = queued.splice(0, RESOLVE_BATCH_ITEMS.max);
+        if (batching === false || batch.length === 1) {
+          // Alone, the plain resolve is the same call; a server without resolve-batch gets only these.
+          await Promise.all(batch.map((item) => resolveOne(item.token, item.outcome).then(item.settle, item.fail)));
+          continue;
+        }
+        try {
+          const answer = await client.call("resolveExternalTaskBatch", {
+            body: { items: batch.map((item) => ({ token: item.token, ...item.outcome }) as never) },
+            signal: timeout(),
+          });
+          batching = true;
+          batch.forEach((item, i) => {
+            const got = answer.items[i];
+            if (got?.resolved === true) item.settle();
+            else if (got === undefined) item.fail(new Error("resolve-batch answered fewer items than it was sent"));
+            else {
+              const code = got.code ?? "conflict";
+              item.fail(new ApiError(API_CODE_STATUS[code], code, got.error ?? "refused", got.fields, got));
+            }
+          });
+        } catch (error) {
+          if (batching === undefined && error instanceof ApiError && (error.status === 404 || error.status === 405)) {
+            // A server without the extension: resolve one by one from now on.
+            batching = false;
+            queued.unshift(...batch);
+            continue;
+          }
+          // The whole call failed: each item fails with it and its job retries it (a landed one then answers 409).
+          for (const item of batch) item.fail(error);
+        }
+      }
+    } finally {
+      flushing = false;
+    }
+  }
 
   return {
     /** Whether claims long-poll (after the first claim that asked for it). */
@@ -63,8 +118,7 @@ export function workerCalls(settings: CallSettings) {
       if (wait) {
         try {
           const answer = await client.call("claimExternalTasks", {
-            // `wait_ms` is not in the registry's claim body yet; servers that know it long-poll.
-            body: { ...body, wait_ms: waitMs } as unknown as typeof body,
+            body: { ...body, wait_ms: waitMs },
             signal: timeout(waitMs, signal),
           });
           longPoll = true;
@@ -86,11 +140,18 @@ export function workerCalls(settings: CallSettings) {
       return { lost: answer.lost, cancelled: answer.cancelled, renewBeforeMs: answer.renew_before_ms };
     },
 
-    async resolve(
-      token: string,
-      outcome: { result: unknown } | { error: { code: string; message?: string; data?: unknown } },
-    ) {
-      await client.call("resolveExternalTask", { body: { token, ...outcome } as never, signal: timeout() });
+    /**
+     * Resolves one claim. With batching on, resolves asked for while a batch call is in flight
+     * wait for it and then go together in the next one (as a group commit): no timer, and a
+     * lone resolve leaves at once. Each settles with its own item's answer, thrown as the
+     * ApiError a single resolve would have thrown, so retries and 409 handling stay per task.
+     */
+    resolve(token: string, outcome: ResolveOutcome): Promise<void> {
+      if (batching === false || settings.batchResolves === false) return resolveOne(token, outcome);
+      return new Promise<void>((settle, fail) => {
+        queued.push({ token, outcome, settle, fail });
+        if (!flushing) void flush();
+      });
     },
 
     /** Ends the claim; a claim that is no longer held (409) needs no release. */

@@ -124,6 +124,12 @@ export interface WorkerOptions<T extends TaskTypes = AnyTask> {
   stopSignals?: StopSignal[];
   /** Claim once, handle what was claimed, then stop (scripts, the CLI's `--once`). */
   once?: boolean;
+  /**
+   * Send resolves that become ready while one is in flight together in one
+   * `POST /external-tasks/resolve-batch` call (docs/worker.md "Batched resolves"); a server
+   * without it gets single resolves. Default true.
+   */
+  batchResolves?: boolean;
   /** Observer of task outcomes and warnings (default: warnings go to stderr). */
   onEvent?: (event: WorkerEvent) => void;
   /** The fetch to use (default: the global fetch). */

@@ -219,6 +219,123 @@ function childWorker(env: Record<string, string>) {
   };
 }
 
+/** Deploys `name` and starts `amounts.length` instances, each parked on its external task. */
+async function startMany(name: string, amounts: number[]): Promise<string[]> {
+  await api.call("putDefinition", { body: APPROVAL(name) as never });
+  const ids: string[] = [];
+  for (const amount of amounts)
+    ids.push((await api.call("startInstance", { body: { process: name, input: { amount } } })).id);
+  for (const id of ids)
+    while (((await api.call("getInstanceDetail", { params: { id } })) as any).phase !== "external")
+      await new Promise((resolve) => setTimeout(resolve, 50));
+  return ids;
+}
+
+/** Every microtask queued so far has run (a macrotask boundary; no clock involved). */
+const drained = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('batched resolves (docs/worker.md "Batched resolves")', () => {
+  it("answers ready while a resolve is in flight leave together in one resolve-batch, each with its own outcome", async () => {
+    const ids = await startMany("sdk_batch", [1, 2, 3, 4]);
+    let openOthers!: () => void;
+    const othersMayReturn = new Promise<void>((resolve) => (openOthers = resolve));
+    let returned = 0;
+    let first = true;
+    const counts = new Map<string, number>();
+    // The first resolve is held until the other three handlers have returned and queued their answers.
+    const fetchImpl: typeof fetch = async (input, init) => {
+      const path = new URL(String(input)).pathname.replace("/api/external-tasks/", "");
+      counts.set(path, (counts.get(path) ?? 0) + 1);
+      if (path === "resolve" && counts.get(path) === 1) {
+        openOthers();
+        while (returned < 3) await drained();
+        await drained();
+      }
+      return fetch(input, init);
+    };
+    const events: WorkerEvent[] = [];
+    await createWorker({
+      server: server.url,
+      process: "sdk_batch",
+      concurrency: 4,
+      once: true,
+      fetch: fetchImpl,
+      onEvent: (event) => events.push(event),
+      handler: async (task) => {
+        const amount = (task.external_input as { amount: number }).amount;
+        if (first) {
+          first = false;
+          return { amount };
+        }
+        await othersMayReturn;
+        returned++;
+        // amount 3's answer does not match result_schema ({type: object}): refused inside the batch.
+        return amount === 3 ? "not an object" : { amount };
+      },
+    }).run();
+    expect(counts.get("resolve"), "only the first answer went alone").toBe(1);
+    expect(counts.get("resolve-batch"), "the three that were ready together went in one call").toBe(1);
+    const released = events.filter((event) => event.type === "released");
+    expect(events.filter((event) => event.type === "resolved")).toHaveLength(3);
+    expect(released).toHaveLength(1);
+    expect(released[0].type === "released" && released[0].reason).toMatch(/result_schema/);
+    for (const [i, id] of ids.entries()) {
+      if (i === 2)
+        expect((await api.call("getInstance", { params: { id } })).status, "the refused task waits").toBe("running");
+      else expect(await settled(id)).toMatchObject({ status: "completed" });
+    }
+  });
+
+  it("a server without resolve-batch (404) gets single resolves from then on", async () => {
+    const ids = await startMany("sdk_no_batch", [1, 2, 3]);
+    let openOthers!: () => void;
+    const othersMayReturn = new Promise<void>((resolve) => (openOthers = resolve));
+    let returned = 0;
+    let first = true;
+    const counts = new Map<string, number>();
+    const fetchImpl: typeof fetch = async (input, init) => {
+      const path = new URL(String(input)).pathname.replace("/api/external-tasks/", "");
+      counts.set(path, (counts.get(path) ?? 0) + 1);
+      if (path === "resolve-batch")
+        return new Response(
+          JSON.stringify({ code: "not_found", error: "no route POST /external-tasks/resolve-batch" }),
+          {
+            status: 404,
+            headers: { "content-type": "application/json" },
+          },
+        );
+      if (path === "resolve" && counts.get(path) === 1) {
+        openOthers();
+        while (returned < 2) await drained();
+        await drained();
+      }
+      return fetch(input, init);
+    };
+    const events: WorkerEvent[] = [];
+    await createWorker({
+      server: server.url,
+      process: "sdk_no_batch",
+      concurrency: 3,
+      once: true,
+      fetch: fetchImpl,
+      onEvent: (event) => events.push(event),
+      handler: async (task) => {
+        if (first) {
+          first = false;
+          return {};
+        }
+        await othersMayReturn;
+        returned++;
+        return { amount: (task.external_input as { amount: number }).amount };
+      },
+    }).run();
+    expect(counts.get("resolve-batch"), "asked once").toBe(1);
+    expect(counts.get("resolve"), "then each answer alone").toBe(3);
+    expect(events.filter((event) => event.type === "resolved")).toHaveLength(3);
+    for (const id of ids) expect(await settled(id)).toMatchObject({ status: "completed" });
+  });
+});
+
 describe("a worker process", () => {
   it("killed mid-task: a restarted worker claims the task once the lease lapses and resolves it", async () => {
     const id = await deployAndStart("sdk_crash");

@@ -6,8 +6,8 @@ import type { Db } from "../storage/db.js";
 import { perDbCache } from "../storage/per-db-cache.js";
 import { definitions } from "../storage/schema/index.js";
 
-// The one reader of stored definitions: start, the engine (compiled-cache.ts), external tasks,
-// the secrets of views, the operator verbs and the handlers all read them here. A stored
+// The one reader of stored definitions: start, the engine (engine/pump/compiled-cache.ts),
+// external tasks, the secrets of views, the operator verbs and the handlers all read them here. A stored
 // (name, version) never changes, so its parsed form is cached per database handle — `db`, the
 // database, even when the read goes through a transaction (`via`); tests open several databases
 // in one process and must not share entries. Only hits are cached: a version missing now may be

@@ -6,13 +6,26 @@ import { LEASE_MS } from "./statuses.js";
 
 // A start is ONE statement in the common case (docs/engine.md "Starting an instance"): the row
 // and its instance.started line together, fenced on the definition it was validated against
-// still being the latest when the caller named no version, and — when this process runs the
-// first advance itself (engine.carry) — with the lease already taken. A start with an
-// Idempotency-Key, or with an input large enough to be stored as objects, takes the
-// transaction in startLocked instead.
+// still being the latest when the caller named no version, with its Idempotency-Key taken
+// when it has one, and — when this process runs the first advance itself (engine.carry) —
+// with the lease already taken. A start whose input is large enough to be stored as objects
+// takes the transaction in start.ts instead.
+//
+// The key row is inserted only when the fence holds, and the instance only when the key was
+// taken (or there is none), so neither is ever written without the other. A live key held by
+// a concurrent start makes this INSERT wait for that start's commit (the unique index), then
+// take nothing: no instance, and the caller answers what that start made.
 const START = `
 WITH fence AS (
   SELECT 1 AS ok WHERE $20::boolean OR NOT EXISTS (SELECT 1 FROM definitions WHERE name = $7 AND version > $8::int)
+),
+claimed AS (
+  INSERT INTO start_requests (scope, key, request_hash, instance_id, created_at)
+  SELECT $30::text, $31::text, $32::text, $1, $16::bigint FROM fence WHERE $30::text IS NOT NULL
+  ON CONFLICT (scope, key) DO UPDATE
+    SET request_hash = excluded.request_hash, instance_id = excluded.instance_id, created_at = excluded.created_at
+    WHERE start_requests.created_at <= $33::bigint
+  RETURNING instance_id
 ),
 ins AS (
   INSERT INTO instances (id, root_id, parent_id, spawn_task, spawn_key, parent_task_epoch, process, version, status, phase,
@@ -20,20 +33,33 @@ ins AS (
                          attempts)
   SELECT $1, $2, $3, $4, $5, $6::int, $7, $8::int, $9, $10, $11, $12, $13::int, $14::int, $15::bigint, $16::bigint, $17::bigint,
          $18, $19::bigint, $28, $29::int
-  FROM fence
+  FROM fence WHERE $30::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
   RETURNING id, root_id
 ),
 logged AS (
   INSERT INTO logs (id, instance_id, root_id, level, event, message, task, actor, data, created_at)
   SELECT $21, ins.id, ins.root_id, $22, $23, $24, $25, $26, $27, $16::bigint FROM ins
 )
-SELECT id FROM ins`;
+SELECT (SELECT id FROM ins) AS id, EXISTS (SELECT 1 FROM fence) AS fence_held`;
+
+/** An Idempotency-Key to take with the start: its row names the new instance unless a live one exists. */
+export interface StartKeyClaim {
+  scope: string;
+  key: string;
+  hash: string;
+  /** A row created at or before this (ms) has expired and is taken over. */
+  expiredAtOrBefore: number;
+}
+
+/** What the statement did: started (with the lease when carried), or nothing and why. */
+export type StartInserted = { started: true; leased?: ClaimedRow } | { started: false; why: "fenced" | "key_taken" };
 
 /**
- * Inserts a fresh root and its instance.started line in one statement; with `carrier`, leased to
- * it as a claim would (pump/claim.ts: epoch 1, wake_at = the lease expiry), and `leased` is the
- * row as the engine runs it. Undefined when the fence refused: a newer version than the one
- * validated against exists (never when `pinned`: the caller named the version).
+ * Inserts a fresh root and its instance.started line in one statement, taking `key` with them
+ * when given; with `carrier`, leased to it as a claim would (pump/claim.ts: epoch 1, wake_at =
+ * the lease expiry), and `leased` is the row as the engine runs it. Nothing is written when
+ * the fence refused (`fenced`: a newer version than the one validated against exists; never
+ * when `pinned`) or when another start holds the key live (`key_taken`).
  */
 export async function insertStarted(
   db: Db,
@@ -41,13 +67,14 @@ export async function insertStarted(
   log: ReturnType<typeof logRow>,
   pinned: boolean,
   carrier: string | null,
-): Promise<{ leased?: ClaimedRow } | undefined> {
+  key?: StartKeyClaim,
+): Promise<StartInserted> {
   const now = row.createdAt;
   const leased: InstanceInsert =
     carrier === null
       ? row
       : { ...row, leaseOwner: carrier, leaseExpiresAt: now + LEASE_MS, wakeAt: now + LEASE_MS, leaseEpoch: 1 };
-  const inserted = await queryRows(db, START, [
+  const [inserted] = await queryRows<{ id: string | null; fence_held: boolean }>(db, START, [
     leased.id,
     leased.rootId,
     leased.parentId,
@@ -79,9 +106,13 @@ export async function insertStarted(
     // The carried lease is an attempt like a claim (docs/limits.md#poison-instances): a process
     // that dies in the first advance has used one.
     carrier === null ? 0 : 1,
+    key?.scope ?? null,
+    key?.key ?? null,
+    key?.hash ?? null,
+    key?.expiredAtOrBefore ?? null,
   ]);
-  if (inserted.length === 0) return undefined;
-  if (carrier === null) return {};
+  if (inserted?.id == null) return { started: false, why: inserted?.fence_held ? "key_taken" : "fenced" };
+  if (carrier === null) return { started: true };
   const claimed: ClaimedRow = {
     id: leased.id,
     rootId: leased.rootId ?? leased.id,
@@ -97,5 +128,5 @@ export async function insertStarted(
     parentTaskEpoch: 0,
     attempts: 1,
   };
-  return { leased: claimed };
+  return { started: true, leased: claimed };
 }

@@ -3,7 +3,7 @@ import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
 import { eq, sql } from "drizzle-orm";
 import { validateInput } from "@baton/model";
 import { requireDefinition, type StoredDefinition } from "../definitions/store.js";
-import { conflict, invalid } from "../refusal.js";
+import { conflict, invalid, Refusal } from "../refusal.js";
 import type { Services } from "../services.js";
 import { type Db, inTransaction, rowsOf } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
@@ -89,15 +89,22 @@ export async function startInstance(
     idempotencyKey === undefined
       ? undefined
       : { scope: actor ?? "", key: idempotencyKey, hash: requestHash(body as unknown as Json) };
-  if (key !== undefined) {
-    const earlier = await earlierStart(services.db, key, services.clock.now());
-    if (earlier !== undefined) return earlier;
-  }
   const pinned = body.version !== undefined && body.version !== 0;
   for (let attempt = 0; ; attempt++) {
-    // A fence that failed means a newer version was registered since it was read: read it again.
-    const stored = await startDefinition(services.db, body.process, pinned ? body.version : undefined, attempt > 0);
-    const started = await startOnce(stored, pinned, body, actor, services, key);
+    let started: StartAnswer | undefined;
+    try {
+      // A fence that failed means a newer version was registered since it was read: read it again.
+      const stored = await startDefinition(services.db, body.process, pinned ? body.version : undefined, attempt > 0);
+      started = await startOnce(stored, pinned, body, actor, services, key);
+    } catch (error) {
+      // A retry answers the start its key made even when the same request would now be refused
+      // (a newer version's input_schema): the key is read only then, not before every start.
+      if (key !== undefined && error instanceof Refusal) {
+        const earlier = await earlierStart(services.db, key, services.clock.now());
+        if (earlier !== undefined) return earlier;
+      }
+      throw error;
+    }
     if (started !== undefined) return started;
   }
 }
@@ -146,7 +153,7 @@ async function startOnce(
     key,
     now,
   };
-  if (plan.objects.length > 0 || idempotency !== undefined) {
+  if (plan.objects.length > 0) {
     const landed = await inTransaction(services.db, async (tx) => {
       if (idempotency !== undefined && !(await claimStartKey(tx, idempotency, id, now))) return false;
       await insertObjects(tx, services.clock, plan.objects);
@@ -154,20 +161,33 @@ async function startOnce(
       await appendLog(tx, services.clock, started);
       return true;
     });
-    if (!landed) {
-      // A request with the same key committed first (a concurrent retry): answer what it started.
-      const earlier =
-        idempotency === undefined ? undefined : await earlierStart(services.db, idempotency, services.clock.now());
-      if (earlier === undefined) throw new Error("an Idempotency-Key was taken but its start is not visible");
-      return earlier;
-    }
+    if (!landed) return keyTaken(services, idempotency);
     services.engine.wake();
     return answer;
   }
-  return services.engine.carry(id, async (carrier) => {
-    const landed = await insertStarted(services.db, freshInstanceRow(fresh), logRow(started, now), pinned, carrier);
-    return { value: landed === undefined ? undefined : answer, leased: landed?.leased };
+  const claim =
+    idempotency === undefined ? undefined : { ...idempotency, expiredAtOrBefore: now - START_KEY_RETENTION_MS };
+  const outcome = await services.engine.carry(id, async (carrier) => {
+    const landed = await insertStarted(
+      services.db,
+      freshInstanceRow(fresh),
+      logRow(started, now),
+      pinned,
+      carrier,
+      claim,
+    );
+    return { value: landed, leased: landed.started ? landed.leased : undefined };
   });
+  if (outcome.started) return answer;
+  return outcome.why === "fenced" ? undefined : keyTaken(services, idempotency);
+}
+
+/** A start with the same key committed first (a concurrent retry): the answer is what it started. */
+async function keyTaken(services: Services, idempotency: StartKey | undefined): Promise<StartAnswer> {
+  const earlier =
+    idempotency === undefined ? undefined : await earlierStart(services.db, idempotency, services.clock.now());
+  if (earlier === undefined) throw new Error("an Idempotency-Key was taken but its start is not visible");
+  return earlier;
 }
 
 // Definitions are immutable; only "which version is the latest" changes, and the start

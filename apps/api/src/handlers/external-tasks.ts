@@ -1,4 +1,4 @@
-import { CLAIM_LIMIT, CLAIM_WAIT_MS, LEASE_MS } from "@baton/actions";
+import { CLAIM_LIMIT, CLAIM_WAIT_MS, CLAIM_MS } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import {
   claimExternalTasks,
@@ -8,6 +8,7 @@ import {
   renewBeforeMs,
   renewExternalTasks,
   resolveExternalTask,
+  resolveExternalTasks,
   signalExternalTask,
 } from "../engine/index.js";
 import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
@@ -45,7 +46,7 @@ function outcomeOf(request: object): Outcome {
 const handlers = {
   claimExternalTasks: async (request, services) => {
     const body = request.body;
-    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, CLAIM_MS.default);
     const claim = () =>
       claimExternalTasks(services.db, services.clock, {
         workerId: String(body.worker_id),
@@ -61,7 +62,7 @@ const handlers = {
   },
   renewExternalTasks: async (request, services) => {
     const body = request.body;
-    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, CLAIM_MS.default);
     const result = await renewExternalTasks(
       services.db,
       services.clock,
@@ -84,6 +85,34 @@ const handlers = {
       services.engine,
     );
     return { body: { resolved: true } };
+  },
+  resolveExternalTaskBatch: async (request, services) => {
+    const answers = await resolveExternalTasks(
+      services.db,
+      services.clock,
+      (request.body.items as object[]).map((item) => ({
+        token: String((item as { token: unknown }).token),
+        outcome: outcomeOf(item),
+      })),
+      request.principal.actor,
+      services.engine,
+    );
+    return {
+      body: {
+        items: answers.map((a) => {
+          if (a.resolved) return { token: a.token, resolved: true };
+          const { kind, message, fields } = a.refusal;
+          return {
+            token: a.token,
+            resolved: false,
+            // A batch item is refused only as a single resolve would be (docs/api.md "Extensions").
+            code: kind as "invalid" | "not_found" | "conflict",
+            error: message,
+            ...(fields?.length ? { fields } : {}),
+          };
+        }),
+      },
+    };
   },
   signalExternalTask: async (request, services) => {
     const body = request.body;
@@ -108,6 +137,7 @@ const CALLS: Record<ExternalCall, string> = {
   renewExternalTasks: "renew",
   releaseExternalTask: "release",
   resolveExternalTask: "resolve",
+  resolveExternalTaskBatch: "resolve_batch",
   signalExternalTask: "signal",
 };
 
@@ -132,6 +162,7 @@ export const externalTaskHandlers = {
   renewExternalTasks: counted("renewExternalTasks", handlers.renewExternalTasks),
   releaseExternalTask: counted("releaseExternalTask", handlers.releaseExternalTask),
   resolveExternalTask: counted("resolveExternalTask", handlers.resolveExternalTask),
+  resolveExternalTaskBatch: counted("resolveExternalTaskBatch", handlers.resolveExternalTaskBatch),
   signalExternalTask: counted("signalExternalTask", handlers.signalExternalTask),
   // Extension (docs/api.md "Waiting external tasks"): the queue, read-only; not a worker call.
   listExternalTasks: async ({ query }, services) => {

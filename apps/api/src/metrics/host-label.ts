@@ -2,20 +2,17 @@
 export const MAX_HOST_LABELS = 50;
 
 /**
- * The `host` label of the fetch metrics. A definition computes its URLs, so the set of hosts is
- * open: the first MAX_HOST_LABELS distinct hosts this process calls keep their name (with a
- * non-default port), every later one is `other`, and a URL that does not parse is `invalid`.
- * That bounds the series per replica whatever the definitions do.
+ * The `host` label of the fetch metrics, from the called URL's `host` (`URL.host`: lower case,
+ * with a non-default port). A definition computes its URLs, so the set of hosts is open: the
+ * first MAX_HOST_LABELS distinct hosts this process calls keep their name, every later one is
+ * `other`, and an empty host is `invalid`. That bounds the series per replica whatever the
+ * definitions do.
  */
-export function boundedHostLabel(max = MAX_HOST_LABELS): (url: string | undefined) => string {
+export function boundedHostLabel(max = MAX_HOST_LABELS): (host: string) => string {
   const known = new Set<string>();
-  return (url) => {
-    let host: string;
-    try {
-      host = new URL(url ?? "").host.toLowerCase();
-    } catch {
-      return "invalid";
-    }
+  return (raw) => {
+    if (known.has(raw)) return raw;
+    const host = raw.toLowerCase();
     if (host === "") return "invalid";
     if (known.has(host)) return host;
     if (known.size >= max) return "other";

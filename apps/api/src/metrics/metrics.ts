@@ -16,7 +16,8 @@ export interface EngineMetrics {
   advanced(taskKind: string, outcome: string, seconds: number): void;
   onlyOnceInterrupted(): void;
   committed(batchSize: number, seconds: number): void;
-  fetched(url: string | undefined, statusClass: string, seconds: number): void;
+  /** `host` as URL.host gives it (docs/metrics.md: bounded host label). */
+  fetched(host: string, statusClass: string, seconds: number): void;
 }
 
 export const NO_ENGINE_METRICS: EngineMetrics = {
@@ -136,7 +137,7 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
   });
   const externalCalls = new Counter({
     name: "baton_external_calls_total",
-    help: "External-task API calls by call (claim, renew, release, resolve, signal) and outcome",
+    help: "External-task API calls by call (claim, renew, release, resolve, resolve_batch, signal) and outcome",
     labelNames: ["call", "outcome"],
     registers: r,
   });
@@ -207,8 +208,8 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       batchSize.observe(size);
       commitSeconds.observe(seconds);
     },
-    fetched(url, statusClass, seconds) {
-      const labels = { host: hostLabel(url), status_class: statusClass };
+    fetched(host, statusClass, seconds) {
+      const labels = { host: hostLabel(host), status_class: statusClass };
       fetches.inc(labels);
       fetchSeconds.observe(labels, seconds);
     },

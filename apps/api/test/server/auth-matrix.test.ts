@@ -98,6 +98,7 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   "POST /external-tasks/renew": ["worker"],
   "POST /external-tasks/release": ["worker"],
   "POST /external-tasks/resolve": ["worker"],
+  "POST /external-tasks/resolve-batch": ["worker"],
   "POST /external-tasks/signal": ["worker"],
   "POST /tokens": ["admin"],
   "GET /tokens": ["admin"],

@@ -20,6 +20,7 @@ import {
   until,
 } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deploy, deployAndStart, start } from "../support/instances-fixtures.js";
 
 const HEAP = { NODE_OPTIONS: "--max-old-space-size=512" };
 let server: TestServer;
@@ -60,15 +61,11 @@ async function whileHealthy<T>(hostile: Promise<T>): Promise<T> {
   return result;
 }
 
-async function register(def: unknown): Promise<void> {
-  const res = await api.put("/api/definitions", def);
-  expect(res.status, res.text).toBe(200);
-}
+const register = (def: object) => deploy(api, def);
 
 async function run(process: string, input?: unknown): Promise<Record<string, unknown>> {
-  const res = await api.post("/api/instances", input === undefined ? { process } : { process, input });
-  expect(res.status, res.text).toBe(200);
-  return whileHealthy(settled(api, res.body.id));
+  const { id } = await start(api, input === undefined ? { process } : { process, input });
+  return whileHealthy(settled(api, id));
 }
 
 describe("1. number rendering", () => {
@@ -331,8 +328,7 @@ describe("the state written by one advance", () => {
     small = await startServer({ args: ["--poll", "100", "--limit-state-bytes", "100000"], env: HEAP });
     const smallApi = client(small.url);
     const tasks = Array.from({ length: 20 }, (_, i) => ({ id: `t${i}`, output: `$: "${"y".repeat(10_000)}"` }));
-    expect((await smallApi.put("/api/definitions", { name: "hostile_state", tasks })).status).toBe(200);
-    const id = (await smallApi.post("/api/instances", { process: "hostile_state" })).body.id as string;
+    const id = await deployAndStart(smallApi, { name: "hostile_state", tasks });
     const end = Date.now() + 60_000;
     let body: Record<string, any> = {};
     while (Date.now() < end) {

@@ -99,6 +99,41 @@ describe("POST /api/instances with Idempotency-Key", () => {
     expect(good.status, good.text).toBe(200);
   });
 
+  it("a retry answers its start even when a newer version would now refuse the same request", async () => {
+    const loose = { ...order, name: "order_strict_later" };
+    expect((await api.put("/api/definitions", loose)).status).toBe(200);
+    const key = randomUUID();
+    const body = { process: "order_strict_later", input: { id: "A-9" } };
+    const first = await start(body, key);
+    expect(first.status, first.text).toBe(200);
+    const strict = {
+      ...loose,
+      input_schema: { ...loose.input_schema, required: ["id", "qty"] },
+    };
+    expect((await api.put("/api/definitions", strict)).status).toBe(200);
+    expect((await start(body)).status, "the same request without its key is refused now").toBe(400);
+    const again = await start(body, key);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("a start whose input is stored as objects takes its key too", async () => {
+    const key = randomUUID();
+    const before = await total();
+    // Past the default --object-threshold (2,048 bytes): the start takes its transaction path.
+    const body = { process: "order", input: { id: "B".repeat(5000) } };
+    const first = await start(body, key);
+    expect(first.status, first.text).toBe(200);
+    const again = await start(body, key);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const other = await start({ process: "order", input: { id: "C".repeat(5000) } }, key);
+    expect(other.status, other.text).toBe(409);
+    expect(await total()).toBe(before + 1);
+  });
+
   it("a malformed key is a 400 naming the header", async () => {
     for (const key of ["has space", "x".repeat(256), "naïve"]) {
       const res = await start({ process: "order", input: { id: "A-8" } }, key);
@@ -114,5 +149,21 @@ describe("POST /api/instances with Idempotency-Key", () => {
     expect(header.name).toBe("Idempotency-Key");
     expect(op.responses["409"]).toBeDefined();
     expect(op.description).toMatch(/24 hours/);
+  });
+
+  // Last: it moves the server's clock a day on.
+  it("a key past its 24 hours is taken over: the same request starts a new instance", async () => {
+    const key = randomUUID();
+    const body = { process: "order", input: { id: "A-10" } };
+    const first = await start(body, key);
+    expect(first.status, first.text).toBe(200);
+    const tick = await api.post("/api/tick", { advance_ms: 24 * 60 * 60 * 1000 + 1000 });
+    expect(tick.status, tick.text).toBe(200);
+    const later = await start(body, key);
+    expect(later.status, later.text).toBe(200);
+    expect(later.headers.get("idempotent-replayed")).toBeNull();
+    expect(later.body.id).not.toBe(first.body.id);
+    const replay = await start(body, key);
+    expect(replay.body.id, "the key now names the new start").toBe(later.body.id);
   });
 });

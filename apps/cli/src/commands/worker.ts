@@ -26,6 +26,8 @@ interface WorkerOptions {
   /** The claim's long-poll (`wait_ms`); undefined: the SDK's default. */
   waitMs?: number;
   once: boolean;
+  /** Batch answers that are ready together (resolve-batch); false with --no-batch. */
+  batchResolves: boolean;
 }
 
 export function registerWorker(program: Command, makeContext: ContextFactory): void {
@@ -52,6 +54,7 @@ export function registerWorker(program: Command, makeContext: ContextFactory): v
       `how long one claim waits on the server for work (long-poll, 0 to ${CLAIM_WAIT_MS.max / 1000}s; default 20s, none with --once)`,
     )
     .option("--once", "claim once, handle what was claimed, then exit")
+    .option("--no-batch", "resolve each task in its own call instead of batching answers that are ready together")
     .action(
       act(makeContext, async (ctx, _args, options) => {
         await runWorker(ctx, {
@@ -65,6 +68,7 @@ export function registerWorker(program: Command, makeContext: ContextFactory): v
           pollMs: parseDuration(options.poll, "--poll"),
           waitMs: options.wait === undefined ? undefined : waitOption(options.wait),
           once: Boolean(options.once),
+          batchResolves: options.batch !== false,
         });
       }),
     );
@@ -150,6 +154,7 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
     waitMs: options.waitMs,
     maxPollMs: Math.max(options.pollMs, 60_000),
     once: options.once,
+    batchResolves: options.batchResolves,
     // Ctrl-C keeps its meaning (exit 130, commands stopped: main.ts); SIGTERM stops gracefully.
     stopSignals: ["SIGTERM"],
     onEvent,

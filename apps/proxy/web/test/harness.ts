@@ -119,6 +119,10 @@ export const eventually = <T>(what: string, check: () => Promise<T | undefined>,
   until(what, check, timeoutMs, 100);
 
 /** The session of a proxy with a login and nobody signed in: a password form and one provider. */
+/** The `data-instance` ids of a page's table rows, in order (the instance list, the tasklist). */
+export const rowIds = (page: Page): Promise<string[]> =>
+  page.locator("tbody tr[data-instance]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-instance") ?? ""));
+
 export const SIGNED_OUT_SESSION = {
   login: true,
   signed_in: false,

@@ -4,7 +4,7 @@
 import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APPROVAL, BROKEN, TICK } from "./fixtures.js";
-import { eventually, type Stack, startStack } from "./harness.js";
+import { eventually, rowIds, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
 const ticks: string[] = [];
@@ -35,10 +35,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const rowIds = () =>
-  stack.page
-    .locator("tbody tr[data-instance]")
-    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-instance") ?? ""));
 const summary = () => stack.page.getByRole("table", { name: "Counts by status" });
 const summaryCell = (process: string, status: string) =>
   summary().locator(`tr[data-process="${process}"] td[data-status="${status}"]`);
@@ -56,7 +52,7 @@ describe("home: is anything wrong?", () => {
     expect(await summary().locator('tr[data-process="*"] td').first().textContent(), "7 roots in all").toBe("7");
 
     await summaryCell("broken", "failed").getByRole("link").click();
-    await expect.poll(() => rowIds().then((ids) => ids.sort())).toEqual([...broken].sort());
+    await expect.poll(() => rowIds(stack.page).then((ids) => ids.sort())).toEqual([...broken].sort());
     expect(page.url()).toContain("process=broken");
     expect(page.url()).toContain("status=failed");
     expect(await page.getByLabel("Process").inputValue(), "the picker shows the process of the link").toBe("broken");
@@ -87,7 +83,7 @@ describe("home: is anything wrong?", () => {
       .toEqual(["any process", "approval", "broken", "tick"]);
     await picker.selectOption("tick");
     await page.getByRole("button", { name: "Apply filters" }).click();
-    await expect.poll(() => rowIds().then((ids) => ids.sort())).toEqual([...ticks].sort());
+    await expect.poll(() => rowIds(stack.page).then((ids) => ids.sort())).toEqual([...ticks].sort());
   });
 
   it("finds instances by business key, and shows the key in its column", async () => {
@@ -96,7 +92,7 @@ describe("home: is anything wrong?", () => {
     await expect.poll(() => page.locator("tbody tr[data-instance]").count()).toBe(7);
     await page.getByLabel("Business key").fill("doc-7");
     await page.getByRole("button", { name: "Apply filters" }).click();
-    await expect.poll(() => rowIds()).toEqual([keyed]);
+    await expect.poll(() => rowIds(stack.page)).toEqual([keyed]);
     expect(page.url()).toContain("key=doc-7");
     expect(await page.locator(`tr[data-instance="${keyed}"] td`).nth(2).textContent()).toBe("doc-7");
 

@@ -1,7 +1,7 @@
 import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APPROVAL, TICK, TICKS } from "./fixtures.js";
-import { eventually, type Stack, startStack } from "./harness.js";
+import { eventually, rowIds, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
 const ticks: string[] = []; // 25 completed "tick" roots: more than the default page of 20
@@ -22,18 +22,20 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const rowIds = () =>
-  stack.page
-    .locator("tbody tr[data-instance]")
-    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-instance") ?? ""));
+/** The list filtered to the 25 tick instances, at its first page of 20; the pager. */
+async function openTicks() {
+  const { page, web } = stack;
+  await page.goto(`${web.url}/#/instances?process=tick`);
+  const pager = page.getByRole("navigation", { name: "Instance pages" });
+  await expect.poll(() => pager.locator("span").textContent()).toBe("1–20 of 25");
+  return pager;
+}
 
 describe("instance list pagination", () => {
   it("pages through more rows than fit on one page: next and previous show different rows, none twice, none lost", async () => {
-    const { page, web, client } = stack;
-    await page.goto(`${web.url}/#/instances?process=tick`);
-    const pager = page.getByRole("navigation", { name: "Instance pages" });
-    await expect.poll(() => pager.locator("span").textContent()).toBe("1–20 of 25");
-    const first = await rowIds();
+    const { client } = stack;
+    const pager = await openTicks();
+    const first = await rowIds(stack.page);
     expect(first, "the default page holds 20 rows").toHaveLength(20);
     expect(
       await pager.getByRole("button", { name: "← Previous" }).isDisabled(),
@@ -42,7 +44,7 @@ describe("instance list pagination", () => {
 
     await pager.getByRole("button", { name: "Next →" }).click();
     await expect.poll(() => pager.locator("span").textContent()).toBe("21–25 of 25");
-    const second = await rowIds();
+    const second = await rowIds(stack.page);
     expect(second).toHaveLength(5);
     expect(
       second.filter((id) => first.includes(id)),
@@ -58,20 +60,18 @@ describe("instance list pagination", () => {
 
     await pager.getByRole("button", { name: "← Previous" }).click();
     await expect.poll(() => pager.locator("span").textContent()).toBe("1–20 of 25");
-    expect(await rowIds(), "previous brings back the same first page").toEqual(first);
+    expect(await rowIds(stack.page), "previous brings back the same first page").toEqual(first);
   });
 
   it("shows up to 50 rows at once when asked, and a changed filter starts again at the first page", async () => {
-    const { page, web } = stack;
-    await page.goto(`${web.url}/#/instances?process=tick`);
-    const pager = page.getByRole("navigation", { name: "Instance pages" });
-    await expect.poll(() => pager.locator("span").textContent()).toBe("1–20 of 25");
+    const { page } = stack;
+    const pager = await openTicks();
     await pager.getByRole("button", { name: "Next →" }).click();
     await expect.poll(() => pager.locator("span").textContent()).toBe("21–25 of 25");
 
     await page.getByLabel("Per page").selectOption("50");
     await expect.poll(() => pager.locator("span").textContent()).toBe("1–25 of 25");
-    expect(new Set(await rowIds())).toEqual(new Set(ticks));
+    expect(new Set(await rowIds(stack.page))).toEqual(new Set(ticks));
   });
 });
 
@@ -86,17 +86,15 @@ describe("error code filter", () => {
 
 describe("list state in the URL", () => {
   it("keeps the page position and page size across a reload", async () => {
-    const { page, web } = stack;
-    await page.goto(`${web.url}/#/instances?process=tick`);
-    const pager = page.getByRole("navigation", { name: "Instance pages" });
-    await expect.poll(() => pager.locator("span").textContent()).toBe("1–20 of 25");
+    const { page } = stack;
+    const pager = await openTicks();
     await pager.getByRole("button", { name: "Next →" }).click();
     await expect.poll(() => pager.locator("span").textContent()).toBe("21–25 of 25");
-    const second = await rowIds();
+    const second = await rowIds(stack.page);
     await expect.poll(() => page.url(), { message: "the cursor is in the URL" }).toMatch(/[?&]after=/);
     await page.reload();
     await expect.poll(() => pager.locator("span").textContent()).toBe("21–25 of 25");
-    expect(await rowIds(), "the reload shows the same page").toEqual(second);
+    expect(await rowIds(stack.page), "the reload shows the same page").toEqual(second);
 
     await page.getByLabel("Per page").selectOption("50");
     await expect.poll(() => pager.locator("span").textContent()).toBe("1–25 of 25");
@@ -173,10 +171,8 @@ describe("external tasks waiting", () => {
 
 describe("instance filter form", () => {
   it("keeps what the operator typed and ticked across list refreshes until Apply is pressed", async () => {
-    const { page, web } = stack;
-    await page.goto(`${web.url}/#/instances?process=tick`);
-    const pager = page.getByRole("navigation", { name: "Instance pages" });
-    await expect.poll(() => pager.locator("span").textContent()).toBe("1–20 of 25");
+    const { page } = stack;
+    const _pager = await openTicks();
     const form = page.getByRole("form", { name: "Instance filters" });
     await form.getByLabel("Error code").fill("http.500");
     await form.getByLabel("failed", { exact: true }).check();

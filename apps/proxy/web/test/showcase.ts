@@ -92,7 +92,23 @@ export function showcasePages(ids: Showcase): ShowcasePage[] {
     { name: "instance-completed", hash: `#/instances/${ids.completed}`, ready: "section.timeline table" },
     { name: "tree", hash: `#/instances/${ids.failing}`, ready: "ul.tree li[data-child] .status" },
     { name: "tree-deep", hash: `#/instances/${ids.tree}`, ready: "ul.tree li[data-child] .status" },
+    {
+      name: "tree-children-failed",
+      hash: `#/instances/${ids.failing}?children_status=failed`,
+      ready: ".children-by-status tbody tr[data-instance]",
+    },
+    {
+      // The bulk panel open on an upgrade with its compatibility check and preview (state in the URL).
+      name: "bulk-upgrade-preview",
+      hash: "#/instances?process=order&bulk=upgrade&bulk_from=1&bulk_to=2&bulk_preview=true",
+      ready: "[data-testid='bulk-preview']",
+    },
     { name: "external", hash: "#/external", ready: `tr[data-instance="${ids.parked}"]` },
+    {
+      name: "external-filtered",
+      hash: "#/external?process=order&claimed=false",
+      ready: `tr[data-instance="${ids.parked}"]`,
+    },
     { name: "task", hash: `#/external/${ids.parked}`, ready: "form[aria-label='Resolve']" },
     { name: "definitions", hash: "#/definitions", ready: "tbody tr" },
     { name: "process", hash: "#/definitions/order", ready: "form[aria-label='Compare versions']" },

@@ -5,7 +5,7 @@ import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, describeViolations } from "./axe.js";
 import { APPROVAL, EXPENSE, RECHECK } from "./fixtures.js";
-import { eventually, mockSession, type Stack, startStack } from "./harness.js";
+import { eventually, mockSession, rowIds, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
 
@@ -27,9 +27,6 @@ async function parkedExpense(amount: number): Promise<string> {
   );
   return id;
 }
-
-const rowIds = () =>
-  stack.page.locator("tbody tr[data-instance]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-instance")));
 
 async function settled(id: string) {
   return eventually(`instance ${id} settled`, async () => {
@@ -55,7 +52,7 @@ describe("tasklist", () => {
     await page.goto(`${web.url}/#/external`);
     const row = (id: string) => page.locator(`tr[data-instance="${id}"]`);
     await expect.poll(() => row(second).count()).toBe(1);
-    expect(await rowIds(), "oldest park first").toEqual([first, second]);
+    expect(await rowIds(stack.page), "oldest park first").toEqual([first, second]);
     const cells = await row(first).locator("td").allTextContents();
     expect(cells[0]).toBe("approve");
     expect(cells[1]).toContain("expense");
@@ -65,20 +62,20 @@ describe("tasklist", () => {
     expect(await row(second).locator("td").nth(7).textContent()).toMatch(/^bot-1 until/);
 
     await page.getByLabel("Claim").selectOption("false");
-    await expect.poll(() => rowIds(), { message: "claimable only" }).toEqual([first]);
+    await expect.poll(() => rowIds(stack.page), { message: "claimable only" }).toEqual([first]);
 
     await expect.poll(() => page.url()).toBe(`${web.url}/#/external?claimed=false`);
     await page.getByLabel("Process").fill("expense");
     await expect.poll(() => page.url()).toBe(`${web.url}/#/external?claimed=false&process=expense`);
     await page.reload();
-    await expect.poll(() => rowIds(), { message: "the reload keeps the filters" }).toEqual([first]);
+    await expect.poll(() => rowIds(stack.page), { message: "the reload keeps the filters" }).toEqual([first]);
     expect(await page.getByLabel("Process").inputValue()).toBe("expense");
     expect(await page.getByLabel("Claim").inputValue()).toBe("false");
     await page.getByLabel("Process").fill("");
 
     await client.call("resolveExternalTask", { body: { token: claim.items[0]!.token, result: {} } });
     await page.getByLabel("Claim").selectOption("");
-    await expect.poll(() => rowIds(), { message: "a resolved task leaves the list" }).toEqual([first]);
+    await expect.poll(() => rowIds(stack.page), { message: "a resolved task leaves the list" }).toEqual([first]);
     await client.call("cancelInstance", { params: { id: first } });
   });
 

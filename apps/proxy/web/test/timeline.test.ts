@@ -29,6 +29,19 @@ function flaky(url: string) {
   };
 }
 
+/** A routing task that loops `n` times: one `task.completed` log entry per visit, a long history. */
+const SPIN = {
+  name: "spin",
+  input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+  tasks: [
+    {
+      id: "step",
+      output: { i: "$: (self.previous.i ?? 0) + 1" },
+      switch: [{ case: "self.output.i < input.n", goto: "$step" }, { goto: "end" }],
+    },
+  ],
+};
+
 beforeAll(async () => {
   upstream = await startUpstream((_request, res) => {
     calls += 1;
@@ -36,7 +49,7 @@ beforeAll(async () => {
     else json(res, 200, { receipt: "r-1" });
   });
   stack = await startStack();
-  for (const definition of [flaky(upstream.url), BROKEN, LEAF, RISKY])
+  for (const definition of [flaky(upstream.url), BROKEN, LEAF, RISKY, SPIN])
     await stack.client.call("putDefinition", { body: definition as DefinitionInput });
 });
 
@@ -91,6 +104,31 @@ describe("timeline", () => {
       .locator("svg g.edge-taken")
       .evaluateAll((edges) => edges.map((e) => `${e.getAttribute("data-from")}>${e.getAttribute("data-to")}`));
     expect(taken.sort()).toEqual(["charge>done", "done>end", "prepare>charge"]);
+  });
+
+  it("reads a long history 1,000 log entries at a time: the first 1,000, then the rest when asked", async () => {
+    const { page, web, client } = stack;
+    const id = (await client.call("startInstance", { body: { process: "spin", input: { n: 1150 } } })).id;
+    await eventually(
+      "spin completed",
+      async () => ((await client.call("getInstance", { params: { id } })).status === "completed" ? true : undefined),
+      120_000,
+    );
+    await page.goto(`${web.url}/#/instances/${id}`);
+    const table = page.getByRole("table", { name: "Execution timeline" });
+    await expect.poll(() => page.getByTestId("timeline-read").textContent()).toBe("1,000 read so far");
+    expect(await table.locator("caption").textContent()).toContain("(the first 1,000 log entries; more follow)");
+    const firstRows = await table.locator("tbody tr").count();
+    expect(firstRows, "one row per visit among the first 1,000 entries").toBeGreaterThan(900);
+    expect(firstRows).toBeLessThan(1150);
+
+    await page.getByRole("button", { name: "Load the next 1,000 log entries" }).click();
+    await expect
+      .poll(() => table.locator("tbody tr").count(), { message: "every visit once the rest is read" })
+      .toBe(1150);
+    expect(await table.locator("tbody tr").last().locator("th").textContent()).toBe("1150. step");
+    expect(await page.getByRole("button", { name: "Load the next 1,000 log entries" }).count()).toBe(0);
+    expect(await table.locator("caption").textContent()).not.toContain("more follow");
   });
 
   it("shows a task still waiting with no end", async () => {

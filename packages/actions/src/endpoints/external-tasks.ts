@@ -22,15 +22,21 @@ import { action } from "./define.js";
 const TAG = "external-tasks";
 
 export const CLAIM_LIMIT = { min: 1, max: 100, default: 1 } as const;
-export const LEASE_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
+/**
+ * How long a worker's claim holds unless renewed (the `lease_ms` field): a claim on an external
+ * task, never the engine's own instance lease (apps/api engine/statuses.ts LEASE_MS).
+ */
+export const CLAIM_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
+/** Resolve-batch (an extension, docs/api.md "Extensions"): outcomes per call. */
+export const RESOLVE_BATCH_ITEMS = { min: 1, max: 100 } as const;
 /** Claim long-poll (an extension, docs/api.md "Extensions"): how long an empty claim may wait. */
 export const CLAIM_WAIT_MS = { min: 0, max: 60_000, default: 0 } as const;
 
 function leaseMs(description: string): JsonSchema {
-  return int(`${description} ${LEASE_MS.min} to ${LEASE_MS.max}, default ${LEASE_MS.default}.`, {
-    minimum: LEASE_MS.min,
-    maximum: LEASE_MS.max,
-    default: LEASE_MS.default,
+  return int(`${description} ${CLAIM_MS.min} to ${CLAIM_MS.max}, default ${CLAIM_MS.default}.`, {
+    minimum: CLAIM_MS.min,
+    maximum: CLAIM_MS.max,
+    default: CLAIM_MS.default,
   });
 }
 
@@ -102,6 +108,9 @@ function outcomeBody(verb: string, handle: Record<string, JsonSchema>, required:
 }
 
 const SAMPLE_TOKEN = "ext_01J9Z4K2QX8M";
+
+/** One resolve's body: the body of resolve and each item of resolve-batch. */
+const RESOLVE_BODY = outcomeBody("Resolve", { token: CLAIM_TOKEN }, ["token"]);
 
 export const externalTaskActions = [
   action({
@@ -199,7 +208,7 @@ export const externalTaskActions = [
     summary: "Claim waiting external tasks",
     description:
       "Leases up to `limit` parked tasks without a live claim, oldest park first, optionally only of `process`, `task` and `version`. " +
-      `\`limit\` is ${CLAIM_LIMIT.min} to ${CLAIM_LIMIT.max} (default ${CLAIM_LIMIT.default}); \`lease_ms\` is ${LEASE_MS.min} to ${LEASE_MS.max} (default ${LEASE_MS.default}). ` +
+      `\`limit\` is ${CLAIM_LIMIT.min} to ${CLAIM_LIMIT.max} (default ${CLAIM_LIMIT.default}); \`lease_ms\` is ${CLAIM_MS.min} to ${CLAIM_MS.max} (default ${CLAIM_MS.default}). ` +
       "Renew every claim within `renew_before_ms` (`POST /external-tasks/renew`): renewal is the only way a worker learns that its task was cancelled or lost. An empty `items` means nothing is waiting. " +
       `Extension: \`wait_ms\` (${CLAIM_WAIT_MS.min} to ${CLAIM_WAIT_MS.max}, default ${CLAIM_WAIT_MS.default}) long-polls: when nothing matches, the call waits up to that long for a task to park (or a claim to lapse or be released) and answers as soon as one can be claimed, else with an empty \`items\`.`,
     permissions: ["worker"],
@@ -268,7 +277,7 @@ export const externalTaskActions = [
     summary: "Renew claims",
     description:
       "Extends the claims of `tokens` by `lease_ms` " +
-      `(${LEASE_MS.min} to ${LEASE_MS.max}, default ${LEASE_MS.default}). ` +
+      `(${CLAIM_MS.min} to ${CLAIM_MS.max}, default ${CLAIM_MS.default}). ` +
       "Each token lands in one list: `renewed` (still yours), `lost` (claimed by another worker or lapsed: stop, do not release), `cancelled` (the instance was cancelled or no longer wants the task: stop, then release).",
     permissions: ["worker"],
     body: strictObject(
@@ -336,7 +345,7 @@ export const externalTaskActions = [
       "Delivers the outcome of a claimed (or still parked) task: a `result`, validated and conformed against the task's `result_schema`, or an `error: {code, message?, data?}` whose `code` must be one of the task's `raises` and whose `data` must match its schema. " +
       "The process then resumes; an error outcome is routed through the task's on_error rules. A mismatch is a 400 and the task keeps waiting.",
     permissions: ["worker"],
-    body: outcomeBody("Resolve", { token: CLAIM_TOKEN }, ["token"]),
+    body: RESOLVE_BODY,
     responses: {
       200: {
         description: "Resolved.",
@@ -350,6 +359,88 @@ export const externalTaskActions = [
       409: "The claim is no longer live or the task already moved on (a late answer to an earlier visit).",
     },
     example: { request: { body: { token: SAMPLE_TOKEN, result: { approved: true } } }, response: { resolved: true } },
+  }),
+  action({
+    name: "resolveExternalTaskBatch",
+    method: "post",
+    path: "/external-tasks/resolve-batch",
+    tag: TAG,
+    extension: true,
+    summary: "Resolve many claimed tasks in one call",
+    description:
+      `Delivers up to ${RESOLVE_BATCH_ITEMS.max} outcomes, each exactly as \`POST /external-tasks/resolve\` would (same body per item, same checks, same log line), and answers each on its own, in the order given: \`resolved: true\`, or \`resolved: false\` with the \`code\`, \`error\` and \`fields\` that resolve would have answered for that token alone (404 \`not_found\`, 409 \`conflict\`, 400 \`invalid\`). ` +
+      "One item's refusal changes nothing for the others. A token given twice resolves once; its repeat is answered `conflict`. The call itself fails only when the body is malformed (400) or the server cannot answer (500, 503): then no item's answer is known, and resolving an item again is answered `conflict` once it has landed.",
+    permissions: ["worker"],
+    body: strictObject(
+      {
+        items: arrayOf(
+          RESOLVE_BODY,
+          `The outcomes, ${RESOLVE_BATCH_ITEMS.min} to ${RESOLVE_BATCH_ITEMS.max}, each a body of resolve.`,
+          { minItems: RESOLVE_BATCH_ITEMS.min, maxItems: RESOLVE_BATCH_ITEMS.max },
+        ),
+      },
+      ["items"],
+    ),
+    responses: {
+      200: {
+        description: "Each item's answer, in the order of the request.",
+        schema: responseObject(
+          {
+            items: arrayOf(
+              responseObject(
+                {
+                  token: str("The item's token."),
+                  resolved: bool("Whether this item's outcome was accepted."),
+                  code: str(
+                    "When not resolved: the ApiCode resolve would have answered (`not_found`, `conflict`, `invalid`).",
+                    {
+                      enum: ["invalid", "not_found", "conflict"],
+                    },
+                  ),
+                  error: str("When not resolved: why, as resolve would have said it."),
+                  fields: arrayOf(
+                    responseObject(
+                      {
+                        path: str("Where in the item's outcome."),
+                        message: str("What was wrong and what was expected."),
+                      },
+                      ["path", "message"],
+                    ),
+                    "When an outcome does not match the task's declaration: one entry per offending field.",
+                  ),
+                },
+                ["token", "resolved"],
+                { title: "ResolveBatchItem" },
+              ),
+              "One answer per item of the request, in its order.",
+            ),
+          },
+          ["items"],
+        ),
+      },
+    },
+    errors: [400, 500],
+    example: {
+      request: {
+        body: {
+          items: [
+            { token: SAMPLE_TOKEN, result: { approved: true } },
+            { token: "ext_01J9Z4K2QX8N", error: { code: "withdrawn" } },
+          ],
+        },
+      },
+      response: {
+        items: [
+          { token: SAMPLE_TOKEN, resolved: true },
+          {
+            token: "ext_01J9Z4K2QX8N",
+            resolved: false,
+            code: "conflict",
+            error: "the claim is no longer live: it lapsed or another worker claimed the task since",
+          },
+        ],
+      },
+    },
   }),
   action({
     name: "signalExternalTask",

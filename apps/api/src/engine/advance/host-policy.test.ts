@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { checkFetchTarget, classifyAddress, createFetchPolicy, type FetchPolicySettings } from "./host-policy.js";
+import {
+  checkFetchTarget,
+  classifyAddress,
+  createFetchPolicy,
+  type FetchPolicySettings,
+  knownLiteralVerdict,
+} from "./host-policy.js";
 
 const policy = (overrides: Partial<FetchPolicySettings> = {}) =>
   createFetchPolicy({ allow: [], deny: [], allowClasses: [], denyClasses: [], boundToLoopback: false, ...overrides });
@@ -202,5 +208,28 @@ describe("checkFetchTarget: flags", () => {
     );
     expect(() => policy({ allowClasses: ["public"] })).toThrow('--fetch-allow-class "public" is not an address class');
     expect(() => policy({ denyClasses: ["lan"] })).toThrow('--fetch-deny-class "lan" is not an address class');
+  });
+
+  it("remembers the verdict on an IP literal per policy, and resolves a name on every call", async () => {
+    const p = policy({ boundToLoopback: true });
+    expect(knownLiteralVerdict("127.0.0.1", p)).toBeUndefined();
+    const first = await checkFetchTarget("127.0.0.1", p);
+    expect(first).toEqual({ ok: true, address: "127.0.0.1", family: 4 });
+    expect(knownLiteralVerdict("127.0.0.1", p)).toBe(first);
+    expect(await checkFetchTarget("127.0.0.1", p)).toBe(first);
+    // The same literal under another policy has its own verdict.
+    expect((await checkFetchTarget("127.0.0.1", policy())).ok).toBe(false);
+    expect(knownLiteralVerdict("127.0.0.1", p)).toBe(first);
+
+    const asked: string[] = [];
+    const answers = [["93.184.216.34"], ["169.254.169.254"]];
+    const resolve = async (host: string) => {
+      asked.push(host);
+      return answers[asked.length - 1]!;
+    };
+    expect((await checkFetchTarget("rebinding.example", p, resolve)).ok).toBe(true);
+    expect((await checkFetchTarget("rebinding.example", p, resolve)).ok).toBe(false);
+    expect(asked).toEqual(["rebinding.example", "rebinding.example"]);
+    expect(knownLiteralVerdict("rebinding.example", p)).toBeUndefined();
   });
 });

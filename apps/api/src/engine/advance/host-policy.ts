@@ -205,6 +205,21 @@ export const systemResolver: Resolver = async (host) =>
 export type TargetVerdict = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string };
 
 /**
+ * Verdicts on IP-literal hosts, per policy: nothing is resolved for a literal, so its verdict
+ * is a function of the host text and the (immutable) policy alone, and a fetch to a literal
+ * need not parse and classify the address again on every call. A host name is never kept
+ * here: it is resolved and checked on each call (a DNS answer may change).
+ */
+const literalVerdicts = new WeakMap<FetchPolicy, Map<string, TargetVerdict>>();
+/** Distinct literals remembered per policy; past it, later ones are checked on every call. */
+const MAX_LITERAL_VERDICTS = 1024;
+
+/** checkFetchTarget's verdict on `hostname` when it is an IP literal already checked under `policy`. */
+export function knownLiteralVerdict(hostname: string, policy: FetchPolicy): TargetVerdict | undefined {
+  return literalVerdicts.get(policy)?.get(hostname);
+}
+
+/**
  * Checks a fetch target: `--fetch-deny` names, then every address the host resolves to
  * (`--fetch-deny` ranges, the denied classes), then `--fetch-allow` (the name, or every
  * address in its ranges). A host with any denied address is refused as a whole. The answer is
@@ -215,7 +230,18 @@ export async function checkFetchTarget(
   policy: FetchPolicy,
   resolve: Resolver = systemResolver,
 ): Promise<TargetVerdict> {
+  const known = knownLiteralVerdict(hostname, policy);
+  if (known !== undefined) return known;
   const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  if (!ipaddr.isValid(host)) return checkTarget(host, policy, resolve);
+  const verdict = await checkTarget(host, policy, resolve);
+  let verdicts = literalVerdicts.get(policy);
+  if (verdicts === undefined) literalVerdicts.set(policy, (verdicts = new Map()));
+  if (verdicts.size < MAX_LITERAL_VERDICTS) verdicts.set(hostname, verdict);
+  return verdict;
+}
+
+async function checkTarget(host: string, policy: FetchPolicy, resolve: Resolver): Promise<TargetVerdict> {
   const deniedName = policy.deny.find((e) => nameMatches(e, host));
   if (deniedName)
     return { ok: false, reason: `host "${host}" is refused by --fetch-deny (entry "${deniedName.text}")` };

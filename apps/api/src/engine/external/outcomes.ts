@@ -10,7 +10,7 @@ import { externalWaits, instances } from "../../storage/schema/index.js";
 import { appendLogs } from "../audit-log.js";
 import { isSettled } from "../statuses.js";
 import { claimFacts, claimRows, fateOf, tokenHash } from "./claims.js";
-import { outcomeText, writeResolve } from "./resolve.js";
+import { outcomeText, type ResolveWrite, writeResolve, writeResolves } from "./resolve.js";
 import { bufferSignal } from "./signal-buffer.js";
 
 // The answer half of external tasks (docs/engine.md#external-tasks-and-delay; claims.ts is the
@@ -39,53 +39,126 @@ export async function resolveExternalTask(
   actor: string | null,
   engine: Pick<EngineHandle, "carry" | "wake"> = NO_ENGINE,
 ): Promise<void> {
-  const hash = tokenHash(token);
-  const cache = claimFacts(db);
-  let facts = cache.get(hash);
-  cache.delete(hash);
-  if (facts === undefined) {
-    const row = (await claimRows(db, [hash])).get(hash);
-    if (
-      row !== undefined &&
-      row.status !== null &&
-      !isSettled(String(row.status)) &&
-      fateOf(row, undefined, clock.now()) === "live"
-    )
-      facts = {
-        instanceId: String(row.instance_id),
-        rootId: String(row.root_id),
-        process: String(row.process),
-        version: Number(row.version),
-        task: String(row.w_task),
-        taskEpoch: Number(row.task_epoch),
-        claimEpoch: Number(row.claim_epoch),
-      };
-  }
-  const task = facts === undefined ? undefined : await findTask(db, db, facts.process, facts.version, facts.task);
-  let checked: Outcome | undefined;
-  try {
-    checked = task === undefined ? undefined : checkOutcome(task.def, task.task, outcome);
-  } catch {
-    checked = undefined;
-  }
-  if (facts !== undefined && checked !== undefined) {
-    const known = facts;
-    const resolved = await engine.carry(known.instanceId, async (carrier) => {
-      const written = await writeResolve(db, clock, {
-        hash,
-        facts: known,
-        outcome: outcomeText(known.taskEpoch, checked as { [key: string]: Json }),
-        message: resolvedMessage(checked, known.task, "resolve", actor),
-        actor,
-        data: { via: "resolve", ...outcomeData(checked) },
-        carrier,
-      });
+  const [write] = await fastWrites(db, clock, [{ token, outcome }], actor);
+  if (write !== undefined) {
+    const resolved = await engine.carry(write.facts.instanceId, async (carrier) => {
+      const written = await writeResolve(db, clock, write, actor, carrier);
       return { value: written !== null, leased: written?.carried ? written.row : undefined };
     });
     if (resolved) return;
   }
   await resolveLocked(db, clock, token, outcome, actor);
   engine.wake();
+}
+
+/** One answer of resolve-batch: resolved, or the refusal the single resolve would have answered. */
+export type BatchOutcome = { token: string; resolved: true } | { token: string; resolved: false; refusal: Refusal };
+
+/**
+ * Resolve-batch (docs/api.md "Extensions"): every item as resolveExternalTask would, each
+ * answered on its own, in the order given. The items the fast path can take land in ONE
+ * statement (resolve.ts; one commit and one log line each); the resolved instances are left due
+ * for the pump, which this wakes. Every other item — a refusal to explain, an outcome to
+ * refuse, a second claim on an instance already in the statement — goes through
+ * resolveLocked afterwards, alone, so it is fenced and worded exactly as a single resolve.
+ */
+export async function resolveExternalTasks(
+  db: Db,
+  clock: Clock,
+  items: readonly { token: string; outcome: Outcome }[],
+  actor: string | null,
+  engine: Pick<EngineHandle, "wake"> = NO_ENGINE,
+): Promise<BatchOutcome[]> {
+  const writes = await fastWrites(db, clock, items, actor);
+  const seen = new Set<string>();
+  const batch = writes.filter((w): w is ResolveWrite => {
+    if (w === undefined || seen.has(w.facts.instanceId)) return false;
+    seen.add(w.facts.instanceId);
+    return true;
+  });
+  const written = batch.length === 0 ? new Map() : await writeResolves(db, clock, batch, actor, null);
+  const out: BatchOutcome[] = [];
+  let any = written.size > 0;
+  for (const [i, { token, outcome }] of items.entries()) {
+    const w = writes[i];
+    // The batch statement took this very write (not just another claim on its instance).
+    if (w !== undefined && batch.includes(w) && written.has(w.facts.instanceId)) {
+      out.push({ token, resolved: true });
+      continue;
+    }
+    try {
+      await resolveLocked(db, clock, token, outcome, actor);
+      any = true;
+      out.push({ token, resolved: true });
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      out.push({ token, resolved: false, refusal: error });
+    }
+  }
+  if (any) engine.wake();
+  return out;
+}
+
+/**
+ * The fast path's write for each item, or undefined where it cannot be made (the facts of the
+ * claim cannot be had, or the outcome does not check): those go to resolveLocked. Claims this
+ * process handed out are known (claimFacts); the rest are read in one statement.
+ */
+async function fastWrites(
+  db: Db,
+  clock: Clock,
+  items: readonly { token: string; outcome: Outcome }[],
+  actor: string | null,
+): Promise<(ResolveWrite | undefined)[]> {
+  const cache = claimFacts(db);
+  const hashes = items.map((item) => tokenHash(item.token));
+  const known = hashes.map((hash) => {
+    const facts = cache.get(hash);
+    cache.delete(hash);
+    return facts;
+  });
+  const missing = hashes.filter((_, i) => known[i] === undefined);
+  const rows = missing.length === 0 ? new Map() : await claimRows(db, missing);
+  const now = clock.now();
+  const out: (ResolveWrite | undefined)[] = [];
+  for (const [i, hash] of hashes.entries()) {
+    const row = rows.get(hash);
+    const facts =
+      known[i] ??
+      (row !== undefined &&
+      row.status !== null &&
+      !isSettled(String(row.status)) &&
+      fateOf(row, undefined, now) === "live"
+        ? {
+            instanceId: String(row.instance_id),
+            rootId: String(row.root_id),
+            process: String(row.process),
+            version: Number(row.version),
+            task: String(row.w_task),
+            taskEpoch: Number(row.task_epoch),
+            claimEpoch: Number(row.claim_epoch),
+          }
+        : undefined);
+    const task = facts === undefined ? undefined : await findTask(db, db, facts.process, facts.version, facts.task);
+    let checked: Outcome | undefined;
+    try {
+      checked = task === undefined ? undefined : checkOutcome(task.def, task.task, items[i].outcome);
+    } catch {
+      checked = undefined;
+    }
+    out.push(
+      facts === undefined || checked === undefined
+        ? undefined
+        : {
+            hash,
+            facts,
+            outcome: outcomeText(facts.taskEpoch, checked as { [key: string]: Json }),
+            message: resolvedMessage(checked, facts.task, "resolve", actor),
+            data: { via: "resolve", ...outcomeData(checked) },
+          },
+    );
+  }
+  return out;
 }
 
 /** No engine in this process (direct calls, tests): the row is left due for whichever pump or /tick comes. */

@@ -1,8 +1,9 @@
 import { type Json, stringifyJson } from "@baton/expr";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, queryRows } from "../../storage/db.js";
+import { intArray, textArray } from "../../storage/sql-arrays.js";
 import { logRow } from "../audit-log.js";
-import type { ClaimedRow } from "../pump/claim.js";
+import { type ClaimedRow, claimedRowOf } from "../pump/claim.js";
 import { LEASE_MS } from "../statuses.js";
 
 // Resolve as ONE statement (docs/engine.md "Resolving an external task"): the fence, the
@@ -28,61 +29,75 @@ export interface ResolveWrite {
   /** The validated outcome as stored under state._outcome: `{task_epoch, result}` or `{task_epoch, error}`. */
   outcome: string;
   message: string;
-  actor: string | null;
   data: Record<string, Json>;
-  /** This worker's id when it takes the lease to run the next advance itself; null leaves the row due for any pump. */
-  carrier: string | null;
 }
 
-// $1 hash, $2 instance, $3 task_epoch, $4 claim_epoch, $5 process, $6 version, $7 task, $8 now,
-// $9 outcome text, $10 carrier (null: none), $11 lease until, $12 log id, $13 message, $14 actor, $15 data.
+// One statement for one resolve or a batch (resolve-batch, docs/api.md "Extensions"): the
+// writes come as parallel arrays, one element per claim, at most one per instance (the caller
+// splits repeats of an instance into later statements: two elements updating one row would let
+// the UPDATE pick either outcome).
+// $1 hashes, $2 instances, $3 task_epochs, $4 claim_epochs, $5 processes, $6 versions, $7 tasks,
+// $8 outcome texts, $9 log ids, $10 messages, $11 log data texts; $12 now, $13 carrier (null:
+// none), $14 lease until, $15 actor.
 //
 // The splice puts `_outcome` first in the state object text; the fence requires that the
 // state has no `_outcome` yet — read from the text, never by casting the state to jsonb, which
 // refuses a string holding U+0000 (written `\u0000`) and would wedge that instance (a parked visit never does: the advance that consumed the last
 // one removed it), so the text stays an object with unique keys.
-// The instance is reached only through its primary key (i.id = c.instance_id = $2): process and
-// version are compared with IS NOT DISTINCT FROM, which no index serves, because the driver's
-// prepared statement runs on a generic plan, and with a plain `i.process = $5` that plan picked
-// instances_process_idx and filtered every instance of the process (5,000 rows per resolve in
-// `pnpm bench`; docs/performance.md, session 6).
+// Every row is reached through its primary key, one claim at a time: the lookups are a LATERAL
+// subquery per element (a subquery with FOR UPDATE is never flattened into the outer join, so
+// the planner cannot hash external_waits against the array), and process and version are
+// compared with IS NOT DISTINCT FROM, which no index serves. The driver's prepared statement
+// runs on a generic plan; with a plain join it hashed a sequential scan of external_waits, and
+// with a plain `i.process = …` it picked instances_process_idx and filtered every instance of
+// the process (5,000 rows per resolve in `pnpm bench`; docs/performance.md, session 6).
 // Locks external_waits before instances, the order claim uses (claim locks its picked waits,
 // then updates their instances): a resolve racing a claim of the same row cannot deadlock.
 const RESOLVE = `
-WITH target AS (
-  SELECT i.id FROM external_claims c
-  JOIN external_waits w ON w.instance_id = c.instance_id
-  JOIN instances i ON i.id = c.instance_id
-  WHERE c.token_hash = $1 AND c.instance_id = $2 AND c.task_epoch = $3::int AND c.claim_epoch = $4::int
-    AND w.task_epoch = $3::int AND w.claim_epoch = $4::int AND w.task = $7 AND w.claim_expires_at > $8::bigint
-    AND c.created_at >= w.waiting_since
-    AND i.task_epoch = $3::int AND i.phase = 'external'
-    AND i.process IS NOT DISTINCT FROM $5 AND i.version IS NOT DISTINCT FROM $6::int
-    AND i.status IN ('running', 'pausing', 'paused', 'failing')
-    AND left(i.state, 2) = '{"' AND left(i.state, 12) <> '{"_outcome":'
-  FOR UPDATE OF w, i
+WITH x AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::int[], $7::text[], $8::text[],
+                       $9::text[], $10::text[], $11::text[])
+    AS x(hash, instance_id, task_epoch, claim_epoch, process, version, task, outcome, log_id, message, data)
+),
+target AS (
+  SELECT l.id, x.outcome, x.task, x.log_id, x.message, x.data FROM x
+  CROSS JOIN LATERAL (
+    SELECT i.id FROM external_claims c, external_waits w, instances i
+    WHERE c.token_hash = x.hash AND c.instance_id = x.instance_id AND c.task_epoch = x.task_epoch
+      AND c.claim_epoch = x.claim_epoch
+      AND w.instance_id = x.instance_id AND w.task_epoch = x.task_epoch AND w.claim_epoch = x.claim_epoch
+      AND w.task = x.task AND w.claim_expires_at > $12::bigint AND c.created_at >= w.waiting_since
+      AND i.id = x.instance_id AND i.task_epoch = x.task_epoch AND i.phase = 'external'
+      AND i.process IS NOT DISTINCT FROM x.process AND i.version IS NOT DISTINCT FROM x.version
+      AND i.status IN ('running', 'pausing', 'paused', 'failing')
+      AND left(i.state, 2) = '{"' AND left(i.state, 12) <> '{"_outcome":'
+    FOR UPDATE OF w, i
+  ) l
 ),
 upd AS (
   UPDATE instances AS i
-  SET state = '{"_outcome":' || $9::text || ',' || substr(i.state, 2),
-      phase = NULL, requested = NULL, updated_at = $8::bigint, lease_epoch = i.lease_epoch + 1,
+  SET state = '{"_outcome":' || target.outcome || ',' || substr(i.state, 2),
+      phase = NULL, requested = NULL, updated_at = $12::bigint, lease_epoch = i.lease_epoch + 1,
       status = CASE WHEN i.status = 'pausing' THEN 'paused' ELSE i.status END,
-      lease_owner = CASE WHEN i.status = 'running' THEN $10::text END,
-      attempts = CASE WHEN i.status = 'running' AND $10::text IS NOT NULL THEN 1 ELSE i.attempts END,
-      lease_expires_at = CASE WHEN i.status = 'running' AND $10::text IS NOT NULL THEN $11::bigint END,
-      wake_at = CASE WHEN i.status = 'running' AND $10::text IS NOT NULL THEN $11::bigint ELSE $8::bigint END
+      lease_owner = CASE WHEN i.status = 'running' THEN $13::text END,
+      attempts = CASE WHEN i.status = 'running' AND $13::text IS NOT NULL THEN 1 ELSE i.attempts END,
+      lease_expires_at = CASE WHEN i.status = 'running' AND $13::text IS NOT NULL THEN $14::bigint END,
+      wake_at = CASE WHEN i.status = 'running' AND $13::text IS NOT NULL THEN $14::bigint ELSE $12::bigint END
   FROM target WHERE i.id = target.id
   RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch,
-            i.parent_id, i.parent_task_epoch, i.status, i.lease_owner
+            i.parent_id, i.parent_task_epoch, i.status, i.lease_owner,
+            target.log_id, target.message, target.data, target.task AS w_task
 ),
 dropped AS (
   DELETE FROM external_waits AS w USING upd WHERE w.instance_id = upd.id
 ),
 logged AS (
   INSERT INTO logs (id, instance_id, root_id, level, event, message, task, actor, data, created_at)
-  SELECT $12, upd.id, upd.root_id, 'info', 'external.resolved', $13, $7, $14, $15, $8::bigint FROM upd
+  SELECT upd.log_id, upd.id, upd.root_id, 'info', 'external.resolved', upd.message, upd.w_task, $15, upd.data, $12::bigint
+  FROM upd
 )
-SELECT * FROM upd`;
+SELECT id, root_id, process, version, task, state, retry_count, task_epoch, lease_epoch, parent_id, parent_task_epoch,
+       status, lease_owner FROM upd`;
 
 export interface ResolvedRow {
   /** The row as the statement left it, leased to the carrier when `carried`. */
@@ -91,57 +106,69 @@ export interface ResolvedRow {
   carried: boolean;
 }
 
-/** Null when the fence let nothing through: the claim is not live, or the row is not as `facts` says. */
-export async function writeResolve(db: Db, clock: Clock, w: ResolveWrite): Promise<ResolvedRow | null> {
+/**
+ * Resolves `writes` (at most one per instance) in one statement; the rows it resolved by
+ * instance id. A write missing from the map was fenced out: its claim is not live, or the row
+ * is not as its facts say. `carrier` takes the lease of every running row it resolves.
+ */
+export async function writeResolves(
+  db: Db,
+  clock: Clock,
+  writes: readonly ResolveWrite[],
+  actor: string | null,
+  carrier: string | null,
+): Promise<Map<string, ResolvedRow>> {
   const now = clock.now();
-  const log = logRow(
-    {
-      instanceId: w.facts.instanceId,
-      rootId: w.facts.rootId,
-      level: "info",
-      event: "external.resolved",
-      message: w.message,
-      task: w.facts.task,
-      actor: w.actor,
-      data: w.data,
-    },
-    now,
+  const logs = writes.map((w) =>
+    logRow(
+      {
+        instanceId: w.facts.instanceId,
+        rootId: w.facts.rootId,
+        level: "info",
+        event: "external.resolved",
+        message: w.message,
+        task: w.facts.task,
+        actor,
+        data: w.data,
+      },
+      now,
+    ),
   );
-  const [r] = await queryRows<Record<string, unknown>>(db, RESOLVE, [
-    w.hash,
-    w.facts.instanceId,
-    w.facts.taskEpoch,
-    w.facts.claimEpoch,
-    w.facts.process,
-    w.facts.version,
-    w.facts.task,
+  const rows = await queryRows<Record<string, unknown>>(db, RESOLVE, [
+    textArray(writes.map((w) => w.hash)),
+    textArray(writes.map((w) => w.facts.instanceId)),
+    intArray(writes.map((w) => w.facts.taskEpoch)),
+    intArray(writes.map((w) => w.facts.claimEpoch)),
+    textArray(writes.map((w) => w.facts.process)),
+    intArray(writes.map((w) => w.facts.version)),
+    textArray(writes.map((w) => w.facts.task)),
+    textArray(writes.map((w) => w.outcome)),
+    textArray(logs.map((l) => l.id)),
+    textArray(logs.map((l) => l.message)),
+    textArray(logs.map((l) => l.data)),
     now,
-    w.outcome,
-    w.carrier,
+    carrier,
     now + LEASE_MS,
-    log.id,
-    log.message,
-    log.actor,
-    log.data,
+    logs[0]?.actor ?? null,
   ]);
-  if (r === undefined) return null;
-  const row: ClaimedRow = {
-    id: String(r.id),
-    rootId: String(r.root_id),
-    process: String(r.process),
-    version: Number(r.version),
-    task: String(r.task),
-    stateText: String(r.state),
-    retryCount: Number(r.retry_count),
-    taskEpoch: Number(r.task_epoch),
-    leaseEpoch: Number(r.lease_epoch),
-    reclaimedFrom: null,
-    parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
-    parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
+  const out = new Map<string, ResolvedRow>();
+  for (const r of rows) {
     // The carried lease counts as an attempt (docs/limits.md#poison-instances); the statement set it.
-    attempts: 1,
-  };
-  return { row, status: String(r.status), carried: w.carrier !== null && r.lease_owner === w.carrier };
+    const row: ClaimedRow = { ...claimedRowOf(r), attempts: 1 };
+    out.set(row.id, { row, status: String(r.status), carried: carrier !== null && r.lease_owner === carrier });
+  }
+  return out;
+}
+
+/** Null when the fence let nothing through: the claim is not live, or the row is not as `w.facts` says. */
+export async function writeResolve(
+  db: Db,
+  clock: Clock,
+  w: ResolveWrite,
+  actor: string | null,
+  carrier: string | null,
+): Promise<ResolvedRow | null> {
+  return (await writeResolves(db, clock, [w], actor, carrier)).get(w.facts.instanceId) ?? null;
 }
 
 /** The outcome as stored under state._outcome, tagged with its visit (read back by advance/tasks/wait.ts). */

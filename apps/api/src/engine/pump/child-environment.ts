@@ -1,12 +1,12 @@
 import { type Json, parseJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
-import { type Db, rowsOf } from "../../storage/db.js";
+import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
 import { newId } from "../../storage/ids.js";
 import type { ChildEnvironment, ChildOutcome } from "../advance/tasks/child.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { DefinitionFault } from "../advance/compiled-definition.js";
-import type { DefinitionCache } from "../../definitions/compiled-cache.js";
+import type { DefinitionCache } from "./compiled-cache.js";
 import { resolveRefs } from "../../storage/objects.js";
 import { TaskFailure } from "../advance/task-failure.js";
 
@@ -63,7 +63,10 @@ export function childEnvironment(
     async loadChildren(ids) {
       if (ids.length === 0) return [];
       const rows = rowsOf<Record<string, unknown>>(
-        await db.execute(
+        // Prepared, as pinnedOrLatest: a tree runs both once per parent visit, and planning them
+        // each time cost PostgreSQL more than running them (docs/performance.md).
+        await executePrepared(
+          db,
           sql`SELECT id, status, output, error_code, error_message FROM instances WHERE id = ANY(${sqlTextArray(ids)})`,
         ),
       );
@@ -140,11 +143,14 @@ async function pinnedOrLatest(
   child: string,
 ): Promise<number | undefined> {
   const rows = rowsOf<{ picked: number | null }>(
-    await db.execute(sql`
+    await executePrepared(
+      db,
+      sql`
       SELECT COALESCE(
         (SELECT child_version FROM definition_pins
          WHERE name = ${parent.process} AND version = ${parent.version} AND task = ${task} AND child = ${child}),
-        (SELECT max(version) FROM definitions WHERE name = ${child})) AS picked`),
+        (SELECT max(version) FROM definitions WHERE name = ${child})) AS picked`,
+    ),
   );
   return rows[0]?.picked === null || rows[0]?.picked === undefined ? undefined : Number(rows[0].picked);
 }

@@ -1,7 +1,7 @@
 import { type Json, parseJson, type Scope } from "@baton/expr";
 import type { Logger } from "@baton/log";
 import type { ServerConfig } from "../../config.js";
-import { createDefinitionCache } from "../../definitions/compiled-cache.js";
+import { createDefinitionCache } from "./compiled-cache.js";
 import { evalLimitFlag, evalLimitsOf, flagOf } from "../../limits.js";
 import { type EngineMetrics, statusClass } from "../../metrics/metrics.js";
 import type { Clock } from "../../storage/clock.js";
@@ -142,7 +142,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                     policy: fetchPolicy,
                     defs: def.definition.$defs,
                     abort: abandoned,
-                    observeCall: (url, status, seconds) => metrics.fetched(url, statusClass(status), seconds),
+                    observeCall: (host, status, seconds) => metrics.fetched(host, statusClass(status), seconds),
                   });
                 },
                 peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),

@@ -19,6 +19,13 @@ export type Outcome =
 
 type Deliver = (outcome: Outcome) => Promise<string>;
 
+/** What both forms take: the task's schemas, how to send an outcome, and what to do with the sentence it returns. */
+export interface TaskFormProps {
+  schemas: TaskSchemas;
+  deliver: Deliver;
+  onDone: (sentence: string) => void;
+}
+
 function useSubmit(deliver: Deliver, onDone: (sentence: string) => void) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
@@ -54,15 +61,7 @@ function useSubmit(deliver: Deliver, onDone: (sentence: string) => void) {
   return { busy, send, report };
 }
 
-export function ResolveForm({
-  schemas,
-  deliver,
-  onDone,
-}: {
-  schemas: TaskSchemas;
-  deliver: Deliver;
-  onDone: (s: string) => void;
-}) {
+export function ResolveForm({ schemas, deliver, onDone }: TaskFormProps) {
   const fields = formFields(schemas.result, schemas.defs);
   const [inputs, setInputs] = useState<Record<string, FieldInput>>({});
   const { busy, send, report } = useSubmit(deliver, onDone);
@@ -94,15 +93,7 @@ export function ResolveForm({
   );
 }
 
-export function RaiseForm({
-  schemas,
-  deliver,
-  onDone,
-}: {
-  schemas: TaskSchemas;
-  deliver: Deliver;
-  onDone: (s: string) => void;
-}) {
+export function RaiseForm({ schemas, deliver, onDone }: TaskFormProps) {
   const codes = Object.keys(schemas.raises);
   const [code, setCode] = useState("");
   const [message, setMessage] = useState("");

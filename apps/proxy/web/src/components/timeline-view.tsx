@@ -1,46 +1,107 @@
 // The instance's execution timeline (src/timeline.ts), read from its own log entries oldest
-// first; refreshed while the instance is live.
+// first, 1,000 at a time: the first read takes the first 1,000, "Load the next 1,000" continues
+// from its cursor, and a live instance's refresh reads only the entries written since the last
+// one read (docs/ui.md "Timeline"), never the whole history again.
 
 import type { LogEntry } from "@baton/actions";
+import { useRef } from "react";
 import { call } from "../api.js";
 import { type Visit, buildTimeline, durationMs, formatDuration } from "../timeline.js";
-import { POLL_MS, useLoad } from "../use-load.js";
+import { type Loaded, POLL_MS, useLoad } from "../use-load.js";
 import { ErrorBox } from "./error-box.js";
 import { TimeText } from "./time-text.js";
 
-/** Log pages of 100 read for the timeline at most; a longer history is cut (and says so). */
-const MAX_PAGES = 10;
+/** Log pages of 100 one read takes at most: a read is at most 1,000 entries. */
+const PAGES_PER_READ = 10;
+const ENTRIES_PER_READ = PAGES_PER_READ * 100;
 
 export interface TimelineData {
   visits: Visit[];
+  /** Entries read so far. */
+  read: number;
+  /** More entries follow the ones read ("Load the next 1,000" reads them). */
   truncated: boolean;
 }
 
-/** The instance's own log entries (flat, every level), oldest first, as visits. */
-export function useTimeline(id: string, live: boolean) {
-  return useLoad<TimelineData>(
+/** What has been read of one instance's log, kept across refreshes. */
+interface LogSoFar {
+  id: string;
+  entries: LogEntry[];
+  seen: Set<string>;
+  /** Where the next read continues when the last one stopped at its cap (with the filter it was made under). */
+  next?: { after: string; createdAfter?: number };
+  /** The reader asked for the next 1,000. */
+  wantMore: boolean;
+}
+
+const ordered = (a: LogEntry, b: LogEntry) =>
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+
+/** Reads at most ENTRIES_PER_READ entries after what `log` has, and adds them to it. */
+async function readMore(log: LogSoFar, signal: AbortSignal): Promise<void> {
+  const last = log.entries.at(-1);
+  // At the end of what exists: continue from the last entry's instant (`created_after` is
+  // "at or after"; the entries of that instant already read are skipped by id).
+  const createdAfter = log.next ? log.next.createdAfter : last ? Date.parse(last.created_at) : undefined;
+  let after = log.next?.after;
+  const read: LogEntry[] = [];
+  let next: LogSoFar["next"];
+  for (let page = 0; page < PAGES_PER_READ; page++) {
+    const answer = await call("listInstanceLogs", {
+      params: { id: log.id },
+      query: {
+        order: "asc",
+        flat: true,
+        level: "debug",
+        limit: 100,
+        ...(createdAfter !== undefined ? { created_after: createdAfter } : {}),
+        ...(after ? { after } : {}),
+      },
+      signal,
+    });
+    read.push(...answer.items);
+    if (!answer.page.next_cursor) break;
+    after = answer.page.next_cursor;
+    if (page === PAGES_PER_READ - 1) next = { after, ...(createdAfter !== undefined ? { createdAfter } : {}) };
+  }
+  let outOfOrder = false;
+  for (const entry of read) {
+    if (log.seen.has(entry.id)) continue;
+    const tail = log.entries.at(-1);
+    if (tail && ordered(tail, entry) > 0) outOfOrder = true;
+    log.seen.add(entry.id);
+    log.entries.push(entry);
+  }
+  // Two writers can commit entries of one instant out of id order; the timeline wants log order.
+  if (outOfOrder) log.entries.sort(ordered);
+  log.next = next;
+}
+
+/** The instance's own log entries (flat, every level), oldest first, as visits; `loadMore` reads the next 1,000. */
+export function useTimeline(id: string, live: boolean): Loaded<TimelineData> & { loadMore: () => void } {
+  const logRef = useRef<LogSoFar>({ id, entries: [], seen: new Set(), wantMore: false });
+  const loaded = useLoad<TimelineData>(
     async (signal) => {
-      const entries: LogEntry[] = [];
-      let after: string | undefined;
-      let truncated = false;
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const answer = await call("listInstanceLogs", {
-          params: { id },
-          query: { order: "asc", flat: true, level: "debug", limit: 100, ...(after ? { after } : {}) },
-          signal,
-        });
-        entries.push(...answer.items);
-        if (!answer.page.next_cursor) break;
-        after = answer.page.next_cursor;
-        truncated = page === MAX_PAGES - 1;
+      if (logRef.current.id !== id) logRef.current = { id, entries: [], seen: new Set(), wantMore: false };
+      const log = logRef.current;
+      // A history cut at a read's cap is read further only when asked: a refresh does not page
+      // through a long history by itself.
+      if (!log.next || log.wantMore || log.entries.length === 0) {
+        await readMore(log, signal);
+        log.wantMore = false;
       }
-      return { visits: buildTimeline(entries), truncated };
+      return { visits: buildTimeline(log.entries), read: log.entries.length, truncated: log.next !== undefined };
     },
     // `live` is in the key: the instance settling reads the timeline once more, since the last
     // poll may predate the entries of its final step.
     `timeline:${id}:${live}`,
     live ? POLL_MS : undefined,
   );
+  const loadMore = () => {
+    logRef.current.wantMore = true;
+    loaded.reload();
+  };
+  return { ...loaded, loadMore };
 }
 
 function outcomeText(outcome: string, httpStatus?: number, code?: string): string {
@@ -68,7 +129,7 @@ export function TimelineView({
         <table aria-label="Execution timeline">
           <caption>
             Each visit to a task, with its attempts, oldest first
-            {data.truncated ? ` (the first ${MAX_PAGES * 100} log entries only)` : ""}
+            {data.truncated ? ` (the first ${data.read.toLocaleString("en-US")} log entries; more follow)` : ""}
             {wakeAt ? (
               <>
                 {" "}
@@ -133,6 +194,16 @@ export function TimelineView({
             )}
           </tbody>
         </table>
+      )}
+      {data?.truncated && (
+        <p>
+          <button type="button" onClick={loaded.loadMore}>
+            Load the next {ENTRIES_PER_READ.toLocaleString("en-US")} log entries
+          </button>{" "}
+          <span className="muted" data-testid="timeline-read">
+            {data.read.toLocaleString("en-US")} read so far
+          </span>
+        </p>
       )}
     </section>
   );

@@ -1,4 +1,4 @@
-import type { ChannelEntry, Page, PromoteChannelResponse } from "@baton/actions";
+import type { ChannelEntry, Page } from "@baton/actions";
 import { type FormEvent, useState } from "react";
 import { call } from "../api.js";
 import { Actor } from "../components/actor.js";
@@ -157,6 +157,12 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
     </ul>
   );
 
+  /** A change to the form drops the preview: it was made for the old values. */
+  const edit = (set: (value: string) => void) => (e: { target: { value: string } }) => {
+    set(e.target.value);
+    setPreview(null);
+  };
+
   return (
     <div className="promote">
       <form className="inline-form" onSubmit={showPreview} aria-label="Promote a channel">
@@ -167,20 +173,15 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
         </datalist>
         <label>
           Promote from
-          <input
-            required
-            list="channel-names"
-            value={from}
-            onChange={(e) => (setFrom(e.target.value), setPreview(null))}
-          />
+          <input required list="channel-names" value={from} onChange={edit(setFrom)} />
         </label>
         <label>
           to
-          <input required list="channel-names" value={to} onChange={(e) => (setTo(e.target.value), setPreview(null))} />
+          <input required list="channel-names" value={to} onChange={edit(setTo)} />
         </label>
         <label>
           Only process (optional)
-          <input value={process} onChange={(e) => (setProcess(e.target.value), setPreview(null))} />
+          <input value={process} onChange={edit(setProcess)} />
         </label>
         <button type="submit" disabled={busy}>
           Preview

@@ -12,7 +12,7 @@ import {
 import { type Schema, validateValue } from "@baton/model";
 import { truncate } from "../../../format.js";
 import type { CompiledFetch } from "../compiled-definition.js";
-import { checkFetchTarget, type FetchPolicy, type Resolver } from "../host-policy.js";
+import { checkFetchTarget, type FetchPolicy, knownLiteralVerdict, type Resolver } from "../host-policy.js";
 import { describe, type HttpResponse, httpCall } from "../http-call.js";
 import { type FetchCall, TaskFailure } from "../task-failure.js";
 
@@ -32,7 +32,7 @@ export interface FetchContext {
   abort?: AbortSignal;
   maxResponseBytes?: number;
   /** Told of every call that was made (not one refused before it): the metrics hook. No status = no response. */
-  observeCall?: (url: string, status: number | undefined, seconds: number) => void;
+  observeCall?: (host: string, status: number | undefined, seconds: number) => void;
 }
 
 /** What `self` sees after an accepted response, and what the log shows of the call. */
@@ -55,7 +55,9 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   const method = action.method.toUpperCase();
   const url = buildUrl(fetch, ctx);
   const host = url.host;
-  const target = await checkFetchTarget(url.hostname, ctx.policy, ctx.resolve);
+  // A literal checked before answers without a turn of the event loop (host-policy.ts).
+  const target =
+    knownLiteralVerdict(url.hostname, ctx.policy) ?? (await checkFetchTarget(url.hostname, ctx.policy, ctx.resolve));
   if (!target.ok)
     failedCall(new TaskFailure("pre.error", `fetch to ${describe(url)} refused: ${target.reason}`), { host });
 
@@ -101,7 +103,7 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   } catch (error) {
     failedCall(error, { host, latencyMs: latency() });
   } finally {
-    ctx.observeCall?.(url.href, status, (performance.now() - began) / 1000);
+    ctx.observeCall?.(host, status, (performance.now() - began) / 1000);
   }
   const call = { host, latencyMs: latency() };
   try {
@@ -195,7 +197,8 @@ function interpret(fetch: CompiledFetch, response: HttpResponse, url: URL, defs?
   return { result, status: response.status, headers: response.headers };
 }
 
-// `responses` [B] types error.data for declared non-2xx statuses: the parsed body when it is JSON.
+// `responses` (docs/language.md#fetch) types error.data for declared non-2xx statuses: the
+// parsed body when it is JSON.
 function errorData(fetch: CompiledFetch, status: number, text: string): Json | undefined {
   const responses = fetch.action.responses;
   if (responses === undefined) return undefined;
