@@ -1,6 +1,6 @@
 import { and, eq, inArray, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
-import { getDefinition, latestVersion, pinsOf } from "../definitions/store.js";
+import { definitionExists, getDefinition, latestHead, pinsOf } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
@@ -84,9 +84,9 @@ export const channelHandlers = {
   setChannel: async ({ body, principal }, { db, clock }) => {
     const { name, channel, version } = body;
     checkChannelName("channel", channel);
-    const def = await getDefinition(db, name, version);
-    if (!def) {
-      const registered = (await latestVersion(db, name)) !== undefined;
+    // Whether it is stored, not its text: a definition may be as large as 4 MiB.
+    if (!(await definitionExists(db, name, version))) {
+      const registered = (await latestHead(db, name)) !== undefined;
       throw notFound(
         registered ? `process "${name}" has no version ${version}` : `process "${name}" is not registered`,
       );
