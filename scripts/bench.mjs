@@ -5,7 +5,7 @@
 // durability (fsync on). Not a test: it prints figures (see docs/performance.md).
 //
 //   node scripts/bench.mjs [--no-build] [--drain N] [--fetch N] [--tree DEPTH] [--external N] [--api N] [--latency N]
-//                          [--warmup N] [--max-concurrent N] [--poll MS] [--external-workers K] [--api-clients C]
+//                          [--warmup N] [--max-concurrent N] [--poll MS] [--external-workers K] [--external-batch] [--api-clients C]
 //                          [--statements]   (pg_stat_statements: each workload's statements per instance)
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //                          [--retention N]   (N settled trees aged past --retention, pruned while N drain roots run)
@@ -42,6 +42,9 @@ const TREE_DEPTH = flag("--tree", 12);
 const TREE_N = TREE_DEPTH >= 0 && !Number.isNaN(TREE_DEPTH) ? 2 ** (TREE_DEPTH + 1) - 1 : 0;
 const EXTERNAL_N = flag("--external", 5000);
 const EXTERNAL_WORKERS = flag("--external-workers", 8);
+// --external-batch: each claimed batch is answered by one POST /external-tasks/resolve-batch (the
+// extension, docs/api.md "Resolve-batch") instead of one resolve per task.
+const EXTERNAL_BATCH = args.includes("--external-batch");
 const API_N = flag("--api", 5000);
 const API_CLIENTS = flag("--api-clients", 32);
 // `latency`: N sequential starts of a 3-fetch process on a server at its default flags.
@@ -455,6 +458,18 @@ async function externalRun(base, sql, process, n, serverPid) {
           await new Promise((r) => setTimeout(r, 5));
           continue;
         }
+        if (EXTERNAL_BATCH) {
+          t = performance.now();
+          const answer = await call(base, "POST", "/api/external-tasks/resolve-batch", {
+            items: items.map((item) => ({ token: item.token, result: { ok: true } })),
+          });
+          const refused = answer.items.filter((a) => !a.resolved);
+          if (refused.length > 0) throw new Error(`resolve-batch refused ${refused.length}: ${JSON.stringify(refused[0])}`);
+          resolveMs.push(performance.now() - t);
+          resolved += items.length;
+          lastResolveAt = Date.now();
+          continue;
+        }
         for (const item of items) {
           t = performance.now();
           await call(base, "POST", "/api/external-tasks/resolve", { token: item.token, result: { ok: true } });
@@ -728,7 +743,7 @@ async function main() {
     log(`warm-up: ${WARMUP_N} external tasks of bench_external_warmup (not measured)`);
     await externalRun(api.url, sql, "bench_external_warmup", WARMUP_N, api.pid);
     log(`external: arming ${EXTERNAL_N} roots, then ${EXTERNAL_WORKERS} workers claim and resolve them`);
-    results.push({ workload: "external", n: EXTERNAL_N, ...(await externalRun(api.url, sql, "bench_external", EXTERNAL_N, api.pid)) });
+    results.push({ workload: EXTERNAL_BATCH ? "external-batch" : "external", n: EXTERNAL_N, ...(await externalRun(api.url, sql, "bench_external", EXTERNAL_N, api.pid)) });
   }
   let apiResult;
   if (API_N > 0) {
@@ -773,7 +788,7 @@ async function main() {
     console.log(
       `${r.workload.padEnd(8)} ${r.rate.toFixed(0).padStart(7)} instances/s  (${r.n} in ${r.seconds.toFixed(2)} s, ${(r.rate / baseline).toFixed(2)}× baseline)  start→completed p50 ${r.p50} ms, p99 ${r.p99} ms` +
         (r.upstreamCalls !== undefined ? `, upstream calls ${r.upstreamCalls}` : "") +
-        (r.claim !== undefined ? `; claim call p50 ${r.claim.p50.toFixed(1)} / p99 ${r.claim.p99.toFixed(1)} ms, resolve call p50 ${r.resolve.p50.toFixed(1)} / p99 ${r.resolve.p99.toFixed(1)} ms` : "") +
+        (r.claim !== undefined ? `; claim call p50 ${r.claim.p50.toFixed(1)} / p99 ${r.claim.p99.toFixed(1)} ms, ${r.workload === "external-batch" ? "resolve-batch call (20 items)" : "resolve call"} p50 ${r.resolve.p50.toFixed(1)} / p99 ${r.resolve.p99.toFixed(1)} ms` : "") +
         `; ${(r.commits / r.n).toFixed(2)} commits/instance (incl. the bench's polls)` +
         `; CPU ms/instance: server ${((r.cpu.server * 1000) / r.n).toFixed(3)}, postgres ${((r.cpu.postgres * 1000) / r.n).toFixed(3)}, bench+upstream ${((r.cpu.bench * 1000) / r.n).toFixed(3)}` +
         (r.notCompleted ? `, NOT COMPLETED ${r.notCompleted}` : ""),

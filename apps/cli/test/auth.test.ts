@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import { API_MAIN, type SharedDatabase, sharedDatabase, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BatonRun, baton, isolatedEnv } from "./baton.js";
-import { fixtureDir, GREET_YAML } from "./fixtures.js";
+import { type BatonRun, baton, isolatedEnv } from "./support/baton.js";
+import { fixtureDir, GREET_YAML } from "./support/fixtures.js";
 
 // A server with --auth token, whose first admin token is minted by the api binary's bootstrap
 // command on the same database before the server opens it (PGlite is single-process).

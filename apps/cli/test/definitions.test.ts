@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BatonRun, baton, isolatedEnv } from "./baton.js";
-import { fixtureDir, GREET_YAML } from "./fixtures.js";
+import { type BatonRun, baton, isolatedEnv } from "./support/baton.js";
+import { fixtureDir, GREET_YAML } from "./support/fixtures.js";
 
 let server: TestServer;
 let env: Record<string, string>;

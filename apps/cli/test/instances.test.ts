@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BatonRun, baton, isolatedEnv } from "./baton.js";
-import { FAILING_YAML, fixtureDir, GREET_YAML, RAISING_YAML } from "./fixtures.js";
+import { type BatonRun, baton, isolatedEnv } from "./support/baton.js";
+import { FAILING_YAML, fixtureDir, GREET_YAML, RAISING_YAML } from "./support/fixtures.js";
 
 // The server runs with --poll 0: instances advance only on `baton tick`, so every state is
 // reached deterministically.

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { baton, isolatedEnv } from "./baton.js";
+import { baton, isolatedEnv } from "./support/baton.js";
 
 // Commands spawned here never reach a server: 127.0.0.1:9 (discard) refuses connections.
 const CLOSED = "http://127.0.0.1:9";

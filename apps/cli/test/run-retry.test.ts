@@ -6,8 +6,8 @@ import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baton, isolatedEnv } from "./baton.js";
-import { fixtureDir, GREET_YAML } from "./fixtures.js";
+import { baton, isolatedEnv } from "./support/baton.js";
+import { fixtureDir, GREET_YAML } from "./support/fixtures.js";
 
 let server: TestServer;
 let proxy: Server;

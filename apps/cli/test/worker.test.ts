@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BATON_MAIN, isolatedEnv } from "./baton.js";
+import { BATON_MAIN, isolatedEnv } from "./support/baton.js";
 
 // The built binary against a small HTTP stand-in that speaks the external-task endpoints, so
 // lost/cancelled renewals and refusals can be staged; instances.test.ts runs a worker against the real server.

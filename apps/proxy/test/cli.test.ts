@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { client } from "@baton/testkit";
 import { describe, expect, it, vi } from "vitest";
-import { type ProxyProcess, requireBuilt, runProxy, startProxy, tempFiles } from "./proxy-process.js";
+import { type ProxyProcess, requireBuilt, runProxy, startProxy, tempFiles } from "./support/proxy-process.js";
 
 vi.setConfig({ testTimeout: 30_000 });
 requireBuilt();

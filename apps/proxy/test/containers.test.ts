@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { client, type ListeningProcess, spawnListening } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
-import { cookiePair, requireBuilt } from "./proxy-process.js";
+import { cookiePair, requireBuilt } from "./support/proxy-process.js";
 
 // docker/*.Dockerfile and docker/compose.yaml, checked without a Docker engine: the images'
 // build step (docker/deploy.sh: `pnpm deploy --prod` plus the UI) runs here, and its output is

@@ -9,7 +9,7 @@ import bcrypt from "bcryptjs";
 import { startUpstream, type Upstream } from "@baton/testkit";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type ProxyProcess, requireBuilt, startProxy, tempFiles } from "./proxy-process.js";
+import { type ProxyProcess, requireBuilt, startProxy, tempFiles } from "./support/proxy-process.js";
 
 vi.setConfig({ testTimeout: 60_000 });
 

@@ -4,7 +4,7 @@ import bcrypt from "bcryptjs";
 import { jwtVerify } from "jose";
 import { client, json, request, startUpstream, type Upstream } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { cookiePair, type ProxyProcess, requireBuilt, startProxy, tempFiles } from "./proxy-process.js";
+import { cookiePair, type ProxyProcess, requireBuilt, startProxy, tempFiles } from "./support/proxy-process.js";
 
 vi.setConfig({ testTimeout: 30_000 });
 

@@ -2,8 +2,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { type FakeOpenIdProvider, startFakeOpenIdProvider } from "./fake-openid-provider.js";
-import { cookiePair, type ProxyProcess, requireBuilt, startProxy, tempFiles } from "./proxy-process.js";
+import { type FakeOpenIdProvider, startFakeOpenIdProvider } from "./support/fake-openid-provider.js";
+import { cookiePair, type ProxyProcess, requireBuilt, startProxy, tempFiles } from "./support/proxy-process.js";
 
 vi.setConfig({ testTimeout: 60_000 });
 

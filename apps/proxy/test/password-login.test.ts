@@ -3,7 +3,7 @@ import { join } from "node:path";
 import bcrypt from "bcryptjs";
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { cookiePair, type ProxyProcess, requireBuilt, startProxy, tempFiles } from "./proxy-process.js";
+import { cookiePair, type ProxyProcess, requireBuilt, startProxy, tempFiles } from "./support/proxy-process.js";
 
 // Real processes: the built baton-api (PGlite, a 3-15 s start on a busy 2-core box) and baton-proxy.
 vi.setConfig({ testTimeout: 60_000 });

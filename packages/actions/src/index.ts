@@ -11,7 +11,7 @@ export * from "./registry.js";
 export * from "./schema.js";
 export type * from "./types.js";
 export { BULK_LIMIT, BULK_VERBS, type BulkVerb } from "./endpoints/bulk.js";
-export { CLAIM_LIMIT, CLAIM_WAIT_MS, LEASE_MS, RESOLVE_BATCH_ITEMS } from "./endpoints/external-tasks.js";
+export { CLAIM_LIMIT, CLAIM_MS, CLAIM_WAIT_MS, RESOLVE_BATCH_ITEMS } from "./endpoints/external-tasks.js";
 export {
   COUNT_DIMENSIONS,
   COUNT_GROUPS_MAX,

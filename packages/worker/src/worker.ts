@@ -1,6 +1,6 @@
 // createWorker: the claim loop, one job per claimed task, graceful stop (docs/worker.md).
 import { hostname } from "node:os";
-import { LEASE_MS } from "@baton/actions";
+import { CLAIM_MS } from "@baton/actions";
 import { type WorkerCalls, workerCalls } from "./calls.js";
 import { type Job, raise, runJob, TaskStopped } from "./job.js";
 import { startRenewals } from "./renewals.js";
@@ -69,7 +69,7 @@ export function createWorker<T extends TaskTypes = AnyTask>(options: WorkerOptio
   const renewals = startRenewals({
     calls,
     jobs,
-    leaseMs: options.leaseMs ?? LEASE_MS.default,
+    leaseMs: options.leaseMs ?? CLAIM_MS.default,
     retry,
     warn: (message, error) => emit({ type: "warning", message, error }),
   });

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { until } from "./poll.js";
 import { json } from "./upstream.js";
 
 /**
@@ -7,7 +8,10 @@ import { json } from "./upstream.js";
  * `if (req.path === "/hold") return gate.hold(res, { held: true });`.
  */
 export interface Gate {
-  /** Parks the call; it is answered `status` with `body` as JSON when released. Resolves then. */
+  /**
+   * Parks the call; it is answered `status` with `body` as JSON when released. Resolves then.
+   * A call never released is never answered: the worker that made it "dies" inside it.
+   */
   hold(res: ServerResponse, body?: unknown, status?: number): Promise<void>;
   /** How many calls are parked now. */
   readonly parked: number;
@@ -15,7 +19,7 @@ export interface Gate {
   releaseOne(): void;
   /** Answers every parked call. */
   releaseAll(): void;
-  /** Resolves once at least `count` calls are parked (checks every 10 ms). */
+  /** Resolves once at least `count` calls are parked; throws after until's hang guard (poll.ts). */
   whenParked(count?: number): Promise<void>;
 }
 
@@ -41,7 +45,9 @@ export function createGate(): Gate {
       while (waiting.length > 0) waiting.shift()!();
     },
     async whenParked(count = 1) {
-      while (waiting.length < count) await new Promise((r) => setTimeout(r, 10));
+      await until(`${count} upstream call(s) to be parked at the gate`, () =>
+        waiting.length >= count ? true : undefined,
+      );
     },
   };
 }

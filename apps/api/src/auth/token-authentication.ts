@@ -1,3 +1,4 @@
+import { iso } from "../format.js";
 import type { Principal } from "./principal.js";
 import type { Db } from "../storage/db.js";
 import { isTokenSecretShape } from "./token-secret.js";
@@ -23,7 +24,7 @@ export async function authenticateToken(db: Db, secret: string, now: number): Pr
   if (row.expiresAt !== null && row.expiresAt <= now) {
     return {
       ok: false,
-      reason: `the svc_sk_ token expired at ${new Date(row.expiresAt).toISOString()}`,
+      reason: `the svc_sk_ token expired at ${iso(row.expiresAt)}`,
       tokenId: row.id,
     };
   }

@@ -1,3 +1,4 @@
+import { iso } from "../format.js";
 import { PERMISSIONS, type Permission } from "@baton/actions";
 import type { FieldProblem } from "../refusal.js";
 import { isPermission } from "./permissions.js";
@@ -84,7 +85,7 @@ export function checkTokenRequest(body: unknown, now: number): TokenRequestCheck
     else if (parsed <= now)
       problems.push({
         path: "expires_at",
-        message: `must be in the future (the server's time is ${new Date(now).toISOString()})`,
+        message: `must be in the future (the server's time is ${iso(now)})`,
       });
     else expiresAt = parsed;
   }

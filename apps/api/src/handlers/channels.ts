@@ -1,13 +1,13 @@
 import { and, eq, inArray, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
-import { getDefinition } from "../definitions/store.js";
+import { definitionExists, getDefinition, latestHead, pinsOf } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
 import { iso } from "../format.js";
 import { actorLabels, withActorLabel } from "../views/actor-labels.js";
 import { type Db, inTransaction } from "../storage/db.js";
-import { channels, definitionPins, definitions } from "../storage/schema/index.js";
+import { channels } from "../storage/schema/index.js";
 
 type ChannelRow = typeof channels.$inferSelect;
 
@@ -82,16 +82,14 @@ export const channelHandlers = {
   },
 
   setChannel: async ({ body, principal }, { db, clock }) => {
-    const { name, channel, version } = body as { name: string; channel: string; version: number };
+    const { name, channel, version } = body;
     checkChannelName("channel", channel);
-    const def = await getDefinition(db, name, version);
-    if (!def) {
-      const [any] = await db
-        .select({ version: definitions.version })
-        .from(definitions)
-        .where(eq(definitions.name, name))
-        .limit(1);
-      throw notFound(any ? `process "${name}" has no version ${version}` : `process "${name}" is not registered`);
+    // Whether it is stored, not its text: a definition may be as large as 4 MiB.
+    if (!(await definitionExists(db, name, version))) {
+      const registered = (await latestHead(db, name)) !== undefined;
+      throw notFound(
+        registered ? `process "${name}" has no version ${version}` : `process "${name}" is not registered`,
+      );
     }
     const now = clock.now();
     await db
@@ -105,7 +103,7 @@ export const channelHandlers = {
   },
 
   deleteChannel: async ({ body }, { db }) => {
-    const { name, channel } = body as { name: string; channel: string };
+    const { name, channel } = body;
     const deleted = await db
       .delete(channels)
       .where(and(eq(channels.channel, channel), eq(channels.name, name)))
@@ -114,7 +112,7 @@ export const channelHandlers = {
   },
 
   promoteChannel: async ({ body, principal }, { db, clock }) => {
-    const { from, to, process } = body as { from: string; to: string; process?: string };
+    const { from, to, process } = body;
     checkChannelName("from", from);
     checkChannelName("to", to);
     if (from === to)
@@ -151,7 +149,7 @@ export const channelHandlers = {
   },
 
   channelStatus: async ({ body }, { db }) => {
-    const { channel } = body as { channel: string };
+    const { channel } = body;
     const rows = await channelRows(db, channel);
     const onChannel = new Map(rows.map((r) => [r.name, r.version] as const));
     const items: Array<{
@@ -163,10 +161,7 @@ export const channelHandlers = {
       channel_version: number | null;
     }> = [];
     for (const row of rows.sort((a, b) => a.name.localeCompare(b.name))) {
-      const pins = await db
-        .select()
-        .from(definitionPins)
-        .where(and(eq(definitionPins.name, row.name), eq(definitionPins.version, row.version)));
+      const pins = await pinsOf(db, row.name, row.version);
       for (const pin of pins) {
         const current = onChannel.get(pin.child) ?? null;
         if (current !== pin.childVersion) {

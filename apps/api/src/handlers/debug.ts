@@ -31,7 +31,7 @@ export const debugHandlers = {
 
   tick: async ({ body }, { clock, engine, config }) => {
     if (!config.tickEnabled) throw unsupported("POST /tick is disabled on this server (--no-tick)");
-    const advance = (body as { advance_ms?: number } | undefined)?.advance_ms ?? 0;
+    const advance = body?.advance_ms ?? 0;
     if (advance > 0) clock.advance(advance);
     return { body: { count: await engine.tick() } };
   },

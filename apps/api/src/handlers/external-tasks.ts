@@ -1,4 +1,4 @@
-import { CLAIM_LIMIT, CLAIM_WAIT_MS, LEASE_MS } from "@baton/actions";
+import { CLAIM_LIMIT, CLAIM_WAIT_MS, CLAIM_MS } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import {
   claimExternalTasks,
@@ -46,7 +46,7 @@ function outcomeOf(request: object): Outcome {
 const handlers = {
   claimExternalTasks: async (request, services) => {
     const body = request.body;
-    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, CLAIM_MS.default);
     const claim = () =>
       claimExternalTasks(services.db, services.clock, {
         workerId: String(body.worker_id),
@@ -62,7 +62,7 @@ const handlers = {
   },
   renewExternalTasks: async (request, services) => {
     const body = request.body;
-    const claimMs = intOr(body.lease_ms, LEASE_MS.default);
+    const claimMs = intOr(body.lease_ms, CLAIM_MS.default);
     const result = await renewExternalTasks(
       services.db,
       services.clock,

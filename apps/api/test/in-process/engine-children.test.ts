@@ -355,7 +355,7 @@ describe("trees under operator verbs", () => {
         output: { path: "$: input.path" },
       });
       const PATH = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
-      await harness.deploy({
+      const id = await harness.deployAndStart({
         name: "pair",
         tasks: [
           {
@@ -371,7 +371,6 @@ describe("trees under operator verbs", () => {
         ],
         output: { a: "$: outputs.both.a.path", b: "$: outputs.both.b.path" },
       });
-      const id = await harness.start("pair");
       await settleTree(harness, id);
       const failed = await harness.get(id);
       expect(failed.status).toBe("failed");
@@ -453,7 +452,7 @@ describe("siblings settling at once", () => {
         tasks: [{ id: "go", action: { type: "fetch", method: "post", url: `${up.url}/go` } }],
         output: { i: "$: input.i" },
       });
-      await h.deploy({
+      const id = await h.deployAndStart({
         name: "fanout",
         tasks: [
           {
@@ -468,7 +467,6 @@ describe("siblings settling at once", () => {
         ],
         output: { is: "$: map(outputs.each, o => o.i)" },
       });
-      const id = await h.start("fanout");
       const harness = h;
       const view = await settledByPump(harness, id, "the parent to be woken once its last child settles");
       expect(view.status, view.errorMessage ?? "").toBe("completed");
@@ -505,8 +503,7 @@ describe("upgrade of a tree waiting on children", () => {
       tasks: [{ id: "kids", action: { type: "child", name: "slow", result_schema: WAITED } }],
       output: { v: 1 },
     };
-    await h.deploy(v1);
-    const id = await h.start("holder");
+    const id = await h.deployAndStart(v1);
     await h.tick(); // spawn
     await h.tick(); // the child parks on its delay
     expect((await row(h, id)).phase).toBe("children");
@@ -529,8 +526,7 @@ describe("the pump and trees", () => {
     // A poll this long never fires within the test: only the engine's own wakes move the tree.
     h = await openHarness({ pollMs: 600_000 });
     await h.deploy(double);
-    await h.deploy(lister);
-    const id = await h.start("lister", { ns: [1, 2, 3] });
+    const id = await h.deployAndStart(lister, { ns: [1, 2, 3] });
     h.engine.wake();
     const view = await settledByPump(
       h,

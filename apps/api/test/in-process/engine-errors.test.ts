@@ -1,4 +1,4 @@
-import { json, startUpstream, type Upstream, until } from "@baton/testkit";
+import { createGate, json, startUpstream, type Upstream, until } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, openHarness } from "../support/engine-harness.js";
 
@@ -30,7 +30,7 @@ function scripted(script: Record<string, number[]>) {
 describe("on_error", () => {
   it("schedules retries on wake_at with backoff, counts them in retry_count and resets it on success", async () => {
     scripted({ "/flaky": [500, 502, 200] });
-    await h.deploy({
+    const id = await h.deployAndStart({
       name: "flaky",
       tasks: [
         {
@@ -41,7 +41,6 @@ describe("on_error", () => {
         { id: "done" },
       ],
     });
-    const id = await h.start("flaky");
     // The wait is computed at the write, which happens between `before` and `after`: so
     // wakeAt - before >= the wait >= its lower bound, and wakeAt - after <= the wait <= its upper
     // bound, however slow the machine is.
@@ -90,7 +89,7 @@ describe("on_error", () => {
 
   it('fails with `task "<id>": <code>: <detail>` once retries are exhausted', async () => {
     scripted({ "/down": [503] });
-    await h.deploy({
+    const id = await h.deployAndStart({
       name: "down",
       tasks: [
         {
@@ -100,7 +99,6 @@ describe("on_error", () => {
         },
       ],
     });
-    const id = await h.start("down");
     const view = await h.runToEnd(id, 60_000);
     expect(view.status).toBe("failed");
     expect(view.errorCode).toBe("http.503");
@@ -110,7 +108,7 @@ describe("on_error", () => {
 
   it("routes through goto with the error root, which is gone after that task's next normal transition", async () => {
     scripted({ "/bad": [404] });
-    await h.deploy({
+    const id = await h.deployAndStart({
       name: "recover",
       tasks: [
         {
@@ -123,7 +121,6 @@ describe("on_error", () => {
         { id: "after" },
       ],
     });
-    const id = await h.start("recover");
     await h.tick();
     const view = await h.get(id);
     expect(view.status, "routing tasks after the failed action run inline").toBe("completed");
@@ -192,23 +189,25 @@ describe("on_error", () => {
   });
 
   it("retries pre.error on an only_once task but never http.timeout", async () => {
-    await h.deploy({
-      name: "once",
-      input_schema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
-      tasks: [
-        {
-          id: "charge",
-          only_once: true,
-          action: { type: "fetch", url: "$: input.url", timeout: { for: "200ms" } },
-          on_error: [
-            { code: ["pre.%"], retry: 2 },
-            { code: ["http.timeout"], goto: "$timed_out" },
-          ],
-        },
-        { id: "timed_out", output: "$: error.code" },
-      ],
-    });
-    const refused = await h.start("once", { url: "http://127.0.0.1:1/charge" });
+    const refused = await h.deployAndStart(
+      {
+        name: "once",
+        input_schema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
+        tasks: [
+          {
+            id: "charge",
+            only_once: true,
+            action: { type: "fetch", url: "$: input.url", timeout: { for: "200ms" } },
+            on_error: [
+              { code: ["pre.%"], retry: 2 },
+              { code: ["http.timeout"], goto: "$timed_out" },
+            ],
+          },
+          { id: "timed_out", output: "$: error.code" },
+        ],
+      },
+      { url: "http://127.0.0.1:1/charge" },
+    );
     const view = await h.runToEnd(refused, 60_000);
     expect(view.status).toBe("failed");
     expect(view.errorCode).toBe("pre.error");
@@ -226,8 +225,9 @@ describe("on_error", () => {
 describe("leases", () => {
   it("re-runs a reclaimed ordinary task and raises only_once.interrupted through on_error for an only_once task", async () => {
     const hang = new Set<string>();
+    const gate = createGate();
     up.handle((req, res) => {
-      if (hang.has(req.path)) return; // the first worker "dies" inside this call
+      if (hang.has(req.path)) return gate.hold(res); // never released: the first worker "dies" inside this call
       json(res, 200, { ok: true });
     });
     await h.deploy({
@@ -260,9 +260,7 @@ describe("leases", () => {
     // Both calls must have reached the upstream (and hung there) before it answers again: a lease
     // is taken before the call leaves (the target's address is resolved first), so a slow machine
     // could otherwise send them after the hang is lifted and the first worker would just finish.
-    await until("both calls to reach the upstream", () =>
-      up.requests.filter((r) => hang.has(r.path)).length === 2 ? true : undefined,
-    );
+    await gate.whenParked(2);
     hang.clear();
     expect(await h.tick(), "a live lease is not claimable").toBe(0);
     h.clock.advance(11_000);

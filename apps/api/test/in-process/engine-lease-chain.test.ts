@@ -32,8 +32,7 @@ async function secondCallInFlight() {
   up = upstream;
   const harness = await openHarness({ pollMs: 10 });
   h = harness;
-  await harness.deploy(threeCalls(upstream.url));
-  const id = await harness.start("three");
+  const id = await harness.deployAndStart(threeCalls(upstream.url));
   await until("the first call", async () => (gate.parked === 1 ? true : undefined));
   gate.releaseOne();
   await until("the chained second call", async () => (gate.parked === 1 ? true : undefined));
@@ -44,7 +43,7 @@ describe("lease chaining under the pump", () => {
   it("runs consecutive fetch tasks under one lease, at most 16 advances per claim", async () => {
     up = await startUpstream((_r, res) => json(res, 200, { ok: true }));
     h = await openHarness({ pollMs: 10 });
-    await h.deploy({
+    const id = await h.deployAndStart({
       name: "loop40",
       tasks: [
         {
@@ -56,7 +55,6 @@ describe("lease chaining under the pump", () => {
       ],
       output: "$: outputs.call",
     });
-    const id = await h.start("loop40");
     const view = await until("loop40 to complete", async () => {
       const v = await h!.get(id);
       return v.status === "running" ? undefined : v;
@@ -124,14 +122,13 @@ describe("lease chaining under the pump", () => {
     const gate = createGate();
     up = await startUpstream((_req, res) => gate.hold(res, { ok: true }));
     h = await openHarness({ pollMs: 10 });
-    await h.deploy({
+    const id = await h.deployAndStart({
       name: "once",
       tasks: [
         { id: "one", action: { type: "fetch", method: "post", url: `${up.url}/one` } },
         { id: "two", only_once: true, action: { type: "fetch", method: "post", url: `${up.url}/two` } },
       ],
     });
-    const id = await h.start("once");
     await until("the first call", async () => (gate.parked === 1 ? true : undefined));
     // Stop while the first fetch is in flight: its write keeps the lease, then must give it back.
     const stopping = h.engine.stop();
@@ -158,8 +155,7 @@ describe("/tick", () => {
   it("answers for one advance per instance and never chains into the next task", async () => {
     up = await startUpstream((_r, res) => json(res, 200, { ok: true }));
     h = await openHarness();
-    await h.deploy(threeCalls(up.url));
-    const id = await h.start("three");
+    const id = await h.deployAndStart(threeCalls(up.url));
     expect(await h.tick()).toBe(1);
     const view = await h.get(id);
     expect(view.task, "a tick runs one cycle: the instance checkpoints before task two").toBe("two");

@@ -17,16 +17,18 @@ afterAll(async () => {
 
 describe("routing-only processes", () => {
   it("runs routing tasks inline to completion in one tick and evaluates the process output", async () => {
-    await h.deploy({
-      name: "route",
-      input_schema: { type: "object", properties: { n: { type: "integer" } } },
-      tasks: [
-        { id: "a", output: { doubled: "$: input.n * 2" } },
-        { id: "b", output: "$: outputs.a.doubled + 1" },
-      ],
-      output: { result: "$: outputs.b" },
-    });
-    const id = await h.start("route", { n: 20 });
+    const id = await h.deployAndStart(
+      {
+        name: "route",
+        input_schema: { type: "object", properties: { n: { type: "integer" } } },
+        tasks: [
+          { id: "a", output: { doubled: "$: input.n * 2" } },
+          { id: "b", output: "$: outputs.a.doubled + 1" },
+        ],
+        output: { result: "$: outputs.b" },
+      },
+      { n: 20 },
+    );
     expect(await h.tick()).toBe(1);
     const view = await h.get(id);
     expect(view.status).toBe("completed");
@@ -93,12 +95,14 @@ describe("routing-only processes", () => {
   });
 
   it("fails with engine.expression when an expression faults at run time", async () => {
-    await h.deploy({
-      name: "divzero",
-      input_schema: { type: "object", properties: { n: { type: "integer" } } },
-      tasks: [{ id: "div", output: "$: 1 / input.n" }],
-    });
-    const id = await h.start("divzero", { n: 0 });
+    const id = await h.deployAndStart(
+      {
+        name: "divzero",
+        input_schema: { type: "object", properties: { n: { type: "integer" } } },
+        tasks: [{ id: "div", output: "$: 1 / input.n" }],
+      },
+      { n: 0 },
+    );
     await h.tick();
     const view = await h.get(id);
     expect(view.status).toBe("failed");
@@ -107,7 +111,7 @@ describe("routing-only processes", () => {
   });
 
   it("offers self.previous on a revisit of a looping task", async () => {
-    await h.deploy({
+    const id = await h.deployAndStart({
       name: "loop",
       tasks: [
         {
@@ -118,7 +122,6 @@ describe("routing-only processes", () => {
       ],
       output: "$: outputs.count",
     });
-    const id = await h.start("loop");
     await h.tick();
     const view = await h.get(id);
     expect(view.status).toBe("completed");
@@ -269,8 +272,10 @@ describe("fetch tasks", () => {
 
   it("refuses hosts on the deny list with pre.error naming the flag", async () => {
     const engine = h.newEngine("deny-worker", { fetchDenyHosts: ["127.0.0.1"] });
-    await h.deploy({ name: "denied", tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/x` } }] });
-    const id = await h.start("denied");
+    const id = await h.deployAndStart({
+      name: "denied",
+      tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/x` } }],
+    });
     const before = up.requests.length;
     await engine.tick();
     const view = await h.get(id);

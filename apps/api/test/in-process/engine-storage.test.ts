@@ -23,7 +23,7 @@ afterAll(async () => {
 
 describe("externalised values", () => {
   it("stores a large output once by content hash, references it from the state and resolves it for later tasks", async () => {
-    await h.deploy({
+    const id = await h.deployAndStart({
       name: "bigdata",
       tasks: [
         {
@@ -61,7 +61,6 @@ describe("externalised values", () => {
       ],
       output: { first: "$: outputs.load.items[0]", count: "$: outputs.use" },
     });
-    const id = await h.start("bigdata");
     await h.tick();
     const parked = await h.get(id);
     const ref = parked.state.outputs.load.items.$ref as string;
@@ -84,11 +83,10 @@ describe("leases", () => {
       if (req.path === "/long") answer = () => json(res, 200, { late: true });
       else json(res, 200, {});
     });
-    await h.deploy({
+    const id = await h.deployAndStart({
       name: "longcall",
       tasks: [{ id: "call", action: { type: "fetch", url: `${up.url}/long`, timeout: { for: "1m" } } }],
     });
-    const id = await h.start("longcall");
     const ticking = h.tick();
     while (answer === undefined) await new Promise((r) => setTimeout(r, 10));
     const first = (await h.db.execute(`select lease_expires_at from instances where id = '${id}'`)) as any;
@@ -106,7 +104,7 @@ describe("leases", () => {
   }, 20_000);
 
   it("stops a routing-only loop at a checkpoint instead of spinning forever in one advance", async () => {
-    await h.deploy({
+    const id = await h.deployAndStart({
       name: "spin",
       tasks: [
         {
@@ -116,7 +114,6 @@ describe("leases", () => {
         },
       ],
     });
-    const id = await h.start("spin");
     expect(await h.tick()).toBe(1);
     const view = await h.get(id);
     expect(view.status).toBe("running");
@@ -126,8 +123,10 @@ describe("leases", () => {
 
   it("fails a parent with engine.spawn when its child names a version that is not registered", async () => {
     await h.deploy({ name: "kid", tasks: [{ id: "only" }] });
-    await h.deploy({ name: "parent", tasks: [{ id: "spawn", action: { type: "child", name: "kid", version: 9 } }] });
-    const id = await h.start("parent");
+    const id = await h.deployAndStart({
+      name: "parent",
+      tasks: [{ id: "spawn", action: { type: "child", name: "kid", version: 9 } }],
+    });
     await h.tick();
     const view = await h.get(id);
     expect(view.status).toBe("failed");

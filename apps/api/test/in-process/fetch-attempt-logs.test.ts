@@ -39,7 +39,7 @@ describe("fetch attempts in the log", () => {
       if (calls <= 2) json(res, 503, { busy: true });
       else json(res, 200, { ok: true });
     });
-    await h.deploy({
+    const id = await h.deployAndStart({
       name: "attempts",
       tasks: [
         {
@@ -49,7 +49,6 @@ describe("fetch attempts in the log", () => {
         },
       ],
     });
-    const id = await h.start("attempts");
     const done = await h.runToEnd(id, 10, 50);
     expect(done.status).toBe("completed");
     const entries = await fetchEntries(id);
@@ -72,19 +71,20 @@ describe("fetch attempts in the log", () => {
     up.handle(() => {
       /* never answers */
     });
-    await h.deploy({
+    const slow = await h.deployAndStart({
       name: "attempt_timeout",
       tasks: [{ id: "call", action: { type: "fetch", url: secretUrl(), timeout: { for: "200ms" } } }],
     });
-    const slow = await h.start("attempt_timeout");
     await h.tick();
     const [timedOut] = await fetchEntries(slow);
     expect(timedOut!.data).toMatchObject({ code: "http.timeout", host });
     expect((timedOut!.data as { latency_ms: number }).latency_ms).toBeGreaterThanOrEqual(200);
 
     const denying = h.newEngine("deny-worker", { fetchDenyHosts: ["127.0.0.1"] });
-    await h.deploy({ name: "attempt_denied", tasks: [{ id: "call", action: { type: "fetch", url: secretUrl() } }] });
-    const denied = await h.start("attempt_denied");
+    const denied = await h.deployAndStart({
+      name: "attempt_denied",
+      tasks: [{ id: "call", action: { type: "fetch", url: secretUrl() } }],
+    });
     await denying.tick();
     const [refused] = await fetchEntries(denied);
     // The request never left: there is no latency to report.
@@ -93,7 +93,7 @@ describe("fetch attempts in the log", () => {
 
   it("keeps the host and latency on the failure of an output evaluated after the call", async () => {
     up.handle((_req, res) => json(res, 200, { n: 0 }));
-    await h.deploy({
+    const id = await h.deployAndStart({
       name: "attempt_output",
       tasks: [
         {
@@ -107,7 +107,6 @@ describe("fetch attempts in the log", () => {
         },
       ],
     });
-    const id = await h.start("attempt_output");
     await h.tick();
     const [failed] = await fetchEntries(id);
     expect(failed!.data).toMatchObject({ code: "engine.expression", host });

@@ -46,11 +46,10 @@ let n = 0;
 /** Runs one fetch of `http://<spelling>:<port>/x` on an engine with `config`; the instance's error, or null when it reached the service. */
 async function fetchThrough(spelling: string, config: Partial<ServerConfig>, p = port) {
   const name = `target-${n++}`;
-  await h.deploy({
+  const id = await h.deployAndStart({
     name,
     tasks: [{ id: "call", action: { type: "fetch", url: `http://${spelling}:${p}/x` }, timeout: { for: "1000" } }],
   });
-  const id = await h.start(name);
   const before = seen.length;
   await h.newEngine(`engine-${name}`, config).tick();
   const view = await h.get(id);

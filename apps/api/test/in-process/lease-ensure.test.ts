@@ -17,8 +17,7 @@ afterEach(async () => {
 });
 
 async function leased(harness: Harness, workerId: string) {
-  await harness.deploy({ name: "one", tasks: [{ id: "only", output: 1 }] });
-  const id = await harness.start("one");
+  const id = await harness.deployAndStart({ name: "one", tasks: [{ id: "only", output: 1 }] });
   const [row] = await claimDue(harness.db, workerId, harness.clock.now(), 1);
   expect(row.id).toBe(id);
   const entry: InFlight = {

@@ -1,7 +1,7 @@
 // A pause or cancel requested while a worker holds the lease lands at that worker's task
 // boundary (lifecycle-verbs.test.ts). Here the worker dies first: the request must still land,
 // by the next claim round of any replica once the lease has expired (engine finalise).
-import { json, startUpstream, type Upstream, until } from "@baton/testkit";
+import { createGate, json, startUpstream, type Upstream } from "@baton/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { cancelTree, pauseTree, resumeTree } from "../../src/engine/trees/lifecycle.js";
 import { type Harness, openHarness } from "../support/engine-harness.js";
@@ -17,15 +17,16 @@ afterEach(async () => {
 
 describe("pause and cancel of a tree whose worker died mid-task", () => {
   it("land as paused and cancelled once the lease expires, and the paused one resumes as a reclaim", async () => {
-    // The dying worker's calls never get an answer; every later call is answered at once.
+    // The dying worker's two calls are parked and never released; every later call is answered at once.
+    const gate = createGate();
+    let toPark = 2;
     let answered = 0;
-    let parked = 0;
     const harness = await openHarness();
     h = harness;
     const upstream = await startUpstream((_req, res) => {
-      if (parked < 2) {
-        parked++;
-        return;
+      if (toPark > 0) {
+        toPark--;
+        return gate.hold(res);
       }
       answered++;
       json(res, 200, { ok: true });
@@ -42,7 +43,7 @@ describe("pause and cancel of a tree whose worker died mid-task", () => {
     const toCancel = await harness.start("two");
     const dying = harness.newEngine("worker-dying");
     const stuck = dying.tick();
-    await until("both calls in flight", () => (parked === 2 ? true : undefined));
+    await gate.whenParked(2);
 
     expect((await pauseTree(harness.db, harness.clock, toPause, "token:op")).outcome).toBe("pausing");
     expect((await cancelTree(harness.db, harness.clock, toCancel, "token:op")).outcome).toBe("cancelling");

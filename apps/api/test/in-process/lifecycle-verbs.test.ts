@@ -194,8 +194,10 @@ describe("cancel", () => {
   });
 
   it("a settled result wins over a pending pause", async () => {
-    await h.deploy({ name: "single", tasks: [{ id: "only", action: { type: "fetch", url: `${up.url}/hold` } }] });
-    const id = await h.start("single");
+    const id = await h.deployAndStart({
+      name: "single",
+      tasks: [{ id: "only", action: { type: "fetch", url: `${up.url}/hold` } }],
+    });
     const ticking = h.tick();
     await gate.whenParked();
     await pauseTree(h.db, h.clock, id, null);

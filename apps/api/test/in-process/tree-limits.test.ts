@@ -1,12 +1,14 @@
 // docs/limits.md#trees: a tree's depth and instance count are bounded (engine.spawn past them),
 // and every operator verb works on a tree of the largest size allowed, on both databases
 // (multi-row writes stay under PostgreSQL's 65,535 bind parameters).
+import { stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/limits.js";
 import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/index.js";
 import { upgradeTree } from "../../src/engine/trees/upgrade.js";
 import { rowsOf } from "../../src/storage/db.js";
+import { freshInstanceRow, freshState } from "../../src/engine/start.js";
 import { type Harness, openHarness } from "../support/engine-harness.js";
 
 describe("tree limits at spawn", () => {
@@ -120,11 +122,26 @@ describe("every verb on the largest tree allowed", () => {
     await h.db.execute(sql`
       UPDATE instances SET status = ${status}, phase = 'children', pending_children = ${size - 1}, wake_at = NULL
       WHERE id = ${root}`);
+    // One fresh child row (the one builder, engine/start.ts), copied in SQL with its id and key
+    // per child: 10,000 rows in one statement. Seeded with `status` and not due.
+    const child = freshInstanceRow({
+      id: "",
+      rootId: root,
+      parentId: root,
+      spawnTask: "each",
+      parentTaskEpoch: 1,
+      process: "wide",
+      version: 1,
+      task: "each",
+      state: stringifyJson(freshState({})),
+      now,
+    });
     await h.db.execute(sql`
       INSERT INTO instances (id, root_id, parent_id, spawn_task, spawn_key, parent_task_epoch, process, version, status,
                              task, state, task_epoch, lease_epoch, wake_at, created_at, updated_at)
-      SELECT ${root} || '-' || lpad(g::text, 6, '0'), ${root}, ${root}, 'each', (g - 1)::text, 1, 'wide', 1, ${status},
-             'each', '{"input":{},"outputs":{},"_children":{}}', 1, 0, NULL, ${now}::bigint, ${now}::bigint
+      SELECT ${root} || '-' || lpad(g::text, 6, '0'), ${child.rootId}, ${child.parentId}, ${child.spawnTask}, (g - 1)::text,
+             ${child.parentTaskEpoch}::int, ${child.process}, ${child.version}::int, ${status}, ${child.task}, ${child.state},
+             ${child.taskEpoch}::int, ${child.leaseEpoch}::int, NULL, ${child.createdAt}::bigint, ${child.updatedAt}::bigint
       FROM generate_series(1, ${size - 1}) AS g`);
     return root;
   }

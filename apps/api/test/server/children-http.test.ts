@@ -2,6 +2,7 @@
 // the list/detail/logs views of a tree, and the verbs refusing a child id.
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { start as startInstance } from "../support/instances-fixtures.js";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -36,11 +37,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function start(process: string): Promise<string> {
-  const res = await api.post("/api/instances", { process });
-  expect(res.status, res.text).toBe(200);
-  return res.body.id;
-}
+const start = async (process: string) => (await startInstance(api, { process })).id;
 
 async function runToEnd(id: string): Promise<any> {
   for (let i = 0; i < 10; i++) {

@@ -1,5 +1,6 @@
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { deploy } from "../support/instances-fixtures.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -49,10 +50,7 @@ const note = { name: "note", tasks: [{ id: "say", output: { text: "hi" } }] };
 beforeAll(async () => {
   server = await startServer({ args: ["--poll", "0"] });
   api = client(server.url);
-  for (const def of [orderV1, orderV2, orderV3, note]) {
-    const res = await api.put("/api/definitions", def);
-    expect(res.status, res.text).toBe(200);
-  }
+  for (const def of [orderV1, orderV2, orderV3, note]) await deploy(api, def);
   for (const [name, channel, version] of [
     ["order", "production", 1],
     ["note", "production", 1],

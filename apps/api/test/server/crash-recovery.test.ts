@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   client,
+  createGate,
+  type Gate,
   json,
   startServer,
   startUpstream,
@@ -16,10 +18,12 @@ import {
 } from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deploy } from "../support/instances-fixtures.js";
 
 let up: Upstream;
-/** Paths whose first request hangs forever (the victim dies inside it); later ones answer. */
+/** Paths whose first request is parked at the test's gate and never released (the victim dies inside it); later ones answer. */
 const hangOnce = new Set<string>();
+let gate: Gate = createGate();
 const hits = new Map<string, number>();
 
 beforeAll(async () => {
@@ -27,7 +31,7 @@ beforeAll(async () => {
     const path = req.path.split("?")[0];
     const n = (hits.get(path) ?? 0) + 1;
     hits.set(path, n);
-    if (hangOnce.has(path) && n === 1) return;
+    if (hangOnce.has(path) && n === 1) return gate.hold(res);
     json(res, 200, { path, n });
   });
 });
@@ -77,10 +81,7 @@ function definitions(prefix: string) {
 }
 
 async function deployAll(api: ReturnType<typeof client>, prefix: string): Promise<void> {
-  for (const def of definitions(prefix)) {
-    const res = await api.put("/api/definitions", def);
-    expect(res.status, res.text).toBe(200);
-  }
+  for (const def of definitions(prefix)) await deploy(api, def);
 }
 
 async function status(api: ReturnType<typeof client>, id: string) {
@@ -94,6 +95,7 @@ describe.skipIf(!onPostgres)("crash recovery across replicas on PostgreSQL", () 
   });
 
   it("a replica takes over instances whose worker was killed mid-fetch; only_once raises only_once.interrupted", async () => {
+    gate = createGate();
     hangOnce.add("/pg/plain");
     hangOnce.add("/pg/charge");
     const a = await startServer({ args: ["--poll", "100"] });
@@ -104,9 +106,7 @@ describe.skipIf(!onPostgres)("crash recovery across replicas on PostgreSQL", () 
     await deployAll(apiA, "pg");
     const plain = (await apiA.post("/api/instances", { process: "pg_plain" })).body.id as string;
     const once = (await apiA.post("/api/instances", { process: "pg_once" })).body.id as string;
-    await until("both hanging fetches to arrive", async () =>
-      (hits.get("/pg/plain") ?? 0) >= 1 && (hits.get("/pg/charge") ?? 0) >= 1 ? true : undefined,
-    );
+    await gate.whenParked(2);
 
     const sql = postgres(a.database, { max: 1, onnotice: () => {} });
     try {
@@ -168,6 +168,7 @@ describe("crash recovery on PGlite: the restarted process resumes", () => {
   });
 
   it("after kill -9 and a restart on the same data dir, the instance runs on; only_once raises only_once.interrupted", async () => {
+    gate = createGate();
     hangOnce.add("/lite/plain");
     hangOnce.add("/lite/charge");
     server = await startServer({ args: ["--poll", "100", "--data-dir", dir] });
@@ -175,9 +176,7 @@ describe("crash recovery on PGlite: the restarted process resumes", () => {
     await deployAll(api, "lite");
     const plain = (await api.post("/api/instances", { process: "lite_plain" })).body.id as string;
     const once = (await api.post("/api/instances", { process: "lite_once" })).body.id as string;
-    await until("both hanging fetches to arrive", async () =>
-      (hits.get("/lite/plain") ?? 0) >= 1 && (hits.get("/lite/charge") ?? 0) >= 1 ? true : undefined,
-    );
+    await gate.whenParked(2);
     await server.kill();
     // The restarted server's pump is off: only the ticks below claim, each after the clock has
     // moved. With its pump on, a start-up slower than the dead lease (10 s, a loaded machine)

@@ -16,6 +16,7 @@ import {
 } from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { deployAndStart } from "../support/instances-fixtures.js";
 
 const parked = { name: "parked", tasks: [{ id: "wait", action: { type: "delay", for: "1h" } }] };
 
@@ -26,8 +27,7 @@ function alive(server: TestServer): boolean {
 /** Starts a running instance and holds its row locked so that a pause must wait on it. */
 async function pauseWaitingOnALock(server: TestServer, sql: postgres.Sql) {
   const api = client(server.url);
-  expect((await api.put("/api/definitions", parked)).status).toBe(200);
-  const id = (await api.post("/api/instances", { process: "parked" })).body.id as string;
+  const id = await deployAndStart(api, parked);
   await until("the instance to park on its delay", async () =>
     (await api.get(`/api/instances/${id}`)).body.status === "running" ? true : undefined,
   );

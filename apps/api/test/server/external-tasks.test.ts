@@ -1,5 +1,7 @@
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askUntilTwo } from "../support/definitions.js";
+import { deploy, start as startInstance } from "../support/instances-fixtures.js";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -51,20 +53,7 @@ const timed = {
   ],
 };
 
-const looped = {
-  name: "looped",
-  tasks: [
-    {
-      id: "ask",
-      action: {
-        type: "external",
-        result_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
-      },
-    },
-    { id: "more", switch: [{ case: "outputs.ask.n < 2", goto: "$ask" }, { goto: "end" }] },
-  ],
-  output: { last: "$: outputs.ask.n" },
-};
+const looped = { ...askUntilTwo("looped"), output: { last: "$: outputs.ask.n" } };
 
 const delays = {
   name: "delays",
@@ -79,20 +68,13 @@ const delays = {
 beforeAll(async () => {
   server = await startServer({ args: ["--poll", "0"] });
   api = client(server.url);
-  for (const def of [approve, timed, looped, delays]) {
-    const res = await api.put("/api/definitions", def);
-    expect(res.status, res.text).toBe(200);
-  }
+  for (const def of [approve, timed, looped, delays]) await deploy(api, def);
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
 });
 
-async function start(process: string, input: unknown = {}): Promise<string> {
-  const res = await api.post("/api/instances", { process, input });
-  expect(res.status, res.text).toBe(200);
-  return res.body.id;
-}
+const start = async (process: string, input: unknown = {}) => (await startInstance(api, { process, input })).id;
 
 const tick = async (advance_ms?: number) =>
   (await api.post("/api/tick", advance_ms === undefined ? {} : { advance_ms })).body;

@@ -5,6 +5,8 @@
 // (cancelled, moved on) may still be released: 200 with `released: false`.
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askUntilTwo } from "../support/definitions.js";
+import { deploy, start as startInstance } from "../support/instances-fixtures.js";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -33,29 +35,14 @@ const timedOut = {
   ],
 };
 
-const looped = {
-  name: "fence_looped",
-  tasks: [
-    {
-      id: "ask",
-      action: {
-        type: "external",
-        result_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
-      },
-    },
-    { id: "more", switch: [{ case: "outputs.ask.n < 2", goto: "$ask" }, { goto: "end" }] },
-  ],
-};
+const looped = askUntilTwo("fence_looped");
 
 const held = { name: "fence_held", tasks: [{ id: "wait", action: { type: "external" } }], output: { done: true } };
 
 beforeAll(async () => {
   server = await startServer({ args: ["--poll", "0"] });
   api = client(server.url);
-  for (const def of [retried, timedOut, looped, held]) {
-    const res = await api.put("/api/definitions", def);
-    expect(res.status, res.text).toBe(200);
-  }
+  for (const def of [retried, timedOut, looped, held]) await deploy(api, def);
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -63,11 +50,11 @@ afterAll(async () => {
 
 const tick = async (advance_ms?: number) => api.post("/api/tick", advance_ms === undefined ? {} : { advance_ms });
 
+/** Starts `process` and ticks once, so its external task is armed. */
 async function start(process: string): Promise<string> {
-  const res = await api.post("/api/instances", { process });
-  expect(res.status, res.text).toBe(200);
+  const { id } = await startInstance(api, { process });
   await tick();
-  return res.body.id as string;
+  return id;
 }
 
 async function claimOne(worker: string, process: string): Promise<string> {

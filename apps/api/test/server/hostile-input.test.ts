@@ -17,8 +17,10 @@ import {
   type Upstream,
   type UpstreamRequest,
   settled,
+  until,
 } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deploy, deployAndStart, start } from "../support/instances-fixtures.js";
 
 const HEAP = { NODE_OPTIONS: "--max-old-space-size=512" };
 let server: TestServer;
@@ -59,15 +61,11 @@ async function whileHealthy<T>(hostile: Promise<T>): Promise<T> {
   return result;
 }
 
-async function register(def: unknown): Promise<void> {
-  const res = await api.put("/api/definitions", def);
-  expect(res.status, res.text).toBe(200);
-}
+const register = (def: object) => deploy(api, def);
 
 async function run(process: string, input?: unknown): Promise<Record<string, unknown>> {
-  const res = await api.post("/api/instances", input === undefined ? { process } : { process, input });
-  expect(res.status, res.text).toBe(200);
-  return whileHealthy(settled(api, res.body.id));
+  const { id } = await start(api, input === undefined ? { process } : { process, input });
+  return whileHealthy(settled(api, id));
 }
 
 describe("1. number rendering", () => {
@@ -188,6 +186,67 @@ describe("3. checker complexity", () => {
   });
 });
 
+describe("3b. the largest definition, read and run by read and operate callers", () => {
+  // 10,000 tasks (2.8 MB stored): an external wait, then a chain of outputs. Reading, comparing,
+  // upgrading and documenting it once parsed or wrote it out whole on the event loop
+  // (docs/limits.md#the-checker-thread); each now answers while /healthz does.
+  const maximal = (step: number) => ({
+    name: "hostile_max",
+    tasks: [
+      { id: "t0", action: { type: "external" } },
+      ...Array.from({ length: 9_999 }, (_, j) => ({
+        id: `t${j + 1}`,
+        output: { n: j === 0 ? 1 : `$: outputs.t${j}.n + ${step}` },
+      })),
+    ],
+  });
+
+  it("registers, reads, documents, compares, starts, shows and upgrades it while /healthz answers", async () => {
+    for (const step of [1, 2]) {
+      const put = await whileHealthy(api.put("/api/definitions", maximal(step)));
+      expect(put.status, put.text.slice(0, 300)).toBe(200);
+    }
+    const stored = await whileHealthy(api.get("/api/definitions/hostile_max/versions/1"));
+    expect(stored.status).toBe(200);
+    expect(stored.body.version).toBe(1);
+    expect(stored.body.definition.tasks).toHaveLength(10_000);
+    expect(stored.body.definition.tasks[9_999]).toMatchObject({ id: "t9999", output: { n: "$: outputs.t9998.n + 1" } });
+
+    const openapi = await whileHealthy(api.get("/api/definitions/hostile_max/openapi.json"));
+    expect(openapi.status).toBe(200);
+    expect(openapi.body.info.title).toBe("Baton API: process hostile_max");
+
+    const compat = await whileHealthy(
+      api.post("/api/definitions/compat", {
+        from: { versions: { hostile_max: 1 } },
+        to: { versions: { hostile_max: 2 } },
+      }),
+    );
+    expect(compat.status, compat.text.slice(0, 300)).toBe(200);
+    expect(compat.body.processes[0]).toMatchObject({
+      name: "hostile_max",
+      from: 1,
+      to: 2,
+      upgrade: { compatible: true },
+    });
+
+    const started = await whileHealthy(api.post("/api/instances", { process: "hostile_max", version: 1 }));
+    expect(started.status, started.text).toBe(200);
+    const id: string = started.body.id;
+    await until("the instance to wait on t0", async () => {
+      const view = await api.get(`/api/instances/${id}/detail`);
+      return view.body.phase === "external" ? view : undefined;
+    });
+    const shown = await whileHealthy(api.get(`/api/instances/${id}/detail`));
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ task: "t0", phase: "external", version: 1 });
+
+    const upgraded = await whileHealthy(api.post(`/api/instances/${id}/upgrade`, { from_version: 1, to_version: 2 }));
+    expect(upgraded.status, upgraded.text).toBe(200);
+    expect(upgraded.body).toMatchObject({ upgraded: true, moves: [{ instance_id: id, task: "t0", to_version: 2 }] });
+  }, 300_000);
+});
+
 describe("4. unbounded values", () => {
   it("fails a nested map over a 900-element input with engine.limit, and a restart does not crash-loop on it", async () => {
     await register({
@@ -269,8 +328,7 @@ describe("the state written by one advance", () => {
     small = await startServer({ args: ["--poll", "100", "--limit-state-bytes", "100000"], env: HEAP });
     const smallApi = client(small.url);
     const tasks = Array.from({ length: 20 }, (_, i) => ({ id: `t${i}`, output: `$: "${"y".repeat(10_000)}"` }));
-    expect((await smallApi.put("/api/definitions", { name: "hostile_state", tasks })).status).toBe(200);
-    const id = (await smallApi.post("/api/instances", { process: "hostile_state" })).body.id as string;
+    const id = await deployAndStart(smallApi, { name: "hostile_state", tasks });
     const end = Date.now() + 60_000;
     let body: Record<string, any> = {};
     while (Date.now() < end) {

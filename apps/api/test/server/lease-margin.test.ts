@@ -7,6 +7,7 @@
 // PostgreSQL only (two processes share one database).
 import {
   client,
+  createGate,
   json,
   startServer,
   startUpstream,
@@ -17,21 +18,17 @@ import {
 } from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployAndStart } from "../support/instances-fixtures.js";
 
 let up: Upstream;
-let releasePrep: () => void = () => {};
-const prepArrived: { resolve?: () => void } = {};
+/** Holds `/prep` until the test has the instance row locked, so the write after it stalls. */
+const prepGate = createGate();
 const charges: string[] = [];
 
 beforeAll(async () => {
   up = await startUpstream((req, res) => {
     const path = req.path.split("?")[0];
-    if (path === "/prep") {
-      prepArrived.resolve?.();
-      // Held until the test has the instance row locked, so the write after it stalls.
-      new Promise<void>((r) => (releasePrep = r)).then(() => json(res, 200, { ok: true }));
-      return;
-    }
+    if (path === "/prep") return prepGate.hold(res, { ok: true });
     if (path === "/charge") {
       charges.push(String(req.headers["idempotency-key"]));
       return json(res, 200, { charged: true });
@@ -79,17 +76,15 @@ describe.skipIf(!onPostgres)("a replica whose write stalled past its lease", () 
     const a = await startServer({ args: ["--poll", "100"] });
     servers.push(a);
     const apiA = client(a.url);
-    expect((await apiA.put("/api/definitions", payment())).status).toBe(200);
-    const arrived = new Promise<void>((r) => (prepArrived.resolve = r));
-    const id = (await apiA.post("/api/instances", { process: "payment" })).body.id as string;
-    await arrived;
+    const id = await deployAndStart(apiA, payment());
+    await prepGate.whenParked();
 
     const sql = postgres(a.database, { max: 2, onnotice: () => {} });
     try {
       const locker = await sql.reserve();
       await locker`begin`;
       await locker`select id from instances where id = ${id} for update`;
-      releasePrep();
+      prepGate.releaseOne();
       await until("A's write to wait on the row lock", async () => {
         const [row] = await locker<{ n: number }[]>`
           select count(*)::int as n from pg_stat_activity

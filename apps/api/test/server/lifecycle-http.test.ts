@@ -1,5 +1,6 @@
 import { client, json, startServer, startUpstream, type TestServer, type Upstream, createGate } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deploy, start as startInstance } from "../support/instances-fixtures.js";
 
 let server: TestServer;
 let up: Upstream;
@@ -32,10 +33,8 @@ beforeAll(async () => {
     },
     { name: "broken", tasks: [{ id: "one", action: { type: "fetch", url: `${up.url}/fail` } }] },
     { name: "broken_once", tasks: [{ id: "one", only_once: true, action: { type: "fetch", url: `${up.url}/fail` } }] },
-  ]) {
-    const res = await api.put("/api/definitions", def);
-    expect(res.status, res.text).toBe(200);
-  }
+  ])
+    await deploy(api, def);
 });
 afterAll(async () => {
   gate.releaseAll();
@@ -43,11 +42,7 @@ afterAll(async () => {
   await up?.close();
 });
 
-async function start(process: string): Promise<string> {
-  const res = await api.post("/api/instances", { process });
-  expect(res.status, res.text).toBe(200);
-  return res.body.id;
-}
+const start = async (process: string) => (await startInstance(api, { process })).id;
 
 describe("lifecycle verbs over HTTP", () => {
   it("pause 200 / 204, resume 200 / 204, with {outcome, status, instances}", async () => {

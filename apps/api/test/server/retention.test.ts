@@ -3,6 +3,7 @@
 // POST /tick advance_ms) and count what they delete in /metrics.
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployAndStart } from "../support/instances-fixtures.js";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -23,10 +24,7 @@ const pruned = async (table: string) => {
 
 describe("a server started with --retention", () => {
   it("deletes a tree settled longer ago than the retention, on its own timer, and counts it in /metrics", async () => {
-    expect(
-      (await api.put("/api/definitions", { name: "short", tasks: [{ id: "only", output: { ok: true } }] })).status,
-    ).toBe(200);
-    const done = (await api.post("/api/instances", { process: "short" })).body.id as string;
+    const done = await deployAndStart(api, { name: "short", tasks: [{ id: "only", output: { ok: true } }] });
     const live = (
       await api.put("/api/definitions", {
         name: "long",

@@ -15,6 +15,7 @@ import { openDatabase } from "../../src/storage/db.js";
 import { freshInstanceRow } from "../../src/engine/start.js";
 import { instances } from "../../src/storage/schema/index.js";
 import { bearer, bootstrapToken } from "../support/auth-fixtures.js";
+import { start as startInstance } from "../support/instances-fixtures.js";
 
 // The binary on PGlite (or PostgreSQL when DATABASE_URL is set), with token auth so the
 // actor of an upgrade is known. A child row is seeded before the server opens the database:
@@ -126,11 +127,8 @@ afterAll(async () => {
   await database?.dispose();
 });
 
-async function start(process: string, version?: number): Promise<string> {
-  const res = await api.post("/api/instances", version === undefined ? { process } : { process, version });
-  expect(res.status, res.text).toBe(200);
-  return res.body.id;
-}
+const start = async (process: string, version?: number) =>
+  (await startInstance(api, version === undefined ? { process } : { process, version })).id;
 
 const tick = async () => (await adminApi.post("/api/tick", {})).body;
 const upgrade = (id: string, from_version: number, to_version: number) =>

@@ -30,6 +30,8 @@ export interface Harness {
   upgradeCheck(more?: Partial<UpgradeCheck>): UpgradeCheck;
   deploy(raw: unknown): Promise<number>;
   start(process: string, input?: Json, version?: number): Promise<string>;
+  /** Deploys `raw` as a new version and starts one instance of that version: the usual set-up of a test. */
+  deployAndStart(raw: unknown, input?: Json): Promise<string>;
   get(id: string): Promise<InstanceView>;
   logs(
     id: string,
@@ -128,6 +130,10 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
         }),
       );
       return id;
+    },
+    async deployAndStart(raw, input) {
+      const version = await harness.deploy(raw);
+      return harness.start((raw as { name: string }).name, input, version);
     },
     async get(id) {
       const [row] = await db.select().from(instances).where(eq(instances.id, id));

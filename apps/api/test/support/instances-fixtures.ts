@@ -41,6 +41,18 @@ export async function start(
   return res.body;
 }
 
+/** Deploys `definition` and starts one instance of the version it got: the usual set-up of a test. */
+export async function deployAndStart(
+  api: Api,
+  definition: { name: string; [key: string]: unknown },
+  input?: unknown,
+): Promise<string> {
+  const version = await deploy(api, definition);
+  const body =
+    input === undefined ? { process: definition.name, version } : { process: definition.name, version, input };
+  return (await start(api, body)).id;
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -19,7 +19,7 @@ import {
 } from "@baton/testkit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeOpenIdProvider, startFakeOpenIdProvider } from "../../test/fake-openid-provider.js";
+import { type FakeOpenIdProvider, startFakeOpenIdProvider } from "../../test/support/fake-openid-provider.js";
 import { ORDER_V1 } from "./fixtures.js";
 import { chromiumPath, eventually, launchBrowser, WEB_ROOT } from "./harness.js";
 

@@ -22,17 +22,21 @@ import { action } from "./define.js";
 const TAG = "external-tasks";
 
 export const CLAIM_LIMIT = { min: 1, max: 100, default: 1 } as const;
-export const LEASE_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
+/**
+ * How long a worker's claim holds unless renewed (the `lease_ms` field): a claim on an external
+ * task, never the engine's own instance lease (apps/api engine/statuses.ts LEASE_MS).
+ */
+export const CLAIM_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
 /** Resolve-batch (an extension, docs/api.md "Extensions"): outcomes per call. */
 export const RESOLVE_BATCH_ITEMS = { min: 1, max: 100 } as const;
 /** Claim long-poll (an extension, docs/api.md "Extensions"): how long an empty claim may wait. */
 export const CLAIM_WAIT_MS = { min: 0, max: 60_000, default: 0 } as const;
 
 function leaseMs(description: string): JsonSchema {
-  return int(`${description} ${LEASE_MS.min} to ${LEASE_MS.max}, default ${LEASE_MS.default}.`, {
-    minimum: LEASE_MS.min,
-    maximum: LEASE_MS.max,
-    default: LEASE_MS.default,
+  return int(`${description} ${CLAIM_MS.min} to ${CLAIM_MS.max}, default ${CLAIM_MS.default}.`, {
+    minimum: CLAIM_MS.min,
+    maximum: CLAIM_MS.max,
+    default: CLAIM_MS.default,
   });
 }
 
@@ -204,7 +208,7 @@ export const externalTaskActions = [
     summary: "Claim waiting external tasks",
     description:
       "Leases up to `limit` parked tasks without a live claim, oldest park first, optionally only of `process`, `task` and `version`. " +
-      `\`limit\` is ${CLAIM_LIMIT.min} to ${CLAIM_LIMIT.max} (default ${CLAIM_LIMIT.default}); \`lease_ms\` is ${LEASE_MS.min} to ${LEASE_MS.max} (default ${LEASE_MS.default}). ` +
+      `\`limit\` is ${CLAIM_LIMIT.min} to ${CLAIM_LIMIT.max} (default ${CLAIM_LIMIT.default}); \`lease_ms\` is ${CLAIM_MS.min} to ${CLAIM_MS.max} (default ${CLAIM_MS.default}). ` +
       "Renew every claim within `renew_before_ms` (`POST /external-tasks/renew`): renewal is the only way a worker learns that its task was cancelled or lost. An empty `items` means nothing is waiting. " +
       `Extension: \`wait_ms\` (${CLAIM_WAIT_MS.min} to ${CLAIM_WAIT_MS.max}, default ${CLAIM_WAIT_MS.default}) long-polls: when nothing matches, the call waits up to that long for a task to park (or a claim to lapse or be released) and answers as soon as one can be claimed, else with an empty \`items\`.`,
     permissions: ["worker"],
@@ -273,7 +277,7 @@ export const externalTaskActions = [
     summary: "Renew claims",
     description:
       "Extends the claims of `tokens` by `lease_ms` " +
-      `(${LEASE_MS.min} to ${LEASE_MS.max}, default ${LEASE_MS.default}). ` +
+      `(${CLAIM_MS.min} to ${CLAIM_MS.max}, default ${CLAIM_MS.default}). ` +
       "Each token lands in one list: `renewed` (still yours), `lost` (claimed by another worker or lapsed: stop, do not release), `cancelled` (the instance was cancelled or no longer wants the task: stop, then release).",
     permissions: ["worker"],
     body: strictObject(

@@ -1,6 +1,6 @@
 import { evaluate, evaluateShape, type Json, LIMITS_KEY, type Scope } from "@baton/expr";
 import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
-import { truncate } from "../../format.js";
+import { iso, truncate } from "../../format.js";
 import type { InstanceState } from "./instance-state.js";
 import { failureOf, TaskFailure } from "./task-failure.js";
 import { consumedSignalOf, runWait } from "./tasks/wait.js";
@@ -43,7 +43,7 @@ export async function runWaitStep(
           deadline: step.wakeAt,
         });
       } else if (step.armed && step.wakeAt !== null) {
-        log("info", "task.started", `task "${id}" started (delay) until ${new Date(step.wakeAt).toISOString()}`, id, {
+        log("info", "task.started", `task "${id}" started (delay) until ${iso(step.wakeAt)}`, id, {
           task_epoch: result.taskEpoch,
           wake_at: step.wakeAt,
         });

@@ -3,8 +3,9 @@ import type { Definition, Schema } from "@baton/model";
 import { TaskFailure } from "./task-failure.js";
 
 /**
- * The `config` root [B]: each property of `config_schema` from `BATON_<PROCESS>_<NAME>`, then
- * `BATON_GLOBAL_<NAME>`, then its `default`. Non-string types are read as JSON.
+ * The `config` root (docs/language.md#config): each property of `config_schema` from
+ * `BATON_<PROCESS>_<NAME>`, then `BATON_GLOBAL_<NAME>`, then its `default`. Non-string types
+ * are read as JSON.
  */
 export function configRoot(definition: Definition, env: NodeJS.ProcessEnv): { [key: string]: Json } {
   const schema = definition.config_schema;

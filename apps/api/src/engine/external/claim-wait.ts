@@ -66,7 +66,7 @@ export async function claimWaiting<T>(
       waits.waiters.add(wake);
       abort?.addEventListener("abort", wake, { once: true });
     });
-    // A caller that went away gets no tasks: a claim made now would sit leased until it lapses.
+    // A caller that went away gets no tasks: a claim made now would be held by nobody until it lapses.
     if (waits.closed || abort?.aborted) break;
     items = await claim();
   }

@@ -3,7 +3,7 @@ import type { Clock } from "../../storage/clock.js";
 import { type Db, queryRows } from "../../storage/db.js";
 import { intArray, textArray } from "../../storage/sql-arrays.js";
 import { logRow } from "../audit-log.js";
-import type { ClaimedRow } from "../pump/claim.js";
+import { type ClaimedRow, claimedRowOf } from "../pump/claim.js";
 import { LEASE_MS } from "../statuses.js";
 
 // Resolve as ONE statement (docs/engine.md "Resolving an external task"): the fence, the
@@ -44,11 +44,13 @@ export interface ResolveWrite {
 // state has no `_outcome` yet — read from the text, never by casting the state to jsonb, which
 // refuses a string holding U+0000 (written `\u0000`) and would wedge that instance (a parked visit never does: the advance that consumed the last
 // one removed it), so the text stays an object with unique keys.
-// The instance is reached only through its primary key (i.id = x.instance_id): process and
-// version are compared with IS NOT DISTINCT FROM, which no index serves, because the driver's
-// prepared statement runs on a generic plan, and with a plain `i.process = …` that plan picked
-// instances_process_idx and filtered every instance of the process (5,000 rows per resolve in
-// `pnpm bench`; docs/performance.md, session 6).
+// Every row is reached through its primary key, one claim at a time: the lookups are a LATERAL
+// subquery per element (a subquery with FOR UPDATE is never flattened into the outer join, so
+// the planner cannot hash external_waits against the array), and process and version are
+// compared with IS NOT DISTINCT FROM, which no index serves. The driver's prepared statement
+// runs on a generic plan; with a plain join it hashed a sequential scan of external_waits, and
+// with a plain `i.process = …` it picked instances_process_idx and filtered every instance of
+// the process (5,000 rows per resolve in `pnpm bench`; docs/performance.md, session 6).
 // Locks external_waits before instances, the order claim uses (claim locks its picked waits,
 // then updates their instances): a resolve racing a claim of the same row cannot deadlock.
 const RESOLVE = `
@@ -58,18 +60,19 @@ WITH x AS (
     AS x(hash, instance_id, task_epoch, claim_epoch, process, version, task, outcome, log_id, message, data)
 ),
 target AS (
-  SELECT i.id, x.outcome, x.task, x.log_id, x.message, x.data FROM x
-  JOIN external_claims c ON c.token_hash = x.hash
-  JOIN external_waits w ON w.instance_id = c.instance_id
-  JOIN instances i ON i.id = c.instance_id
-  WHERE c.instance_id = x.instance_id AND c.task_epoch = x.task_epoch AND c.claim_epoch = x.claim_epoch
-    AND w.task_epoch = x.task_epoch AND w.claim_epoch = x.claim_epoch AND w.task = x.task AND w.claim_expires_at > $12::bigint
-    AND c.created_at >= w.waiting_since
-    AND i.task_epoch = x.task_epoch AND i.phase = 'external'
-    AND i.process IS NOT DISTINCT FROM x.process AND i.version IS NOT DISTINCT FROM x.version
-    AND i.status IN ('running', 'pausing', 'paused', 'failing')
-    AND left(i.state, 2) = '{"' AND left(i.state, 12) <> '{"_outcome":'
-  FOR UPDATE OF w, i
+  SELECT l.id, x.outcome, x.task, x.log_id, x.message, x.data FROM x
+  CROSS JOIN LATERAL (
+    SELECT i.id FROM external_claims c, external_waits w, instances i
+    WHERE c.token_hash = x.hash AND c.instance_id = x.instance_id AND c.task_epoch = x.task_epoch
+      AND c.claim_epoch = x.claim_epoch
+      AND w.instance_id = x.instance_id AND w.task_epoch = x.task_epoch AND w.claim_epoch = x.claim_epoch
+      AND w.task = x.task AND w.claim_expires_at > $12::bigint AND c.created_at >= w.waiting_since
+      AND i.id = x.instance_id AND i.task_epoch = x.task_epoch AND i.phase = 'external'
+      AND i.process IS NOT DISTINCT FROM x.process AND i.version IS NOT DISTINCT FROM x.version
+      AND i.status IN ('running', 'pausing', 'paused', 'failing')
+      AND left(i.state, 2) = '{"' AND left(i.state, 12) <> '{"_outcome":'
+    FOR UPDATE OF w, i
+  ) l
 ),
 upd AS (
   UPDATE instances AS i
@@ -150,22 +153,8 @@ export async function writeResolves(
   ]);
   const out = new Map<string, ResolvedRow>();
   for (const r of rows) {
-    const row: ClaimedRow = {
-      id: String(r.id),
-      rootId: String(r.root_id),
-      process: String(r.process),
-      version: Number(r.version),
-      task: String(r.task),
-      stateText: String(r.state),
-      retryCount: Number(r.retry_count),
-      taskEpoch: Number(r.task_epoch),
-      leaseEpoch: Number(r.lease_epoch),
-      reclaimedFrom: null,
-      parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
-      parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
-      // The carried lease counts as an attempt (docs/limits.md#poison-instances); the statement set it.
-      attempts: 1,
-    };
+    // The carried lease counts as an attempt (docs/limits.md#poison-instances); the statement set it.
+    const row: ClaimedRow = { ...claimedRowOf(r), attempts: 1 };
     out.set(row.id, { row, status: String(r.status), carried: carrier !== null && r.lease_owner === carrier });
   }
   return out;

@@ -52,7 +52,16 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
     RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch, due.old_owner,
               i.parent_id, i.parent_task_epoch, i.attempts`,
   );
-  return rowsOf<Record<string, unknown>>(result).map((r) => ({
+  return rowsOf<Record<string, unknown>>(result).map(claimedRowOf);
+}
+
+/**
+ * A leased `instances` row as a statement that took the lease returned it (this claim, or a
+ * resolve carrying the instance on, external/resolve.ts): `old_owner` is the expired owner it
+ * took over from, if the statement returns one.
+ */
+export function claimedRowOf(r: Record<string, unknown>): ClaimedRow {
+  return {
     id: String(r.id),
     rootId: String(r.root_id),
     process: String(r.process),
@@ -66,7 +75,7 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
     parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
     parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
     attempts: Number(r.attempts ?? 1),
-  }));
+  };
 }
 
 /**

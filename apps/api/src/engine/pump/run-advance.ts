@@ -1,7 +1,7 @@
 import { type ExprLimitError, type Json, parseJson, type Scope } from "@baton/expr";
 import type { Logger } from "@baton/log";
 import type { ServerConfig } from "../../config.js";
-import { createDefinitionCache } from "../../definitions/compiled-cache.js";
+import { createDefinitionCache } from "./compiled-cache.js";
 import { evalLimitFlag, evalLimitsOf, flagOf } from "../../limits.js";
 import { type EngineMetrics, statusClass } from "../../metrics/metrics.js";
 import type { Clock } from "../../storage/clock.js";

@@ -197,7 +197,8 @@ function interpret(fetch: CompiledFetch, response: HttpResponse, url: URL, defs?
   return { result, status: response.status, headers: response.headers };
 }
 
-// `responses` [B] types error.data for declared non-2xx statuses: the parsed body when it is JSON.
+// `responses` (docs/language.md#fetch) types error.data for declared non-2xx statuses: the
+// parsed body when it is JSON.
 function errorData(fetch: CompiledFetch, status: number, text: string): Json | undefined {
   const responses = fetch.action.responses;
   if (responses === undefined) return undefined;

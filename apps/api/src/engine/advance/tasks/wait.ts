@@ -1,3 +1,4 @@
+import { iso } from "../../../format.js";
 import {
   type CompiledShape,
   compileShape,
@@ -75,7 +76,7 @@ export async function runWait(here: CompiledTask, state: InstanceState, ctx: Wai
       if (action.type === "delay") return { kind: "done", result: null };
       throw new TaskFailure(
         "external.timeout",
-        `no outcome for external task "${task.id}" before its deadline ${new Date(wait.deadline).toISOString()}`,
+        `no outcome for external task "${task.id}" before its deadline ${iso(wait.deadline)}`,
       );
     }
     // Woken early (a reclaimed lease): keep waiting, claim row untouched.

@@ -1,12 +1,12 @@
 import type { Definition } from "@baton/model";
-import { type CompiledDefinition, compileDefinition, DefinitionFault } from "../engine/advance/compiled-definition.js";
-import type { Db } from "../storage/db.js";
-import { storedDefinition } from "./store.js";
+import { type CompiledDefinition, compileDefinition, DefinitionFault } from "../advance/compiled-definition.js";
+import type { Db } from "../../storage/db.js";
+import { storedDefinition } from "../../definitions/store.js";
 
 /**
- * The engine's compiled definitions, read through definitions/store.ts. Definitions are immutable
- * once stored, so a compiled one is cached for the engine's life by (name, version).
- * A definition that fails to compile is cached as its fault.
+ * The engine's compiled definitions, read through definitions/store.ts (the one reader of
+ * stored definitions). Definitions are immutable once stored, so a compiled one is cached for
+ * the engine's life by (name, version). A definition that fails to compile is cached as its fault.
  */
 export function createDefinitionCache(db: Db) {
   const cache = new Map<string, Promise<CompiledDefinition>>();

@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The built CLI; e2e tests spawn it, never import it. */
-export const BATON_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+export const BATON_MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 
 export interface BatonRun {
   code: number;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { API_MAIN, spawnListening } from "@baton/testkit";
 
-export const PROXY_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+export const PROXY_MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 
 export interface ProxyProcess {
   url: string;
