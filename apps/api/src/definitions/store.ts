@@ -2,9 +2,9 @@ import type { Definition } from "@baton/model";
 import { parseWrittenJson } from "@baton/expr";
 import { and, desc, eq, inArray, like, sql } from "drizzle-orm";
 import { notFound } from "../refusal.js";
-import type { Db } from "../storage/db.js";
+import { type Db, executePrepared, rowsOf } from "../storage/db.js";
 import { perDbCache } from "../storage/per-db-cache.js";
-import { definitions } from "../storage/schema/index.js";
+import { definitionPins, definitions } from "../storage/schema/index.js";
 
 // The one reader of stored definitions: start, the engine (engine/pump/compiled-cache.ts),
 // external tasks, the secrets of views, the operator verbs and the handlers all read them here. A stored
@@ -203,4 +203,35 @@ export async function definitionExists(db: Db, name: string, version: number): P
     .where(and(eq(definitions.name, name), eq(definitions.version, version)))
     .limit(1);
   return row !== undefined;
+}
+
+/** The child versions a channel batch pinned for version `version` of `name`, one row per (task, child). */
+export function pinsOf(db: Db, name: string, version: number) {
+  return db
+    .select()
+    .from(definitionPins)
+    .where(and(eq(definitionPins.name, name), eq(definitionPins.version, version)));
+}
+
+/**
+ * The version pinned for this task's child by a channel batch, else the latest registered — one
+ * round trip, prepared: a tree runs it once per parent visit (docs/performance.md).
+ */
+export async function pinnedOrLatestVersion(
+  db: Db,
+  parent: { process: string; version: number },
+  task: string,
+  child: string,
+): Promise<number | undefined> {
+  const rows = rowsOf<{ picked: number | null }>(
+    await executePrepared(
+      db,
+      sql`
+      SELECT COALESCE(
+        (SELECT child_version FROM definition_pins
+         WHERE name = ${parent.process} AND version = ${parent.version} AND task = ${task} AND child = ${child}),
+        (SELECT max(version) FROM definitions WHERE name = ${child})) AS picked`,
+    ),
+  );
+  return rows[0]?.picked === null || rows[0]?.picked === undefined ? undefined : Number(rows[0].picked);
 }

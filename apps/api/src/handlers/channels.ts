@@ -1,13 +1,13 @@
 import { and, eq, inArray, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
-import { definitionExists, getDefinition, latestHead } from "../definitions/store.js";
+import { definitionExists, getDefinition, latestHead, pinsOf } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
 import { iso } from "../format.js";
 import { actorLabels, withActorLabel } from "../views/actor-labels.js";
 import { type Db, inTransaction } from "../storage/db.js";
-import { channels, definitionPins } from "../storage/schema/index.js";
+import { channels } from "../storage/schema/index.js";
 
 type ChannelRow = typeof channels.$inferSelect;
 
@@ -161,10 +161,7 @@ export const channelHandlers = {
       channel_version: number | null;
     }> = [];
     for (const row of rows.sort((a, b) => a.name.localeCompare(b.name))) {
-      const pins = await db
-        .select()
-        .from(definitionPins)
-        .where(and(eq(definitionPins.name, row.name), eq(definitionPins.version, row.version)));
+      const pins = await pinsOf(db, row.name, row.version);
       for (const pin of pins) {
         const current = onChannel.get(pin.child) ?? null;
         if (current !== pin.childVersion) {
