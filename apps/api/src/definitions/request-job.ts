@@ -6,7 +6,7 @@
 // uses, so the answers are the same), runs the registration checks and answers with text and
 // short fields only. Pure: what it needs from the database comes in the job.
 import { registry } from "@baton/actions";
-import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import { type Json, parseJsonFast, stringifyJson } from "@baton/expr";
 import {
   canonicalJson,
   type Definition,
@@ -87,7 +87,7 @@ function handle(job: RequestJob): { decoded: DecodedText[]; channel?: string; co
   let raw: Json | undefined;
   if (job.body !== "") {
     try {
-      raw = parseJson(job.body);
+      raw = parseJsonFast(job.body);
     } catch (error) {
       throw invalid(`the request body is not valid JSON: ${(error as Error).message}`);
     }

@@ -1,5 +1,5 @@
 import { type ActionName, type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
-import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import { type Json, parseJsonFast, stringifyJson } from "@baton/expr";
 import type { IncomingMessage } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
@@ -65,7 +65,7 @@ async function readBody(c: Context<Env>, limit: BodyLimit): Promise<Json | undef
   const text = await readBodyText(c, limit);
   if (text === "") return undefined;
   try {
-    return parseJson(text);
+    return parseJsonFast(text);
   } catch (error) {
     throw new ApiError("invalid", `the request body is not valid JSON: ${(error as Error).message}`);
   }

@@ -247,6 +247,26 @@ describe("3b. the largest definition, read and run by read and operate callers",
   }, 300_000);
 });
 
+describe("3c. request bodies at the default limit", () => {
+  it("starts an instance with an input just under the default --max-body while /healthz answers, and refuses one over it with 413", async () => {
+    await register({ name: "hostile_input_size", input_schema: { type: "object" }, tasks: [{ id: "t", output: 1 }] });
+    // About 250 KB of numbers: the costliest kind of body to parse exactly.
+    const items = (n: number) => Array.from({ length: n }, (_, i) => ({ i, v: i * 1.25 }));
+    const under = JSON.stringify({ process: "hostile_input_size", input: { items: items(10_000) } });
+    expect(under.length).toBeLessThan(262_144);
+    const started = await whileHealthy(request(server.url, "POST", "/api/instances", under));
+    expect(started.status, started.text.slice(0, 300)).toBe(200);
+    const over = JSON.stringify({ process: "hostile_input_size", input: { items: items(12_000) } });
+    expect(over.length).toBeGreaterThan(262_144);
+    const refused = await request(server.url, "POST", "/api/instances", over);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toEqual({
+      code: "invalid",
+      error: "the request body is larger than the limit of 262144 bytes (--max-body, docs/limits.md)",
+    });
+  });
+});
+
 describe("4. unbounded values", () => {
   it("fails a nested map over a 900-element input with engine.limit, and a restart does not crash-loop on it", async () => {
     await register({
