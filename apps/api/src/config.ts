@@ -21,7 +21,10 @@ export interface ServerConfig {
   jwtSecretFile?: string;
   logLevel: LogLevel;
   /** Request body cap in bytes (413 above). */
+  /** Request body limit of every endpoint but the definition endpoints (--max-body). */
   maxBodyBytes: number;
+  /** Request body limit of PUT /definitions, PUT /definitions/batch, POST /definitions/validate and /compat (--max-definition-body). */
+  maxDefinitionBodyBytes: number;
   /** JSON values larger than this are externalized into `objects`. */
   objectThresholdBytes: number;
   /** `detail?resolve=true` splices objects up to this size back into the state. */
@@ -56,7 +59,8 @@ export const DEFAULT_CONFIG: ServerConfig = {
   maxConcurrent: 200,
   auth: "none",
   logLevel: "info",
-  maxBodyBytes: 4 * 1024 * 1024,
+  maxBodyBytes: 256 * 1024,
+  maxDefinitionBodyBytes: 4 * 1024 * 1024,
   objectThresholdBytes: 2048,
   objectResolveLimitBytes: 1024 * 1024,
   fetchAllowHosts: [],

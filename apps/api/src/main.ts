@@ -78,9 +78,15 @@ const program = new Command("baton-api")
   .addOption(new Option("--log-level <level>", "debug | info | warn | error").default("info"))
   .option(
     "--max-body <bytes>",
-    "request body limit in bytes (413 above)",
+    "request body limit in bytes of every endpoint but the definition endpoints (413 above)",
     integer("--max-body", 1024),
     DEFAULT_CONFIG.maxBodyBytes,
+  )
+  .option(
+    "--max-definition-body <bytes>",
+    "request body limit in bytes of PUT /definitions, PUT /definitions/batch, POST /definitions/validate and /compat (413 above)",
+    integer("--max-definition-body", 1024),
+    DEFAULT_CONFIG.maxDefinitionBodyBytes,
   )
   .option(
     "--object-threshold <bytes>",
@@ -182,6 +188,7 @@ const program = new Command("baton-api")
       jwtSecretFile: opts.jwtSecretFile,
       logLevel: opts.logLevel as LogLevel,
       maxBodyBytes: opts.maxBody,
+      maxDefinitionBodyBytes: opts.maxDefinitionBody,
       objectThresholdBytes: opts.objectThreshold,
       objectResolveLimitBytes: opts.objectResolveLimit,
       fetchAllowHosts: opts.fetchAllow,

@@ -1,19 +1,5 @@
-import type { InstanceStatus } from "@baton/actions";
+// What the CLI itself decides about statuses; the lists of statuses, phases and log levels are
+// the registry's (@baton/actions INSTANCE_STATUSES, INSTANCE_PHASES, LOG_LEVELS).
 
-export const INSTANCE_STATUSES: readonly InstanceStatus[] = [
-  "running",
-  "pausing",
-  "paused",
-  "failing",
-  "cancelling",
-  "completed",
-  "failed",
-  "raised",
-  "cancelled",
-];
-
+/** Statuses an instance never leaves by itself: `run --wait` and `logs --follow` stop there. */
 export const SETTLED_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "raised", "cancelled"]);
-
-export const INSTANCE_PHASES = ["children", "collecting", "external"] as const;
-
-export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;

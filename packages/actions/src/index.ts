@@ -19,5 +19,5 @@ export {
   INSTANCE_PHASES,
   INSTANCE_STATUSES,
   LIFECYCLE_OUTCOMES,
-  LOG_LEVELS,
 } from "./endpoints/instances.js";
+export { LOG_LEVELS } from "@baton/log";

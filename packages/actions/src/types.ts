@@ -5,8 +5,12 @@
 // that every ActionName has exactly one registry entry; keep the two in step by hand.
 
 import type { Json } from "@baton/expr";
+import type { LogLevel } from "@baton/log";
 import type { Permission } from "./action-spec.js";
 import type { SortOrder } from "./pagination.js";
+
+/** An audit-log entry's level: the one LogLevel, @baton/log's. */
+export type { LogLevel };
 
 /** A JSON value as the client returns it (big numbers arrive as LosslessNumber). */
 export type JsonValue = Json;
@@ -24,7 +28,6 @@ export type InstanceStatus =
   | "raised"
   | "cancelled";
 export type InstancePhase = "children" | "collecting" | "external";
-export type LogLevel = "debug" | "info" | "warn" | "error";
 
 // ---- shared ------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { evalBudget, jsonSize, jsonTextSize } from "./budget.js";
 import { ExprLimitError } from "./errors.js";
 import { evaluate } from "./evaluate.js";
-import { type LosslessNumber, parseJson } from "./json.js";
+import { type Json, type LosslessNumber, parseJson } from "./json.js";
 import { parseExpression } from "./parser.js";
 import { compileShape, evaluateShape } from "./shape.js";
 import { evaluateTemplate, parseTemplate } from "./template.js";
@@ -98,7 +98,7 @@ describe("the value depth limit", () => {
 
 describe("jsonTextSize", () => {
   it("is the budget's measure of every value, never less than its JSON text", () => {
-    const values = [
+    const values: Json[] = [
       null,
       true,
       false,

@@ -1,6 +1,6 @@
 import { stringify } from "lossless-json";
 import { describe, expect, it } from "vitest";
-import { isLosslessNumber, parseJson, stringifyJson } from "./json.js";
+import { isLosslessNumber, parseJson, parseJsonFast, parseWrittenJson, stringifyJson } from "./json.js";
 
 describe("lossless JSON", () => {
   it("keeps integers beyond 2^53 and long decimals exactly through a round trip", () => {
@@ -38,5 +38,87 @@ describe("lossless JSON", () => {
     ];
     for (const value of values) expect(stringifyJson(value)).toBe(stringify(value as never));
     expect(() => stringifyJson(undefined)).toThrow("value is not representable as JSON");
+  });
+});
+
+describe("parseWrittenJson", () => {
+  it("gives exactly what parseJson gives, numbers JavaScript cannot hold included", () => {
+    const texts = [
+      '{"a":1,"b":[1.5,-0,1e3,0.1,"t12345678901234567890"],"c":{"__proto__":{"x":null}}}',
+      '{"big":12345678901234567890123,"fine":0.1000000000000000055511151231257827}',
+      '{"tiny":1e-400,"huge":1e400,"ok":123456789012345}',
+      "[123456789012345.6, -9007199254740993, 9007199254740991]",
+      '"12345678901234567890"',
+    ];
+    for (const text of texts) {
+      const written = parseWrittenJson(text);
+      expect(stringifyJson(written), text).toBe(stringifyJson(parseJson(text)));
+      expect(written, text).toEqual(parseJson(text));
+    }
+    expect(isLosslessNumber((parseWrittenJson('{"n":12345678901234567890}') as { n: unknown }).n)).toBe(true);
+    const own = parseWrittenJson('{"__proto__":{"x":1}}') as object;
+    expect(Object.hasOwn(own, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(own)).toBe(Object.prototype);
+  });
+});
+
+describe("parseJsonFast", () => {
+  /** parseJson's value or its error message, as text, for comparing. */
+  const outcome = (parse: (text: string) => unknown, text: string) => {
+    try {
+      return `value ${stringifyJson(parse(text))}`;
+    } catch (error) {
+      return `error ${(error as Error).message}`;
+    }
+  };
+
+  it("gives exactly parseJson's value or error, on tricky text and on generated text", () => {
+    const tricky = [
+      '{"a":1,"a":2}',
+      '{"a":1,"a":1}',
+      '{"a":1,"\\u0061":2}',
+      '{"a":{"b":1},"c":{"b":2}}',
+      '{"s":"{\\"a\\":1,\\"a\\":2}","t":"[]{}:,"}',
+      '{"big":12345678901234567890,"tiny":1e-400,"exp":1E5,"neg":-0,"f":0.1}',
+      '{"__proto__":{"x":1},"constructor":2}',
+      '{"__proto__":1,"__proto__":2}',
+      "[1,2,",
+      '{"a":1,}',
+      "",
+      "nul",
+      `${"[".repeat(600)}${"]".repeat(600)}`,
+      ' \n{ "k" :\t[ {"k":1} , {"k":2} ] } ',
+    ];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const keys = ["a", "b", "\\u0062", 'a\\"', "{", ":", "__proto__"];
+    const generate = (depth: number): string => {
+      const r = random();
+      if (depth > 4 || r < 0.3)
+        return [
+          "1",
+          "-2.5",
+          "12345678901234567890",
+          "1e400",
+          "true",
+          "null",
+          '"x"',
+          '"{\\"a\\":1}"',
+          "0.1000000000000000055511151231257827",
+        ][Math.floor(random() * 9)]!;
+      if (r < 0.6) return `[${Array.from({ length: Math.floor(random() * 4) }, () => generate(depth + 1)).join(",")}]`;
+      const n = Math.floor(random() * 4);
+      const members = Array.from(
+        { length: n },
+        () => `"${keys[Math.floor(random() * keys.length)]}":${generate(depth + 1)}`,
+      );
+      return `{${members.join(",")}}`;
+    };
+    const texts = [...tricky, ...Array.from({ length: 2_000 }, () => generate(0))];
+    for (const text of texts) expect(outcome(parseJsonFast, text), text).toBe(outcome(parseJson, text));
+    expect(outcome(parseJsonFast, '{"a":1,"a":2}')).toMatch(/^error Duplicate key 'a'/);
   });
 });

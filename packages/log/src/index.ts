@@ -1,4 +1,9 @@
-export type LogLevel = "debug" | "info" | "warn" | "error";
+/**
+ * The four levels, least severe first: of this process log, and of an instance's audit log
+ * (the API's log entries, packages/actions) alike.
+ */
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export interface Logger {

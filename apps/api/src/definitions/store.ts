@@ -1,10 +1,10 @@
 import type { Definition } from "@baton/model";
-import { parseJson } from "@baton/expr";
+import { parseWrittenJson } from "@baton/expr";
 import { and, desc, eq, inArray, like, sql } from "drizzle-orm";
 import { notFound } from "../refusal.js";
-import type { Db } from "../storage/db.js";
+import { type Db, executePrepared, rowsOf } from "../storage/db.js";
 import { perDbCache } from "../storage/per-db-cache.js";
-import { definitions } from "../storage/schema/index.js";
+import { definitionPins, definitions } from "../storage/schema/index.js";
 
 // The one reader of stored definitions: start, the engine (engine/pump/compiled-cache.ts),
 // external tasks, the secrets of views, the operator verbs and the handlers all read them here. A stored
@@ -21,7 +21,8 @@ function parsed(db: Db, name: string, version: number, text: string): Definition
   const key = `${version}:${name}`;
   let def = cache.get(key);
   if (def === undefined) {
-    def = parseJson(text) as unknown as Definition;
+    // Canonical text this server wrote: no duplicate keys, so the fast exact parse applies.
+    def = parseWrittenJson(text) as unknown as Definition;
     cache.set(key, def);
   }
   return def;
@@ -52,13 +53,18 @@ export async function definitionsDeclaringSecrets(db: Db): Promise<Definition[]>
   return rows.map((r) => parsed(db, r.name, r.version, r.definition));
 }
 
-/** Every stored version of each of `names`. */
+/**
+ * Every stored version of each of `names`. Only the versions not parsed yet are read whole:
+ * a view looks up its tree's processes on every registration, and reading every version's
+ * text each time would read megabytes per view of a large process.
+ */
 export async function definitionsNamed(db: Db, names: readonly string[]): Promise<Definition[]> {
-  const rows = await db
-    .select({ name: definitions.name, version: definitions.version, definition: definitions.definition })
+  const heads = await db
+    .select({ name: definitions.name, version: definitions.version })
     .from(definitions)
     .where(inArray(definitions.name, [...names]));
-  return rows.map((r) => parsed(db, r.name, r.version, r.definition));
+  const found = await Promise.all(heads.map((h) => storedDefinition(db, h.name, h.version)));
+  return found.filter((def) => def !== undefined);
 }
 
 export interface StoredDefinition {
@@ -110,15 +116,23 @@ export async function getDefinition(db: Db, name: string, version: number): Prom
   return row ? toStored(db, row) : undefined;
 }
 
-/** Name → authored codes of its latest version, for the registration checks of child tasks. */
-export async function latestRaisesByName(db: Db): Promise<Map<string, string[]>> {
+/**
+ * Every registered process as [name, the codes its latest version raises, that version, its
+ * hash]: what the registration checks of a request need (request-job.ts).
+ */
+export async function registeredProcesses(db: Db): Promise<Array<[string, string[], number, string]>> {
   const rows = await db
-    .select({ name: definitions.name, raises: definitions.raises })
+    .select({
+      name: definitions.name,
+      raises: definitions.raises,
+      version: definitions.version,
+      hash: definitions.hash,
+    })
     .from(definitions)
     .where(
       sql`(${definitions.name}, ${definitions.version}) in (select name, max(version) from definitions group by name)`,
     );
-  return new Map(rows.map((r) => [r.name, JSON.parse(r.raises) as string[]]));
+  return rows.map((r) => [r.name, JSON.parse(r.raises) as string[], r.version, r.hash]);
 }
 
 /**
@@ -146,9 +160,9 @@ export async function requireDefinitionRow(db: Db, name: string, version?: numbe
     .where(and(eq(definitions.name, name), eq(definitions.version, version)))
     .limit(1);
   if (found) return found;
-  const last = await latestVersion(db, name);
+  const last = await latestHead(db, name);
   if (last === undefined) throw notFound(`process "${name}" is not registered`);
-  throw notFound(`process "${name}" has no version ${version}; latest is ${last}`);
+  throw notFound(`process "${name}" has no version ${version}; latest is ${last.version}`);
 }
 
 /** A stored definition by name and version (omitted or 0: the latest), parsed; refusals as requireDefinitionRow. */
@@ -156,15 +170,15 @@ export async function requireDefinition(db: Db, name: string, version?: number):
   return toStored(db, await requireDefinitionRow(db, name, version));
 }
 
-/** The latest version number of a process, or undefined when the name was never registered. */
-export async function latestVersion(db: Db, name: string): Promise<number | undefined> {
+/** The latest version number of a process and its hash (not its text), or undefined when the name was never registered. */
+export async function latestHead(db: Db, name: string): Promise<{ version: number; hash: string } | undefined> {
   const [row] = await db
-    .select({ version: definitions.version })
+    .select({ version: definitions.version, hash: definitions.hash })
     .from(definitions)
     .where(eq(definitions.name, name))
     .orderBy(desc(definitions.version))
     .limit(1);
-  return row?.version;
+  return row;
 }
 
 /**
@@ -189,4 +203,35 @@ export async function definitionExists(db: Db, name: string, version: number): P
     .where(and(eq(definitions.name, name), eq(definitions.version, version)))
     .limit(1);
   return row !== undefined;
+}
+
+/** The child versions a channel batch pinned for version `version` of `name`, one row per (task, child). */
+export function pinsOf(db: Db, name: string, version: number) {
+  return db
+    .select()
+    .from(definitionPins)
+    .where(and(eq(definitionPins.name, name), eq(definitionPins.version, version)));
+}
+
+/**
+ * The version pinned for this task's child by a channel batch, else the latest registered — one
+ * round trip, prepared: a tree runs it once per parent visit (docs/performance.md).
+ */
+export async function pinnedOrLatestVersion(
+  db: Db,
+  parent: { process: string; version: number },
+  task: string,
+  child: string,
+): Promise<number | undefined> {
+  const rows = rowsOf<{ picked: number | null }>(
+    await executePrepared(
+      db,
+      sql`
+      SELECT COALESCE(
+        (SELECT child_version FROM definition_pins
+         WHERE name = ${parent.process} AND version = ${parent.version} AND task = ${task} AND child = ${child}),
+        (SELECT max(version) FROM definitions WHERE name = ${child})) AS picked`,
+    ),
+  );
+  return rows[0]?.picked === null || rows[0]?.picked === undefined ? undefined : Number(rows[0].picked);
 }

@@ -1,5 +1,5 @@
 import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
-import type { LogLevel } from "@baton/log";
+import { LOG_LEVELS, type LogLevel } from "@baton/log";
 import { truncate } from "../format.js";
 import type { Clock } from "../storage/clock.js";
 import type { Db } from "../storage/db.js";
@@ -10,8 +10,6 @@ import { logs } from "../storage/schema/index.js";
 // The instance audit trail. Entries are written in the transaction of the change they
 // describe, so a dropped (stale) advance leaves no log behind. Callers must never put a
 // secret in an entry; the bounds below only keep bodies from bloating the table.
-
-export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
 export interface LogEntry {
   instanceId: string;

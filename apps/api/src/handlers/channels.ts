@@ -1,13 +1,13 @@
 import { and, eq, inArray, type SQL } from "drizzle-orm";
 import { childReferences } from "../definitions/child-references.js";
-import { getDefinition, latestVersion } from "../definitions/store.js";
+import { definitionExists, getDefinition, latestHead, pinsOf } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
 import { iso } from "../format.js";
 import { actorLabels, withActorLabel } from "../views/actor-labels.js";
 import { type Db, inTransaction } from "../storage/db.js";
-import { channels, definitionPins } from "../storage/schema/index.js";
+import { channels } from "../storage/schema/index.js";
 
 type ChannelRow = typeof channels.$inferSelect;
 
@@ -84,9 +84,9 @@ export const channelHandlers = {
   setChannel: async ({ body, principal }, { db, clock }) => {
     const { name, channel, version } = body;
     checkChannelName("channel", channel);
-    const def = await getDefinition(db, name, version);
-    if (!def) {
-      const registered = (await latestVersion(db, name)) !== undefined;
+    // Whether it is stored, not its text: a definition may be as large as 4 MiB.
+    if (!(await definitionExists(db, name, version))) {
+      const registered = (await latestHead(db, name)) !== undefined;
       throw notFound(
         registered ? `process "${name}" has no version ${version}` : `process "${name}" is not registered`,
       );
@@ -161,10 +161,7 @@ export const channelHandlers = {
       channel_version: number | null;
     }> = [];
     for (const row of rows.sort((a, b) => a.name.localeCompare(b.name))) {
-      const pins = await db
-        .select()
-        .from(definitionPins)
-        .where(and(eq(definitionPins.name, row.name), eq(definitionPins.version, row.version)));
+      const pins = await pinsOf(db, row.name, row.version);
       for (const pin of pins) {
         const current = onChannel.get(pin.child) ?? null;
         if (current !== pin.childVersion) {

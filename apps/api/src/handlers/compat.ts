@@ -1,10 +1,11 @@
 import type { CompatResponse } from "@baton/actions";
 import { type Json, stringifyJson } from "@baton/expr";
-import { type DefinitionLimits, onlyOnOneSide } from "@baton/model";
+import { onlyOnOneSide } from "@baton/model";
 import type { ComparedText } from "../definitions/check-jobs.js";
 import { and, eq } from "drizzle-orm";
 import type { Checker } from "../definitions/checker.js";
-import { decodeRequestBatch } from "../definitions/decode-request.js";
+import { checkDefinitionRequest, type UnparsedBody } from "../definitions/decode-request.js";
+import type { CheckedSelector } from "../definitions/request-job.js";
 import { definitionText, requireDefinitionRow } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
@@ -12,7 +13,6 @@ import type { Db } from "../storage/db.js";
 import { channels } from "../storage/schema/index.js";
 import { definitionLimitsOf } from "../limits.js";
 
-type Selector = { channel: string } | { definitions: Json[] } | { versions: Record<string, number | string> };
 type Side = "from" | "to";
 
 interface Member {
@@ -24,10 +24,17 @@ interface Member {
 
 export const compatHandlers = {
   compatDefinitions: async ({ body }, { db, checker, config }) => {
-    const { from, to, process, ignore } = body;
     const limits = definitionLimitsOf(config.limits);
-    const before = await resolveSelector(checker, db, from, "from", limits);
-    const after = await resolveSelector(checker, db, to, "to", limits);
+    const request = await checkDefinitionRequest(
+      checker,
+      db,
+      "compatDefinitions",
+      body as unknown as UnparsedBody,
+      limits,
+    );
+    const { from, to, process, ignore } = request.compat!;
+    const before = await resolveSelector(db, from, "from");
+    const after = await resolveSelector(db, to, "to");
     let names = [...new Set([...before.keys(), ...after.keys()])].sort();
     if (process !== undefined) {
       if (!names.includes(process))
@@ -77,15 +84,11 @@ async function compare(
   });
 }
 
-async function resolveSelector(
-  checker: Checker,
-  db: Db,
-  selector: Selector,
-  side: Side,
-  limits: DefinitionLimits,
-): Promise<Map<string, Member>> {
+async function resolveSelector(db: Db, selector: CheckedSelector, side: Side): Promise<Map<string, Member>> {
   if ("channel" in selector) return channelMembers(db, selector.channel);
-  if ("definitions" in selector) return unsavedMembers(checker, db, selector.definitions, side, limits);
+  // Unsaved definitions were decoded with the request, as `PUT /definitions/batch` would decode them.
+  if ("decoded" in selector)
+    return new Map(selector.decoded.map((d) => [d.name, { text: d.canonical, version: null }]));
   const members = new Map<string, Member>();
   for (const [name, ref] of Object.entries(selector.versions)) {
     if (typeof ref === "number") {
@@ -116,16 +119,4 @@ async function stored(db: Db, name: string, version: number): Promise<Member> {
   const text = await definitionText(db, name, version);
   if (text === undefined) throw notFound(`process "${name}" has no version ${version}`);
   return { text, version };
-}
-
-/** Decoded exactly as `PUT /definitions/batch` would (members may name each other as children). */
-async function unsavedMembers(
-  checker: Checker,
-  db: Db,
-  raws: Json[],
-  side: Side,
-  limits: DefinitionLimits,
-): Promise<Map<string, Member>> {
-  const checked = await decodeRequestBatch(checker, db, raws, `body.${side}.definitions`, { limits });
-  return new Map(checked.map((d) => [d.name, { text: d.canonical, version: null }]));
 }

@@ -1,11 +1,10 @@
 import type { StoredDefinition, ValidateResult } from "@baton/actions";
-import { type Json, stringifyJson } from "@baton/expr";
+import { stringifyJson } from "@baton/expr";
 import { and, eq, gte, lt, type SQL } from "drizzle-orm";
-import { type CheckedDefinition, decodeRequestBatch, decodeRequestDefinition } from "../definitions/decode-request.js";
+import { type CheckedDefinition, checkDefinitionRequest, type UnparsedBody } from "../definitions/decode-request.js";
 import { definitionLimitsOf } from "../limits.js";
-import { latestDefinition, lockProcessName, requireDefinitionRow } from "../definitions/store.js";
+import { latestHead, lockProcessName, requireDefinitionRow } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { invalid } from "../refusal.js";
 import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
 import { type Db, inTransaction } from "../storage/db.js";
 import { channels, definitionPins, definitions } from "../storage/schema/index.js";
@@ -50,7 +49,7 @@ async function saveDefinition(
   now: number,
 ): Promise<{ version: number; saved: boolean }> {
   const { name, hash } = checked;
-  const latest = await latestDefinition(tx, name);
+  const latest = await latestHead(tx, name);
   if (latest && latest.hash === hash) return { version: latest.version, saved: false };
   const version = (latest?.version ?? 0) + 1;
   await tx.insert(definitions).values({
@@ -67,7 +66,14 @@ async function saveDefinition(
 
 export const definitionHandlers = {
   putDefinition: async ({ body, principal }, { db, clock, config, checker }) => {
-    const checked = await decodeRequestDefinition(checker, db, body, definitionLimitsOf(config.limits));
+    const request = await checkDefinitionRequest(
+      checker,
+      db,
+      "putDefinition",
+      body as unknown as UnparsedBody,
+      definitionLimitsOf(config.limits),
+    );
+    const checked = request.definitions[0]!;
     const name = checked.name;
     const result = await inTransaction(db, async (tx) => {
       await lockProcessName(tx, name);
@@ -101,10 +107,15 @@ export const definitionHandlers = {
   },
 
   putDefinitionBatch: async ({ body, principal }, { db, clock, config, checker }) => {
-    const { definitions: raws, channel } = body;
-    const checked = await decodeRequestBatch(checker, db, raws, "body.definitions", {
-      limits: definitionLimitsOf(config.limits),
-    });
+    const request = await checkDefinitionRequest(
+      checker,
+      db,
+      "putDefinitionBatch",
+      body as unknown as UnparsedBody,
+      definitionLimitsOf(config.limits),
+    );
+    const checked = request.definitions;
+    const channel = request.channel!;
     const now = clock.now();
     const results = await inTransaction(db, async (tx) => {
       // Lock in name order so two batches over the same processes cannot deadlock.
@@ -134,7 +145,7 @@ export const definitionHandlers = {
       for (const [i, def] of checked.entries()) {
         for (const ref of def.children) {
           if (ref.version) continue;
-          const childVersion = onChannel.get(ref.child) ?? (await latestDefinition(tx, ref.child))?.version;
+          const childVersion = onChannel.get(ref.child) ?? (await latestHead(tx, ref.child))?.version;
           if (childVersion === undefined) continue;
           await tx
             .insert(definitionPins)
@@ -148,12 +159,14 @@ export const definitionHandlers = {
   },
 
   validateDefinitions: async ({ body }, { db, config, checker }) => {
-    const raws = body as Json[];
-    if (!Array.isArray(raws)) throw invalid("the request body must be an array of definitions");
-    const checked = await decodeRequestBatch(checker, db, raws, "body", {
-      limits: definitionLimitsOf(config.limits),
-      validate: true,
-    });
+    const request = await checkDefinitionRequest(
+      checker,
+      db,
+      "validateDefinitions",
+      body as unknown as UnparsedBody,
+      definitionLimitsOf(config.limits),
+    );
+    const checked = request.definitions;
     // The checker thread wrote the answer: the event loop only joins it (docs/limits.md#the-checker-thread).
     const text = `[${checked.map((c) => c.validated!).join(",")}]`;
     return { contentType: "application/json", body: text as unknown as ValidateResult[] };

@@ -1,23 +1,22 @@
-import { buildOpenApi, buildProcessOpenApi, docsHtml, type JsonValue, registry } from "@baton/actions";
+import { docsHtml, type JsonValue } from "@baton/actions";
 import type { ActionHandlers } from "../http/action-handler.js";
-import { requireDefinition } from "../definitions/store.js";
-
-let base: ReturnType<typeof buildOpenApi> | undefined;
+import { requireDefinitionRow } from "../definitions/store.js";
 
 export const processDocsHandlers = {
-  getProcessOpenApi: async ({ params }, { db }) => {
-    const def = await requireDefinition(db, params.name!);
-    base ??= buildOpenApi(registry);
-    // An OpenAPI document is JSON data; the registry types the response as such.
-    return { body: buildProcessOpenApi(base, def.definition) as unknown as { [key: string]: JsonValue } };
+  getProcessOpenApi: async ({ params }, { db, checker }) => {
+    const row = await requireDefinitionRow(db, params.name!);
+    // Built on the checker thread from the stored text: the event loop never parses the
+    // definition, which may be as large as 4 MiB (docs/limits.md#the-checker-thread).
+    const { text } = await checker.run({ kind: "openapi", definition: row.definition });
+    return { contentType: "application/json", body: text as unknown as { [key: string]: JsonValue } };
   },
 
   getProcessDocs: async ({ params }, { db }) => {
-    const def = await requireDefinition(db, params.name!);
+    const row = await requireDefinitionRow(db, params.name!);
     const html = docsHtml({
-      specUrl: `/api/definitions/${encodeURIComponent(def.name)}/openapi.json`,
+      specUrl: `/api/definitions/${encodeURIComponent(row.name)}/openapi.json`,
       assetBase: "/public/docs/assets/",
-      title: `Baton: ${def.name}`,
+      title: `Baton: ${row.name}`,
     });
     return { contentType: "text/html; charset=utf-8", body: html };
   },

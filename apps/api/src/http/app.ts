@@ -1,5 +1,5 @@
 import { type ActionName, type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
-import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import { type Json, parseJsonFast, stringifyJson } from "@baton/expr";
 import type { IncomingMessage } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
@@ -13,6 +13,8 @@ import { precompile, validateBody, validateParams, validateQuery } from "./reque
 import { serveDocsAsset } from "./docs-assets.js";
 import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
 import { errorText, errorStack } from "../storage/loggable-error.js";
+import type { UnparsedBody } from "../definitions/decode-request.js";
+import { DEFINITION_ACTIONS } from "../definitions/request-job.js";
 
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
 
@@ -37,11 +39,18 @@ function errorResponse(error: ApiError): Response {
   return jsonResponse(error.status, errorBody(error), error.headers);
 }
 
-async function readBody(c: Context<Env>, maxBytes: number): Promise<Json | undefined> {
+/** The limit of a request body and the flag that sets it (docs/limits.md "Requests"). */
+interface BodyLimit {
+  bytes: number;
+  flag: "--max-body" | "--max-definition-body";
+}
+
+/** The body as text ("" when none was sent), after the size and content-type checks. */
+async function readBodyText(c: Context<Env>, limit: BodyLimit): Promise<string> {
   const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const buffer = await readAtMost(c.env.incoming, maxBytes);
-  if (buffer.byteLength === 0) return undefined;
+  if (declared > limit.bytes) throw tooLarge(limit);
+  const buffer = await readAtMost(c.env.incoming, limit);
+  if (buffer.byteLength === 0) return "";
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
     throw new ApiError(
@@ -49,9 +58,14 @@ async function readBody(c: Context<Env>, maxBytes: number): Promise<Json | undef
       `the request body must be JSON: send "content-type: application/json" (got ${type ? `"${type}"` : "no content-type"})`,
     );
   }
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(buffer);
+  return new TextDecoder("utf-8", { fatal: false }).decode(buffer);
+}
+
+async function readBody(c: Context<Env>, limit: BodyLimit): Promise<Json | undefined> {
+  const text = await readBodyText(c, limit);
+  if (text === "") return undefined;
   try {
-    return parseJson(text);
+    return parseJsonFast(text);
   } catch (error) {
     throw new ApiError("invalid", `the request body is not valid JSON: ${(error as Error).message}`);
   }
@@ -65,7 +79,7 @@ async function readBody(c: Context<Env>, maxBytes: number): Promise<Json | undef
  * rest of a start (docs/performance.md "The HTTP layer"). What is left unread when this gives
  * up, @hono/node-server drains or closes after the answer.
  */
-function readAtMost(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
+function readAtMost(incoming: IncomingMessage, limit: BodyLimit): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -75,9 +89,9 @@ function readAtMost(incoming: IncomingMessage, maxBytes: number): Promise<Buffer
     };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
-      if (size > maxBytes) {
+      if (size > limit.bytes) {
         incoming.pause();
-        finish(() => reject(tooLarge(maxBytes)));
+        finish(() => reject(tooLarge(limit)));
       } else chunks.push(chunk);
     };
     const onEnd = () => finish(() => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
@@ -99,10 +113,12 @@ function databaseUnavailable(reconnectMaxMs: number): ApiError {
   );
 }
 
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError("invalid", `the request body is larger than the limit of ${maxBytes} bytes (--max-body)`, {
-    status: 413,
-  });
+function tooLarge(limit: BodyLimit): ApiError {
+  return new ApiError(
+    "invalid",
+    `the request body is larger than the limit of ${limit.bytes} bytes (${limit.flag}, docs/limits.md)`,
+    { status: 413 },
+  );
 }
 
 /** The query of a request URL, parsed as `new URL(url).searchParams` would, without parsing the rest. */
@@ -178,9 +194,17 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     });
   }
 
+  const bodyLimit: BodyLimit = { bytes: services.config.maxBodyBytes, flag: "--max-body" };
+  const definitionBodyLimit: BodyLimit = {
+    bytes: services.config.maxDefinitionBodyBytes,
+    flag: "--max-definition-body",
+  };
   for (const action of registry) {
     // The registry validated the request against this action's own schemas just below.
     const handler = handlers[action.name as ActionName] as ActionHandler<ActionName> | undefined;
+    // A definition endpoint's body is handed to its handler unparsed: parsing and validating it
+    // runs on a checker thread (definitions/request-job.ts, docs/limits.md "Requests").
+    const unparsed = DEFINITION_ACTIONS.has(action.name);
     app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
       actionOf.set(c.req.raw, action.name);
       const principal =
@@ -199,12 +223,16 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         rawQuery[key] = value;
       }
       const query = validateQuery(action, rawQuery);
-      const raw =
-        action.body || ["post", "put", "delete"].includes(action.method)
-          ? await readBody(c, services.config.maxBodyBytes)
-          : undefined;
-      const body = action.body ? validateBody(action, raw) : raw;
+      let raw: Json | undefined;
+      let body: unknown;
+      if (unparsed) body = { unparsed: await readBodyText(c, definitionBodyLimit) } satisfies UnparsedBody;
+      else {
+        raw =
+          action.body || ["post", "put", "delete"].includes(action.method) ? await readBody(c, bodyLimit) : undefined;
+        body = action.body ? validateBody(action, raw) : raw;
+      }
       if (
+        !unparsed &&
         !action.body &&
         raw !== undefined &&
         !(raw !== null && typeof raw === "object" && Object.keys(raw).length === 0)

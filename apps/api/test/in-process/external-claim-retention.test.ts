@@ -4,6 +4,7 @@
 import { eq, sql } from "drizzle-orm";
 import { Refusal } from "../../src/refusal.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { askUntilTwo } from "../support/definitions.js";
 import { CLAIM_TOKEN_RETENTION_MS, pruneExternalClaims } from "../../src/engine/external/claim-retention.js";
 import { claimExternalTasks, tokenHash } from "../../src/engine/external/claims.js";
 import { resolveExternalTask } from "../../src/engine/external/outcomes.js";
@@ -17,19 +18,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const looped = {
-  name: "looped",
-  tasks: [
-    {
-      id: "ask",
-      action: {
-        type: "external",
-        result_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
-      },
-    },
-    { id: "more", switch: [{ case: "outputs.ask.n < 2", goto: "$ask" }, { goto: "end" }] },
-  ],
-};
+const looped = askUntilTwo("looped");
 
 const LEASE_MS = 60_000;
 

@@ -1,5 +1,6 @@
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askUntilTwo } from "../support/definitions.js";
 import { deploy, start as startInstance } from "../support/instances-fixtures.js";
 
 let server: TestServer;
@@ -52,20 +53,7 @@ const timed = {
   ],
 };
 
-const looped = {
-  name: "looped",
-  tasks: [
-    {
-      id: "ask",
-      action: {
-        type: "external",
-        result_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
-      },
-    },
-    { id: "more", switch: [{ case: "outputs.ask.n < 2", goto: "$ask" }, { goto: "end" }] },
-  ],
-  output: { last: "$: outputs.ask.n" },
-};
+const looped = { ...askUntilTwo("looped"), output: { last: "$: outputs.ask.n" } };
 
 const delays = {
   name: "delays",

@@ -5,6 +5,7 @@
 // (cancelled, moved on) may still be released: 200 with `released: false`.
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askUntilTwo } from "../support/definitions.js";
 import { deploy, start as startInstance } from "../support/instances-fixtures.js";
 
 let server: TestServer;
@@ -34,19 +35,7 @@ const timedOut = {
   ],
 };
 
-const looped = {
-  name: "fence_looped",
-  tasks: [
-    {
-      id: "ask",
-      action: {
-        type: "external",
-        result_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
-      },
-    },
-    { id: "more", switch: [{ case: "outputs.ask.n < 2", goto: "$ask" }, { goto: "end" }] },
-  ],
-};
+const looped = askUntilTwo("fence_looped");
 
 const held = { name: "fence_held", tasks: [{ id: "wait", action: { type: "external" } }], output: { done: true } };
 

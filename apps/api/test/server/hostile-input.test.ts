@@ -17,6 +17,7 @@ import {
   type Upstream,
   type UpstreamRequest,
   settled,
+  until,
 } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deploy, deployAndStart, start } from "../support/instances-fixtures.js";
@@ -182,6 +183,87 @@ describe("3. checker complexity", () => {
     const res = await whileHealthy(api.post("/api/definitions/validate", [{ name: "hostile_double", tasks }]));
     expect(res.status).toBe(400);
     expect(res.body.fields[0].message).toContain("schema nodes or 128 levels, docs/limits.md");
+  });
+});
+
+describe("3b. the largest definition, read and run by read and operate callers", () => {
+  // 10,000 tasks (2.8 MB stored): an external wait, then a chain of outputs. Reading, comparing,
+  // upgrading and documenting it once parsed or wrote it out whole on the event loop
+  // (docs/limits.md#the-checker-thread); each now answers while /healthz does.
+  const maximal = (step: number) => ({
+    name: "hostile_max",
+    tasks: [
+      { id: "t0", action: { type: "external" } },
+      ...Array.from({ length: 9_999 }, (_, j) => ({
+        id: `t${j + 1}`,
+        output: { n: j === 0 ? 1 : `$: outputs.t${j}.n + ${step}` },
+      })),
+    ],
+  });
+
+  it("registers, reads, documents, compares, starts, shows and upgrades it while /healthz answers", async () => {
+    for (const step of [1, 2]) {
+      const put = await whileHealthy(api.put("/api/definitions", maximal(step)));
+      expect(put.status, put.text.slice(0, 300)).toBe(200);
+    }
+    const stored = await whileHealthy(api.get("/api/definitions/hostile_max/versions/1"));
+    expect(stored.status).toBe(200);
+    expect(stored.body.version).toBe(1);
+    expect(stored.body.definition.tasks).toHaveLength(10_000);
+    expect(stored.body.definition.tasks[9_999]).toMatchObject({ id: "t9999", output: { n: "$: outputs.t9998.n + 1" } });
+
+    const openapi = await whileHealthy(api.get("/api/definitions/hostile_max/openapi.json"));
+    expect(openapi.status).toBe(200);
+    expect(openapi.body.info.title).toBe("Baton API: process hostile_max");
+
+    const compat = await whileHealthy(
+      api.post("/api/definitions/compat", {
+        from: { versions: { hostile_max: 1 } },
+        to: { versions: { hostile_max: 2 } },
+      }),
+    );
+    expect(compat.status, compat.text.slice(0, 300)).toBe(200);
+    expect(compat.body.processes[0]).toMatchObject({
+      name: "hostile_max",
+      from: 1,
+      to: 2,
+      upgrade: { compatible: true },
+    });
+
+    const started = await whileHealthy(api.post("/api/instances", { process: "hostile_max", version: 1 }));
+    expect(started.status, started.text).toBe(200);
+    const id: string = started.body.id;
+    await until("the instance to wait on t0", async () => {
+      const view = await api.get(`/api/instances/${id}/detail`);
+      return view.body.phase === "external" ? view : undefined;
+    });
+    const shown = await whileHealthy(api.get(`/api/instances/${id}/detail`));
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ task: "t0", phase: "external", version: 1 });
+
+    const upgraded = await whileHealthy(api.post(`/api/instances/${id}/upgrade`, { from_version: 1, to_version: 2 }));
+    expect(upgraded.status, upgraded.text).toBe(200);
+    expect(upgraded.body).toMatchObject({ upgraded: true, moves: [{ instance_id: id, task: "t0", to_version: 2 }] });
+  }, 300_000);
+});
+
+describe("3c. request bodies at the default limit", () => {
+  it("starts an instance with an input just under the default --max-body while /healthz answers, and refuses one over it with 413", async () => {
+    await register({ name: "hostile_input_size", input_schema: { type: "object" }, tasks: [{ id: "t", output: 1 }] });
+    // About 250 KB of numbers: the costliest kind of body to parse exactly.
+    const items = (n: number) => Array.from({ length: n }, (_, i) => ({ i, v: i * 1.25 }));
+    const under = JSON.stringify({ process: "hostile_input_size", input: { items: items(10_000) } });
+    expect(under.length).toBeLessThan(262_144);
+    const started = await whileHealthy(request(server.url, "POST", "/api/instances", under));
+    expect(started.status, started.text.slice(0, 300)).toBe(200);
+    const over = JSON.stringify({ process: "hostile_input_size", input: { items: items(12_000) } });
+    expect(over.length).toBeGreaterThan(262_144);
+    const refused = await request(server.url, "POST", "/api/instances", over);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toEqual({
+      code: "invalid",
+      error: "the request body is larger than the limit of 262144 bytes (--max-body, docs/limits.md)",
+    });
   });
 });
 

@@ -9,7 +9,9 @@ let server: TestServer;
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  server = await startServer({ args: ["--poll", "100", "--max-body", "65536"] });
+  server = await startServer({
+    args: ["--poll", "100", "--max-body", "65536", "--max-definition-body", "131072"],
+  });
   api = client(server.url);
   const put = await api.put("/api/definitions", {
     name: "edge",
@@ -59,6 +61,89 @@ describe("the request edge", () => {
     expect(res.status).toBe(413);
     expect(res.written, "the server answered long before the whole body was sent").toBeLessThan(total);
     expect((await api.get("/healthz")).status).toBe(200);
+  });
+
+  it("answers 413 naming --max-body past it on every endpoint but the definition endpoints", async () => {
+    const body = JSON.stringify({ process: "edge", input: { pad: "x".repeat(65_536) } });
+    const res = await request(server.url, "POST", "/api/instances", body);
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({
+      code: "invalid",
+      error: "the request body is larger than the limit of 65536 bytes (--max-body, docs/limits.md)",
+    });
+  });
+
+  it("gives the definition endpoints their own limit, --max-definition-body, and answers 413 naming it past it", async () => {
+    const padded = (bytes: number) => ({
+      name: "edge_big",
+      tasks: [{ id: "a", output: { pad: "x".repeat(bytes) } }],
+    });
+    const within = await api.put("/api/definitions", padded(100_000));
+    expect(within.status, within.text.slice(0, 300)).toBe(200);
+    const validated = await api.post("/api/definitions/validate", [padded(100_000)]);
+    expect(validated.status, validated.text.slice(0, 300)).toBe(200);
+    for (const [method, path, body] of [
+      ["PUT", "/api/definitions", padded(131_072)],
+      ["PUT", "/api/definitions/batch", { channel: "edge", definitions: [padded(131_072)] }],
+      ["POST", "/api/definitions/validate", [padded(131_072)]],
+      ["POST", "/api/definitions/compat", { from: { definitions: [padded(131_072)] }, to: { channel: "edge" } }],
+    ] as const) {
+      const res = await request(server.url, method, path, body);
+      expect(res.status, path).toBe(413);
+      expect(res.body, path).toEqual({
+        code: "invalid",
+        error: "the request body is larger than the limit of 131072 bytes (--max-definition-body, docs/limits.md)",
+      });
+    }
+  });
+
+  it("refuses a definition endpoint's malformed body, parsed on the checker thread, exactly as any other endpoint's", async () => {
+    const malformed = '{"name": "edge_bad", "tasks": [';
+    const elsewhere = await request(server.url, "POST", "/api/instances", malformed);
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.error).toMatch(/^the request body is not valid JSON: /);
+    for (const [method, path] of [
+      ["PUT", "/api/definitions"],
+      ["PUT", "/api/definitions/batch"],
+      ["POST", "/api/definitions/validate"],
+      ["POST", "/api/definitions/compat"],
+    ] as const) {
+      const res = await request(server.url, method, path, malformed);
+      expect(res.status, path).toBe(400);
+      expect(res.body, path).toEqual(elsewhere.body);
+    }
+    const empty = await request(server.url, "PUT", "/api/definitions", "", { "content-type": "application/json" });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toEqual({
+      code: "invalid",
+      error: "invalid request body: body is required (a JSON request body)",
+      fields: [{ path: "body", message: "is required (a JSON request body)" }],
+    });
+    const form = await request(server.url, "PUT", "/api/definitions/batch", "a=1", {
+      "content-type": "application/x-www-form-urlencoded",
+    });
+    expect(form.status).toBe(400);
+    expect(form.body.error).toBe(
+      'the request body must be JSON: send "content-type: application/json" (got "application/x-www-form-urlencoded")',
+    );
+  });
+
+  it("validates a definition endpoint's body against its schema on the thread: __proto__ is an unknown field", async () => {
+    const res = await request(
+      server.url,
+      "POST",
+      "/api/definitions/compat",
+      '{"__proto__": {"process": "x"}, "from": {"channel": "edge"}, "to": {"channel": "edge"}}',
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      code: "invalid",
+      error: 'invalid request body: body.__proto__ unknown field "__proto__"',
+      fields: [{ path: "body.__proto__", message: 'unknown field "__proto__"' }],
+    });
+    const batch = await api.put("/api/definitions/batch", { channel: "edge", definitions: [], extra: 1 });
+    expect(batch.status).toBe(400);
+    expect(batch.body.fields).toContainEqual({ path: "body.extra", message: 'unknown field "extra"' });
   });
 
   it("treats __proto__ in a body as an unknown field, not as the prototype of the validated object", async () => {

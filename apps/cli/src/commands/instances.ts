@@ -1,9 +1,8 @@
-import type { InstanceRow, ListInstancesQuery } from "@baton/actions";
+import { INSTANCE_PHASES, INSTANCE_STATUSES, type InstanceRow, type ListInstancesQuery } from "@baton/actions";
 import type { Command } from "commander";
 import { UsageError } from "../cli-error.js";
 import { act, collectList, type ContextFactory, examples } from "../command-kit.js";
 import { parseSince } from "../duration.js";
-import { INSTANCE_PHASES, INSTANCE_STATUSES } from "../instance-status.js";
 import { listPages } from "../list-pages.js";
 import type { Output } from "../output.js";
 import { colorStatus } from "../style.js";

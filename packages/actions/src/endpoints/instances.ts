@@ -19,6 +19,7 @@ import {
   MAX_VERSION,
 } from "../schema.js";
 import { action } from "./define.js";
+import { LOG_LEVELS } from "@baton/log";
 
 const TAG = "instances";
 
@@ -40,7 +41,6 @@ export const INSTANCE_KEY_MAX_LENGTH = 200;
 export const COUNT_DIMENSIONS = ["status", "process", "error_code", "phase"] as const;
 /** Groups one counts answer holds at most; more sets `truncated`. */
 export const COUNT_GROUPS_MAX = 1000;
-export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export const LIFECYCLE_OUTCOMES = ["paused", "pausing", "resumed", "cancelled", "cancelling", "retried"] as const;
 
 const STATUS = str(

@@ -106,7 +106,7 @@ export function complete(
         outputs: state.outputs,
         config: env.config(),
         $now: env.now(),
-        [LIMITS_KEY]: env.evalLimits === undefined ? undefined : ({ ...env.evalLimits } as unknown as Json),
+        [LIMITS_KEY]: env.evalLimits as unknown as Json | undefined,
       });
     } catch (error) {
       const consumed = consumedSignalOf(error);

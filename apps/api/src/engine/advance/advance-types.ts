@@ -43,9 +43,10 @@ export interface AdvanceEnvironment {
   children?: ChildEnvironment;
   /**
    * The evaluation budget of every template, shape and case this advance evaluates (the
-   * server's `--limit-…` flags, docs/limits.md); the defaults where absent.
+   * server's `--limit-…` flags, docs/limits.md); the defaults where absent. Scopes carry this
+   * object as it is: it must not change once given (the evaluator keeps what it read of it).
    */
-  evalLimits?: EvalLimits;
+  evalLimits?: Readonly<EvalLimits>;
   /** Turns a passed evaluation bound into the flag that sets it, for the engine.limit message. */
   limitFlag?: (error: ExprLimitError) => string;
 }

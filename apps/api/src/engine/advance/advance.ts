@@ -82,8 +82,10 @@ export async function advance(
   }
 
   let config: { [key: string]: Json } | undefined;
-  // Every scope carries the limits: each evaluation of it gets a fresh budget of them.
-  const limits = env.evalLimits === undefined ? undefined : ({ ...env.evalLimits } as unknown as Json);
+  // Every scope carries the limits: each evaluation of it gets a fresh budget of them. The
+  // object itself is the runner's, the same on every advance and never changed, so the
+  // evaluator reads it once (limitsIn, @baton/expr budget.ts) instead of once per evaluation.
+  const limits = env.evalLimits as unknown as Json | undefined;
   const asFailure = (error: unknown) => failureOf(error, env.limitFlag);
   let ranAction = false;
   // An advance runs at most one action: it stops (checkpoints) on entering the next action task.

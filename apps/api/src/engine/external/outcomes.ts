@@ -1,7 +1,5 @@
-import { type Json, parseJson, stringifyJson } from "@baton/expr";
-import { checkExternalError, checkExternalResult, type Definition, type Task } from "@baton/model";
+import type { Json } from "@baton/expr";
 import { eq, sql } from "drizzle-orm";
-import { storedDefinition } from "../../definitions/store.js";
 import { Refusal } from "../../refusal.js";
 import type { EngineHandle } from "../../services.js";
 import type { Clock } from "../../storage/clock.js";
@@ -12,14 +10,21 @@ import { isSettled } from "../statuses.js";
 import { claimFacts, claimRows, fateOf, tokenHash } from "./claims.js";
 import { outcomeText, type ResolveWrite, writeResolve, writeResolves } from "./resolve.js";
 import { bufferSignal } from "./signal-buffer.js";
+import {
+  checkOutcome,
+  deliver,
+  describe,
+  findTask,
+  type Outcome,
+  outcomeData,
+  requireTask,
+  resolvedMessage,
+} from "./delivery.js";
 
 // The answer half of external tasks (docs/engine.md#external-tasks-and-delay; claims.ts is the
 // claim half): resolve by claim token, signal by instance and task. Either records the outcome
 // in the state (`_outcome`, read by advance/tasks/wait.ts) and makes the instance due, so the
 // next advance routes it exactly like a fetch result or failure.
-
-/** `{result}` or `{error: {code, message?, data?}}`, exactly one. */
-export type Outcome = { result: Json } | { error: Json };
 
 /**
  * Resolves the claimed task of `token` with a validated outcome. 404 unknown token; 409 when the
@@ -290,94 +295,4 @@ export async function signalExternalTask(
     ]);
     return { delivered: false, buffered: true };
   });
-}
-
-/** The outcome validated against the task's declaration (conformed), or a 400 saying where it does not fit. */
-export function checkOutcome(def: Definition, task: Task, outcome: Outcome): Outcome {
-  if ("error" in outcome) {
-    const checked = checkExternalError(def, task, outcome.error);
-    if (!checked.ok)
-      throw new Refusal(
-        "invalid",
-        `the error outcome does not match what task "${task.id}" declares in raises`,
-        checked.problems,
-      );
-    return { error: checked.value as unknown as Json };
-  }
-  const checked = checkExternalResult(def, task, outcome.result);
-  if (!checked.ok)
-    throw new Refusal("invalid", `the result does not match the result_schema of task "${task.id}"`, checked.problems);
-  return { result: checked.value };
-}
-
-/**
- * Records the outcome for the armed visit and makes the instance due; the next advance routes it.
- * The lease epoch moves so a worker advancing the same row right now (its deadline passed) is
- * fenced out: the answer wins over the timeout. A paused row stays paused and continues on resume.
- */
-async function deliver(
-  tx: Db,
-  clock: Clock,
-  target: { id: string; rootId: string; task: string; taskEpoch: number },
-  outcome: Outcome,
-  actor: string | null,
-  via: "resolve" | "signal",
-): Promise<void> {
-  const now = clock.now();
-  const [row] = await tx.select({ state: instances.state }).from(instances).where(eq(instances.id, target.id));
-  const state = parseJson(row.state) as { [key: string]: Json };
-  state._outcome = { task_epoch: target.taskEpoch, ...(outcome as { [key: string]: Json }) };
-  await tx.execute(sql`
-    UPDATE instances
-    SET state = ${stringifyJson(state)}, phase = NULL, wake_at = ${now},
-        status = CASE WHEN status = 'pausing' THEN 'paused' ELSE status END, requested = NULL,
-        lease_epoch = lease_epoch + 1, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${now}
-    WHERE id = ${target.id}`);
-  await tx.delete(externalWaits).where(eq(externalWaits.instanceId, target.id));
-  await appendLogs(tx, clock, [
-    {
-      instanceId: target.id,
-      rootId: target.rootId,
-      level: "info",
-      event: "external.resolved",
-      message: resolvedMessage(outcome, target.task, via, actor),
-      task: target.task,
-      actor,
-      data: { via, ...outcomeData(outcome) },
-    },
-  ]);
-}
-
-function resolvedMessage(outcome: Outcome, task: string, via: "resolve" | "signal", actor: string | null): string {
-  return `${describe(outcome)} for task "${task}" delivered by ${via} from ${actor ?? "a worker"}`;
-}
-
-function describe(outcome: Outcome): string {
-  return "error" in outcome ? `error outcome ${String((outcome.error as { code?: Json }).code)}` : "a result";
-}
-
-function outcomeData(outcome: Outcome): Record<string, Json> {
-  return "error" in outcome ? { code: (outcome.error as { code: Json }).code } : {};
-}
-
-/** A task of a stored definition, with the definition its outcome is checked against. */
-type DefinedTask = { def: Definition; task: Task };
-
-async function findTask(
-  db: Db,
-  tx: Db,
-  process: string,
-  version: number,
-  taskId: string,
-): Promise<DefinedTask | undefined> {
-  const def = await storedDefinition(db, process, version, tx);
-  const task = def?.tasks.find((t) => t.id === taskId);
-  return def === undefined || task === undefined ? undefined : { def, task };
-}
-
-async function requireTask(db: Db, tx: Db, process: string, version: number, taskId: string): Promise<DefinedTask> {
-  const found = await findTask(db, tx, process, version, taskId);
-  if (found === undefined)
-    throw new Refusal("not_found", `process "${process}" version ${version} has no task "${taskId}"`);
-  return found;
 }

@@ -7,6 +7,7 @@ import type { ChildEnvironment, ChildOutcome } from "../advance/tasks/child.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { DefinitionFault } from "../advance/compiled-definition.js";
 import type { DefinitionCache } from "./compiled-cache.js";
+import { pinnedOrLatestVersion } from "../../definitions/store.js";
 import { resolveRefs } from "../../storage/objects.js";
 import { TaskFailure } from "../advance/task-failure.js";
 
@@ -47,7 +48,7 @@ export function childEnvironment(
   return {
     async resolveChild(name, version, task) {
       const key = `${task}\u0000${name}`;
-      if (version === undefined && !chosen.has(key)) chosen.set(key, pinnedOrLatest(db, parent, task, name));
+      if (version === undefined && !chosen.has(key)) chosen.set(key, pinnedOrLatestVersion(db, parent, task, name));
       const picked = version ?? (await chosen.get(key));
       if (picked === undefined)
         throw new TaskFailure("engine.spawn", `task "${task}": child process "${name}" is not registered`);
@@ -63,7 +64,7 @@ export function childEnvironment(
     async loadChildren(ids) {
       if (ids.length === 0) return [];
       const rows = rowsOf<Record<string, unknown>>(
-        // Prepared, as pinnedOrLatest: a tree runs both once per parent visit, and planning them
+        // Prepared, as pinnedOrLatestVersion: a tree runs both once per parent visit, and planning them
         // each time cost PostgreSQL more than running them (docs/performance.md).
         await executePrepared(
           db,
@@ -133,26 +134,6 @@ export function childEnvironment(
       return id;
     },
   };
-}
-
-/** The version pinned for this task's child by a channel batch, else the latest registered — one round trip. */
-async function pinnedOrLatest(
-  db: Db,
-  parent: { process: string; version: number },
-  task: string,
-  child: string,
-): Promise<number | undefined> {
-  const rows = rowsOf<{ picked: number | null }>(
-    await executePrepared(
-      db,
-      sql`
-      SELECT COALESCE(
-        (SELECT child_version FROM definition_pins
-         WHERE name = ${parent.process} AND version = ${parent.version} AND task = ${task} AND child = ${child}),
-        (SELECT max(version) FROM definitions WHERE name = ${child})) AS picked`,
-    ),
-  );
-  return rows[0]?.picked === null || rows[0]?.picked === undefined ? undefined : Number(rows[0].picked);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Json, parseJson, type Scope } from "@baton/expr";
+import { type ExprLimitError, type Json, parseJson, type Scope } from "@baton/expr";
 import type { Logger } from "@baton/log";
 import type { ServerConfig } from "../../config.js";
 import { createDefinitionCache } from "./compiled-cache.js";
@@ -74,6 +74,8 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
   };
   const treeMemo = newTreeMemo();
   const fetchPolicy = fetchPolicyOf(config);
+  const now = () => clock.now();
+  const limitFlag = (error: ExprLimitError) => evalLimitFlag(error.limit);
 
   async function run(
     row: ClaimedRow,
@@ -98,6 +100,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       // After the last round trip before the advance (claim, kept-lease write, object reads).
       await ensureLease(db, clock, workerId, row.id, entry);
       let result: AdvanceResult;
+      let children: ChildEnvironment | undefined;
       try {
         const def = await definitions.get(row.process, row.version);
         secrets = secretsOf(def.definition);
@@ -121,7 +124,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
               },
               {
                 worker: workerId,
-                now: () => clock.now(),
+                now,
                 random: Math.random,
                 config: () => {
                   let root = configRoots.get(def);
@@ -146,18 +149,23 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                   });
                 },
                 peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
-                children: childReads(
-                  childEnvironment(
-                    db,
-                    clock,
-                    definitions,
-                    { id: row.id, rootId: row.rootId, process: row.process, version: row.version },
-                    treeLimits,
-                    treeMemo,
-                  ),
-                ),
+                // Made on first use (only child tasks read it), then the same one for the whole
+                // advance: its version lookups and the depth it learned are shared by its spawns.
+                get children() {
+                  children ??= childReads(
+                    childEnvironment(
+                      db,
+                      clock,
+                      definitions,
+                      { id: row.id, rootId: row.rootId, process: row.process, version: row.version },
+                      treeLimits,
+                      treeMemo,
+                    ),
+                  );
+                  return children;
+                },
                 evalLimits,
-                limitFlag: (error) => evalLimitFlag(error.limit),
+                limitFlag,
               },
             );
       } catch (error) {
