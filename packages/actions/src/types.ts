@@ -442,6 +442,8 @@ export interface WaitingExternalTask {
   status: InstanceStatus;
   external_input: JsonValue;
   waiting_since: string;
+  /** The visit (extension): pass it as the signal's `task_epoch` to answer this visit only. */
+  task_epoch: number;
   deadline: string | null;
   claimed_by: string | null;
   claim_expires: string | null;
@@ -492,11 +494,14 @@ export interface ResolveBatchItem {
 export interface ResolveBatchResponse {
   items: ResolveBatchItem[];
 }
-/** `only_if_waiting` is an extension: refuse (409) instead of buffering when the task is not waiting now. */
+/**
+ * `only_if_waiting` and `task_epoch` are extensions: refuse (409) instead of buffering when the
+ * task is not waiting now, or (task_epoch) not waiting in that visit.
+ */
 export type SignalBody = (
   | { instance_id: string; task: string; result?: JsonValue }
   | { instance_id: string; task: string; error: ErrorOutcome }
-) & { only_if_waiting?: boolean };
+) & { only_if_waiting?: boolean; task_epoch?: number };
 
 // ---- tokens ------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import {
   renewExternalTasks,
   resolveExternalTask,
   resolveExternalTasks,
+  type SignalGuard,
   signalExternalTask,
 } from "../engine/index.js";
 import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
@@ -40,6 +41,16 @@ function outcomeOf(request: object): Outcome {
       { path: "error", message: "not allowed together with result" },
     ]);
   return hasError ? { error: body.error } : { result: hasResult ? body.result : null };
+}
+
+/** The extensions of signal (docs/api.md "Signal only if waiting"): naming a visit means "that visit only", never "buffer". */
+function signalGuard(body: { only_if_waiting?: boolean; task_epoch?: number }): SignalGuard {
+  if (body.task_epoch !== undefined && body.only_if_waiting === false)
+    throw invalid(
+      "task_epoch names the visit to answer, so the outcome is never buffered; only_if_waiting: false contradicts it",
+      [{ path: "only_if_waiting", message: "must be true or absent when task_epoch is given" }],
+    );
+  return { onlyIfWaiting: body.only_if_waiting === true, taskEpoch: body.task_epoch };
 }
 
 /** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
@@ -123,7 +134,7 @@ const handlers = {
       String(body.task),
       outcomeOf(body),
       request.principal.actor,
-      body.only_if_waiting === true,
+      signalGuard(body),
     );
     if (result.delivered) services.engine.wake();
     return { body: result };

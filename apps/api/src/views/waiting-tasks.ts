@@ -81,6 +81,7 @@ export async function waitingTaskItems(
       status: owner.status as InstanceStatus,
       external_input: redactJson(parseJson(row.input), secrets),
       waiting_since: iso(row.waitingSince),
+      task_epoch: row.taskEpoch,
       deadline: row.deadline === null ? null : iso(row.deadline),
       claimed_by: live ? row.claimedBy : null,
       claim_expires: live ? iso(row.claimExpiresAt!) : null,

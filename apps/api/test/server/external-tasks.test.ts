@@ -428,6 +428,86 @@ describe("external tasks over HTTP", () => {
     expect(settled.body.error).toBe(`instance ${id} is completed and will never wait on task "ask" again`);
   });
 
+  it("signal with task_epoch answers only the visit it names: a new visit of the same task that started since the list was read gets nothing", async () => {
+    const id = await start("looped");
+    const early = await api.post("/api/external-tasks/signal", {
+      instance_id: id,
+      task: "ask",
+      result: { n: 1 },
+      task_epoch: 1,
+    });
+    expect(early.status, early.text).toBe(409);
+    expect(early.body.error).toBe(
+      `task "ask" of instance ${id} is not waiting now (the instance is running at task "ask"); with task_epoch 1 nothing was delivered or kept for a later visit`,
+    );
+    await tick();
+    const listed = async () => (await api.get(`/api/external-tasks?instance_id=${id}`)).body.items;
+    const [first] = await listed();
+    expect([first.task, first.task_epoch]).toEqual(["ask", (await detail(id)).task_epoch]);
+
+    // Between a person reading the list and sending, a colleague answers and the loop re-arms "ask".
+    expect(
+      (await api.post("/api/external-tasks/signal", { instance_id: id, task: "ask", result: { n: 1 } })).body,
+    ).toEqual({
+      delivered: true,
+      buffered: false,
+    });
+    await tick();
+    await tick();
+    const [second] = await listed();
+    expect(second.task, "the same task waits again, in a new visit").toBe("ask");
+    expect(second.task_epoch).toBeGreaterThan(first.task_epoch);
+
+    const stale = await api.post("/api/external-tasks/signal", {
+      instance_id: id,
+      task: "ask",
+      result: { n: 5 },
+      task_epoch: first.task_epoch,
+      only_if_waiting: true,
+    });
+    expect(stale.status, stale.text).toBe(409);
+    expect(stale.body.code).toBe("conflict");
+    expect(stale.body.error).toBe(
+      `task "ask" of instance ${id} waits in another visit (task_epoch ${second.task_epoch}) than the one this signal answers (task_epoch ${first.task_epoch}); nothing was delivered or kept for a later visit`,
+    );
+    expect(await listed(), "the new visit still waits, untouched").toEqual([second]);
+    const logs = (await api.get(`/api/instances/${id}/logs?limit=100`)).body.items;
+    expect(logs.filter((l: { event: string }) => l.event === "external.buffered")).toEqual([]);
+
+    const contradictory = await api.post("/api/external-tasks/signal", {
+      instance_id: id,
+      task: "ask",
+      result: { n: 2 },
+      task_epoch: second.task_epoch,
+      only_if_waiting: false,
+    });
+    expect(contradictory.status, contradictory.text).toBe(400);
+    expect(contradictory.body.fields).toEqual([
+      { path: "only_if_waiting", message: "must be true or absent when task_epoch is given" },
+    ]);
+
+    const right = await api.post("/api/external-tasks/signal", {
+      instance_id: id,
+      task: "ask",
+      result: { n: 2 },
+      task_epoch: second.task_epoch,
+    });
+    expect(right.body).toEqual({ delivered: true, buffered: false });
+    await tick();
+    await tick();
+    expect((await get(id)).output).toEqual({ last: 2 });
+
+    // Not waiting at all: the refusal names the option that asked for it.
+    const after = await api.post("/api/external-tasks/signal", {
+      instance_id: id,
+      task: "ask",
+      result: { n: 3 },
+      task_epoch: second.task_epoch,
+    });
+    expect(after.status).toBe(409);
+    expect(after.body.error).toBe(`instance ${id} is completed and will never wait on task "ask" again`);
+  });
+
   it("external.timeout: the deadline raises through on_error; retry re-arms the wait", async () => {
     await drain();
     const id = await start("timed");

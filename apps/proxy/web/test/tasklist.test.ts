@@ -200,17 +200,19 @@ describe("tasklist", () => {
     });
     await form.getByLabel("ok").check();
     await form.getByRole("button", { name: "Resolve" }).click();
+    // After the refusal the page reads the task again: none waits now, so the form is gone and
+    // the refusal stays in view on the page.
     await expect
-      .poll(() => form.locator(".error[role=alert]").textContent())
+      .poll(() => page.getByTestId("missed").textContent())
       .toBe(
-        `Nothing was sent: task "review" of instance ${id} is not waiting now (the instance is paused at task "review"); with only_if_waiting nothing was delivered or kept for a later visit.`,
+        `Your answer to the earlier visit of this task was not delivered. Nothing was sent: task "review" of instance ${id} is not waiting now (the instance is paused at task "review"); with task_epoch ${first.task_epoch} nothing was delivered or kept for a later visit.`,
       );
     expect(raced).toBe(true);
 
     await client.call("resumeInstance", { params: { id } });
     const second = await eventually("the review's second visit parked", async () => {
       const item = (await client.call("listExternalTasks", { query: { instance_id: id } })).items[0];
-      return item && item.waiting_since !== first.waiting_since ? item : undefined;
+      return item && item.task_epoch !== first.task_epoch ? item : undefined;
     });
     expect(second.task).toBe("review");
     const logs = (await client.call("listInstanceLogs", { params: { id }, query: { limit: 100 } })).items;
@@ -220,6 +222,49 @@ describe("tasklist", () => {
     ).toEqual([]);
     expect(logs.filter((entry) => entry.event === "external.resolved")).toHaveLength(1);
     expect((await client.call("getInstance", { params: { id } })).status).toBe("running");
+    await client.call("cancelInstance", { params: { id } });
+    await page.close();
+  });
+
+  it("sends nothing to a new visit of the same task that began between the page's check and its answer", async () => {
+    const { browser, web, client } = stack;
+    const id = (await client.call("startInstance", { body: { process: "recheck" } })).id;
+    const first = await eventually(
+      "the review parked",
+      async () => (await client.call("listExternalTasks", { query: { instance_id: id } })).items[0],
+    );
+    const page = await browser.newPage();
+    await page.clock.install();
+    await page.goto(`${web.url}/#/external/${id}`);
+    const form = page.getByRole("form", { name: "Resolve" });
+    await expect.poll(() => form.getByLabel("ok").count()).toBe(1);
+    // The race, ordered: after the page's check a colleague answers "not ok" and the loop parks
+    // the review again (a new visit, waiting now) before the page's answer reaches the API.
+    let second: { task: string; task_epoch: number } | undefined;
+    await page.route("**/api/external-tasks/signal", async (route) => {
+      await client.call("signalExternalTask", { body: { instance_id: id, task: "review", result: { ok: false } } });
+      second = await eventually("the review's second visit parked", async () => {
+        const item = (await client.call("listExternalTasks", { query: { instance_id: id } })).items[0];
+        return item && item.task_epoch !== first.task_epoch ? item : undefined;
+      });
+      await route.continue();
+    });
+    await form.getByLabel("ok").check();
+    await form.getByRole("button", { name: "Resolve" }).click();
+    // The page's list refresh shows the new visit with fresh forms; the refusal stays above them.
+    await expect.poll(() => page.getByTestId("missed").count()).toBe(1);
+    expect(await page.getByTestId("missed").textContent()).toBe(
+      `Your answer to the earlier visit of this task was not delivered. Nothing was sent: task "review" of instance ${id} waits in another visit (task_epoch ${second?.task_epoch}) than the one this signal answers (task_epoch ${first.task_epoch}); nothing was delivered or kept for a later visit. The form below is for the visit waiting now.`,
+    );
+    expect(second?.task).toBe("review");
+    const waiting = (await client.call("listExternalTasks", { query: { instance_id: id } })).items;
+    expect(waiting, "the new visit still waits").toEqual([second]);
+    const logs = (await client.call("listInstanceLogs", { params: { id }, query: { limit: 100 } })).items;
+    expect(
+      logs.filter((entry) => entry.event === "external.resolved"),
+      "only the colleague's answer",
+    ).toHaveLength(1);
+    expect(logs.filter((entry) => entry.event === "external.buffered")).toEqual([]);
     await client.call("cancelInstance", { params: { id } });
     await page.close();
   });

@@ -146,6 +146,10 @@ export const externalTaskActions = [
               status: str("The instance's status (`running`, or `paused`/`pausing` while it waits paused)."),
               external_input: anyJson("The evaluated `input` of the external action (secrets redacted)."),
               waiting_since: dateTime("When the task parked (ISO 8601 UTC)."),
+              task_epoch: int(
+                'The visit: the instance\'s `task_epoch` while it waits here. Pass it to signal to answer this visit only (docs/api.md "Signal only if waiting").',
+                { minimum: 0 },
+              ),
               deadline: nullable(dateTime("When the wait times out with `external.timeout`; null without a timeout.")),
               claimed_by: nullable(str("The worker holding a live claim; null when claimable.")),
               claim_expires: nullable(dateTime("When that claim lapses unless renewed; null when claimable.")),
@@ -159,6 +163,7 @@ export const externalTaskActions = [
               "status",
               "external_input",
               "waiting_since",
+              "task_epoch",
               "deadline",
               "claimed_by",
               "claim_expires",
@@ -183,6 +188,7 @@ export const externalTaskActions = [
             status: "running",
             external_input: { order_id: "A-1001", amount: "129.90" },
             waiting_since: "2026-01-02T10:00:05.000Z",
+            task_epoch: 4,
             deadline: "2026-01-03T10:00:05.000Z",
             claimed_by: null,
             claim_expires: null,
@@ -450,7 +456,7 @@ export const externalTaskActions = [
     summary: "Deliver an outcome by instance and task",
     description:
       "Delivers a `result` or an `error` outcome (as in resolve) to task `task` of instance `instance_id` without a claim. When the task is waiting now, it resolves (`delivered`); otherwise the outcome is buffered FIFO until the task next waits (`buffered`). " +
-      "Extension: with `only_if_waiting: true` an outcome for a task that is not waiting now is refused with 409 instead of buffered, so an answer meant for the visit a person is looking at never reaches a later one.",
+      "Extension: with `only_if_waiting: true` an outcome for a task that is not waiting now is refused with 409 instead of buffered, so an answer meant for the visit a person is looking at never reaches a later one; with `task_epoch` (from the waiting-task list) it is delivered only to that visit, so a new visit of the same task that started since is refused too.",
     permissions: ["worker"],
     body: outcomeBody(
       "Signal",
@@ -459,6 +465,10 @@ export const externalTaskActions = [
         task: str("The external task id in its definition.", { minLength: 1 }),
         only_if_waiting: bool(
           '**Extension.** When true, deliver only if the task is waiting now: otherwise answer 409 `conflict` naming where the instance is, and buffer nothing. Default false (buffer, as the core interface does). docs/api.md "Signal only if waiting".',
+        ),
+        task_epoch: int(
+          '**Extension.** The visit this outcome answers (`task_epoch` of the waiting-task list): delivered only while the task waits in that visit, else 409 `conflict` naming the visit that waits, and nothing is buffered. Implies `only_if_waiting` (false with it is a 400). docs/api.md "Signal only if waiting".',
+          { minimum: 0 },
         ),
       },
       ["instance_id", "task"],
@@ -477,9 +487,9 @@ export const externalTaskActions = [
     },
     errors: [400, 404, 409, 500],
     errorDescriptions: {
-      400: "The result or error outcome does not match the task's declaration; `fields` says where.",
+      400: "The result or error outcome does not match the task's declaration, or `task_epoch` comes with `only_if_waiting: false`; `fields` says where.",
       404: "Unknown instance, or the task is not an external task of its definition.",
-      409: "The instance is settled and will never wait on that task again; or, with `only_if_waiting` (extension), the task is not waiting now and nothing was delivered or buffered.",
+      409: "The instance is settled and will never wait on that task again; or, with `only_if_waiting` or `task_epoch` (extensions), the task is not waiting now, or waits in another visit than `task_epoch`, and nothing was delivered or buffered.",
     },
     example: {
       request: {

@@ -224,11 +224,19 @@ async function resolveLocked(
 
 export type SignalResult = { delivered: true; buffered: false } | { delivered: false; buffered: true };
 
+/** How picky a signal is (extensions, docs/api.md "Signal only if waiting"). */
+export interface SignalGuard {
+  /** An unarmed task is a 409 instead of a buffered outcome. */
+  onlyIfWaiting?: boolean;
+  /** The visit (`task_epoch`) the outcome answers: any other visit, waiting or not, is a 409. Implies onlyIfWaiting. */
+  taskEpoch?: number;
+}
+
 /**
  * Delivers an outcome to `task` of an instance: now when the task is armed, else buffered FIFO
- * until it next arms. With `onlyIfWaiting` (extension, docs/api.md "Signal only if waiting") an
- * unarmed task is a 409 instead, and nothing is buffered: the decision is taken under the same
- * row lock as the delivery, so no visit can start or end between the check and the write.
+ * until it next arms. A guard (SignalGuard) turns "not armed" or "armed for another visit" into
+ * a 409 and buffers nothing: the decision is taken under the same row lock as the delivery, so
+ * no visit can start or end between the check and the write.
  */
 export async function signalExternalTask(
   db: Db,
@@ -237,7 +245,7 @@ export async function signalExternalTask(
   taskId: string,
   outcome: Outcome,
   actor: string | null,
-  onlyIfWaiting = false,
+  guard: SignalGuard = {},
 ): Promise<SignalResult> {
   return inTransaction(db, async (tx) => {
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
@@ -263,6 +271,12 @@ export async function signalExternalTask(
       wait !== undefined &&
       wait.taskEpoch === row.taskEpoch &&
       wait.task === taskId;
+    if (armed && guard.taskEpoch !== undefined && guard.taskEpoch !== row.taskEpoch) {
+      throw new Refusal(
+        "conflict",
+        `task "${taskId}" of instance ${row.id} waits in another visit (task_epoch ${row.taskEpoch}) than the one this signal answers (task_epoch ${guard.taskEpoch}); nothing was delivered or kept for a later visit`,
+      );
+    }
     if (armed) {
       await deliver(
         tx,
@@ -274,10 +288,11 @@ export async function signalExternalTask(
       );
       return { delivered: true, buffered: false };
     }
-    if (onlyIfWaiting) {
+    if (guard.onlyIfWaiting || guard.taskEpoch !== undefined) {
+      const option = guard.taskEpoch === undefined ? "only_if_waiting" : `task_epoch ${guard.taskEpoch}`;
       throw new Refusal(
         "conflict",
-        `task "${taskId}" of instance ${row.id} is not waiting now (the instance is ${row.status}${row.phase ? ` in phase ${row.phase}` : ""} at task "${row.task}"); with only_if_waiting nothing was delivered or kept for a later visit`,
+        `task "${taskId}" of instance ${row.id} is not waiting now (the instance is ${row.status}${row.phase ? ` in phase ${row.phase}` : ""} at task "${row.task}"); with ${option} nothing was delivered or kept for a later visit`,
       );
     }
     await bufferSignal(tx, row.id, taskId, checked as unknown as Json, actor, clock.now());

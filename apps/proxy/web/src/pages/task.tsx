@@ -1,8 +1,9 @@
 // One waiting external task (docs/ui.md "Tasklist"): what it waits for, and, for a person with
 // `worker`, a form generated from the task's `result_schema` to resolve it, or one to raise one
 // of its declared `raises` codes. Both are delivered with POST /external-tasks/signal (by
-// instance and task: a person holds no claim token) with `only_if_waiting`, so an answer never
-// waits in the buffer for a later visit the person did not see (docs/ui.md "Tasklist").
+// instance and task: a person holds no claim token) with `only_if_waiting` and the visit's
+// `task_epoch`, so an answer never waits in the buffer for, or reaches, a visit the person did
+// not see (docs/ui.md "Tasklist").
 
 import type { StoredDefinition, WaitingExternalTask } from "@baton/actions";
 import { ApiError } from "@baton/actions";
@@ -29,6 +30,9 @@ function taskSchemas(stored: StoredDefinition, task: string): TaskSchemas {
 
 export function TaskPage({ instance, permissions }: { instance: string; permissions: Permissions }) {
   const [done, setDone] = useState<string | null>(null);
+  // An answer refused because its visit ended: the forms of a newer visit start afresh, so the
+  // page keeps the refusal in view above them.
+  const [missed, setMissed] = useState<{ epoch: number; sentence: string } | null>(null);
   const waiting = useLoad<WaitingExternalTask | null>(
     (signal) =>
       call("listExternalTasks", { query: { instance_id: instance }, signal }).then((page) => page.items[0] ?? null),
@@ -47,14 +51,17 @@ export function TaskPage({ instance, permissions }: { instance: string; permissi
 
   /**
    * Sends the outcome if the visit on screen still waits; returns the sentence to show. The check
-   * against the list catches a newer visit of the same task; `only_if_waiting` makes the API
-   * refuse (409) when the task stopped waiting after that check, instead of keeping the answer.
+   * against the list catches a visit that ended; the signal's `task_epoch` makes the API refuse
+   * (409) when the visit ended, or a new one began, after that check, instead of keeping the answer.
    */
   async function deliver(outcome: Outcome): Promise<string> {
     const gone = `Nothing was sent: task ${task!.task} of instance ${instance} no longer waits (someone resolved it, its deadline passed or the instance was cancelled).`;
     const now = (await call("listExternalTasks", { query: { instance_id: instance } })).items[0];
-    if (!now || now.task !== task!.task || now.waiting_since !== task!.waiting_since) throw new Error(gone);
-    const handle = { instance_id: instance, task: task!.task, only_if_waiting: true };
+    if (!now || now.task !== task!.task || now.task_epoch !== task!.task_epoch) {
+      setMissed({ epoch: task!.task_epoch, sentence: gone });
+      throw new Error(gone);
+    }
+    const handle = { instance_id: instance, task: task!.task, only_if_waiting: true, task_epoch: task!.task_epoch };
     const body =
       outcome.kind === "result"
         ? { ...handle, result: outcome.value as never }
@@ -69,8 +76,12 @@ export function TaskPage({ instance, permissions }: { instance: string; permissi
     try {
       await call("signalExternalTask", { body });
     } catch (failure) {
-      if (failure instanceof ApiError && failure.code === "conflict")
-        throw new Error(`Nothing was sent: ${failure.message}.`);
+      if (failure instanceof ApiError && failure.code === "conflict") {
+        const sentence = `Nothing was sent: ${failure.message}.`;
+        setMissed({ epoch: task!.task_epoch, sentence });
+        waiting.reload(); // show where the task is now without waiting for the next refresh
+        throw new Error(sentence);
+      }
       throw failure;
     }
     return outcome.kind === "result"
@@ -100,6 +111,12 @@ export function TaskPage({ instance, permissions }: { instance: string; permissi
         </p>
       )}
       <ErrorBox error={waiting.error} />
+      {missed && task?.task_epoch !== missed.epoch && (
+        <p role="status" className="notice" data-testid="missed">
+          Your answer to the earlier visit of this task was not delivered. {missed.sentence}
+          {task ? " The form below is for the visit waiting now." : ""}
+        </p>
+      )}
       {waiting.data === null && !done && (
         <p>
           Instance <span className="mono">{instance}</span> does not wait on an external task now.
@@ -153,14 +170,9 @@ export function TaskPage({ instance, permissions }: { instance: string; permissi
                     and that worker's own answer will then be refused.
                   </p>
                 )}
-                <ResolveForm key={task.waiting_since} schemas={schemas} deliver={deliver} onDone={finished} />
+                <ResolveForm key={task.task_epoch} schemas={schemas} deliver={deliver} onDone={finished} />
                 {Object.keys(schemas.raises).length > 0 && (
-                  <RaiseForm
-                    key={`raise-${task.waiting_since}`}
-                    schemas={schemas}
-                    deliver={deliver}
-                    onDone={finished}
-                  />
+                  <RaiseForm key={`raise-${task.task_epoch}`} schemas={schemas} deliver={deliver} onDone={finished} />
                 )}
               </>
             )
