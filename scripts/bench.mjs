@@ -18,7 +18,7 @@
 // BENCH_SERVER=<path to main.js> runs another build's server (an A/B against an older commit).
 import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
+import { Agent, createServer, request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -244,6 +244,30 @@ async function call(base, method, path, body) {
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
+}
+
+// The api workload's client: node's http with one keep-alive agent. undici's fetch (call above)
+// spends about as much CPU per request as the server does, so on 2 cores the bench's own
+// client would set the ceiling of a workload whose subject is the server's request rate.
+const apiAgent = new Agent({ keepAlive: true, maxSockets: 256 });
+cleanups.push(async () => apiAgent.destroy());
+function apiCall(base, method, path, body) {
+  const url = new URL(path, base);
+  const data = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, method, path: url.pathname, agent: apiAgent, headers: data === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(data) } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => (res.statusCode >= 300 ? reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`)) : resolve(text ? JSON.parse(text) : undefined)));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(data);
+  });
 }
 
 async function preload(base, process, n, input = undefined, concurrency = 32) {
@@ -505,12 +529,12 @@ async function apiRun(base, sql, process, n, serverPid) {
       while (started < n) {
         started++;
         let t = performance.now();
-        const { id } = await call(base, "POST", "/api/instances", { process });
+        const { id } = await apiCall(base, "POST", "/api/instances", { process });
         post.push(performance.now() - t);
         ids.push(id);
         const target = ids[Math.floor(Math.random() * ids.length)];
         t = performance.now();
-        await call(base, "GET", `/api/instances/${target}`);
+        await apiCall(base, "GET", `/api/instances/${target}`);
         get.push(performance.now() - t);
       }
     }),
