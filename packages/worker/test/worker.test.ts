@@ -234,47 +234,64 @@ async function startMany(name: string, amounts: number[]): Promise<string[]> {
 /** Every microtask queued so far has run (a macrotask boundary; no clock involved). */
 const drained = () => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * Orders a batching run without a clock: the first handler returns at once; the first single
+ * resolve is held until the `others` other handlers (which wait for it to be sent) have
+ * returned and queued their answers. `answer(path)` may answer a call itself (a stand-in).
+ */
+function firstResolveHeld(others: number, answer: (path: string) => Response | undefined = () => undefined) {
+  let openOthers!: () => void;
+  const othersMayReturn = new Promise<void>((resolve) => (openOthers = resolve));
+  let returned = 0;
+  let first = true;
+  const counts = new Map<string, number>();
+  const fetchImpl: typeof fetch = async (input, init) => {
+    const path = new URL(String(input)).pathname.replace("/api/external-tasks/", "");
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+    const own = answer(path);
+    if (own !== undefined) return own;
+    if (path === "resolve" && counts.get(path) === 1) {
+      openOthers();
+      while (returned < others) await drained();
+      await drained();
+    }
+    return fetch(input, init);
+  };
+  /** Wraps a handler: the first call returns at once, the others after the first resolve left. */
+  const handler =
+    <R>(answerOf: (task: { external_input: unknown }) => R) =>
+    async (task: { external_input: unknown }) => {
+      if (first) {
+        first = false;
+        return answerOf(task);
+      }
+      await othersMayReturn;
+      returned++;
+      return answerOf(task);
+    };
+  return { fetch: fetchImpl, handler, count: (path: string) => counts.get(path) };
+}
+
 describe('batched resolves (docs/worker.md "Batched resolves")', () => {
   it("answers ready while a resolve is in flight leave together in one resolve-batch, each with its own outcome", async () => {
     const ids = await startMany("sdk_batch", [1, 2, 3, 4]);
-    let openOthers!: () => void;
-    const othersMayReturn = new Promise<void>((resolve) => (openOthers = resolve));
-    let returned = 0;
-    let first = true;
-    const counts = new Map<string, number>();
-    // The first resolve is held until the other three handlers have returned and queued their answers.
-    const fetchImpl: typeof fetch = async (input, init) => {
-      const path = new URL(String(input)).pathname.replace("/api/external-tasks/", "");
-      counts.set(path, (counts.get(path) ?? 0) + 1);
-      if (path === "resolve" && counts.get(path) === 1) {
-        openOthers();
-        while (returned < 3) await drained();
-        await drained();
-      }
-      return fetch(input, init);
-    };
+    const held = firstResolveHeld(3);
     const events: WorkerEvent[] = [];
     await createWorker({
       server: server.url,
       process: "sdk_batch",
       concurrency: 4,
       once: true,
-      fetch: fetchImpl,
+      fetch: held.fetch,
       onEvent: (event) => events.push(event),
-      handler: async (task) => {
+      handler: held.handler((task) => {
         const amount = (task.external_input as { amount: number }).amount;
-        if (first) {
-          first = false;
-          return { amount };
-        }
-        await othersMayReturn;
-        returned++;
         // amount 3's answer does not match result_schema ({type: object}): refused inside the batch.
         return amount === 3 ? "not an object" : { amount };
-      },
+      }),
     }).run();
-    expect(counts.get("resolve"), "only the first answer went alone").toBe(1);
-    expect(counts.get("resolve-batch"), "the three that were ready together went in one call").toBe(1);
+    expect(held.count("resolve"), "only the first answer went alone").toBe(1);
+    expect(held.count("resolve-batch"), "the three that were ready together went in one call").toBe(1);
     const released = events.filter((event) => event.type === "released");
     expect(events.filter((event) => event.type === "resolved")).toHaveLength(3);
     expect(released).toHaveLength(1);
@@ -288,49 +305,26 @@ describe('batched resolves (docs/worker.md "Batched resolves")', () => {
 
   it("a server without resolve-batch (404) gets single resolves from then on", async () => {
     const ids = await startMany("sdk_no_batch", [1, 2, 3]);
-    let openOthers!: () => void;
-    const othersMayReturn = new Promise<void>((resolve) => (openOthers = resolve));
-    let returned = 0;
-    let first = true;
-    const counts = new Map<string, number>();
-    const fetchImpl: typeof fetch = async (input, init) => {
-      const path = new URL(String(input)).pathname.replace("/api/external-tasks/", "");
-      counts.set(path, (counts.get(path) ?? 0) + 1);
-      if (path === "resolve-batch")
-        return new Response(
-          JSON.stringify({ code: "not_found", error: "no route POST /external-tasks/resolve-batch" }),
-          {
+    const held = firstResolveHeld(2, (path) =>
+      path === "resolve-batch"
+        ? new Response(JSON.stringify({ code: "not_found", error: "no route POST /external-tasks/resolve-batch" }), {
             status: 404,
             headers: { "content-type": "application/json" },
-          },
-        );
-      if (path === "resolve" && counts.get(path) === 1) {
-        openOthers();
-        while (returned < 2) await drained();
-        await drained();
-      }
-      return fetch(input, init);
-    };
+          })
+        : undefined,
+    );
     const events: WorkerEvent[] = [];
     await createWorker({
       server: server.url,
       process: "sdk_no_batch",
       concurrency: 3,
       once: true,
-      fetch: fetchImpl,
+      fetch: held.fetch,
       onEvent: (event) => events.push(event),
-      handler: async (task) => {
-        if (first) {
-          first = false;
-          return {};
-        }
-        await othersMayReturn;
-        returned++;
-        return { amount: (task.external_input as { amount: number }).amount };
-      },
+      handler: held.handler((task) => ({ amount: (task.external_input as { amount: number }).amount })),
     }).run();
-    expect(counts.get("resolve-batch"), "asked once").toBe(1);
-    expect(counts.get("resolve"), "then each answer alone").toBe(3);
+    expect(held.count("resolve-batch"), "asked once").toBe(1);
+    expect(held.count("resolve"), "then each answer alone").toBe(3);
     expect(events.filter((event) => event.type === "resolved")).toHaveLength(3);
     for (const id of ids) expect(await settled(id)).toMatchObject({ status: "completed" });
   });

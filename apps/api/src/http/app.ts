@@ -72,7 +72,7 @@ async function readBody(c: Context<Env>, limit: BodyLimit): Promise<Json | undef
 }
 
 /**
- * The body, read chunk by chunk and abandoned as soon as it passes `maxBytes`: a chunked
+ * The body, read chunk by chunk and abandoned as soon as it passes its limit: a chunked
  * request has no content-length, so reading it whole first would let one request make the
  * server buffer any amount of memory before the 413. Read from node's request itself, not
  * through a web Request: building that Request and its ReadableStream cost more CPU than the
