@@ -172,6 +172,7 @@ describe("GET /external-tasks", () => {
           status: "running",
           external_input: { n: 1 },
           waiting_since: expect.any(String),
+          task_epoch: 1,
           deadline: null,
           claimed_by: null,
           claim_expires: null,
