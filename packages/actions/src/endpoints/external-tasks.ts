@@ -109,6 +109,9 @@ function outcomeBody(verb: string, handle: Record<string, JsonSchema>, required:
 
 const SAMPLE_TOKEN = "ext_01J9Z4K2QX8M";
 
+/** A visit's `task_epoch` is stored as a 32-bit integer. */
+const TASK_EPOCH_BOUNDS = { minimum: 0, maximum: 2_147_483_647 };
+
 /** One resolve's body: the body of resolve and each item of resolve-batch. */
 const RESOLVE_BODY = outcomeBody("Resolve", { token: CLAIM_TOKEN }, ["token"]);
 
@@ -148,7 +151,7 @@ export const externalTaskActions = [
               waiting_since: dateTime("When the task parked (ISO 8601 UTC)."),
               task_epoch: int(
                 'The visit: the instance\'s `task_epoch` while it waits here. Pass it to signal to answer this visit only (docs/api.md "Signal only if waiting").',
-                { minimum: 0 },
+                TASK_EPOCH_BOUNDS,
               ),
               deadline: nullable(dateTime("When the wait times out with `external.timeout`; null without a timeout.")),
               claimed_by: nullable(str("The worker holding a live claim; null when claimable.")),
@@ -468,7 +471,7 @@ export const externalTaskActions = [
         ),
         task_epoch: int(
           '**Extension.** The visit this outcome answers (`task_epoch` of the waiting-task list): delivered only while the task waits in that visit, else 409 `conflict` naming the visit that waits, and nothing is buffered. Implies `only_if_waiting` (false with it is a 400). docs/api.md "Signal only if waiting".',
-          { minimum: 0 },
+          TASK_EPOCH_BOUNDS,
         ),
       },
       ["instance_id", "task"],
