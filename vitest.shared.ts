@@ -12,7 +12,9 @@ export function packageTestConfig(overrides: TestOptions = {}): ViteUserConfig {
       include: ["src/**/*.test.ts", "test/**/*.test.ts"],
       reporters: ["default", "json"],
       outputFile: { json: `.test-results/vitest-${process.env.DATABASE_URL ? "postgres" : "pglite"}.json` },
-      testTimeout: 30_000,
+      // A hang guard, not a speed check: under CI's load an in-process test that opens its own
+      // PGlite harness (migrations in WASM) has taken 16-32 s before its first assertion.
+      testTimeout: 90_000,
       hookTimeout: 120_000,
       ...overrides,
     },

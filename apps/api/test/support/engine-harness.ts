@@ -193,3 +193,27 @@ export async function harnessWith(...definitions: unknown[]): Promise<Harness> {
   for (const definition of definitions) await harness.deploy(definition);
   return harness;
 }
+
+/**
+ * A second engine whose write for `instanceId` is held: `computed` settles once that advance is
+ * computed, and its write is sent only after `release()`. A test lands a concurrent change (a
+ * resolve, a verb) in exactly that window instead of racing for it.
+ */
+export function heldWrite(h: Harness, workerId: string, instanceId: string) {
+  let computedNow!: () => void;
+  const computed = new Promise<void>((resolve) => (computedNow = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const engine = h.newEngine(
+    workerId,
+    {},
+    {
+      beforeWrite: async (id) => {
+        if (id !== instanceId) return;
+        computedNow();
+        await released;
+      },
+    },
+  );
+  return { engine, computed, release };
+}

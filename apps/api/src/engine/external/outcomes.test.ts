@@ -2,7 +2,7 @@ import { onPostgres } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { Refusal } from "../../refusal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, openHarness } from "../../../test/support/engine-harness.js";
+import { type Harness, heldWrite, openHarness } from "../../../test/support/engine-harness.js";
 import { rowsOf } from "../../storage/db.js";
 
 const rows = (result: unknown) => rowsOf<Record<string, unknown>>(result);
@@ -73,25 +73,11 @@ describe("external tasks (in-process)", () => {
     h.clock.advance(61_000);
     // The order is fixed, not raced: a worker claims the row past its deadline and computes the
     // timeout; its write is held until the resolve has landed, then sent.
-    let computed!: () => void;
-    const timeoutComputed = new Promise<void>((resolve) => (computed = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const worker = h.newEngine(
-      "worker-raising-timeout",
-      {},
-      {
-        beforeWrite: async (instanceId) => {
-          if (instanceId !== id) return;
-          computed();
-          await released;
-        },
-      },
-    );
-    const ticking = worker.tick();
-    await timeoutComputed;
+    const worker = heldWrite(h, "worker-raising-timeout", id);
+    const ticking = worker.engine.tick();
+    await worker.computed;
     await resolveExternalTask(h.db, h.clock, item.token, { result: { n: 2 } }, null);
-    release();
+    worker.release();
     expect(await ticking, "the timeout's write is fenced out by the resolve").toBe(0);
     expect((await h.get(id)).status, "the resolve made the row due again").toBe("running");
     await h.tick();

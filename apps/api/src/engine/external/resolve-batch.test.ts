@@ -2,7 +2,7 @@
 // it, the good ones landing together in one statement, fenced exactly as resolve is.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, openHarness } from "../../../test/support/engine-harness.js";
+import { type Harness, heldWrite, openHarness } from "../../../test/support/engine-harness.js";
 import { rowsOf } from "../../storage/db.js";
 import { claimExternalTasks, claimFacts, tokenHash } from "./claims.js";
 import { type BatchOutcome, resolveExternalTasks } from "./outcomes.js";
@@ -155,38 +155,26 @@ describe("resolve-batch (in-process)", () => {
   });
 
   it("a batch that lands while a worker is raising the timeout wins; the stale advance is dropped", async () => {
-    const [id, other] = await parked(2);
-    const tokens = await claimAll([id, other], 120_000);
+    const [id] = await parked(1);
+    const tokens = await claimAll([id], 120_000);
     h.clock.advance(61_000);
-    let computed!: () => void;
-    const timeoutComputed = new Promise<void>((resolve) => (computed = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const worker = h.newEngine(
-      "worker-raising-timeout",
-      {},
-      {
-        beforeWrite: async (instanceId) => {
-          if (instanceId !== id) return;
-          computed();
-          await released;
-        },
-      },
-    );
-    const ticking = worker.tick();
-    await timeoutComputed;
+    // The order is fixed, not raced: the worker computes `id`'s timeout and its write is held
+    // until the batch has landed.
+    const worker = heldWrite(h, "worker-raising-timeout", id);
+    const ticking = worker.engine.tick();
+    await worker.computed;
     const answers = await resolveExternalTasks(
       h.db,
       h.clock,
       [
         { token: tokens.get(id)!, outcome: { result: { n: 7 } } },
-        { token: tokens.get(other)!, outcome: { result: { n: 8 } } },
+        { token: "ext_never_issued_000000000000000001", outcome: { result: { n: 8 } } },
       ],
       null,
     );
-    release();
-    await ticking;
-    expect(summary(answers)).toEqual(["resolved", "resolved"]);
+    worker.release();
+    expect(await ticking, "the timeout's write is fenced out by the batch").toBe(0);
+    expect(summary(answers)).toEqual(["resolved", "not_found"]);
     while ((await h.tick()) > 0);
     const view = await h.get(id);
     expect(view.status, "the answer wins, never the timeout").toBe("completed");
