@@ -87,6 +87,33 @@ describe("authentication", () => {
     expect((await cli(["tokens", "revoke", "00000000-0000-7000-8000-000000000000"], admin)).code).toBe(4);
   });
 
+  it("names a token's changes by its label, with the token actor beside it; --json passes actor and actor_label through", async () => {
+    const created = await cli(
+      ["tokens", "create", "--label", "ci deploys", "--perms", "deploy,operate,read", "--json"],
+      {
+        BATON_TOKEN: adminToken,
+      },
+    );
+    const token = JSON.parse(created.stdout);
+    const as = { BATON_TOKEN: token.token };
+    const actor = `token:${token.id}`;
+    const dir = fixtureDir({ "labelled.yaml": GREET_YAML.replace("name: greet", "name: labelled") });
+    expect((await cli(["deploy", "labelled.yaml"], as, dir)).code).toBe(0);
+    const got = await cli(["definitions", "get", "labelled"], as);
+    expect(got.stderr).toContain(` by ci deploys <${actor}>`);
+    const summary = JSON.parse((await cli(["definitions", "labelled", "--json"], as)).stdout).items[0];
+    expect([summary.actor, summary.actor_label]).toEqual([actor, "ci deploys"]);
+
+    const id = (await cli(["run", "labelled", "--input", '{"who": "Ada"}'], as)).stdout.trim();
+    const logs = await cli(["logs", id], as);
+    expect(logs.stdout.split("\n").find((line) => line.includes("instance.started"))).toContain(
+      `(by ci deploys <${actor}>)`,
+    );
+    const entries = JSON.parse((await cli(["logs", id, "--json"], as)).stdout).items;
+    const started = entries.find((entry: { event: string }) => entry.event === "instance.started");
+    expect([started.actor, started.actor_label]).toEqual([actor, "ci deploys"]);
+  });
+
   it("refuses unknown permissions before asking the server", async () => {
     const run = await cli(["tokens", "create", "--label", "x", "--perms", "root"], { BATON_TOKEN: adminToken });
     expect(run.code).toBe(2);

@@ -335,6 +335,47 @@ describe("lifecycle", () => {
       stderr: expect.stringMatching(/^error: not_found: [^\n]+\n$/),
     });
     expect(unknownTask.code).not.toBe(0);
+
+    // --only-if-waiting and --task-epoch: refused (exit 1, nothing buffered) unless that visit waits now.
+    const picky = (await cli(["run", "approval_cli", "--input", '{"approved": false}'])).stdout.trim();
+    const notYet = await cli(["signal", picky, "approve", "--result", '{"approved": true}', "--only-if-waiting"]);
+    expect(notYet).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `error: conflict: task "approve" of instance ${picky} is not waiting now (the instance is running at task "approve"); with only_if_waiting nothing was delivered or kept for a later visit\n`,
+    });
+    await cli(["tick"]);
+    const epoch = JSON.parse((await cli(["get", picky, "--detail", "--json"])).stdout).task_epoch;
+    const otherVisit = await cli([
+      "signal",
+      picky,
+      "approve",
+      "--result",
+      '{"approved": true}',
+      "--task-epoch",
+      String(epoch + 1),
+    ]);
+    expect(otherVisit).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `error: conflict: task "approve" of instance ${picky} waits in another visit (task_epoch ${epoch}) than the one this signal answers (task_epoch ${epoch + 1}); nothing was delivered or kept for a later visit\n`,
+    });
+    const badEpoch = await cli(["signal", picky, "approve", "--result", "{}", "--task-epoch", "two"]);
+    expect(badEpoch).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: 'error: --task-epoch: expected a whole number from 0 to 2147483647 (a visit\'s task_epoch), got "two"\n',
+    });
+    const answered = await cli([
+      "signal",
+      picky,
+      "approve",
+      "--result",
+      '{"approved": true}',
+      "--task-epoch",
+      String(epoch),
+    ]);
+    expect(answered).toEqual({ code: 0, stdout: `${picky} task approve: delivered\n`, stderr: "" });
   });
 
   it("upgrade moves a live instance and prints each move; a second upgrade from the old version exits 1 (409)", async () => {

@@ -3,6 +3,7 @@ import { act, type ContextFactory, examples } from "../command-kit.js";
 import { listPages } from "../list-pages.js";
 import { parseVersion } from "../process-ref.js";
 import { addListOptions, hintMorePages } from "./list-options.js";
+import { actorText } from "../actor-text.js";
 
 export function registerChannels(program: Command, makeContext: ContextFactory): void {
   const channels = addListOptions(
@@ -34,7 +35,7 @@ export function registerChannels(program: Command, makeContext: ContextFactory):
             entry.channel,
             `v${entry.version}`,
             entry.updated_at ?? "",
-            entry.actor ?? "",
+            actorText(entry.actor, entry.actor_label),
           ]),
         );
       hintMorePages(out, result.page, options.all);

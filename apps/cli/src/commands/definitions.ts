@@ -7,6 +7,7 @@ import { formatJson } from "../output.js";
 import { parseProcessRef } from "../process-ref.js";
 import { toYaml } from "../yaml-json.js";
 import { addListOptions, hintMorePages } from "./list-options.js";
+import { actorText } from "../actor-text.js";
 
 export function registerDefinitions(program: Command, makeContext: ContextFactory): void {
   const definitions = addListOptions(
@@ -35,7 +36,7 @@ export function registerDefinitions(program: Command, makeContext: ContextFactor
             item.name,
             `v${item.version}`,
             item.created_at,
-            item.actor ?? "",
+            actorText(item.actor, item.actor_label),
             (item.raises ?? []).join(", "),
           ]),
         );
@@ -66,7 +67,7 @@ export function registerDefinitions(program: Command, makeContext: ContextFactor
         if (out.json) return out.printJson(stored);
         if (options.format === "json") return out.print(formatJson(stored.definition));
         out.hint(
-          `# ${stored.name} v${stored.version}, registered ${stored.created_at}${stored.actor ? ` by ${stored.actor}` : ""}`,
+          `# ${stored.name} v${stored.version}, registered ${stored.created_at}${stored.actor ? ` by ${actorText(stored.actor, stored.actor_label)}` : ""}`,
         );
         ctx.io.stdout.write(toYaml(stored.definition));
       }),

@@ -10,6 +10,7 @@ import { resolveInstanceId } from "../last-instance.js";
 import { listPages } from "../list-pages.js";
 import type { Output } from "../output.js";
 import { addListOptions, hintMorePages } from "./list-options.js";
+import { actorText } from "../actor-text.js";
 
 export function registerLogs(program: Command, makeContext: ContextFactory): void {
   const logs = addListOptions(
@@ -103,7 +104,7 @@ export function formatLogEntry(out: Output, entry: LogEntry, requestedId: string
   if (entry.task) parts.push(`${entry.task}:`);
   parts.push(entry.event);
   if (entry.message) parts.push(entry.message);
-  if (entry.actor) parts.push(style.dim(`(by ${entry.actor})`));
+  if (entry.actor) parts.push(style.dim(`(by ${actorText(entry.actor, entry.actor_label)})`));
   if (entry.data && Object.keys(entry.data).length > 0) parts.push(style.dim(stringifyJson(entry.data)));
   return parts.join(" ");
 }
