@@ -63,7 +63,7 @@ export async function deliver(
       rootId: target.rootId,
       level: "info",
       event: "external.resolved",
-      message: resolvedMessage(outcome, target.task, via, actor),
+      message: resolvedMessage(outcome, target.task, via),
       task: target.task,
       actor,
       data: { via, ...outcomeData(outcome) },
@@ -71,13 +71,8 @@ export async function deliver(
   ]);
 }
 
-export function resolvedMessage(
-  outcome: Outcome,
-  task: string,
-  via: "resolve" | "signal",
-  actor: string | null,
-): string {
-  return `${describe(outcome)} for task "${task}" delivered by ${via} from ${actor ?? "a worker"}`;
+export function resolvedMessage(outcome: Outcome, task: string, via: "resolve" | "signal"): string {
+  return `${describe(outcome)} for task "${task}" delivered by ${via}`;
 }
 
 export function describe(outcome: Outcome): string {

@@ -44,7 +44,7 @@ export async function resolveExternalTask(
   actor: string | null,
   engine: Pick<EngineHandle, "carry" | "wake"> = NO_ENGINE,
 ): Promise<void> {
-  const [write] = await fastWrites(db, clock, [{ token, outcome }], actor);
+  const [write] = await fastWrites(db, clock, [{ token, outcome }]);
   if (write !== undefined) {
     const resolved = await engine.carry(write.facts.instanceId, async (carrier) => {
       const written = await writeResolve(db, clock, write, actor, carrier);
@@ -74,7 +74,7 @@ export async function resolveExternalTasks(
   actor: string | null,
   engine: Pick<EngineHandle, "wake"> = NO_ENGINE,
 ): Promise<BatchOutcome[]> {
-  const writes = await fastWrites(db, clock, items, actor);
+  const writes = await fastWrites(db, clock, items);
   const seen = new Set<string>();
   const batch = writes.filter((w): w is ResolveWrite => {
     if (w === undefined || seen.has(w.facts.instanceId)) return false;
@@ -113,7 +113,6 @@ async function fastWrites(
   db: Db,
   clock: Clock,
   items: readonly { token: string; outcome: Outcome }[],
-  actor: string | null,
 ): Promise<(ResolveWrite | undefined)[]> {
   const cache = claimFacts(db);
   const hashes = items.map((item) => tokenHash(item.token));
@@ -158,7 +157,7 @@ async function fastWrites(
             hash,
             facts,
             outcome: outcomeText(facts.taskEpoch, checked as { [key: string]: Json }),
-            message: resolvedMessage(checked, facts.task, "resolve", actor),
+            message: resolvedMessage(checked, facts.task, "resolve"),
             data: { via: "resolve", ...outcomeData(checked) },
           },
     );
@@ -302,7 +301,7 @@ export async function signalExternalTask(
         rootId: row.rootId,
         level: "info",
         event: "external.buffered",
-        message: `${describe(checked)} for task "${taskId}" signalled by ${actor ?? "a worker"}; buffered until the task waits`,
+        message: `${describe(checked)} for task "${taskId}" signalled; buffered until the task waits`,
         task: taskId,
         actor,
         data: outcomeData(checked),

@@ -76,16 +76,15 @@ async function stopTree(
   return inTransaction(db, async (tx) => {
     await lockTree(tx, rootId);
     const rows = changedRows(await stop.update(tx, rootId, clock.now()));
-    const who = actor ?? "an operator";
     await appendLogs(
       tx,
       clock,
       logsFor(rows, rootId, actor, (row) =>
         row.status === stop.stopped
-          ? { event: `instance.${stop.stopped}`, message: `${stop.stopped} by ${who}` }
+          ? { event: `instance.${stop.stopped}`, message: stop.stopped }
           : {
               event: `instance.${stop.draining}`,
-              message: `${stop.verb} requested by ${who}; task "${row.task}" is still in flight`,
+              message: `${stop.verb} requested; task "${row.task}" is still in flight`,
             },
       ),
     );
@@ -157,7 +156,7 @@ export async function resumeTree(db: Db, clock: Clock, rootId: string, actor: st
       clock,
       logsFor(rows, rootId, actor, () => ({
         event: "instance.resumed",
-        message: `resumed by ${actor ?? "an operator"}`,
+        message: "resumed",
       })),
     );
     const status = await rootStatus(tx, rootId);

@@ -136,8 +136,8 @@ export async function retryTree(
           level: "info" as const,
           event: "instance.retried",
           message: waiting.has(r.id)
-            ? `retried by ${actor ?? "an operator"}: waits again at task "${r.task}" for ${waiting.get(r.id)} revived child${waiting.get(r.id) === 1 ? "" : "ren"} (was ${r.errorCode ?? "failed"})`
-            : `retried by ${actor ?? "an operator"} at task "${r.task}" (was ${r.errorCode || "failed"})${force ? " with force=true" : ""}`,
+            ? `retried: waits again at task "${r.task}" for ${waiting.get(r.id)} revived child${waiting.get(r.id) === 1 ? "" : "ren"} (was ${r.errorCode ?? "failed"})`
+            : `retried at task "${r.task}" (was ${r.errorCode || "failed"})${force ? " with force=true" : ""}`,
           task: r.task,
           actor,
           data: { ...data, code: r.errorCode },

@@ -123,7 +123,7 @@ export async function upgradeTree(
         rootId,
         level: "info" as const,
         event: "instance.upgraded",
-        message: `upgraded from version ${fromVersion} to ${toVersion} by ${actor ?? "an operator"} at task "${r.task}"`,
+        message: `upgraded from version ${fromVersion} to ${toVersion} at task "${r.task}"`,
         task: r.task,
         actor,
         data,
