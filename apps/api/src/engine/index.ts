@@ -6,12 +6,8 @@ export { levelsFrom } from "./audit-log.js";
 export { claimWaiting, endClaimWaits } from "./external/claim-wait.js";
 export { claimExternalTasks, releaseExternalTask, renewBeforeMs, renewExternalTasks } from "./external/claims.js";
 export type { Outcome } from "./external/delivery.js";
-export {
-  resolveExternalTask,
-  resolveExternalTasks,
-  type SignalGuard,
-  signalExternalTask,
-} from "./external/outcomes.js";
+export { resolveExternalTask, resolveExternalTasks } from "./external/outcomes.js";
+export { type SignalGuard, signalExternalTask } from "./external/signal.js";
 export { createEngine, type EngineDeps } from "./pump/engine.js";
 export { retentionPass, startRetention } from "./pump/retention.js";
 export { redactJsonText } from "./secrets.js";

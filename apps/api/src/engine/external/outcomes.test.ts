@@ -7,7 +7,8 @@ import { rowsOf } from "../../storage/db.js";
 
 const rows = (result: unknown) => rowsOf<Record<string, unknown>>(result);
 import { claimExternalTasks, releaseExternalTask, renewExternalTasks, tokenHash } from "./claims.js";
-import { resolveExternalTask, signalExternalTask } from "./outcomes.js";
+import { resolveExternalTask } from "./outcomes.js";
+import { signalExternalTask } from "./signal.js";
 
 let h: Harness;
 

@@ -1,19 +1,15 @@
 import type { Json } from "@baton/expr";
-import { eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { Refusal } from "../../refusal.js";
 import type { EngineHandle } from "../../services.js";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
-import { externalWaits, instances } from "../../storage/schema/index.js";
-import { appendLogs } from "../audit-log.js";
 import { isSettled } from "../statuses.js";
 import { claimFacts, claimRows, fateOf, tokenHash } from "./claims.js";
 import { outcomeText, type ResolveWrite, writeResolve, writeResolves } from "./resolve.js";
-import { bufferSignal } from "./signal-buffer.js";
 import {
   checkOutcome,
   deliver,
-  describe,
   findTask,
   type Outcome,
   outcomeData,
@@ -22,7 +18,7 @@ import {
 } from "./delivery.js";
 
 // The answer half of external tasks (docs/engine.md#external-tasks-and-delay; claims.ts is the
-// claim half): resolve by claim token, signal by instance and task. Either records the outcome
+// claim half): resolve by claim token (signal.ts answers by instance and task). Either records the outcome
 // in the state (`_outcome`, read by advance/tasks/wait.ts) and makes the instance due, so the
 // next advance routes it exactly like a fetch result or failure.
 
@@ -218,95 +214,5 @@ async function resolveLocked(
       actor,
       "resolve",
     );
-  });
-}
-
-export type SignalResult = { delivered: true; buffered: false } | { delivered: false; buffered: true };
-
-/** How picky a signal is (extensions, docs/api.md "Signal only if waiting"). */
-export interface SignalGuard {
-  /** An unarmed task is a 409 instead of a buffered outcome. */
-  onlyIfWaiting?: boolean;
-  /** The visit (`task_epoch`) the outcome answers: any other visit, waiting or not, is a 409. Implies onlyIfWaiting. */
-  taskEpoch?: number;
-}
-
-/**
- * Delivers an outcome to `task` of an instance: now when the task is armed, else buffered FIFO
- * until it next arms. A guard (SignalGuard) turns "not armed" or "armed for another visit" into
- * a 409 and buffers nothing: the decision is taken under the same row lock as the delivery, so
- * no visit can start or end between the check and the write.
- */
-export async function signalExternalTask(
-  db: Db,
-  clock: Clock,
-  instanceId: string,
-  taskId: string,
-  outcome: Outcome,
-  actor: string | null,
-  guard: SignalGuard = {},
-): Promise<SignalResult> {
-  return inTransaction(db, async (tx) => {
-    const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
-    if (row === undefined) throw new Refusal("not_found", `instance ${instanceId} does not exist`);
-    const { def, task } = await requireTask(db, tx, row.process, row.version, taskId);
-    if (task.action?.type !== "external") {
-      throw new Refusal(
-        "not_found",
-        `task "${taskId}" of process "${row.process}" version ${row.version} is not an external task (its action is ${task.action?.type ?? "none"})`,
-      );
-    }
-    if (isSettled(row.status) || row.status === "cancelling") {
-      throw new Refusal(
-        "conflict",
-        `instance ${row.id} is ${row.status} and will never wait on task "${taskId}" again`,
-      );
-    }
-    const checked = checkOutcome(def, task, outcome);
-    const [wait] = await tx.select().from(externalWaits).where(eq(externalWaits.instanceId, row.id)).for("update");
-    const armed =
-      row.phase === "external" &&
-      row.task === taskId &&
-      wait !== undefined &&
-      wait.taskEpoch === row.taskEpoch &&
-      wait.task === taskId;
-    if (armed && guard.taskEpoch !== undefined && guard.taskEpoch !== row.taskEpoch) {
-      throw new Refusal(
-        "conflict",
-        `task "${taskId}" of instance ${row.id} waits in another visit (task_epoch ${row.taskEpoch}) than the one this signal answers (task_epoch ${guard.taskEpoch}); nothing was delivered or kept for a later visit`,
-      );
-    }
-    if (armed) {
-      await deliver(
-        tx,
-        clock,
-        { id: row.id, rootId: row.rootId, task: taskId, taskEpoch: row.taskEpoch },
-        checked,
-        actor,
-        "signal",
-      );
-      return { delivered: true, buffered: false };
-    }
-    if (guard.onlyIfWaiting || guard.taskEpoch !== undefined) {
-      const option = guard.taskEpoch === undefined ? "only_if_waiting" : `task_epoch ${guard.taskEpoch}`;
-      throw new Refusal(
-        "conflict",
-        `task "${taskId}" of instance ${row.id} is not waiting now (the instance is ${row.status}${row.phase ? ` in phase ${row.phase}` : ""} at task "${row.task}"); with ${option} nothing was delivered or kept for a later visit`,
-      );
-    }
-    await bufferSignal(tx, row.id, taskId, checked as unknown as Json, actor, clock.now());
-    await appendLogs(tx, clock, [
-      {
-        instanceId: row.id,
-        rootId: row.rootId,
-        level: "info",
-        event: "external.buffered",
-        message: `${describe(checked)} for task "${taskId}" signalled; buffered until the task waits`,
-        task: taskId,
-        actor,
-        data: outcomeData(checked),
-      },
-    ]);
-    return { delivered: false, buffered: true };
   });
 }
