@@ -48,7 +48,7 @@ describe("compileDefinitionInSlices", () => {
     const sliced = await compileDefinitionInSlices(def, 3);
     expect(sliced).toEqual(compileDefinition(def, 3));
     expect(sliced.tasks).toHaveLength(TASKS_PER_SLICE * 2 + 7);
-    expect(sliced.byId.get("t250")?.index).toBe(250);
+    expect(sliced.byId.get(`t${TASKS_PER_SLICE + 3}`)?.index).toBe(TASKS_PER_SLICE + 3);
   });
 
   it("lets the event loop turn between slices while compiling the largest definition allowed", async () => {
