@@ -1,5 +1,5 @@
 import type { Definition } from "@baton/model";
-import { parseWrittenJson } from "@baton/expr";
+import { parseWrittenJsonInSteps } from "@baton/expr";
 import { and, desc, eq, inArray, like, sql } from "drizzle-orm";
 import { notFound } from "../refusal.js";
 import { type Db, executePrepared, rowsOf } from "../storage/db.js";
@@ -17,19 +17,36 @@ import { keepText, keptText } from "./text-cache.js";
 // it is kept: on PGlite a read of the largest one holds the event loop
 // (docs/limits.md#reading-a-large-stored-definition).
 
-const parsedOf = perDbCache<Definition>();
+const parsedOf = perDbCache<Promise<Definition>>();
 
-/** Parses a stored definition's text once per database; throws SyntaxError on corrupt text. */
-function parsed(db: Db, name: string, version: number, text: string): Definition {
+/**
+ * Parses a stored definition's text once per database (concurrent readers share the parse);
+ * rejects with SyntaxError on corrupt text, which is then parsed again by the next reader.
+ */
+function parsed(db: Db, name: string, version: number, text: string): Promise<Definition> {
   const cache = parsedOf(db);
   const key = `${version}:${name}`;
   let def = cache.get(key);
   if (def === undefined) {
-    // Canonical text this server wrote: no duplicate keys, so the fast exact parse applies.
-    def = parseWrittenJson(text) as unknown as Definition;
+    def = parseInSteps(text);
     cache.set(key, def);
+    def.catch(() => cache.delete(key));
   }
   return def;
+}
+
+/**
+ * Canonical text this server wrote (no duplicate keys): the fast exact parse, in steps of about
+ * 64 KiB with a turn of the event loop between them, so the largest definition (2.8 MB, 30–230 ms
+ * to parse at once) never holds the loop for its whole parse
+ * (docs/limits.md#reading-a-large-stored-definition).
+ */
+async function parseInSteps(text: string): Promise<Definition> {
+  const steps = parseWrittenJsonInSteps(text);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value as unknown as Definition;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /** The definition stored as (name, version), or undefined; read through `via` (a transaction) when given. */
@@ -64,7 +81,7 @@ export async function definitionsDeclaringSecrets(db: Db): Promise<Definition[]>
     .select({ name: definitions.name, version: definitions.version, definition: definitions.definition })
     .from(definitions)
     .where(like(definitions.definition, '%"secret"%'));
-  return rows.map((r) => parsed(db, r.name, r.version, r.definition));
+  return Promise.all(rows.map((r) => parsed(db, r.name, r.version, r.definition)));
 }
 
 /**
