@@ -1,7 +1,7 @@
 import { startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BatonRun, baton, isolatedEnv } from "./support/baton.js";
-import { fixtureDir } from "./support/fixtures.js";
+import { deployFiles } from "./support/fixtures.js";
 
 // `baton tasks` against a real server, and tables piped in full. The server runs with --poll 0:
 // instances park only on `baton tick`, so every state is reached deterministically.
@@ -37,9 +37,7 @@ const tasksJson = async (args: string[]) => JSON.parse((await cli(["tasks", ...a
 beforeAll(async () => {
   server = await startServer({ args: ["--poll", "0"] });
   env = isolatedEnv({ BATON_SERVER: server.url }).env;
-  const dir = fixtureDir({ "review.yaml": REVIEW_YAML, "other.yaml": OTHER_YAML });
-  const deployed = await cli(["deploy", "."], dir);
-  if (deployed.code !== 0) throw new Error(`deploy failed: ${deployed.stderr}`);
+  await deployFiles(env, { "review.yaml": REVIEW_YAML, "other.yaml": OTHER_YAML });
 });
 
 afterAll(async () => {

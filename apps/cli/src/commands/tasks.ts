@@ -3,11 +3,10 @@ import type { Command } from "commander";
 import { UsageError } from "../cli-error.js";
 import { act, type ContextFactory, examples, type Options } from "../command-kit.js";
 import { resolveInstanceId } from "../last-instance.js";
-import { listPages } from "../list-pages.js";
 import type { Output } from "../output.js";
 import { parseVersion } from "../process-ref.js";
 import { colorStatus } from "../style.js";
-import { addListOptions, hintMorePages } from "./list-options.js";
+import { addListOptions, showList } from "./list-options.js";
 
 export function registerTasks(program: Command, makeContext: ContextFactory): void {
   const tasks = addListOptions(
@@ -27,13 +26,9 @@ export function registerTasks(program: Command, makeContext: ContextFactory): vo
   ).action(
     act(makeContext, async (ctx, _args, options) => {
       const query = await taskQuery(options, (id) => resolveInstanceId(ctx.io, id));
-      const api = await ctx.api();
-      const result = await listPages(api, "listExternalTasks", { query }, options);
-      const { out } = ctx;
-      if (out.json) return out.printJson(result.single ?? { items: result.items });
-      if (result.items.length === 0) out.info("no waiting tasks");
-      else printTaskTable(out, result.items);
-      hintMorePages(out, result.page, options.all);
+      await showList(ctx, "listExternalTasks", { query }, options, "no waiting tasks", (items) =>
+        printTaskTable(ctx.out, items),
+      );
     }),
   );
   examples(tasks, [
