@@ -6,8 +6,41 @@ import { type Json, parseWrittenJson, setKey } from "./json.js";
 /** About this many characters are parsed between two steps. */
 export const JSON_STEP_CHARS = 65_536;
 
-/** String tokens (escapes included) and the punctuation that delimits members; numbers and literals sit between. */
-const TOKENS = /"(?:[^"\\]|\\.)*"|[{}[\],:]/g;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Where the next token of text[from, end) starts, or `end`: a string, or the punctuation that
+ * delimits members (`{ } [ ] , :`); numbers and literals sit between.
+ */
+function nextToken(text: string, from: number, end: number): number {
+  for (let i = from; i < end; i++) {
+    switch (text.charCodeAt(i)) {
+      case 0x22: // "
+      case 0x2c: // ,
+      case 0x3a: // :
+      case 0x5b: // [
+      case 0x5d: // ]
+      case 0x7b: // {
+      case 0x7d: // }
+        return i;
+    }
+  }
+  return end;
+}
+
+/** Where the token at `at` ends: after the closing quote of a string (escapes skipped), else after its character. */
+function tokenEnd(text: string, at: number): number {
+  if (text.charCodeAt(at) !== QUOTE) return at + 1;
+  for (let from = at + 1; ; ) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) throw new NotWritten();
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
+}
 
 /** The text is not what this program writes; the caller parses it whole for its exact error. */
 class NotWritten extends Error {}
@@ -89,20 +122,17 @@ function* membersOf(
   budget: Budget,
 ): Generator<void, Member[], void> {
   const members: Member[] = [];
-  const tokens = new RegExp(TOKENS.source, "g");
-  tokens.lastIndex = start + 1;
   let depth = 0;
   // Where the member being read starts (after `{`, `[` or a `,`), its key and its value.
   let memberStart = start + 1;
   let key: [number, number] | undefined;
   let valueStart = isObject ? -1 : start + 1;
   let scanned = start + 1;
-  for (let match = tokens.exec(text); match !== null; match = tokens.exec(text)) {
-    const token = match[0];
-    const at = match.index;
-    if (at >= end) break;
-    yield* spend(budget, tokens.lastIndex - scanned);
-    scanned = tokens.lastIndex;
+  for (let at = nextToken(text, start + 1, end); at < end; at = nextToken(text, scanned, end)) {
+    const token = text[at]!;
+    const after = tokenEnd(text, at);
+    yield* spend(budget, after - scanned);
+    scanned = after;
     if (depth > 0) {
       if (token === "{" || token === "[") depth++;
       else if (token === "}" || token === "]") depth--;
@@ -111,8 +141,7 @@ function* membersOf(
     if (isObject && valueStart < 0) {
       // Before the key's colon: only the key string, then `:` (or the `}` of an empty object).
       if (token === ":" && key !== undefined) valueStart = at + 1;
-      else if (token.startsWith('"') && key === undefined && text.slice(memberStart, at).trim() === "")
-        key = [at, tokens.lastIndex];
+      else if (token === '"' && key === undefined && text.slice(memberStart, at).trim() === "") key = [at, after];
       else if (at === end - 1 && members.length === 0 && key === undefined && text.slice(memberStart, at).trim() === "")
         memberStart = end;
       else throw new NotWritten();

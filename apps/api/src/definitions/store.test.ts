@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, type Db, openDatabase } from "../storage/db.js";
 import { definitions } from "../storage/schema/index.js";
-import { definitionText, requireDefinition, requireDefinitionRow, storedDefinition } from "./store.js";
+import { definitionText, keepStoredText, requireDefinition, requireDefinitionRow, storedDefinition } from "./store.js";
 import { keepText, keptText } from "./text-cache.js";
 
 let database: Database;
@@ -49,6 +49,14 @@ describe("reading stored versions", () => {
     expect(stored).toMatchObject({ name: "kept", version: 1, hash: "h1", raises: [] });
     expect(stored.definition.tasks).toHaveLength(3);
     expect((await storedDefinition(database.db, "kept", 1))?.tasks).toHaveLength(3);
+  });
+
+  it("serves a version registered by this server from the text it stored, without reading the row back", async () => {
+    await store("registered", 1, text("registered", 2));
+    keepStoredText(database.db, "registered", 1, text("registered", 2));
+    await overwrite("registered", text("registered", 9));
+    expect((await requireDefinitionRow(database.db, "registered", 1)).definition).toBe(text("registered", 2));
+    expect((await requireDefinition(database.db, "registered")).definition.tasks).toHaveLength(2);
   });
 
   it("reads the short columns of the latest version on every call, so a new version is seen at once", async () => {

@@ -62,6 +62,15 @@ export async function storedDefinition(
   return text === undefined ? undefined : parsed(db, name, version, text);
 }
 
+/**
+ * Keeps the text just stored as (name, version), so its first read does not read the row back
+ * (on PGlite that read holds the event loop). Only after the transaction that stored it has
+ * committed: a version rolled back may be registered again with other text.
+ */
+export function keepStoredText(db: Db, name: string, version: number, text: string): void {
+  keepText(db, name, version, text);
+}
+
 /** The stored text of (name, version), kept or read (and then kept), or undefined. */
 async function storedText(db: Db, name: string, version: number, via: Db = db): Promise<string | undefined> {
   const kept = keptText(db, name, version);
