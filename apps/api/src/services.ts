@@ -1,4 +1,5 @@
 import type { ClaimedRow } from "./engine/pump/claim.js";
+import type { InMemoryAdvance } from "./engine/pump/in-memory.js";
 import type { Database, Db, DbKind } from "./storage/db.js";
 import type { Clock } from "./storage/clock.js";
 import type { Logger } from "@baton/log";
@@ -24,6 +25,12 @@ export interface EngineHandle {
    * flight here) it leaves the row due for any pump, and the pump is woken.
    */
   carry<T>(instanceId: string, write: (carrier: string | null) => Promise<Carried<T>>): Promise<T>;
+  /**
+   * The advance this engine would run next for `row` (a row a request holds the facts of and is
+   * about to write), computed in memory with no I/O; undefined when it needs I/O or cannot be
+   * stored without objects (docs/engine.md "One advance in memory"). Nothing is written.
+   */
+  advanceInMemory(row: ClaimedRow): Promise<InMemoryAdvance | undefined>;
 }
 
 /** What a carried write hands back: its answer, and the row when the lease was taken. */

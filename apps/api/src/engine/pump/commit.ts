@@ -321,7 +321,7 @@ function childRecord(parent: ClaimedRow, result: AdvanceResult, spawn: ChildSpaw
 }
 
 /** The new state with values this advance did not write kept in their stored (placeholder) form. */
-function toStore(stored: InstanceState, result: AdvanceResult): Json {
+export function toStore(stored: InstanceState, result: AdvanceResult): Json {
   const next = result.state;
   const outputs: { [task: string]: Json } = {};
   for (const [task, value] of Object.entries(next.outputs)) {

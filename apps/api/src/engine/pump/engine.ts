@@ -7,11 +7,13 @@ import type { Db } from "../../storage/db.js";
 import { errorText } from "../../storage/loggable-error.js";
 import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
 import { LEASE_MS, LEASE_RENEW_MS } from "../statuses.js";
+import { createAdvanceBasis } from "./advance-basis.js";
 import { createChores } from "./chores.js";
 import { type ClaimedRow, claimDue, expireLeases, releaseKeptLease } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
 import { createFailureLog } from "./failure-log.js";
+import { createInMemoryAdvance } from "./in-memory.js";
 import type { InFlight } from "./in-flight.js";
 import { renewInFlight } from "./lease-renewal.js";
 import { createAdvanceRunner } from "./run-advance.js";
@@ -63,8 +65,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       return false;
     },
   });
+  const basis = createAdvanceBasis({ db, clock, config, workerId, env });
+  const advanceInMemory = createInMemoryAdvance(basis, config.objectThresholdBytes, metrics);
   const run = createAdvanceRunner({
-    ...{ db, clock, config, log, workerId, env, metrics, committer },
+    ...{ db, clock, config, log, workerId, basis, metrics, committer },
     wake: () => wake(),
     beforeWrite: deps.beforeWrite,
   });
@@ -244,6 +248,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   return {
     wake,
     carry,
+    advanceInMemory,
     async tick(): Promise<number> {
       const runs = await claimRound(Number.POSITIVE_INFINITY, true);
       const outcomes = await Promise.all(runs);

@@ -1,8 +1,7 @@
-import { type ExprLimitError, type Json, parseJson, type Scope } from "@baton/expr";
+import { type Json, parseJson, type Scope } from "@baton/expr";
 import type { Logger } from "@baton/log";
 import type { ServerConfig } from "../../config.js";
-import { createDefinitionCache } from "./compiled-cache.js";
-import { evalLimitFlag, evalLimitsOf, flagOf } from "../../limits.js";
+import { flagOf } from "../../limits.js";
 import { type EngineMetrics, statusClass } from "../../metrics/metrics.js";
 import type { Clock } from "../../storage/clock.js";
 import type { Db } from "../../storage/db.js";
@@ -12,16 +11,15 @@ import { listRefs, resolveRefs } from "../../storage/objects.js";
 import { AdvanceAbandoned } from "../advance/abandoned.js";
 import { advance } from "../advance/advance.js";
 import type { AdvanceResult } from "../advance/advance-types.js";
-import { type CompiledDefinition, type CompiledTask, DefinitionFault } from "../advance/compiled-definition.js";
-import { configRoot } from "../advance/config-root.js";
+import { type CompiledTask, DefinitionFault } from "../advance/compiled-definition.js";
 import { fetchPolicyOf } from "../advance/host-policy.js";
 import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
-import { stateLimitFailure } from "../advance/state-limit.js";
 import type { ChildEnvironment } from "../advance/tasks/child.js";
 import { runFetch } from "../advance/tasks/fetch.js";
 import { peekSignal } from "../external/signal-buffer.js";
-import { redactAdvanceResult, redactText, secretsCache } from "../secrets.js";
+import { redactText } from "../secrets.js";
 import { isSettled } from "../statuses.js";
+import type { AdvanceBasis } from "./advance-basis.js";
 import { childEnvironment, newTreeMemo } from "./child-environment.js";
 import type { ClaimedRow } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
@@ -35,8 +33,8 @@ export interface RunnerDeps {
   config: ServerConfig;
   log: Logger;
   workerId: string;
-  /** Source of `config.<NAME>` values. */
-  env: NodeJS.ProcessEnv;
+  /** Definitions, environment and result bounding, shared with the in-memory advances (advance-basis.ts). */
+  basis: AdvanceBasis;
   metrics: EngineMetrics;
   committer: ReturnType<typeof createCommitter>;
   /** Asks the loop for a claim round soon (engine.ts). */
@@ -61,11 +59,8 @@ export type RunAdvance = (
  * round retries the instance.
  */
 export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
-  const { db, clock, config, log, workerId, env, metrics, committer, wake, beforeWrite } = deps;
-  const definitions = createDefinitionCache(db);
-  const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
-  const secretsOf = secretsCache(env);
-  const evalLimits = evalLimitsOf(config.limits);
+  const { db, clock, config, log, workerId, basis, metrics, committer, wake, beforeWrite } = deps;
+  const { definitions, secretsOf } = basis;
   const treeLimits = {
     maxDepth: config.limits.treeDepth,
     maxInstances: config.limits.treeInstances,
@@ -74,8 +69,6 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
   };
   const treeMemo = newTreeMemo();
   const fetchPolicy = fetchPolicyOf(config);
-  const now = () => clock.now();
-  const limitFlag = (error: ExprLimitError) => evalLimitFlag(error.limit);
 
   async function run(
     row: ClaimedRow,
@@ -123,17 +116,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                 previousOwner: row.reclaimedFrom,
               },
               {
-                worker: workerId,
-                now,
-                random: Math.random,
-                config: () => {
-                  let root = configRoots.get(def);
-                  if (root === undefined) {
-                    root = configRoot(def.definition, env);
-                    configRoots.set(def, root);
-                  }
-                  return root;
-                },
+                ...basis.environment(def),
                 fetch: async (task: CompiledTask, scope: Scope, taskEpoch: number) => {
                   // The request leaves right after this check: the definition and signal reads are behind it.
                   await ensureLease(db, clock, workerId, row.id, entry);
@@ -164,17 +147,13 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                   );
                   return children;
                 },
-                evalLimits,
-                limitFlag,
               },
             );
       } catch (error) {
         if (!(error instanceof DefinitionFault)) throw error;
         result = definitionFailure(row, state, error.message);
       }
-      // Before redaction: an oversized state is never walked again, nor written.
-      result = stateLimitFailure(result, state, config.limits.stateBytes, flagOf("stateBytes")) ?? result;
-      result = redactAdvanceResult(result, secrets);
+      result = basis.finish(result, state, secrets);
       if (beforeWrite !== undefined) await beforeWrite(row.id);
       if (abandoned.aborted) {
         report("abandoned");

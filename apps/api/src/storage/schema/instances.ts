@@ -47,9 +47,13 @@ export const instances = pgTable(
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
   },
   (t) => [
-    index("instances_due_idx").on(t.status, t.wakeAt),
+    // Partial (docs/performance.md "Indexes of instances"): a row version gets an entry only
+    // where the predicate holds, and settled rows (wake_at null) and roots (parent_id null) are
+    // most rows. Every query using these names the predicate's column with a strict comparison
+    // (wake_at <= $now, parent_id = $id), which is how PostgreSQL proves the index applies.
+    index("instances_due_idx").on(t.status, t.wakeAt).where(sql`wake_at IS NOT NULL`),
     index("instances_root_idx").on(t.rootId),
-    index("instances_parent_idx").on(t.parentId),
+    index("instances_parent_idx").on(t.parentId).where(sql`parent_id IS NOT NULL`),
     index("instances_created_idx").on(t.createdAt, t.id),
     index("instances_updated_idx").on(t.updatedAt, t.id),
     index("instances_process_idx").on(t.process, t.version),

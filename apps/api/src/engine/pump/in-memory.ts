@@ -1,0 +1,72 @@
+import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import type { EngineMetrics } from "../../metrics/metrics.js";
+import { listRefs, planExternalize } from "../../storage/objects.js";
+import type { AdvanceResult } from "../advance/advance-types.js";
+import { DefinitionFault } from "../advance/compiled-definition.js";
+import { advanceInMemory } from "../advance/in-memory.js";
+import { asInstanceState } from "../advance/instance-state.js";
+import type { AdvanceBasis } from "./advance-basis.js";
+import type { ClaimedRow } from "./claim.js";
+import { toStore } from "./commit.js";
+
+/** An advance computed in memory, ready to be written by the request that computed it. */
+export interface InMemoryAdvance {
+  /** The result as the pump would write it: bounded by the state limit, secrets redacted. */
+  result: AdvanceResult;
+  /** The state and process output exactly as the committer would store them (commit.ts). */
+  state: string;
+  output: string | null;
+  /** Counts the advance in the engine's metrics once the caller knows whether its write landed. */
+  report(applied: boolean): void;
+}
+
+/**
+ * The advance the pump would run for `row` next, computed with no I/O (docs/engine.md "One
+ * advance in memory"), for a request that writes the final row itself. Undefined whenever that
+ * cannot be exact — the advance reaches a fetch, a child task or the signal buffer, the state
+ * holds externalised values (reading them is I/O), the result would store new objects, or the
+ * definition cannot be compiled — and the caller takes the path that leases the row first.
+ * The row is taken as a first attempt: it was not claimed, so no earlier attempt can have run.
+ */
+export function createInMemoryAdvance(basis: AdvanceBasis, thresholdBytes: number, metrics: EngineMetrics) {
+  return async (row: ClaimedRow): Promise<InMemoryAdvance | undefined> => {
+    const began = performance.now();
+    const storedState = asInstanceState(parseJson(row.stateText));
+    if (listRefs(storedState as unknown as Json).length > 0) return undefined;
+    let def: Awaited<ReturnType<AdvanceBasis["definitions"]["get"]>>;
+    try {
+      def = await basis.definitions.get(row.process, row.version);
+    } catch (error) {
+      if (error instanceof DefinitionFault) return undefined;
+      throw error;
+    }
+    const computed = await advanceInMemory(
+      def,
+      {
+        id: row.id,
+        process: row.process,
+        version: row.version,
+        task: row.task,
+        taskEpoch: row.taskEpoch,
+        retryCount: row.retryCount,
+        state: storedState,
+        reclaimed: false,
+        previousOwner: null,
+      },
+      basis.environment(def),
+    );
+    if (computed === undefined) return undefined;
+    const result = basis.finish(computed, storedState, basis.secretsOf(def.definition));
+    const state = planExternalize(toStore(storedState, result), thresholdBytes);
+    const output = result.output === undefined ? undefined : planExternalize(result.output, thresholdBytes);
+    if (state.objects.length > 0 || (output?.objects.length ?? 0) > 0) return undefined;
+    const taskKind = def.byId.get(row.task)?.task.action?.type ?? "routing";
+    return {
+      result,
+      state: stringifyJson(state.value),
+      output: output === undefined ? null : stringifyJson(output.value),
+      report: (applied) =>
+        metrics.advanced(taskKind, applied ? result.status : "dropped", (performance.now() - began) / 1000),
+    };
+  };
+}
