@@ -50,3 +50,33 @@ describe("registration of schemas that are small as text and huge written out", 
     expect(decodeDefinition(definition(doubling(8, viaAnyOf))).ok).toBe(true);
   });
 });
+
+describe("$defs that only refer to each other (issue 12)", () => {
+  const start = (defs: Record<string, unknown>) =>
+    decodeDefinition({
+      name: "x",
+      $defs: defs,
+      input_schema: { type: "object", properties: { q: { $ref: "#/$defs/a" } } },
+      tasks: [{ id: "t", output: { v: "$: input" } }],
+    });
+
+  it("are refused, naming the cycle (the validator overflowed its stack at every start: 500)", () => {
+    for (const [defs, cycle] of [
+      [{ a: { $ref: "#/$defs/a" } }, '"a" → "a"'],
+      [{ a: { $ref: "#/$defs/b", description: "x" }, b: { $ref: "#/$defs/a" } }, '"a" → "b" → "a"'],
+    ] as const) {
+      const result = start(defs);
+      expect(result.ok).toBe(false);
+      const messages = (result as { problems: { message: string }[] }).problems.map((p) => p.message);
+      expect(messages).toContain(
+        `$defs ${cycle} only refer to each other and describe no value; give one of them a type or other keywords`,
+      );
+    }
+  });
+
+  it("are accepted when one of them describes a value", () => {
+    expect(
+      start({ a: { $ref: "#/$defs/b" }, b: { type: "object", properties: { c: { $ref: "#/$defs/a" } } } }).ok,
+    ).toBe(true);
+  });
+});

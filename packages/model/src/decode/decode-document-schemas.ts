@@ -3,6 +3,7 @@ import type { Schema } from "../definition.js";
 import { isPlainObject } from "../json-kind.js";
 import { MAP_KEY } from "../names.js";
 import { joinPath } from "../problems.js";
+import { refName } from "../schema-subset.js";
 import { decodeSchema, expectObject, report, type Scope } from "./scope.js";
 
 const CONFIG_TYPES = ["string", "number", "integer", "boolean"];
@@ -17,7 +18,45 @@ export function decodeDefs(sc: Scope, raw: unknown): Record<string, Schema> | un
     const s = decodeSchema(sc, schema, at);
     if (s !== undefined) out[name] = s;
   }
+  refusePlainRefCycles(sc, out);
   return out;
+}
+
+/** Keywords that describe no value: a schema of only these and `$ref` is the schema it names. */
+const NOT_DESCRIBING = new Set(["$ref", "description", "default", "secret"]);
+
+/**
+ * Refuses `$defs` entries that are only a `$ref` and lead back to themselves through such entries
+ * (`a: {$ref: a}`, or `a → b → a`): they describe no value, and resolving them never ends (the
+ * validator overflowed its stack at every start, answering 500). Each entry names at most one
+ * other, so one walk per chain finds every cycle: O(number of $defs).
+ */
+function refusePlainRefCycles(sc: Scope, defs: Record<string, Schema>): void {
+  const next = (name: string): string | undefined => {
+    const s = defs[name];
+    if (typeof s.$ref !== "string" || !Object.keys(s).every((k) => NOT_DESCRIBING.has(k))) return undefined;
+    const target = refName(s.$ref);
+    return target !== undefined && Object.hasOwn(defs, target) ? target : undefined;
+  };
+  const state = new Map<string, "walking" | "done">();
+  for (const start of Object.keys(defs)) {
+    const path: string[] = [];
+    let name: string | undefined = start;
+    while (name !== undefined && !state.has(name)) {
+      state.set(name, "walking");
+      path.push(name);
+      name = next(name);
+    }
+    if (name !== undefined && state.get(name) === "walking") {
+      const cycle = path.slice(path.indexOf(name));
+      report(
+        sc,
+        joinPath("$defs", name),
+        `$defs ${[...cycle, name].map((n) => `"${n}"`).join(" → ")} only refer to each other and describe no value; give one of them a type or other keywords`,
+      );
+    }
+    for (const n of path) state.set(n, "done");
+  }
 }
 
 function typeNames(schema: Record<string, unknown>): string[] | undefined {
