@@ -1,6 +1,6 @@
 import { stringify } from "lossless-json";
 import { describe, expect, it } from "vitest";
-import { isLosslessNumber, parseJson, parseJsonFast, parseWrittenJson, stringifyJson } from "./json.js";
+import { isLosslessNumber, MAX_JSON_DEPTH, parseJson, parseJsonFast, parseWrittenJson, stringifyJson } from "./json.js";
 
 describe("lossless JSON", () => {
   it("keeps integers beyond 2^53 and long decimals exactly through a round trip", () => {
@@ -120,5 +120,26 @@ describe("parseJsonFast", () => {
     const texts = [...tricky, ...Array.from({ length: 2_000 }, () => generate(0))];
     for (const text of texts) expect(outcome(parseJsonFast, text), text).toBe(outcome(parseJson, text));
     expect(outcome(parseJsonFast, '{"a":1,"a":2}')).toMatch(/^error Duplicate key 'a'/);
+  });
+});
+
+describe("JSON nested past MAX_JSON_DEPTH (issue 12)", () => {
+  it("is refused with the depth and the position, not the parser's stack overflow", () => {
+    for (const [open, close] of [
+      ["[", "]"],
+      ['{"a":', "}"],
+    ]) {
+      const text = `${open.repeat(100_000)}1${close.repeat(100_000)}`;
+      const where = open.length * MAX_JSON_DEPTH;
+      for (const parse of [parseJson, parseJsonFast])
+        expect(() => parse(text)).toThrow(`JSON nested more than 1000 levels deep at position ${where}`);
+    }
+  });
+
+  it("reads nesting up to the bound, and brackets inside strings do not count", () => {
+    const text = `${"[".repeat(MAX_JSON_DEPTH)}"[[[{{{\\"[["${"]".repeat(MAX_JSON_DEPTH)}`;
+    let value = parseJson(text);
+    for (let i = 0; i < MAX_JSON_DEPTH; i++) value = (value as unknown[])[0] as never;
+    expect(value).toBe('[[[{{{"[[');
   });
 });

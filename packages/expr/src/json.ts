@@ -12,9 +12,34 @@ function parseNumber(text: string): number | LosslessNumber {
   return isSafeNumber(text) ? Number(text) : new LosslessNumber(text);
 }
 
-/** Parses JSON text; throws SyntaxError with a position on malformed input. */
+/**
+ * Deeper nesting than this is refused before parsing: the parser recurses once per level and
+ * overflowed its stack somewhere past 2,000 ("Maximum call stack size exceeded" was the whole
+ * 400 a caller got). No value deeper than --limit-value-depth (128) is usable anyway.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** Parses JSON text; throws SyntaxError with a position on malformed input or nesting past MAX_JSON_DEPTH. */
 export function parseJson(text: string): Json {
+  const tooDeep = positionPastDepth(text, MAX_JSON_DEPTH);
+  if (tooDeep !== undefined)
+    throw new SyntaxError(`JSON nested more than ${MAX_JSON_DEPTH} levels deep at position ${tooDeep}`);
   return parse(text, null, parseNumber) as Json;
+}
+
+/** Where an array or object opens more than `max` levels deep (brackets in strings skipped), if anywhere. */
+function positionPastDepth(text: string, max: number): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string: to its closing quote, past escapes.
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return undefined;
 }
 
 /** Every run of digits that may be a JSON number (in strings too: a false hit only costs speed). */
