@@ -22,4 +22,15 @@ describe("storable text", () => {
       deep: [{ s: "x\uFFFD" }],
     });
   });
+  it("replaces lone surrogates, which PostgreSQL's json refuses, keeping valid pairs and escaped text", () => {
+    const value = { "k\ud800": "a\udfffb", pair: "\ud83d\ude00", high: "\ud800\ud800x", text: "\\ud800" };
+    const text = storableJson(value);
+    expect(text).not.toMatch(/(^|[^\\])(\\\\)*\\ud[89a-f]/);
+    expect(JSON.parse(text)).toEqual({
+      "k\uFFFD": "a\uFFFDb",
+      pair: "\ud83d\ude00",
+      high: "\uFFFD\uFFFDx",
+      text: "\\ud800",
+    });
+  });
 });
