@@ -116,8 +116,7 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
       version,
       task: String(row.task),
       external_input: parseJson(String(row.input)),
-      result_schema: def !== undefined && task !== undefined ? resultSchema(def, task) : {},
-      raises: def !== undefined && task !== undefined ? raisesOf(def, task) : {},
+      ...(def !== undefined && task !== undefined ? declaredOf(def, task) : { result_schema: {}, raises: {} }),
       waiting_since: iso(Number(row.waiting_since)),
       deadline: row.deadline === null || row.deadline === undefined ? null : iso(Number(row.deadline)),
       claimed_by: request.workerId,
@@ -250,6 +249,21 @@ export async function releaseExternalTask(db: Db, clock: Clock, token: string): 
   });
   if (released) announceClaimable(db);
   return released;
+}
+
+/**
+ * A task's result_schema and raises with `$ref`s inlined, made once per stored task: stored
+ * definitions never change, and every claimed item of the task shares the same (never changed) objects.
+ */
+const declared = new WeakMap<Task, Pick<ExternalTaskItem, "result_schema" | "raises">>();
+
+function declaredOf(def: Definition, task: Task): Pick<ExternalTaskItem, "result_schema" | "raises"> {
+  let out = declared.get(task);
+  if (out === undefined) {
+    out = { result_schema: resultSchema(def, task), raises: raisesOf(def, task) };
+    declared.set(task, out);
+  }
+  return out;
 }
 
 function resultSchema(def: Definition, task: Task): JsonSchemaValue {
