@@ -344,15 +344,9 @@ describe("lifecycle", () => {
     });
     await cli(["tick"]);
     const epoch = JSON.parse((await cli(["get", picky, "--detail", "--json"])).stdout).task_epoch;
-    const otherVisit = await cli([
-      "signal",
-      picky,
-      "approve",
-      "--result",
-      '{"approved": true}',
-      "--task-epoch",
-      String(epoch + 1),
-    ]);
+    const approveVisit = (visit: number) =>
+      cli(["signal", picky, "approve", "--result", '{"approved": true}', "--task-epoch", String(visit)]);
+    const otherVisit = await approveVisit(epoch + 1);
     expect(otherVisit).toEqual({
       code: 1,
       stdout: "",
@@ -364,15 +358,7 @@ describe("lifecycle", () => {
       stdout: "",
       stderr: 'error: --task-epoch: expected a whole number from 0 to 2147483647 (a visit\'s task_epoch), got "two"\n',
     });
-    const answered = await cli([
-      "signal",
-      picky,
-      "approve",
-      "--result",
-      '{"approved": true}',
-      "--task-epoch",
-      String(epoch),
-    ]);
+    const answered = await approveVisit(epoch);
     expect(answered).toEqual({ code: 0, stdout: `${picky} task approve: delivered\n`, stderr: "" });
   });
 

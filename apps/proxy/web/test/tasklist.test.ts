@@ -5,7 +5,7 @@ import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, describeViolations } from "./axe.js";
 import { APPROVAL, EXPENSE, RECHECK } from "./fixtures.js";
-import { eventually, mockSession, rowIds, type Stack, startStack } from "./harness.js";
+import { eventually, mockSession, rowIds, signedInSession, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
 
@@ -272,14 +272,7 @@ describe("tasklist", () => {
     const { browser, web } = stack;
     const id = await parkedExpense(3);
     const page = await browser.newPage();
-    await mockSession(page, {
-      login: true,
-      signed_in: true,
-      subject: "reader@example.com",
-      permissions: ["read"],
-      providers: [],
-      password_login: true,
-    });
+    await mockSession(page, signedInSession("reader@example.com", ["read"]));
     await page.goto(`${web.url}/#/external/${id}`);
     await expect.poll(() => page.getByTestId("needs-worker").count()).toBe(1);
     expect(await page.getByRole("form", { name: "Resolve" }).count()).toBe(0);
