@@ -16,7 +16,11 @@ export interface Output {
   json: boolean;
   quiet: boolean;
   style: Style;
-  /** Width for tables: the terminal's, or 80 when stdout is not a terminal. */
+  /**
+   * Width for tables: the terminal's (80 when a terminal does not say). Infinite when stdout is
+   * not a terminal: piped output is never truncated (as kubectl and gh do), so a script or
+   * `grep` sees every value whole (docs/cli.md "Output").
+   */
   width: number;
   /** The API's JSON, lossless numbers kept, on stdout. */
   printJson(value: unknown): void;
@@ -33,7 +37,7 @@ export function createOutput(io: CliIo, flags: GlobalFlags): Output {
   const json = Boolean(flags.json);
   const quiet = Boolean(flags.quiet);
   const style = createStyle(colorsWanted(io.stdout.isTTY, flags.color !== false, io.env));
-  const width = io.stdout.isTTY && io.stdout.columns ? io.stdout.columns : 80;
+  const width = io.stdout.isTTY ? io.stdout.columns || 80 : Number.POSITIVE_INFINITY;
   return {
     json,
     quiet,

@@ -14,6 +14,7 @@ import { registerOpenApi } from "./commands/openapi.js";
 import { registerRun } from "./commands/run.js";
 import { registerSession } from "./commands/session.js";
 import { registerSignal } from "./commands/signal.js";
+import { registerTasks } from "./commands/tasks.js";
 import { registerTokens } from "./commands/tokens.js";
 import { registerValidate } from "./commands/validate.js";
 import { registerWorker } from "./commands/worker.js";
@@ -60,6 +61,7 @@ export function buildProgram(io: CliIo, makeContext: ContextFactory): Command {
   registerLogs(program, makeContext);
   registerLifecycle(program, makeContext);
   registerWorker(program, makeContext);
+  registerTasks(program, makeContext);
   registerSignal(program, makeContext);
   registerTokens(program, makeContext);
   registerOpenApi(program, makeContext);

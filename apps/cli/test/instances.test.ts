@@ -3,7 +3,7 @@ import path from "node:path";
 import { startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BatonRun, baton, isolatedEnv } from "./support/baton.js";
-import { FAILING_YAML, fixtureDir, GREET_YAML, RAISING_YAML } from "./support/fixtures.js";
+import { deployFiles, FAILING_YAML, fixtureDir, GREET_YAML, RAISING_YAML } from "./support/fixtures.js";
 
 // The server runs with --poll 0: instances advance only on `baton tick`, so every state is
 // reached deterministically.
@@ -28,9 +28,7 @@ async function whileTicking(args: string[]): Promise<BatonRun> {
 beforeAll(async () => {
   server = await startServer({ args: ["--poll", "0"] });
   env = isolatedEnv({ BATON_SERVER: server.url }).env;
-  const dir = fixtureDir({ "greet.yaml": GREET_YAML, "failing.yaml": FAILING_YAML, "raising.yaml": RAISING_YAML });
-  const deployed = await cli(["deploy", "."], dir);
-  if (deployed.code !== 0) throw new Error(`deploy failed: ${deployed.stderr}`);
+  await deployFiles(env, { "greet.yaml": GREET_YAML, "failing.yaml": FAILING_YAML, "raising.yaml": RAISING_YAML });
 });
 
 afterAll(async () => {
@@ -346,15 +344,9 @@ describe("lifecycle", () => {
     });
     await cli(["tick"]);
     const epoch = JSON.parse((await cli(["get", picky, "--detail", "--json"])).stdout).task_epoch;
-    const otherVisit = await cli([
-      "signal",
-      picky,
-      "approve",
-      "--result",
-      '{"approved": true}',
-      "--task-epoch",
-      String(epoch + 1),
-    ]);
+    const approveVisit = (visit: number) =>
+      cli(["signal", picky, "approve", "--result", '{"approved": true}', "--task-epoch", String(visit)]);
+    const otherVisit = await approveVisit(epoch + 1);
     expect(otherVisit).toEqual({
       code: 1,
       stdout: "",
@@ -366,15 +358,7 @@ describe("lifecycle", () => {
       stdout: "",
       stderr: 'error: --task-epoch: expected a whole number from 0 to 2147483647 (a visit\'s task_epoch), got "two"\n',
     });
-    const answered = await cli([
-      "signal",
-      picky,
-      "approve",
-      "--result",
-      '{"approved": true}',
-      "--task-epoch",
-      String(epoch),
-    ]);
+    const answered = await approveVisit(epoch);
     expect(answered).toEqual({ code: 0, stdout: `${picky} task approve: delivered\n`, stderr: "" });
   });
 

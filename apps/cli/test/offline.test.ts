@@ -28,6 +28,7 @@ const COMMANDS = [
   "retry",
   "upgrade",
   "worker",
+  "tasks",
   "signal",
   "tokens",
   "tokens create",

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baton, isolatedEnv } from "./support/baton.js";
-import { fixtureDir, GREET_YAML } from "./support/fixtures.js";
+import { deployFiles, GREET_YAML } from "./support/fixtures.js";
 
 let server: TestServer;
 let proxy: Server;
@@ -48,8 +48,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   const env = isolatedEnv({ BATON_SERVER: server.url }).env;
-  const deployed = await baton(["deploy", "."], { env, cwd: fixtureDir({ "greet.yaml": GREET_YAML }) });
-  if (deployed.code !== 0) throw new Error(`deploy failed: ${deployed.stderr}`);
+  await deployFiles(env, { "greet.yaml": GREET_YAML });
 }, 60_000);
 
 afterAll(async () => {

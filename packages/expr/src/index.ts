@@ -25,6 +25,7 @@ export {
 export { type EvalLimitKind, ExprLimitError, ExprRuntimeError, ExprSyntaxError, ShapeError } from "./errors.js";
 export { evaluate, type Scope } from "./evaluate.js";
 export * from "./json.js";
+export { JSON_STEP_CHARS, parseWrittenJsonInSteps } from "./json-steps.js";
 export { FUNCTION_NAMES, parseExpression } from "./parser.js";
 export { joinIndex, joinKey } from "./path.js";
 export {

@@ -1,31 +1,52 @@
 import type { Definition } from "@baton/model";
-import { parseWrittenJson } from "@baton/expr";
+import { parseWrittenJsonInSteps } from "@baton/expr";
 import { and, desc, eq, inArray, like, sql } from "drizzle-orm";
 import { notFound } from "../refusal.js";
 import { type Db, executePrepared, rowsOf } from "../storage/db.js";
 import { perDbCache } from "../storage/per-db-cache.js";
 import { definitionPins, definitions } from "../storage/schema/index.js";
+import { keepText, keptText } from "./text-cache.js";
 
 // The one reader of stored definitions: start, the engine (engine/pump/compiled-cache.ts),
 // external tasks, the secrets of views, the operator verbs and the handlers all read them here. A stored
 // (name, version) never changes, so its parsed form is cached per database handle — `db`, the
 // database, even when the read goes through a transaction (`via`); tests open several databases
 // in one process and must not share entries. Only hits are cached: a version missing now may be
-// registered a moment later.
+// registered a moment later. Its text is kept too (text-cache.ts, bounded), and every read of a
+// version reads the short columns first, so a version read once is never read whole again while
+// it is kept: on PGlite a read of the largest one holds the event loop
+// (docs/limits.md#reading-a-large-stored-definition).
 
-const parsedOf = perDbCache<Definition>();
+const parsedOf = perDbCache<Promise<Definition>>();
 
-/** Parses a stored definition's text once per database; throws SyntaxError on corrupt text. */
-function parsed(db: Db, name: string, version: number, text: string): Definition {
+/**
+ * Parses a stored definition's text once per database (concurrent readers share the parse);
+ * rejects with SyntaxError on corrupt text, which is then parsed again by the next reader.
+ */
+function parsed(db: Db, name: string, version: number, text: string): Promise<Definition> {
   const cache = parsedOf(db);
   const key = `${version}:${name}`;
   let def = cache.get(key);
   if (def === undefined) {
-    // Canonical text this server wrote: no duplicate keys, so the fast exact parse applies.
-    def = parseWrittenJson(text) as unknown as Definition;
+    def = parseInSteps(text);
     cache.set(key, def);
+    def.catch(() => cache.delete(key));
   }
   return def;
+}
+
+/**
+ * Canonical text this server wrote (no duplicate keys): the fast exact parse, in steps of about
+ * 64 KiB with a turn of the event loop between them, so the largest definition (2.8 MB, 30–230 ms
+ * to parse at once) never holds the loop for its whole parse
+ * (docs/limits.md#reading-a-large-stored-definition).
+ */
+async function parseInSteps(text: string): Promise<Definition> {
+  const steps = parseWrittenJsonInSteps(text);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value as unknown as Definition;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /** The definition stored as (name, version), or undefined; read through `via` (a transaction) when given. */
@@ -37,11 +58,30 @@ export async function storedDefinition(
 ): Promise<Definition | undefined> {
   const hit = parsedOf(db).get(`${version}:${name}`);
   if (hit !== undefined) return hit;
+  const text = await storedText(db, name, version, via);
+  return text === undefined ? undefined : parsed(db, name, version, text);
+}
+
+/**
+ * Keeps the text just stored as (name, version), so its first read does not read the row back
+ * (on PGlite that read holds the event loop). Only after the transaction that stored it has
+ * committed: a version rolled back may be registered again with other text.
+ */
+export function keepStoredText(db: Db, name: string, version: number, text: string): void {
+  keepText(db, name, version, text);
+}
+
+/** The stored text of (name, version), kept or read (and then kept), or undefined. */
+async function storedText(db: Db, name: string, version: number, via: Db = db): Promise<string | undefined> {
+  const kept = keptText(db, name, version);
+  if (kept !== undefined) return kept;
   const [row] = await via
     .select({ definition: definitions.definition })
     .from(definitions)
-    .where(and(eq(definitions.name, name), eq(definitions.version, version)));
-  return row === undefined ? undefined : parsed(db, name, version, row.definition);
+    .where(and(eq(definitions.name, name), eq(definitions.version, version)))
+    .limit(1);
+  if (row !== undefined) keepText(db, name, version, row.definition);
+  return row?.definition;
 }
 
 /** Every stored definition that declares a secret (a cheap text filter first; secretValues decides). */
@@ -50,7 +90,7 @@ export async function definitionsDeclaringSecrets(db: Db): Promise<Definition[]>
     .select({ name: definitions.name, version: definitions.version, definition: definitions.definition })
     .from(definitions)
     .where(like(definitions.definition, '%"secret"%'));
-  return rows.map((r) => parsed(db, r.name, r.version, r.definition));
+  return Promise.all(rows.map((r) => parsed(db, r.name, r.version, r.definition)));
 }
 
 /**
@@ -78,25 +118,47 @@ export interface StoredDefinition {
 }
 
 type Row = typeof definitions.$inferSelect;
+/** A stored version's short columns: everything but its text. */
+type Head = Omit<Row, "definition">;
 
-function toStored(db: Db, row: Row): StoredDefinition {
-  return {
-    name: row.name,
-    version: row.version,
-    definition: parsed(db, row.name, row.version, row.definition),
-    hash: row.hash,
-    raises: JSON.parse(row.raises) as string[],
-    actor: row.actor,
-    createdAt: row.createdAt,
-  };
+const headColumns = {
+  name: definitions.name,
+  version: definitions.version,
+  hash: definitions.hash,
+  raises: definitions.raises,
+  actor: definitions.actor,
+  createdAt: definitions.createdAt,
+};
+
+/** The version a head names, parsed (cached) or read and parsed; a head is only read for a stored version. */
+async function toStored(db: Db, head: Head): Promise<StoredDefinition> {
+  const definition = await storedDefinition(db, head.name, head.version);
+  if (definition === undefined) throw new Error(`process "${head.name}" version ${head.version} vanished`);
+  return { ...head, definition, raises: JSON.parse(head.raises) as string[] };
 }
 
-async function latestRow(db: Db, name: string): Promise<Row | undefined> {
+/** A head with its text, kept or read. */
+async function withText(db: Db, head: Head): Promise<Row> {
+  const text = await storedText(db, head.name, head.version);
+  if (text === undefined) throw new Error(`process "${head.name}" version ${head.version} vanished`);
+  return { ...head, definition: text };
+}
+
+async function latestRow(db: Db, name: string): Promise<Head | undefined> {
   const [row] = await db
-    .select()
+    .select(headColumns)
     .from(definitions)
     .where(eq(definitions.name, name))
     .orderBy(desc(definitions.version))
+    .limit(1);
+  return row;
+}
+
+async function exactRow(db: Db, name: string, version: number): Promise<Head | undefined> {
+  const [row] = await db
+    .select(headColumns)
+    .from(definitions)
+    .where(and(eq(definitions.name, name), eq(definitions.version, version)))
     .limit(1);
   return row;
 }
@@ -108,11 +170,7 @@ export async function latestDefinition(db: Db, name: string): Promise<StoredDefi
 }
 
 export async function getDefinition(db: Db, name: string, version: number): Promise<StoredDefinition | undefined> {
-  const [row] = await db
-    .select()
-    .from(definitions)
-    .where(and(eq(definitions.name, name), eq(definitions.version, version)))
-    .limit(1);
+  const row = await exactRow(db, name, version);
   return row ? toStored(db, row) : undefined;
 }
 
@@ -149,25 +207,25 @@ export async function lockProcessName(tx: Db, name: string): Promise<void> {
  * canonical text, unparsed: what the checker thread takes, and what GET answers as it is.
  */
 export async function requireDefinitionRow(db: Db, name: string, version?: number): Promise<Row> {
+  return withText(db, await requireHead(db, name, version));
+}
+
+/** A stored definition by name and version (omitted or 0: the latest), parsed; refusals as requireDefinitionRow. */
+export async function requireDefinition(db: Db, name: string, version?: number): Promise<StoredDefinition> {
+  return toStored(db, await requireHead(db, name, version));
+}
+
+async function requireHead(db: Db, name: string, version?: number): Promise<Head> {
   if (version === undefined || version === 0) {
     const row = await latestRow(db, name);
     if (!row) throw notFound(`process "${name}" is not registered`);
     return row;
   }
-  const [found] = await db
-    .select()
-    .from(definitions)
-    .where(and(eq(definitions.name, name), eq(definitions.version, version)))
-    .limit(1);
+  const found = await exactRow(db, name, version);
   if (found) return found;
   const last = await latestHead(db, name);
   if (last === undefined) throw notFound(`process "${name}" is not registered`);
   throw notFound(`process "${name}" has no version ${version}; latest is ${last.version}`);
-}
-
-/** A stored definition by name and version (omitted or 0: the latest), parsed; refusals as requireDefinitionRow. */
-export async function requireDefinition(db: Db, name: string, version?: number): Promise<StoredDefinition> {
-  return toStored(db, await requireDefinitionRow(db, name, version));
 }
 
 /** The latest version number of a process and its hash (not its text), or undefined when the name was never registered. */
@@ -186,13 +244,8 @@ export async function latestHead(db: Db, name: string): Promise<{ version: numbe
  * checker thread (docs/limits.md#the-checker-thread), so the event loop never parses or writes
  * out a large definition for it.
  */
-export async function definitionText(db: Db, name: string, version: number): Promise<string | undefined> {
-  const [row] = await db
-    .select({ definition: definitions.definition })
-    .from(definitions)
-    .where(and(eq(definitions.name, name), eq(definitions.version, version)))
-    .limit(1);
-  return row?.definition;
+export function definitionText(db: Db, name: string, version: number): Promise<string | undefined> {
+  return storedText(db, name, version);
 }
 
 /** Whether (name, version) is stored, without reading its text. */

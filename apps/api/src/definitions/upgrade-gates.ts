@@ -18,24 +18,29 @@ const KEPT_PAIRS = 16;
 type Outcome = { gates: UpgradeGate[] } | { tooLarge: true };
 const outcomes = perDbCache<Promise<Outcome>>();
 
+/** A process and the two of its stored versions an upgrade moves between: all the gates depend on. */
+export interface UpgradePair {
+  process: string;
+  fromVersion: number;
+  toVersion: number;
+}
+
 /**
- * The gating findings of moving `process` from `fromVersion` to `toVersion` (both stored), or a
- * 409 when checking passes --limit-compat-steps. Rejects with 503 `unavailable` when the
- * checker's queue is full (checker.ts); nothing is kept then.
+ * The gating findings of moving `pair.process` from `pair.fromVersion` to `pair.toVersion`, or a
+ * 409 when checking passes --limit-compat-steps (`maxSteps`). Rejects with 503 `unavailable` when
+ * the checker's queue is full (checker.ts); nothing is kept then.
  */
 export async function upgradeGatesOf(
   checker: Checker,
   db: Db,
-  process: string,
-  fromVersion: number,
-  toVersion: number,
+  pair: UpgradePair,
   maxSteps: number,
 ): Promise<UpgradeGate[]> {
   const cache = outcomes(db);
-  const key = `${fromVersion}:${toVersion}:${maxSteps}:${process}`;
+  const key = `${pair.fromVersion}:${pair.toVersion}:${maxSteps}:${pair.process}`;
   let outcome = cache.get(key);
   if (outcome === undefined) {
-    outcome = check(checker, db, process, fromVersion, toVersion, maxSteps);
+    outcome = check(checker, db, pair, maxSteps);
     cache.set(key, outcome);
     // Oldest first: a Map iterates in insertion order.
     if (cache.size > KEPT_PAIRS) cache.delete(cache.keys().next().value!);
@@ -46,16 +51,14 @@ export async function upgradeGatesOf(
   const settled = await outcome;
   if ("gates" in settled) return settled.gates;
   throw conflict(
-    `cannot upgrade "${process}" from version ${fromVersion} to ${toVersion}: checking that the tree can move takes more work than the limit of ${maxSteps} steps (--limit-compat-steps, docs/limits.md)`,
+    `cannot upgrade "${pair.process}" from version ${pair.fromVersion} to ${pair.toVersion}: checking that the tree can move takes more work than the limit of ${maxSteps} steps (--limit-compat-steps, docs/limits.md)`,
   );
 }
 
 async function check(
   checker: Checker,
   db: Db,
-  process: string,
-  fromVersion: number,
-  toVersion: number,
+  { process, fromVersion, toVersion }: UpgradePair,
   maxSteps: number,
 ): Promise<Outcome> {
   const [from, to] = await Promise.all([

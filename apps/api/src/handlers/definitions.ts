@@ -3,7 +3,7 @@ import { stringifyJson } from "@baton/expr";
 import { and, eq, gte, lt, type SQL } from "drizzle-orm";
 import { type CheckedDefinition, checkDefinitionRequest, type UnparsedBody } from "../definitions/decode-request.js";
 import { definitionLimitsOf } from "../limits.js";
-import { latestHead, lockProcessName, requireDefinitionRow } from "../definitions/store.js";
+import { keepStoredText, latestHead, lockProcessName, requireDefinitionRow } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
 import { type Db, inTransaction } from "../storage/db.js";
@@ -79,6 +79,7 @@ export const definitionHandlers = {
       await lockProcessName(tx, name);
       return saveDefinition(tx, checked, principal.actor, clock.now());
     });
+    if (result.saved) keepStoredText(db, name, result.version, checked.canonical);
     return { body: { name, saved: result.saved, version: result.version } };
   },
 
@@ -155,6 +156,8 @@ export const definitionHandlers = {
       }
       return out;
     });
+    for (const [i, saved] of results.entries())
+      if (saved.saved) keepStoredText(db, saved.name, saved.version, checked[i]!.canonical);
     return { body: results };
   },
 

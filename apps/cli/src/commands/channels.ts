@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { act, type ContextFactory, examples } from "../command-kit.js";
-import { listPages } from "../list-pages.js";
 import { parseVersion } from "../process-ref.js";
-import { addListOptions, hintMorePages } from "./list-options.js";
+import { addListOptions, showList } from "./list-options.js";
 import { actorText } from "../actor-text.js";
 
 export function registerChannels(program: Command, makeContext: ContextFactory): void {
@@ -16,13 +15,10 @@ export function registerChannels(program: Command, makeContext: ContextFactory):
       .argument("[process]", "only this process's channels"),
   ).action(
     act(makeContext, async (ctx, [process], options) => {
-      const api = await ctx.api();
-      const result = await listPages(api, "listChannels", { query: process ? { name: process } : {} }, options);
-      const { out } = ctx;
-      if (out.json) return out.printJson(result.single ?? { items: result.items });
-      if (result.items.length === 0) out.info(process ? `no channels for ${process}` : "no channels");
-      else
-        out.table(
+      const query = process ? { name: process } : {};
+      const none = process ? `no channels for ${process}` : "no channels";
+      await showList(ctx, "listChannels", { query }, options, none, (items) =>
+        ctx.out.table(
           [
             { header: "PROCESS" },
             { header: "CHANNEL" },
@@ -30,15 +26,15 @@ export function registerChannels(program: Command, makeContext: ContextFactory):
             { header: "UPDATED", keep: true, dropOrder: 2 },
             { header: "ACTOR", optional: true, dropOrder: 1 },
           ],
-          result.items.map((entry) => [
+          items.map((entry) => [
             entry.name,
             entry.channel,
             `v${entry.version}`,
             entry.updated_at ?? "",
             actorText(entry.actor, entry.actor_label),
           ]),
-        );
-      hintMorePages(out, result.page, options.all);
+        ),
+      );
     }),
   );
   examples(channels, ["baton channels", "baton channels orders", "baton channels --all --json"]);

@@ -2,11 +2,10 @@ import type { Command } from "commander";
 import { versionOf } from "../channel-version.js";
 import { UsageError } from "../cli-error.js";
 import { act, type ContextFactory, examples } from "../command-kit.js";
-import { listPages } from "../list-pages.js";
 import { formatJson } from "../output.js";
 import { parseProcessRef } from "../process-ref.js";
 import { toYaml } from "../yaml-json.js";
-import { addListOptions, hintMorePages } from "./list-options.js";
+import { addListOptions, showList } from "./list-options.js";
 import { actorText } from "../actor-text.js";
 
 export function registerDefinitions(program: Command, makeContext: ContextFactory): void {
@@ -18,13 +17,10 @@ export function registerDefinitions(program: Command, makeContext: ContextFactor
       .argument("[process]", "only this process"),
   ).action(
     act(makeContext, async (ctx, [process], options) => {
-      const api = await ctx.api();
-      const { out } = ctx;
-      const result = await listPages(api, "listDefinitions", { query: process ? { name: process } : {} }, options);
-      if (out.json) return out.printJson(result.single ?? { items: result.items });
-      if (result.items.length === 0) out.info(process ? `no definitions named ${process}` : "no definitions");
-      else
-        out.table(
+      const query = process ? { name: process } : {};
+      const none = process ? `no definitions named ${process}` : "no definitions";
+      await showList(ctx, "listDefinitions", { query }, options, none, (items) =>
+        ctx.out.table(
           [
             { header: "PROCESS" },
             { header: "VERSION", align: "right" },
@@ -32,15 +28,15 @@ export function registerDefinitions(program: Command, makeContext: ContextFactor
             { header: "ACTOR", optional: true, dropOrder: 1 },
             { header: "RAISES", optional: true },
           ],
-          result.items.map((item) => [
+          items.map((item) => [
             item.name,
             `v${item.version}`,
             item.created_at,
             actorText(item.actor, item.actor_label),
             (item.raises ?? []).join(", "),
           ]),
-        );
-      hintMorePages(out, result.page, options.all);
+        ),
+      );
     }),
   );
   examples(definitions, ["baton definitions", "baton definitions orders", "baton definitions --all --json"]);

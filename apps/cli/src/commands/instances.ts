@@ -3,10 +3,9 @@ import type { Command } from "commander";
 import { UsageError } from "../cli-error.js";
 import { act, collectList, type ContextFactory, examples } from "../command-kit.js";
 import { parseSince } from "../duration.js";
-import { listPages } from "../list-pages.js";
 import type { Output } from "../output.js";
 import { colorStatus } from "../style.js";
-import { addListOptions, hintMorePages } from "./list-options.js";
+import { addListOptions, showList } from "./list-options.js";
 
 export function registerInstances(program: Command, makeContext: ContextFactory): void {
   const instances = addListOptions(
@@ -31,13 +30,9 @@ export function registerInstances(program: Command, makeContext: ContextFactory)
   ).action(
     act(makeContext, async (ctx, _args, options) => {
       const query = instanceQuery(options, ctx.io.now());
-      const api = await ctx.api();
-      const result = await listPages(api, "listInstances", { query }, options);
-      const { out } = ctx;
-      if (out.json) return out.printJson(result.single ?? { items: result.items });
-      if (result.items.length === 0) out.info("no instances");
-      else printInstanceTable(out, result.items);
-      hintMorePages(out, result.page, options.all);
+      await showList(ctx, "listInstances", { query }, options, "no instances", (items) =>
+        printInstanceTable(ctx.out, items),
+      );
     }),
   );
   examples(instances, [

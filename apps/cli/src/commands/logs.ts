@@ -9,7 +9,7 @@ import { SETTLED_STATUSES } from "../instance-status.js";
 import { resolveInstanceId } from "../last-instance.js";
 import { listPages } from "../list-pages.js";
 import type { Output } from "../output.js";
-import { addListOptions, hintMorePages } from "./list-options.js";
+import { addListOptions, showList } from "./list-options.js";
 import { actorText } from "../actor-text.js";
 
 export function registerLogs(program: Command, makeContext: ContextFactory): void {
@@ -35,13 +35,9 @@ export function registerLogs(program: Command, makeContext: ContextFactory): voi
       if (options.level) query.level = options.level as LogLevel;
       if (options.flat) query.flat = true;
       if (options.follow) return followLogs(ctx, id, query);
-      const api = await ctx.api();
-      const result = await listPages(api, "listInstanceLogs", { params: { id }, query }, options);
-      const { out } = ctx;
-      if (out.json) return out.printJson(result.single ?? { items: result.items });
-      if (result.items.length === 0) out.info("no log entries");
-      for (const entry of [...result.items].reverse()) out.print(formatLogEntry(out, entry, id));
-      hintMorePages(out, result.page, options.all);
+      await showList(ctx, "listInstanceLogs", { params: { id }, query }, options, "no log entries", (items) => {
+        for (const entry of [...items].reverse()) ctx.out.print(formatLogEntry(ctx.out, entry, id));
+      });
     }),
   );
   examples(logs, [

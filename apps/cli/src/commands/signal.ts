@@ -12,7 +12,7 @@ export function registerSignal(program: Command, makeContext: ContextFactory): v
     .description(
       "Delivers a result (or, with --error, an error outcome declared in the task's raises) to the external task TASK of instance ID. " +
         "When the task is waiting now it resolves; otherwise the outcome is buffered until the task next waits. " +
-        "--only-if-waiting refuses (exit 1, nothing buffered) when the task is not waiting now; --task-epoch N delivers only to that visit of the task (the task_epoch of baton get ID --detail while it waits), refusing a later one. Needs the worker permission.",
+        "--only-if-waiting refuses (exit 1, nothing buffered) when the task is not waiting now; --task-epoch N delivers only to that visit of the task (the TASK_EPOCH baton tasks lists while it waits), refusing a later one. Needs the worker permission.",
     )
     .argument("<id>", "instance id, or @last")
     .argument("<task>", "the external task's id")

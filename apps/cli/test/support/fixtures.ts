@@ -1,12 +1,19 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { baton } from "./baton.js";
 
 /** Writes files into a fresh temp directory and returns it. */
 export function fixtureDir(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), "baton-fixtures-"));
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
   return dir;
+}
+
+/** `baton deploy` of `files` (written to a fresh directory) as `env` says; throws with its stderr unless it succeeds. */
+export async function deployFiles(env: Record<string, string>, files: Record<string, string>): Promise<void> {
+  const deployed = await baton(["deploy", "."], { env, cwd: fixtureDir(files) });
+  if (deployed.code !== 0) throw new Error(`deploy failed: ${deployed.stderr}`);
 }
 
 /** A routing-only process with an input schema: completes in one engine round. */

@@ -5,7 +5,7 @@ import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, describeViolations } from "./axe.js";
 import { APPROVAL, BROKEN } from "./fixtures.js";
-import { eventually, mockSession, type Stack, startStack } from "./harness.js";
+import { eventually, mockSession, signedInSession, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
 /** APPROVAL with an output: a compatible second version to upgrade the approvals to. */
@@ -230,14 +230,7 @@ describe("bulk actions", () => {
   it("is not offered to a reader", async () => {
     const { browser, web } = stack;
     const page = await browser.newPage();
-    await mockSession(page, {
-      login: true,
-      signed_in: true,
-      subject: "reader@example.com",
-      permissions: ["read"],
-      providers: [],
-      password_login: true,
-    });
+    await mockSession(page, signedInSession("reader@example.com", ["read"]));
     await page.goto(`${web.url}/#/instances`);
     await expect.poll(() => page.locator("tbody tr[data-instance]").count()).toBe(5);
     expect(await page.getByText("Bulk action on every root these filters select").count()).toBe(0);

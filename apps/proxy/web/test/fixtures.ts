@@ -32,6 +32,13 @@ export const ORDER_V2 = {
   ],
 };
 
+/** Version 3 of order: drops the task "approve" that a parked order sits on, so the upgrade check refuses it there. */
+export const ORDER_V3_WITHOUT_APPROVE = {
+  name: "order",
+  input_schema: ORDER_V1.input_schema,
+  tasks: [ORDER_V1.tasks[0], { id: "ship", output: { shipped: "$: outputs.prepare.item" } }],
+};
+
 /** Fails at once: nothing listens on port 1 (pre.error, never retried). */
 export const BROKEN = {
   name: "broken",

@@ -132,6 +132,16 @@ export const SIGNED_OUT_SESSION = {
   password_login: true,
 };
 
+/** The session the sign-in proxy reports for `subject` signed in by password with `permissions`. */
+export const signedInSession = (subject: string, permissions: string[]) => ({
+  login: true,
+  signed_in: true,
+  subject,
+  permissions,
+  providers: [],
+  password_login: true,
+});
+
 /**
  * Answers the page's `GET /auth/session` with `body`, as the sign-in proxy would (replacing
  * an earlier mock). The UI reads the session once per document: open a fresh one after this.

@@ -1,7 +1,7 @@
 import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROKEN, ORDER_V1, ORDER_V2 } from "./fixtures.js";
-import { eventually, mockSession, SIGNED_OUT_SESSION, type Stack, startStack } from "./harness.js";
+import { eventually, mockSession, SIGNED_OUT_SESSION, signedInSession, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
 let parked: string; // order v1, waiting on its external task "approve"
@@ -204,14 +204,7 @@ describe("permissions from the sign-in proxy (GET /auth/session mocked with page
 
   it("hides lifecycle buttons and the tokens page from a reader", async () => {
     const { page } = stack;
-    await withSession({
-      login: true,
-      signed_in: true,
-      subject: "reader@example.com",
-      permissions: ["read"],
-      providers: [],
-      password_login: true,
-    });
+    await withSession(signedInSession("reader@example.com", ["read"]));
     await open(`#/instances/${parked}`);
     await expect.poll(() => page.locator("dl.facts .status").textContent()).toBe("running");
     expect(await page.getByRole("button", { name: "Pause" }).count()).toBe(0);
@@ -222,14 +215,7 @@ describe("permissions from the sign-in proxy (GET /auth/session mocked with page
 
   it("shows pause but not upgrade to an operator", async () => {
     const { page } = stack;
-    await withSession({
-      login: true,
-      signed_in: true,
-      subject: "op@example.com",
-      permissions: ["read", "operate"],
-      providers: [],
-      password_login: true,
-    });
+    await withSession(signedInSession("op@example.com", ["read", "operate"]));
     await open(`#/instances/${parked}`);
     await expect.poll(() => page.getByRole("button", { name: "Pause" }).count()).toBe(1);
     expect(await page.getByRole("button", { name: "Upgrade" }).count()).toBe(0);

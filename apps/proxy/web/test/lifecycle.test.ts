@@ -1,7 +1,7 @@
 import type { DefinitionInput } from "@baton/actions";
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chargeDefinition, ORDER_V1, ORDER_V2 } from "./fixtures.js";
+import { chargeDefinition, ORDER_V1, ORDER_V2, ORDER_V3_WITHOUT_APPROVE } from "./fixtures.js";
 import { eventually, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
@@ -136,13 +136,7 @@ describe("upgrade of a paused instance", () => {
   it("shows the API's refusal when the target version cannot take the instance", async () => {
     const { page, web, client } = stack;
     // Version 3 drops the task "approve" that the instance sits on: the upgrade check refuses it.
-    await client.call("putDefinition", {
-      body: {
-        name: "order",
-        input_schema: ORDER_V1.input_schema,
-        tasks: [ORDER_V1.tasks[0], { id: "ship", output: { shipped: "$: outputs.prepare.item" } }],
-      } as DefinitionInput,
-    });
+    await client.call("putDefinition", { body: ORDER_V3_WITHOUT_APPROVE as DefinitionInput });
     const id = await parkedOrder("teapot");
     await page.goto(`${web.url}/#/instances/${id}`);
     await expect.poll(shownStatus).toBe("running");

@@ -5,7 +5,7 @@ import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, describeViolations } from "./axe.js";
 import { APPROVAL, EXPENSE, RECHECK } from "./fixtures.js";
-import { eventually, mockSession, rowIds, type Stack, startStack } from "./harness.js";
+import { eventually, mockSession, rowIds, signedInSession, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
 
@@ -34,6 +34,30 @@ async function settled(id: string) {
     return ["completed", "failed", "raised"].includes(view.status) ? view : undefined;
   });
 }
+
+// A recheck instance parked at its review, and a new page on the review's Resolve form. The page's
+// clock is held, so no refresh replaces the form (and its alert) while a test reads it.
+async function reviewInPage() {
+  const { browser, web, client } = stack;
+  const id = (await client.call("startInstance", { body: { process: "recheck" } })).id;
+  const first = await eventually(
+    "the review parked",
+    async () => (await client.call("listExternalTasks", { query: { instance_id: id } })).items[0],
+  );
+  const page = await browser.newPage();
+  await page.clock.install();
+  await page.goto(`${web.url}/#/external/${id}`);
+  const form = page.getByRole("form", { name: "Resolve" });
+  await expect.poll(() => form.getByLabel("ok").count()).toBe(1);
+  return { id, first, page, form };
+}
+
+/** The visit of the review that waits once the one with task_epoch `epoch` has ended. */
+const nextVisit = (id: string, epoch: number) =>
+  eventually("the review's next visit parked", async () => {
+    const item = (await stack.client.call("listExternalTasks", { query: { instance_id: id } })).items[0];
+    return item && item.task_epoch !== epoch ? item : undefined;
+  });
 
 describe("tasklist", () => {
   it("lists waiting tasks oldest first with input, deadline and claimer, and drops one once it is resolved", async () => {
@@ -176,18 +200,8 @@ describe("tasklist", () => {
   });
 
   it("sends nothing, and keeps nothing for the next visit, when the task stops waiting between the page's check and its answer", async () => {
-    const { browser, web, client } = stack;
-    const id = (await client.call("startInstance", { body: { process: "recheck" } })).id;
-    const first = await eventually(
-      "the review parked",
-      async () => (await client.call("listExternalTasks", { query: { instance_id: id } })).items[0],
-    );
-    // The page's clock is held so no refresh replaces the form (and its alert) while the test reads it.
-    const page = await browser.newPage();
-    await page.clock.install();
-    await page.goto(`${web.url}/#/external/${id}`);
-    const form = page.getByRole("form", { name: "Resolve" });
-    await expect.poll(() => form.getByLabel("ok").count()).toBe(1);
+    const { client } = stack;
+    const { id, first, page, form } = await reviewInPage();
     // The race, ordered: the page has checked that the visit still waits; before its answer
     // reaches the API a colleague answers "not ok" (the instance is paused so that it stays
     // between visits until the page's answer has been judged).
@@ -210,10 +224,7 @@ describe("tasklist", () => {
     expect(raced).toBe(true);
 
     await client.call("resumeInstance", { params: { id } });
-    const second = await eventually("the review's second visit parked", async () => {
-      const item = (await client.call("listExternalTasks", { query: { instance_id: id } })).items[0];
-      return item && item.task_epoch !== first.task_epoch ? item : undefined;
-    });
+    const second = await nextVisit(id, first.task_epoch);
     expect(second.task).toBe("review");
     const logs = (await client.call("listInstanceLogs", { params: { id }, query: { limit: 100 } })).items;
     expect(
@@ -227,26 +238,14 @@ describe("tasklist", () => {
   });
 
   it("sends nothing to a new visit of the same task that began between the page's check and its answer", async () => {
-    const { browser, web, client } = stack;
-    const id = (await client.call("startInstance", { body: { process: "recheck" } })).id;
-    const first = await eventually(
-      "the review parked",
-      async () => (await client.call("listExternalTasks", { query: { instance_id: id } })).items[0],
-    );
-    const page = await browser.newPage();
-    await page.clock.install();
-    await page.goto(`${web.url}/#/external/${id}`);
-    const form = page.getByRole("form", { name: "Resolve" });
-    await expect.poll(() => form.getByLabel("ok").count()).toBe(1);
+    const { client } = stack;
+    const { id, first, page, form } = await reviewInPage();
     // The race, ordered: after the page's check a colleague answers "not ok" and the loop parks
     // the review again (a new visit, waiting now) before the page's answer reaches the API.
     let second: { task: string; task_epoch: number } | undefined;
     await page.route("**/api/external-tasks/signal", async (route) => {
       await client.call("signalExternalTask", { body: { instance_id: id, task: "review", result: { ok: false } } });
-      second = await eventually("the review's second visit parked", async () => {
-        const item = (await client.call("listExternalTasks", { query: { instance_id: id } })).items[0];
-        return item && item.task_epoch !== first.task_epoch ? item : undefined;
-      });
+      second = await nextVisit(id, first.task_epoch);
       await route.continue();
     });
     await form.getByLabel("ok").check();
@@ -273,14 +272,7 @@ describe("tasklist", () => {
     const { browser, web } = stack;
     const id = await parkedExpense(3);
     const page = await browser.newPage();
-    await mockSession(page, {
-      login: true,
-      signed_in: true,
-      subject: "reader@example.com",
-      permissions: ["read"],
-      providers: [],
-      password_login: true,
-    });
+    await mockSession(page, signedInSession("reader@example.com", ["read"]));
     await page.goto(`${web.url}/#/external/${id}`);
     await expect.poll(() => page.getByTestId("needs-worker").count()).toBe(1);
     expect(await page.getByRole("form", { name: "Resolve" }).count()).toBe(0);

@@ -4,7 +4,7 @@
 import type { DefinitionInput } from "@baton/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, describeViolations } from "./axe.js";
-import { ORDER_V1, ORDER_V2 } from "./fixtures.js";
+import { ORDER_V1, ORDER_V2, ORDER_V3_WITHOUT_APPROVE } from "./fixtures.js";
 import { eventually, type Stack, startStack } from "./harness.js";
 
 let stack: Stack;
@@ -12,16 +12,8 @@ let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
   const { client } = stack;
-  for (const definition of [ORDER_V1, ORDER_V2])
+  for (const definition of [ORDER_V1, ORDER_V2, ORDER_V3_WITHOUT_APPROVE])
     await client.call("putDefinition", { body: definition as DefinitionInput });
-  // Version 3 drops the task "approve" that a parked order sits on.
-  await client.call("putDefinition", {
-    body: {
-      name: "order",
-      input_schema: ORDER_V1.input_schema,
-      tasks: [ORDER_V1.tasks[0], { id: "ship", output: { shipped: "$: outputs.prepare.item" } }],
-    } as DefinitionInput,
-  });
 });
 
 afterAll(async () => {

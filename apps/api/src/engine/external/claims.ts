@@ -8,12 +8,12 @@ import { iso } from "../../format.js";
 import { Refusal } from "../../refusal.js";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
-import { perDbCache } from "../../storage/per-db-cache.js";
 import { externalWaits } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { isSettled } from "../statuses.js";
 import { announceClaimable } from "./claim-wait.js";
-import type { ClaimFacts } from "./resolve.js";
+import { claimFacts } from "./claim-facts.js";
+import { parkedRowOf } from "./resolve.js";
 
 // External tasks from the worker's side (docs/engine.md#external-tasks-and-delay), the claim
 // half: claim, renew, release. A claim is one row of external_waits (the parked visit) plus a
@@ -78,7 +78,8 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
         SET claim_epoch = w.claim_epoch + 1, claimed_by = ${request.workerId}, claim_expires_at = ${expires}
         FROM picked, instances AS i
         WHERE w.instance_id = picked.instance_id AND i.id = w.instance_id
-        RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version, i.root_id
+        RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version, i.root_id,
+                  i.state, i.retry_count, i.status, i.parent_id, i.parent_task_epoch
       ),
       ranked AS (SELECT t.*, row_number() OVER (ORDER BY t.waiting_since, t.instance_id)::int AS rank FROM taken t),
       -- The detail view's external_claim_epoch mirrors the claim counter of the current visit.
@@ -107,6 +108,7 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
       task: String(row.task),
       taskEpoch: Number(row.task_epoch),
       claimEpoch: Number(row.claim_epoch),
+      parked: parkedRowOf(row),
     });
     items.push({
       token: minted[rank - 1],
@@ -161,11 +163,17 @@ export function fateOf(row: Record<string, unknown> | undefined, workerId: strin
   return "live";
 }
 
-export async function claimRows(tx: Db, hashes: string[]): Promise<Map<string, Record<string, unknown>>> {
+/** The claims of `hashes` with their wait and instance rows; `parked` adds what resolve-advanced.ts reads (parkedRowOf). */
+export async function claimRows(
+  tx: Db,
+  hashes: string[],
+  parked = false,
+): Promise<Map<string, Record<string, unknown>>> {
   const result = await tx.execute(sql`
     SELECT c.token_hash, c.instance_id, c.task_epoch, c.claim_epoch, c.worker_id, c.created_at,
            w.task_epoch AS w_task_epoch, w.claim_epoch AS w_claim_epoch, w.claim_expires_at, w.task AS w_task, w.waiting_since,
            i.status, i.task_epoch AS i_task_epoch, i.phase, i.root_id, i.process, i.version, i.task AS i_task
+           ${parked ? sql`, i.state, i.retry_count, i.parent_id, i.parent_task_epoch` : sql``}
     FROM external_claims c
     LEFT JOIN external_waits w ON w.instance_id = c.instance_id
     LEFT JOIN instances i ON i.id = c.instance_id
@@ -242,31 +250,6 @@ export async function releaseExternalTask(db: Db, clock: Clock, token: string): 
   });
   if (released) announceClaimable(db);
   return released;
-}
-
-/** Bound on remembered claims: a worker that never answers must not grow the map without end. */
-const MAX_REMEMBERED_CLAIMS = 20_000;
-
-/**
- * Claims this process handed out, by token hash, until answered (or pushed out by newer ones).
- * Only a hint: the facts of a claim never change, and the resolve statement re-checks every one
- * of them against the rows, so a stale entry costs a fallback, never a wrong write.
- */
-const claimFactsOf = perDbCache<ClaimFacts>();
-
-export function claimFacts(db: Db) {
-  const cache = claimFactsOf(db);
-  return {
-    get: (hash: string) => cache.get(hash),
-    delete: (hash: string) => cache.delete(hash),
-    set(hash: string, facts: ClaimFacts) {
-      if (cache.size >= MAX_REMEMBERED_CLAIMS) {
-        const oldest = cache.keys().next().value;
-        if (oldest !== undefined) cache.delete(oldest);
-      }
-      cache.set(hash, facts);
-    },
-  };
 }
 
 function resultSchema(def: Definition, task: Task): JsonSchemaValue {

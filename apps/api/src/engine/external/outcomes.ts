@@ -5,8 +5,10 @@ import type { EngineHandle } from "../../services.js";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
 import { isSettled } from "../statuses.js";
-import { claimFacts, claimRows, fateOf, tokenHash } from "./claims.js";
-import { outcomeText, type ResolveWrite, writeResolve, writeResolves } from "./resolve.js";
+import { claimFacts } from "./claim-facts.js";
+import { claimRows, fateOf, tokenHash } from "./claims.js";
+import { resolveInOneVersion } from "./resolve-advanced.js";
+import { outcomeText, parkedRowOf, type ResolveWrite, writeResolve, writeResolves } from "./resolve.js";
 import {
   checkOutcome,
   deliver,
@@ -26,10 +28,12 @@ import {
  * Resolves the claimed task of `token` with a validated outcome. 404 unknown token; 409 when the
  * instance is settled/cancelled, the visit is over (a late answer) or the claim is not live.
  *
- * The fast path is one fenced statement (resolve.ts) that also hands the instance to this
+ * The fast paths are one fenced statement each. First the one-version resolve
+ * (resolve-advanced.ts): the advance the outcome leads to, computed in memory, written with the
+ * resolve. Else the plain resolve statement (resolve.ts), which also hands the instance to this
  * process's engine when it has a slot (`engine.carry`). What the claim stands for comes from
- * the claim call when this process made it (claimFacts), else from one read. Whenever the fast
- * path does not go through — a refusal to explain, an outcome to refuse, facts gone stale —
+ * the claim call when this process made it (claimFacts), else from one read. Whenever neither
+ * goes through — a refusal to explain, an outcome to refuse, facts gone stale —
  * resolveLocked decides, so every refusal keeps one wording and one order of checks.
  */
 export async function resolveExternalTask(
@@ -38,10 +42,11 @@ export async function resolveExternalTask(
   token: string,
   outcome: Outcome,
   actor: string | null,
-  engine: Pick<EngineHandle, "carry" | "wake"> = NO_ENGINE,
+  engine: ResolveEngine = NO_ENGINE,
 ): Promise<void> {
   const [write] = await fastWrites(db, clock, [{ token, outcome }]);
   if (write !== undefined) {
+    if ((await resolveInOneVersion(db, clock, [write], actor, engine, true)).size > 0) return;
     const resolved = await engine.carry(write.facts.instanceId, async (carrier) => {
       const written = await writeResolve(db, clock, write, actor, carrier);
       return { value: written !== null, leased: written?.carried ? written.row : undefined };
@@ -57,18 +62,19 @@ export type BatchOutcome = { token: string; resolved: true } | { token: string; 
 
 /**
  * Resolve-batch (docs/api.md "Extensions"): every item as resolveExternalTask would, each
- * answered on its own, in the order given. The items the fast path can take land in ONE
- * statement (resolve.ts; one commit and one log line each); the resolved instances are left due
- * for the pump, which this wakes. Every other item — a refusal to explain, an outcome to
- * refuse, a second claim on an instance already in the statement — goes through
- * resolveLocked afterwards, alone, so it is fenced and worded exactly as a single resolve.
+ * answered on its own, in the order given. The items the fast paths can take land in ONE
+ * statement each path: first the one-version resolve of every item whose advance it can write
+ * (resolve-advanced.ts), then the plain resolve statement (resolve.ts) for the rest, whose
+ * instances are left due for the pump, which this wakes. Every other item — a refusal to
+ * explain, an outcome to refuse, a second claim on an instance already in the statement — goes
+ * through resolveLocked afterwards, alone, so it is fenced and worded exactly as a single resolve.
  */
 export async function resolveExternalTasks(
   db: Db,
   clock: Clock,
   items: readonly { token: string; outcome: Outcome }[],
   actor: string | null,
-  engine: Pick<EngineHandle, "wake"> = NO_ENGINE,
+  engine: ResolveEngine = NO_ENGINE,
 ): Promise<BatchOutcome[]> {
   const writes = await fastWrites(db, clock, items);
   const seen = new Set<string>();
@@ -77,13 +83,16 @@ export async function resolveExternalTasks(
     seen.add(w.facts.instanceId);
     return true;
   });
-  const written = batch.length === 0 ? new Map() : await writeResolves(db, clock, batch, actor, null);
+  const advanced =
+    batch.length === 0 ? new Set<string>() : await resolveInOneVersion(db, clock, batch, actor, engine, false);
+  const plain = batch.filter((w) => !advanced.has(w.facts.instanceId));
+  const written = plain.length === 0 ? new Map() : await writeResolves(db, clock, plain, actor, null);
   const out: BatchOutcome[] = [];
   let any = written.size > 0;
   for (const [i, { token, outcome }] of items.entries()) {
     const w = writes[i];
-    // The batch statement took this very write (not just another claim on its instance).
-    if (w !== undefined && batch.includes(w) && written.has(w.facts.instanceId)) {
+    // A batch statement took this very write (not just another claim on its instance).
+    if (w !== undefined && batch.includes(w) && (advanced.has(w.facts.instanceId) || written.has(w.facts.instanceId))) {
       out.push({ token, resolved: true });
       continue;
     }
@@ -118,7 +127,7 @@ async function fastWrites(
     return facts;
   });
   const missing = hashes.filter((_, i) => known[i] === undefined);
-  const rows = missing.length === 0 ? new Map() : await claimRows(db, missing);
+  const rows = missing.length === 0 ? new Map() : await claimRows(db, missing, true);
   const now = clock.now();
   const out: (ResolveWrite | undefined)[] = [];
   for (const [i, hash] of hashes.entries()) {
@@ -137,6 +146,7 @@ async function fastWrites(
             task: String(row.w_task),
             taskEpoch: Number(row.task_epoch),
             claimEpoch: Number(row.claim_epoch),
+            parked: parkedRowOf(row),
           }
         : undefined);
     const task = facts === undefined ? undefined : await findTask(db, db, facts.process, facts.version, facts.task);
@@ -161,10 +171,14 @@ async function fastWrites(
   return out;
 }
 
+/** What resolving needs of this process's engine. */
+export type ResolveEngine = Pick<EngineHandle, "carry" | "wake" | "advanceInMemory">;
+
 /** No engine in this process (direct calls, tests): the row is left due for whichever pump or /tick comes. */
-const NO_ENGINE: Pick<EngineHandle, "carry" | "wake"> = {
+const NO_ENGINE: ResolveEngine = {
   carry: async (_id, write) => (await write(null)).value,
   wake: () => {},
+  advanceInMemory: async () => undefined,
 };
 
 /** Resolve as one locking transaction: the refusals in their order, and the fallback of the fast path. */

@@ -4,7 +4,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, heldWrite, openHarness } from "../../../test/support/engine-harness.js";
 import { rowsOf } from "../../storage/db.js";
-import { claimExternalTasks, claimFacts, tokenHash } from "./claims.js";
+import { claimFacts } from "./claim-facts.js";
+import { claimExternalTasks, tokenHash } from "./claims.js";
 import { type BatchOutcome, resolveExternalTasks } from "./outcomes.js";
 
 let h: Harness;

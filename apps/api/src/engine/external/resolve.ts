@@ -21,6 +21,32 @@ export interface ClaimFacts {
   task: string;
   taskEpoch: number;
   claimEpoch: number;
+  /**
+   * The parked row as the claim (or the read of the claim) saw it, unless too large to keep: what
+   * the one-version resolve computes the advance from (resolve-advanced.ts). Unlike the facts it
+   * may change after the claim (a pause, an upgrade); that write's fence compares it with the row.
+   */
+  parked?: ParkedRow;
+}
+
+/** What the advance reads of a parked row besides the claim's facts. */
+export interface ParkedRow {
+  stateText: string;
+  retryCount: number;
+  status: string;
+  parentId: string | null;
+  parentTaskEpoch: number;
+}
+
+/** A parked row from a statement that returns state, retry_count, status, parent_id, parent_task_epoch. */
+export function parkedRowOf(r: Record<string, unknown>): ParkedRow {
+  return {
+    stateText: String(r.state),
+    retryCount: Number(r.retry_count),
+    status: String(r.status),
+    parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
+    parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
+  };
 }
 
 export interface ResolveWrite {

@@ -1,5 +1,5 @@
 import type { Definition } from "@baton/model";
-import { type CompiledDefinition, compileDefinition, DefinitionFault } from "../advance/compiled-definition.js";
+import { type CompiledDefinition, compileDefinitionInSlices, DefinitionFault } from "../advance/compiled-definition.js";
 import type { Db } from "../../storage/db.js";
 import { storedDefinition } from "../../definitions/store.js";
 
@@ -38,5 +38,5 @@ async function load(db: Db, name: string, version: number): Promise<CompiledDefi
     throw new DefinitionFault(`process "${name}" version ${version}: stored definition is not JSON: ${error.message}`);
   }
   if (stored === undefined) throw new DefinitionFault(`process "${name}" version ${version} is not registered`);
-  return compileDefinition(stored, version);
+  return compileDefinitionInSlices(stored, version);
 }

@@ -79,7 +79,8 @@ export async function upgradeTree(
   if (fromVersion === toVersion) return { upgraded: false, moves: null };
   // Refused before the check when it would be refused under the lock anyway.
   requireMovable(head, fromVersion);
-  const gates = await upgradeGatesOf(check.checker, db, head.process, fromVersion, toVersion, check.maxCompatSteps);
+  const pair = { process: head.process, fromVersion, toVersion };
+  const gates = await upgradeGatesOf(check.checker, db, pair, check.maxCompatSteps);
   await check.afterCheck?.();
 
   return inTransaction(db, async (tx) => {

@@ -24,6 +24,7 @@ import { navigate } from "../use-route.js";
 import { BulkOutcome, BulkPreview, type Preview } from "./bulk-preview.js";
 import { ErrorBox } from "./error-box.js";
 import { CompatSummary } from "./upgrade-form.js";
+import { VersionSelect } from "./version-select.js";
 
 const VERBS: BulkVerb[] = ["pause", "resume", "cancel", "retry", "upgrade"];
 const BULK_KEYS = ["bulk", "bulk_force", "bulk_from", "bulk_to", "bulk_preview"] as const;
@@ -173,7 +174,7 @@ export function BulkActions({
     setError(undefined);
     set({ ...changes, bulk_preview: null });
   };
-  const versionList = upgrade.versions.data?.items ?? [];
+  const versionList = (upgrade.versions.data?.items ?? []).map((d) => d.version);
   return (
     <details
       className="bulk"
@@ -208,30 +209,20 @@ export function BulkActions({
         )}
         {choice?.verb === "upgrade" && process && (
           <>
-            <label>
-              From version
-              <select value={choice.from ?? ""} onChange={(e) => change({ bulk_from: e.target.value || null })}>
-                <option value="">choose</option>
-                {versionList.map((d) => (
-                  <option key={d.version} value={d.version}>
-                    v{d.version}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              To version
-              <select value={choice.to ?? ""} onChange={(e) => change({ bulk_to: e.target.value || null })}>
-                <option value="">choose</option>
-                {versionList
-                  .filter((d) => d.version !== choice.from)
-                  .map((d) => (
-                    <option key={d.version} value={d.version}>
-                      v{d.version}
-                    </option>
-                  ))}
-              </select>
-            </label>
+            <VersionSelect
+              label="From version"
+              blank="choose"
+              versions={versionList}
+              value={choice.from ?? ""}
+              onChange={(v) => change({ bulk_from: v || null })}
+            />
+            <VersionSelect
+              label="To version"
+              blank="choose"
+              versions={versionList.filter((v) => v !== choice.from)}
+              value={choice.to ?? ""}
+              onChange={(v) => change({ bulk_to: v || null })}
+            />
           </>
         )}
         <button

@@ -8,6 +8,7 @@ import { type FormEvent, useState } from "react";
 import { call } from "../api.js";
 import { useLoad } from "../use-load.js";
 import { ErrorBox } from "./error-box.js";
+import { VersionSelect } from "./version-select.js";
 
 /** Whether an issue's address is task `task` or a part of it (`tasks.<id>`, `tasks.<id>.output`…). */
 function concernsTask(issue: CompatIssue, task: string): boolean {
@@ -146,25 +147,18 @@ export function UpgradeForm({
   return (
     <form className="upgrade-form" onSubmit={submit} aria-label="Upgrade">
       <div className="inline-form">
-        <label>
-          Upgrade from v{version} to
-          <select
-            required
-            value={target}
-            onChange={(e) => {
-              setTarget(e.target.value);
-              setResult(null);
-              setError(undefined);
-            }}
-          >
-            <option value="">choose a version</option>
-            {others.map((d) => (
-              <option key={d.version} value={d.version}>
-                v{d.version}
-              </option>
-            ))}
-          </select>
-        </label>
+        <VersionSelect
+          label={`Upgrade from v${version} to`}
+          blank="choose a version"
+          versions={others.map((d) => d.version)}
+          value={target}
+          required
+          onChange={(v) => {
+            setTarget(v);
+            setResult(null);
+            setError(undefined);
+          }}
+        />
         <button type="submit" className={blocked ? "danger" : undefined} disabled={!checked}>
           {blocked ? "Upgrade anyway" : "Upgrade"}
         </button>

@@ -4,6 +4,7 @@ import { call } from "../api.js";
 import { ErrorBox } from "../components/error-box.js";
 import { Link } from "../components/link.js";
 import { type Cursor, Pager } from "../components/pager.js";
+import { VersionSelect } from "../components/version-select.js";
 import { useLoad } from "../use-load.js";
 import { navigate } from "../use-route.js";
 import { DefinitionTable } from "./definitions.js";
@@ -18,6 +19,7 @@ export function ProcessPage({ name }: { name: string }) {
   );
   const rows = list.data?.items ?? [];
   const newest = rows[0]?.version;
+  const versions = rows.map((d) => d.version);
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
 
@@ -42,28 +44,14 @@ export function ProcessPage({ name }: { name: string }) {
       <ErrorBox error={list.error} />
       {rows.length > 1 && (
         <form className="inline-form" onSubmit={compare} aria-label="Compare versions">
-          <label>
-            Compare
-            <select value={from} onChange={(e) => setFrom(e.target.value)}>
-              <option value="">v{(newest ?? 2) - 1}</option>
-              {rows.map((d) => (
-                <option key={d.version} value={d.version}>
-                  v{d.version}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            with
-            <select value={to} onChange={(e) => setTo(e.target.value)}>
-              <option value="">v{newest}</option>
-              {rows.map((d) => (
-                <option key={d.version} value={d.version}>
-                  v{d.version}
-                </option>
-              ))}
-            </select>
-          </label>
+          <VersionSelect
+            label="Compare"
+            blank={`v${(newest ?? 2) - 1}`}
+            versions={versions}
+            value={from}
+            onChange={setFrom}
+          />
+          <VersionSelect label="with" blank={`v${newest}`} versions={versions} value={to} onChange={setTo} />
           <button type="submit">Compare</button>
         </form>
       )}
