@@ -1,3 +1,4 @@
+import type { Json } from "@baton/expr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, openHarness, quietLog } from "../../test/support/engine-harness.js";
 import type { Services } from "../services.js";
@@ -100,7 +101,7 @@ describe("a start whose first advance needs no I/O", () => {
     ["delays", "running"],
   ] as const) {
     it(`${process}: answers "${status}" and stores exactly what the two-step path stores`, async () => {
-      const input = process === "routes" ? { n: 2 } : {};
+      const input: Json = process === "routes" ? { n: 2 } : {};
       const one = await startInstance({ process, input }, "token:t1", oneStep);
       expect(one).toMatchObject({ process, version: 1, status, replayed: false });
       const two = await startInstance({ process, input }, "token:t1", twoStep);
