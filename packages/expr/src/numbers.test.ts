@@ -3,6 +3,7 @@ import { ExprLimitError, ExprRuntimeError } from "./errors.js";
 import { isLosslessNumber, LosslessNumber, stringifyJson } from "./json.js";
 import {
   add,
+  EXACT_DIGITS,
   compareNumbers,
   divide,
   fromDecimal,
@@ -12,6 +13,7 @@ import {
   numberFromText,
   numberText,
   remainder,
+  remainderOfPowers,
   shortNumberText,
   subtract,
   toDecimal,
@@ -133,5 +135,46 @@ describe("numbers past decimal.js's exponent range", () => {
     const huge = new LosslessNumber("1e5000000000000000");
     expect(() => multiply(huge, huge)).toThrow(ExprRuntimeError);
     expect(() => multiply(huge, huge)).toThrow("the result is out of range: its decimal exponent would pass 9e15");
+  });
+});
+
+describe("arithmetic on long and far-apart numbers (issue 12: its cost is bounded by EXACT_DIGITS)", () => {
+  it("computes a remainder across a huge exponent gap exactly, by modular powers", () => {
+    // 10^k mod 7 cycles with period 6 and 10^10000000 ≡ 10^4 ≡ 4 (mod 7); decimal.js took minutes.
+    expect(remainder(new LosslessNumber("1e10000000"), 7)).toBe(4);
+    expect(remainder(new LosslessNumber("-1e10000000"), 7)).toBe(-4);
+    expect(remainder(new LosslessNumber("3e9000000000000000"), new LosslessNumber("2.5e-3"))).toBe(0);
+    expect(remainder(new LosslessNumber("1e100000"), new LosslessNumber("0.3"))).toBe(0.1);
+  });
+
+  it("agrees with digit-by-digit division on every gap around where it takes over", () => {
+    let seed = 12;
+    const digits = (n: number) =>
+      Array.from({ length: n }, (_, i) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return i === 0 ? String(1 + (seed % 9)) : String(seed % 10);
+      }).join("");
+    for (let gap = 0; gap < 400; gap += 7) {
+      const x = toDecimal(new LosslessNumber(`${digits(1 + (gap % 40))}e${gap - 20}`));
+      const y = toDecimal(new LosslessNumber(`${gap % 2 ? "-" : ""}${digits(1 + (gap % 13))}e-20`));
+      expect(remainderOfPowers(x, y).toString(), `gap ${gap}`).toBe(x.mod(y).toString());
+    }
+  });
+
+  it("rounds operands longer than EXACT_DIGITS before multiplying, so 250,000-digit numbers cost 1,000", () => {
+    const long = new LosslessNumber(`0.${"7".repeat(250_000)}`);
+    const rounded = new LosslessNumber(`0.${"7".repeat(EXACT_DIGITS - 1)}8`);
+    expect(text(multiply(long, long))).toBe(text(multiply(rounded, rounded)));
+    expect(text(add(long, 0))).toBe(text(rounded));
+    expect(remainder(long, 0.5)).toEqual(remainder(rounded, 0.5));
+  });
+
+  it("compares long numbers exactly, also when they share more than EXACT_DIGITS leading digits", () => {
+    const a = new LosslessNumber(`0.${"7".repeat(5000)}1`);
+    const b = new LosslessNumber(`0.${"7".repeat(5000)}2`);
+    expect(compareNumbers(a, b)).toBe(-1);
+    expect(compareNumbers(b, a)).toBe(1);
+    expect(compareNumbers(a, new LosslessNumber(a.value))).toBe(0);
+    expect(compareNumbers(a, 0.8)).toBe(-1);
   });
 });

@@ -52,7 +52,15 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     return fail();
   }
   const defNames = isPlainObject(raw.$defs) ? Object.keys(raw.$defs) : [];
-  const sc: Scope = { sink, defNames, limits, work: { patternChecks: 0, refused: false } };
+  const defs = isPlainObject(raw.$defs) ? raw.$defs : {};
+  const sc: Scope = {
+    sink,
+    defNames,
+    limits,
+    work: { patternChecks: 0, refused: false, schemaNodes: 0, schemasTooLarge: false },
+    defs,
+    defSizes: new Map(),
+  };
 
   rejectUnknownFields(sc, raw, DEFINITION_FIELDS, "", (k) =>
     k === "version" ? "versions are assigned by the server" : undefined,
@@ -112,7 +120,9 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
     const before = sink.problems.length;
     checkRaisedAndPanicked(sc, def);
     checkChildPatterns(sc, def, ctx);
-    for (const p of typeDefinition(def, undefined, limits).problems) sink.add(p.path, p.message, p.task);
+    // A schema too large written out is already refused; typing would walk it written out.
+    if (!sc.work.schemasTooLarge)
+      for (const p of typeDefinition(def, undefined, limits).problems) sink.add(p.path, p.message, p.task);
     for (const p of sink.problems.slice(before))
       p.path = p.path.replace(/^tasks\[(\d+)\]/, (_, k) => `tasks[${rawIndex[Number(k)]}]`);
     // Reachability over a half-decoded routing graph would only add noise to the real problems.

@@ -2,6 +2,7 @@ import type { DefinitionProblem } from "../definition.js";
 import { describeKind, isPlainObject } from "../json-kind.js";
 import type { DefinitionLimits } from "../limits.js";
 import type { ProblemSink } from "../problems.js";
+import { writtenOutNodes } from "../schema-size.js";
 import { checkSchema } from "../schema-subset.js";
 
 /** Where a decoder is: the sink, the task it is inside (if any), and the definition's `$defs` names. */
@@ -11,7 +12,10 @@ export interface Scope {
   defNames: readonly string[];
   limits: DefinitionLimits;
   /** Work done so far for the whole definition (shared by every task's scope). */
-  work: { patternChecks: number; refused: boolean };
+  work: { patternChecks: number; refused: boolean; schemaNodes: number; schemasTooLarge: boolean };
+  /** The definition's `$defs` as written, and each one's size written out (schema-size.ts). */
+  defs: Record<string, unknown>;
+  defSizes: Map<string, number>;
 }
 
 /**
@@ -95,7 +99,33 @@ export function expectBoolean(sc: Scope, raw: unknown, path: string): boolean | 
 export function decodeSchema(sc: Scope, raw: unknown, path: string): Record<string, unknown> | undefined {
   const problems = checkSchema(raw, path, { defs: sc.defNames });
   reportAll(sc, problems);
+  if (problems.length === 0 && !sc.work.schemasTooLarge) measureWrittenOut(sc, raw, path);
   return isPlainObject(raw) ? raw : undefined;
+}
+
+/**
+ * Refuses a schema larger written out than one type may be (schema-size.ts), and the
+ * definition's schemas together past the checker's budget; either stops the typing of the
+ * definition, whose readers would walk the schema written out.
+ */
+function measureWrittenOut(sc: Scope, raw: unknown, path: string): void {
+  const { maxTypeNodes, maxCheckNodes } = sc.limits;
+  const nodes = writtenOutNodes(raw, sc.defs, maxTypeNodes, sc.defSizes);
+  sc.work.schemaNodes += nodes;
+  if (nodes > maxTypeNodes)
+    report(
+      sc,
+      path,
+      `the schema written out, each $ref replaced by the $defs schema it names, is more than ${maxTypeNodes} nodes (the limit of one type, --limit-type-nodes, docs/limits.md); refer to shared definitions fewer times or nest them less`,
+    );
+  else if (sc.work.schemaNodes > maxCheckNodes)
+    report(
+      sc,
+      path,
+      `the definition's schemas written out, each $ref replaced by the $defs schema it names, are more than ${maxCheckNodes} nodes together (--limit-check-nodes, docs/limits.md)`,
+    );
+  else return;
+  sc.work.schemasTooLarge = true;
 }
 
 /** A map of name → schema or null (`raises`, `responses`). */
