@@ -3,6 +3,7 @@
 // advance store, and every race it can meet ordered by a hold between computing and writing.
 import type { Json } from "@baton/expr";
 import { sql } from "drizzle-orm";
+import { until } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { askOnce } from "../../../test/support/definitions.js";
 import { type Harness, openHarness } from "../../../test/support/engine-harness.js";
@@ -293,6 +294,37 @@ describe("the one-version resolve", () => {
     expect((await h.get(id)).status, "the plain resolve leaves the row due").toBe("running");
     await h.tick();
     expect(await h.get(id)).toMatchObject({ status: "completed", output: { n: 9, x: null } });
+  });
+
+  it("an advance that stops at the next action task is carried on under the lease the statement kept", async () => {
+    // Its own database: a running pump claims whatever is due, and this test wants only its instance.
+    const own = await openHarness();
+    try {
+      await own.deploy(
+        askOnce("adv_carried", routed, {
+          tasks: [askOnce("", routed).tasks[0], { id: "rest", action: { type: "delay", for: "1m" } }],
+        }),
+      );
+      const id = await own.start("adv_carried");
+      await own.tick();
+      const [item] = await claimExternalTasks(own.db, own.clock, { workerId: "w", limit: 1, claimMs: 30_000 });
+      const before = (await own.get(id)).leaseEpoch;
+      // A pump that is on (so it carries) but never polls within the test.
+      const carrier = own.newEngine("carrier", { pollMs: 600_000 });
+      await resolveExternalTask(own.db, own.clock, item.token, { result: { n: 1 } }, null, carrier);
+      const armed = await until("the carried advance to arm the delay", async () => {
+        const view = await own.get(id);
+        // While the carrier holds it, the row sits at "rest" leased, due at the lease's expiry.
+        return view.task === "rest" && view.leaseOwner === null ? view : undefined;
+      });
+      expect(armed).toMatchObject({ status: "running", retryCount: 0 });
+      expect(armed.wakeAt, "the delay's minute, not the lease's 10 s").toBeGreaterThan(own.clock.now() + 30_000);
+      // One lease_epoch move, the resolve's: no claim round took the row, the kept lease ran it.
+      expect(armed.leaseEpoch, "carried, never claimed").toBe(before + 1);
+      await carrier.stop();
+    } finally {
+      await own.close();
+    }
   });
 
   it("resolve-batch writes each item's advance in the one statement; the others take their usual paths", async () => {
