@@ -11,7 +11,7 @@ import { insertObjects, planExternalize } from "../storage/objects.js";
 import { perDbCache } from "../storage/per-db-cache.js";
 import { type InstanceInsert, instances } from "../storage/schema/index.js";
 import { appendLog, type LogEntry, logRow } from "./audit-log.js";
-import { insertStarted } from "./start-insert.js";
+import { firstAdvanceInMemory, insertStarted } from "./start-insert.js";
 import type { InstanceStatus } from "./statuses.js";
 
 // ---- start ----------------------------------------------------------------------------
@@ -167,15 +167,20 @@ async function startOnce(
   }
   const claim =
     idempotency === undefined ? undefined : { ...idempotency, expiredAtOrBefore: now - START_KEY_RETENTION_MS };
+  const row = freshInstanceRow(fresh);
+  const startedLine = logRow(started, now);
+  // Only where the engine runs advances (the pump is on: with --poll 0 a start stays due), and
+  // not for a first task whose action (fetch, child, external) stops an in-memory run at once.
+  const inMemory = services.config.pollMs > 0 && (first.action === undefined || first.action.type === "delay");
+  const advanced = inMemory ? await firstAdvanceInMemory(services.engine, row, () => services.clock.now()) : undefined;
+  if (advanced !== undefined) {
+    const landed = await insertStarted(services.db, advanced.row, [startedLine, ...advanced.logs], pinned, null, claim);
+    advanced.report(landed.started);
+    if (landed.started) return { ...answer, status: advanced.row.status as InstanceStatus };
+    return landed.why === "fenced" ? undefined : keyTaken(services, idempotency);
+  }
   const outcome = await services.engine.carry(id, async (carrier) => {
-    const landed = await insertStarted(
-      services.db,
-      freshInstanceRow(fresh),
-      logRow(started, now),
-      pinned,
-      carrier,
-      claim,
-    );
+    const landed = await insertStarted(services.db, row, [startedLine], pinned, carrier, claim);
     return { value: landed, leased: landed.started ? landed.leased : undefined };
   });
   if (outcome.started) return answer;

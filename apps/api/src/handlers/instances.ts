@@ -1,4 +1,4 @@
-import { parseJson } from "@baton/expr";
+import { parseWrittenJson } from "@baton/expr";
 import { redactJsonText, startInstance } from "../engine/index.js";
 import { showObjects, shownOutputs } from "../views/objects.js";
 import {
@@ -72,7 +72,11 @@ export const instanceHandlers = {
   getInstanceDetail: async ({ params, query }, services) => {
     const { row, secrets } = await findForView(services.db, instanceIdParam(params.id!));
     const limit = query.resolve === true ? services.config.objectResolveLimitBytes : -1;
-    const shown = await showObjects(services.db, { state: parseJson(row.state), output: storedOutput(row) }, limit);
+    const shown = await showObjects(
+      services.db,
+      { state: parseWrittenJson(row.state), output: storedOutput(row) },
+      limit,
+    );
     const view = detailView(row, { state: shown.values.state!, output: shown.values.output, objects: shown.objects });
     return { body: redactView(view, secrets) };
   },

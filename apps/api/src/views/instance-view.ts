@@ -9,7 +9,7 @@ import type {
   LogEntry,
   LogLevel,
 } from "@baton/actions";
-import { type Json, parseJson } from "@baton/expr";
+import { type Json, parseWrittenJson } from "@baton/expr";
 import { iso } from "../format.js";
 import type { instances, logs } from "../storage/schema/index.js";
 import { redactJson, redactText } from "../engine/secrets.js";
@@ -26,7 +26,7 @@ export type LogRecord = typeof logs.$inferSelect;
 
 /** The stored output (with placeholders), or undefined when the instance has none. */
 export function storedOutput(row: Pick<InstanceRecord, "output">): Json | undefined {
-  return row.output === null ? undefined : parseJson(row.output);
+  return row.output === null ? undefined : parseWrittenJson(row.output);
 }
 
 /** `output` is the row's output as the caller wants it shown (resolved or not); omitted when undefined. */
@@ -86,7 +86,7 @@ export function logView(row: LogRecord): LogEntry {
     message: row.message,
     task: row.task,
     actor: row.actor,
-    ...(row.data !== null ? { data: parseJson(row.data) as { [key: string]: JsonValue } } : {}),
+    ...(row.data !== null ? { data: parseWrittenJson(row.data) as { [key: string]: JsonValue } } : {}),
     created_at: iso(row.createdAt),
   };
 }

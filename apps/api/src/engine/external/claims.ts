@@ -7,7 +7,7 @@ import { storedDefinition } from "../../definitions/store.js";
 import { iso } from "../../format.js";
 import { Refusal } from "../../refusal.js";
 import type { Clock } from "../../storage/clock.js";
-import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
+import { type Db, executePrepared, inTransaction, rowsOf } from "../../storage/db.js";
 import { externalWaits } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { isSettled } from "../statuses.js";
@@ -61,8 +61,12 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
   // takes get them by their FIFO rank.
   const minted = Array.from({ length: request.limit }, () => newClaimToken());
   const hashes = minted.map(tokenHash);
+  // Prepared (one statement per filter combination): an unprepared statement with parameters
+  // costs the driver two round trips (describe, then execute) and PostgreSQL a plan per call.
   const claimed = rowsOf<Record<string, unknown>>(
-    await db.execute(sql`
+    await executePrepared(
+      db,
+      sql`
       WITH picked AS (
         SELECT w.instance_id FROM external_waits w
         WHERE (w.claim_expires_at IS NULL OR w.claim_expires_at <= ${now})
@@ -89,7 +93,8 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
         SELECT (${sqlTextArray(hashes)}::text[])[r.rank], r.instance_id, r.task_epoch, r.claim_epoch, ${request.workerId}, ${now}::bigint
         FROM ranked r
       )
-      SELECT * FROM ranked ORDER BY rank`),
+      SELECT * FROM ranked ORDER BY rank`,
+    ),
   );
   const facts = claimFacts(db);
   const items: ExternalTaskItem[] = [];
@@ -116,8 +121,7 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
       version,
       task: String(row.task),
       external_input: parseJson(String(row.input)),
-      result_schema: def !== undefined && task !== undefined ? resultSchema(def, task) : {},
-      raises: def !== undefined && task !== undefined ? raisesOf(def, task) : {},
+      ...(def !== undefined && task !== undefined ? declaredOf(def, task) : { result_schema: {}, raises: {} }),
       waiting_since: iso(Number(row.waiting_since)),
       deadline: row.deadline === null || row.deadline === undefined ? null : iso(Number(row.deadline)),
       claimed_by: request.workerId,
@@ -250,6 +254,21 @@ export async function releaseExternalTask(db: Db, clock: Clock, token: string): 
   });
   if (released) announceClaimable(db);
   return released;
+}
+
+/**
+ * A task's result_schema and raises with `$ref`s inlined, made once per stored task: stored
+ * definitions never change, and every claimed item of the task shares the same (never changed) objects.
+ */
+const declared = new WeakMap<Task, Pick<ExternalTaskItem, "result_schema" | "raises">>();
+
+function declaredOf(def: Definition, task: Task): Pick<ExternalTaskItem, "result_schema" | "raises"> {
+  let out = declared.get(task);
+  if (out === undefined) {
+    out = { result_schema: resultSchema(def, task), raises: raisesOf(def, task) };
+    declared.set(task, out);
+  }
+  return out;
 }
 
 function resultSchema(def: Definition, task: Task): JsonSchemaValue {

@@ -2,6 +2,7 @@ import { onPostgres } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { Refusal } from "../../refusal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askOnce } from "../../../test/support/definitions.js";
 import { type Harness, heldWrite, openHarness } from "../../../test/support/engine-harness.js";
 import { rowsOf } from "../../storage/db.js";
 
@@ -14,21 +15,7 @@ let h: Harness;
 
 beforeAll(async () => {
   h = await openHarness();
-  await h.deploy({
-    name: "ask",
-    tasks: [
-      {
-        id: "q",
-        action: {
-          type: "external",
-          timeout: { for: "1m" },
-          result_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
-        },
-        raises: { no: null },
-      },
-    ],
-    output: { n: "$: outputs.q.n" },
-  });
+  await h.deploy(askOnce("ask"));
 });
 afterAll(async () => {
   await h?.close();

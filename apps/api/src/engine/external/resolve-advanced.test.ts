@@ -3,7 +3,9 @@
 // advance store, and every race it can meet ordered by a hold between computing and writing.
 import type { Json } from "@baton/expr";
 import { sql } from "drizzle-orm";
+import { until } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askOnce } from "../../../test/support/definitions.js";
 import { type Harness, openHarness } from "../../../test/support/engine-harness.js";
 import { Refusal } from "../../refusal.js";
 import type { EngineHandle } from "../../services.js";
@@ -15,40 +17,37 @@ import { type ResolveEngine, resolveExternalTask, resolveExternalTasks } from ".
 
 let h: Harness;
 
-const resultSchema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
-const ask = (more: object = {}) => ({
-  id: "q",
-  action: { type: "external", timeout: { for: "1m" }, result_schema: resultSchema },
+/** What task q raises and how each code routes. */
+const routed = {
   raises: { no: null, stop: null, again: null },
   on_error: [
     { code: "no", goto: "end" },
     { code: "again", retry: { retries: 2, delay: "1s" } },
   ],
-  ...more,
-});
+};
 const inputSchema = { type: "object", properties: { x: { type: "integer" } } };
 
 beforeAll(async () => {
   h = await openHarness();
+  const [q] = askOnce("", routed).tasks;
   // Completes (output from the outcome and the input), or raises through a switch.
-  await h.deploy({
-    name: "adv_done",
-    input_schema: inputSchema,
-    tasks: [
-      ask(),
-      {
-        id: "check",
-        switch: [{ case: "outputs.q.n < 0", raise: { code: "negative", message: "below 0" } }, { goto: "end" }],
-      },
-    ],
-    output: { n: "$: outputs.q.n", x: "$: input.x" },
-  });
+  await h.deploy(
+    askOnce("adv_done", routed, {
+      input_schema: inputSchema,
+      tasks: [
+        q,
+        {
+          id: "check",
+          switch: [{ case: "outputs.q.n < 0", raise: { code: "negative", message: "below 0" } }, { goto: "end" }],
+        },
+      ],
+      output: { n: "$: outputs.q.n", x: "$: input.x" },
+    }),
+  );
   // Checkpoints at the next action task (a delay): running, due at once.
-  await h.deploy({
-    name: "adv_then_delay",
-    tasks: [ask(), { id: "rest", action: { type: "delay", for: "1m" } }],
-    output: { n: "$: outputs.q.n" },
-  });
+  await h.deploy(
+    askOnce("adv_then_delay", routed, { tasks: [q, { id: "rest", action: { type: "delay", for: "1m" } }] }),
+  );
 });
 afterAll(async () => {
   await h?.close();
@@ -267,12 +266,9 @@ describe("the one-version resolve", () => {
   it("a state holding stored objects takes the plain path (reading them is I/O) and ends the same", async () => {
     const big = await openHarness({ objectThresholdBytes: 1024 });
     try {
-      await big.deploy({
-        name: "adv_big",
-        input_schema: { type: "object", properties: { blob: { type: "string" } } },
-        tasks: [ask()],
-        output: { n: "$: outputs.q.n" },
-      });
+      await big.deploy(
+        askOnce("adv_big", routed, { input_schema: { type: "object", properties: { blob: { type: "string" } } } }),
+      );
       const id = await big.start("adv_big", { blob: "b".repeat(4096) });
       await big.tick();
       expect((await big.get(id)).state.input.blob, "the armed row stores the input as an object").toHaveProperty(
@@ -285,6 +281,49 @@ describe("the one-version resolve", () => {
       expect(await big.get(id)).toMatchObject({ status: "completed", output: { n: 1 } });
     } finally {
       await big.close();
+    }
+  });
+
+  it("an error computing the advance falls back to the plain path: the outcome is recorded, the pump advances", async () => {
+    const { id, token } = await parked("adv_done");
+    const failing: ResolveEngine = {
+      ...h.engine,
+      advanceInMemory: () => Promise.reject(new Error("the definition could not be read")),
+    };
+    await resolveExternalTask(h.db, h.clock, token, { result: { n: 9 } }, null, failing);
+    expect((await h.get(id)).status, "the plain resolve leaves the row due").toBe("running");
+    await h.tick();
+    expect(await h.get(id)).toMatchObject({ status: "completed", output: { n: 9, x: null } });
+  });
+
+  it("an advance that stops at the next action task is carried on under the lease the statement kept", async () => {
+    // Its own database: a running pump claims whatever is due, and this test wants only its instance.
+    const own = await openHarness();
+    try {
+      await own.deploy(
+        askOnce("adv_carried", routed, {
+          tasks: [askOnce("", routed).tasks[0], { id: "rest", action: { type: "delay", for: "1m" } }],
+        }),
+      );
+      const id = await own.start("adv_carried");
+      await own.tick();
+      const [item] = await claimExternalTasks(own.db, own.clock, { workerId: "w", limit: 1, claimMs: 30_000 });
+      const before = (await own.get(id)).leaseEpoch;
+      // A pump that is on (so it carries) but never polls within the test.
+      const carrier = own.newEngine("carrier", { pollMs: 600_000 });
+      await resolveExternalTask(own.db, own.clock, item.token, { result: { n: 1 } }, null, carrier);
+      const armed = await until("the carried advance to arm the delay", async () => {
+        const view = await own.get(id);
+        // While the carrier holds it, the row sits at "rest" leased, due at the lease's expiry.
+        return view.task === "rest" && view.leaseOwner === null ? view : undefined;
+      });
+      expect(armed).toMatchObject({ status: "running", retryCount: 0 });
+      expect(armed.wakeAt, "the delay's minute, not the lease's 10 s").toBeGreaterThan(own.clock.now() + 30_000);
+      // One lease_epoch move, the resolve's: no claim round took the row, the kept lease ran it.
+      expect(armed.leaseEpoch, "carried, never claimed").toBe(before + 1);
+      await carrier.stop();
+    } finally {
+      await own.close();
     }
   });
 

@@ -94,7 +94,10 @@ async function computeAdvance(
     parentTaskEpoch: parked.parentTaskEpoch,
     attempts: 1,
   };
-  const computed = await engine.advanceInMemory(row);
+  // An error computing it (a definition that cannot be read now, a fault in the advance) is the
+  // pump's to meet and report, as for any advance: the plain path records the outcome and leaves
+  // the row to it. The resolve itself must not fail on what only the next advance needs.
+  const computed = await engine.advanceInMemory(row).catch(() => undefined);
   if (computed === undefined) return undefined;
   const { result } = computed;
   if (

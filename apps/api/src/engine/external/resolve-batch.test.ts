@@ -2,6 +2,7 @@
 // it, the good ones landing together in one statement, fenced exactly as resolve is.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askOnce } from "../../../test/support/definitions.js";
 import { type Harness, heldWrite, openHarness } from "../../../test/support/engine-harness.js";
 import { rowsOf } from "../../storage/db.js";
 import { claimFacts } from "./claim-facts.js";
@@ -12,22 +13,7 @@ let h: Harness;
 
 beforeAll(async () => {
   h = await openHarness();
-  await h.deploy({
-    name: "batch_ask",
-    tasks: [
-      {
-        id: "q",
-        action: {
-          type: "external",
-          timeout: { for: "1m" },
-          result_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
-        },
-        raises: { no: null },
-        on_error: [{ code: "no", goto: "end" }],
-      },
-    ],
-    output: { n: "$: outputs.q.n" },
-  });
+  await h.deploy(askOnce("batch_ask", { on_error: [{ code: "no", goto: "end" }] }));
 });
 afterAll(async () => {
   await h?.close();

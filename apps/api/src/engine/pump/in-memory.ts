@@ -1,4 +1,4 @@
-import { type Json, parseJson, stringifyJson } from "@baton/expr";
+import { type Json, parseWrittenJson, stringifyJson } from "@baton/expr";
 import type { EngineMetrics } from "../../metrics/metrics.js";
 import { listRefs, planExternalize } from "../../storage/objects.js";
 import type { AdvanceResult } from "../advance/advance-types.js";
@@ -31,7 +31,8 @@ export interface InMemoryAdvance {
 export function createInMemoryAdvance(basis: AdvanceBasis, thresholdBytes: number, metrics: EngineMetrics) {
   return async (row: ClaimedRow): Promise<InMemoryAdvance | undefined> => {
     const began = performance.now();
-    const storedState = asInstanceState(parseJson(row.stateText));
+    // Written by the committer (stringifyJson): the fast exact parse applies.
+    const storedState = asInstanceState(parseWrittenJson(row.stateText));
     if (listRefs(storedState as unknown as Json).length > 0) return undefined;
     let def: Awaited<ReturnType<AdvanceBasis["definitions"]["get"]>>;
     try {

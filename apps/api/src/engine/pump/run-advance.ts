@@ -1,4 +1,4 @@
-import { type Json, parseJson, type Scope } from "@baton/expr";
+import { type Json, parseWrittenJson, type Scope } from "@baton/expr";
 import type { Logger } from "@baton/log";
 import type { ServerConfig } from "../../config.js";
 import { flagOf } from "../../limits.js";
@@ -82,7 +82,8 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     let taskKind = "unknown";
     const report = (outcome: string) => metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000);
     try {
-      const storedState = stored ?? asInstanceState(parseJson(row.stateText));
+      // Written by the committer (stringifyJson): no duplicate keys, so the fast exact parse applies.
+      const storedState = stored ?? asInstanceState(parseWrittenJson(row.stateText));
       const storedJson = storedState as unknown as Json;
       // Claimed too often without a write landing (a crash or a write that keeps failing):
       // fail it as it stands, reading nothing more that could be what crashes
