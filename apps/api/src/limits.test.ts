@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_CONFIG } from "./config.js";
 import { DEFAULT_LIMITS, definitionLimitsOf, evalLimitFlag, evalLimitsOf, LIMITS } from "./limits.js";
 
 const page = readFileSync(new URL("../../../docs/limits.md", import.meta.url), "utf8");
@@ -19,5 +20,17 @@ describe("the limits table", () => {
     expect(evalLimitsOf(limits).maxSteps).toBe(5);
     expect(definitionLimitsOf(limits)).toMatchObject({ maxTasks: 7, maxPatternLength: 9 });
     expect(evalLimitFlag("value_size")).toBe("--limit-value-bytes");
+  });
+});
+
+describe("the server flags that bound work outside the limits table", () => {
+  it("are documented in docs/limits.md with their defaults", () => {
+    for (const [flag, value] of [
+      ["max-body", DEFAULT_CONFIG.maxBodyBytes],
+      ["max-definition-body", DEFAULT_CONFIG.maxDefinitionBodyBytes],
+      ["object-resolve-limit", DEFAULT_CONFIG.objectResolveLimitBytes],
+      ["max-concurrent", DEFAULT_CONFIG.maxConcurrent],
+    ] as const)
+      expect(page, flag).toContain(`| \`--${flag}\` | \`${value}\` |`);
   });
 });

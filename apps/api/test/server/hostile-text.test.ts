@@ -37,7 +37,8 @@ afterAll(async () => server?.stop());
 
 const HOSTILE = ["nul \u0000 here", "lone \ud800 high", "lone \udfff low", "both \udc00\u0000\ud83d"];
 /** The text as a text column holds it: U+0000 and lone surrogates become U+FFFD. */
-const stored = (text: string) => text.replaceAll("\u0000", "\uFFFD").toWellFormed();
+const stored = (text: string) =>
+  text.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\uFFFD");
 
 /** Starts an instance of "ask" with input n and claims its task. */
 async function claimed(n: number): Promise<{ id: string; token: string }> {
@@ -91,10 +92,11 @@ describe("text the database cannot hold, from outside", () => {
     });
   }
 
+  // A NUL in a definition is refused at registration (400); lone surrogates are accepted.
   it("an authored raise message with them ends the instance raised, not retrying a failing write", async () => {
     const id = await deployAndStart(api, {
       name: "shout",
-      tasks: [{ id: "stop", switch: [{ raise: { code: "bad", message: HOSTILE.join(" | ") } }] }],
+      tasks: [{ id: "stop", switch: [{ raise: { code: "bad", message: HOSTILE.slice(1, 3).join(" | ") } }] }],
     });
     const end = await settled(api, id);
     expect(end.status).toBe("raised");
