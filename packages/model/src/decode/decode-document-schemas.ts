@@ -18,44 +18,61 @@ export function decodeDefs(sc: Scope, raw: unknown): Record<string, Schema> | un
     const s = decodeSchema(sc, schema, at);
     if (s !== undefined) out[name] = s;
   }
-  refusePlainRefCycles(sc, out);
+  refuseUnguardedCycles(sc, out);
   return out;
 }
 
-/** Keywords that describe no value: a schema of only these and `$ref` is the schema it names. */
-const NOT_DESCRIBING = new Set(["$ref", "description", "default", "secret"]);
-
 /**
- * Refuses `$defs` entries that are only a `$ref` and lead back to themselves through such entries
- * (`a: {$ref: a}`, or `a → b → a`): they describe no value, and resolving them never ends (the
- * validator overflowed its stack at every start, answering 500). Each entry names at most one
- * other, so one walk per chain finds every cycle: O(number of $defs).
+ * Refuses `$defs` that lead back to themselves without a property or an item in between —
+ * through `$ref`, `anyOf` and `oneOf` alone (`a: {$ref: a}`, `a → b → a`,
+ * `a: {anyOf: [{$ref: a}, …]}`): such recursion describes no more than its other branches, and
+ * resolving it never ends (the validator overflowed its stack at every start, answering 500).
+ * Recursion through `properties`, `items` or `additionalProperties` (a tree) is fine.
  */
-function refusePlainRefCycles(sc: Scope, defs: Record<string, Schema>): void {
-  const next = (name: string): string | undefined => {
-    const s = defs[name];
-    if (typeof s.$ref !== "string" || !Object.keys(s).every((k) => NOT_DESCRIBING.has(k))) return undefined;
-    const target = refName(s.$ref);
-    return target !== undefined && Object.hasOwn(defs, target) ? target : undefined;
-  };
-  const state = new Map<string, "walking" | "done">();
-  for (const start of Object.keys(defs)) {
-    const path: string[] = [];
-    let name: string | undefined = start;
-    while (name !== undefined && !state.has(name)) {
-      state.set(name, "walking");
-      path.push(name);
-      name = next(name);
+function refuseUnguardedCycles(sc: Scope, defs: Record<string, Schema>): void {
+  const edges = new Map<string, string[]>();
+  for (const [name, schema] of Object.entries(defs)) {
+    const out: string[] = [];
+    const visit = (s: unknown): void => {
+      if (!isPlainObject(s)) return;
+      const target = typeof s.$ref === "string" ? refName(s.$ref) : undefined;
+      if (target !== undefined && Object.hasOwn(defs, target)) out.push(target);
+      for (const key of ["anyOf", "oneOf"]) if (Array.isArray(s[key])) for (const branch of s[key]) visit(branch);
+    };
+    visit(schema);
+    edges.set(name, out);
+  }
+  // Depth-first, iteratively (a chain of 10,000 $defs must not overflow the stack here either).
+  const state = new Map<string, "open" | "done">();
+  for (const root of edges.keys()) {
+    if (state.has(root)) continue;
+    const path: string[] = [root];
+    const next: number[] = [0];
+    state.set(root, "open");
+    while (path.length > 0) {
+      const name = path[path.length - 1];
+      const targets = edges.get(name)!;
+      const i = next[next.length - 1]++;
+      if (i >= targets.length) {
+        state.set(name, "done");
+        path.pop();
+        next.pop();
+        continue;
+      }
+      const target = targets[i];
+      if (state.get(target) === "open") {
+        const cycle = [...path.slice(path.indexOf(target)), target].map((n) => `"${n}"`).join(" → ");
+        report(
+          sc,
+          joinPath("$defs", target),
+          `$defs ${cycle} refer to each other through $ref, anyOf or oneOf alone, without a property or item in between, so they describe no value of their own; give the recursion a property or an item`,
+        );
+      } else if (!state.has(target)) {
+        state.set(target, "open");
+        path.push(target);
+        next.push(0);
+      }
     }
-    if (name !== undefined && state.get(name) === "walking") {
-      const cycle = path.slice(path.indexOf(name));
-      report(
-        sc,
-        joinPath("$defs", name),
-        `$defs ${[...cycle, name].map((n) => `"${n}"`).join(" → ")} only refer to each other and describe no value; give one of them a type or other keywords`,
-      );
-    }
-    for (const n of path) state.set(n, "done");
   }
 }
 
