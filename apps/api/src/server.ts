@@ -13,7 +13,7 @@ import { createClock } from "./storage/clock.js";
 import { openDatabase } from "./storage/db.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { createChecker } from "./definitions/checker.js";
-import { boundDefinitionCaches } from "./definitions/store.js";
+import { boundDefinitionCaches } from "./definitions/cache-bound.js";
 import { startSampler } from "./metrics/sampler.js";
 
 export interface RunningServer {

@@ -2,14 +2,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, type Db, openDatabase } from "../storage/db.js";
 import { definitions } from "../storage/schema/index.js";
-import {
-  boundDefinitionCaches,
-  definitionText,
-  keepStoredText,
-  requireDefinition,
-  requireDefinitionRow,
-  storedDefinition,
-} from "./store.js";
+import { boundDefinitionCaches } from "./cache-bound.js";
+import { definitionText, keepStoredText, requireDefinition, requireDefinitionRow, storedDefinition } from "./store.js";
 import { keepText, keptText } from "./text-cache.js";
 
 let database: Database;

@@ -3,9 +3,9 @@ import { parseWrittenJsonInSteps } from "@baton/expr";
 import { and, desc, eq, inArray, like, sql } from "drizzle-orm";
 import { notFound } from "../refusal.js";
 import { type Db, executePrepared, rowsOf } from "../storage/db.js";
-import { DEFAULT_LIMITS } from "../limits.js";
 import { perDbLruCache } from "../storage/per-db-cache.js";
 import { definitionPins, definitions } from "../storage/schema/index.js";
+import { definitionCacheBound, definitionWeight, weighDefinition } from "./cache-bound.js";
 import { keepText, keptText } from "./text-cache.js";
 
 // The one reader of stored definitions: start, the engine (engine/pump/compiled-cache.ts),
@@ -18,26 +18,6 @@ import { keepText, keptText } from "./text-cache.js";
 // version reads the short columns first, so a version read once is never read whole again while
 // it is kept: on PGlite a read of the largest one holds the event loop
 // (docs/limits.md#reading-a-large-stored-definition).
-
-const cacheBounds = new WeakMap<Db, number>();
-
-/** Sets --limit-definition-cache for the caches of stored definitions of `db` (the server does, on start). */
-export function boundDefinitionCaches(db: Db, chars: number): void {
-  cacheBounds.set(db, chars);
-}
-
-/** The characters of stored text whose parsed (here) or compiled (engine) definitions are kept for `db`. */
-export function definitionCacheBound(db: Db): number {
-  return cacheBounds.get(db) ?? DEFAULT_LIMITS.definitionCache;
-}
-
-// Every Definition this module hands out was parsed here, from a text of known length.
-const textLengthOf = new WeakMap<Definition, number>();
-
-/** The weight of a stored definition in the caches: the characters of its stored text. */
-export function definitionWeight(def: Definition): number {
-  return textLengthOf.get(def) ?? 1;
-}
 
 const parsedOf = perDbLruCache<Definition>({ bound: definitionCacheBound, weigh: definitionWeight });
 
@@ -60,7 +40,7 @@ async function parseInSteps(text: string): Promise<Definition> {
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done) {
       const def = step.value as unknown as Definition;
-      textLengthOf.set(def, text.length);
+      weighDefinition(def, text.length);
       return def;
     }
     await new Promise((resolve) => setImmediate(resolve));

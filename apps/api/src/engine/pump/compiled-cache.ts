@@ -1,7 +1,8 @@
 import type { Definition } from "@baton/model";
 import { type CompiledDefinition, compileDefinitionInSlices, DefinitionFault } from "../advance/compiled-definition.js";
 import type { Db } from "../../storage/db.js";
-import { definitionCacheBound, definitionWeight, storedDefinition } from "../../definitions/store.js";
+import { definitionCacheBound, definitionWeight } from "../../definitions/cache-bound.js";
+import { storedDefinition } from "../../definitions/store.js";
 import { lruCache } from "../../storage/per-db-cache.js";
 
 /**
