@@ -36,6 +36,8 @@ export interface ServerLimits {
   checkerThreads: number;
   /** Definition checks waiting for a checker thread; one more is refused with 503. */
   checkerQueue: number;
+  /** Characters of stored text whose parsed, and whose compiled, definitions are kept in memory. */
+  definitionCache: number;
 }
 
 export interface LimitFlag {
@@ -180,6 +182,14 @@ export const LIMITS: readonly LimitFlag[] = [
     flag: "limit-checker-queue",
     description: "definition checks waiting for a checker thread; one more is refused with 503 unavailable",
     default: 8,
+    min: 0,
+  },
+  {
+    key: "definitionCache",
+    flag: "limit-definition-cache",
+    description:
+      "characters of stored definition text whose parsed forms, and whose compiled forms, are kept in memory (least recently used out first)",
+    default: 32 * 1024 * 1024,
     min: 0,
   },
 ];

@@ -13,6 +13,7 @@ import { createClock } from "./storage/clock.js";
 import { openDatabase } from "./storage/db.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { createChecker } from "./definitions/checker.js";
+import { boundDefinitionCaches } from "./definitions/cache-bound.js";
 import { startSampler } from "./metrics/sampler.js";
 
 export interface RunningServer {
@@ -29,6 +30,7 @@ function formatUrl(host: string, port: number): string {
 
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
   const database = await openDatabase({ url: config.dbUrl, dataDir: config.dataDir, timeouts: config.dbTimeouts });
+  boundDefinitionCaches(database.db, config.limits.definitionCache);
   const clock = createClock();
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let engine: Services["engine"] | undefined;

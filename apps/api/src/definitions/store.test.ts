@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, type Db, openDatabase } from "../storage/db.js";
 import { definitions } from "../storage/schema/index.js";
+import { boundDefinitionCaches } from "./cache-bound.js";
 import { definitionText, keepStoredText, requireDefinition, requireDefinitionRow, storedDefinition } from "./store.js";
 import { keepText, keptText } from "./text-cache.js";
 
@@ -74,6 +75,39 @@ describe("reading stored versions", () => {
     await expect(requireDefinitionRow(database.db, "later", 1)).rejects.toThrow('process "later" is not registered');
     await store("later", 1, text("later", 1));
     expect(await definitionText(database.db, "later", 1)).toBe(text("later", 1));
+  });
+});
+
+describe("the parsed versions kept", () => {
+  it("are bounded by --limit-definition-cache: the least recently used is dropped and read again alike", async () => {
+    // A database of its own: the bound is per database handle.
+    const bounded = await openDatabase({ dataDir: "memory://" });
+    try {
+      const db = bounded.db;
+      for (const name of ["a", "b", "c"])
+        await db.insert(definitions).values({
+          name,
+          version: 1,
+          definition: text(name, 3),
+          hash: "h1",
+          raises: "[]",
+          actor: null,
+          createdAt: 1_700_000_000_000,
+        });
+      boundDefinitionCaches(db, 2 * text("a", 3).length);
+      const a = await storedDefinition(db, "a", 1);
+      const b = await storedDefinition(db, "b", 1);
+      expect(await storedDefinition(db, "a", 1), "a kept version is the same parse").toBe(a);
+      const c = await storedDefinition(db, "c", 1); // past the bound: b, used least recently, is dropped
+      expect(await storedDefinition(db, "a", 1)).toBe(a);
+      expect(await storedDefinition(db, "c", 1)).toBe(c);
+      const again = await storedDefinition(db, "b", 1);
+      expect(again, "a dropped version is parsed again").not.toBe(b);
+      expect(again).toEqual(b);
+      expect(again?.tasks).toHaveLength(3);
+    } finally {
+      await bounded.close();
+    }
   });
 });
 

@@ -3,36 +3,30 @@ import { parseWrittenJsonInSteps } from "@baton/expr";
 import { and, desc, eq, inArray, like, sql } from "drizzle-orm";
 import { notFound } from "../refusal.js";
 import { type Db, executePrepared, rowsOf } from "../storage/db.js";
-import { perDbCache } from "../storage/per-db-cache.js";
+import { perDbLruCache } from "../storage/per-db-cache.js";
 import { definitionPins, definitions } from "../storage/schema/index.js";
+import { definitionCacheBound, definitionWeight, weighDefinition } from "./cache-bound.js";
 import { keepText, keptText } from "./text-cache.js";
 
 // The one reader of stored definitions: start, the engine (engine/pump/compiled-cache.ts),
 // external tasks, the secrets of views, the operator verbs and the handlers all read them here. A stored
 // (name, version) never changes, so its parsed form is cached per database handle — `db`, the
 // database, even when the read goes through a transaction (`via`); tests open several databases
-// in one process and must not share entries. Only hits are cached: a version missing now may be
+// in one process and must not share entries; least recently used out first past
+// --limit-definition-cache characters of their text (docs/limits.md#cached-definitions). Only hits are cached: a version missing now may be
 // registered a moment later. Its text is kept too (text-cache.ts, bounded), and every read of a
 // version reads the short columns first, so a version read once is never read whole again while
 // it is kept: on PGlite a read of the largest one holds the event loop
 // (docs/limits.md#reading-a-large-stored-definition).
 
-const parsedOf = perDbCache<Promise<Definition>>();
+const parsedOf = perDbLruCache<Definition>({ bound: definitionCacheBound, weigh: definitionWeight });
 
 /**
- * Parses a stored definition's text once per database (concurrent readers share the parse);
- * rejects with SyntaxError on corrupt text, which is then parsed again by the next reader.
+ * Parses a stored definition's text once per database while it is kept (concurrent readers
+ * share the parse); rejects with SyntaxError on corrupt text, which is then parsed again by the next reader.
  */
 function parsed(db: Db, name: string, version: number, text: string): Promise<Definition> {
-  const cache = parsedOf(db);
-  const key = `${version}:${name}`;
-  let def = cache.get(key);
-  if (def === undefined) {
-    def = parseInSteps(text);
-    cache.set(key, def);
-    def.catch(() => cache.delete(key));
-  }
-  return def;
+  return parsedOf(db).load(`${version}:${name}`, () => parseInSteps(text));
 }
 
 /**
@@ -44,7 +38,11 @@ function parsed(db: Db, name: string, version: number, text: string): Promise<De
 async function parseInSteps(text: string): Promise<Definition> {
   const steps = parseWrittenJsonInSteps(text);
   for (let step = steps.next(); ; step = steps.next()) {
-    if (step.done) return step.value as unknown as Definition;
+    if (step.done) {
+      const def = step.value as unknown as Definition;
+      weighDefinition(def, text.length);
+      return def;
+    }
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

@@ -8,7 +8,7 @@
 import type { UpgradeGate } from "@baton/model";
 import { conflict } from "../refusal.js";
 import type { Db } from "../storage/db.js";
-import { perDbCache } from "../storage/per-db-cache.js";
+import { perDbLruCache } from "../storage/per-db-cache.js";
 import type { Checker } from "./checker.js";
 import { definitionText } from "./store.js";
 
@@ -16,7 +16,7 @@ import { definitionText } from "./store.js";
 const KEPT_PAIRS = 16;
 
 type Outcome = { gates: UpgradeGate[] } | { tooLarge: true };
-const outcomes = perDbCache<Promise<Outcome>>();
+const outcomes = perDbLruCache<Outcome>({ bound: () => KEPT_PAIRS, weigh: () => 1 });
 
 /** A process and the two of its stored versions an upgrade moves between: all the gates depend on. */
 export interface UpgradePair {
@@ -36,18 +36,8 @@ export async function upgradeGatesOf(
   pair: UpgradePair,
   maxSteps: number,
 ): Promise<UpgradeGate[]> {
-  const cache = outcomes(db);
   const key = `${pair.fromVersion}:${pair.toVersion}:${maxSteps}:${pair.process}`;
-  let outcome = cache.get(key);
-  if (outcome === undefined) {
-    outcome = check(checker, db, pair, maxSteps);
-    cache.set(key, outcome);
-    // Oldest first: a Map iterates in insertion order.
-    if (cache.size > KEPT_PAIRS) cache.delete(cache.keys().next().value!);
-    outcome.catch(() => {
-      if (cache.get(key) === outcome) cache.delete(key);
-    });
-  }
+  const outcome = outcomes(db).load(key, () => check(checker, db, pair, maxSteps));
   const settled = await outcome;
   if ("gates" in settled) return settled.gates;
   throw conflict(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "./db.js";
-import { perDbCache } from "./per-db-cache.js";
+import { lruCache, perDbCache } from "./per-db-cache.js";
 
 describe("perDbCache", () => {
   it("keeps one map per database handle, so two databases never share an entry", () => {
@@ -13,5 +13,92 @@ describe("perDbCache", () => {
       cacheOf(b).get("1:p"),
       "another database with the same process name and version must not see it",
     ).toBeUndefined();
+  });
+});
+
+describe("lruCache", () => {
+  /** A cache of `bound` weight whose values weigh their length, and the keys it made, in order. */
+  function lengths(bound: number) {
+    const made: string[] = [];
+    const cache = lruCache<string>({ bound: () => bound, weigh: (value) => value.length });
+    const load = (key: string, value = key) =>
+      cache.load(key, async () => {
+        made.push(key);
+        return value;
+      });
+    return { cache, made, load };
+  }
+
+  it("drops the least recently used entries once the settled weight passes the bound", async () => {
+    const { cache, load } = lengths(10);
+    await load("aaaa");
+    await load("bbbb");
+    await load("aaaa"); // a is now the most recently used
+    expect(cache.keys()).toEqual(["bbbb", "aaaa"]);
+    await load("cccc");
+    expect(cache.keys(), "b was used least recently").toEqual(["aaaa", "cccc"]);
+    expect(cache.weight()).toBe(8);
+  });
+
+  it("never holds more than the bound, and serves but does not keep a value heavier than the bound", async () => {
+    const { cache, load } = lengths(10);
+    for (const key of ["aaa", "bbbbb", "cc", "dddd", "eeeeeee"]) {
+      await load(key);
+      expect(cache.weight()).toBeLessThanOrEqual(10);
+    }
+    expect(await load("x".repeat(11))).toBe("x".repeat(11));
+    expect(cache.keys()).not.toContain("x".repeat(11));
+    expect(cache.weight()).toBeLessThanOrEqual(10);
+  });
+
+  it("makes a dropped entry again on its next use, with the same result", async () => {
+    const { cache, made, load } = lengths(4);
+    expect(await load("aaaa")).toBe("aaaa");
+    await load("bbbb");
+    expect(cache.keys()).toEqual(["bbbb"]);
+    expect(await load("aaaa")).toBe("aaaa");
+    expect(made).toEqual(["aaaa", "bbbb", "aaaa"]);
+  });
+
+  it("gives concurrent callers one pending promise, and never drops a pending entry", async () => {
+    const cache = lruCache<string>({ bound: () => 0, weigh: (value) => value.length });
+    let makes = 0;
+    let release!: (value: string) => void;
+    const make = () => {
+      makes++;
+      return new Promise<string>((resolve) => {
+        release = resolve;
+      });
+    };
+    const first = cache.load("k", make);
+    await cache.load("other", async () => "other"); // settles past the bound 0: dropped at once
+    const second = cache.load("k", make);
+    expect(second).toBe(first);
+    expect(makes).toBe(1);
+    release("value");
+    expect(await Promise.all([first, second])).toEqual(["value", "value"]);
+    expect(cache.keys(), "a settled value past the bound is dropped").toEqual([]);
+  });
+
+  it("does not keep a failure: the next caller makes the entry again", async () => {
+    const cache = lruCache<string>({ bound: () => 100, weigh: (value) => value.length });
+    await expect(cache.load("k", async () => Promise.reject(new Error("database unavailable")))).rejects.toThrow(
+      "database unavailable",
+    );
+    expect(cache.keys()).toEqual([]);
+    expect(await cache.load("k", async () => "read")).toBe("read");
+  });
+
+  it("keeps a failure keepsFailure names, weighing 1, like a value", async () => {
+    class Fault extends Error {}
+    const cache = lruCache<string>({
+      bound: () => 100,
+      weigh: (value) => value.length,
+      keepsFailure: (error) => error instanceof Fault,
+    });
+    const failed = cache.load("k", async () => Promise.reject(new Fault("cannot compile")));
+    await expect(failed).rejects.toThrow("cannot compile");
+    expect(cache.load("k", async () => "never made")).toBe(failed);
+    expect(cache.weight()).toBe(1);
   });
 });

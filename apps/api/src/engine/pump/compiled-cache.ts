@@ -1,28 +1,27 @@
 import type { Definition } from "@baton/model";
 import { type CompiledDefinition, compileDefinitionInSlices, DefinitionFault } from "../advance/compiled-definition.js";
 import type { Db } from "../../storage/db.js";
+import { definitionCacheBound, definitionWeight } from "../../definitions/cache-bound.js";
 import { storedDefinition } from "../../definitions/store.js";
+import { lruCache } from "../../storage/per-db-cache.js";
 
 /**
  * The engine's compiled definitions, read through definitions/store.ts (the one reader of
- * stored definitions). Definitions are immutable once stored, so a compiled one is cached for
- * the engine's life by (name, version). A definition that fails to compile is cached as its fault.
+ * stored definitions). Definitions are immutable once stored, so a compiled one is kept by
+ * (name, version), least recently used out first past --limit-definition-cache characters of
+ * their stored text (docs/limits.md#cached-definitions); an evicted one is compiled again. A
+ * definition that fails to compile is kept as its fault.
  */
 export function createDefinitionCache(db: Db) {
-  const cache = new Map<string, Promise<CompiledDefinition>>();
+  const cache = lruCache<CompiledDefinition>({
+    bound: () => definitionCacheBound(db),
+    weigh: (compiled) => definitionWeight(compiled.definition),
+    // A database error is not a property of the definition: let the next advance try again.
+    keepsFailure: (error) => error instanceof DefinitionFault,
+  });
   return {
     get(name: string, version: number): Promise<CompiledDefinition> {
-      const key = `${version}:${name}`;
-      let entry = cache.get(key);
-      if (entry === undefined) {
-        entry = load(db, name, version);
-        cache.set(key, entry);
-        // A database error is not a property of the definition: let the next advance try again.
-        entry.catch((error) => {
-          if (!(error instanceof DefinitionFault)) cache.delete(key);
-        });
-      }
-      return entry;
+      return cache.load(`${version}:${name}`, () => load(db, name, version));
     },
   };
 }
