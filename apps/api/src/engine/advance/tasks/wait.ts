@@ -150,18 +150,20 @@ function instant(spec: Timeout, ctx: WaitContext, what: string): number {
     }
   }
   if (spec.for === undefined) throw new TaskFailure("engine.definition", `${what}: needs "for" or "until"`);
-  return ctx.now + durationMs(spec.for, ctx.scope, what);
+  return ctx.now + durationMs(spec, spec.for, ctx.scope, what);
 }
 
-const expressions = new Map<string, Expr>();
+// Parsed `$:` durations, kept with the definition object they come from (never by their text:
+// a map of every source any definition held would grow for the life of the process).
+const expressions = new WeakMap<Timeout, Expr>();
 
-function durationMs(value: string | number, scope: Scope, what: string): number {
+/** `value` is `spec.for`. */
+function durationMs(spec: Timeout, value: string | number, scope: Scope, what: string): number {
   if (typeof value === "string" && value.trimStart().startsWith("$:")) {
-    const source = value.trimStart().slice(2);
-    let expr = expressions.get(source);
+    let expr = expressions.get(spec);
     if (expr === undefined) {
-      expr = parseExpression(source);
-      expressions.set(source, expr);
+      expr = parseExpression(value.trimStart().slice(2));
+      expressions.set(spec, expr);
     }
     const result = evaluate(expr, scope);
     const ms = typeof result === "number" ? result : isLosslessNumber(result) ? Number(String(result)) : Number.NaN;
