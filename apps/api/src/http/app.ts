@@ -11,6 +11,7 @@ import { ApiError, errorBody, toApiError } from "./api-error.js";
 import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
+import { type Admission, admission, LARGE_BODY_CHARS } from "./admission.js";
 import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
 import { errorText, errorStack } from "../storage/loggable-error.js";
 import type { UnparsedBody } from "../definitions/decode-request.js";
@@ -61,9 +62,16 @@ async function readBodyText(c: Context<Env>, limit: BodyLimit): Promise<string> 
   return new TextDecoder("utf-8", { fatal: false }).decode(buffer);
 }
 
-async function readBody(c: Context<Env>, limit: BodyLimit): Promise<Json | undefined> {
+/** The parsed body; a large one only once `gate` lets it in (`turn.leave` is then set: call it when done). */
+async function readBody(
+  c: Context<Env>,
+  limit: BodyLimit,
+  gate: Admission,
+  turn: { leave?: () => void },
+): Promise<Json | undefined> {
   const text = await readBodyText(c, limit);
   if (text === "") return undefined;
+  if (text.length >= LARGE_BODY_CHARS) turn.leave = await gate.enter();
   try {
     return parseJsonFast(text);
   } catch (error) {
@@ -199,6 +207,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     bytes: services.config.maxDefinitionBodyBytes,
     flag: "--max-definition-body",
   };
+  const largeBodies = admission(1);
   for (const action of registry) {
     // The registry validated the request against this action's own schemas just below.
     const handler = handlers[action.name as ActionName] as ActionHandler<ActionName> | undefined;
@@ -225,40 +234,47 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
       const query = validateQuery(action, rawQuery);
       let raw: Json | undefined;
       let body: unknown;
-      if (unparsed) body = { unparsed: await readBodyText(c, definitionBodyLimit) } satisfies UnparsedBody;
-      else {
-        raw =
-          action.body || ["post", "put", "delete"].includes(action.method) ? await readBody(c, bodyLimit) : undefined;
-        body = action.body ? validateBody(action, raw) : raw;
+      const turn: { leave?: () => void } = {};
+      try {
+        if (unparsed) body = { unparsed: await readBodyText(c, definitionBodyLimit) } satisfies UnparsedBody;
+        else {
+          raw =
+            action.body || ["post", "put", "delete"].includes(action.method)
+              ? await readBody(c, bodyLimit, largeBodies, turn)
+              : undefined;
+          body = action.body ? validateBody(action, raw) : raw;
+        }
+        if (
+          !unparsed &&
+          !action.body &&
+          raw !== undefined &&
+          !(raw !== null && typeof raw === "object" && Object.keys(raw).length === 0)
+        ) {
+          throw new ApiError("invalid", `${action.method.toUpperCase()} ${action.path} takes no request body`);
+        }
+        if (!handler)
+          throw unsupported(
+            `${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`,
+          );
+        // params, query and body were validated against this action's schemas above, which the
+        // registry's types for it mirror (packages/actions registry.test.ts keeps them in step).
+        const web = c.req.raw;
+        const request = {
+          action,
+          params,
+          query,
+          body,
+          principal,
+          headers: web.headers,
+          // Made on first use: an AbortController per request is a cost only a long-poll needs.
+          get abort() {
+            return web.signal;
+          },
+        } as ActionRequest<ActionName>;
+        return toResponse(await handler(request, services));
+      } finally {
+        turn.leave?.();
       }
-      if (
-        !unparsed &&
-        !action.body &&
-        raw !== undefined &&
-        !(raw !== null && typeof raw === "object" && Object.keys(raw).length === 0)
-      ) {
-        throw new ApiError("invalid", `${action.method.toUpperCase()} ${action.path} takes no request body`);
-      }
-      if (!handler)
-        throw unsupported(
-          `${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`,
-        );
-      // params, query and body were validated against this action's schemas above, which the
-      // registry's types for it mirror (packages/actions registry.test.ts keeps them in step).
-      const web = c.req.raw;
-      const request = {
-        action,
-        params,
-        query,
-        body,
-        principal,
-        headers: web.headers,
-        // Made on first use: an AbortController per request is a cost only a long-poll needs.
-        get abort() {
-          return web.signal;
-        },
-      } as ActionRequest<ActionName>;
-      return toResponse(await handler(request, services));
     });
   }
 

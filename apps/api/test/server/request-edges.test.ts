@@ -4,6 +4,7 @@
 import http from "node:http";
 import { client, request, startServer, type TestServer, settled } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LARGE_BODY_CHARS } from "../../src/http/admission.js";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -61,6 +62,24 @@ describe("the request edge", () => {
     expect(res.status).toBe(413);
     expect(res.written, "the server answered long before the whole body was sent").toBeLessThan(total);
     expect((await api.get("/healthz")).status).toBe(200);
+  });
+
+  it("handles large bodies that arrive together one at a time, losing none (http/admission.ts)", async () => {
+    const head = '{"process":"edge","input":{"qty":1,"pad":"';
+    const body = `${head}${"x".repeat(LARGE_BODY_CHARS - head.length - 3)}"}}`;
+    expect(body.length).toBe(LARGE_BODY_CHARS);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        fetch(`${server.url}/api/instances`, { method: "POST", headers: { "content-type": "application/json" }, body }),
+      ),
+    );
+    const ids = await Promise.all(
+      answers.map(async (res) => {
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { id: string }).id;
+      }),
+    );
+    expect(new Set(ids).size).toBe(10);
   });
 
   it("answers 413 naming --max-body past it on every endpoint but the definition endpoints", async () => {
