@@ -189,7 +189,7 @@ export const LIMITS: readonly LimitFlag[] = [
     flag: "limit-definition-cache",
     description:
       "characters of stored definition text whose parsed forms, and whose compiled forms, are kept in memory (least recently used out first)",
-    default: 32 * 1024 * 1024,
+    default: 16 * 1024 * 1024,
     min: 0,
   },
 ];
