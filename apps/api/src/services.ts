@@ -1,5 +1,5 @@
 import type { ClaimedRow } from "./engine/pump/claim.js";
-import type { InMemoryAdvance } from "./engine/pump/in-memory.js";
+import type { InMemoryAdvance } from "./engine/pump/advance-basis.js";
 import type { Database, Db, DbKind } from "./storage/db.js";
 import type { Clock } from "./storage/clock.js";
 import type { Logger } from "@baton/log";

@@ -4,7 +4,7 @@ import { textArray } from "../../storage/sql-arrays.js";
 import { storableJson, storableText } from "../../storage/text.js";
 import { logRow } from "../audit-log.js";
 import type { ClaimedRow } from "../pump/claim.js";
-import type { InMemoryAdvance } from "../pump/in-memory.js";
+import type { InMemoryAdvance } from "../pump/advance-basis.js";
 import { LEASE_MS } from "../statuses.js";
 import type { ParkedRow, ResolveWrite } from "./resolve.js";
 

@@ -66,3 +66,18 @@ export function createAdvanceBasis(deps: {
 }
 
 export type AdvanceBasis = ReturnType<typeof createAdvanceBasis>;
+
+/**
+ * An advance computed in memory (in-memory.ts), ready to be written by the request that computed
+ * it. Declared here, not beside its builder, so services.ts can name it without importing the
+ * committer (in-memory.ts imports commit.ts, which imports start.ts, which imports services.ts).
+ */
+export interface InMemoryAdvance {
+  /** The result as the pump would write it: bounded by the state limit, secrets redacted. */
+  result: AdvanceResult;
+  /** The state and process output exactly as the committer would store them (commit.ts). */
+  state: string;
+  output: string | null;
+  /** Counts the advance in the engine's metrics once the caller knows whether its write landed. */
+  report(applied: boolean): void;
+}

@@ -5,20 +5,9 @@ import type { AdvanceResult } from "../advance/advance-types.js";
 import { DefinitionFault } from "../advance/compiled-definition.js";
 import { advanceInMemory } from "../advance/in-memory.js";
 import { asInstanceState } from "../advance/instance-state.js";
-import type { AdvanceBasis } from "./advance-basis.js";
+import type { AdvanceBasis, InMemoryAdvance } from "./advance-basis.js";
 import type { ClaimedRow } from "./claim.js";
 import { toStore } from "./commit.js";
-
-/** An advance computed in memory, ready to be written by the request that computed it. */
-export interface InMemoryAdvance {
-  /** The result as the pump would write it: bounded by the state limit, secrets redacted. */
-  result: AdvanceResult;
-  /** The state and process output exactly as the committer would store them (commit.ts). */
-  state: string;
-  output: string | null;
-  /** Counts the advance in the engine's metrics once the caller knows whether its write landed. */
-  report(applied: boolean): void;
-}
 
 /**
  * The advance the pump would run for `row` next, computed with no I/O (docs/engine.md "One
