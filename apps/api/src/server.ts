@@ -7,6 +7,7 @@ import type { ServerConfig } from "./config.js";
 import { createEngine, endClaimWaits, startRetention } from "./engine/index.js";
 import { handlers } from "./handlers/index.js";
 import { createApp } from "./http/app.js";
+import { answerClientErrors } from "./http/client-errors.js";
 import type { Logger } from "@baton/log";
 import type { Services } from "./services.js";
 import { createClock } from "./storage/clock.js";
@@ -77,6 +78,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     const address = await new Promise<AddressInfo>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => resolve(info));
       s.once("error", reject);
+      answerClientErrors(s);
       server = s;
     });
     const url = formatUrl(config.host, address.port);

@@ -82,6 +82,22 @@ describe("the request edge", () => {
     expect(new Set(ids).size).toBe(10);
   });
 
+  it("answers a URL or headers past 16 KiB with 431 and a JSON body naming the bound", async () => {
+    for (const res of [
+      await fetch(`${server.url}/api/instances?process=${"a".repeat(20_000)}`),
+      await fetch(`${server.url}/api/instances`, { headers: { "x-long": "a".repeat(20_000) } }),
+    ]) {
+      expect(res.status).toBe(431);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      expect(await res.json()).toEqual({
+        code: "invalid",
+        error:
+          "the request's headers (the URL included) are larger than 16384 bytes, the most the server reads; send a shorter URL or shorter headers",
+      });
+    }
+    expect((await fetch(`${server.url}/healthz`)).status, "the server answers on").toBe(200);
+  });
+
   it("answers 413 naming --max-body past it on every endpoint but the definition endpoints", async () => {
     const body = JSON.stringify({ process: "edge", input: { pad: "x".repeat(65_536) } });
     const res = await request(server.url, "POST", "/api/instances", body);
