@@ -256,11 +256,20 @@ export async function writeAdvances(
         },
       };
     });
-    await writeWaitChanges(
+    const answered = await writeWaitChanges(
       tx,
-      writes.filter((w) => byId.has(w.claim.id)).map((w) => ({ instanceId: w.claim.id, result: w.result })),
+      clock,
+      writes
+        .filter((w) => byId.has(w.claim.id))
+        .map((w) => ({ instanceId: w.claim.id, rootId: w.claim.rootId, result: w.result })),
     );
-    return outcomes;
+    // A park answered in this transaction by a late signal is due with no lease (delivery.ts
+    // `deliver`): a kept lease would carry an advance whose lease epoch is already stale.
+    return outcomes.map((o, i) =>
+      answered.has(writes[i].claim.id) && o.applied
+        ? { applied: true, status: o.status === "pausing" ? "paused" : o.status, wakeAt: clock.now() }
+        : o,
+    );
   };
 
   const touchesMore =

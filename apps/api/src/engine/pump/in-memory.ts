@@ -1,7 +1,6 @@
 import { type Json, parseWrittenJson, stringifyJson } from "@baton/expr";
 import type { EngineMetrics } from "../../metrics/metrics.js";
 import { listRefs, planExternalize } from "../../storage/objects.js";
-import type { AdvanceResult } from "../advance/advance-types.js";
 import { DefinitionFault } from "../advance/compiled-definition.js";
 import { advanceInMemory } from "../advance/in-memory.js";
 import { asInstanceState } from "../advance/instance-state.js";

@@ -1,7 +1,9 @@
-import { stringifyJson } from "@baton/expr";
+import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
-import type { Db } from "../../storage/db.js";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, rowsOf } from "../../storage/db.js";
 import type { AdvanceResult } from "../advance/advance-types.js";
+import { deliver, type Outcome } from "../external/delivery.js";
 
 /**
  * The external-task side of landed advances, in the advance's own transaction: a new park
@@ -13,11 +15,15 @@ import type { AdvanceResult } from "../advance/advance-types.js";
  * same visit, by a retry after a timeout, keeps its task_epoch): a token is bound to its
  * arming by (task_epoch, claim_epoch), so an old one can never match a newer arming's claim
  * (docs/engine.md, "External tasks and delay").
+ *
+ * Answers the instances whose new park was answered at once by a signal buffered while the
+ * advance ran (deliverLateSignals): their lease, if the write kept one, is gone.
  */
 export async function writeWaitChanges(
   tx: Db,
-  landed: ReadonlyArray<{ instanceId: string; result: AdvanceResult }>,
-): Promise<void> {
+  clock: Clock,
+  landed: ReadonlyArray<{ instanceId: string; rootId: string; result: AdvanceResult }>,
+): Promise<Set<string>> {
   const parks = landed.filter((l) => typeof l.result.externalWait === "object");
   const signals = landed.map((l) => l.result.consumedSignal).filter((seq): seq is number => seq !== undefined);
   if (signals.length > 0)
@@ -43,4 +49,51 @@ export async function writeWaitChanges(
         waiting_since = excluded.waiting_since, deadline = excluded.deadline,
         claim_epoch = external_waits.claim_epoch + 1, claimed_by = NULL, claim_expires_at = NULL`);
   }
+  return parks.length === 0 ? new Set() : deliverLateSignals(tx, clock, parks);
+}
+
+// A signal for a task that is not parked is buffered under the instance's row lock
+// (external/signal.ts), and the advance that arms the task reads the buffer before it parks.
+// A signal buffered between that read and this write would wait for a later visit that may
+// never come. This write's UPDATE took the row lock after any such signal committed (it waited
+// for the signal's lock), and under READ COMMITTED this later statement sees its row: so the
+// oldest buffered signal for a task parked here is delivered now, as if it had come a moment
+// later. A signal arriving after this write sees the task parked and delivers by itself.
+async function deliverLateSignals(
+  tx: Db,
+  clock: Clock,
+  parks: ReadonlyArray<{ instanceId: string; rootId: string; result: AdvanceResult }>,
+): Promise<Set<string>> {
+  const keys = parks.map(({ instanceId, result }) => {
+    const park = result.externalWait as Exclude<AdvanceResult["externalWait"], "clear" | undefined>;
+    return { instance_id: instanceId, task: park.task, task_epoch: park.taskEpoch };
+  });
+  const late = rowsOf<{
+    seq: number | string;
+    instance_id: string;
+    task: string;
+    task_epoch: number;
+    outcome: string;
+    actor: string | null;
+  }>(
+    await tx.execute(sql`
+      SELECT DISTINCT ON (s.instance_id) s.seq, s.instance_id, s.task, p.task_epoch, s.outcome, s.actor
+      FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS p(instance_id text, task text, task_epoch integer)
+      JOIN instances i ON i.id = p.instance_id AND i.task = p.task AND i.task_epoch = p.task_epoch
+        AND i.phase = 'external' AND i.status IN ('running', 'pausing', 'paused')
+      JOIN signals s ON s.instance_id = p.instance_id AND s.task = p.task
+      ORDER BY s.instance_id, s.seq`),
+  );
+  const rootOf = new Map(parks.map((p) => [p.instanceId, p.rootId]));
+  for (const signal of late) {
+    await tx.execute(sql`DELETE FROM signals WHERE seq = ${Number(signal.seq)}`);
+    const target = {
+      id: signal.instance_id,
+      rootId: rootOf.get(signal.instance_id) as string,
+      task: signal.task,
+      taskEpoch: Number(signal.task_epoch),
+    };
+    await deliver(tx, clock, target, parseJson(signal.outcome) as Json as Outcome, signal.actor, "signal");
+  }
+  return new Set(late.map((l) => l.instance_id));
 }
