@@ -8,7 +8,8 @@ import type { Services } from "../services.js";
 import { type Db, inTransaction, rowsOf } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
 import { insertObjects, planExternalize } from "../storage/objects.js";
-import { perDbCache } from "../storage/per-db-cache.js";
+import { perDbLruCache } from "../storage/per-db-cache.js";
+import { definitionCacheBound, definitionWeight } from "../definitions/cache-bound.js";
 import { type InstanceInsert, instances } from "../storage/schema/index.js";
 import { appendLog, type LogEntry, logRow } from "./audit-log.js";
 import { firstAdvanceInMemory, insertStarted } from "./start-insert.js";
@@ -197,18 +198,21 @@ async function keyTaken(services: Services, idempotency: StartKey | undefined): 
 
 // Definitions are immutable; only "which version is the latest" changes, and the start
 // statement's fence catches that. So a start reads a definition from the database only the
-// first time this process starts its name (or version), and again after a fence failed.
-const latestOf = perDbCache<StoredDefinition>();
-const exactOf = perDbCache<StoredDefinition>();
+// first time this process starts its name (or version), and again after a fence failed. Both
+// caches are bounded like the other caches of stored definitions (--limit-definition-cache,
+// docs/limits.md#cached-definitions): an evicted entry is read again, with the same result.
+const latestOf = perDbLruCache<StoredDefinition>({ bound: definitionCacheBound, weigh: weighStored });
+const exactOf = perDbLruCache<StoredDefinition>({ bound: definitionCacheBound, weigh: weighStored });
 
-async function startDefinition(db: Db, name: string, version: number | undefined, fresh: boolean) {
+function weighStored(stored: StoredDefinition): number {
+  return definitionWeight(stored.definition);
+}
+
+function startDefinition(db: Db, name: string, version: number | undefined, fresh: boolean) {
   const cache = version === undefined ? latestOf(db) : exactOf(db);
   const key = version === undefined ? name : `${version}:${name}`;
-  const hit = fresh ? undefined : cache.get(key);
-  if (hit !== undefined) return hit;
-  const stored = await requireDefinition(db, name, version);
-  cache.set(key, stored);
-  return stored;
+  if (fresh) cache.drop(key);
+  return cache.load(key, () => requireDefinition(db, name, version));
 }
 
 // ---- idempotent starts (docs/instances.md, "Idempotent starts") -------------------------

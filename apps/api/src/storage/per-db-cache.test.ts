@@ -29,6 +29,28 @@ describe("lruCache", () => {
     return { cache, made, load };
   }
 
+  it("forgets a dropped entry and its weight, and makes it again on the next load", async () => {
+    const { cache, made, load } = lengths(10);
+    await load("aaaa");
+    await load("bb");
+    cache.drop("aaaa");
+    expect(cache.keys()).toEqual(["bb"]);
+    expect(cache.weight(), "the dropped entry's weight is gone").toBe(2);
+    expect(await load("aaaa", "AAAA"), "made again, not served from before").toBe("AAAA");
+    expect(made).toEqual(["aaaa", "bb", "aaaa"]);
+    cache.drop("never-kept");
+    expect(cache.weight()).toBe(6);
+  });
+
+  it("lets a make pending when its entry was dropped answer its callers without being counted", async () => {
+    const { cache, load } = lengths(10);
+    const pending = load("cccc");
+    cache.drop("cccc");
+    expect(await pending).toBe("cccc");
+    expect(cache.keys()).toEqual([]);
+    expect(cache.weight()).toBe(0);
+  });
+
   it("drops the least recently used entries once the settled weight passes the bound", async () => {
     const { cache, load } = lengths(10);
     await load("aaaa");

@@ -34,6 +34,8 @@ export interface LruCache<V> {
    * A rejection is dropped (the next caller makes it again) unless keepsFailure says otherwise.
    */
   load(key: string, make: () => Promise<V>): Promise<V>;
+  /** Forgets `key` (a value known to be stale: "the latest version" of a name); a pending make still answers its callers. */
+  drop(key: string): void;
   /** The keys kept, least recently used first: for tests. */
   keys(): string[];
   /** The total weight of the settled entries kept: for tests and metrics. */
@@ -95,6 +97,13 @@ export function lruCache<V>(options: LruOptions<V>): LruCache<V> {
         },
       );
       return entry.value;
+    },
+    drop(key) {
+      const entry = entries.get(key);
+      if (entry === undefined) return;
+      entries.delete(key);
+      // A pending entry was never counted, and settle() skips an entry no longer kept.
+      if (entry.settled) total -= entry.weight;
     },
     keys: () => [...entries.keys()],
     weight: () => total,
