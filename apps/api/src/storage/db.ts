@@ -177,7 +177,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   }
   try {
     await client.waitReady;
-    const counted = countInFlight(client, 1);
+    const counted = countInFlight(takingTurns(client), 1);
     const db = drizzleLite(counted.client, { schema }) as unknown as Db;
     await migrateLite(drizzleLite(client, { schema }), { migrationsFolder });
     return {
@@ -252,4 +252,32 @@ export async function queryRows<T>(db: Db, text: string, params: readonly unknow
   const client = (db as unknown as { $client: RawClient }).$client;
   if (client.unsafe !== undefined) return (await client.unsafe(text, params as unknown[], { prepare: true })) as T[];
   return (await client.query!(text, params as unknown[])).rows as T[];
+}
+
+// PGlite runs every statement synchronously on this thread and hands its one connection from
+// one queued statement to the next in promise callbacks, which never let the event loop take
+// I/O: forty concurrent 256 KiB starts ran as one 1.7 s turn, and no request, /healthz
+// included, was answered until all were done (docs/limits.md, "Audit, session 7"). So the
+// top-level operations take turns here, one at a time, each in a later turn of the event loop
+// than the one before ended. A transaction's own statements go through its `tx`, not through
+// here (the transaction holds the one connection anyway); calling the top-level client inside
+// a transaction still deadlocks, as it did in PGlite's own queue (see `Database`).
+const TURNS = new Set<PropertyKey>(["query", "exec", "transaction"]);
+
+function takingTurns(client: PGlite): PGlite {
+  let last: Promise<unknown> = Promise.resolve();
+  return new Proxy(client, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== "function") return value;
+      if (!TURNS.has(prop)) return value.bind(target);
+      return (...args: unknown[]) => {
+        const turn = last
+          .then(() => new Promise((resolve) => setImmediate(resolve)))
+          .then(() => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
+        last = turn.catch(() => {});
+        return turn;
+      };
+    },
+  });
 }
