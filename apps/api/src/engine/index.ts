@@ -3,9 +3,8 @@
 // docs/architecture.md for what each room owns.
 
 export { levelsFrom } from "./audit-log.js";
-export { claimWaiting, endClaimWaits } from "./external/claim-wait.js";
+export { claimableTasks, claimWaiting, endClaimWaits } from "./external/claim-wait.js";
 export {
-  claimableTasks,
   claimExternalTasks,
   releaseExternalTask,
   renewBeforeMs,

@@ -1,4 +1,6 @@
-import type { Db } from "../../storage/db.js";
+import { sql } from "drizzle-orm";
+import type { Clock } from "../../storage/clock.js";
+import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
 
 // The claim long-poll (docs/engine.md "Claim long-poll", the `wait_ms` extension of claim): an
 // empty claim waits here until something a claim of its filter could take is claimable, then
@@ -30,6 +32,43 @@ export interface ClaimableTasks {
 }
 
 export type Claimable = () => Promise<ClaimableTasks>;
+
+/** How many of the oldest claimable tasks the long-poll's check looks at. */
+export const CLAIMABLE_SAMPLE = 1_000;
+
+/**
+ * What a claim could take now, by (process, task, version), from the oldest CLAIMABLE_SAMPLE
+ * claimable tasks: the one lookup the waiting claims of this server share. The same conditions
+ * and index walk as claimExternalTasks (claims.ts), reading instead of taking.
+ */
+export async function claimableTasks(db: Db, clock: Clock): Promise<ClaimableTasks> {
+  const now = clock.now();
+  const rows = rowsOf<{ process: string; task: string; version: number; count: number }>(
+    await executePrepared(
+      db,
+      sql`
+      SELECT s.process, s.task, s.version, count(*)::int AS count FROM (
+        SELECT w.task, i.process, i.version FROM external_waits w
+        CROSS JOIN LATERAL (
+          SELECT i.process, i.version FROM instances i
+          WHERE i.id = w.instance_id AND i.status = 'running' AND i.phase = 'external'
+            AND i.task_epoch = w.task_epoch AND i.task = w.task
+        ) i
+        WHERE (w.claim_expires_at IS NULL OR w.claim_expires_at <= ${now})
+        ORDER BY w.waiting_since, w.instance_id
+        LIMIT ${CLAIMABLE_SAMPLE}
+      ) s
+      GROUP BY s.process, s.task, s.version`,
+    ),
+  );
+  const groups = rows.map((r) => ({
+    process: String(r.process),
+    task: String(r.task),
+    version: Number(r.version),
+    count: Number(r.count),
+  }));
+  return { groups, more: groups.reduce((n, g) => n + g.count, 0) >= CLAIMABLE_SAMPLE };
+}
 
 interface Waiter {
   filter: ClaimFilter;

@@ -11,7 +11,7 @@ import { type Db, executePrepared, inTransaction, rowsOf } from "../../storage/d
 import { externalWaits } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { isSettled } from "../statuses.js";
-import { announceClaimable, type ClaimableTasks } from "./claim-wait.js";
+import { announceClaimable } from "./claim-wait.js";
 import { claimFacts } from "./claim-facts.js";
 import { parkedRowOf } from "./resolve.js";
 
@@ -42,43 +42,6 @@ export function newClaimToken(): string {
 
 export function tokenHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
-}
-
-/** How many of the oldest claimable tasks the long-poll's check looks at (claim-wait.ts). */
-export const CLAIMABLE_SAMPLE = 1_000;
-
-/**
- * What a claim could take now, by (process, task, version), from the oldest CLAIMABLE_SAMPLE
- * claimable tasks: the one lookup the waiting claims of this server share (claim-wait.ts). The
- * same conditions and index walk as claimExternalTasks, reading instead of taking.
- */
-export async function claimableTasks(db: Db, clock: Clock): Promise<ClaimableTasks> {
-  const now = clock.now();
-  const rows = rowsOf<{ process: string; task: string; version: number; count: number }>(
-    await executePrepared(
-      db,
-      sql`
-      SELECT s.process, s.task, s.version, count(*)::int AS count FROM (
-        SELECT w.task, i.process, i.version FROM external_waits w
-        CROSS JOIN LATERAL (
-          SELECT i.process, i.version FROM instances i
-          WHERE i.id = w.instance_id AND i.status = 'running' AND i.phase = 'external'
-            AND i.task_epoch = w.task_epoch AND i.task = w.task
-        ) i
-        WHERE (w.claim_expires_at IS NULL OR w.claim_expires_at <= ${now})
-        ORDER BY w.waiting_since, w.instance_id
-        LIMIT ${CLAIMABLE_SAMPLE}
-      ) s
-      GROUP BY s.process, s.task, s.version`,
-    ),
-  );
-  const groups = rows.map((r) => ({
-    process: String(r.process),
-    task: String(r.task),
-    version: Number(r.version),
-    count: Number(r.count),
-  }));
-  return { groups, more: groups.reduce((n, g) => n + g.count, 0) >= CLAIMABLE_SAMPLE };
 }
 
 /** Leases up to `limit` parked, unclaimed tasks FIFO by park time; two callers never get the same one. */
