@@ -116,6 +116,10 @@ describe("tree limits at spawn", () => {
     const [root] = rowsOf<{ tree_size: number | string }>(
       await h.db.execute(sql`SELECT tree_size FROM instances WHERE id = ${id}`),
     );
+    const [left] = rowsOf<{ n: number | string | null }>(
+      await h.db.execute(sql`SELECT sum(reserved_children) AS n FROM instances WHERE root_id = ${id}`),
+    );
+    expect(Number(left.n), "every landed write cleared its reservation").toBe(0);
     return { size: await treeCount(id), treeSize: Number(root.tree_size) };
   }
 
