@@ -180,6 +180,10 @@ export async function writeAdvances(
         FROM x JOIN locked ON locked.id = x.id
         -- The statuses a leased row can have when its advance lands; any other was decided by someone else.
         WHERE i.id = x.id AND i.lease_epoch = x.lease_epoch AND i.status IN ('running', 'pausing', 'cancelling')
+          -- Children are inserted only with their reservation in the tree (pump/tree-room.ts), never
+          -- unreserved; a cancelling row lands cancelled and inserts none.
+          AND (COALESCE(x.pending, 0) = 0 OR i.status = 'cancelling'
+               OR (i.reserved_epoch = x.lease_epoch AND i.reserved_children >= x.pending))
         RETURNING i.id, i.status, i.wake_at, i.lease_owner
       ),
       spawned AS (

@@ -129,7 +129,13 @@ async function tryReserve(
         RETURNING i.id
       )
       SELECT (SELECT d FROM depth) AS depth, EXISTS (SELECT 1 FROM spawner) AS holds,
-             (SELECT size FROM plan) AS size, EXISTS (SELECT 1 FROM upd) AS reserved`,
+             (SELECT size FROM plan) AS size, EXISTS (SELECT 1 FROM upd) AS reserved,
+             -- This statement commits without waiting for its WAL flush, so the root's lock is
+             -- held for the statement only, not for a disk flush: spawns of one tree queue on it.
+             -- Safe: the children are inserted by a later write that does wait for its flush,
+             -- which flushes this commit first; and if a database crash loses this commit, that
+             -- write finds no reservation and is refused (pump/commit.ts), never unreserved.
+             set_config('synchronous_commit', 'off', true) AS async_commit`,
     ),
   );
   const row = rows[0];
