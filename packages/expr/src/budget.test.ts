@@ -75,6 +75,46 @@ describe("the evaluation budget", () => {
   });
 });
 
+// Audit, session 8 (docs/limits.md): each of these held the event loop for seconds within the
+// step budget, because the builtin or operator did work proportional to its arguments' size
+// while it counted one step. Work on a value is now charged one step per STEP_CHARS characters
+// (or elements, keys) it reads or writes.
+describe("steps charged for work proportional to a value's size", () => {
+  const xs = Array.from({ length: 5000 }, (_, i) => i);
+  const s = "a".repeat(100_000);
+  const t = `${"a".repeat(99_999)}b`;
+  const obj = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
+  const scope = { input: { xs, s, t, obj, list: [s], big: [obj] } };
+  const repeated: Array<[string, string]> = [
+    ["len of a string", "map(input.xs, x => len(input.s))"],
+    ["len of an object", "map(input.xs, x => len(input.obj))"],
+    ["lower", "map(input.xs, x => len(lower(input.s)))"],
+    ["upper", "map(input.xs, x => len(upper(input.s)))"],
+    ["contains on a string", "map(input.xs, x => contains(input.s, input.t))"],
+    ["contains on an array", "map(input.xs, x => contains(input.list, input.t))"],
+    ["==", "map(input.xs, x => input.s == input.t)"],
+    ["!= of objects", 'map(input.xs, x => input.obj != {"k0": 0})'],
+    ["<", "map(input.xs, x => input.s < input.t)"],
+    ["join of an object", 'map(input.xs, x => len(join(input.big, "")))'],
+  ];
+  for (const [what, source] of repeated)
+    it(`stops ${what} repeated over a large value at the step budget`, () => {
+      expect(limitOf(() => evaluate(parseExpression(source), scope))).toMatch(/^engine\.limit steps: /);
+    });
+
+  it("stops an interpolation of a large value repeated in a map at the step budget", () => {
+    const template = parseTemplate('${map(input.xs, x => len(join(input.list, "")))}');
+    expect(limitOf(() => evaluateTemplate(template, scope))).toMatch(/^engine\.limit steps: /);
+  });
+
+  it("still evaluates each of them once on the largest value the limits allow", () => {
+    const once = { input: { s: "a".repeat(8_000_000), t: "b" } };
+    expect(evaluate(parseExpression("len(input.s)"), once)).toBe(8_000_000);
+    expect(evaluate(parseExpression("contains(input.s, input.t)"), once)).toBe(false);
+    expect(evaluate(parseExpression("input.s == input.t"), once)).toBe(false);
+  });
+});
+
 describe("the value depth limit", () => {
   it("refuses a value nested deeper than the limit, also when it nests a deep value from the scope", () => {
     let deep: unknown = 1;

@@ -84,6 +84,20 @@ export function step(budget: EvalBudget, count = 1): void {
     );
 }
 
+/**
+ * Characters (or elements, or keys) of work one step stands for. A step is one node visited,
+ * about 0.1 µs on this machine; reading or writing a character costs 5–10 ns, so a builtin or
+ * operator whose work grows with its arguments (`len`, `lower`, `contains`, `==`, `join` …)
+ * charges one step per this many (docs/limits.md "Run time: the evaluation budget"). Without
+ * it, `map(input.xs, x => len(input.s))` held the event loop for seconds inside the budget.
+ */
+export const STEP_CHARS = 16;
+
+/** Charges the steps of work proportional to `size` characters (elements, keys). */
+export function stepFor(budget: EvalBudget, size: number): void {
+  if (size >= STEP_CHARS) step(budget, Math.floor(size / STEP_CHARS));
+}
+
 /** Refuses a string about to be built with `length` characters. */
 export function checkLength(budget: EvalBudget, length: number, what: string): void {
   if (length + 2 > budget.limits.maxValueBytes)

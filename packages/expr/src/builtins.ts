@@ -1,6 +1,6 @@
 // The single table of functions an expression may call (docs/language.md "Builtins"). The parser, the
 // evaluator and the checker all read this table; `map` is syntax (it takes a lambda), not a builtin.
-import { checkLength, type EvalBudget, step } from "./budget.js";
+import { checkLength, type EvalBudget, step, stepFor } from "./budget.js";
 import { ExprRuntimeError } from "./errors.js";
 import type { Json } from "./json.js";
 import { isJsonNumber } from "./numbers.js";
@@ -63,6 +63,7 @@ function expectTypes(
 
 /** `text`, or ExprLimitError if it is longer than the value size limit (case mapping can lengthen a string). */
 function bounded(text: string, budget: EvalBudget, what: string): string {
+  stepFor(budget, text.length);
   checkLength(budget, text.length, `the string returned by ${what}`);
   return text;
 }
@@ -85,15 +86,20 @@ export const BUILTINS: { readonly [name: string]: Builtin } = Object.freeze({
       type: nullableLike(x, INTEGER_TYPE, defs),
       problems: expectTypes("len", 0, x, ["string", "array", "object"], "a string, an array or an object", defs),
     }),
-    call: ([x]) => {
+    call: ([x], _scope, budget) => {
       if (x === null) return null;
       if (typeof x === "string") {
+        stepFor(budget, x.length);
         let n = 0;
         for (const _ of x) n++;
         return n;
       }
       if (Array.isArray(x)) return x.length;
-      if (typeof x === "object" && !isJsonNumber(x)) return Object.keys(x).length;
+      if (typeof x === "object" && !isJsonNumber(x)) {
+        const keys = Object.keys(x).length;
+        stepFor(budget, keys);
+        return keys;
+      }
       return fail(`len() expects a string, an array or an object, got ${describeValue(x)}`);
     },
   },
@@ -150,14 +156,16 @@ export const BUILTINS: { readonly [name: string]: Builtin } = Object.freeze({
       if (subject === null) return null;
       if (Array.isArray(subject)) {
         step(budget, subject.length);
-        return subject.some((item) => deepEqual(item, needle));
+        return subject.some((item) => deepEqual(item, needle, budget));
       }
       if (typeof subject === "string" || (typeof subject === "object" && !isJsonNumber(subject))) {
         if (typeof needle !== "string")
           return fail(
             `contains() expects a string as argument 2 when searching ${describeValue(subject)}, got ${describeValue(needle)}`,
           );
-        return typeof subject === "string" ? subject.includes(needle) : Object.hasOwn(subject, needle);
+        if (typeof subject !== "string") return Object.hasOwn(subject, needle);
+        stepFor(budget, subject.length + needle.length);
+        return subject.includes(needle);
       }
       return fail(`contains() expects a string, an array or an object, got ${describeValue(subject)}`);
     },
@@ -185,6 +193,7 @@ export const BUILTINS: { readonly [name: string]: Builtin } = Object.freeze({
       checkLength(budget, length, "the string built by join()");
       const parts = list.map((item) => {
         const part = renderValue(item, budget.limits.maxNumberDigits);
+        stepFor(budget, part.length);
         length += part.length;
         checkLength(budget, length, "the string built by join()");
         return part;

@@ -1,6 +1,6 @@
 import { type Expr, sourceOf } from "./ast.js";
 import { BUILTINS } from "./builtins.js";
-import { checkComposite, checkLength, type EvalBudget, scopeBudget, jsonSize, step } from "./budget.js";
+import { checkComposite, checkLength, type EvalBudget, jsonSize, scopeBudget, step, stepFor } from "./budget.js";
 import { ExprLimitError, ExprRuntimeError } from "./errors.js";
 import type { Json } from "./json.js";
 import {
@@ -169,9 +169,9 @@ function runBinary(node: Extract<Expr, { kind: "binary" }>, ctx: Context): Json 
   const right = run(node.right, ctx);
   switch (op) {
     case "==":
-      return deepEqual(left, right);
+      return deepEqual(left, right, ctx.budget);
     case "!=":
-      return !deepEqual(left, right);
+      return !deepEqual(left, right, ctx.budget);
     case "+":
       if (isJsonNumber(left) && isJsonNumber(right)) return add(left, right);
       if (typeof left === "string" && typeof right === "string") {
@@ -190,8 +190,10 @@ function runBinary(node: Extract<Expr, { kind: "binary" }>, ctx: Context): Json 
     case ">=": {
       let order: number;
       if (isJsonNumber(left) && isJsonNumber(right)) order = compareNumbers(left, right);
-      else if (typeof left === "string" && typeof right === "string") order = left < right ? -1 : left > right ? 1 : 0;
-      else
+      else if (typeof left === "string" && typeof right === "string") {
+        stepFor(ctx.budget, Math.min(left.length, right.length));
+        order = left < right ? -1 : left > right ? 1 : 0;
+      } else
         return fault(
           ctx,
           node,

@@ -1,7 +1,7 @@
 // String leaves of shapes (docs/language.md "Templates and shapes"): "$: EXPR" is the typed value of EXPR, a string with
 // "${ EXPR }" interpolates (always a string), anything else is literal; "$$" is a literal "$".
 import type { Expr } from "./ast.js";
-import { checkLength, type EvalBudget, scopeBudget } from "./budget.js";
+import { checkLength, type EvalBudget, scopeBudget, stepFor } from "./budget.js";
 import { ExprSyntaxError } from "./errors.js";
 import { evaluate, type Scope } from "./evaluate.js";
 import type { Json } from "./json.js";
@@ -110,6 +110,7 @@ export function evaluateTemplate(template: Template, scope: Scope, budget: EvalB
           typeof part === "string"
             ? part
             : renderValue(evaluate(part.expr, scope, budget), budget.limits.maxNumberDigits);
+        if (typeof part !== "string") stepFor(budget, text.length);
         checkLength(budget, out.length + text.length, "the interpolated string");
         out += text;
       }

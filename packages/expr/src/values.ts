@@ -1,6 +1,6 @@
 import { type Json, stringifyJson } from "./json.js";
 export { setKey } from "./json.js";
-import { DEFAULT_EVAL_LIMITS } from "./budget.js";
+import { DEFAULT_EVAL_LIMITS, type EvalBudget, step, stepFor } from "./budget.js";
 import { compareNumbers, isJsonNumber, numberText, shortNumberText } from "./numbers.js";
 
 export type ValueKind = "null" | "boolean" | "string" | "number" | "array" | "object";
@@ -35,21 +35,30 @@ export function describeValue(value: Json): string {
   }
 }
 
-/** Deep equality by value; numbers compare by decimal value (1 == 1.0), key order is irrelevant. */
-export function deepEqual(a: Json, b: Json): boolean {
+/**
+ * Deep equality by value; numbers compare by decimal value (1 == 1.0), key order is irrelevant.
+ * With a `budget`, every value compared is a step and strings are charged by their length
+ * (stepFor), so comparing large values repeatedly runs out of steps, not of time.
+ */
+export function deepEqual(a: Json, b: Json, budget?: EvalBudget): boolean {
   if (a === b) return true;
+  if (budget !== undefined) {
+    step(budget);
+    if (typeof a === "string" && typeof b === "string") stepFor(budget, Math.min(a.length, b.length));
+  }
   if (isJsonNumber(a)) return isJsonNumber(b) && compareNumbers(a, b) === 0;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object" || isJsonNumber(b)) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i], budget)) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
   const aKeys = Object.keys(a);
+  if (budget !== undefined) stepFor(budget, aKeys.length);
   if (aKeys.length !== Object.keys(b).length) return false;
   for (const key of aKeys) {
-    if (!Object.hasOwn(b, key) || !deepEqual(a[key], b[key])) return false;
+    if (!Object.hasOwn(b, key) || !deepEqual(a[key], b[key], budget)) return false;
   }
   return true;
 }

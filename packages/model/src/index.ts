@@ -3,6 +3,7 @@ export * from "./catchable-codes.js";
 export * from "./decode/decode-batch.js";
 export * from "./decode/decode-definition.js";
 export * from "./definition.js";
+export * from "./defs-cycles.js";
 export * from "./duration.js";
 export * from "./error-codes.js";
 export * from "./external-outcome.js";

@@ -1,5 +1,6 @@
 export * from "./database.js";
 export * from "./gate.js";
+export * from "./health.js";
 export * from "./http.js";
 export * from "./listening-process.js";
 export * from "./poll.js";

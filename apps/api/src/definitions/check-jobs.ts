@@ -19,6 +19,7 @@ import {
   type UpgradeGate,
   upgradeGates,
 } from "@baton/model";
+import { storedDefinitionFault } from "./stored-fault.js";
 import { type RequestJob, type RequestReply, runRequest } from "./request-job.js";
 
 export interface CompareJob {
@@ -59,11 +60,17 @@ export interface OpenApiJob {
 
 export type CheckJob = RequestJob | CompareJob | UpgradeJob | OpenApiJob;
 
-/** One report per pair, or the first pair whose comparison passed maxSteps. */
-export type CompareReply = { ok: true; compared: ComparedText[] } | { ok: false; tooLarge: number };
+/** One report per pair, or the first pair whose comparison passed maxSteps, or the first stored version that cannot be used. */
+export type CompareReply =
+  | { ok: true; compared: ComparedText[] }
+  | { ok: false; tooLarge: number }
+  | { ok: false; fault: string };
 
 /** The gates (a structured clone: a short list of strings), or that the check passed maxSteps. */
-export type UpgradeReply = { ok: true; gates: UpgradeGate[] } | { ok: false; tooLarge: true };
+export type UpgradeReply =
+  | { ok: true; gates: UpgradeGate[] }
+  | { ok: false; tooLarge: true }
+  | { ok: false; fault: string };
 
 /** The document as JSON text. */
 export interface OpenApiReply {
@@ -101,6 +108,8 @@ function baseOpenApi(): ReturnType<typeof buildOpenApi> {
 function runUpgrade(job: UpgradeJob): UpgradeReply {
   const from = parseWrittenJson(job.from) as unknown as Definition;
   const to = parseWrittenJson(job.to) as unknown as Definition;
+  const fault = storedDefinitionFault(to, job.toVersion);
+  if (fault !== undefined) return { ok: false, fault };
   try {
     return { ok: true, gates: upgradeGates(from, to, job.fromVersion, job.toVersion, job.maxSteps) };
   } catch (error) {
@@ -115,6 +124,9 @@ function runCompare(job: CompareJob): CompareReply {
   const excused = new Set(job.ignore);
   const compared: ComparedText[] = [];
   for (const [i, [from, to, fromVersion, toVersion]] of pairs.entries()) {
+    // A version of the request (null) passed registration's checks; a stored one may predate them.
+    const fault = toVersion === null ? undefined : storedDefinitionFault(to, toVersion);
+    if (fault !== undefined) return { ok: false, fault };
     let report: CompatReport;
     try {
       // Members' `compatible` are computed before excusing: they still report what was found.

@@ -4,7 +4,7 @@ import { type Database, type Db, openDatabase } from "../storage/db.js";
 import { definitions } from "../storage/schema/index.js";
 import { boundDefinitionCaches } from "./cache-bound.js";
 import { definitionText, keepStoredText, requireDefinition, requireDefinitionRow, storedDefinition } from "./store.js";
-import { keepText, keptText } from "./text-cache.js";
+import { boundTextCache, keepText, keptText } from "./text-cache.js";
 
 let database: Database;
 beforeAll(async () => {
@@ -112,18 +112,19 @@ describe("the parsed versions kept", () => {
 });
 
 describe("the kept texts", () => {
-  it("drop the least recently used text past the bound, and never keep one larger than the bound", () => {
+  it("drop the least recently used text past the bound, and never keep one larger than the bound", async () => {
     // Kept texts are per database handle: a fresh handle starts empty.
     const db = {} as Db;
-    keepText(db, "a", 1, "a".repeat(40), 100);
-    keepText(db, "b", 1, "b".repeat(40), 100);
-    expect(keptText(db, "a", 1)).toHaveLength(40); // a is now the most recently used
-    keepText(db, "c", 1, "c".repeat(40), 100);
-    expect(keptText(db, "b", 1)).toBeUndefined();
-    expect(keptText(db, "a", 1)).toHaveLength(40);
-    expect(keptText(db, "c", 1)).toHaveLength(40);
-    keepText(db, "d", 1, "d".repeat(101), 100);
-    expect(keptText(db, "d", 1)).toBeUndefined();
-    expect(keptText(db, "a", 1)).toHaveLength(40);
+    boundTextCache(db, 100);
+    keepText(db, "a", 1, "a".repeat(40));
+    keepText(db, "b", 1, "b".repeat(40));
+    expect(await keptText(db, "a", 1)).toHaveLength(40); // a is now the most recently used
+    keepText(db, "c", 1, "c".repeat(40));
+    expect(await keptText(db, "b", 1)).toBeUndefined();
+    expect(await keptText(db, "a", 1)).toHaveLength(40);
+    expect(await keptText(db, "c", 1)).toHaveLength(40);
+    keepText(db, "d", 1, "d".repeat(101));
+    expect(await keptText(db, "d", 1)).toBeUndefined();
+    expect(await keptText(db, "a", 1)).toHaveLength(40);
   });
 });

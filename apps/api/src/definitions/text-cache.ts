@@ -1,4 +1,5 @@
 import type { Db } from "../storage/db.js";
+import { perDbLruCache } from "../storage/per-db-cache.js";
 
 /**
  * How much stored definition text store.ts keeps in memory per database, in characters: about
@@ -8,49 +9,27 @@ import type { Db } from "../storage/db.js";
  */
 export const TEXT_CACHE_CHARS = 64 * 1024 * 1024;
 
-interface Texts {
-  /** In order of last use, oldest first (a Map iterates in insertion order). */
-  byKey: Map<string, string>;
-  chars: number;
-}
+const bounds = new WeakMap<Db, number>();
+const texts = perDbLruCache<string>({
+  bound: (db) => bounds.get(db) ?? TEXT_CACHE_CHARS,
+  weigh: (text) => text.length,
+});
 
-const byDb = new WeakMap<Db, Texts>();
-
-function textsOf(db: Db): Texts {
-  let texts = byDb.get(db);
-  if (texts === undefined) {
-    texts = { byKey: new Map(), chars: 0 };
-    byDb.set(db, texts);
-  }
-  return texts;
+/** Sets the characters of text kept for `db` instead of TEXT_CACHE_CHARS: for tests. */
+export function boundTextCache(db: Db, chars: number): void {
+  bounds.set(db, chars);
 }
 
 /**
- * The stored text of (name, version) if it is kept. Stored versions never change, so a kept
- * text is never stale; only registered versions are kept (a missing one may be registered a
- * moment later).
+ * The stored text of (name, version) if it is kept, now the most recently used. Stored versions
+ * never change, so a kept text is never stale; only registered versions are kept (a missing one
+ * may be registered a moment later).
  */
-export function keptText(db: Db, name: string, version: number): string | undefined {
-  const { byKey } = textsOf(db);
-  const key = `${version}:${name}`;
-  const text = byKey.get(key);
-  if (text !== undefined) {
-    byKey.delete(key);
-    byKey.set(key, text);
-  }
-  return text;
+export function keptText(db: Db, name: string, version: number): Promise<string> | undefined {
+  return texts(db).get(`${version}:${name}`);
 }
 
-/** Keeps the stored text of (name, version), dropping the least recently used past TEXT_CACHE_CHARS. */
-export function keepText(db: Db, name: string, version: number, text: string, limit = TEXT_CACHE_CHARS): void {
-  const texts = textsOf(db);
-  const key = `${version}:${name}`;
-  if (text.length > limit || texts.byKey.has(key)) return;
-  texts.byKey.set(key, text);
-  texts.chars += text.length;
-  for (const [oldest, dropped] of texts.byKey) {
-    if (texts.chars <= limit) break;
-    texts.byKey.delete(oldest);
-    texts.chars -= dropped.length;
-  }
+/** Keeps the stored text of (name, version), dropping the least recently used past the bound; a text longer than the bound is not kept. */
+export function keepText(db: Db, name: string, version: number, text: string): void {
+  texts(db).put(`${version}:${name}`, text);
 }

@@ -6,7 +6,7 @@
 // pair are kept (per database, for the last few pairs): a bulk upgrade of many roots, or an
 // operator upgrading instances one by one, checks the pair once.
 import type { UpgradeGate } from "@baton/model";
-import { conflict } from "../refusal.js";
+import { conflict, invalid } from "../refusal.js";
 import type { Db } from "../storage/db.js";
 import { perDbLruCache } from "../storage/per-db-cache.js";
 import type { Checker } from "./checker.js";
@@ -15,7 +15,7 @@ import { definitionText } from "./store.js";
 /** Pairs whose gates are kept per database; a pair's gates are a short list (null: every task). */
 const KEPT_PAIRS = 16;
 
-type Outcome = { gates: UpgradeGate[] } | { tooLarge: true };
+type Outcome = { gates: UpgradeGate[] } | { tooLarge: true } | { fault: string };
 const outcomes = perDbLruCache<Outcome>({ bound: () => KEPT_PAIRS, weigh: () => 1 });
 
 /** A process and the two of its stored versions an upgrade moves between: all the gates depend on. */
@@ -40,6 +40,10 @@ export async function upgradeGatesOf(
   const outcome = outcomes(db).load(key, () => check(checker, db, pair, maxSteps));
   const settled = await outcome;
   if ("gates" in settled) return settled.gates;
+  if ("fault" in settled)
+    throw invalid(
+      `cannot upgrade "${pair.process}" from version ${pair.fromVersion} to ${pair.toVersion}: ${settled.fault}`,
+    );
   throw conflict(
     `cannot upgrade "${pair.process}" from version ${pair.fromVersion} to ${pair.toVersion}: checking that the tree can move takes more work than the limit of ${maxSteps} steps (--limit-compat-steps, docs/limits.md)`,
   );
@@ -59,5 +63,5 @@ async function check(
   if (from === undefined || to === undefined)
     throw new Error(`process "${process}" lost version ${from === undefined ? fromVersion : toVersion}`);
   const reply = await checker.run({ kind: "upgrade", from, to, fromVersion, toVersion, maxSteps });
-  return reply.ok ? { gates: reply.gates } : { tooLarge: true };
+  return reply.ok ? { gates: reply.gates } : "fault" in reply ? { fault: reply.fault } : { tooLarge: true };
 }

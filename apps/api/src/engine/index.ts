@@ -3,8 +3,13 @@
 // docs/architecture.md for what each room owns.
 
 export { levelsFrom } from "./audit-log.js";
-export { claimWaiting, endClaimWaits } from "./external/claim-wait.js";
-export { claimExternalTasks, releaseExternalTask, renewBeforeMs, renewExternalTasks } from "./external/claims.js";
+export { claimableTasks, claimWaiting, endClaimWaits } from "./external/claim-wait.js";
+export {
+  claimExternalTasks,
+  releaseExternalTask,
+  renewBeforeMs,
+  renewExternalTasks,
+} from "./external/claims.js";
 export type { Outcome } from "./external/delivery.js";
 export { resolveExternalTask, resolveExternalTasks } from "./external/outcomes.js";
 export { type SignalGuard, signalExternalTask } from "./external/signal.js";

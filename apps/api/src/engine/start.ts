@@ -3,6 +3,7 @@ import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
 import { eq, sql } from "drizzle-orm";
 import { validateInput } from "@baton/model";
 import { requireDefinition, type StoredDefinition } from "../definitions/store.js";
+import { refuseFaultyDefinition } from "../definitions/stored-fault.js";
 import { conflict, invalid, Refusal } from "../refusal.js";
 import type { Services } from "../services.js";
 import { type Db, inTransaction, rowsOf } from "../storage/db.js";
@@ -119,6 +120,7 @@ async function startOnce(
   idempotency: StartKey | undefined,
 ): Promise<StartAnswer | undefined> {
   const def = stored.definition;
+  refuseFaultyDefinition(def, stored.version);
   const checked = validateInput(def, body.input);
   if (!checked.ok) {
     const lines = checked.problems.map((p) => `${p.path}: ${p.message}`).join("; ");

@@ -68,6 +68,7 @@ async function compare(
   const compared = new Map<string, ComparedText>();
   if (pairs.length > 0) {
     const reply = await checker.run({ kind: "compare", pairs: `[${pairs.join(",")}]`, maxSteps, ignore });
+    if (!reply.ok && "fault" in reply) throw invalid(reply.fault);
     if (!reply.ok)
       throw invalid(
         `comparing the two versions of "${both[reply.tooLarge]}" takes more work than the limit of ${maxSteps} steps ` +

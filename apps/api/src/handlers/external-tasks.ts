@@ -1,6 +1,7 @@
 import { CLAIM_LIMIT, CLAIM_WAIT_MS, CLAIM_MS } from "@baton/actions";
 import type { Json } from "@baton/expr";
 import {
+  claimableTasks,
   claimExternalTasks,
   claimWaiting,
   type Outcome,
@@ -58,17 +59,18 @@ const handlers = {
   claimExternalTasks: async (request, services) => {
     const body = request.body;
     const claimMs = intOr(body.lease_ms, CLAIM_MS.default);
+    const filter = {
+      limit: intOr(body.limit, CLAIM_LIMIT.default),
+      process: body.process === undefined ? undefined : String(body.process),
+      task: body.task === undefined ? undefined : String(body.task),
+      version: body.version === undefined ? undefined : Number(body.version),
+    };
     const claim = () =>
-      claimExternalTasks(services.db, services.clock, {
-        workerId: String(body.worker_id),
-        limit: intOr(body.limit, CLAIM_LIMIT.default),
-        claimMs,
-        process: body.process === undefined ? undefined : String(body.process),
-        task: body.task === undefined ? undefined : String(body.task),
-        version: body.version === undefined ? undefined : Number(body.version),
-      });
+      claimExternalTasks(services.db, services.clock, { workerId: String(body.worker_id), claimMs, ...filter });
     const waitMs = intOr(body.wait_ms, CLAIM_WAIT_MS.default);
-    const items = await claimWaiting(services.db, waitMs, request.abort, claim);
+    const items = await claimWaiting(services.db, waitMs, request.abort, claim, filter, () =>
+      claimableTasks(services.db, services.clock),
+    );
     return { body: { items, renew_before_ms: renewBeforeMs(claimMs) } };
   },
   renewExternalTasks: async (request, services) => {

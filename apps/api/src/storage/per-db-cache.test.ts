@@ -73,6 +73,30 @@ describe("lruCache", () => {
     expect(cache.weight()).toBeLessThanOrEqual(10);
   });
 
+  it("keeps the lighter entries when a value heavier than the bound is served", async () => {
+    const { cache, load } = lengths(10);
+    await load("aaaa");
+    await load("bbbb");
+    expect(await load("x".repeat(11))).toBe("x".repeat(11));
+    expect(cache.keys()).toEqual(["aaaa", "bbbb"]);
+    expect(cache.weight()).toBe(8);
+  });
+
+  it("keeps a value put at hand at once, as the most recently used, weighed and bounded like a loaded one", async () => {
+    const { cache, made, load } = lengths(10);
+    await load("aaaa");
+    cache.put("bbbb", "bbbb");
+    expect(cache.keys()).toEqual(["aaaa", "bbbb"]);
+    expect(cache.weight(), "counted before any turn of the event loop").toBe(8);
+    cache.put("bbbb", "BBBB");
+    expect(await cache.get("bbbb"), "a kept key is not replaced").toBe("bbbb");
+    cache.put("cccc", "cccc");
+    expect(cache.keys(), "a was used least recently").toEqual(["bbbb", "cccc"]);
+    cache.put("dddddddddddd", "dddddddddddd");
+    expect(cache.keys(), "heavier than the bound: not kept").toEqual(["bbbb", "cccc"]);
+    expect(made).toEqual(["aaaa"]);
+  });
+
   it("makes a dropped entry again on its next use, with the same result", async () => {
     const { cache, made, load } = lengths(4);
     expect(await load("aaaa")).toBe("aaaa");

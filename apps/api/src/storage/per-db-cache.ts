@@ -34,6 +34,8 @@ export interface LruCache<V> {
    * A rejection is dropped (the next caller makes it again) unless keepsFailure says otherwise.
    */
   load(key: string, make: () => Promise<V>): Promise<V>;
+  /** Keeps `value`, already at hand, as the entry of `key`, now the most recently used, unless `key` is kept already. */
+  put(key: string, value: V): void;
   /** Forgets `key` (a value known to be stale: "the latest version" of a name); a pending make still answers its callers. */
   drop(key: string): void;
   /** The keys kept, least recently used first: for tests. */
@@ -71,6 +73,11 @@ export function lruCache<V>(options: LruOptions<V>): LruCache<V> {
   const settle = (key: string, entry: Entry<V>, weight: number) => {
     entry.settled = true;
     if (entries.get(key) !== entry) return;
+    // Served to its callers, never kept: counted, it would first drop every lighter entry kept.
+    if (weight > options.bound()) {
+      entries.delete(key);
+      return;
+    }
     entry.weight = weight;
     total += weight;
     evict();
@@ -97,6 +104,12 @@ export function lruCache<V>(options: LruOptions<V>): LruCache<V> {
         },
       );
       return entry.value;
+    },
+    put(key, value) {
+      if (entries.has(key)) return;
+      const entry: Entry<V> = { value: Promise.resolve(value), weight: 0, settled: false };
+      entries.set(key, entry);
+      settle(key, entry, options.weigh(value));
     },
     drop(key) {
       const entry = entries.get(key);

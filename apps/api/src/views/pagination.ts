@@ -55,7 +55,7 @@ function encodeCursor(c: Cursor): string {
 function decodeCursor(
   text: string,
   which: "after" | "before",
-  expect: { l: string; s: string; o: Order; n: number },
+  expect: { l: string; s: string; o: Order; columns: AnyPgColumn[] },
 ): Cursor {
   let c: Cursor;
   try {
@@ -65,7 +65,13 @@ function decodeCursor(
       `query parameter "${which}" is not a cursor of this list; pass page.next_cursor or page.previous_cursor from a previous response unchanged`,
     );
   }
-  if (!c || typeof c !== "object" || !Array.isArray(c.v) || c.v.length !== expect.n) {
+  if (
+    !c ||
+    typeof c !== "object" ||
+    !Array.isArray(c.v) ||
+    c.v.length !== expect.columns.length ||
+    !c.v.every((value, i) => fitsColumn(value, expect.columns[i]!))
+  ) {
     throw invalid(
       `query parameter "${which}" is not a cursor of this list; pass page.next_cursor or page.previous_cursor from a previous response unchanged`,
     );
@@ -78,6 +84,24 @@ function decodeCursor(
     );
   }
   return c;
+}
+
+/**
+ * Whether a cursor value can be compared with `column`: cursors are base64 JSON a caller can
+ * forge, and a value of the wrong type or range reached the database and answered 500
+ * (docs/limits.md "Audit, session 8"). The sort columns are text, integer and bigint (epoch ms).
+ */
+function fitsColumn(value: unknown, column: AnyPgColumn): boolean {
+  switch (column.columnType) {
+    case "PgText":
+      return typeof value === "string";
+    case "PgInteger":
+      return Number.isInteger(value) && Math.abs(value as number) <= 2_147_483_647;
+    case "PgBigInt53":
+      return Number.isSafeInteger(value);
+    default:
+      throw new Error(`paginate: no cursor check for a sort column of type ${column.columnType}`);
+  }
 }
 
 /** `(a, b) > (x, y)` — PostgreSQL row comparison keeps keyset paging stable under inserts. */
@@ -116,7 +140,7 @@ export async function paginate<Row>(
   const limit = Math.min(asked, MAX_LIMIT);
   if (query.after && query.before) throw invalid(`give either "after" or "before", not both`);
 
-  const expect = { l: spec.list, s: sort, o: order, n: sortSpec.columns.length };
+  const expect = { l: spec.list, s: sort, o: order, columns: sortSpec.columns };
   const forward = order === "asc" ? ">" : "<";
   const backward = order === "asc" ? "<" : ">";
   let bound: SQL | undefined;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, openHarness } from "../../test/support/engine-harness.js";
-import { viewSecrets } from "./secrets-lookup.js";
+import { keptViewSecrets, VIEW_SECRETS_KEPT, viewSecrets } from "./secrets-lookup.js";
 
 let h: Harness;
 
@@ -41,5 +41,19 @@ describe("viewSecrets", () => {
       "leaf-secret-0001",
     ]);
     expect((await viewSecrets(h.db, env, "root", 4)).sort()).toEqual(["leaf-secret-0001", "root-secret-0001"]);
+  });
+
+  it(`keeps at most ${VIEW_SECRETS_KEPT} root process names, the least recently viewed dropped first`, async () => {
+    const seen = 4;
+    expect((await viewSecrets(h.db, env, "root", seen)).sort()).toEqual(["leaf-secret-0001", "root-secret-0001"]);
+    for (let i = 0; i < VIEW_SECRETS_KEPT + 10; i++)
+      expect(await viewSecrets(h.db, env, `unknown-${i}`, seen)).toEqual([]);
+    const kept = keptViewSecrets(h.db);
+    expect(kept).toHaveLength(VIEW_SECRETS_KEPT);
+    expect(kept[0]).toBe("unknown-10");
+    expect(kept.at(-1)).toBe(`unknown-${VIEW_SECRETS_KEPT + 9}`);
+    // A dropped name is looked up again, with the same answer.
+    expect((await viewSecrets(h.db, env, "root", seen)).sort()).toEqual(["leaf-secret-0001", "root-secret-0001"]);
+    expect(keptViewSecrets(h.db).at(-1)).toBe("root");
   });
 });

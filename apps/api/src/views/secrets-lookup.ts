@@ -1,5 +1,6 @@
 import { inArray } from "drizzle-orm";
 import type { Db } from "../storage/db.js";
+import { type LruCache, lruCache } from "../storage/per-db-cache.js";
 import { instances } from "../storage/schema/index.js";
 import { childReferences } from "../definitions/child-references.js";
 import { definitionsDeclaringSecrets, definitionsNamed, storedDefinition } from "../definitions/store.js";
@@ -54,11 +55,17 @@ export async function allSecrets(db: Db, env: NodeJS.ProcessEnv): Promise<string
   return [...new Set(values)].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * Root process names whose secrets viewSecrets keeps per database, least recently viewed out
+ * first (docs/limits.md#cached-definitions): a dropped one is looked up again on its next view.
+ */
+export const VIEW_SECRETS_KEPT = 1_000;
+
 interface ViewSecrets {
   /** The definition count these entries were computed at; any other count empties the cache. */
   seen: number;
   /** Root process name → the secrets of every process its trees can contain. */
-  byRoot: Map<string, Promise<string[]>>;
+  byRoot: LruCache<string[]>;
 }
 
 const viewSecretsOf = new WeakMap<Db, ViewSecrets>();
@@ -70,22 +77,21 @@ const viewSecretsOf = new WeakMap<Db, ViewSecrets>();
  * an upgraded tree is covered too). Cached per root process until a definition is registered:
  * `definitionsSeen` is read in the same snapshot as the row (instance-read.ts), definitions
  * are never deleted, and a row's definitions were stored before it, so an unchanged count
- * means no definition this row's tree can use is missing from the cache.
+ * means no definition this row's tree can use is missing from the cache. A failed lookup is
+ * not kept.
  */
 export function viewSecrets(db: Db, env: NodeJS.ProcessEnv, rootProcess: string, definitionsSeen: number) {
   let cache = viewSecretsOf.get(db);
   if (cache === undefined || cache.seen !== definitionsSeen) {
-    cache = { seen: definitionsSeen, byRoot: new Map() };
+    cache = { seen: definitionsSeen, byRoot: lruCache({ bound: () => VIEW_SECRETS_KEPT, weigh: () => 1 }) };
     viewSecretsOf.set(db, cache);
   }
-  let entry = cache.byRoot.get(rootProcess);
-  if (entry === undefined) {
-    entry = closureSecrets(db, env, rootProcess);
-    cache.byRoot.set(rootProcess, entry);
-    const byRoot = cache.byRoot;
-    entry.catch(() => byRoot.delete(rootProcess));
-  }
-  return entry;
+  return cache.byRoot.load(rootProcess, () => closureSecrets(db, env, rootProcess));
+}
+
+/** The root process names viewSecrets keeps for `db`, least recently viewed first: for tests. */
+export function keptViewSecrets(db: Db): string[] {
+  return viewSecretsOf.get(db)?.byRoot.keys() ?? [];
 }
 
 async function closureSecrets(db: Db, env: NodeJS.ProcessEnv, rootProcess: string): Promise<string[]> {

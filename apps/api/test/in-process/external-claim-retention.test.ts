@@ -2,7 +2,7 @@
 // claims that are over once they are older than CLAIM_TOKEN_RETENTION_MS, and never the current
 // claim of a waiting visit (a worker may hold and renew one for days).
 import { eq, sql } from "drizzle-orm";
-import { Refusal } from "../../src/refusal.js";
+import { refusal } from "../support/refusal.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { askUntilTwo } from "../support/definitions.js";
 import { CLAIM_TOKEN_RETENTION_MS, pruneExternalClaims } from "../../src/engine/external/claim-retention.js";
@@ -31,15 +31,6 @@ async function claimOne(harness: Harness): Promise<string> {
 async function storedHashes(harness: Harness): Promise<string[]> {
   const rows = await harness.db.select({ hash: externalClaims.tokenHash }).from(externalClaims);
   return rows.map((r) => r.hash).sort();
-}
-
-async function refusal(promise: Promise<unknown>): Promise<Refusal> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(Refusal);
-  return error as Refusal;
 }
 
 /** Three tokens: `over` (its visit moved on), `superseded` (its claim lapsed and was re-taken), `current`. */

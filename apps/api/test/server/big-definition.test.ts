@@ -6,7 +6,7 @@
 // (docs/limits.md#reading-a-large-stored-definition). /healthz is probed back to back for the
 // whole case, each probe with the generous timeout of the hostile-input suite: a frozen loop
 // would leave one unanswered. No timing assertion: the unit tests assert the yields.
-import { client, startServer, type TestServer, until } from "@baton/testkit";
+import { client, pollHealth, startServer, type TestServer, until } from "@baton/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { deploy } from "../support/instances-fixtures.js";
 
@@ -53,33 +53,9 @@ const biggest = {
   output: { last: "$: outputs.t9999.n" },
 };
 
-/** Probes /healthz back to back until stopped; each probe must answer 200 within 10 s. */
-function probeHealth() {
-  const failures: string[] = [];
-  let answered = 0;
-  let stopped = false;
-  const probing = (async () => {
-    while (!stopped) {
-      try {
-        const res = await fetch(new URL("/healthz", server.url), { signal: AbortSignal.timeout(10_000) });
-        await res.arrayBuffer();
-        if (res.status === 200) answered++;
-        else failures.push(`status ${res.status}`);
-      } catch (error) {
-        failures.push(String(error));
-      }
-    }
-  })();
-  return async () => {
-    stopped = true;
-    await probing;
-    return { answered, failures };
-  };
-}
-
 it("starts, runs, reads and shows the largest definition while /healthz answers every probe", async () => {
   await deploy(api, biggest);
-  const stop = probeHealth();
+  const health = pollHealth(server.url);
 
   const started = await api.post("/api/instances", { process: "big_definition", version: 1 });
   expect(started.status, started.text).toBe(200);
@@ -103,7 +79,7 @@ it("starts, runs, reads and shows the largest definition while /healthz answers 
   expect(listed.status).toBe(200);
   expect(listed.body.items).toHaveLength(2);
 
-  const { answered, failures } = await stop();
+  const { answered, failures } = await health.stop();
   expect(failures).toEqual([]);
   expect(answered).toBeGreaterThan(0);
 }, 300_000);

@@ -5,35 +5,22 @@
 // started (40 definitions each naming the next twice once held the checker for hours; a `$ref`
 // cycle made every start answer 500). Asserts no 5xx, every instance settles, and /healthz
 // answers throughout. Fixed seeds and run counts, so a failure reproduces and the time is bounded.
-import { client, request, settled, startServer, type TestServer } from "@baton/testkit";
+import { client, type HealthPoll, pollHealth, request, settled, startServer, type TestServer } from "@baton/testkit";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
-const healthFailures: string[] = [];
-let polling = true;
-let poller: Promise<void> | undefined;
+let health: HealthPoll | undefined;
 
 beforeAll(async () => {
   server = await startServer({ args: ["--poll", "50"] });
   api = client(server.url);
-  poller = (async () => {
-    while (polling) {
-      try {
-        const r = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
-        if (r.status !== 200) healthFailures.push(`status ${r.status}`);
-      } catch (error) {
-        healthFailures.push(String(error));
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  })();
+  health = pollHealth(server.url, 250);
 }, 120_000);
 
 afterAll(async () => {
-  polling = false;
-  await poller;
+  await health?.stop();
   await server?.stop();
 });
 
@@ -121,6 +108,6 @@ describe("generated $defs", () => {
 
 describe("the server throughout", () => {
   it("answered every /healthz probe", () => {
-    expect(healthFailures).toEqual([]);
+    expect(health!.failures).toEqual([]);
   });
 });

@@ -4,15 +4,13 @@
 // well-formed ({code, error, fields?}) with the status its ApiCode has, and /healthz answering
 // throughout. Bounded: a fixed number of runs per endpoint (about a minute on CI, PGlite).
 import { API_CODE_STATUS, type ActionSpec, type JsonSchema, registry } from "@baton/actions";
-import { client, request, startServer, type TestServer } from "@baton/testkit";
+import { client, type HealthPoll, pollHealth, request, startServer, type TestServer } from "@baton/testkit";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
-const healthFailures: string[] = [];
-let polling = true;
-let poller: Promise<void> | undefined;
+let health: HealthPoll | undefined;
 
 beforeAll(async () => {
   server = await startServer({ args: ["--poll", "100", "--max-body", "262144"] });
@@ -24,22 +22,11 @@ beforeAll(async () => {
   });
   await api.post("/api/instances", { process: "fz", input: { n: 1 } });
   // /healthz answers throughout (a generous timeout; no timing assertion).
-  poller = (async () => {
-    while (polling) {
-      try {
-        const r = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
-        if (r.status !== 200) healthFailures.push(`status ${r.status}`);
-      } catch (error) {
-        healthFailures.push(String(error));
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  })();
+  health = pollHealth(server.url, 250);
 }, 120_000);
 
 afterAll(async () => {
-  polling = false;
-  await poller;
+  await health?.stop();
   await server?.stop();
 });
 
@@ -279,6 +266,6 @@ describe("regressions the fuzz suite found", () => {
 
 describe("the server throughout", () => {
   it("answered every /healthz probe", () => {
-    expect(healthFailures).toEqual([]);
+    expect(health!.failures).toEqual([]);
   });
 });

@@ -217,6 +217,46 @@ describe("GET /api/instances pagination", () => {
     expect(res.body.error).toContain("another list");
   });
 
+  // Audit, session 8 (docs/limits.md): a cursor is base64 JSON a caller can write; values that do
+  // not fit the sort's columns reached the database and answered 500.
+  it("refuses a forged cursor whose values do not fit the sort's columns, on every paged list", async () => {
+    const encode = (c: object) => Buffer.from(JSON.stringify(c)).toString("base64url");
+    const forge = (cursor: string, v: unknown[]) =>
+      encode({ ...JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")), v });
+    // The cursor form the server issues: list, sort, order and the sort columns' values.
+    const logCursor = encode({ l: "logs", s: "created_at", o: "desc", v: [Date.now(), "0"] });
+    const lists: Array<[string, string | null]> = [
+      ["/api/instances?process=pager&limit=1", null],
+      ["/api/instances?process=pager&limit=1&sort=updated_at", null],
+      [`/api/instances/${pager[0]!.id}/logs?limit=1`, logCursor],
+      ["/api/definitions?limit=1", null],
+      ["/api/definitions?limit=1&sort=version", null],
+    ];
+    for (const [list, issued] of lists) {
+      const cursor = issued ?? ((await api.get(list)).body.page.next_cursor as string);
+      expect(cursor, list).toEqual(expect.any(String));
+      expect((await api.get(`${list}&after=${cursor}`)).status, `${list}: the cursor as issued`).toBe(200);
+      const width = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")).v.length;
+      const forged = [
+        Array(width).fill("garbage"),
+        Array(width).fill(1e300),
+        Array(width).fill(1.5),
+        Array(width).fill(null),
+        Array(width).fill(true),
+        Array(width).fill({ a: 1 }),
+        Array(width).fill(2 ** 53),
+        Array(width).fill("x".repeat(2_000)),
+      ];
+      for (const v of forged)
+        for (const which of ["after", "before"]) {
+          const res = await api.get(`${list}&${which}=${forge(cursor, v)}`);
+          expect(res.status, `${list} ${which} ${JSON.stringify(v).slice(0, 40)}`).toBe(400);
+          expect(res.body.code).toBe("invalid");
+          expect(res.body.error).toContain(`query parameter "${which}" is not a cursor of this list`);
+        }
+    }
+  });
+
   // Last: it starts one more pager instance.
   it("keeps pages stable when instances are started between requests", async () => {
     const base = "/api/instances?process=pager&limit=2&sort=created_at&order=asc";

@@ -1,9 +1,9 @@
 // The definition-level schemas: $defs, input_schema (an object) and config_schema (flat).
 import type { Schema } from "../definition.js";
+import { defsCycles, describeDefsCycle } from "../defs-cycles.js";
 import { isPlainObject } from "../json-kind.js";
 import { MAP_KEY } from "../names.js";
 import { joinPath } from "../problems.js";
-import { refName } from "../schema-subset.js";
 import { decodeSchema, expectObject, report, type Scope } from "./scope.js";
 
 const CONFIG_TYPES = ["string", "number", "integer", "boolean"];
@@ -18,62 +18,10 @@ export function decodeDefs(sc: Scope, raw: unknown): Record<string, Schema> | un
     const s = decodeSchema(sc, schema, at);
     if (s !== undefined) out[name] = s;
   }
-  refuseUnguardedCycles(sc, out);
+  // Each cycle is reported at the entry it starts from (docs/language.md "Schemas").
+  for (const cycle of defsCycles(out))
+    report(sc, joinPath("$defs", cycle[0]!), `${describeDefsCycle(cycle)}; give the recursion a property or an item`);
   return out;
-}
-
-/**
- * Refuses `$defs` that lead back to themselves without a property or an item in between —
- * through `$ref`, `anyOf` and `oneOf` alone (`a: {$ref: a}`, `a → b → a`,
- * `a: {anyOf: [{$ref: a}, …]}`): such recursion describes no more than its other branches, and
- * resolving it never ends (the validator overflowed its stack at every start, answering 500).
- * Recursion through `properties`, `items` or `additionalProperties` (a tree) is fine.
- */
-function refuseUnguardedCycles(sc: Scope, defs: Record<string, Schema>): void {
-  const edges = new Map<string, string[]>();
-  for (const [name, schema] of Object.entries(defs)) {
-    const out: string[] = [];
-    const visit = (s: unknown): void => {
-      if (!isPlainObject(s)) return;
-      const target = typeof s.$ref === "string" ? refName(s.$ref) : undefined;
-      if (target !== undefined && Object.hasOwn(defs, target)) out.push(target);
-      for (const key of ["anyOf", "oneOf"]) if (Array.isArray(s[key])) for (const branch of s[key]) visit(branch);
-    };
-    visit(schema);
-    edges.set(name, out);
-  }
-  // Depth-first, iteratively (a chain of 10,000 $defs must not overflow the stack here either).
-  const state = new Map<string, "open" | "done">();
-  for (const root of edges.keys()) {
-    if (state.has(root)) continue;
-    const path: string[] = [root];
-    const next: number[] = [0];
-    state.set(root, "open");
-    while (path.length > 0) {
-      const name = path[path.length - 1];
-      const targets = edges.get(name)!;
-      const i = next[next.length - 1]++;
-      if (i >= targets.length) {
-        state.set(name, "done");
-        path.pop();
-        next.pop();
-        continue;
-      }
-      const target = targets[i];
-      if (state.get(target) === "open") {
-        const cycle = [...path.slice(path.indexOf(target)), target].map((n) => `"${n}"`).join(" → ");
-        report(
-          sc,
-          joinPath("$defs", target),
-          `$defs ${cycle} refer to each other through $ref, anyOf or oneOf alone, without a property or item in between, so they describe no value of their own; give the recursion a property or an item`,
-        );
-      } else if (!state.has(target)) {
-        state.set(target, "open");
-        path.push(target);
-        next.push(0);
-      }
-    }
-  }
 }
 
 function typeNames(schema: Record<string, unknown>): string[] | undefined {

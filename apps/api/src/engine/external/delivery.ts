@@ -2,6 +2,7 @@ import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { checkExternalError, checkExternalResult, type Definition, type Task } from "@baton/model";
 import { eq, sql } from "drizzle-orm";
 import { storedDefinition } from "../../definitions/store.js";
+import { refuseFaultyDefinition } from "../../definitions/stored-fault.js";
 import { Refusal } from "../../refusal.js";
 import type { Clock } from "../../storage/clock.js";
 import type { Db } from "../../storage/db.js";
@@ -15,8 +16,12 @@ import { appendLogs } from "../audit-log.js";
 /** `{result}` or `{error: {code, message?, data?}}`, exactly one. */
 export type Outcome = { result: Json } | { error: Json };
 
-/** The outcome validated against the task's declaration (conformed), or a 400 saying where it does not fit. */
-export function checkOutcome(def: Definition, task: Task, outcome: Outcome): Outcome {
+/**
+ * The outcome validated against the task's declaration (conformed), or a 400 saying where it does
+ * not fit, or that the task's stored version cannot be used (definitions/stored-fault.ts).
+ */
+export function checkOutcome({ def, version, task }: DefinedTask, outcome: Outcome): Outcome {
+  refuseFaultyDefinition(def, version, " and upgrade the instance to it");
   if ("error" in outcome) {
     const checked = checkExternalError(def, task, outcome.error);
     if (!checked.ok)
@@ -84,7 +89,7 @@ export function outcomeData(outcome: Outcome): Record<string, Json> {
 }
 
 /** A task of a stored definition, with the definition its outcome is checked against. */
-export type DefinedTask = { def: Definition; task: Task };
+export type DefinedTask = { def: Definition; version: number; task: Task };
 
 export async function findTask(
   db: Db,
@@ -95,7 +100,7 @@ export async function findTask(
 ): Promise<DefinedTask | undefined> {
   const def = await storedDefinition(db, process, version, tx);
   const task = def?.tasks.find((t) => t.id === taskId);
-  return def === undefined || task === undefined ? undefined : { def, task };
+  return def === undefined || task === undefined ? undefined : { def, version, task };
 }
 
 export async function requireTask(

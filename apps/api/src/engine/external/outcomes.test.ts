@@ -1,6 +1,6 @@
 import { onPostgres } from "@baton/testkit";
 import { sql } from "drizzle-orm";
-import { Refusal } from "../../refusal.js";
+import { refusal } from "../../../test/support/refusal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { askOnce } from "../../../test/support/definitions.js";
 import { type Harness, heldWrite, openHarness } from "../../../test/support/engine-harness.js";
@@ -28,15 +28,6 @@ async function parked(): Promise<string> {
   const id = await h.start("ask");
   await h.tick();
   return id;
-}
-
-async function refusal(run: Promise<unknown>): Promise<Refusal> {
-  const error = await run.then(
-    () => undefined,
-    (e) => e,
-  );
-  expect(error).toBeInstanceOf(Refusal);
-  return error as Refusal;
 }
 
 describe("external tasks (in-process)", () => {

@@ -152,7 +152,7 @@ async function fastWrites(
     const task = facts === undefined ? undefined : await findTask(db, db, facts.process, facts.version, facts.task);
     let checked: Outcome | undefined;
     try {
-      checked = task === undefined ? undefined : checkOutcome(task.def, task.task, items[i].outcome);
+      checked = task === undefined ? undefined : checkOutcome(task, items[i].outcome);
     } catch {
       checked = undefined;
     }
@@ -219,7 +219,7 @@ async function resolveLocked(
       throw new Refusal("conflict", "the claim is no longer live: it lapsed or another worker claimed the task since");
     const taskId = String(row.w_task);
     const task = await requireTask(db, tx, String(row.process), Number(row.version), taskId);
-    const checked = checkOutcome(task.def, task.task, outcome);
+    const checked = checkOutcome(task, outcome);
     await deliver(
       tx,
       clock,

@@ -7,7 +7,7 @@ import { until } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { askOnce } from "../../../test/support/definitions.js";
 import { type Harness, openHarness } from "../../../test/support/engine-harness.js";
-import { Refusal } from "../../refusal.js";
+import { refusal } from "../../../test/support/refusal.js";
 import type { EngineHandle } from "../../services.js";
 import { rowsOf } from "../../storage/db.js";
 import { cancelTree, pauseTree, resumeTree } from "../trees/lifecycle.js";
@@ -109,15 +109,6 @@ function heldAfterCompute(id: string) {
     },
   };
   return { engine, computed, release };
-}
-
-async function refusal(run: Promise<unknown>): Promise<Refusal> {
-  const error = await run.then(
-    () => undefined,
-    (e) => e,
-  );
-  expect(error).toBeInstanceOf(Refusal);
-  return error as Refusal;
 }
 
 const resolvedLines = async (id: string) => (await h.logs(id)).filter((l) => l.event === "external.resolved");

@@ -41,7 +41,8 @@ export async function signalExternalTask(
   return inTransaction(db, async (tx) => {
     const [row] = await tx.select().from(instances).where(eq(instances.id, instanceId.toLowerCase())).for("update");
     if (row === undefined) throw new Refusal("not_found", `instance ${instanceId} does not exist`);
-    const { def, task } = await requireTask(db, tx, row.process, row.version, taskId);
+    const found = await requireTask(db, tx, row.process, row.version, taskId);
+    const { task } = found;
     if (task.action?.type !== "external") {
       throw new Refusal(
         "not_found",
@@ -54,7 +55,7 @@ export async function signalExternalTask(
         `instance ${row.id} is ${row.status} and will never wait on task "${taskId}" again`,
       );
     }
-    const checked = checkOutcome(def, task, outcome);
+    const checked = checkOutcome(found, outcome);
     const [wait] = await tx.select().from(externalWaits).where(eq(externalWaits.instanceId, row.id)).for("update");
     const armed =
       row.phase === "external" &&

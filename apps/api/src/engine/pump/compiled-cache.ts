@@ -3,6 +3,7 @@ import { type CompiledDefinition, compileDefinitionInSlices, DefinitionFault } f
 import type { Db } from "../../storage/db.js";
 import { definitionCacheBound, definitionWeight } from "../../definitions/cache-bound.js";
 import { storedDefinition } from "../../definitions/store.js";
+import { storedDefinitionFault } from "../../definitions/stored-fault.js";
 import { lruCache } from "../../storage/per-db-cache.js";
 
 /**
@@ -37,5 +38,7 @@ async function load(db: Db, name: string, version: number): Promise<CompiledDefi
     throw new DefinitionFault(`process "${name}" version ${version}: stored definition is not JSON: ${error.message}`);
   }
   if (stored === undefined) throw new DefinitionFault(`process "${name}" version ${version} is not registered`);
+  const fault = storedDefinitionFault(stored, version);
+  if (fault !== undefined) throw new DefinitionFault(fault);
   return compileDefinitionInSlices(stored, version);
 }
