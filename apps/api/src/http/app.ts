@@ -12,7 +12,6 @@ import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
 import { type Admission, admission, LARGE_BODY_CHARS } from "./admission.js";
-import { acceptFirst } from "../event-loop.js";
 import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
 import { errorText, errorStack } from "../storage/loggable-error.js";
 import type { UnparsedBody } from "../definitions/decode-request.js";
@@ -72,11 +71,7 @@ async function readBody(
 ): Promise<Json | undefined> {
   const text = await readBodyText(c, limit);
   if (text === "") return undefined;
-  if (text.length >= LARGE_BODY_CHARS) {
-    turn.leave = await gate.enter();
-    // Its turns of work come after the connections waiting to be accepted (event-loop.ts).
-    await acceptFirst();
-  }
+  if (text.length >= LARGE_BODY_CHARS) turn.leave = await gate.enter();
   try {
     return parseJsonFast(text);
   } catch (error) {
