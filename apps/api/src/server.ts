@@ -16,6 +16,7 @@ import { createMetrics } from "./metrics/metrics.js";
 import { createChecker } from "./definitions/checker.js";
 import { boundDefinitionCaches } from "./definitions/cache-bound.js";
 import { startSampler } from "./metrics/sampler.js";
+import { connectionAccepted } from "./event-loop.js";
 
 export interface RunningServer {
   url: string;
@@ -77,6 +78,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     const app = createApp(services, handlers, authenticator);
     const address = await new Promise<AddressInfo>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => resolve(info));
+      s.on("connection", connectionAccepted);
       s.once("error", reject);
       answerClientErrors(s);
       server = s;

@@ -34,9 +34,9 @@ claimed AS (
 ins AS (
   INSERT INTO instances (id, root_id, parent_id, spawn_task, spawn_key, parent_task_epoch, process, version, status, phase,
                          task, state, task_epoch, lease_epoch, wake_at, created_at, updated_at, lease_owner, lease_expires_at, key,
-                         attempts, retry_count, error_code, error_message, output)
+                         attempts, retry_count, error_code, error_message, output, tree_size)
   SELECT $1, $2, $3, $4, $5, $6::int, $7, $8::int, $9, $10, $11, $12, $13::int, $14::int, $15::bigint, $16::bigint, $17::bigint,
-         $18, $19::bigint, $28, $29::int, $34::int, $35, $36, $37
+         $18, $19::bigint, $28, $29::int, $34::int, $35, $36, $37, $39::int
   FROM fence WHERE $30::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
   RETURNING id, root_id
 ),
@@ -125,6 +125,7 @@ export async function insertStarted(
     leased.errorMessage ?? null,
     leased.output ?? null,
     storableJson(more),
+    leased.treeSize ?? null,
   ]);
   if (inserted?.id == null) return { started: false, why: inserted?.fence_held ? "key_taken" : "fenced" };
   if (carrier === null) return { started: true };

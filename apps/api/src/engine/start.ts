@@ -62,6 +62,8 @@ export function freshInstanceRow(fresh: FreshInstance): InstanceInsert {
     leaseEpoch: 0,
     wakeAt: fresh.now,
     key: fresh.key ?? null,
+    // A root's tree holds itself; a child's tree is counted on its root (docs/limits.md#trees).
+    treeSize: (fresh.parentId ?? null) === null ? 1 : null,
     createdAt: fresh.now,
     updatedAt: fresh.now,
   };

@@ -5,6 +5,8 @@
 // costing nothing) while another is handled, so every other request — /healthz, small ones —
 // waits for at most one large request's turn.
 
+import { acceptFirst } from "../event-loop.js";
+
 /** A body at least this long (characters) takes a turn at the gate. */
 export const LARGE_BODY_CHARS = 64 * 1024;
 
@@ -30,12 +32,13 @@ export function admission(capacity: number): Admission {
     };
   };
   return {
-    enter() {
-      if (free > 0) {
-        free--;
-        return Promise.resolve(ticket());
-      }
-      return new Promise((resolve) => waiting.push(() => resolve(ticket())));
+    async enter() {
+      if (free > 0) free--;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      const leave = ticket();
+      // Let in, its work still comes after the connections waiting to be accepted (event-loop.ts).
+      await acceptFirst();
+      return leave;
     },
   };
 }

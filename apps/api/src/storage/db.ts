@@ -11,6 +11,7 @@ import { migrate as migratePg } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import * as schema from "./schema/index.js";
 import { countInFlight, type PoolGauge } from "./pool-gauge.js";
+import { acceptFirst } from "../event-loop.js";
 
 export { schema };
 
@@ -259,9 +260,10 @@ export async function queryRows<T>(db: Db, text: string, params: readonly unknow
 // I/O: forty concurrent 256 KiB starts ran as one 1.7 s turn, and no request, /healthz
 // included, was answered until all were done (docs/limits.md, "Audit, session 7"). So the
 // top-level operations take turns here, one at a time, each in a later turn of the event loop
-// than the one before ended. A transaction's own statements go through its `tx`, not through
-// here (the transaction holds the one connection anyway); calling the top-level client inside
-// a transaction still deadlocks, as it did in PGlite's own queue (see `Database`).
+// than the one before ended, and after the connections waiting to be accepted (event-loop.ts).
+// A transaction's own statements go through its `tx`, not through here (the transaction holds
+// the one connection anyway); calling the top-level client inside a transaction still
+// deadlocks, as it did in PGlite's own queue (see `Database`).
 const TURNS = new Set<PropertyKey>(["query", "exec", "transaction"]);
 
 function takingTurns(client: PGlite): PGlite {
@@ -273,7 +275,7 @@ function takingTurns(client: PGlite): PGlite {
       if (!TURNS.has(prop)) return value.bind(target);
       return (...args: unknown[]) => {
         const turn = last
-          .then(() => new Promise((resolve) => setImmediate(resolve)))
+          .then(() => acceptFirst())
           .then(() => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
         last = turn.catch(() => {});
         return turn;

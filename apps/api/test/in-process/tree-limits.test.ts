@@ -3,6 +3,7 @@
 // (multi-row writes stay under PostgreSQL's 65,535 bind parameters).
 import { stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
+import { until } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/limits.js";
 import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/index.js";
@@ -22,6 +23,20 @@ describe("tree limits at spawn", () => {
     await h.deploy({
       name: "grow",
       tasks: [{ id: "more", action: { type: "child_list", name: "grow", over: "$: [{}, {}]" } }],
+    });
+    // A root of three "grow" branches: 1 + 3 + 2k instances, so a tree of exactly 20 is reachable.
+    await h.deploy({
+      name: "forest",
+      tasks: [{ id: "plant", action: { type: "child_list", name: "grow", over: "$: [{}, {}, {}]" } }],
+    });
+    // A root of seven "pair" children, each starting two leaves: the eighth pair would pass 20.
+    await h.deploy({
+      name: "pair",
+      tasks: [{ id: "two", action: { type: "child_list", name: "leaf", over: "$: [{}, {}]" } }],
+    });
+    await h.deploy({
+      name: "pairs",
+      tasks: [{ id: "seven", action: { type: "child_list", name: "pair", over: "$: [{}, {}, {}, {}, {}, {}, {}]" } }],
     });
     await h.deploy({
       name: "fan",
@@ -58,15 +73,27 @@ describe("tree limits at spawn", () => {
     expect(await treeCount(id)).toBe(1);
   });
 
+  /** Ticks `engines` (all at once each round) until the root of `id` is settled, then a few rounds more. */
+  async function settle(id: string, engines: Array<{ tick(): Promise<number> }>): Promise<string> {
+    for (let i = 0; i < 500 && !["failed", "completed"].includes((await h.get(id)).status); i++) {
+      h.clock.advance(1000);
+      await Promise.all(engines.map((e) => e.tick()));
+    }
+    // The last branches still running try to spawn, and fail, after the root has failed.
+    for (let i = 0; i < 20; i++) {
+      h.clock.advance(1000);
+      await Promise.all(engines.map((e) => e.tick()));
+    }
+    return (await h.get(id)).status;
+  }
+
   it("stops a child_list that spawns its own process: the tree fails and stops growing", async () => {
     const id = await h.start("grow");
-    const root = await h.runToEnd(id, 1000, 500);
-    expect(root.status).toBe("failed");
-    expect(root.errorCode).toBe("engine.spawn");
+    expect(await settle(id, [h.engine])).toBe("failed");
+    expect((await h.get(id)).errorCode).toBe("engine.spawn");
     const settled = await treeCount(id);
-    // Spawns in flight together each count only the committed rows, so the tree can pass the
-    // limit by the children of the spawns one tick runs at once (docs/limits.md#trees).
-    expect(settled).toBeLessThanOrEqual(20 + 2 * h.config.maxConcurrent);
+    // 1 + 2k instances: 19 is the largest such tree under the limit of 20.
+    expect(settled).toBe(19);
     for (let i = 0; i < 5; i++) await h.tick(1000);
     expect(await treeCount(id), "nothing runs in a settled tree").toBe(settled);
     const live = rowsOf<{ n: number }>(
@@ -77,27 +104,120 @@ describe("tree limits at spawn", () => {
     expect(Number(live)).toBe(0);
   });
 
-  /** Runs a fresh "grow" tree (2 children per spawn, limit 20) on an engine with `slots` advances at once. */
-  async function growWith(slots: number, worker: string): Promise<number> {
-    const engine = h.newEngine(worker, { maxConcurrent: slots });
-    const id = await h.start("grow");
-    for (let i = 0; i < 500 && (await h.get(id)).status !== "failed"; i++) await engine.tick();
+  /**
+   * Runs a fresh tree of `process` on engines with `slots` advances each, ticked together;
+   * returns its final size and the root's tree_size.
+   */
+  async function growWith(process: string, slots: number, workers: string[]) {
+    const engines = workers.map((w) => h.newEngine(w, { maxConcurrent: slots }));
+    const id = await h.start(process);
+    expect(await settle(id, engines)).toBe("failed");
     expect((await h.get(id)).errorCode).toBe("engine.spawn");
-    // The last branches still running try to spawn, and fail, after the root has failed.
-    for (let i = 0; i < 50; i++) await engine.tick();
-    return treeCount(id);
+    const [root] = rowsOf<{ tree_size: number | string }>(
+      await h.db.execute(sql`SELECT tree_size FROM instances WHERE id = ${id}`),
+    );
+    const [left] = rowsOf<{ n: number | string | null }>(
+      await h.db.execute(sql`SELECT sum(reserved_children) AS n FROM instances WHERE root_id = ${id}`),
+    );
+    expect(Number(left.n), "every landed write cleared its reservation").toBe(0);
+    return { size: await treeCount(id), treeSize: Number(root.tree_size) };
   }
 
-  // The documented bound (docs/limits.md#trees): a spawn passes the check only if the tree's
-  // committed rows plus its own children fit, so k spawns in flight together end at most at
-  // (limit - children) + k * children. A tick commits its writes before the next one claims.
-  it("never passes the instance limit when spawns in a tree run one at a time", async () => {
-    expect(await growWith(1, "one-slot")).toBeLessThanOrEqual(20);
+  // The limit is exact (docs/limits.md#trees): every spawn reserves its children on the root row
+  // before its write, so spawns in flight together see each other, and a refusal comes from an
+  // exact count. A "forest" tree grows by 2 from 4, so it ends at exactly 20.
+  it("reaches exactly the instance limit when spawns in a tree run one at a time", async () => {
+    expect(await growWith("forest", 1, ["one-slot"])).toEqual({ size: 20, treeSize: 20 });
   });
 
-  it("passes the instance limit at most by the children of the spawns in flight together", async () => {
-    const size = await growWith(3, "three-slots");
-    expect(size).toBeLessThanOrEqual(20 - 2 + 3 * 2);
+  it("reaches exactly the instance limit, never past it, with three spawns in flight together", async () => {
+    expect(await growWith("forest", 3, ["three-slots"])).toEqual({ size: 20, treeSize: 20 });
+    expect((await growWith("grow", 3, ["three-slots-b"])).size).toBe(19);
+  });
+
+  it("two engines racing spawns in one tree reach exactly the limit and never pass it", async () => {
+    expect(await growWith("forest", 3, ["race-a", "race-b"])).toEqual({ size: 20, treeSize: 20 });
+  });
+
+  it("spawns held in flight on one engine are seen by the other engine's spawns", async () => {
+    const id = await h.start("pairs");
+    await h.tick();
+    expect(await treeCount(id), "the root and its seven pairs").toBe(8);
+    // Engine A runs four pairs and holds their writes: their children are reserved, not rows.
+    let arrived = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const a = h.newEngine(
+      "held-a",
+      { maxConcurrent: 4 },
+      {
+        beforeWrite: async () => {
+          arrived++;
+          await released;
+        },
+      },
+    );
+    const ticking = a.tick();
+    await until("engine A's four spawns to reserve and reach their writes", () => (arrived === 4 ? true : undefined));
+    // Engine B runs the other three against 8 rows: only two more pairs fit (8 + 4·2 + 2·2 = 20).
+    const b = h.newEngine("held-b", { maxConcurrent: 4 });
+    expect(await b.tick()).toBe(3);
+    release();
+    expect(await ticking).toBe(4);
+    const pairs = rowsOf<{ status: string; error_code: string | null }>(
+      await h.db.execute(sql`SELECT status, error_code FROM instances WHERE parent_id = ${id} ORDER BY id`),
+    );
+    expect(pairs.filter((p) => p.error_code === "engine.spawn")).toHaveLength(1);
+    expect(await treeCount(id)).toBe(20);
+  });
+});
+
+describe("a spawn's write without its reservation", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await openHarness({ limits: { ...DEFAULT_LIMITS, treeDepth: 4, treeInstances: 20 } });
+    await h.deploy({ name: "leaf", tasks: [{ id: "done", action: { type: "delay", for: "1s" } }] });
+    await h.deploy({
+      name: "pair",
+      tasks: [{ id: "two", action: { type: "child_list", name: "leaf", over: "$: [{}, {}]" } }],
+    });
+  });
+  afterAll(async () => h?.close());
+
+  // The reservation commits without waiting for its WAL flush (pump/tree-room.ts): a database
+  // crash can lose it while the spawner's write still follows. That write must not insert
+  // unreserved children. The loss is made here by clearing the reservation before the write.
+  it("is refused, inserting nothing; the instance runs again under a new lease and spawns with a reservation", async () => {
+    const id = await h.start("pair");
+    const engine = h.newEngine(
+      "loses-reservation",
+      {},
+      {
+        beforeWrite: async (instance) => {
+          await h.db.execute(sql`UPDATE instances SET reserved_children = 0 WHERE id = ${instance}`);
+        },
+      },
+    );
+    expect(await engine.tick(), "the write was refused").toBe(0);
+    const count = async () =>
+      Number(
+        rowsOf<{ n: number }>(
+          await h.db.execute(sql`SELECT count(*)::int AS n FROM instances WHERE root_id = ${id}`),
+        )[0].n,
+      );
+    expect(await count()).toBe(1);
+    expect((await h.get(id)).status).toBe("running");
+    // The lease lapses; the harness's engine reclaims the row and spawns, reserving again.
+    expect(await h.tick(60_000)).toBe(1);
+    expect(await count()).toBe(3);
+    const [root] = rowsOf<{ tree_size: number | string; reserved_children: number | string }>(
+      await h.db.execute(sql`SELECT tree_size, reserved_children FROM instances WHERE id = ${id}`),
+    );
+    // The lost reservation's 2 stay in tree_size (an over-count, taken back by the exact count of a refusal).
+    expect({ treeSize: Number(root.tree_size), reserved: Number(root.reserved_children) }).toEqual({
+      treeSize: 5,
+      reserved: 0,
+    });
   });
 });
 
@@ -143,6 +263,8 @@ describe("every verb on the largest tree allowed", () => {
              ${child.parentTaskEpoch}::int, ${child.process}, ${child.version}::int, ${status}, ${child.task}, ${child.state},
              ${child.taskEpoch}::int, ${child.leaseEpoch}::int, NULL, ${child.createdAt}::bigint, ${child.updatedAt}::bigint
       FROM generate_series(1, ${size - 1}) AS g`);
+    // Rows inserted past the engine: the root's tree_size counts them, as the spawns would have.
+    await h.db.execute(sql`UPDATE instances SET tree_size = ${size} WHERE id = ${root}`);
     return root;
   }
 

@@ -10,34 +10,38 @@ import type { DefinitionCache } from "./compiled-cache.js";
 import { pinnedOrLatestVersion } from "../../definitions/store.js";
 import { resolveRefs } from "../../storage/objects.js";
 import { TaskFailure } from "../advance/task-failure.js";
+import { AdvanceAbandoned } from "../advance/abandoned.js";
+import { reserveTreeRoom } from "./tree-room.js";
 
 /**
- * What one engine remembers of its trees between spawns, so a spawn far below the limits costs
- * no round trip (docs/limits.md#trees): an instance's depth never changes, and a tree's count
- * taken less than TREE_COUNT_REUSE_MS ago, plus the children planned here since, may let a spawn
- * through while it stays under TREE_COUNT_REUSE_SHARE of the limit. A refusal always comes from
- * a fresh count of the committed rows.
+ * What one engine remembers of its trees between spawns: an instance's depth, which never
+ * changes (the root is 0, a child it planned is its parent's + 1), so a spawn of a known
+ * instance skips the walk up its ancestors. The instance count is never remembered: every
+ * spawn reserves its children in the tree (tree-room.ts, docs/limits.md#trees).
  */
 export interface TreeMemo {
   depths: Map<string, number>;
-  counts: Map<string, { instances: number; at: number }>;
 }
 
-export const TREE_COUNT_REUSE_MS = 1_000;
-export const TREE_COUNT_REUSE_SHARE = 0.9;
-// Both maps are caches: past this many entries one is dropped whole (its next spawns count again).
+// A cache: past this many entries it is dropped whole (the next spawns walk up again).
 const TREE_MEMO_ENTRIES = 100_000;
 
 export function newTreeMemo(): TreeMemo {
-  return { depths: new Map(), counts: new Map() };
+  return { depths: new Map() };
 }
+
+/**
+ * Thrown by checkTreeRoom when the spawner's lease epoch moved before its children were
+ * reserved: its write will be fenced out, so the advance is dropped like one whose lease was lost.
+ */
+export class SpawnerFenced extends AdvanceAbandoned {}
 
 /** The database side of child tasks for one parent advance (child-task.ts stays free of I/O). */
 export function childEnvironment(
   db: Db,
   clock: Clock,
   definitions: DefinitionCache,
-  parent: { id: string; rootId: string; process: string; version: number },
+  parent: { id: string; rootId: string; process: string; version: number; leaseEpoch: number },
   tree: { maxDepth: number; maxInstances: number; depthFlag: string; instancesFlag: string },
   memo: TreeMemo = newTreeMemo(),
 ): ChildEnvironment {
@@ -88,41 +92,22 @@ export function childEnvironment(
     },
     async checkTreeRoom(task, children) {
       const knownDepth = parent.id === parent.rootId ? 0 : memo.depths.get(parent.id);
-      const counted = memo.counts.get(parent.rootId);
-      const fresh = counted !== undefined && performance.now() - counted.at < TREE_COUNT_REUSE_MS;
-      if (
-        fresh &&
-        knownDepth !== undefined &&
-        knownDepth + 1 <= tree.maxDepth &&
-        counted.instances + children <= Math.floor(tree.maxInstances * TREE_COUNT_REUSE_SHARE)
-      ) {
-        counted.instances += children;
-        childDepth = knownDepth + 1;
-        return;
-      }
-      // A stale count is marked fresh while this spawn counts again, so the spawns running
-      // beside it keep using it instead of all counting at once; what they add meanwhile is
-      // added to the new count.
-      if (counted !== undefined && !fresh) counted.at = performance.now();
-      const before = counted?.instances ?? 0;
-      const { depth, instances } = await treeSize(db, parent, tree.maxDepth);
-      // Remembered before the checks: a refusal leaves the exact count behind, not the stale one.
-      const meanwhile =
-        counted !== undefined && memo.counts.get(parent.rootId) === counted ? counted.instances - before : 0;
-      if (memo.counts.size >= TREE_MEMO_ENTRIES) memo.counts.clear();
-      const counts = { instances: instances + meanwhile, at: performance.now() };
-      memo.counts.set(parent.rootId, counts);
-      if (depth + 1 > tree.maxDepth)
+      const room = await reserveTreeRoom(db, parent, children, tree, knownDepth);
+      if (room.outcome === "fenced")
+        throw new SpawnerFenced(
+          `task "${task}": the lease epoch ${parent.leaseEpoch} of instance ${parent.id} moved before its children were reserved`,
+        );
+      const { depth } = room;
+      if (room.outcome === "too_deep")
         throw new TaskFailure(
           "engine.spawn",
           `task "${task}": this instance is ${depth} level${depth === 1 ? "" : "s"} below its tree's root, so its children would pass the tree depth limit of ${tree.maxDepth} (${tree.depthFlag})`,
         );
-      if (instances + children > tree.maxInstances)
+      if (room.outcome === "full")
         throw new TaskFailure(
           "engine.spawn",
-          `task "${task}": starting ${children} child${children === 1 ? "" : "ren"} would make the tree ${instances + children} instances, more than the limit of ${tree.maxInstances} instances per tree (${tree.instancesFlag})`,
+          `task "${task}": starting ${children} child${children === 1 ? "" : "ren"} would make the tree ${room.size + children} instances, more than the limit of ${tree.maxInstances} instances per tree (${tree.instancesFlag})`,
         );
-      counts.instances += children;
       childDepth = depth + 1;
     },
     newId: () => {
@@ -134,28 +119,4 @@ export function childEnvironment(
       return id;
     },
   };
-}
-
-/**
- * How deep `parent` sits (its ancestors, counted up to `maxDepth` + 1) and how many instances
- * its tree holds, as committed: one round trip. Spawns running at once in the same tree each
- * see the other's children only once written, so a tree can pass the instance limit by the
- * children of the spawns in flight together (docs/limits.md#trees).
- */
-async function treeSize(
-  db: Db,
-  parent: { id: string; rootId: string },
-  maxDepth: number,
-): Promise<{ depth: number; instances: number }> {
-  const rows = rowsOf<{ depth: number | string | null; instances: number | string }>(
-    await db.execute(sql`
-      WITH RECURSIVE up(parent_id, depth) AS (
-        SELECT parent_id, 0 FROM instances WHERE id = ${parent.id}
-        UNION ALL
-        SELECT i.parent_id, up.depth + 1 FROM instances i JOIN up ON i.id = up.parent_id WHERE up.depth <= ${maxDepth}
-      )
-      SELECT (SELECT max(depth) FROM up) AS depth,
-             (SELECT count(*)::int FROM instances WHERE root_id = ${parent.rootId}) AS instances`),
-  );
-  return { depth: Number(rows[0]?.depth ?? 0), instances: Number(rows[0]?.instances ?? 0) };
 }

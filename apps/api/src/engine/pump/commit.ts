@@ -170,10 +170,20 @@ export async function writeAdvances(
             task = x.task, task_epoch = x.task_epoch, retry_count = x.retry_count, state = x.state,
             error_code = x.error_code, error_message = x.error_message, output = x.output, phase = x.phase,
             pending_children = COALESCE(x.pending, i.pending_children),
+            -- The children this advance reserved (pump/child-environment.ts) are rows from here on,
+            -- inserted below in this same statement, and stay counted in the root's tree_size; the
+            -- root row is not touched. Clearing the reservation anywhere but in the statement that
+            -- inserts the children would let a recount drop them before they exist
+            -- (docs/limits.md#trees).
+            reserved_children = 0,
             attempts = 0, requested = NULL, updated_at = ${now}
         FROM x JOIN locked ON locked.id = x.id
         -- The statuses a leased row can have when its advance lands; any other was decided by someone else.
         WHERE i.id = x.id AND i.lease_epoch = x.lease_epoch AND i.status IN ('running', 'pausing', 'cancelling')
+          -- Children are inserted only with their reservation in the tree (pump/tree-room.ts), never
+          -- unreserved; a cancelling row lands cancelled and inserts none.
+          AND (COALESCE(x.pending, 0) = 0 OR i.status = 'cancelling'
+               OR (i.reserved_epoch = x.lease_epoch AND i.reserved_children >= x.pending))
         RETURNING i.id, i.status, i.wake_at, i.lease_owner
       ),
       spawned AS (

@@ -20,7 +20,7 @@ import { peekSignal } from "../external/signal-buffer.js";
 import { redactText } from "../secrets.js";
 import { isSettled } from "../statuses.js";
 import type { AdvanceBasis } from "./advance-basis.js";
-import { childEnvironment, newTreeMemo } from "./child-environment.js";
+import { childEnvironment, newTreeMemo, SpawnerFenced } from "./child-environment.js";
 import type { ClaimedRow } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import type { createCommitter } from "./committer.js";
@@ -141,7 +141,13 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                       db,
                       clock,
                       definitions,
-                      { id: row.id, rootId: row.rootId, process: row.process, version: row.version },
+                      {
+                        id: row.id,
+                        rootId: row.rootId,
+                        process: row.process,
+                        version: row.version,
+                        leaseEpoch: row.leaseEpoch,
+                      },
                       treeLimits,
                       treeMemo,
                     ),
@@ -180,6 +186,10 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
           lease_epoch: row.leaseEpoch,
           lease_left_ms: error.leftMs,
         });
+        return { applied: false };
+      }
+      if (error instanceof SpawnerFenced) {
+        log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
         return { applied: false };
       }
       if (error instanceof AdvanceAbandoned || isDatabaseUnavailable(error)) {

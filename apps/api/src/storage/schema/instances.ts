@@ -34,6 +34,18 @@ export const instances = pgTable(
     leaseExpiresAt: bigint("lease_expires_at", { mode: "number" }),
     previousOwner: text("previous_owner"),
     leaseEpoch: integer("lease_epoch").notNull().default(0),
+    /**
+     * On a root row only (null on children): an upper bound of the instances its tree will hold —
+     * its rows plus the children reserved by spawning advances in flight (docs/limits.md#trees).
+     * Only a reservation (engine/pump/child-environment.ts) moves it up, under the root's row lock.
+     */
+    treeSize: integer("tree_size"),
+    /**
+     * Children this row's advance under lease epoch `reservedEpoch` reserved in its tree's
+     * tree_size and has not inserted yet; the advance's write sets it back to 0 (pump/commit.ts).
+     */
+    reservedChildren: integer("reserved_children").notNull().default(0),
+    reservedEpoch: integer("reserved_epoch"),
     /** Claims since the last landed advance write; past --limit-advance-attempts: engine.crashed. */
     attempts: integer("attempts").notNull().default(0),
     taskEpoch: integer("task_epoch").notNull().default(0),
