@@ -59,13 +59,28 @@ export async function reserveTreeRoom(
 ): Promise<TreeRoom> {
   const first = await tryReserve(db, spawner, children, limits, knownDepth);
   if (first.outcome !== "full") return first;
+  return reserveExactly(db, spawner, children, limits, first.depth);
+}
+
+/**
+ * The reservation after the tree is counted exactly (recount), in one transaction holding the
+ * root's lock: what a reservation that did not fit the upper bound tries next. Its refusal is
+ * final.
+ */
+export function reserveExactly(
+  db: Db,
+  spawner: Spawner,
+  children: number,
+  limits: { maxDepth: number; maxInstances: number },
+  depth: number,
+): Promise<TreeRoom> {
   return inTransaction(db, async (tx) => {
     // Locked first, in a statement of its own: the count below then runs on a snapshot taken
     // after every reservation that committed before this lock (one statement's snapshot
     // predates the locks it waits for, and would miss them).
     await tx.execute(lockInIdOrder([...new Set([spawner.rootId, spawner.id])]));
     await recount(tx, spawner.rootId);
-    return tryReserve(tx, spawner, children, limits, first.depth);
+    return tryReserve(tx, spawner, children, limits, depth);
   });
 }
 
