@@ -38,6 +38,8 @@ export interface ServerLimits {
   checkerQueue: number;
   /** Characters of stored text whose parsed, and whose compiled, definitions are kept in memory. */
   definitionCache: number;
+  /** Signals buffered for one instance (tasks not waiting yet); one more is a 409. */
+  bufferedSignals: number;
 }
 
 export interface LimitFlag {
@@ -191,6 +193,13 @@ export const LIMITS: readonly LimitFlag[] = [
       "characters of stored definition text whose parsed forms, and whose compiled forms, are kept in memory (least recently used out first)",
     default: 16 * 1024 * 1024,
     min: 0,
+  },
+  {
+    key: "bufferedSignals",
+    flag: "limit-buffered-signals",
+    description: "signals buffered for one instance whose task is not waiting; one more is refused with 409 conflict",
+    default: 100,
+    min: 1,
   },
 ];
 

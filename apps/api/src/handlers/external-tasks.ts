@@ -136,7 +136,7 @@ const handlers = {
       String(body.task),
       outcomeOf(body),
       request.principal.actor,
-      signalGuard(body),
+      { ...signalGuard(body), maxBuffered: services.config.limits.bufferedSignals },
     );
     if (result.delivered) services.engine.wake();
     return { body: result };

@@ -458,7 +458,7 @@ export const externalTaskActions = [
     tag: TAG,
     summary: "Deliver an outcome by instance and task",
     description:
-      "Delivers a `result` or an `error` outcome (as in resolve) to task `task` of instance `instance_id` without a claim. When the task is waiting now, it resolves (`delivered`); otherwise the outcome is buffered FIFO until the task next waits (`buffered`). " +
+      "Delivers a `result` or an `error` outcome (as in resolve) to task `task` of instance `instance_id` without a claim. When the task is waiting now, it resolves (`delivered`); otherwise the outcome is buffered FIFO until the task next waits (`buffered`); an instance holds at most the server's `--limit-buffered-signals` buffered outcomes (default 100), and one more is refused with 409 `conflict`. " +
       "Extension: with `only_if_waiting: true` an outcome for a task that is not waiting now is refused with 409 instead of buffered, so an answer meant for the visit a person is looking at never reaches a later one; with `task_epoch` (from the waiting-task list) it is delivered only to that visit, so a new visit of the same task that started since is refused too.",
     permissions: ["worker"],
     body: outcomeBody(

@@ -126,6 +126,29 @@ describe("external tasks (in-process)", () => {
     expect(Number(left[0].n), "the consumed signal is gone with the write").toBe(0);
   });
 
+  // Audit, session 8 (docs/limits.md): a worker buffered 1,000 signals of 200 KB (191 MB) for one
+  // instance whose task was not waiting; nothing bounded them.
+  it("refuses a signal past the instance's bound of buffered signals with 409, keeping those buffered", async () => {
+    const id = await h.start("ask");
+    const guard = { maxBuffered: 3 };
+    for (let n = 1; n <= 3; n++)
+      expect(await signalExternalTask(h.db, h.clock, id, "q", { result: { n } }, null, guard)).toEqual({
+        delivered: false,
+        buffered: true,
+      });
+    const over = await refusal(signalExternalTask(h.db, h.clock, id, "q", { result: { n: 4 } }, null, guard));
+    expect(over.kind).toBe("conflict");
+    expect(over.message).toBe(
+      `instance ${id} already holds 3 buffered signals, the most allowed (--limit-buffered-signals, docs/limits.md); nothing was buffered: signal again once its tasks have taken some`,
+    );
+    const kept = rowsOf<{ n: number }>(
+      await h.db.execute(sql`SELECT count(*)::int AS n FROM signals WHERE instance_id = ${id}`),
+    );
+    expect(Number(kept[0].n)).toBe(3);
+    await h.tick();
+    expect((await h.get(id)).output, "the oldest buffered signal answered the task").toEqual({ n: 1 });
+  });
+
   it.skipIf(!onPostgres)("two workers racing claims on PostgreSQL never share a task", async () => {
     await h.deploy({ name: "race", tasks: [{ id: "r", action: { type: "external" } }] });
     const ids: string[] = [];

@@ -23,3 +23,9 @@ export async function bufferSignal(
   await db.execute(sql`
     INSERT INTO signals (instance_id, task, outcome, actor, created_at) VALUES (${instanceId}, ${task}, ${stringifyJson(outcome)}, ${actor}, ${now})`);
 }
+
+/** How many outcomes are buffered for the instance, over all its tasks. */
+export async function bufferedSignals(db: Db, instanceId: string): Promise<number> {
+  const result = await db.execute(sql`SELECT count(*)::int AS n FROM signals WHERE instance_id = ${instanceId}`);
+  return Number(rowsOf<{ n: number }>(result)[0]?.n ?? 0);
+}

@@ -7,7 +7,7 @@ import { externalWaits, instances } from "../../storage/schema/index.js";
 import { appendLogs } from "../audit-log.js";
 import { isSettled } from "../statuses.js";
 import { checkOutcome, deliver, describe, type Outcome, outcomeData, requireTask } from "./delivery.js";
-import { bufferSignal } from "./signal-buffer.js";
+import { bufferedSignals, bufferSignal } from "./signal-buffer.js";
 
 // Signal: the answer half of external tasks addressed by instance and task instead of by claim
 // token (outcomes.ts resolves by token). Delivery itself is shared with resolve (delivery.ts),
@@ -21,6 +21,8 @@ export interface SignalGuard {
   onlyIfWaiting?: boolean;
   /** The visit (`task_epoch`) the outcome answers: any other visit, waiting or not, is a 409. Implies onlyIfWaiting. */
   taskEpoch?: number;
+  /** Buffered outcomes one instance may hold (--limit-buffered-signals); one more is a 409. */
+  maxBuffered?: number;
 }
 
 /**
@@ -87,6 +89,12 @@ export async function signalExternalTask(
         `task "${taskId}" of instance ${row.id} is not waiting now (the instance is ${row.status}${row.phase ? ` in phase ${row.phase}` : ""} at task "${row.task}"); with ${option} nothing was delivered or kept for a later visit`,
       );
     }
+    // Counted under the row lock every signal of this instance takes, so the bound is exact.
+    if (guard.maxBuffered !== undefined && (await bufferedSignals(tx, row.id)) >= guard.maxBuffered)
+      throw new Refusal(
+        "conflict",
+        `instance ${row.id} already holds ${guard.maxBuffered} buffered signals, the most allowed (--limit-buffered-signals, docs/limits.md); nothing was buffered: signal again once its tasks have taken some`,
+      );
     await bufferSignal(tx, row.id, taskId, checked as unknown as Json, actor, clock.now());
     await appendLogs(tx, clock, [
       {
