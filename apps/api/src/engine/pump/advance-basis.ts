@@ -3,13 +3,14 @@ import type { ServerConfig } from "../../config.js";
 import { evalLimitFlag, evalLimitsOf, flagOf } from "../../limits.js";
 import type { Clock } from "../../storage/clock.js";
 import type { Db } from "../../storage/db.js";
-import type { AdvanceResult } from "../advance/advance-types.js";
+import type { AdvanceInput, AdvanceResult } from "../advance/advance-types.js";
 import type { CompiledDefinition } from "../advance/compiled-definition.js";
 import { configRoot } from "../advance/config-root.js";
 import type { InMemoryBasis } from "../advance/in-memory.js";
 import type { InstanceState } from "../advance/instance-state.js";
 import { stateLimitFailure } from "../advance/state-limit.js";
 import { redactAdvanceResult, secretsCache } from "../secrets.js";
+import type { ClaimedRow } from "./claim.js";
 import { createDefinitionCache } from "./compiled-cache.js";
 
 /**
@@ -66,6 +67,25 @@ export function createAdvanceBasis(deps: {
 }
 
 export type AdvanceBasis = ReturnType<typeof createAdvanceBasis>;
+
+/**
+ * The one builder of an advance's input from its row and the state it advances (externalised
+ * values resolved): the pump's (run-advance.ts) and a request's in-memory advance (in-memory.ts).
+ * A row whose last lease expired without a write (`reclaimedFrom`) is advanced as reclaimed.
+ */
+export function advanceInputOf(row: ClaimedRow, state: InstanceState): AdvanceInput {
+  return {
+    id: row.id,
+    process: row.process,
+    version: row.version,
+    task: row.task,
+    taskEpoch: row.taskEpoch,
+    retryCount: row.retryCount,
+    state,
+    reclaimed: row.reclaimedFrom !== null,
+    previousOwner: row.reclaimedFrom,
+  };
+}
 
 /**
  * An advance computed in memory (in-memory.ts), ready to be written by the request that computed

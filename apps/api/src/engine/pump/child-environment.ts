@@ -11,23 +11,26 @@ import { pinnedOrLatestVersion } from "../../definitions/store.js";
 import { resolveRefs } from "../../storage/objects.js";
 import { TaskFailure } from "../advance/task-failure.js";
 import { AdvanceAbandoned } from "../advance/abandoned.js";
-import { reserveTreeRoom } from "./tree-room.js";
+import { newTreeRoomQueues, reserveInBatch, type TreeRoomQueues } from "./tree-room-batch.js";
 
 /**
  * What one engine remembers of its trees between spawns: an instance's depth, which never
  * changes (the root is 0, a child it planned is its parent's + 1), so a spawn of a known
  * instance skips the walk up its ancestors. The instance count is never remembered: every
- * spawn reserves its children in the tree (tree-room.ts, docs/limits.md#trees).
+ * spawn reserves its children in the tree (tree-room.ts, docs/limits.md#trees), batched with
+ * this engine's other spawns in the same tree.
  */
 export interface TreeMemo {
   depths: Map<string, number>;
+  /** The reservations waiting, per tree, for this engine's statement in flight in it (tree-room-batch.ts). */
+  rooms: TreeRoomQueues;
 }
 
 // A cache: past this many entries it is dropped whole (the next spawns walk up again).
 const TREE_MEMO_ENTRIES = 100_000;
 
 export function newTreeMemo(): TreeMemo {
-  return { depths: new Map() };
+  return { depths: new Map(), rooms: newTreeRoomQueues() };
 }
 
 /**
@@ -92,7 +95,7 @@ export function childEnvironment(
     },
     async checkTreeRoom(task, children) {
       const knownDepth = parent.id === parent.rootId ? 0 : memo.depths.get(parent.id);
-      const room = await reserveTreeRoom(db, parent, children, tree, knownDepth);
+      const room = await reserveInBatch(db, memo.rooms, parent, children, tree, knownDepth);
       if (room.outcome === "fenced")
         throw new SpawnerFenced(
           `task "${task}": the lease epoch ${parent.leaseEpoch} of instance ${parent.id} moved before its children were reserved`,

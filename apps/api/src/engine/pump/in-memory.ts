@@ -4,7 +4,7 @@ import { listRefs, planExternalize } from "../../storage/objects.js";
 import { DefinitionFault } from "../advance/compiled-definition.js";
 import { advanceInMemory } from "../advance/in-memory.js";
 import { asInstanceState } from "../advance/instance-state.js";
-import type { AdvanceBasis, InMemoryAdvance } from "./advance-basis.js";
+import { type AdvanceBasis, advanceInputOf, type InMemoryAdvance } from "./advance-basis.js";
 import type { ClaimedRow } from "./claim.js";
 import { toStore } from "./commit.js";
 
@@ -29,19 +29,10 @@ export function createInMemoryAdvance(basis: AdvanceBasis, thresholdBytes: numbe
       if (error instanceof DefinitionFault) return undefined;
       throw error;
     }
+    // Taken as a first attempt (not reclaimed, no previous owner), whatever the row says: see above.
     const computed = await advanceInMemory(
       def,
-      {
-        id: row.id,
-        process: row.process,
-        version: row.version,
-        task: row.task,
-        taskEpoch: row.taskEpoch,
-        retryCount: row.retryCount,
-        state: storedState,
-        reclaimed: false,
-        previousOwner: null,
-      },
+      advanceInputOf({ ...row, reclaimedFrom: null }, storedState),
       basis.environment(def),
     );
     if (computed === undefined) return undefined;

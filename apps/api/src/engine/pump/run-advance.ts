@@ -19,7 +19,7 @@ import { runFetch } from "../advance/tasks/fetch.js";
 import { peekSignal } from "../external/signal-buffer.js";
 import { redactText } from "../secrets.js";
 import { isSettled } from "../statuses.js";
-import type { AdvanceBasis } from "./advance-basis.js";
+import { type AdvanceBasis, advanceInputOf } from "./advance-basis.js";
 import { childEnvironment, newTreeMemo, SpawnerFenced } from "./child-environment.js";
 import type { ClaimedRow } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
@@ -103,59 +103,45 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
         if (row.reclaimedFrom !== null && task?.only_once) metrics.onlyOnceInterrupted();
         result = crashed
           ? crashedFailure(row, state, config.limits.advanceAttempts)
-          : await advance(
-              def,
-              {
-                id: row.id,
-                process: row.process,
-                version: row.version,
-                task: row.task,
-                taskEpoch: row.taskEpoch,
-                retryCount: row.retryCount,
-                state,
-                reclaimed: row.reclaimedFrom !== null,
-                previousOwner: row.reclaimedFrom,
+          : await advance(def, advanceInputOf(row, state), {
+              ...basis.environment(def),
+              fetch: async (task: CompiledTask, scope: Scope, taskEpoch: number) => {
+                // The request leaves right after this check: the definition and signal reads are behind it.
+                await ensureLease(db, clock, workerId, row.id, entry);
+                return runFetch(task.fetch!, {
+                  instanceId: row.id,
+                  taskId: task.task.id,
+                  taskEpoch,
+                  scope,
+                  policy: fetchPolicy,
+                  defs: def.definition.$defs,
+                  abort: abandoned,
+                  observeCall: (host, status, seconds) => metrics.fetched(host, statusClass(status), seconds),
+                });
               },
-              {
-                ...basis.environment(def),
-                fetch: async (task: CompiledTask, scope: Scope, taskEpoch: number) => {
-                  // The request leaves right after this check: the definition and signal reads are behind it.
-                  await ensureLease(db, clock, workerId, row.id, entry);
-                  return runFetch(task.fetch!, {
-                    instanceId: row.id,
-                    taskId: task.task.id,
-                    taskEpoch,
-                    scope,
-                    policy: fetchPolicy,
-                    defs: def.definition.$defs,
-                    abort: abandoned,
-                    observeCall: (host, status, seconds) => metrics.fetched(host, statusClass(status), seconds),
-                  });
-                },
-                peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
-                // Made on first use (only child tasks read it), then the same one for the whole
-                // advance: its version lookups and the depth it learned are shared by its spawns.
-                get children() {
-                  children ??= childReads(
-                    childEnvironment(
-                      db,
-                      clock,
-                      definitions,
-                      {
-                        id: row.id,
-                        rootId: row.rootId,
-                        process: row.process,
-                        version: row.version,
-                        leaseEpoch: row.leaseEpoch,
-                      },
-                      treeLimits,
-                      treeMemo,
-                    ),
-                  );
-                  return children;
-                },
+              peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
+              // Made on first use (only child tasks read it), then the same one for the whole
+              // advance: its version lookups and the depth it learned are shared by its spawns.
+              get children() {
+                children ??= childReads(
+                  childEnvironment(
+                    db,
+                    clock,
+                    definitions,
+                    {
+                      id: row.id,
+                      rootId: row.rootId,
+                      process: row.process,
+                      version: row.version,
+                      leaseEpoch: row.leaseEpoch,
+                    },
+                    treeLimits,
+                    treeMemo,
+                  ),
+                );
+                return children;
               },
-            );
+            });
       } catch (error) {
         if (!(error instanceof DefinitionFault)) throw error;
         result = definitionFailure(row, state, error.message);

@@ -11,6 +11,7 @@ import { TaskFailure } from "../advance/task-failure.js";
 import { childEnvironment, SpawnerFenced } from "./child-environment.js";
 import { createDefinitionCache } from "./compiled-cache.js";
 import { reserveTreeRoom, type Spawner } from "./tree-room.js";
+import { newTreeRoomQueues, reserveInBatch } from "./tree-room-batch.js";
 
 // docs/limits.md#trees: the reservation statement and the exact recount, on the database
 // (PGlite, or PostgreSQL with DATABASE_URL). Rows are seeded as the engine leaves them: a root
@@ -178,5 +179,69 @@ describe("checkTreeRoom (child-environment.ts) on a reservation's outcome", () =
     await expect(refused).rejects.toBeInstanceOf(SpawnerFenced);
     await expect(refused).rejects.toBeInstanceOf(AdvanceAbandoned);
     expect((await rowOf(root)).treeSize).toBe(2);
+  });
+});
+
+describe("reservations batched per tree (tree-room-batch.ts)", () => {
+  it("sends the spawns arriving while a statement is in flight together, granting in arrival order while they fit", async () => {
+    const { root, children } = await seedTree(3);
+    const [a, b, c] = children;
+    const queues = newTreeRoomQueues();
+    // a goes at once; b and c arrive while its statement is in flight and go together next.
+    const rooms = await Promise.all([
+      reserveInBatch(h.db, queues, a, 2, limits, 1),
+      reserveInBatch(h.db, queues, b, 3, limits, 1),
+      reserveInBatch(h.db, queues, c, 2, limits, 1),
+    ]);
+    // 4 rows + 2 + 3 = 9; c's 2 would make 11: counted exactly (9) and refused.
+    expect(rooms).toEqual([
+      { outcome: "reserved", depth: 1 },
+      { outcome: "reserved", depth: 1 },
+      { outcome: "full", depth: 1, size: 9 },
+    ]);
+    expect((await rowOf(root)).treeSize).toBe(9);
+    expect(queues.size, "nothing left waiting").toBe(0);
+  });
+
+  it("refuses a stale worker in the batch without holding back the others", async () => {
+    const { root, children } = await seedTree(3);
+    const [a, b, c] = children;
+    await reclaim(b.id);
+    const queues = newTreeRoomQueues();
+    const rooms = await Promise.all([
+      reserveInBatch(h.db, queues, a, 1, limits, 1),
+      reserveInBatch(h.db, queues, b, 1, limits, 1),
+      reserveInBatch(h.db, queues, c, 1, limits, 1),
+    ]);
+    expect(rooms.map((r) => r.outcome)).toEqual(["reserved", "fenced", "reserved"]);
+    expect((await rowOf(root)).treeSize).toBe(6);
+    expect(await rowOf(b.id)).toMatchObject({ reserved: 0, epoch: null });
+  });
+
+  it("takes one request per spawner per statement: a second one of the same spawner accumulates in the next", async () => {
+    const { root, children } = await seedTree(2);
+    const [a, b] = children;
+    const queues = newTreeRoomQueues();
+    await Promise.all([
+      reserveInBatch(h.db, queues, b, 1, limits, 1),
+      reserveInBatch(h.db, queues, a, 2, limits, 1),
+      reserveInBatch(h.db, queues, a, 3, limits, 1),
+    ]);
+    expect((await rowOf(root)).treeSize).toBe(9);
+    expect(await rowOf(a.id)).toMatchObject({ reserved: 5, epoch: 1 });
+  });
+
+  it("refuses past the depth limit without a statement, and walks up an unknown depth alone", async () => {
+    const { root, children } = await seedTree(1);
+    const queues = newTreeRoomQueues();
+    expect(await reserveInBatch(h.db, queues, children[0], 1, { maxDepth: 1, maxInstances: 10 }, 1)).toEqual({
+      outcome: "too_deep",
+      depth: 1,
+    });
+    expect(await reserveInBatch(h.db, queues, children[0], 1, limits, undefined)).toEqual({
+      outcome: "reserved",
+      depth: 1,
+    });
+    expect((await rowOf(root)).treeSize).toBe(3);
   });
 });

@@ -11,7 +11,8 @@ import { lockInIdOrder } from "../trees/lock.js";
 // and a child row is only ever inserted by the write of an advance that reserved it, in the
 // statement that sets its spawner's reserved_children back to 0. So no tree ever holds more
 // rows than its root's tree_size, and a reservation that fits under the limit keeps the tree
-// under it. tree_size only rises under the root's row lock, here.
+// under it. tree_size only rises under the root's row lock, here and in the batched form of the
+// same statement (tree-room-batch.ts), which the engine's spawns use.
 
 /** The spawner as its advance holds it: `leaseEpoch` is the epoch its claim took (ClaimedRow.leaseEpoch). */
 export interface Spawner {
@@ -59,13 +60,24 @@ export async function reserveTreeRoom(
 ): Promise<TreeRoom> {
   const first = await tryReserve(db, spawner, children, limits, knownDepth);
   if (first.outcome !== "full") return first;
+  return reserveExactly(db, spawner, children, limits, first.depth);
+}
+
+/**
+ * The reservation after the tree is counted exactly (recount), in one transaction holding the
+ * root's lock: what a reservation that did not fit the upper bound tries next. Its refusal is
+ * final.
+ */
+export function reserveExactly(
+  db: Db,
+  spawner: Spawner,
+  children: number,
+  limits: { maxDepth: number; maxInstances: number },
+  depth: number,
+): Promise<TreeRoom> {
   return inTransaction(db, async (tx) => {
-    // Locked first, in a statement of its own: the count below then runs on a snapshot taken
-    // after every reservation that committed before this lock (one statement's snapshot
-    // predates the locks it waits for, and would miss them).
-    await tx.execute(lockInIdOrder([...new Set([spawner.rootId, spawner.id])]));
-    await recount(tx, spawner.rootId);
-    return tryReserve(tx, spawner, children, limits, first.depth);
+    await lockAndRecount(tx, spawner);
+    return tryReserve(tx, spawner, children, limits, depth);
   });
 }
 
@@ -152,19 +164,35 @@ async function tryReserve(
 
 /**
  * Sets the root's tree_size to the tree's exact size — its rows plus its live reservations —
- * and drops the stale reservations (sets them to 0), so none is ever subtracted twice. Run
- * under the root's row lock, so no reservation moves meanwhile; a write landing meanwhile
- * (children inserted, its reservation cleared, one statement) is seen whole or not at all.
+ * and drops the stale reservations (sets them to 0), so none is ever subtracted twice. Every
+ * row it changes is locked first, with the root and the spawner, in the one id order (a row
+ * locked out of order here, while a write batch holding it waits for the root, would
+ * deadlock). So no reservation moves meanwhile; a write landing meanwhile (children inserted,
+ * its reservation cleared, one statement) is seen whole or not at all. A reservation that goes
+ * stale after the lock is counted as live: an over-count, never an under-count.
  */
-async function recount(tx: Db, rootId: string): Promise<void> {
+async function lockAndRecount(tx: Db, spawner: Spawner): Promise<void> {
+  const rootId = spawner.rootId;
+  const stale = rowsOf<{ id: string }>(
+    await tx.execute(
+      sql`SELECT i.id FROM instances AS i WHERE i.root_id = ${rootId} AND i.reserved_children > 0 AND NOT ${LIVE("i")}`,
+    ),
+  ).map((r) => String(r.id));
+  const locked = [...new Set([rootId, spawner.id, ...stale])];
+  // In a statement of its own, before the count: the count then runs on a snapshot taken after
+  // every reservation that committed before this lock (one statement's snapshot predates the
+  // locks it waits for, and would miss them).
+  await tx.execute(lockInIdOrder(locked));
+  const mine = sqlTextArray(locked);
   await tx.execute(sql`
     WITH counted AS (
-      SELECT count(*)::int AS n, coalesce(sum(i.reserved_children) FILTER (WHERE ${LIVE("i")}), 0)::int AS live
+      SELECT count(*)::int AS n,
+             coalesce(sum(i.reserved_children) FILTER (WHERE NOT (i.id = ANY(${mine}) AND NOT ${LIVE("i")})), 0)::int AS held
       FROM instances AS i WHERE i.root_id = ${rootId}
     )
     UPDATE instances AS i
-    SET tree_size = CASE WHEN i.id = ${rootId} THEN c.n + c.live ELSE i.tree_size END,
+    SET tree_size = CASE WHEN i.id = ${rootId} THEN c.n + c.held ELSE i.tree_size END,
         reserved_children = CASE WHEN ${LIVE("i")} THEN i.reserved_children ELSE 0 END
     FROM counted c
-    WHERE i.root_id = ${rootId} AND (i.id = ${rootId} OR (i.reserved_children > 0 AND NOT ${LIVE("i")}))`);
+    WHERE i.id = ANY(${mine})`);
 }
