@@ -1,7 +1,7 @@
 import type { Json } from "@baton/expr";
 import { decodeDefinition, formatProblems } from "@baton/model";
 import { describe, expect, it } from "vitest";
-import { advance } from "./advance.js";
+import { advance, MAX_ENTRIES_WITHOUT_WAITING, MAX_INLINE_STEPS } from "./advance.js";
 import type { AdvanceEnvironment, AdvanceInput } from "./advance-types.js";
 import { compileDefinition } from "./compiled-definition.js";
 import { configRoot } from "./config-root.js";
@@ -183,5 +183,67 @@ describe("advance through wait tasks", () => {
     const parked = await advance(waits(), input("after", { taskEpoch: 2, state: result.state }), env());
     expect(parked).toMatchObject({ status: "running", task: "after", wakeAt: 6_000 });
     expect(parked.phase ?? null).toBeNull();
+  });
+});
+
+// Audit, session 8 (docs/limits.md): a routing loop whose condition is always true ran forever,
+// 34,000 task entries (and log lines) a second, checkpointing every 1,000; a `delay` of 0 in the
+// loop checkpointed too. The entries are counted across checkpoints until the instance waits
+// or calls out, and past the bound it fails with engine.limit.
+describe("a loop that never waits", () => {
+  const spin = (extra: object[] = []) =>
+    compiled({
+      name: "p",
+      tasks: [
+        { id: "a", output: { n: "$: (self.previous.n ?? 0) + 1" } },
+        ...extra,
+        { id: "b", switch: [{ case: "outputs.a.n > 0", goto: "$a" }, { goto: "end" }] },
+      ],
+    });
+
+  /** Runs advances from `task` the way the pump does, each from the state the last one left. */
+  async function runUntilSettled(def: ReturnType<typeof compiled>, task: string, fetch?: AdvanceEnvironment["fetch"]) {
+    let at = input(task);
+    // Bounded, so a regression fails the assertions below instead of looping forever.
+    for (let advances = 1; ; advances++) {
+      const result = await advance(def, at, env(fetch));
+      if (result.status !== "running" || result.wakeAt !== 1_000 || advances === MAX_ENTRIES_WITHOUT_WAITING)
+        return { result, advances };
+      at = { ...at, task: result.task, taskEpoch: result.taskEpoch, state: result.state };
+    }
+  }
+
+  it("fails with engine.limit once it has entered the most tasks allowed without waiting, across checkpoints", async () => {
+    const { result, advances } = await runUntilSettled(spin(), "a");
+    expect(result.status).toBe("failed");
+    expect(result.errorCode).toBe("engine.limit");
+    expect(result.errorMessage).toBe(
+      `task "a": engine.limit: the instance entered ${MAX_ENTRIES_WITHOUT_WAITING} tasks in a row without waiting or calling out (a loop that never waits); the most allowed is ${MAX_ENTRIES_WITHOUT_WAITING} (docs/limits.md "Other limits")`,
+    );
+    expect(advances).toBe(MAX_ENTRIES_WITHOUT_WAITING / MAX_INLINE_STEPS);
+    expect(result.state.outputs.a).toEqual({ n: MAX_ENTRIES_WITHOUT_WAITING / 2 });
+  });
+
+  it("counts a delay that moves on at once as not waiting", async () => {
+    const { result } = await runUntilSettled(spin([{ id: "d", action: { type: "delay", for: "0s" } }]), "a");
+    expect(result.errorCode).toBe("engine.limit");
+  });
+
+  it("starts counting again after a call out, so a loop that calls out each round is not bounded", async () => {
+    const def = spin([fetchTask("f")]);
+    let calls = 0;
+    const fetch: AdvanceEnvironment["fetch"] = async () => {
+      calls++;
+      return { result: { ok: true }, status: 200, headers: {} };
+    };
+    let at = input("a");
+    for (let i = 0; i < 2 * MAX_ENTRIES_WITHOUT_WAITING; i++) {
+      const result = await advance(def, at, env(fetch));
+      expect(result.status).toBe("running");
+      expect(result.state._entries, "nothing carried past a call out").toBeUndefined();
+      at = { ...at, task: result.task, taskEpoch: result.taskEpoch, state: result.state };
+      if (calls > 100) break;
+    }
+    expect(calls).toBeGreaterThan(100);
   });
 });

@@ -19,6 +19,14 @@ import { checkpoint, complete, type Decision, decide, enter, runWaitStep, settle
 export const MAX_INLINE_STEPS = 1000;
 
 /**
+ * Task entries an instance may make in a row without waiting or calling out, counted across
+ * the checkpoints of a loop (state `_entries`) and set back by any advance that parks, waits,
+ * spawns or calls a fetch (docs/limits.md "Other limits"). A loop whose condition never turns
+ * false otherwise ran forever: 34,000 entries and log lines a second.
+ */
+export const MAX_ENTRIES_WITHOUT_WAITING = 100_000;
+
+/**
  * One advance (docs/engine.md#one-advance): run the current task's action, evaluate its output and switch, and
  * continue inline through routing-only tasks until the next action task (the checkpoint), a
  * retry wait, or a settled result. Pure apart from `env.fetch`: the caller persists the result.
@@ -29,6 +37,9 @@ export async function advance(
   env: AdvanceEnvironment,
 ): Promise<AdvanceResult> {
   const state: InstanceState = { ...input.state, outputs: { ...input.state.outputs } };
+  // Kept only by a checkpoint of an advance that neither waited nor called out (loopCheckpoint).
+  const entriesBefore = typeof state._entries === "number" ? state._entries : 0;
+  delete state._entries;
   const result: AdvanceResult = {
     status: "running",
     task: input.task,
@@ -88,9 +99,25 @@ export async function advance(
   const limits = env.evalLimits as unknown as Json | undefined;
   const asFailure = (error: unknown) => failureOf(error, env.limitFlag);
   let ranAction = false;
+  let calledOut = false;
   // An advance runs at most one action: it stops (checkpoints) on entering the next action task.
   const mustCheckpoint = (target: CompiledTask, steps: number) =>
     (ranAction && target.task.action !== undefined) || steps >= MAX_INLINE_STEPS;
+  // A checkpoint of an advance that did not call out (a delay that moved on at once is no
+  // wait) carries its entries on; the advance that passes the bound fails instead.
+  const loopCheckpoint = (target: CompiledTask, steps: number) => {
+    if (!calledOut) {
+      const entries = entriesBefore + steps;
+      if (entries >= MAX_ENTRIES_WITHOUT_WAITING)
+        return fail(
+          "engine.limit",
+          `task "${target.task.id}": engine.limit: the instance entered ${entries} tasks in a row without waiting or calling out (a loop that never waits); the most allowed is ${MAX_ENTRIES_WITHOUT_WAITING} (docs/limits.md "Other limits")`,
+          target.task.id,
+        );
+      state._entries = entries;
+    }
+    return checkpoint(result, env);
+  };
   for (let steps = 1; ; steps++) {
     const here: CompiledTask = current;
     const id = here.task.id;
@@ -165,6 +192,7 @@ export async function advance(
             `action type "${here.task.action!.type}" is not supported by this engine yet`,
           );
         }
+        calledOut = true;
         const response = await env.fetch(here, scope({ previous }), result.taskEpoch);
         call = response.call;
         self = { result: response.result, status: response.status, headers: response.headers, previous };
@@ -245,7 +273,7 @@ export async function advance(
       state._error = errorRoot;
       enter(result, target);
       current = target;
-      if (mustCheckpoint(target, steps)) return checkpoint(result, env);
+      if (mustCheckpoint(target, steps)) return loopCheckpoint(target, steps);
       continue;
     }
 
@@ -265,6 +293,6 @@ export async function advance(
     }
     enter(result, target);
     current = target;
-    if (mustCheckpoint(target, steps)) return checkpoint(result, env);
+    if (mustCheckpoint(target, steps)) return loopCheckpoint(target, steps);
   }
 }

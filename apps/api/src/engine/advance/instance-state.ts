@@ -25,6 +25,8 @@ export interface InstanceState {
   _wait?: ArmedWait;
   _outcome?: RecordedOutcome;
   _spawn?: SpawnMark;
+  /** Task entries in a row without waiting or calling out, carried by a loop's checkpoints (advance.ts). */
+  _entries?: number;
   [key: string]: Json | undefined;
 }
 
@@ -33,7 +35,14 @@ export interface InstanceState {
  * advance left them (present or deleted), never the stored copy: a key left over from an earlier
  * visit would make the next advance resume the wrong park or spawn.
  */
-export const PER_VISIT_KEYS: ReadonlySet<string> = new Set(["_error", "_wait", "_outcome", "_spawn", "_children"]);
+export const PER_VISIT_KEYS: ReadonlySet<string> = new Set([
+  "_error",
+  "_wait",
+  "_outcome",
+  "_spawn",
+  "_children",
+  "_entries",
+]);
 
 export function asInstanceState(value: Json): InstanceState {
   const object =
