@@ -172,55 +172,6 @@ describe("tree limits at spawn", () => {
   });
 });
 
-describe("a spawn's write without its reservation", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await openHarness({ limits: { ...DEFAULT_LIMITS, treeDepth: 4, treeInstances: 20 } });
-    await h.deploy({ name: "leaf", tasks: [{ id: "done", action: { type: "delay", for: "1s" } }] });
-    await h.deploy({
-      name: "pair",
-      tasks: [{ id: "two", action: { type: "child_list", name: "leaf", over: "$: [{}, {}]" } }],
-    });
-  });
-  afterAll(async () => h?.close());
-
-  // The reservation commits without waiting for its WAL flush (pump/tree-room.ts): a database
-  // crash can lose it while the spawner's write still follows. That write must not insert
-  // unreserved children. The loss is made here by clearing the reservation before the write.
-  it("is refused, inserting nothing; the instance runs again under a new lease and spawns with a reservation", async () => {
-    const id = await h.start("pair");
-    const engine = h.newEngine(
-      "loses-reservation",
-      {},
-      {
-        beforeWrite: async (instance) => {
-          await h.db.execute(sql`UPDATE instances SET reserved_children = 0 WHERE id = ${instance}`);
-        },
-      },
-    );
-    expect(await engine.tick(), "the write was refused").toBe(0);
-    const count = async () =>
-      Number(
-        rowsOf<{ n: number }>(
-          await h.db.execute(sql`SELECT count(*)::int AS n FROM instances WHERE root_id = ${id}`),
-        )[0].n,
-      );
-    expect(await count()).toBe(1);
-    expect((await h.get(id)).status).toBe("running");
-    // The lease lapses; the harness's engine reclaims the row and spawns, reserving again.
-    expect(await h.tick(60_000)).toBe(1);
-    expect(await count()).toBe(3);
-    const [root] = rowsOf<{ tree_size: number | string; reserved_children: number | string }>(
-      await h.db.execute(sql`SELECT tree_size, reserved_children FROM instances WHERE id = ${id}`),
-    );
-    // The lost reservation's 2 stay in tree_size (an over-count, taken back by the exact count of a refusal).
-    expect({ treeSize: Number(root.tree_size), reserved: Number(root.reserved_children) }).toEqual({
-      treeSize: 5,
-      reserved: 0,
-    });
-  });
-});
-
 describe("every verb on the largest tree allowed", () => {
   const size = DEFAULT_LIMITS.treeInstances;
   let h: Harness;
