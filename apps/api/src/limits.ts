@@ -40,6 +40,8 @@ export interface ServerLimits {
   definitionCache: number;
   /** Signals buffered for one instance (tasks not waiting yet); one more is a 409. */
   bufferedSignals: number;
+  /** Bytes of one fetch response body; past it the attempt fails with output.too_large. */
+  fetchResponseBytes: number;
 }
 
 export interface LimitFlag {
@@ -200,6 +202,14 @@ export const LIMITS: readonly LimitFlag[] = [
     description: "signals buffered for one instance whose task is not waiting; one more is refused with 409 conflict",
     default: 100,
     min: 1,
+  },
+  {
+    key: "fetchResponseBytes",
+    flag: "limit-fetch-response-bytes",
+    description: "bytes of one fetch response body; a longer one fails the attempt with output.too_large",
+    // The same as MAX_RESPONSE_BYTES (engine/advance/tasks/fetch.ts), the bound of a fetch run without the flag.
+    default: 8 * 1024 * 1024,
+    min: 1024,
   },
 ];
 

@@ -1,5 +1,6 @@
 import type { ActionHandlers } from "../http/action-handler.js";
-import { unsupported } from "../refusal.js";
+import { invalid, unsupported } from "../refusal.js";
+import { LATEST_CLOCK_MS } from "../storage/clock.js";
 
 export const debugHandlers = {
   health: async (_request, { database, dbKind, workerId, engine, config }) => {
@@ -32,6 +33,11 @@ export const debugHandlers = {
   tick: async ({ body }, { clock, engine, config }) => {
     if (!config.tickEnabled) throw unsupported("POST /tick is disabled on this server (--no-tick)");
     const advance = body?.advance_ms ?? 0;
+    if (advance > clock.room())
+      throw invalid(
+        `advance_ms ${advance} would move the server clock past ${new Date(LATEST_CLOCK_MS).toISOString()}, the latest instant an instance id holds; it may move ${clock.room()} ms more (it has moved ${clock.offset()} ms since the server started)`,
+        [{ path: "body.advance_ms", message: `at most ${clock.room()} more` }],
+      );
     if (advance > 0) clock.advance(advance);
     return { body: { count: await engine.tick() } };
   },

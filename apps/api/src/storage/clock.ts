@@ -5,18 +5,31 @@
  */
 export interface Clock {
   now(): number;
-  /** Moves the offset forward (cumulative). */
+  /** Moves the offset forward (cumulative); RangeError past LATEST_CLOCK_MS, moving nothing. */
   advance(ms: number): void;
   offset(): number;
+  /** How far the clock may still move forward. */
+  room(): number;
 }
+
+/**
+ * The latest instant the clock may reach: ids (UUIDv7, storage/ids.ts) carry 48 bits of unix
+ * ms, and a minute below that leaves room for ids that run ahead within a millisecond. Repeated
+ * `/tick advance_ms` once moved the clock past it and every start answered 500 (docs/limits.md
+ * "Audit, session 8").
+ */
+export const LATEST_CLOCK_MS = 2 ** 48 - 1 - 60_000;
 
 export function createClock(realNow: () => number = Date.now): Clock {
   let offset = 0;
+  const room = () => Math.max(0, LATEST_CLOCK_MS - (realNow() + offset));
   return {
     now: () => realNow() + offset,
     advance: (ms) => {
+      if (ms > room()) throw new RangeError(`the clock cannot move ${ms} ms forward: ${room()} ms are left`);
       offset += ms;
     },
     offset: () => offset,
+    room,
   };
 }

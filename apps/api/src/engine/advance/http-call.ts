@@ -124,7 +124,7 @@ export function httpCall(call: HttpCall): Promise<HttpResponse> {
           fail(
             new TaskFailure(
               "output.too_large",
-              `response from ${describe(call.url)} exceeds ${call.maxResponseBytes} bytes`,
+              `response from ${describe(call.url)} exceeds ${call.maxResponseBytes} bytes (--limit-fetch-response-bytes)`,
             ),
           );
           return;

@@ -116,6 +116,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                   policy: fetchPolicy,
                   defs: def.definition.$defs,
                   abort: abandoned,
+                  maxResponseBytes: config.limits.fetchResponseBytes,
                   observeCall: (host, status, seconds) => metrics.fetched(host, statusClass(status), seconds),
                 });
               },
