@@ -84,7 +84,11 @@ describe("steps charged for work proportional to a value's size", () => {
   const s = "a".repeat(100_000);
   const t = `${"a".repeat(99_999)}b`;
   const obj = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
-  const scope = { input: { xs, s, t, obj, list: [s], big: [obj] } };
+  // Kept exactly (LosslessNumber): 60,000 digits after the point, within the float64 range.
+  const long = parseJson(`{"n": 0.${"2".repeat(60_000)}, "m": 0.${"2".repeat(59_999)}3}`) as {
+    [k: string]: LosslessNumber;
+  };
+  const scope = { input: { xs, s, t, obj, list: [s], big: [obj], ...long } };
   const repeated: Array<[string, string]> = [
     ["len of a string", "map(input.xs, x => len(input.s))"],
     ["len of an object", "map(input.xs, x => len(input.obj))"],
@@ -96,6 +100,10 @@ describe("steps charged for work proportional to a value's size", () => {
     ["!= of objects", 'map(input.xs, x => input.obj != {"k0": 0})'],
     ["<", "map(input.xs, x => input.s < input.t)"],
     ["join of an object", 'map(input.xs, x => len(join(input.big, "")))'],
+    ["== of long numbers", "map(input.xs, x => input.n == input.m)"],
+    ["< of long numbers", "map(input.xs, x => input.n < input.m)"],
+    ["contains of a long number", "map(input.xs, x => contains([input.n], input.m))"],
+    ["- of long numbers", "map(input.xs, x => input.n - input.m > 0)"],
   ];
   for (const [what, source] of repeated)
     it(`stops ${what} repeated over a large value at the step budget`, () => {

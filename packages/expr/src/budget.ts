@@ -98,6 +98,11 @@ export function stepFor(budget: EvalBudget, size: number): void {
   if (size >= STEP_CHARS) step(budget, Math.floor(size / STEP_CHARS));
 }
 
+/** Characters of a number kept exactly (a LosslessNumber's text); 0 for a float64, whose work is constant. */
+export function numberChars(value: Json): number {
+  return isLosslessNumber(value) ? value.value.length : 0;
+}
+
 /** Refuses a string about to be built with `length` characters. */
 export function checkLength(budget: EvalBudget, length: number, what: string): void {
   if (length + 2 > budget.limits.maxValueBytes)

@@ -1,6 +1,15 @@
 import { type Expr, sourceOf } from "./ast.js";
 import { BUILTINS } from "./builtins.js";
-import { checkComposite, checkLength, type EvalBudget, jsonSize, scopeBudget, step, stepFor } from "./budget.js";
+import {
+  checkComposite,
+  checkLength,
+  type EvalBudget,
+  jsonSize,
+  numberChars,
+  scopeBudget,
+  step,
+  stepFor,
+} from "./budget.js";
 import { ExprLimitError, ExprRuntimeError } from "./errors.js";
 import type { Json } from "./json.js";
 import {
@@ -167,6 +176,8 @@ function runBinary(node: Extract<Expr, { kind: "binary" }>, ctx: Context): Json 
   }
   const left = run(node.left, ctx);
   const right = run(node.right, ctx);
+  // Numbers kept exactly cost work in their digits (== and != are charged by deepEqual).
+  if (op !== "==" && op !== "!=") stepFor(ctx.budget, numberChars(left) + numberChars(right));
   switch (op) {
     case "==":
       return deepEqual(left, right, ctx.budget);

@@ -1,6 +1,6 @@
 import { type Json, stringifyJson } from "./json.js";
 export { setKey } from "./json.js";
-import { DEFAULT_EVAL_LIMITS, type EvalBudget, step, stepFor } from "./budget.js";
+import { DEFAULT_EVAL_LIMITS, type EvalBudget, numberChars, step, stepFor } from "./budget.js";
 import { compareNumbers, isJsonNumber, numberText, shortNumberText } from "./numbers.js";
 
 export type ValueKind = "null" | "boolean" | "string" | "number" | "array" | "object";
@@ -45,6 +45,7 @@ export function deepEqual(a: Json, b: Json, budget?: EvalBudget): boolean {
   if (budget !== undefined) {
     step(budget);
     if (typeof a === "string" && typeof b === "string") stepFor(budget, Math.min(a.length, b.length));
+    else stepFor(budget, numberChars(a) + numberChars(b));
   }
   if (isJsonNumber(a)) return isJsonNumber(b) && compareNumbers(a, b) === 0;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object" || isJsonNumber(b)) return false;
