@@ -5,7 +5,8 @@ import { sql } from "drizzle-orm";
 import type { Clock } from "../../storage/clock.js";
 import { type Db, executePrepared, rowsOf, inTransaction } from "../../storage/db.js";
 import type { AdvanceResult } from "../advance/advance-types.js";
-import type { ChildSpawn } from "../advance/tasks/child.js";
+import { CHILDREN_PER_TURN, type ChildSpawn } from "../advance/tasks/child.js";
+import { acceptFirst } from "../../event-loop.js";
 import { freshInstanceRow, freshState } from "../start.js";
 import { lockInIdOrder } from "../trees/lock.js";
 import type { ClaimedRow } from "./claim.js";
@@ -75,7 +76,9 @@ export async function writeAdvances(
 
   const logs: Array<ReturnType<typeof logRow> & { gate_id: string }> = [];
   const children: Array<ReturnType<typeof childRecord>> = [];
-  const records = writes.map(({ claim, result, keepLeaseFor }, i) => {
+  const records: Array<{ id: string } & Record<string, unknown>> = [];
+  let built = 0;
+  for (const [i, { claim, result, keepLeaseFor }] of writes.entries()) {
     const keep =
       keepLeaseFor !== undefined && result.status === "running" && result.wakeAt !== null && result.wakeAt <= now;
     for (const log of result.logs)
@@ -102,8 +105,10 @@ export async function writeAdvances(
       );
       // Gated on the parent: the line is written only if the parent's write (which inserts the child) lands.
       logs.push({ ...logRow(started, now), gate_id: claim.id });
+      // Thousands of children are built in several turns of the event loop, not one (docs/limits.md#trees).
+      if (++built % CHILDREN_PER_TURN === 0) await acceptFirst();
     }
-    return {
+    records.push({
       id: claim.id,
       root_id: claim.rootId,
       lease_epoch: claim.leaseEpoch,
@@ -129,8 +134,8 @@ export async function writeAdvances(
       pending: result.spawns === undefined ? null : result.spawns.length,
       // The visit of an external task ended without a resolve (or after one): its claim row goes with this write.
       clear_wait: result.externalWait === "clear",
-    };
-  });
+    });
+  }
   // A settling child decrements its parent's counter: the parent row is locked with the batch's
   // own rows, in id order (lifecycle verbs lock trees in id order too), so no two statements
   // ever wait on each other in a cycle.

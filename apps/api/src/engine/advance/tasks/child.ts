@@ -4,6 +4,7 @@ import type { CompiledTask } from "../compiled-definition.js";
 import type { InstanceState } from "../instance-state.js";
 import { isSettled } from "../../statuses.js";
 import { TaskFailure } from "../task-failure.js";
+import { acceptFirst } from "../../../event-loop.js";
 
 // `child`, `child_map` and `child_list` tasks (docs/language.md#children). A visit runs in two advances:
 // the first evaluates the children's inputs, validates them against each child's input_schema
@@ -55,13 +56,19 @@ export interface ChildEnvironment {
   newId(): string;
 }
 
-/** `spawned`: park until they settle. `done`: the task's result; `started` when the visit also began in this advance (an empty child_list). */
 /**
  * Children one task visit may start: they are inserted with the parent's write, in one
  * statement, so this bounds that statement (and a runaway `over`). Larger fan-outs nest.
  */
 export const MAX_CHILDREN_PER_SPAWN = 10_000;
 
+/**
+ * Children planned, and built into the advance's write (pump/commit.ts), per turn of the event
+ * loop: 10,000 children in one turn held it 0.3 s (docs/limits.md#trees).
+ */
+export const CHILDREN_PER_TURN = 500;
+
+/** `spawned`: park until they settle. `done`: the task's result; `started` when the visit also began in this advance (an empty child_list). */
 export type ChildStep = { kind: "spawned"; spawns: ChildSpawn[] } | { kind: "done"; result: Json; started?: true };
 
 /** A child ended `failed` (or was cancelled): its ancestors fail with its code; never caught by on_error. */
@@ -147,6 +154,7 @@ export async function runChildren(
       input: checked.value,
       firstTask: first.id,
     });
+    if (spawns.length % CHILDREN_PER_TURN === 0) await acceptFirst();
   }
 
   const action = here.task.action!;
