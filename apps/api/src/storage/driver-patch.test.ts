@@ -62,4 +62,29 @@ describe.skipIf(!onPostgres)("the patched postgres driver", () => {
       await sql.end({ timeout: 0 });
     }
   }, 30_000);
+
+  // porsager/postgres#1189: a BEGIN whose write filled the connection's pipeline skipped the
+  // hook that reserves the connection for its transaction, so sql.begin failed with
+  // UNSAFE_TRANSACTION and left the transaction open on a pooled connection (seen once under
+  // load on the engine's batched writes, docs/limits.md "Audit, session 8"). A pipeline of 0
+  // makes every BEGIN the one that fills it.
+  it("reserves the connection of a transaction whose BEGIN filled the pipeline", async () => {
+    const sql = postgres(process.env.DATABASE_URL!, { max: 2, max_pipeline: 0, onnotice: () => {} });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          sql.begin(async (tx) => {
+            const [row] = await tx`select ${i}::int as n`;
+            return row;
+          }),
+        ),
+      );
+      expect(results.map((r) => Number(r.n))).toEqual([0, 1, 2, 3]);
+      const [open] = await sql`select count(*)::int as n from pg_stat_activity
+        where state like 'idle in transaction%' and application_name = current_setting('application_name')`;
+      expect(Number(open.n), "no transaction left open on a pooled connection").toBe(0);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  });
 });
