@@ -42,6 +42,10 @@ export interface ServerLimits {
   bufferedSignals: number;
   /** Bytes of one fetch response body; past it the attempt fails with output.too_large. */
   fetchResponseBytes: number;
+  /** Children one task visit may start; more fail the visit with engine.spawn. */
+  childrenPerVisit: number;
+  /** Tasks an instance enters in a row without waiting or calling out; more fail it with engine.limit. */
+  entriesWithoutWaiting: number;
 }
 
 export interface LimitFlag {
@@ -210,6 +214,22 @@ export const LIMITS: readonly LimitFlag[] = [
     // The same as MAX_RESPONSE_BYTES (engine/advance/tasks/fetch.ts), the bound of a fetch run without the flag.
     default: 8 * 1024 * 1024,
     min: 1024,
+  },
+  {
+    key: "childrenPerVisit",
+    flag: "limit-children-per-visit",
+    description: "children one task visit (child_list, child_map) may start; more fail the visit with engine.spawn",
+    // The same as MAX_CHILDREN_PER_SPAWN (engine/advance/tasks/child.ts), the bound of an advance run without the flag.
+    default: 10_000,
+    min: 1,
+  },
+  {
+    key: "entriesWithoutWaiting",
+    flag: "limit-entries-without-waiting",
+    description: "tasks an instance enters in a row without waiting or calling out; more fail it with engine.limit",
+    // The same as MAX_ENTRIES_WITHOUT_WAITING (engine/advance/advance.ts).
+    default: 100_000,
+    min: 1000,
   },
 ];
 

@@ -12,6 +12,37 @@ import { rowsOf } from "../../src/storage/db.js";
 import { freshInstanceRow, freshState } from "../../src/engine/start.js";
 import { type Harness, openHarness } from "../support/engine-harness.js";
 
+describe("--limit-children-per-visit", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await openHarness({ limits: { ...DEFAULT_LIMITS, childrenPerVisit: 3 } });
+    await h.deploy({ name: "leaf", tasks: [{ id: "done" }] });
+    await h.deploy({
+      name: "fan",
+      input_schema: { type: "object", properties: { items: { type: "array", items: { type: "object" } } } },
+      tasks: [{ id: "each", action: { type: "child_list", name: "leaf", over: "$: input.items" } }],
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it("lets a visit start as many children as the flag allows", async () => {
+    const id = await h.start("fan", { items: [{}, {}, {}] });
+    expect((await h.runToEnd(id, 1000, 50)).status).toBe("completed");
+  });
+
+  it("fails a visit that would start more with engine.spawn naming the flag, starting none", async () => {
+    const id = await h.start("fan", { items: [{}, {}, {}, {}] });
+    const root = await h.runToEnd(id, 1000, 50);
+    expect(root.status).toBe("failed");
+    expect(root.errorCode).toBe("engine.spawn");
+    expect(root.errorMessage).toContain(
+      'task "each" would start 4 children; at most 3 may be started by one task visit (--limit-children-per-visit)',
+    );
+    const rows = await h.db.execute(sql`SELECT count(*)::int AS n FROM instances WHERE root_id = ${id}`);
+    expect(Number(rowsOf<{ n: number }>(rows)[0].n)).toBe(1);
+  });
+});
+
 describe("tree limits at spawn", () => {
   let h: Harness;
   beforeAll(async () => {

@@ -49,6 +49,10 @@ export interface AdvanceEnvironment {
   evalLimits?: Readonly<EvalLimits>;
   /** Turns a passed evaluation bound into the flag that sets it, for the engine.limit message. */
   limitFlag?: (error: ExprLimitError) => string;
+  /** Children one task visit may start (--limit-children-per-visit); MAX_CHILDREN_PER_SPAWN where absent. */
+  maxChildrenPerVisit?: number;
+  /** Tasks entered in a row without waiting or calling out (--limit-entries-without-waiting); MAX_ENTRIES_WITHOUT_WAITING where absent. */
+  maxEntriesWithoutWaiting?: number;
 }
 
 export type AdvanceStatus = "running" | "completed" | "failed" | "raised";

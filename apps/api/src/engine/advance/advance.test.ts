@@ -218,10 +218,24 @@ describe("a loop that never waits", () => {
     expect(result.status).toBe("failed");
     expect(result.errorCode).toBe("engine.limit");
     expect(result.errorMessage).toBe(
-      `task "a": engine.limit: the instance entered ${MAX_ENTRIES_WITHOUT_WAITING} tasks in a row without waiting or calling out (a loop that never waits); the most allowed is ${MAX_ENTRIES_WITHOUT_WAITING} (docs/limits.md "Other limits")`,
+      `task "a": engine.limit: the instance entered ${MAX_ENTRIES_WITHOUT_WAITING} tasks in a row without waiting or calling out (a loop that never waits); the most allowed is ${MAX_ENTRIES_WITHOUT_WAITING} (--limit-entries-without-waiting)`,
     );
     expect(advances).toBe(MAX_ENTRIES_WITHOUT_WAITING / MAX_INLINE_STEPS);
     expect(result.state.outputs.a).toEqual({ n: MAX_ENTRIES_WITHOUT_WAITING / 2 });
+  });
+
+  it("fails at --limit-entries-without-waiting when the server sets it lower", async () => {
+    const def = spin();
+    let at = input("a");
+    let result = await advance(def, at, { ...env(), maxEntriesWithoutWaiting: 2 * MAX_INLINE_STEPS });
+    for (let advances = 1; result.status === "running" && advances < 10; advances++) {
+      at = { ...at, task: result.task, taskEpoch: result.taskEpoch, state: result.state };
+      result = await advance(def, at, { ...env(), maxEntriesWithoutWaiting: 2 * MAX_INLINE_STEPS });
+    }
+    expect(result.errorCode).toBe("engine.limit");
+    expect(result.errorMessage).toContain(
+      `the most allowed is ${2 * MAX_INLINE_STEPS} (--limit-entries-without-waiting)`,
+    );
   });
 
   it("counts a delay that moves on at once as not waiting", async () => {

@@ -5,7 +5,7 @@
 import type { LogLevel } from "@baton/log";
 import { evaluateShape, type Json, LIMITS_KEY, type Scope } from "@baton/expr";
 import { AdvanceAbandoned } from "./abandoned.js";
-import { ChildFailed, isChildTask, runChildren } from "./tasks/child.js";
+import { ChildFailed, isChildTask, MAX_CHILDREN_PER_SPAWN, runChildren } from "./tasks/child.js";
 import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
 import { routeError } from "./error-route.js";
 import { truncate } from "../../format.js";
@@ -100,6 +100,7 @@ export async function advance(
   const asFailure = (error: unknown) => failureOf(error, env.limitFlag);
   let ranAction = false;
   let calledOut = false;
+  const maxEntries = env.maxEntriesWithoutWaiting ?? MAX_ENTRIES_WITHOUT_WAITING;
   // An advance runs at most one action: it stops (checkpoints) on entering the next action task.
   const mustCheckpoint = (target: CompiledTask, steps: number) =>
     (ranAction && target.task.action !== undefined) || steps >= MAX_INLINE_STEPS;
@@ -108,10 +109,10 @@ export async function advance(
   const loopCheckpoint = (target: CompiledTask, steps: number) => {
     if (!calledOut) {
       const entries = entriesBefore + steps;
-      if (entries >= MAX_ENTRIES_WITHOUT_WAITING)
+      if (entries >= maxEntries)
         return fail(
           "engine.limit",
-          `task "${target.task.id}": engine.limit: the instance entered ${entries} tasks in a row without waiting or calling out (a loop that never waits); the most allowed is ${MAX_ENTRIES_WITHOUT_WAITING} (docs/limits.md "Other limits")`,
+          `task "${target.task.id}": engine.limit: the instance entered ${entries} tasks in a row without waiting or calling out (a loop that never waits); the most allowed is ${maxEntries} (--limit-entries-without-waiting)`,
           target.task.id,
         );
       state._entries = entries;
@@ -157,6 +158,7 @@ export async function advance(
           scope: scope({ previous }),
           defs: def.definition.$defs,
           env: env.children,
+          maxChildren: env.maxChildrenPerVisit ?? MAX_CHILDREN_PER_SPAWN,
         });
         if (step.kind === "spawned" || step.started === true) {
           const count = step.kind === "spawned" ? step.spawns.length : 0;

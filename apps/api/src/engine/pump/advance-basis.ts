@@ -53,6 +53,8 @@ export function createAdvanceBasis(deps: {
         },
         evalLimits,
         limitFlag,
+        maxChildrenPerVisit: config.limits.childrenPerVisit,
+        maxEntriesWithoutWaiting: config.limits.entriesWithoutWaiting,
       };
     },
     /**

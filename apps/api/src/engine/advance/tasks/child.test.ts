@@ -49,4 +49,37 @@ describe("a child_list of thousands of children", () => {
     expect(madeAt[count - 1], "turns passed while the children were planned").toBeGreaterThanOrEqual(3);
     expect(madeAt[0]).toBe(madeAt[CHILDREN_PER_TURN - 1]);
   });
+
+  it("fails the visit with engine.spawn naming --limit-children-per-visit past the server's bound, starting none", async () => {
+    const leaf = compiled({ name: "leaf", tasks: [{ id: "done" }] });
+    const fan = compiled({
+      name: "fan",
+      input_schema: { type: "object", properties: { items: { type: "array", items: { type: "object" } } } },
+      tasks: [{ id: "each", action: { type: "child_list", name: "leaf", over: "$: input.items" } }],
+    });
+    const made: string[] = [];
+    const env: ChildEnvironment = {
+      resolveChild: async () => ({ version: 1, definition: leaf.definition }),
+      loadChildren: async () => [],
+      checkTreeRoom: async () => {},
+      newId: () => {
+        made.push("id");
+        return "c";
+      },
+    };
+    const items = [{}, {}, {}, {}];
+    const failure = await runChildren(
+      fan.byId.get("each")!,
+      { input: { items }, outputs: {}, _children: {} } as never,
+      { taskEpoch: 1, scope: { input: { items } } as never, env, maxChildren: 3 },
+    ).then(
+      () => undefined,
+      (error: unknown) => error as { code?: string; message: string },
+    );
+    expect(failure?.code).toBe("engine.spawn");
+    expect(failure?.message).toBe(
+      'task "each" would start 4 children; at most 3 may be started by one task visit (--limit-children-per-visit)',
+    );
+    expect(made).toEqual([]);
+  });
 });

@@ -57,8 +57,9 @@ export interface ChildEnvironment {
 }
 
 /**
- * Children one task visit may start: they are inserted with the parent's write, in one
- * statement, so this bounds that statement (and a runaway `over`). Larger fan-outs nest.
+ * Children one task visit may start by default (--limit-children-per-visit): they are inserted
+ * with the parent's write, in one statement, so this bounds that statement (and a runaway
+ * `over`). Larger fan-outs nest.
  */
 export const MAX_CHILDREN_PER_SPAWN = 10_000;
 
@@ -95,7 +96,7 @@ interface Planned {
 export async function runChildren(
   here: CompiledTask,
   state: InstanceState,
-  ctx: { taskEpoch: number; scope: Scope; defs?: Record<string, Schema>; env: ChildEnvironment },
+  ctx: { taskEpoch: number; scope: Scope; defs?: Record<string, Schema>; env: ChildEnvironment; maxChildren?: number },
 ): Promise<ChildStep> {
   const { taskEpoch, env } = ctx;
   const id = here.task.id;
@@ -116,10 +117,11 @@ export async function runChildren(
   delete state._spawn;
 
   const planned = plan(here, ctx.scope);
-  if (planned.length > MAX_CHILDREN_PER_SPAWN) {
+  const maxChildren = ctx.maxChildren ?? MAX_CHILDREN_PER_SPAWN;
+  if (planned.length > maxChildren) {
     throw new TaskFailure(
       "engine.spawn",
-      `task "${id}" would start ${planned.length} children; at most ${MAX_CHILDREN_PER_SPAWN} may be started by one task visit`,
+      `task "${id}" would start ${planned.length} children; at most ${maxChildren} may be started by one task visit (--limit-children-per-visit)`,
     );
   }
   if (planned.length > 0) await env.checkTreeRoom(id, planned.length);
