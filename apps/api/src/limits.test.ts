@@ -10,6 +10,13 @@ describe("the limits table", () => {
     for (const limit of LIMITS) expect(page, limit.flag).toContain(`| \`--${limit.flag}\` | \`${limit.default}\` |`);
   });
 
+  it("documents each embedded-database default beside its flag", () => {
+    for (const limit of LIMITS.filter((l) => l.pgliteDefault !== undefined))
+      expect(page, limit.flag).toMatch(
+        new RegExp(`\\| \`--${limit.flag}\` \\| \`${limit.default}\` \\| [^\\n]*\\(PGlite\\) the default is \`${limit.pgliteDefault}\``),
+      );
+  });
+
   it("gives every limit a safe default at or above its minimum", () => {
     for (const limit of LIMITS) expect(limit.default, limit.flag).toBeGreaterThanOrEqual(limit.min);
     expect(new Set(LIMITS.map((l) => l.flag)).size).toBe(LIMITS.length);

@@ -54,6 +54,12 @@ export interface LimitFlag {
   flag: string;
   description: string;
   default: number;
+  /**
+   * The default on the embedded database where it must be lower: PGlite runs each statement on
+   * the server's thread with one connection, so a verb or spawn over this many rows holds every
+   * request, /healthz included (docs/limits.md "Large trees on PGlite"). A flag given wins.
+   */
+  pgliteDefault?: number;
   min: number;
 }
 
@@ -166,8 +172,10 @@ export const LIMITS: readonly LimitFlag[] = [
   {
     key: "treeInstances",
     flag: "limit-tree-instances",
-    description: "instances in one tree, its root included (a spawn that would pass it fails with engine.spawn)",
+    description:
+      "instances in one tree, its root included (a spawn that would pass it fails with engine.spawn); 1000 on PGlite",
     default: 10_000,
+    pgliteDefault: 1_000,
     min: 2,
   },
   {
@@ -218,9 +226,11 @@ export const LIMITS: readonly LimitFlag[] = [
   {
     key: "childrenPerVisit",
     flag: "limit-children-per-visit",
-    description: "children one task visit (child_list, child_map) may start; more fail the visit with engine.spawn",
+    description:
+      "children one task visit (child_list, child_map) may start; more fail the visit with engine.spawn; 1000 on PGlite",
     // The same as MAX_CHILDREN_PER_SPAWN (engine/advance/tasks/child.ts), the bound of an advance run without the flag.
     default: 10_000,
+    pgliteDefault: 1_000,
     min: 1,
   },
   {

@@ -204,7 +204,15 @@ const program = new Command("baton-api")
         reconnectMaxMs: opts.dbReconnectMax,
         pingTimeoutMs: opts.dbPingTimeout,
       },
-      limits: Object.fromEntries(LIMITS.map((l) => [l.key, opts[camelCase(l.flag)]])) as unknown as ServerLimits,
+      limits: Object.fromEntries(
+        LIMITS.map((l) => {
+          const key = camelCase(l.flag);
+          // The embedded database's own default (limits.ts pgliteDefault) unless the flag was given.
+          const embedded =
+            opts.db === undefined && l.pgliteDefault !== undefined && program.getOptionValueSource(key) === "default";
+          return [l.key, embedded ? l.pgliteDefault : opts[key]];
+        }),
+      ) as unknown as ServerLimits,
     };
     try {
       // Before the database is opened: a bad secret file must not wait for a migration.
