@@ -13,7 +13,9 @@ describe("the limits table", () => {
   it("documents each embedded-database default beside its flag", () => {
     for (const limit of LIMITS.filter((l) => l.pgliteDefault !== undefined))
       expect(page, limit.flag).toMatch(
-        new RegExp(`\\| \`--${limit.flag}\` \\| \`${limit.default}\` \\| [^\\n]*\\(PGlite\\) the default is \`${limit.pgliteDefault}\``),
+        new RegExp(
+          `\\| \`--${limit.flag}\` \\| \`${limit.default}\` \\| [^\\n]*\\(PGlite\\) the default is \`${limit.pgliteDefault}\``,
+        ),
       );
   });
 
