@@ -157,7 +157,7 @@ async function seed(ctx, t, columns, from, count, rebuild) {
   }
   codeCase += " END";
   // 30 % greet, the other 19 evenly.
-  const process = `CASE WHEN ((g * 31) % 100) < 30 THEN 'greet' ELSE (ARRAY[${PROCESSES.slice(1).map((p) => `'${p}'`).join(",")}])[1 + ((g * 17) % ${PROCESSES.length - 1})] END`;
+  const process = `CASE WHEN ((g * 31) % 100) < 30 THEN 'greet' ELSE (ARRAY[${PROCESSES.slice(1).map((p) => `'${p}'`).join(",")}])[(1 + ((g * 17) % ${PROCESSES.length - 1}))::int] END`;
   const override = (r, child) => ({
     id: child ? idSql(`${created} + 1`, "g", "c.n") : idSql(created, "g", 0),
     root_id: idSql(created, "g", 0),
@@ -178,23 +178,37 @@ async function seed(ctx, t, columns, from, count, rebuild) {
   const BATCH = 500_000;
   for (let lo = from + 1; lo <= from + count; lo += BATCH) {
     const hi = Math.min(from + count, lo + BATCH - 1);
-    await sql.unsafe(`
-      INSERT INTO instances (${columns.join(", ")})
-      SELECT ${select(false)}
-      FROM generate_series(${lo}, ${hi}) g
-      CROSS JOIN LATERAL (SELECT ${kind} AS k) r
-      JOIN ${kindTemplates} ON kt.k = r.k
-      JOIN instances t ON t.id = kt.id`);
-    await sql.unsafe(`
-      INSERT INTO instances (${columns.join(", ")})
-      SELECT ${select(true)}
-      FROM generate_series(${lo}, ${hi}) g
-      JOIN (SELECT row_number() OVER (ORDER BY spawn_key) AS n, i.* FROM instances i WHERE i.id IN (${t.kids.map((k) => `'${k}'`).join(",")})) c ON true
-      JOIN instances t ON t.id = c.id
-      WHERE ${h} < ${TREE_PER_10000}`);
+    // Triggers off for the bulk insert (the counters are recounted below, as a migration would).
+    await sql.begin(async (tx) => {
+      await tx.unsafe("SET LOCAL session_replication_role = replica");
+      await tx.unsafe(`
+        INSERT INTO instances (${columns.join(", ")})
+        SELECT ${select(false)}
+        FROM generate_series(${lo}::bigint, ${hi}::bigint) g
+        CROSS JOIN LATERAL (SELECT ${kind} AS k) r
+        JOIN ${kindTemplates} ON kt.k = r.k
+        JOIN instances t ON t.id = kt.id`);
+      await tx.unsafe(`
+        INSERT INTO instances (${columns.join(", ")})
+        SELECT ${select(true)}
+        FROM generate_series(${lo}::bigint, ${hi}::bigint) g
+        JOIN (SELECT row_number() OVER (ORDER BY spawn_key) AS n, i.* FROM instances i WHERE i.id IN (${t.kids.map((k) => `'${k}'`).join(",")})) c ON true
+        JOIN instances t ON t.id = c.id
+        WHERE ${h} < ${TREE_PER_10000}`);
+    });
     log(`history: roots ${lo}..${hi} inserted`);
   }
   for (const i of indexes) await sql.unsafe(i.indexdef);
+  // The counters of GET /instances/counts (migration 0012), where the build has them: exact again.
+  const [{ counters }] = await sql`select to_regclass('instance_counts') is not null as counters`;
+  if (counters)
+    await sql.begin(async (tx) => {
+      await tx.unsafe("LOCK TABLE instances IN SHARE ROW EXCLUSIVE MODE");
+      await tx.unsafe("DELETE FROM instance_counts");
+      await tx.unsafe("DELETE FROM instance_count_deltas");
+      await tx.unsafe(`INSERT INTO instance_counts SELECT status, process, coalesce(phase, ''), coalesce(error_code, ''), parent_id IS NULL, count(*)
+        FROM instances GROUP BY 1, 2, 3, 4, 5`);
+    });
   await sql.unsafe("VACUUM ANALYZE instances");
 }
 

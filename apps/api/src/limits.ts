@@ -46,6 +46,8 @@ export interface ServerLimits {
   childrenPerVisit: number;
   /** Tasks an instance enters in a row without waiting or calling out; more fail it with engine.limit. */
   entriesWithoutWaiting: number;
+  /** Rows counted on each side of a list page (items_before/items_after); past it the count is marked inexact. */
+  pageCount: number;
 }
 
 export interface LimitFlag {
@@ -240,6 +242,14 @@ export const LIMITS: readonly LimitFlag[] = [
     // The same as MAX_ENTRIES_WITHOUT_WAITING (engine/advance/advance.ts).
     default: 100_000,
     min: 1000,
+  },
+  {
+    key: "pageCount",
+    flag: "limit-page-count",
+    description:
+      "rows a list counts on each side of a page (items_before/items_after); past it the count stops there and the page marks it items_after_exact: false",
+    default: 1_000,
+    min: 100,
   },
 ];
 
