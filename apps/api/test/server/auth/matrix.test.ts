@@ -113,8 +113,12 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
 };
 
 describe("the registry drives the checks", () => {
-  it("declares a permission list on every endpoint but /healthz", () => {
-    expect(registry.filter((a) => a.permissions === "public").map((a) => a.path)).toEqual(["/healthz"]);
+  it("declares a permission list on every endpoint but the probes", () => {
+    expect(registry.filter((a) => a.permissions === "public").map((a) => a.path)).toEqual([
+      "/healthz",
+      "/livez",
+      "/readyz",
+    ]);
     expect(guarded.length).toBeGreaterThan(30);
   });
 
@@ -175,9 +179,15 @@ describe("without a credential", () => {
     },
   );
 
-  it("still serves /healthz (and its /api/healthz alias) and /public/*", async () => {
-    expect((await request(server.url, "GET", "/healthz")).status).toBe(200);
-    expect((await request(server.url, "GET", "/api/healthz")).status, "no credential needed on the alias").toBe(200);
+  it("still serves the probes (and their /api aliases) and /public/*", async () => {
+    for (const probe of ["/healthz", "/livez", "/readyz"]) {
+      expect((await request(server.url, "GET", probe)).status, probe).toBe(200);
+      expect((await request(server.url, "GET", `/api${probe}`)).status, `no credential needed on /api${probe}`).toBe(
+        200,
+      );
+    }
+    expect((await request(server.url, "GET", "/readyz")).body.status).toBe("ready");
+    expect((await request(server.url, "GET", "/livez")).body.status).toBe("ok");
     expect((await request(server.url, "GET", "/public/openapi.json")).status).toBe(200);
     expect((await request(server.url, "GET", "/public/docs")).status).toBe(200);
   });

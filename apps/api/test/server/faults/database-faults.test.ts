@@ -135,6 +135,13 @@ describe.skipIf(!onPostgres)("a replica whose PostgreSQL stops and starts again"
     const health = await api.get("/healthz");
     expect(health.status).toBe(503);
     expect(health.body.status).toBe("unavailable");
+    // Liveness never touches the database (restart on it only); readiness says why it is not ready.
+    const live = await api.get("/livez");
+    expect(live.status, live.text).toBe(200);
+    expect(live.body.status).toBe("ok");
+    const ready = await api.get("/readyz");
+    expect(ready.status, ready.text).toBe(503);
+    expect(ready.body).toMatchObject({ status: "unavailable", reason: "database", database: "postgres" });
     for (const [what, call] of [
       ["start", () => api.post("/api/instances", { process: "parked" })],
       ["list", () => api.get("/api/instances")],
@@ -154,6 +161,7 @@ describe.skipIf(!onPostgres)("a replica whose PostgreSQL stops and starts again"
     await until("/healthz to answer 200 again", async () =>
       (await api.get("/healthz").catch(() => undefined))?.status === 200 ? true : undefined,
     );
+    expect((await api.get("/readyz")).body.status).toBe("ready");
     const paused = await api.post(`/api/instances/${id}/pause`);
     expect([200, 202], paused.text).toContain(paused.status);
     expect(["paused", "pausing"]).toContain(paused.body.outcome);
