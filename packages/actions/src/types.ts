@@ -551,6 +551,19 @@ export interface HealthResponse {
   manual_tick: boolean;
 }
 
+export interface LivenessResponse {
+  status: "ok";
+  worker_id: string;
+  uptime_ms: number;
+}
+
+export interface ReadinessResponse {
+  status: "ready" | "unavailable";
+  worker_id: string;
+  database: "postgres" | "pglite";
+  reason?: "database" | "stopping";
+}
+
 // ---- the map -----------------------------------------------------------------------
 
 interface Io<Params, Query, Body, Response> {
@@ -606,6 +619,8 @@ export interface ActionTypes {
   listTokens: Io<None, None, None, { items: Token[] }>;
   revokeToken: Io<TokenIdParams, None, None, { revoked: boolean }>;
   health: Io<None, None, None, HealthResponse>;
+  liveness: Io<None, None, None, LivenessResponse>;
+  readiness: Io<None, None, None, ReadinessResponse>;
   metrics: Io<None, None, None, string>;
   tick: Io<None, None, { advance_ms?: number } | undefined, { count: number }>;
 }
