@@ -427,6 +427,16 @@ export interface ExternalTask {
   deadline: string | null;
   claimed_by: string;
   claim_expires: string;
+  /** Extension: the instance waiting on this task. */
+  instance_id: string;
+  /** Extension: the root of its tree. */
+  root_id: string;
+  /** Extension: the business key of the tree (its root's `key`); null when none was given. */
+  key: string | null;
+  /** Extension: the visit; `${instance_id}:${task_epoch}` is stable across claims and retries of it. */
+  task_epoch: number;
+  /** Extension: 1 plus the on_error retries scheduled in this visit. */
+  attempt: number;
 }
 
 export interface ListExternalTasksQuery extends ListQuery<"waiting_since"> {
@@ -545,6 +555,19 @@ export interface HealthResponse {
   manual_tick: boolean;
 }
 
+export interface LivenessResponse {
+  status: "ok";
+  worker_id: string;
+  uptime_ms: number;
+}
+
+export interface ReadinessResponse {
+  status: "ready" | "unavailable";
+  worker_id: string;
+  database: "postgres" | "pglite";
+  reason?: "database" | "stopping";
+}
+
 // ---- the map -----------------------------------------------------------------------
 
 interface Io<Params, Query, Body, Response> {
@@ -600,6 +623,8 @@ export interface ActionTypes {
   listTokens: Io<None, None, None, { items: Token[] }>;
   revokeToken: Io<TokenIdParams, None, None, { revoked: boolean }>;
   health: Io<None, None, None, HealthResponse>;
+  liveness: Io<None, None, None, LivenessResponse>;
+  readiness: Io<None, None, None, ReadinessResponse>;
   metrics: Io<None, None, None, string>;
   tick: Io<None, None, { advance_ms?: number } | undefined, { count: number }>;
   putSchedule: Io<{ name: string }, None, ScheduleBody, Schedule & { created: boolean }>;
