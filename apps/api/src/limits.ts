@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: ONE table of every limit (flag, default, what it bounds), the one place main.ts,
+// ServerConfig and limits.test.ts read them from; split, a limit could be missed by one of them.
 // Every resource limit of the server, in one table (docs/limits.md): its flag, its default and
 // what it bounds. main.ts registers each entry as a flag, ServerConfig.limits carries the
 // values, and limits.test.ts checks that docs/limits.md lists every flag with its default.
