@@ -199,7 +199,7 @@ async function seed(ctx, t, columns, from, count, rebuild) {
     log(`history: roots ${lo}..${hi} inserted`);
   }
   for (const i of indexes) await sql.unsafe(i.indexdef);
-  // The counters of GET /instances/counts (migration 0012), where the build has them: exact again.
+  // The counters of GET /instances/counts (migration 0013), where the build has them: exact again.
   const [{ counters }] = await sql`select to_regclass('instance_counts') is not null as counters`;
   if (counters)
     await sql.begin(async (tx) => {

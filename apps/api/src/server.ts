@@ -40,6 +40,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   let stopSampler: (() => Promise<void>) | undefined;
   let stopRetention: (() => Promise<void>) | undefined;
   const metrics = createMetrics({ pool: database.pool });
+  let closing: Promise<void> | undefined;
   const checker = createChecker({ threads: config.limits.checkerThreads, queue: config.limits.checkerQueue });
   try {
     const authenticator = await createAuthenticator(config, { db: database.db, clock, log });
@@ -74,6 +75,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       engine,
       checker,
       metrics,
+      shuttingDown: () => closing !== undefined,
     };
     const app = createApp(services, handlers, authenticator);
     const address = await new Promise<AddressInfo>((resolve, reject) => {
@@ -91,7 +93,6 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
       auth: config.auth,
       poll_ms: config.pollMs,
     });
-    let closing: Promise<void> | undefined;
     return {
       url,
       services,

@@ -51,6 +51,8 @@ export interface Services {
   engine: EngineHandle;
   /** The definition checker's threads (definitions/checker.ts): every registration check runs there. */
   checker: Checker;
+  /** True once this server began shutting down (/readyz answers 503); absent in tests that build Services by hand. */
+  shuttingDown?: () => boolean;
   /** Prometheus metrics of this process (docs/metrics.md); absent in tests that build Services by hand. */
   metrics?: Metrics;
 }

@@ -261,4 +261,14 @@ describe("health", () => {
       "worker_id",
     ]);
   });
+
+  it("reports the liveness probe with --live and the readiness probe with --ready", async () => {
+    expect((await cli(["health", "--live"])).stdout).toMatch(/^ok: worker .*, up \d+ ms/);
+    expect((await cli(["health", "--ready"])).stdout).toMatch(/^ready: worker .*, database (pglite|postgres)/);
+    expect(Object.keys(JSON.parse((await cli(["health", "--ready", "--json"])).stdout)).sort()).toEqual([
+      "database",
+      "status",
+      "worker_id",
+    ]);
+  });
 });

@@ -58,6 +58,16 @@ const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] =
   ["post", "/instances/bulk/cancel", ["operate"], [400, 500]],
   ["post", "/instances/bulk/retry", ["operate"], [400, 500]],
   ["post", "/instances/bulk/upgrade", ["deploy"], [400, 500]],
+  ["put", "/schedules/{name}", ["deploy"], [400, 409, 500]],
+  ["get", "/schedules", ["read"], [400, 500]],
+  ["get", "/schedules/{name}", ["read"], [400, 404, 500]],
+  ["delete", "/schedules/{name}", ["deploy"], [400, 500]],
+  ["post", "/schedules/{name}/pause", ["operate"], [400, 404, 500]],
+  ["post", "/schedules/{name}/resume", ["operate"], [400, 404, 500]],
+  ["post", "/schedules/{name}/trigger", ["operate"], [400, 404, 409, 500]],
+  ["post", "/schedules/{name}/backfill", ["operate"], [400, 404, 500]],
+  ["get", "/livez", "public", [400, 500]],
+  ["get", "/readyz", "public", [400, 500, 503]],
 ];
 
 // Every ActionName, as a record so that adding a name to types.ts without listing it here fails to compile.
@@ -103,8 +113,18 @@ const NAMES: Record<ActionName, true> = {
   listTokens: true,
   revokeToken: true,
   health: true,
+  liveness: true,
+  readiness: true,
   metrics: true,
   tick: true,
+  putSchedule: true,
+  listSchedules: true,
+  getSchedule: true,
+  deleteSchedule: true,
+  pauseSchedule: true,
+  resumeSchedule: true,
+  triggerSchedule: true,
+  backfillSchedule: true,
 };
 
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
@@ -164,10 +184,14 @@ describe("registry", () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it("marks only /healthz (public) and the /metrics extension as root, and only /healthz as public", () => {
+  it("marks only the probes (public) and the /metrics extension as root, and only the probes as public", () => {
     const roots = registry.filter((spec) => spec.root).map((spec) => spec.path);
-    expect(roots).toEqual(["/healthz", "/metrics"]);
-    expect(registry.filter((spec) => spec.permissions === "public").map((spec) => spec.name)).toEqual(["health"]);
+    expect(roots).toEqual(["/healthz", "/livez", "/readyz", "/metrics"]);
+    expect(registry.filter((spec) => spec.permissions === "public").map((spec) => spec.name)).toEqual([
+      "health",
+      "liveness",
+      "readiness",
+    ]);
   });
 
   it("finds an action by name and names the known ones on a typo", () => {
@@ -457,9 +481,11 @@ describe("response schemas", () => {
     expect(validate({ items: [{ ...row, parent_id: null }], page })).toBe(true);
   });
 
-  it("answers health with the same body on 200 and 503", () => {
+  it("answers health and readiness with the same body on 200 and 503", () => {
     const health = findAction("health");
     expect(health.responses[503].schema).toEqual(health.responses[200].schema);
+    const readiness = findAction("readiness");
+    expect(readiness.responses[503].schema).toEqual(readiness.responses[200].schema);
   });
 
   it("lets pause and cancel answer 200, 202 or 204 and resume 200 or 204", () => {

@@ -22,6 +22,31 @@ export const debugHandlers = {
     };
   },
 
+  // docs/deploy.md "Probes": liveness never awaits the database or anything the event loop queues behind.
+  liveness: async (_request, { workerId }) => ({
+    body: { status: "ok", worker_id: workerId, uptime_ms: Math.floor(process.uptime() * 1000) },
+  }),
+
+  readiness: async (_request, { database, dbKind, workerId, shuttingDown }) => {
+    let reason: "database" | "stopping" | undefined = shuttingDown?.() ? "stopping" : undefined;
+    if (reason === undefined) {
+      try {
+        await database.ping();
+      } catch {
+        reason = "database";
+      }
+    }
+    return {
+      status: reason === undefined ? 200 : 503,
+      body: {
+        status: reason === undefined ? "ready" : "unavailable",
+        worker_id: workerId,
+        database: dbKind,
+        ...(reason === undefined ? {} : { reason }),
+      },
+    };
+  },
+
   metrics: async (_request, { metrics }) => {
     if (!metrics) throw unsupported("this server was started without metrics");
     return {

@@ -17,6 +17,31 @@ const HEALTH_SCHEMA = responseObject(
   { title: "Health" },
 );
 
+const LIVENESS_SCHEMA = responseObject(
+  {
+    status: str("Always `ok`: the process answers.", { enum: ["ok"] }),
+    worker_id: str("This server process's worker id."),
+    uptime_ms: int("Milliseconds since this process started.", { minimum: 0 }),
+  },
+  ["status", "worker_id", "uptime_ms"],
+  { title: "Liveness" },
+);
+
+const READINESS_SCHEMA = responseObject(
+  {
+    status: str("`ready` when this replica accepts work, `unavailable` when it does not.", {
+      enum: ["ready", "unavailable"],
+    }),
+    worker_id: str("This server process's worker id."),
+    database: str("The storage driver in use.", { enum: ["postgres", "pglite"] }),
+    reason: str("Why it is not ready: `database` (no answer to the ping) or `stopping` (shutting down).", {
+      enum: ["database", "stopping"],
+    }),
+  },
+  ["status", "worker_id", "database"],
+  { title: "Readiness" },
+);
+
 export const debugActions = [
   action({
     name: "health",
@@ -36,6 +61,44 @@ export const debugActions = [
     example: {
       response: { status: "ok", worker_id: "api-1:4711", database: "postgres", lease_age_ms: 120, manual_tick: false },
     },
+  }),
+  action({
+    name: "liveness",
+    method: "get",
+    path: "/livez",
+    root: true,
+    extension: true,
+    tag: TAG,
+    summary: "Liveness probe (extension)",
+    description:
+      "Extension: served at the server root (`/livez`) and at `/api/livez`. 200 as long as this process answers HTTP; it never touches the database, so a stopped database or a busy pool never fails it. " +
+      'Restart a replica on this probe only (docs/deploy.md "Probes").',
+    permissions: "public",
+    responses: { 200: { description: "The process answers.", schema: LIVENESS_SCHEMA } },
+    errors: [400, 500],
+    example: { response: { status: "ok", worker_id: "api-1:4711:9f3a1c", uptime_ms: 86400000 } },
+  }),
+  action({
+    name: "readiness",
+    method: "get",
+    path: "/readyz",
+    root: true,
+    extension: true,
+    tag: TAG,
+    summary: "Readiness probe (extension)",
+    description:
+      "Extension: served at the server root (`/readyz`) and at `/api/readyz`. 200 when this replica accepts work: its migrations are done (the server listens only after them), its database answers a ping on a connection of its own, and it is not shutting down. " +
+      '503 (same body) otherwise, with `reason` saying which: route traffic away, never restart on it (docs/deploy.md "Probes").',
+    permissions: "public",
+    responses: {
+      200: { description: "Ready for work.", schema: READINESS_SCHEMA },
+      503: {
+        description: "Not ready: the database does not answer, or the server is shutting down.",
+        schema: READINESS_SCHEMA,
+      },
+    },
+    errors: [400, 500, 503],
+    example: { response: { status: "ready", worker_id: "api-1:4711:9f3a1c", database: "postgres" } },
   }),
   action({
     name: "metrics",

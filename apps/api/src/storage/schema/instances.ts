@@ -109,7 +109,7 @@ export const logs = pgTable(
 
 /**
  * GET /instances/counts without a scan (docs/api.md "Counts"): instances per (status, process,
- * phase, error_code, root), '' for an absent phase or error code. A trigger of migration 0012
+ * phase, error_code, root), '' for an absent phase or error code. A trigger of migration 0013
  * appends a delta row for every insert, delete and counted change of `instances` (never a
  * read-modify-write of a shared row, so concurrent writers never wait on each other); the
  * pump's rollup chore (engine/pump/count-rollup.ts) moves deltas into the totals in one
