@@ -24,10 +24,22 @@ const SEED_DRAIN_N = 2000;
 const STARTS_N = 200;
 
 /**
- * ctx: what bench.mjs shares: { pgUrl, sql, startApi, call, drain, preload, park, log, upstreamUrl, pollMs }.
+ * shared: what bench.mjs shares: { pgUrl, sql, startApi, call, drain, park, log, upstreamUrl, pollMs }.
  * sizes: instance counts to grow to, ascending. Prints the growth table; returns its rows.
  */
-export async function historyRun(ctx, sizes) {
+export async function historyRun(shared, sizes) {
+  // Each server listens on a fresh port 0, and the OS hands out a stopped server's port again:
+  // fetch's pool may still hold that dead server's keep-alive socket ("other side closed"
+  // before the request was read). Such a call is sent once more, on a new socket.
+  const call = async (...a) => {
+    try {
+      return await shared.call(...a);
+    } catch (error) {
+      if (error?.cause?.code !== "UND_ERR_SOCKET") throw error;
+      return shared.call(...a);
+    }
+  };
+  const ctx = { ...shared, call };
   const { sql, log } = ctx;
   const failing = await startFailingUpstream();
   try {
@@ -287,7 +299,12 @@ async function measure(ctx, t, rows) {
       { id: "two", action: { type: "fetch", method: "get", url: `${ctx.upstreamUrl}/two` } },
     ],
   });
-  await ctx.preload(loader.url, drainProcess, SEED_DRAIN_N);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next++ < SEED_DRAIN_N) await ctx.call(loader.url, "POST", "/api/instances", { process: drainProcess });
+    }),
+  );
   await ctx.park(sql, drainProcess);
   await loader.stop();
   const api = await ctx.startApi(ctx.pgUrl, ["--poll", String(ctx.pollMs)]);

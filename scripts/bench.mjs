@@ -679,7 +679,7 @@ async function main() {
   if (HISTORY_SIZES.length > 0) {
     const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
     cleanups.push(() => sql.end());
-    await historyRun({ pgUrl: pg.url, sql, startApi, call, drain, preload, park, log, upstreamUrl, pollMs: POLL_MS }, HISTORY_SIZES);
+    await historyRun({ pgUrl: pg.url, sql, startApi, call, drain, park, log, upstreamUrl, pollMs: POLL_MS }, HISTORY_SIZES);
     await cleanup();
     return;
   }
