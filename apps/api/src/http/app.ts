@@ -1,5 +1,5 @@
 import { type ActionName, type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
-import { type Json, parseJsonFast, stringifyJson } from "@baton/expr";
+import { type Json, jsonDepthPast, parseJsonFast, stringifyJson } from "@baton/expr";
 import type { IncomingMessage } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
@@ -62,15 +62,26 @@ async function readBodyText(c: Context<Env>, limit: BodyLimit): Promise<string> 
   return new TextDecoder("utf-8", { fatal: false }).decode(buffer);
 }
 
-/** The parsed body; a large one only once `gate` lets it in (`turn.leave` is then set: call it when done). */
+/**
+ * The parsed body; a large one only once `gate` lets it in (`turn.leave` is then set: call it
+ * when done). Nesting past `maxDepth` is refused by one pass over the text before any parser
+ * runs (docs/limits.md "Requests").
+ */
 async function readBody(
   c: Context<Env>,
   limit: BodyLimit,
+  maxDepth: number,
   gate: Admission,
   turn: { leave?: () => void },
 ): Promise<Json | undefined> {
   const text = await readBodyText(c, limit);
   if (text === "") return undefined;
+  const tooDeep = jsonDepthPast(text, maxDepth);
+  if (tooDeep !== undefined)
+    throw new ApiError(
+      "invalid",
+      `the request body nests arrays and objects more than ${maxDepth} levels deep (--limit-body-depth, docs/limits.md): level ${maxDepth + 1} opens at character ${tooDeep}`,
+    );
   if (text.length >= LARGE_BODY_CHARS) turn.leave = await gate.enter();
   try {
     return parseJsonFast(text);
@@ -240,7 +251,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         else {
           raw =
             action.body || ["post", "put", "delete"].includes(action.method)
-              ? await readBody(c, bodyLimit, largeBodies, turn)
+              ? await readBody(c, bodyLimit, services.config.limits.bodyDepth, largeBodies, turn)
               : undefined;
           body = action.body ? validateBody(action, raw) : raw;
         }
