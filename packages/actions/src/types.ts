@@ -423,6 +423,16 @@ export interface ExternalTask {
   deadline: string | null;
   claimed_by: string;
   claim_expires: string;
+  /** Extension: the instance waiting on this task. */
+  instance_id: string;
+  /** Extension: the root of its tree. */
+  root_id: string;
+  /** Extension: the business key of the tree (its root's `key`); null when none was given. */
+  key: string | null;
+  /** Extension: the visit; `${instance_id}:${task_epoch}` is stable across claims and retries of it. */
+  task_epoch: number;
+  /** Extension: 1 plus the on_error retries scheduled in this visit. */
+  attempt: number;
 }
 
 export interface ListExternalTasksQuery extends ListQuery<"waiting_since"> {

@@ -64,7 +64,7 @@ describe("$defs that refer to themselves without a property or item in between (
     for (const [defs, cycle] of [
       [{ a: { $ref: "#/$defs/a" } }, '"a" → "a"'],
       [{ a: { $ref: "#/$defs/b", description: "x" }, b: { $ref: "#/$defs/a" } }, '"a" → "b" → "a"'],
-      // Found by apps/api/test/server/fuzz-run.test.ts: a start answered 500.
+      // Found by apps/api/test/server/limits/fuzzed-runs.test.ts: a start answered 500.
       [{ a: { anyOf: [{ anyOf: [{}, { $ref: "#/$defs/a" }] }] } }, '"a" → "a"'],
       [{ a: { oneOf: [{ type: "string" }, { $ref: "#/$defs/b" }] }, b: { $ref: "#/$defs/a" } }, '"a" → "b" → "a"'],
     ] as const) {

@@ -1,4 +1,4 @@
-// Issue 16 (timeline): each fetch attempt's log entry — task.completed or task.failed — carries
+// The timeline's fetch attempts: each fetch attempt's log entry — task.completed or task.failed — carries
 // the host it called and the call's latency (docs/engine.md "Log events", docs/api.md
 // "Timeline"), and never the URL's path, query or credentials, which may carry secrets.
 import { stringifyJson } from "@baton/expr";

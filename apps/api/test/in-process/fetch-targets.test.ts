@@ -1,8 +1,8 @@
-// Issue 13's fetch targets through the real engine, the system resolver and real sockets: one
-// recording service listens on 127.0.0.1, 127.0.0.2 and ::1 (same port), and a fetch task
-// calls it through every spelling that once slipped past --fetch-deny. Each is refused by
-// default when the server listens beyond loopback, refused under the issue's exact
-// --fetch-deny list, and reaches the service when allowed (bound to loopback, or the class
+// Fetch targets through the real engine, the system resolver and real sockets: one recording
+// service listens on 127.0.0.1, 127.0.0.2 and ::1 (same port), and a fetch task calls it
+// through every spelling of a loopback address --fetch-deny must catch. Each is refused by
+// default when the server listens beyond loopback, refused under a --fetch-deny list naming
+// loopback and metadata hosts, and reaches the service when allowed (bound to loopback, or the class
 // re-allowed). The engine runs in-process with the config a `--http 0.0.0.0:…` server would
 // have, so nothing here listens beyond loopback.
 
@@ -62,7 +62,7 @@ async function fetchThrough(spelling: string, config: Partial<ServerConfig>, p =
 }
 
 const BEYOND_LOOPBACK = { host: "0.0.0.0" };
-const ISSUE_DENY = ["127.0.0.1", "localhost", "::1", "169.254.169.254"];
+const NAMED_HOSTS_DENY = ["127.0.0.1", "localhost", "::1", "169.254.169.254"];
 const SPELLINGS = ["0.0.0.0", "[::]", "[::ffff:127.0.0.1]", "127.0.0.2", "localhost", "127.0.0.1", "[::1]"];
 
 describe("fetch tasks and this machine's own services", () => {
@@ -74,8 +74,8 @@ describe("fetch tasks and this machine's own services", () => {
     expect(result.reached, "the call never left").toBe(0);
   });
 
-  it.each(SPELLINGS)("refuse %s under the issue's --fetch-deny list", async (spelling) => {
-    const result = await fetchThrough(spelling, { ...BEYOND_LOOPBACK, fetchDenyHosts: ISSUE_DENY });
+  it.each(SPELLINGS)("refuse %s under a --fetch-deny list of named loopback and metadata hosts", async (spelling) => {
+    const result = await fetchThrough(spelling, { ...BEYOND_LOOPBACK, fetchDenyHosts: NAMED_HOSTS_DENY });
     expect(result.errorCode).toBe("pre.error");
     expect(result.errorMessage).toMatch(/refused: .*(--fetch-deny \(entry "|unspecified address|loopback address)/);
     expect(result.reached).toBe(0);
