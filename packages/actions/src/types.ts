@@ -8,6 +8,10 @@ import type { Json } from "@baton/expr";
 import type { LogLevel } from "@baton/log";
 import type { Permission } from "./action-spec.js";
 import type { SortOrder } from "./pagination.js";
+import type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire } from "./schedule-types.js";
+
+export type { FireOutcome, OverlapPolicy } from "./schedule-types.js";
+export type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire };
 
 /** An audit-log entry's level: the one LogLevel, @baton/log's. */
 export type { LogLevel };
@@ -623,6 +627,14 @@ export interface ActionTypes {
   readiness: Io<None, None, None, ReadinessResponse>;
   metrics: Io<None, None, None, string>;
   tick: Io<None, None, { advance_ms?: number } | undefined, { count: number }>;
+  putSchedule: Io<{ name: string }, None, ScheduleBody, Schedule & { created: boolean }>;
+  listSchedules: Io<None, ListSchedulesQuery, None, Page<Schedule>>;
+  getSchedule: Io<{ name: string }, None, None, Schedule>;
+  deleteSchedule: Io<{ name: string }, None, None, { deleted: boolean }>;
+  pauseSchedule: Io<{ name: string }, None, None, Schedule>;
+  resumeSchedule: Io<{ name: string }, None, None, Schedule>;
+  triggerSchedule: Io<{ name: string }, None, None, ScheduleFire>;
+  backfillSchedule: Io<{ name: string }, None, { from: string; to: string }, { fires: ScheduleFire[] }>;
 }
 
 export type ActionName = keyof ActionTypes;
