@@ -1,5 +1,5 @@
 import { type ActionName, type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
-import { type Json, jsonDepthPast, parseJsonFast, stringifyJson } from "@baton/expr";
+import { type Json, stringifyJson } from "@baton/expr";
 import type { IncomingMessage } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
@@ -12,6 +12,7 @@ import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
 import { type Admission, admission, LARGE_BODY_CHARS } from "./admission.js";
+import { parseBodyJson } from "./body-json.js";
 import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
 import { errorText, errorStack } from "../storage/loggable-error.js";
 import type { UnparsedBody } from "../definitions/decode-request.js";
@@ -62,11 +63,7 @@ async function readBodyText(c: Context<Env>, limit: BodyLimit): Promise<string> 
   return new TextDecoder("utf-8", { fatal: false }).decode(buffer);
 }
 
-/**
- * The parsed body; a large one only once `gate` lets it in (`turn.leave` is then set: call it
- * when done). Nesting past `maxDepth` is refused by one pass over the text before any parser
- * runs (docs/limits.md "Requests").
- */
+/** The parsed body (parseBodyJson); a large one only once `gate` lets it in (`turn.leave` is then set: call it when done). */
 async function readBody(
   c: Context<Env>,
   limit: BodyLimit,
@@ -76,18 +73,8 @@ async function readBody(
 ): Promise<Json | undefined> {
   const text = await readBodyText(c, limit);
   if (text === "") return undefined;
-  const tooDeep = jsonDepthPast(text, maxDepth);
-  if (tooDeep !== undefined)
-    throw new ApiError(
-      "invalid",
-      `the request body nests arrays and objects more than ${maxDepth} levels deep (--limit-body-depth, docs/limits.md): level ${maxDepth + 1} opens at character ${tooDeep}`,
-    );
   if (text.length >= LARGE_BODY_CHARS) turn.leave = await gate.enter();
-  try {
-    return parseJsonFast(text);
-  } catch (error) {
-    throw new ApiError("invalid", `the request body is not valid JSON: ${(error as Error).message}`);
-  }
+  return parseBodyJson(text, maxDepth);
 }
 
 /**
