@@ -4,7 +4,7 @@
 // exact numbers and repeated keys included, parse as before.
 import { client, request, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deploy } from "../support/instances-fixtures.js";
+import { deploy } from "../../support/instances-fixtures.js";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
