@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: ONE table of every limit (flag, default, what it bounds), the one place main.ts,
+// ServerConfig and limits.test.ts read them from; split, a limit could be missed by one of them.
 // Every resource limit of the server, in one table (docs/limits.md): its flag, its default and
 // what it bounds. main.ts registers each entry as a flag, ServerConfig.limits carries the
 // values, and limits.test.ts checks that docs/limits.md lists every flag with its default.
@@ -46,6 +48,16 @@ export interface ServerLimits {
   childrenPerVisit: number;
   /** Tasks an instance enters in a row without waiting or calling out; more fail it with engine.limit. */
   entriesWithoutWaiting: number;
+  /** Nesting levels of a request body parsed on the event loop; deeper is a 400 before parsing. */
+  bodyDepth: number;
+  /** Schedules stored (docs/schedules.md "Bounds"). */
+  schedules: number;
+  /** Fire times one firing pass fires, over all schedules. */
+  scheduleFiresPerPass: number;
+  /** Fire times of one schedule one pass runs when more are due at once (a catch-up). */
+  scheduleCatchupFires: number;
+  /** Fire times one backfill may start. */
+  scheduleBackfillFires: number;
 }
 
 export interface LimitFlag {
@@ -240,6 +252,44 @@ export const LIMITS: readonly LimitFlag[] = [
     // The same as MAX_ENTRIES_WITHOUT_WAITING (engine/advance/advance.ts).
     default: 100_000,
     min: 1000,
+  },
+  {
+    key: "bodyDepth",
+    flag: "limit-body-depth",
+    description:
+      "nesting levels of arrays and objects in a request body (every endpoint but the definition endpoints); deeper is refused with 400 before parsing",
+    // Room for a value at --limit-value-depth (128) inside the deepest envelope (resolve-batch's items).
+    default: 160,
+    min: 8,
+  },
+  {
+    key: "schedules",
+    flag: "limit-schedules",
+    description: "schedules stored; creating one more is refused with 409 (docs/schedules.md)",
+    default: 10_000,
+    min: 1,
+  },
+  {
+    key: "scheduleFiresPerPass",
+    flag: "limit-schedule-fires-per-pass",
+    description: "fire times one firing pass starts over all schedules, before the claim round runs",
+    default: 200,
+    min: 1,
+  },
+  {
+    key: "scheduleCatchupFires",
+    flag: "limit-schedule-catchup-fires",
+    description:
+      "fire times of one schedule run when more are due at once (after downtime or a pause); the rest are missed",
+    default: 100,
+    min: 1,
+  },
+  {
+    key: "scheduleBackfillFires",
+    flag: "limit-schedule-backfill-fires",
+    description: "fire times one backfill may start; a range holding more is refused with 400",
+    default: 1000,
+    min: 1,
   },
 ];
 

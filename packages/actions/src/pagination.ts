@@ -23,6 +23,7 @@ export const LIST_SORTS = {
   instances: { keys: ["created_at", "updated_at"], defaultKey: "created_at", defaultOrder: "desc" },
   logs: { keys: ["created_at"], defaultKey: "created_at", defaultOrder: "desc" },
   externalTasks: { keys: ["waiting_since"], defaultKey: "waiting_since", defaultOrder: "asc" },
+  schedules: { keys: ["name"], defaultKey: "name", defaultOrder: "asc" },
 } as const satisfies Record<string, ListSorting>;
 
 /** The five list parameters as query-schema properties. */

@@ -58,6 +58,14 @@ const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] =
   ["post", "/instances/bulk/cancel", ["operate"], [400, 500]],
   ["post", "/instances/bulk/retry", ["operate"], [400, 500]],
   ["post", "/instances/bulk/upgrade", ["deploy"], [400, 500]],
+  ["put", "/schedules/{name}", ["deploy"], [400, 409, 500]],
+  ["get", "/schedules", ["read"], [400, 500]],
+  ["get", "/schedules/{name}", ["read"], [400, 404, 500]],
+  ["delete", "/schedules/{name}", ["deploy"], [400, 500]],
+  ["post", "/schedules/{name}/pause", ["operate"], [400, 404, 500]],
+  ["post", "/schedules/{name}/resume", ["operate"], [400, 404, 500]],
+  ["post", "/schedules/{name}/trigger", ["operate"], [400, 404, 409, 500]],
+  ["post", "/schedules/{name}/backfill", ["operate"], [400, 404, 500]],
   ["get", "/livez", "public", [400, 500]],
   ["get", "/readyz", "public", [400, 500, 503]],
 ];
@@ -109,6 +117,14 @@ const NAMES: Record<ActionName, true> = {
   readiness: true,
   metrics: true,
   tick: true,
+  putSchedule: true,
+  listSchedules: true,
+  getSchedule: true,
+  deleteSchedule: true,
+  pauseSchedule: true,
+  resumeSchedule: true,
+  triggerSchedule: true,
+  backfillSchedule: true,
 };
 
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;

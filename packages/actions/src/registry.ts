@@ -8,6 +8,7 @@ import { debugActions } from "./endpoints/debug.js";
 import { definitionActions } from "./endpoints/definitions.js";
 import { externalTaskActions } from "./endpoints/external-tasks.js";
 import { instanceActions } from "./endpoints/instances.js";
+import { scheduleActions } from "./endpoints/schedules.js";
 import { tokenActions } from "./endpoints/tokens.js";
 import type { ActionName } from "./types.js";
 
@@ -20,6 +21,7 @@ const entries = [
   ...bulkActions,
   ...instanceActions,
   ...externalTaskActions,
+  ...scheduleActions,
   ...tokenActions,
   ...debugActions,
 ];
@@ -55,6 +57,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
     name: "external-tasks",
     description:
       "Work queue for external workers: claim under a lease, renew, release, resolve; or signal by instance and task.",
+  },
+  {
+    name: "schedules",
+    description: "Extension: start processes on a calendar (cron, interval), exactly once per fire time.",
   },
   { name: "tokens", description: "API tokens for machines (admin only)." },
   { name: "debug", description: "Readiness probe and the manual engine tick for tests." },

@@ -28,7 +28,7 @@ describe("action types", () => {
 
   it("lists exactly the paginated actions as list actions", () => {
     expectTypeOf<ListActionName>().toEqualTypeOf<
-      "listDefinitions" | "listChannels" | "listInstances" | "listInstanceLogs" | "listExternalTasks"
+      "listDefinitions" | "listChannels" | "listInstances" | "listInstanceLogs" | "listExternalTasks" | "listSchedules"
     >();
   });
 

@@ -8,6 +8,10 @@ import type { Json } from "@baton/expr";
 import type { LogLevel } from "@baton/log";
 import type { Permission } from "./action-spec.js";
 import type { SortOrder } from "./pagination.js";
+import type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire } from "./schedule-types.js";
+
+export type { FireOutcome, OverlapPolicy } from "./schedule-types.js";
+export type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire };
 
 /** An audit-log entry's level: the one LogLevel, @baton/log's. */
 export type { LogLevel };
@@ -423,6 +427,16 @@ export interface ExternalTask {
   deadline: string | null;
   claimed_by: string;
   claim_expires: string;
+  /** Extension: the instance waiting on this task. */
+  instance_id: string;
+  /** Extension: the root of its tree. */
+  root_id: string;
+  /** Extension: the business key of the tree (its root's `key`); null when none was given. */
+  key: string | null;
+  /** Extension: the visit; `${instance_id}:${task_epoch}` is stable across claims and retries of it. */
+  task_epoch: number;
+  /** Extension: 1 plus the on_error retries scheduled in this visit. */
+  attempt: number;
 }
 
 export interface ListExternalTasksQuery extends ListQuery<"waiting_since"> {
@@ -613,6 +627,14 @@ export interface ActionTypes {
   readiness: Io<None, None, None, ReadinessResponse>;
   metrics: Io<None, None, None, string>;
   tick: Io<None, None, { advance_ms?: number } | undefined, { count: number }>;
+  putSchedule: Io<{ name: string }, None, ScheduleBody, Schedule & { created: boolean }>;
+  listSchedules: Io<None, ListSchedulesQuery, None, Page<Schedule>>;
+  getSchedule: Io<{ name: string }, None, None, Schedule>;
+  deleteSchedule: Io<{ name: string }, None, None, { deleted: boolean }>;
+  pauseSchedule: Io<{ name: string }, None, None, Schedule>;
+  resumeSchedule: Io<{ name: string }, None, None, Schedule>;
+  triggerSchedule: Io<{ name: string }, None, None, ScheduleFire>;
+  backfillSchedule: Io<{ name: string }, None, { from: string; to: string }, { fires: ScheduleFire[] }>;
 }
 
 export type ActionName = keyof ActionTypes;

@@ -36,6 +36,20 @@ export interface ExternalTask<Input = unknown> {
   deadline: string | null;
   claimed_by: string;
   claim_expires: string;
+  /** The instance waiting on this task. */
+  instance_id: string;
+  /** The root of its tree. */
+  root_id: string;
+  /** The business key of the tree (its root's `key`); null when none was given. */
+  key: string | null;
+  /**
+   * The visit of the task. `${instance_id}:${task_epoch}` is the same for every claim and every
+   * on_error retry of this visit: an idempotency key for the handler's own side effects
+   * (docs/worker.md "Task identity").
+   */
+  task_epoch: number;
+  /** 1, plus the on_error retries scheduled in this visit. */
+  attempt: number;
 }
 
 /** A process signal the worker can stop on. */

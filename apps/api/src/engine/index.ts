@@ -20,3 +20,14 @@ export { startInstance } from "./start.js";
 export { cancelTree, type LifecycleResult, pauseTree, resumeTree } from "./trees/lifecycle.js";
 export { retryTree } from "./trees/retry.js";
 export { upgradeTree } from "./trees/upgrade.js";
+export {
+  backfillSchedule,
+  deleteSchedule,
+  putSchedule,
+  readSchedule,
+  setSchedulePaused,
+  triggerSchedule,
+} from "./schedules/verbs.js";
+export { lastFires, scheduleView } from "./schedules/view.js";
+export { statusesOf } from "./schedules/fire.js";
+export type { ScheduleRow } from "./schedules/rows.js";

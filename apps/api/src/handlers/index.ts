@@ -8,6 +8,7 @@ import { externalTaskHandlers } from "./external-tasks.js";
 import { instanceHandlers } from "./instances.js";
 import { lifecycleHandlers } from "./lifecycle.js";
 import { processDocsHandlers } from "./process-docs.js";
+import { scheduleHandlers } from "./schedules.js";
 import { tokenHandlers } from "./tokens.js";
 import { upgradeHandlers } from "./upgrade.js";
 
@@ -23,5 +24,6 @@ export const handlers = {
   ...upgradeHandlers,
   ...tokenHandlers,
   ...externalTaskHandlers,
+  ...scheduleHandlers,
   ...debugHandlers,
 } satisfies ActionHandlers;

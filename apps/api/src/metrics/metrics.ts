@@ -18,6 +18,8 @@ export interface EngineMetrics {
   committed(batchSize: number, seconds: number): void;
   /** `host` as URL.host gives it (docs/metrics.md: bounded host label). */
   fetched(host: string, statusClass: string, seconds: number): void;
+  /** A schedule's fire (docs/schedules.md "Fires"); `lagSeconds` from due to fired, for a started calendar fire. */
+  scheduleFired(origin: string, outcome: string, lagSeconds?: number): void;
 }
 
 export const NO_ENGINE_METRICS: EngineMetrics = {
@@ -26,6 +28,7 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   onlyOnceInterrupted: () => {},
   committed: () => {},
   fetched: () => {},
+  scheduleFired: () => {},
 };
 
 /** The sampler's figures (sampler.ts), set every interval from one query. */
@@ -190,6 +193,19 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     pruned.inc({ table }, 0);
   for (const state of ["waiting", "claimed"]) external.set({ state }, 0);
 
+  const scheduleFires = new Counter({
+    name: "baton_schedule_fires_total",
+    help: "Schedule fires recorded by this replica, by origin (scheduled, trigger, backfill) and outcome (started, skipped, buffered, failed, missed)",
+    labelNames: ["origin", "outcome"],
+    registers: r,
+  });
+  const scheduleLag = new Histogram({
+    name: "baton_schedule_fire_lag_seconds",
+    help: "Time from a scheduled fire being due to its instance being started (committed)",
+    buckets: DURATION_BUCKETS,
+    registers: r,
+  });
+
   const hostLabel = boundedHostLabel();
 
   const engine: EngineMetrics = {
@@ -212,6 +228,10 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       const labels = { host: hostLabel(host), status_class: statusClass };
       fetches.inc(labels);
       fetchSeconds.observe(labels, seconds);
+    },
+    scheduleFired(origin, outcome, lagSeconds) {
+      scheduleFires.inc({ origin, outcome });
+      if (lagSeconds !== undefined) scheduleLag.observe(lagSeconds);
     },
   };
 

@@ -13,6 +13,11 @@ const task = (token: string, input: unknown = { n: 1 }) => ({
   deadline: null,
   claimed_by: "w",
   claim_expires: "2026-01-01T00:00:30.000Z",
+  instance_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
+  root_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
+  key: "order-7",
+  task_epoch: 4,
+  attempt: 2,
 });
 
 /** A fake external-task API: claim hands out `tasks` once, renew answers with `renewAnswer`. */
@@ -71,7 +76,12 @@ describe("baton worker --once", () => {
   it("passes the task identity in the environment and takes empty stdout as null", async () => {
     const api = externalApi([task("t1")]);
     const run = await runInProcess(
-      ["worker", "--once", "--exec", 'test "$BATON_PROCESS/$BATON_VERSION/$BATON_TASK" = orders/3/pack'],
+      [
+        "worker",
+        "--once",
+        "--exec",
+        'test "$BATON_PROCESS/$BATON_VERSION/$BATON_TASK/$BATON_INSTANCE_ID/$BATON_TASK_EPOCH/$BATON_ATTEMPT/$BATON_KEY" = orders/3/pack/019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55/4/2/order-7',
+      ],
       { fetch: api.fetch },
     );
     expect(run.code, run.stderr).toBe(0);

@@ -43,6 +43,9 @@ function leaseMs(description: string): JsonSchema {
 const CLAIM_TOKEN = str("The claim token returned by claim.", { minLength: 1 });
 const WORKER_ID = str("A stable id of the worker process, shown as `claimed_by`.", { minLength: 1, maxLength: 200 });
 
+/** A visit's `task_epoch` is stored as a 32-bit integer. */
+const TASK_EPOCH_BOUNDS = { minimum: 0, maximum: 2_147_483_647 };
+
 export const EXTERNAL_TASK_SCHEMA = responseObject(
   {
     token: str("The only handle accepted while the claim is live (renew, release, resolve)."),
@@ -66,6 +69,21 @@ export const EXTERNAL_TASK_SCHEMA = responseObject(
     ),
     claimed_by: str("The worker id holding the claim."),
     claim_expires: dateTime("When the claim lapses unless renewed (ISO 8601 UTC)."),
+    instance_id: str("**Extension.** The instance waiting on this task."),
+    root_id: str("**Extension.** The root of its tree."),
+    key: nullable(
+      str(
+        "**Extension.** The business key of the instance's tree (its root's `key`, docs/api.md \"Business keys\"); null when none was given.",
+      ),
+    ),
+    task_epoch: int(
+      "**Extension.** The visit of the task: with `instance_id`, a stable idempotency key for the worker's own side effects (the same for every claim and every on_error retry of this visit, new on the next visit; a fetch task sends `Idempotency-Key: <instance_id>:<task_epoch>`).",
+      TASK_EPOCH_BOUNDS,
+    ),
+    attempt: int(
+      "**Extension.** Which attempt of this visit the task is: 1, plus the on_error retries scheduled in it (the instance's `retry_count`).",
+      { minimum: 1 },
+    ),
   },
   [
     "token",
@@ -79,6 +97,11 @@ export const EXTERNAL_TASK_SCHEMA = responseObject(
     "deadline",
     "claimed_by",
     "claim_expires",
+    "instance_id",
+    "root_id",
+    "key",
+    "task_epoch",
+    "attempt",
   ],
   { title: "ExternalTask" },
 );
@@ -108,9 +131,6 @@ function outcomeBody(verb: string, handle: Record<string, JsonSchema>, required:
 }
 
 const SAMPLE_TOKEN = "ext_01J9Z4K2QX8M";
-
-/** A visit's `task_epoch` is stored as a 32-bit integer. */
-const TASK_EPOCH_BOUNDS = { minimum: 0, maximum: 2_147_483_647 };
 
 /** One resolve's body: the body of resolve and each item of resolve-batch. */
 const RESOLVE_BODY = outcomeBody("Resolve", { token: CLAIM_TOKEN }, ["token"]);
@@ -272,6 +292,11 @@ export const externalTaskActions = [
             deadline: "2026-01-03T10:00:05.000Z",
             claimed_by: "mailer-1",
             claim_expires: "2026-01-02T10:01:35.000Z",
+            instance_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
+            root_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
+            key: "A-1001",
+            task_epoch: 4,
+            attempt: 1,
           },
         ],
         renew_before_ms: 10000,

@@ -83,7 +83,8 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
         FROM picked, instances AS i
         WHERE w.instance_id = picked.instance_id AND i.id = w.instance_id
         RETURNING w.instance_id, w.task, w.task_epoch, w.claim_epoch, w.input, w.waiting_since, w.deadline, i.process, i.version, i.root_id,
-                  i.state, i.retry_count, i.status, i.parent_id, i.parent_task_epoch
+                  i.state, i.retry_count, i.status, i.parent_id, i.parent_task_epoch,
+                  COALESCE(i.key, (SELECT r.key FROM instances r WHERE r.id = i.root_id)) AS tree_key
       ),
       ranked AS (SELECT t.*, row_number() OVER (ORDER BY t.waiting_since, t.instance_id)::int AS rank FROM taken t),
       -- The detail view's external_claim_epoch mirrors the claim counter of the current visit.
@@ -126,6 +127,11 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
       deadline: row.deadline === null || row.deadline === undefined ? null : iso(Number(row.deadline)),
       claimed_by: request.workerId,
       claim_expires: iso(expires),
+      instance_id: String(row.instance_id),
+      root_id: String(row.root_id),
+      key: row.tree_key === null || row.tree_key === undefined ? null : String(row.tree_key),
+      task_epoch: Number(row.task_epoch),
+      attempt: Number(row.retry_count) + 1,
     });
   }
   return items;

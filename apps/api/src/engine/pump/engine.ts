@@ -9,6 +9,7 @@ import { asInstanceState, type InstanceState } from "../advance/instance-state.j
 import { LEASE_MS, LEASE_RENEW_MS } from "../statuses.js";
 import { createAdvanceBasis } from "./advance-basis.js";
 import { createChores } from "./chores.js";
+import { createScheduleChore } from "../schedules/chore.js";
 import { type ClaimedRow, claimDue, expireLeases, releaseKeptLease } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
@@ -82,7 +83,10 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   let pumpAgain = false;
 
   const logFailure = createFailureLog(log);
-  const chores = createChores(db, clock, log, logFailure);
+  const chores = [
+    ...createChores(db, clock, log, logFailure),
+    createScheduleChore({ db, clock, config, metrics, logFailure, wake: () => wake() }),
+  ];
 
   const renewTimer = setInterval(
     () =>

@@ -3,3 +3,4 @@ export * from "./instances.js";
 export * from "./tokens.js";
 export * from "./external.js";
 export * from "./start-requests.js";
+export * from "./schedules.js";

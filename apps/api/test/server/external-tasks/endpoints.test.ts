@@ -127,6 +127,13 @@ describe("external tasks over HTTP", () => {
       claimed_by: "w1",
       deadline: null,
     });
+    expect(item, "the claim names the task's instance and visit (extension)").toMatchObject({
+      instance_id: id,
+      root_id: id,
+      key: null,
+      task_epoch: (await detail(id)).task_epoch,
+      attempt: 1,
+    });
     expect(item.result_schema).toEqual(approve.tasks[0].action!.result_schema);
     expect(item.raises).toEqual(approve.tasks[0].raises);
     expect(renew_before_ms).toBe(10_000);
@@ -145,6 +152,22 @@ describe("external tasks over HTTP", () => {
     expect(done.output).toEqual({ approved: true });
     const again = await api.post("/api/external-tasks/resolve", { token: item.token, result: { approved: true } });
     expect(again.status, "a second answer to a finished visit").toBe(409);
+  });
+
+  it("a child's claim carries its tree's root and business key", async () => {
+    await drain();
+    await deploy(api, {
+      name: "keyed_parent",
+      tasks: [{ id: "spawn", action: { type: "child", name: "approval", input: { order: "K-1" } } }],
+    });
+    const root = (await startInstance(api, { process: "keyed_parent", input: {}, key: "order-4711" })).id;
+    await tick();
+    await tick();
+    const [item] = (await claim({ process: "approval" })).items;
+    expect(item.root_id).toBe(root);
+    expect(item.instance_id).not.toBe(root);
+    expect(item.key, "children have no key of their own: the root's is the tree's").toBe("order-4711");
+    await api.post("/api/instances/" + root + "/cancel");
   });
 
   it("a result that does not match result_schema is a 400 with fields and the task stays claimable", async () => {
@@ -525,6 +548,9 @@ describe("external tasks over HTTP", () => {
     expect((await detail(id)).phase, "the retry re-armed the wait").toBe("external");
     const [rearmed] = (await claim({ process: "timed" })).items;
     expect(rearmed).toBeDefined();
+    expect(rearmed.attempt, "the re-armed wait is the visit's second attempt").toBe(2);
+    expect(rearmed.task_epoch, "one visit: the same idempotency key").toBe(item.task_epoch);
+    expect(item.attempt).toBe(1);
     await tick(61_000);
     const view = await get(id);
     expect(view.status).toBe("raised");
