@@ -166,7 +166,7 @@ describe("docker/compose.yaml", () => {
       const port = flag(command, "--http")!.split(":").at(-1);
       expect(apiHost.port).toBe(port);
       expect(services[name].networks.default.aliases).toContain(apiHost.hostname);
-      expect(services[name].healthcheck.test.join(" ")).toContain(`127.0.0.1:${port}/healthz`);
+      expect(services[name].healthcheck.test.join(" ")).toContain(`127.0.0.1:${port}/readyz`);
       expect(services[name].ports[0]).toMatch(new RegExp(`:${port}$`));
       expect(services[name].environment.DATABASE_URL).toMatch(/^postgres:\/\/baton:baton@postgres:5432\/baton$/);
     }
@@ -236,7 +236,7 @@ describe("the images' contents, started as compose starts them", () => {
     await api?.terminate();
   });
 
-  it("the API image's health check passes and /healthz answers ok", async () => {
+  it("the API image's health check (readiness, /readyz) passes and /healthz answers ok", async () => {
     const port = Number(new URL(api.url).port);
     expect(await runHealthcheck(apiImage.healthcheck, port)).toBe(0);
     expect(await runHealthcheck(compose.services["api-1"].healthcheck.test, port)).toBe(0);
