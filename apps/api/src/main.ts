@@ -55,12 +55,7 @@ const program = new Command("baton-api")
   .version(pkg.version, "--version", "print the version and exit")
   .addOption(new Option("--http <addr>", "listen address HOST:PORT (port 0 = any free port)").default("127.0.0.1:8449"))
   .addOption(new Option("--db <url>", "PostgreSQL URL; default: embedded PGlite in --data-dir").env("DATABASE_URL"))
-  .addOption(
-    new Option(
-      "--read-db <url>",
-      "PostgreSQL streaming replica for lists, counts, views, logs and definition reads (docs/deploy.md)",
-    ).env("READ_DATABASE_URL"),
-  )
+  .addOption(new Option("--read-db <url>", "PostgreSQL streaming replica for the reads").env("READ_DATABASE_URL"))
   .option(
     "--read-db-max-lag <ms>",
     "reads go to the primary while the --read-db replica may be more than this many ms behind",
