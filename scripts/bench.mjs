@@ -9,6 +9,7 @@
 //                          [--statements]   (pg_stat_statements: each workload's statements per instance)
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //                          [--retention N]   (N settled trees aged past --retention, pruned while N drain roots run)
+//                          [--schedules N]   (N schedules firing every minute: fire lag, and a drain beside them; 0 = off)
 //                          [--validate N,N,…|none]   (POST /definitions/validate of chained definitions of N tasks;
 //                                                     default 1000,10000,max — max is the server's task limit)
 //
@@ -24,6 +25,7 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { scheduledDefinition, schedulesLine, schedulesRun } from "./bench-schedules.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const apiDir = join(root, "apps/api");
@@ -51,6 +53,7 @@ const API_CLIENTS = flag("--api-clients", 32);
 const LATENCY_N = flag("--latency", 200);
 // `retention`: trees of a root and two children, settled and then aged past the retention.
 const RETENTION_N = flag("--retention", 2000);
+const SCHEDULES_N = flag("--schedules", 10000);
 const LATENCY_WARMUP = 20;
 // The tree warm-up: a smaller tree of the same shape.
 const TREE_WARMUP_DEPTH = Math.min(TREE_DEPTH, 8);
@@ -712,6 +715,8 @@ async function main() {
     tasks: [{ id: "kids", action: { type: "child_map", children: { a: { name: "bench_retention_leaf" }, b: { name: "bench_retention_leaf" } } } }],
   });
   await call(loader.url, "PUT", "/api/definitions", { ...drainDef, name: "bench_retention_load" });
+  for (const def of [scheduledDefinition(drainDef), { ...drainDef, name: "bench_schedules_drain" }])
+    await call(loader.url, "PUT", "/api/definitions", def);
   const externalDef = {
     name: "bench_external",
     tasks: [{ id: "ask", action: { type: "external", result_schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } } }],
@@ -731,6 +736,7 @@ async function main() {
     ["bench_external", EXTERNAL_N],
     ["bench_retention", RETENTION_N],
     ["bench_retention_load", RETENTION_N],
+    ["bench_schedules_drain", SCHEDULES_N > 0 ? DRAIN_N : 0],
   ]) {
     if (n === 0) continue;
     log(`${process}: preloading ${n} roots through POST /instances (--poll 0)`);
@@ -786,6 +792,12 @@ async function main() {
   if (RETENTION_N > 0) {
     log(`retention: running ${RETENTION_N} trees to the end (not measured)`);
     await drain(api.url, sql, "bench_retention", RETENTION_N, MODE, api.pid);
+  }
+  let schedulesResult;
+  if (SCHEDULES_N > 0) {
+    log(`schedules: ${SCHEDULES_N} schedules firing every minute, ${DRAIN_N} drain roots released beside them`);
+    const drainBeside = (process, n) => drain(api.url, sql, process, n, MODE, api.pid).then((r) => ({ n, ...r }));
+    schedulesResult = await schedulesRun({ call, sql, base: api.url, n: SCHEDULES_N, drainProcess: "bench_schedules_drain", drainN: DRAIN_N, drain: drainBeside, log });
   }
   const messages = api.messages;
   await api.stop();
@@ -844,6 +856,7 @@ async function main() {
         `while the same server ran ${r.loadN} drain roots at ${r.loadRate.toFixed(0)} instances/s); live rows lost: ${r.liveLost}`,
     );
   }
+  if (schedulesResult !== undefined) console.log(schedulesLine(schedulesResult, results.find((r) => r.workload === "drain")?.rate));
   for (const v of validateResult)
     console.log(
       `validate ${String(v.n).padStart(7)} tasks${v.n === MAX_TASKS ? " (the maximum)" : ""}: ${v.ms.toFixed(0)} ms for the request ` +

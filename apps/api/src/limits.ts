@@ -48,6 +48,8 @@ export interface ServerLimits {
   childrenPerVisit: number;
   /** Tasks an instance enters in a row without waiting or calling out; more fail it with engine.limit. */
   entriesWithoutWaiting: number;
+  /** Nesting levels of a request body parsed on the event loop; deeper is a 400 before parsing. */
+  bodyDepth: number;
   /** Schedules stored (docs/schedules.md "Bounds"). */
   schedules: number;
   /** Fire times one firing pass fires, over all schedules. */
@@ -250,6 +252,15 @@ export const LIMITS: readonly LimitFlag[] = [
     // The same as MAX_ENTRIES_WITHOUT_WAITING (engine/advance/advance.ts).
     default: 100_000,
     min: 1000,
+  },
+  {
+    key: "bodyDepth",
+    flag: "limit-body-depth",
+    description:
+      "nesting levels of arrays and objects in a request body (every endpoint but the definition endpoints); deeper is refused with 400 before parsing",
+    // Room for a value at --limit-value-depth (128) inside the deepest envelope (resolve-batch's items).
+    default: 160,
+    min: 8,
   },
   {
     key: "schedules",

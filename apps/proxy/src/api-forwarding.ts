@@ -1,9 +1,8 @@
 import type { Context } from "hono";
-import { getCookie } from "hono/cookie";
 import { forward, UpstreamUnreachable, type UpstreamAuthorization } from "./forward.js";
 import type { Logger } from "@baton/log";
 import { apiError } from "./responses.js";
-import { SESSION_COOKIE } from "./sessions.js";
+import type { SessionCookie } from "./session-cookie.js";
 import type { SignIn } from "./sign-in.js";
 
 /**
@@ -11,12 +10,18 @@ import type { SignIn } from "./sign-in.js";
  * request carries a minted JWT, `/api/*` without a session is refused here (401 in the API's
  * shape), and the rest goes with no Authorization. Without a login, Authorization passes as is.
  */
-export function apiForwarding(signIn: SignIn | null, server: URL, log: Logger, now: () => number) {
+export function apiForwarding(
+  signIn: SignIn | null,
+  cookie: SessionCookie,
+  server: URL,
+  log: Logger,
+  now: () => number,
+) {
   return async (c: Context) => {
     let auth: UpstreamAuthorization = { kind: "pass-through" };
     let subject: string | undefined;
     if (signIn) {
-      const who = await signIn.resolve(getCookie(c, SESSION_COOKIE));
+      const who = await signIn.resolve(cookie.read(c));
       if (who) {
         subject = who.session.subject;
         auth = { kind: "bearer", token: await signIn.tokenFor(who) };

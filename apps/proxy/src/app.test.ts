@@ -5,6 +5,7 @@ import { createProxyApp } from "./app.js";
 import { MAX_RETURN_PATH, safeReturnPath } from "./request-origin.js";
 import { parseConfig } from "./config.js";
 import { createLogger } from "@baton/log";
+import { fromPeer } from "../test/support/peer.js";
 
 const HASH = bcrypt.hashSync("pw-ann", 4);
 const quiet = createLogger("error", () => {});
@@ -28,12 +29,16 @@ ${extra}`);
   return createProxyApp({ config, server: config.server, uiDir: "/nonexistent", log: quiet });
 }
 
-async function signIn(app: ReturnType<typeof loginApp>, headers: Record<string, string> = {}) {
-  return app.request("http://proxy.test/auth/login", {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ email: "ann@example.com", password: "pw-ann" }),
-  });
+async function signIn(app: ReturnType<typeof loginApp>, headers: Record<string, string> = {}, peer = "10.0.0.9") {
+  return app.request(
+    "http://proxy.test/auth/login",
+    {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({ email: "ann@example.com", password: "pw-ann" }),
+    },
+    fromPeer(peer),
+  );
 }
 
 const cookieOf = (res: Response) => res.headers.get("set-cookie")!.split(";")[0]!;
@@ -85,9 +90,10 @@ describe("POST /auth/login", () => {
     expect(cookie).toMatch(/^baton_session=[^;]+; Max-Age=7200; Path=\/; HttpOnly; SameSite=Lax$/);
   });
 
-  it("marks the cookie Secure when the request came over https (directly or per X-Forwarded-Proto)", async () => {
-    expect((await signIn(loginApp(), { "x-forwarded-proto": "https" })).headers.get("set-cookie")).toContain(
-      "; Secure",
+  it("marks the cookie Secure, named __Host-, when the request came over https (directly or per X-Forwarded-Proto of a trusted proxy)", async () => {
+    const viaProxy = await signIn(loginApp("trusted_proxies: [10.0.0.9]"), { "x-forwarded-proto": "https" });
+    expect(viaProxy.headers.get("set-cookie")).toMatch(
+      /^__Host-baton_session=[^;]+; Max-Age=7200; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
     );
     const direct = await loginApp().request("https://proxy.test/auth/login", {
       method: "POST",
@@ -95,6 +101,15 @@ describe("POST /auth/login", () => {
       body: JSON.stringify({ email: "ann@example.com", password: "pw-ann" }),
     });
     expect(direct.headers.get("set-cookie")).toContain("; Secure");
+  });
+
+  it("ignores X-Forwarded-Proto from a peer that is not in trusted_proxies", async () => {
+    for (const extra of ["", "trusted_proxies: [10.0.0.1]"]) {
+      const res = await signIn(loginApp(extra), { "x-forwarded-proto": "https" });
+      expect(res.headers.get("set-cookie"), extra).toMatch(
+        /^baton_session=[^;]+; Max-Age=7200; Path=\/; HttpOnly; SameSite=Lax$/,
+      );
+    }
   });
 
   it("follows secure_cookie over the request scheme", async () => {

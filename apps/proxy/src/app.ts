@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { apiForwarding } from "./api-forwarding.js";
 import { authRoutes } from "./auth-routes.js";
+import { parseTrustedProxy } from "./client-address.js";
 import { crossOriginGuard, loopbackHostGuard } from "./cross-origin-guard.js";
 import type { ProxyConfig } from "./config.js";
 import type { Logger } from "@baton/log";
@@ -8,6 +9,8 @@ import { apiError } from "./responses.js";
 import { createSignIn } from "./sign-in.js";
 import { serveUi } from "./static-ui.js";
 import { createProxyMetrics, type ProxyMetrics } from "./metrics.js";
+import { browserHardening } from "./security-headers.js";
+import { sessionCookie } from "./session-cookie.js";
 
 export interface ProxyAppOptions {
   /** The validated config file, or null for no-config mode (no login, requests pass as they are). */
@@ -32,14 +35,18 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   const { config, log } = options;
   const now = options.now ?? Date.now;
   const signIn = createSignIn(config, { log, now });
+  const trustedProxies = (config?.trustedProxies ?? []).map(parseTrustedProxy);
+  const cookie = sessionCookie({ secureCookie: config?.secureCookie, trustedProxies });
   const app = new Hono();
-  if (options.loopbackHostsOnly) app.use("*", loopbackHostGuard);
   const metrics = options.metrics ?? createProxyMetrics();
   app.use(async (c, next) => {
     const began = performance.now();
     await next();
     metrics.request(c.req.method, c.req.path, c.res.status, (performance.now() - began) / 1000);
   });
+  // Outside every other middleware, so refusals carry the headers too.
+  app.use("*", browserHardening());
+  if (options.loopbackHostsOnly) app.use("*", loopbackHostGuard);
   // The proxy's own metrics (docs/metrics.md); the API's are at the API's /metrics, not forwarded.
   app.get(
     "/metrics",
@@ -47,15 +54,15 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       new Response(await metrics.registry.metrics(), { headers: { "content-type": metrics.registry.contentType } }),
   );
   // Before every route: a forged cross-origin request must not reach sign-in or the API.
-  app.use("*", crossOriginGuard(config?.redirectUrl));
+  app.use("*", crossOriginGuard({ redirectUrl: config?.redirectUrl, cookie, trustedProxies }));
+  // Before anything reads the session: two session cookies mean one was planted (cookie tossing).
+  app.use("*", cookie.refuseDuplicates);
 
-  const settings: Parameters<typeof authRoutes>[1] = { now, log };
-  if (config?.secureCookie !== undefined) settings.secureCookie = config.secureCookie;
+  const settings: Parameters<typeof authRoutes>[1] = { now, log, cookie, trustedProxies };
   if (config?.redirectUrl !== undefined) settings.redirectUrl = config.redirectUrl;
-  if (config) settings.trustedProxies = config.trustedProxies;
   app.route("/auth", authRoutes(signIn, settings));
 
-  const forwarded = apiForwarding(signIn, new URL(options.server), log, now);
+  const forwarded = apiForwarding(signIn, cookie, new URL(options.server), log, now);
   app.all("/api", forwarded);
   app.all("/api/*", forwarded);
   app.all("/public/*", forwarded);

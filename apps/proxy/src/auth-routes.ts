@@ -1,17 +1,16 @@
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { CookieOptions } from "hono/utils/cookie";
 import type { Logger } from "@baton/log";
 import { BcryptBusy } from "./bcrypt-worker.js";
-import { clientAddress, parseTrustedProxy } from "./client-address.js";
+import { clientAddress, type TrustedProxies } from "./client-address.js";
 import type { Oidc, OidcTransaction } from "./oidc.js";
 import { SignInError } from "./oidc.js";
-import { callbackUrl, requestScheme, safeReturnPath } from "./request-origin.js";
+import { callbackUrl, safeReturnPath } from "./request-origin.js";
 import { apiError, htmlPage } from "./responses.js";
 import { seal, unseal } from "./sealed-cookie.js";
 import { sessionView } from "./session-view.js";
-import { SESSION_COOKIE } from "./sessions.js";
+import type { SessionCookie } from "./session-cookie.js";
 import type { SignIn } from "./sign-in.js";
 
 export const OIDC_COOKIE = "baton_oidc";
@@ -26,31 +25,28 @@ const OIDC_TRANSACTION_MS = 10 * 60_000;
 const OIDC_PURPOSE = "oidc";
 
 export interface AuthRouteSettings {
-  /** `secure_cookie`: undefined = follow the request scheme. */
-  secureCookie?: boolean;
+  /** The session cookie's name and flags (`secure_cookie`, the request scheme). */
+  cookie: SessionCookie;
   redirectUrl?: string;
   now: () => number;
   log: Logger;
   /** `trusted_proxies` (client-address.ts). */
-  trustedProxies?: readonly string[];
+  trustedProxies: TrustedProxies;
 }
 
 /** `/auth/*`: the session for the UI, password and OpenID Connect sign-in, logout. Mounted at `/auth`. */
 export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): Hono {
-  const cookieFlags = (c: Context, path = "/"): CookieOptions => ({
-    path,
-    httpOnly: true,
-    sameSite: "Lax",
-    secure: settings.secureCookie ?? requestScheme(c) === "https",
-  });
-  const currentUser = (c: Context) => signIn?.resolve(getCookie(c, SESSION_COOKIE)) ?? Promise.resolve(null);
+  const { cookie: sessionCookie, trustedProxies } = settings;
+  const cookieFlags = sessionCookie.flags;
+  const currentUser = (c: Context) => signIn?.resolve(sessionCookie.read(c)) ?? Promise.resolve(null);
   const startSession = async (c: Context, identity: { subject: string; groups: string[]; via: string }) => {
     const { signedIn, cookie } = await signIn!.start(identity);
-    setCookie(c, SESSION_COOKIE, cookie, { ...cookieFlags(c), maxAge: Math.floor(signIn!.sessionTtlMs / 1000) });
+    setCookie(c, sessionCookie.name(c), cookie, {
+      ...cookieFlags(c),
+      maxAge: Math.floor(signIn!.sessionTtlMs / 1000),
+    });
     return signedIn;
   };
-
-  const trustedProxies = (settings.trustedProxies ?? []).map(parseTrustedProxy);
   const auth = new Hono();
   auth.use("*", async (c, next) => {
     await next();
@@ -122,7 +118,7 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
   auth.post("/logout", async (c) => {
     const who = await currentUser(c);
     if (who) signIn!.signOut(who);
-    deleteCookie(c, SESSION_COOKIE, cookieFlags(c));
+    deleteCookie(c, sessionCookie.name(c), cookieFlags(c));
     return c.json(sessionView(signIn, null));
   });
 
@@ -141,7 +137,7 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
     try {
       begun = await signIn.oidc.begin(
         provider,
-        callbackUrl(c, settings.redirectUrl),
+        callbackUrl(c, settings.redirectUrl, trustedProxies),
         safeReturnPath(c.req.query("return_to")),
       );
     } catch (error) {
@@ -180,7 +176,7 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
         400,
       );
     }
-    const callback = new URL(callbackUrl(c, settings.redirectUrl));
+    const callback = new URL(callbackUrl(c, settings.redirectUrl, trustedProxies));
     callback.search = new URL(c.req.url).search;
     try {
       const identity = await signIn.oidc.finish(provider, callback, tx);

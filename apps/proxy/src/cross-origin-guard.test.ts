@@ -3,6 +3,7 @@ import { createLogger } from "@baton/log";
 import { startUpstream, type Upstream } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProxyApp } from "./app.js";
+import { fromPeer } from "../test/support/peer.js";
 import { parseConfig } from "./config.js";
 
 const quiet = createLogger("error", () => {});
@@ -43,13 +44,30 @@ describe("state-changing requests carrying the session cookie", () => {
       { "sec-fetch-site": "same-origin", origin: "http://proxy.test" },
       { "sec-fetch-site": "same-origin" },
       { "x-baton-request": "1" },
-      { origin: "https://baton.example.com", "x-forwarded-proto": "https", "x-forwarded-host": "baton.example.com" },
     ]) {
       const before = upstream.requests.length;
       const res = await proxy.request(CANCEL, { method: "POST", headers: { cookie, ...headers } });
       expect(res.status, JSON.stringify(headers)).toBe(200);
       expect(upstream.requests.length).toBe(before + 1);
     }
+  });
+
+  it("take the proxy's origin from X-Forwarded-Proto and -Host only when the peer is in trusted_proxies", async () => {
+    const forwarded = {
+      origin: "https://baton.example.com",
+      "x-forwarded-proto": "https",
+      "x-forwarded-host": "baton.example.com",
+    };
+    const proxy = app("trusted_proxies: [10.0.0.5]");
+    const cookie = (await sessionCookie(proxy)).replace(/^baton_session=/, "__Host-baton_session=");
+    const send = (peer: string) =>
+      proxy.request(CANCEL, { method: "POST", headers: { cookie, ...forwarded } }, fromPeer(peer));
+    const before = upstream.requests.length;
+    expect((await send("10.0.0.5")).status, "from the trusted balancer").toBe(200);
+    expect(upstream.requests.length).toBe(before + 1);
+    const refused = await send("10.0.0.6");
+    expect(refused.status, "from any other peer the headers are the client's own word").toBe(403);
+    expect(upstream.requests.length).toBe(before + 1);
   });
 
   it("are refused (403) from a sibling origin, a null origin or with no origin at all, before the API sees them", async () => {

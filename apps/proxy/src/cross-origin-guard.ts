@@ -1,9 +1,9 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { getCookie } from "hono/cookie";
+import type { TrustedProxies } from "./client-address.js";
 import { isLoopbackHost } from "./listen-address.js";
-import { requestScheme } from "./request-origin.js";
+import { requestOrigin } from "./request-origin.js";
 import { apiError } from "./responses.js";
-import { SESSION_COOKIE } from "./sessions.js";
+import type { SessionCookie } from "./session-cookie.js";
 
 /**
  * The header a script may send instead of `Origin`/`Sec-Fetch-Site` to show it is not an HTML
@@ -22,17 +22,21 @@ const FORM_TYPES = /^\s*(?:application\/x-www-form-urlencoded|multipart\/form-da
  * sibling origin of the same site (another port, another subdomain) still sends it. So:
  * - a form content type is refused (415), with or without a body: the API takes JSON;
  * - a browser that says where the request comes from must say this proxy's own origin —
- *   `Sec-Fetch-Site: same-origin`, else an `Origin` equal to the proxy's (from the request's
- *   scheme and Host/X-Forwarded-Host, or `redirect_url`'s);
+ *   `Sec-Fetch-Site: same-origin`, else an `Origin` equal to the proxy's (requestOrigin, or
+ *   `redirect_url`'s);
  * - a request carrying the session cookie and neither header needs `X-Baton-Request`.
  * A request with none of these and no session cookie (the CLI or curl with its own token, no
  * login) passes: it carries no ambient credential.
  */
-export function crossOriginGuard(redirectUrl: string | undefined): MiddlewareHandler {
-  const configuredOrigin = redirectUrl ? new URL(redirectUrl).origin : undefined;
+export function crossOriginGuard(settings: {
+  redirectUrl: string | undefined;
+  cookie: SessionCookie;
+  trustedProxies: TrustedProxies;
+}): MiddlewareHandler {
+  const configuredOrigin = settings.redirectUrl ? new URL(settings.redirectUrl).origin : undefined;
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method)) return next();
-    const refusal = refusalOf(c, configuredOrigin);
+    const refusal = refusalOf(c, configuredOrigin, settings);
     if (refusal) return c.json(apiError(refusal.code, refusal.reason), refusal.status);
     return next();
   };
@@ -41,6 +45,7 @@ export function crossOriginGuard(redirectUrl: string | undefined): MiddlewareHan
 function refusalOf(
   c: Context,
   configuredOrigin: string | undefined,
+  settings: { cookie: SessionCookie; trustedProxies: TrustedProxies },
 ): { status: 403 | 415; code: string; reason: string } | undefined {
   const type = c.req.header("content-type");
   if (type !== undefined && FORM_TYPES.test(type)) {
@@ -57,10 +62,10 @@ function refusalOf(
   }
   const origin = c.req.header("origin")?.trim();
   if (origin !== undefined) {
-    if (origin === ownOrigin(c) || origin === configuredOrigin) return undefined;
+    if (origin === requestOrigin(c, settings.trustedProxies) || origin === configuredOrigin) return undefined;
     return forbidden(c, `it comes from the page origin ${JSON.stringify(origin)}, not this proxy's`);
   }
-  if (getCookie(c, SESSION_COOKIE) === undefined || c.req.header(REQUEST_HEADER) !== undefined) return undefined;
+  if (settings.cookie.read(c) === undefined || c.req.header(REQUEST_HEADER) !== undefined) return undefined;
   return forbidden(c, "it carries the session cookie but neither Origin, Sec-Fetch-Site nor X-Baton-Request");
 }
 
@@ -83,9 +88,4 @@ function forbidden(c: Context, why: string) {
     code: "forbidden",
     reason: `${c.req.method} ${c.req.path} is refused: ${why}; state-changing requests through this proxy must come from its own pages (docs/proxy.md)`,
   };
-}
-
-function ownOrigin(c: Context): string {
-  const host = c.req.header("x-forwarded-host")?.split(",")[0]?.trim() || new URL(c.req.url).host;
-  return `${requestScheme(c)}://${host}`;
 }

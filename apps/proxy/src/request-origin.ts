@@ -1,20 +1,30 @@
 import type { Context } from "hono";
+import { fromTrustedProxy, type TrustedProxies } from "./client-address.js";
 
 /**
- * `https` when the request came over TLS or a TLS-terminating proxy in front says so in
- * X-Forwarded-Proto (first value), else `http`.
+ * `https` when the request came over TLS or a TLS-terminating proxy listed in
+ * `trusted_proxies` says so in X-Forwarded-Proto (first value), else `http`. From any other
+ * peer the header is the client's own word and is ignored.
  */
-export function requestScheme(c: Context): "http" | "https" {
-  const forwarded = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
-  if (forwarded === "https" || forwarded === "http") return forwarded;
+export function requestScheme(c: Context, trustedProxies: TrustedProxies): "http" | "https" {
+  if (fromTrustedProxy(c, trustedProxies)) {
+    const forwarded = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
+    if (forwarded === "https" || forwarded === "http") return forwarded;
+  }
   return new URL(c.req.url).protocol === "https:" ? "https" : "http";
 }
 
-/** `redirect_url` when configured, else `/auth/callback` on the origin the browser used (X-Forwarded-Host, else Host). */
-export function callbackUrl(c: Context, configured: string | undefined): string {
-  if (configured) return configured;
-  const host = c.req.header("x-forwarded-host")?.split(",")[0]?.trim() || new URL(c.req.url).host;
-  return `${requestScheme(c)}://${host}/auth/callback`;
+/** The origin the browser used: the scheme above and X-Forwarded-Host (from a trusted proxy only), else Host. */
+export function requestOrigin(c: Context, trustedProxies: TrustedProxies): string {
+  const forwarded = fromTrustedProxy(c, trustedProxies)
+    ? c.req.header("x-forwarded-host")?.split(",")[0]?.trim()
+    : undefined;
+  return `${requestScheme(c, trustedProxies)}://${forwarded || new URL(c.req.url).host}`;
+}
+
+/** `redirect_url` when configured, else `/auth/callback` on the origin the browser used. */
+export function callbackUrl(c: Context, configured: string | undefined, trustedProxies: TrustedProxies): string {
+  return configured ?? `${requestOrigin(c, trustedProxies)}/auth/callback`;
 }
 
 /** The longest `return_to` kept: it travels in the sealed sign-in cookie, which must stay under the browsers' 4 KB. */

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { seal, unseal } from "./sealed-cookie.js";
 
-export const SESSION_COOKIE = "baton_session";
 const PURPOSE = "session";
 
 export interface Session {

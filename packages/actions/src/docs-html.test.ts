@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { docsHtml } from "./docs-html.js";
+import { DOCS_INIT_FILE, DOCS_INIT_SCRIPT, docsHtml } from "./docs-html.js";
 
 describe("docsHtml", () => {
   const html = docsHtml({ specUrl: "/public/openapi.json", assetBase: "/public/docs/assets/", title: "Baton API" });
@@ -10,8 +10,11 @@ describe("docsHtml", () => {
     expect(html).not.toMatch(/https?:\/\//);
   });
 
-  it("initialises the explorer with the spec URL", () => {
-    expect(html).toContain('SwaggerUIBundle({ url: "/public/openapi.json", dom_id: "#swagger-ui"');
+  it("initialises the explorer from a served script, with the spec URL on the page: no inline script", () => {
+    expect(html).toContain('<div id="swagger-ui" data-spec-url="/public/openapi.json"></div>');
+    expect(html).toContain(`<script src="/public/docs/assets/${DOCS_INIT_FILE}"></script>`);
+    expect(html).not.toMatch(/<script>/);
+    expect(DOCS_INIT_SCRIPT).toContain("SwaggerUIBundle({ url: element.dataset.specUrl");
     expect(html).toContain("<title>Baton API</title>");
   });
 
@@ -23,6 +26,9 @@ describe("docsHtml", () => {
     });
     expect(hostile).toContain("<title>&lt;b&gt;&amp;</title>");
     expect(hostile).not.toContain("</script><script>alert(1)");
+    expect(hostile).toContain(
+      'data-spec-url="/api/definitions/x&quot;&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;/openapi.json"',
+    );
     expect(hostile.match(/<\/script>/g)?.length, "only the two script elements close").toBe(2);
   });
 });

@@ -1,5 +1,17 @@
 // The browsable explorer page. It loads swagger-ui-dist from `assetBase` (the api serves the
-// package's files there): no CDN, so it works offline and under a strict network policy.
+// package's files there): no CDN, so it works offline and under a strict network policy. It has
+// no inline script either, so it runs under the sign-in proxy's Content-Security-Policy
+// (docs/proxy.md "Browser hardening"): DOCS_INIT_SCRIPT, served beside swagger-ui's files,
+// reads the spec URL from the page.
+
+/** The name under `assetBase` that DOCS_INIT_SCRIPT is served at. */
+export const DOCS_INIT_FILE = "baton-docs.js";
+
+/** Starts the explorer on the page's `#swagger-ui` element, with the spec URL it names. */
+export const DOCS_INIT_SCRIPT = `"use strict";
+var element = document.getElementById("swagger-ui");
+window.ui = SwaggerUIBundle({ url: element.dataset.specUrl, dom_id: "#swagger-ui", deepLinking: true });
+`;
 
 export interface DocsHtmlOptions {
   /** URL of the OpenAPI document the page shows. */
@@ -18,15 +30,6 @@ function escapeHtml(text: string): string {
     .replace(/'/g, "&#39;");
 }
 
-/** A JS string literal that cannot end the surrounding <script> element. */
-function scriptString(text: string): string {
-  return JSON.stringify(text)
-    .replace(/</g, "\\u003c")
-    .replace(/>/g, "\\u003e")
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029");
-}
-
 export function docsHtml(options: DocsHtmlOptions): string {
   const base = options.assetBase.replace(/\/+$/, "");
   return `<!doctype html>
@@ -38,11 +41,9 @@ export function docsHtml(options: DocsHtmlOptions): string {
 <link rel="stylesheet" href="${escapeHtml(`${base}/swagger-ui.css`)}">
 </head>
 <body>
-<div id="swagger-ui"></div>
+<div id="swagger-ui" data-spec-url="${escapeHtml(options.specUrl)}"></div>
 <script src="${escapeHtml(`${base}/swagger-ui-bundle.js`)}"></script>
-<script>
-window.ui = SwaggerUIBundle({ url: ${scriptString(options.specUrl)}, dom_id: "#swagger-ui", deepLinking: true });
-</script>
+<script src="${escapeHtml(`${base}/${DOCS_INIT_FILE}`)}"></script>
 </body>
 </html>
 `;

@@ -1,5 +1,5 @@
 import { type ActionName, type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
-import { type Json, parseJsonFast, stringifyJson } from "@baton/expr";
+import { type Json, stringifyJson } from "@baton/expr";
 import type { IncomingMessage } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
@@ -12,6 +12,7 @@ import { unsupported } from "../refusal.js";
 import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
 import { type Admission, admission, LARGE_BODY_CHARS } from "./admission.js";
+import { parseBodyJson } from "./body-json.js";
 import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
 import { errorText, errorStack } from "../storage/loggable-error.js";
 import type { UnparsedBody } from "../definitions/decode-request.js";
@@ -62,21 +63,18 @@ async function readBodyText(c: Context<Env>, limit: BodyLimit): Promise<string> 
   return new TextDecoder("utf-8", { fatal: false }).decode(buffer);
 }
 
-/** The parsed body; a large one only once `gate` lets it in (`turn.leave` is then set: call it when done). */
+/** The parsed body (parseBodyJson); a large one only once `gate` lets it in (`turn.leave` is then set: call it when done). */
 async function readBody(
   c: Context<Env>,
   limit: BodyLimit,
+  maxDepth: number,
   gate: Admission,
   turn: { leave?: () => void },
 ): Promise<Json | undefined> {
   const text = await readBodyText(c, limit);
   if (text === "") return undefined;
   if (text.length >= LARGE_BODY_CHARS) turn.leave = await gate.enter();
-  try {
-    return parseJsonFast(text);
-  } catch (error) {
-    throw new ApiError("invalid", `the request body is not valid JSON: ${(error as Error).message}`);
-  }
+  return parseBodyJson(text, maxDepth);
 }
 
 /**
@@ -240,7 +238,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         else {
           raw =
             action.body || ["post", "put", "delete"].includes(action.method)
-              ? await readBody(c, bodyLimit, largeBodies, turn)
+              ? await readBody(c, bodyLimit, services.config.limits.bodyDepth, largeBodies, turn)
               : undefined;
           body = action.body ? validateBody(action, raw) : raw;
         }
