@@ -211,7 +211,8 @@ export const LIMITS: readonly LimitFlag[] = [
   {
     key: "checkerQueue",
     flag: "limit-checker-queue",
-    description: "definition checks waiting for a checker thread in each lane; one more is refused with 503 unavailable",
+    description:
+      "definition checks waiting for a checker thread in each lane; one more is refused with 503 unavailable",
     default: 8,
     min: 0,
   },
