@@ -58,6 +58,8 @@ export interface ServerLimits {
   scheduleCatchupFires: number;
   /** Fire times one backfill may start. */
   scheduleBackfillFires: number;
+  /** Rows counted on each side of a list page (items_before/items_after); past it the count is marked inexact. */
+  pageCount: number;
 }
 
 export interface LimitFlag {
@@ -290,6 +292,14 @@ export const LIMITS: readonly LimitFlag[] = [
     description: "fire times one backfill may start; a range holding more is refused with 400",
     default: 1000,
     min: 1,
+  },
+  {
+    key: "pageCount",
+    flag: "limit-page-count",
+    description:
+      "rows a list counts on each side of a page (items_before/items_after); past it the count stops there and the page marks it items_after_exact: false",
+    default: 1_000,
+    min: 100,
   },
 ];
 
