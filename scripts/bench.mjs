@@ -9,6 +9,7 @@
 //                          [--statements]   (pg_stat_statements: each workload's statements per instance)
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //                          [--retention N]   (N settled trees aged past --retention, pruned while N drain roots run)
+//                          [--history N,N,…]   (only the history workload: reads, starts and a drain as the table grows to N)
 //                          [--schedules N]   (N schedules firing every minute: fire lag, and a drain beside them; 0 = off)
 //                          [--validate N,N,…|none]   (POST /definitions/validate of chained definitions of N tasks;
 //                                                     default 1000,10000,max — max is the server's task limit)
@@ -25,6 +26,7 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { historyRun } from "./bench-history.mjs";
 import { scheduledDefinition, schedulesLine, schedulesRun } from "./bench-schedules.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -70,6 +72,11 @@ const BASELINE_N = 2000;
 const STATEMENTS = args.includes("--statements");
 // The server's default task limit (DEFAULT_DEFINITION_LIMITS.maxTasks, docs/limits.md).
 const MAX_TASKS = 10_000;
+// --history 10000,1000000: only the history workload (scripts/bench-history.mjs), at each size.
+const HISTORY_SIZES = (() => {
+  const i = args.indexOf("--history");
+  return i >= 0 ? args[i + 1].split(",").map(Number) : [];
+})();
 const VALIDATE_SIZES = (() => {
   const i = args.indexOf("--validate");
   const spec = i >= 0 ? args[i + 1] : "1000,10000,max";
@@ -102,6 +109,8 @@ async function startPostgres() {
     await sql.unsafe(`create database ${name}`);
     await sql.end();
     cleanups.push(async () => {
+      // BENCH_KEEP_DATABASE=1 leaves it for a closer look (EXPLAIN on a seeded --history table).
+      if (process.env.BENCH_KEEP_DATABASE) return log(`kept database ${name}`);
       const s = postgres(admin, { max: 1, onnotice: () => {} });
       await s.unsafe(`drop database if exists ${name} with (force)`);
       await s.end();
@@ -670,6 +679,13 @@ async function main() {
   cleanups.push(() => new Promise((r) => upstream.close(r)));
   const upstreamUrl = `http://127.0.0.1:${upstream.address().port}`;
 
+  if (HISTORY_SIZES.length > 0) {
+    const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
+    cleanups.push(() => sql.end());
+    await historyRun({ pgUrl: pg.url, sql, startApi, call, drain, park, log, upstreamUrl, pollMs: POLL_MS }, HISTORY_SIZES);
+    await cleanup();
+    return;
+  }
   // Server A preloads through the API with its pump off; server B (pump on, or /tick loops) drains.
   const loader = await startApi(pg.url, ["--log-level", "info"]);
   const sql = postgres(pg.url, { max: 2, onnotice: () => {} });

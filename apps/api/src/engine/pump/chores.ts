@@ -5,10 +5,13 @@ import { appendLogs } from "../audit-log.js";
 import { pruneExternalClaims } from "../external/claim-retention.js";
 import { pruneStartKeys } from "../start.js";
 import { finaliseAbandoned, hasAbandoned } from "./claim.js";
+import { ROLLUP_BATCH, rollUpCounts } from "./count-rollup.js";
 import type { FailureLog } from "./failure-log.js";
 
 const FINALISE_EVERY_MS = 1_000;
 const PRUNE_EVERY_MS = 60_000;
+// Pending count deltas are read with the totals on every count, so the fold keeps them few.
+const ROLLUP_EVERY_MS = 1_000;
 
 /** A chore of the claim round; `force` (a /tick) runs it whatever its period. */
 export type Chore = (force: boolean) => Promise<void>;
@@ -60,5 +63,10 @@ export function createChores(db: Db, clock: Clock, log: Logger, logFailure: Fail
     if (keys > 0) log.debug("pruned expired start Idempotency-Keys", { count: keys });
   });
 
-  return [finalise, pruneClaims];
+  // Folds the counters' deltas (engine/pump/count-rollup.ts); a backlog is worked off in batches.
+  const rollup = periodic("rolling up instance counts", ROLLUP_EVERY_MS, logFailure, async () => {
+    for (let i = 0; i < 20 && (await rollUpCounts(db)) === ROLLUP_BATCH; i++);
+  });
+
+  return [finalise, pruneClaims, rollup];
 }
