@@ -203,14 +203,16 @@ export const LIMITS: readonly LimitFlag[] = [
   {
     key: "checkerThreads",
     flag: "limit-checker-threads",
-    description: "definition checks (validate, register, compat) running at once, each on its own worker thread",
+    description:
+      "definition checks running at once in each lane (writes: register, upgrade; reads: validate, compat), each on its own worker thread",
     default: 1,
     min: 1,
   },
   {
     key: "checkerQueue",
     flag: "limit-checker-queue",
-    description: "definition checks waiting for a checker thread; one more is refused with 503 unavailable",
+    description:
+      "definition checks waiting for a checker thread in each lane; one more is refused with 503 unavailable",
     default: 8,
     min: 0,
   },

@@ -16,7 +16,7 @@ export interface Clock {
  * The latest instant the clock may reach: ids (UUIDv7, storage/ids.ts) carry 48 bits of unix
  * ms, and a minute below that leaves room for ids that run ahead within a millisecond. Repeated
  * `/tick advance_ms` once moved the clock past it and every start answered 500 (docs/limits.md
- * "Audit, session 8").
+ * "Requests").
  */
 export const LATEST_CLOCK_MS = 2 ** 48 - 1 - 60_000;
 

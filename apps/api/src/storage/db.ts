@@ -258,7 +258,7 @@ export async function queryRows<T>(db: Db, text: string, params: readonly unknow
 // PGlite runs every statement synchronously on this thread and hands its one connection from
 // one queued statement to the next in promise callbacks, which never let the event loop take
 // I/O: forty concurrent 256 KiB starts ran as one 1.7 s turn, and no request, /healthz
-// included, was answered until all were done (docs/limits.md, "Audit, session 7"). So the
+// included, was answered until all were done (docs/limits.md "Requests"). So the
 // top-level operations take turns here, one at a time, each in a later turn of the event loop
 // than the one before ended, and after the connections waiting to be accepted (event-loop.ts).
 // A transaction's own statements go through its `tx`, not through here (the transaction holds

@@ -43,7 +43,7 @@ export function registerTokens(program: Command, makeContext: ContextFactory): v
   const create = tokens
     .command("create")
     .description(
-      `Creates an svc_sk_ token and prints its secret, which is shown only this once (with --quiet: only the secret). Permissions: ${PERMISSIONS.join(", ")}.`,
+      `Creates an svc_sk_ token and prints its secret on stdout, alone (its id and permissions go to stderr); the secret is shown only this once. Permissions: ${PERMISSIONS.join(", ")}.`,
     )
     .requiredOption("-l, --label <label>", "what the token is for")
     .requiredOption("--perms <perms>", "comma-separated permissions, or none", collectList)
@@ -67,7 +67,8 @@ export function registerTokens(program: Command, makeContext: ContextFactory): v
         const { out } = ctx;
         if (out.json) return out.printJson(created);
         if (out.quiet) return out.print(created.token);
-        out.print(
+        // stdout is the secret alone, so that SECRET=$(baton tokens create …) captures just it.
+        out.hint(
           `created token ${created.id} (${created.label}; ${created.perms?.join(",") || "no permissions"}${created.expires_at ? `; expires ${created.expires_at}` : ""})`,
         );
         out.print(created.token);

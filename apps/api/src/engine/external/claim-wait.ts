@@ -11,7 +11,7 @@ import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
 // filter matches a claimable task, oldest waiting first, no more than those tasks can feed.
 // Each waiting claim once claimed again on its own every second and on every park, so 1,000
 // idle long-polls were 1,000 claim statements a second: a core busy on PGlite, `/healthz` at
-// 0.5 s on PostgreSQL (docs/limits.md "Audit, session 8").
+// 0.5 s on PostgreSQL (docs/engine.md "Claim long-poll").
 
 /** How often the waiting claims' check looks again without being woken. */
 export const RECHECK_MS = 1_000;
