@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { readDbConfig, withReadDbFlags } from "./read-db-flags.js";
 import { parseDuration } from "@baton/model";
 import { checkAuthConfig } from "./auth/index.js";
 import { fetchPolicyOf } from "./engine/advance/host-policy.js";
@@ -50,18 +51,11 @@ function hostList(value: string, previous: string[] = []): string[] {
   ];
 }
 
-const program = new Command("baton-api")
+const program = withReadDbFlags(new Command("baton-api"))
   .description("Baton API server: durable business-process orchestration over HTTP")
   .version(pkg.version, "--version", "print the version and exit")
   .addOption(new Option("--http <addr>", "listen address HOST:PORT (port 0 = any free port)").default("127.0.0.1:8449"))
   .addOption(new Option("--db <url>", "PostgreSQL URL; default: embedded PGlite in --data-dir").env("DATABASE_URL"))
-  .addOption(new Option("--read-db <url>", "PostgreSQL streaming replica for the reads").env("READ_DATABASE_URL"))
-  .option(
-    "--read-db-max-lag <ms>",
-    "reads go to the primary while the --read-db replica may be more than this many ms behind",
-    integer("--read-db-max-lag", 100),
-    DEFAULT_CONFIG.readDbMaxLagMs,
-  )
   .option("--data-dir <dir>", 'PGlite data directory ("memory://" for a throwaway database)', DEFAULT_CONFIG.dataDir)
   .option(
     "--poll <ms>",
@@ -193,12 +187,9 @@ const program = new Command("baton-api")
     }
     if (opts.db !== undefined && !/^postgres(ql)?:\/\//.test(opts.db))
       fatal(`--db must be a postgres:// or postgresql:// URL (got "${redactUrl(opts.db)}")`);
-    if (opts.readDb !== undefined && (opts.db === undefined || !/^postgres(ql)?:\/\//.test(opts.readDb)))
-      fatal(`--read-db needs --db (a PostgreSQL primary) and a postgres:// or postgresql:// URL of its replica`);
     const config: ServerConfig = {
       ...DEFAULT_CONFIG,
-      readDbUrl: opts.readDb,
-      readDbMaxLagMs: opts.readDbMaxLag,
+      ...readDbConfig(opts, fatal),
       host: listen.host,
       port: listen.port,
       dbUrl: opts.db,
