@@ -124,6 +124,18 @@ const program = new Command("baton-api")
     hostList,
     [],
   )
+  .option(
+    "--share-global <names>",
+    "setting names whose BATON_GLOBAL_<NAME> variable every process may read, comma-separated, repeatable (* = all); other globals are withheld",
+    (value: string, previous: string[] = []) => [
+      ...previous,
+      ...value
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ],
+    [],
+  )
   .option("--no-tick", "disable POST /tick (it then answers 501)")
   .option(
     "--retention <duration>",
@@ -195,6 +207,7 @@ const program = new Command("baton-api")
       fetchDenyHosts: opts.fetchDeny,
       fetchAllowClasses: opts.fetchAllowClass,
       fetchDenyClasses: opts.fetchDenyClass,
+      sharedGlobals: opts.shareGlobal,
       tickEnabled: opts.tick !== false,
       retentionMs: opts.retention,
       logRetentionMs: opts.logRetention,
