@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { readDbConfig, withReadDbFlags } from "./read-db-flags.js";
 import { parseDuration } from "@baton/model";
 import { checkAuthConfig } from "./auth/index.js";
 import { fetchPolicyOf } from "./engine/advance/host-policy.js";
@@ -50,7 +51,7 @@ function hostList(value: string, previous: string[] = []): string[] {
   ];
 }
 
-const program = new Command("baton-api")
+const program = withReadDbFlags(new Command("baton-api"))
   .description("Baton API server: durable business-process orchestration over HTTP")
   .version(pkg.version, "--version", "print the version and exit")
   .addOption(new Option("--http <addr>", "listen address HOST:PORT (port 0 = any free port)").default("127.0.0.1:8449"))
@@ -188,6 +189,7 @@ const program = new Command("baton-api")
       fatal(`--db must be a postgres:// or postgresql:// URL (got "${redactUrl(opts.db)}")`);
     const config: ServerConfig = {
       ...DEFAULT_CONFIG,
+      ...readDbConfig(opts, fatal),
       host: listen.host,
       port: listen.port,
       dbUrl: opts.db,
