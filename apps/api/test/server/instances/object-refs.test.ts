@@ -44,7 +44,9 @@ describe("GET /objects/{ref}", () => {
       const hit = await api.get(`/api/objects/${ref}`);
       expect(hit.status, hit.text).toBe(200);
       expect(hit.body).toEqual({ value: guessed });
-      const sha256 = createHash("sha256").update(JSON.stringify({ value: guessed })).digest("hex");
+      const sha256 = createHash("sha256")
+        .update(JSON.stringify({ value: guessed }))
+        .digest("hex");
       expect(ref).not.toBe(sha256);
       const probe = await api.get(`/api/objects/${sha256}`);
       expect(probe.status, "a guessed value's plain hash finds nothing").toBe(404);
