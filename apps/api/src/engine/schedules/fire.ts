@@ -3,7 +3,7 @@
 // and the fire rows, inserted together so that a fire row and its instance commit as one.
 import { sql } from "drizzle-orm";
 import type { ServerConfig } from "../../config.js";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, rowsOf } from "../../storage/db.js";
 import { newId } from "../../storage/ids.js";
 import { insertObjects } from "../../storage/objects.js";

@@ -4,7 +4,7 @@
 import { sql } from "drizzle-orm";
 import type { EngineMetrics } from "../../metrics/metrics.js";
 import type { ServerConfig } from "../../config.js";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
 import { newId } from "../../storage/ids.js";
 import { type FireRecord, insertFireRows, runFires } from "./fire.js";
