@@ -9,6 +9,8 @@
 //                          [--statements]   (pg_stat_statements: each workload's statements per instance)
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //                          [--retention N]   (N settled trees aged past --retention, pruned while N drain roots run)
+//                          [--history N,N,…]   (only the history workload: reads, starts and a drain as the table grows to N)
+//                          [--schedules N]   (N schedules firing every minute: fire lag, and a drain beside them; 0 = off)
 //                          [--validate N,N,…|none]   (POST /definitions/validate of chained definitions of N tasks;
 //                                                     default 1000,10000,max — max is the server's task limit)
 //
@@ -24,6 +26,8 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { historyRun } from "./bench-history.mjs";
+import { scheduledDefinition, schedulesLine, schedulesRun } from "./bench-schedules.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const apiDir = join(root, "apps/api");
@@ -51,6 +55,7 @@ const API_CLIENTS = flag("--api-clients", 32);
 const LATENCY_N = flag("--latency", 200);
 // `retention`: trees of a root and two children, settled and then aged past the retention.
 const RETENTION_N = flag("--retention", 2000);
+const SCHEDULES_N = flag("--schedules", 10000);
 const LATENCY_WARMUP = 20;
 // The tree warm-up: a smaller tree of the same shape.
 const TREE_WARMUP_DEPTH = Math.min(TREE_DEPTH, 8);
@@ -67,6 +72,11 @@ const BASELINE_N = 2000;
 const STATEMENTS = args.includes("--statements");
 // The server's default task limit (DEFAULT_DEFINITION_LIMITS.maxTasks, docs/limits.md).
 const MAX_TASKS = 10_000;
+// --history 10000,1000000: only the history workload (scripts/bench-history.mjs), at each size.
+const HISTORY_SIZES = (() => {
+  const i = args.indexOf("--history");
+  return i >= 0 ? args[i + 1].split(",").map(Number) : [];
+})();
 const VALIDATE_SIZES = (() => {
   const i = args.indexOf("--validate");
   const spec = i >= 0 ? args[i + 1] : "1000,10000,max";
@@ -99,6 +109,8 @@ async function startPostgres() {
     await sql.unsafe(`create database ${name}`);
     await sql.end();
     cleanups.push(async () => {
+      // BENCH_KEEP_DATABASE=1 leaves it for a closer look (EXPLAIN on a seeded --history table).
+      if (process.env.BENCH_KEEP_DATABASE) return log(`kept database ${name}`);
       const s = postgres(admin, { max: 1, onnotice: () => {} });
       await s.unsafe(`drop database if exists ${name} with (force)`);
       await s.end();
@@ -667,6 +679,13 @@ async function main() {
   cleanups.push(() => new Promise((r) => upstream.close(r)));
   const upstreamUrl = `http://127.0.0.1:${upstream.address().port}`;
 
+  if (HISTORY_SIZES.length > 0) {
+    const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
+    cleanups.push(() => sql.end());
+    await historyRun({ pgUrl: pg.url, sql, startApi, call, drain, park, log, upstreamUrl, pollMs: POLL_MS }, HISTORY_SIZES);
+    await cleanup();
+    return;
+  }
   // Server A preloads through the API with its pump off; server B (pump on, or /tick loops) drains.
   const loader = await startApi(pg.url, ["--log-level", "info"]);
   const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
@@ -712,6 +731,8 @@ async function main() {
     tasks: [{ id: "kids", action: { type: "child_map", children: { a: { name: "bench_retention_leaf" }, b: { name: "bench_retention_leaf" } } } }],
   });
   await call(loader.url, "PUT", "/api/definitions", { ...drainDef, name: "bench_retention_load" });
+  for (const def of [scheduledDefinition(drainDef), { ...drainDef, name: "bench_schedules_drain" }])
+    await call(loader.url, "PUT", "/api/definitions", def);
   const externalDef = {
     name: "bench_external",
     tasks: [{ id: "ask", action: { type: "external", result_schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } } }],
@@ -731,6 +752,7 @@ async function main() {
     ["bench_external", EXTERNAL_N],
     ["bench_retention", RETENTION_N],
     ["bench_retention_load", RETENTION_N],
+    ["bench_schedules_drain", SCHEDULES_N > 0 ? DRAIN_N : 0],
   ]) {
     if (n === 0) continue;
     log(`${process}: preloading ${n} roots through POST /instances (--poll 0)`);
@@ -786,6 +808,12 @@ async function main() {
   if (RETENTION_N > 0) {
     log(`retention: running ${RETENTION_N} trees to the end (not measured)`);
     await drain(api.url, sql, "bench_retention", RETENTION_N, MODE, api.pid);
+  }
+  let schedulesResult;
+  if (SCHEDULES_N > 0) {
+    log(`schedules: ${SCHEDULES_N} schedules firing every minute, ${DRAIN_N} drain roots released beside them`);
+    const drainBeside = (process, n) => drain(api.url, sql, process, n, MODE, api.pid).then((r) => ({ n, ...r }));
+    schedulesResult = await schedulesRun({ call, sql, base: api.url, n: SCHEDULES_N, drainProcess: "bench_schedules_drain", drainN: DRAIN_N, drain: drainBeside, log });
   }
   const messages = api.messages;
   await api.stop();
@@ -844,6 +872,7 @@ async function main() {
         `while the same server ran ${r.loadN} drain roots at ${r.loadRate.toFixed(0)} instances/s); live rows lost: ${r.liveLost}`,
     );
   }
+  if (schedulesResult !== undefined) console.log(schedulesLine(schedulesResult, results.find((r) => r.workload === "drain")?.rate));
   for (const v of validateResult)
     console.log(
       `validate ${String(v.n).padStart(7)} tasks${v.n === MAX_TASKS ? " (the maximum)" : ""}: ${v.ms.toFixed(0)} ms for the request ` +

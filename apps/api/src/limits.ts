@@ -58,6 +58,8 @@ export interface ServerLimits {
   scheduleCatchupFires: number;
   /** Fire times one backfill may start. */
   scheduleBackfillFires: number;
+  /** Rows counted on each side of a list page (items_before/items_after); past it the count is marked inexact. */
+  pageCount: number;
 }
 
 export interface LimitFlag {
@@ -201,14 +203,16 @@ export const LIMITS: readonly LimitFlag[] = [
   {
     key: "checkerThreads",
     flag: "limit-checker-threads",
-    description: "definition checks (validate, register, compat) running at once, each on its own worker thread",
+    description:
+      "definition checks running at once in each lane (writes: register, upgrade; reads: validate, compat), each on its own worker thread",
     default: 1,
     min: 1,
   },
   {
     key: "checkerQueue",
     flag: "limit-checker-queue",
-    description: "definition checks waiting for a checker thread; one more is refused with 503 unavailable",
+    description:
+      "definition checks waiting for a checker thread in each lane; one more is refused with 503 unavailable",
     default: 8,
     min: 0,
   },
@@ -290,6 +294,14 @@ export const LIMITS: readonly LimitFlag[] = [
     description: "fire times one backfill may start; a range holding more is refused with 400",
     default: 1000,
     min: 1,
+  },
+  {
+    key: "pageCount",
+    flag: "limit-page-count",
+    description:
+      "rows a list counts on each side of a page (items_before/items_after); past it the count stops there and the page marks it items_after_exact: false",
+    default: 1_000,
+    min: 100,
   },
 ];
 

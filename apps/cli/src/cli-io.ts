@@ -5,6 +5,8 @@ export interface OutputStream {
   isTTY: boolean;
   /** Terminal width when known. */
   columns?: number;
+  /** Writes a control sequence as is (the progress line's erase); `write` escapes (terminal-text.ts). */
+  writeControl?(sequence: string): void;
 }
 
 /** Everything the CLI touches outside itself; `main.ts` wires the real process, tests fake it. */

@@ -13,8 +13,9 @@ describe("parseDuration", () => {
     expect(parseDuration(text, "--timeout")).toBe(ms);
   });
 
-  it("reads a bare number as seconds, since a CLI flag of bare milliseconds is a trap", () => {
-    expect(parseDuration("30", "--timeout")).toBe(30_000);
+  it("refuses a bare number (milliseconds in a definition, seconds to most people), naming the unit to add", () => {
+    expect(() => parseDuration("30", "--timeout")).toThrow('--timeout: duration "30" has no unit; write e.g. "30s"');
+    expect(parseDuration("0", "--wait"), "zero needs no unit").toBe(0);
   });
 
   it.each(["", "ten", "5x", "5m junk", "-3s"])("refuses %j naming the flag and the expected forms", (text) => {

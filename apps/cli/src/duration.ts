@@ -1,24 +1,16 @@
+import { parseDurationWithUnit } from "@baton/model/duration";
 import { UsageError } from "./cli-error.js";
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** "250ms", "30s", "5m", "1h30m", "2d"; a bare number means seconds. */
+/**
+ * A duration flag: the language's grammar ("250ms", "30s", "1h30m", "2d"; docs/language.md
+ * "Timeouts, durations and times") with a unit required (`0` needs none).
+ */
 export function parseDuration(text: string, flag: string): number {
-  const trimmed = text.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const part = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
-  let total = 0;
-  let end = 0;
-  for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
-    total += Number(match[1]) * UNIT_MS[match[2]];
-    end = part.lastIndex;
+  try {
+    return parseDurationWithUnit(text);
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`);
   }
-  if (trimmed === "" || end !== trimmed.length) {
-    throw new UsageError(
-      `${flag}: invalid duration "${text}": expected a number of seconds or units like 250ms, 30s, 5m, 1h30m, 2d`,
-    );
-  }
-  return Math.round(total);
 }
 
 /** `--since`: a duration back from now, or an ISO 8601 timestamp; returns unix ms. */

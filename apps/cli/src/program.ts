@@ -12,6 +12,7 @@ import { registerLifecycle } from "./commands/lifecycle.js";
 import { registerLogs } from "./commands/logs.js";
 import { registerOpenApi } from "./commands/openapi.js";
 import { registerRun } from "./commands/run.js";
+import { registerSchedules } from "./commands/schedules.js";
 import { registerSession } from "./commands/session.js";
 import { registerSignal } from "./commands/signal.js";
 import { registerTasks } from "./commands/tasks.js";
@@ -56,6 +57,7 @@ export function buildProgram(io: CliIo, makeContext: ContextFactory): Command {
   registerPromote(program, makeContext);
   registerDefinitions(program, makeContext);
   registerRun(program, makeContext);
+  registerSchedules(program, makeContext);
   registerInstances(program, makeContext);
   registerGet(program, makeContext);
   registerLogs(program, makeContext);

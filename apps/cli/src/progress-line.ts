@@ -11,16 +11,18 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 export function createProgressLine(stream: OutputStream, enabled: boolean): ProgressLine {
   let frame = 0;
   let shown = false;
+  const erase = () => (stream.writeControl ? stream.writeControl("\r\x1b[K") : stream.write("\r\x1b[K"));
   return {
     update(text) {
       if (!enabled) return;
       const width = (stream.columns ?? 80) - 1;
       const line = `${FRAMES[frame++ % FRAMES.length]} ${text}`;
-      stream.write(`\r\x1b[K${line.length > width ? line.slice(0, width) : line}`);
+      erase();
+      stream.write(line.length > width ? line.slice(0, width) : line);
       shown = true;
     },
     clear() {
-      if (shown) stream.write("\r\x1b[K");
+      if (shown) erase();
       shown = false;
     },
   };

@@ -4,6 +4,7 @@ import { createContext } from "./context.js";
 import { reportError } from "./error-report.js";
 import { ExitCode } from "./exit-code.js";
 import { buildProgram } from "./program.js";
+import { escapingStream } from "./terminal-text.js";
 import { cliVersion } from "./version.js";
 
 const GLOBAL_WITH_VALUE = new Set(["--server", "--token"]);
@@ -21,7 +22,9 @@ export function asksForVersion(argv: string[]): boolean {
 }
 
 /** Runs one command line (without "node baton") and returns the exit code; never throws. */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
+  // One place: nothing any command prints reaches the terminal unescaped.
+  const io: CliIo = { ...rawIo, stdout: escapingStream(rawIo.stdout), stderr: escapingStream(rawIo.stderr) };
   if (asksForVersion(argv)) {
     io.stdout.write(`${cliVersion()}\n`);
     return ExitCode.ok;

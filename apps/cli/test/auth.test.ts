@@ -62,6 +62,9 @@ describe("authentication", () => {
 
     const quiet = await cli(["tokens", "create", "--label", "reader", "--perms", "read", "--quiet"], admin);
     expect(quiet.stdout, "--quiet prints only the secret").toMatch(/^svc_sk_\S+\n$/);
+    const plain = await cli(["tokens", "create", "--label", "plain", "--perms", "read"], admin);
+    expect(plain.stdout, "stdout is the secret alone, for $(…)").toMatch(/^svc_sk_\S+\n$/);
+    expect(plain.stderr).toMatch(/^created token \S+ \(plain; read\)$/m);
 
     const list = await cli(["tokens"], admin);
     expect(list.stdout.split("\n")[0]).toMatch(/^ID\s+LABEL\s+PERMS/);

@@ -122,4 +122,20 @@ describe("baton without a server", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^error: defs\/bad\.yaml:\d+:\d+: /);
   });
+
+  it("refuses a YAML file whose aliases expand beyond 16 MiB, before any upload, with the file and line", async () => {
+    const { env, home } = isolatedEnv({ BATON_SERVER: CLOSED });
+    const big = "x".repeat(1024 * 1024);
+    const aliases = Array.from({ length: 99 }, (_, i) => `    a${i}: *big`).join("\n");
+    writeFileSync(
+      path.join(home, "bomb.yaml"),
+      `name: bomb\ntasks:\n  - id: t\n    output:\n      big: &big "${big}"\n${aliases}\n`,
+    );
+    const run = await baton(["validate", "bomb.yaml"], { env, cwd: home });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^error: bomb\.yaml:1: document 1 expands to more than 16 MiB of JSON once its aliases are resolved/,
+    );
+    expect(run.stderr, "it never tried the server").not.toContain("cannot reach");
+  });
 });

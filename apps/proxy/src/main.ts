@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { Command } from "commander";
+import { CONNECTION_FLAGS, type ConnectionLimits } from "@baton/http-edge";
+import { Command, InvalidArgumentError } from "commander";
 import { loadConfigFile, type ProxyConfig } from "./config.js";
 import { isLoopbackHost, type ListenAddress, parseListenAddress } from "./listen-address.js";
 import { createLogger, isLogLevel } from "@baton/log";
@@ -26,12 +27,25 @@ const program = new Command("baton-proxy")
     "--http <addr>",
     `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN} with a login, ${DEFAULT_LISTEN_NO_LOGIN} without)`,
   )
-  .option("--server <url>", `the API to proxy to when no config is given (env BATON_SERVER; default ${DEFAULT_SERVER})`)
+  .option(
+    "--server <url>",
+    `the API to proxy to when no config is given (env BATON_SERVER; default ${DEFAULT_SERVER})`,
+  );
+// The connection flags, shared with baton-api (docs/limits.md "Connections").
+for (const f of CONNECTION_FLAGS)
+  program.option(
+    `--${f.flag} <n>`,
+    `${f.description} (default ${f.default})`,
+    wholeNumber(`--${f.flag}`, f.min),
+    f.default,
+  );
+
+program
   // One line for a bad flag, like every other start-up failure.
   .configureOutput({
     outputError: (text, write) => write(`baton-proxy: ${text.replace(/^error: /, "").trimEnd()} (see --help)\n`),
   })
-  .action(async (opts: { config?: string; http?: string; server?: string }) => {
+  .action(async (opts: { config?: string; http?: string; server?: string } & ConnectionLimits) => {
     const configPath = opts.config ?? (process.env.BATON_PROXY_CONFIG || undefined);
     let config: ProxyConfig | null = null;
     let listen: ListenAddress;
@@ -70,7 +84,10 @@ const program = new Command("baton-proxy")
     process.on("SIGTERM", () => stop("SIGTERM"));
     process.on("SIGINT", () => stop("SIGINT"));
     try {
-      proxy = await startProxy({ config, server, listen, uiDir: defaultUiDir(), log });
+      const connections = Object.fromEntries(
+        CONNECTION_FLAGS.map((f) => [f.key, opts[f.key]]),
+      ) as unknown as ConnectionLimits;
+      proxy = await startProxy({ config, server, listen, uiDir: defaultUiDir(), log, connections });
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
       const where = `${listen.host}:${listen.port}`;
@@ -101,6 +118,15 @@ function checkServerUrl(value: string): string {
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:"))
     throw new Error(`--server "${value}" is not an http:// or https:// URL`);
   return value;
+}
+
+function wholeNumber(flag: string, min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min)
+      throw new InvalidArgumentError(`${flag} must be a whole number of at least ${min} (got "${value}")`);
+    return n;
+  };
 }
 
 function fatal(message: string): never {

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => upstream.close());
 
-type Family = { name: string; metrics: Array<{ labels?: Record<string, string>; value?: string }> };
+type Family = { name: string; type: string; metrics: Array<{ labels?: Record<string, string>; value?: string }> };
 
 async function scrape(app: ReturnType<typeof createProxyApp>): Promise<Map<string, Family>> {
   const res = await app.request("/metrics");
@@ -44,6 +44,9 @@ describe("the proxy's /metrics", () => {
     expect(documented.length).toBe(3);
     for (const name of [...documented, "nodejs_eventloop_lag_seconds", "process_cpu_seconds_total"])
       expect(families.has(name), name).toBe(true);
+    // promtool's naming rule: counters end in _total, and nothing else does.
+    const misnamed = [...families.values()].filter((f) => (f.type === "COUNTER") !== f.name.endsWith("_total"));
+    expect(misnamed.map((f) => `${f.name} (${f.type})`)).toEqual([]);
   });
 
   it("counts requests by route and status, and sign-ins by outcome", async () => {

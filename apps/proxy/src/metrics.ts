@@ -18,6 +18,9 @@ export function routeOf(path: string): string {
 export function createProxyMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Gauges named like counters, which promtool flags (docs/metrics.md "Lint").
+  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+    registry.removeSingleMetric(name);
   const requests = new Counter({
     name: "baton_proxy_http_requests_total",
     help: "Requests by route (api, auth, ui, metrics) and status",

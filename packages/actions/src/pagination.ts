@@ -2,7 +2,7 @@
 // answers with the same envelope; only the sort whitelist differs.
 
 import type { JsonSchema } from "./action-spec.js";
-import { int, nullable, responseObject, str } from "./schema.js";
+import { bool, int, nullable, responseObject, str } from "./schema.js";
 
 export type SortOrder = "asc" | "desc";
 
@@ -65,6 +65,14 @@ export const PAGE_SCHEMA: JsonSchema = responseObject(
     size: int("The effective page size (the `limit` applied).", { minimum: 1, maximum: PAGE_LIMIT_MAX }),
     items_before: int("How many items precede this page in the same sort.", { minimum: 0 }),
     items_after: int("How many items follow this page in the same sort.", { minimum: 0 }),
+    items_before_exact: bool(
+      "Extension. Present, false, only when `items_before` stopped at the server's count bound (`--limit-page-count`): more items precede the page than it says.",
+      { enum: [false] },
+    ),
+    items_after_exact: bool(
+      "Extension. Present, false, only when `items_after` stopped at the server's count bound (`--limit-page-count`): more items follow the page than it says.",
+      { enum: [false] },
+    ),
     sort: str("The sort key applied."),
     order: str("The sort direction applied.", { enum: ["asc", "desc"] }),
     next_cursor: nullable(str("Pass as `after` to fetch the next page; null on the last page.")),

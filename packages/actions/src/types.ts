@@ -38,6 +38,10 @@ export interface PageInfo {
   size: number;
   items_before: number;
   items_after: number;
+  /** Extension: present (false) only when items_before stopped at the server's count bound. */
+  items_before_exact?: false;
+  /** Extension: present (false) only when items_after stopped at the server's count bound. */
+  items_after_exact?: false;
   sort: string;
   order: SortOrder;
   next_cursor: string | null;

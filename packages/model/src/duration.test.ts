@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { durationProblem, isDynamicDuration, parseDuration } from "./duration.js";
+import { durationProblem, isDynamicDuration, parseDuration, parseDurationWithUnit } from "./duration.js";
 
 describe("parseDuration", () => {
   it.each([
@@ -55,5 +55,26 @@ describe("durationProblem", () => {
   it("names the kind of a non-duration", () => {
     expect(durationProblem(null, true)).toMatch(/got null/);
     expect(durationProblem([1], true)).toMatch(/got an array/);
+  });
+});
+
+describe("parseDurationWithUnit (flags and config: a unit required)", () => {
+  it("reads the language's durations", () => {
+    expect(parseDurationWithUnit("1h30m")).toBe(5_400_000);
+    expect(parseDurationWithUnit("30d")).toBe(2_592_000_000);
+    expect(parseDurationWithUnit("1.5s")).toBe(1500);
+    expect(parseDurationWithUnit(" 250ms ")).toBe(250);
+    expect(parseDurationWithUnit("0")).toBe(0);
+  });
+
+  it("refuses a bare number, naming the unit to add", () => {
+    expect(() => parseDurationWithUnit("30")).toThrow('duration "30" has no unit; write e.g. "30s" or "30ms"');
+  });
+
+  it("refuses other text saying what is expected", () => {
+    for (const text of ["", "ten", "5x", "-3s", "1 h", "$: 5"])
+      expect(() => parseDurationWithUnit(text), text).toThrow(/^invalid duration .*expected a number with a unit/);
+    expect(() => parseDurationWithUnit("30m1h")).toThrow("(units must go from largest to smallest, each once)");
+    expect(() => parseDurationWithUnit("40000d")).toThrow("longer than the maximum duration");
   });
 });

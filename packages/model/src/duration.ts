@@ -52,6 +52,28 @@ export function parseDuration(text: string | number): number {
   return bounded(text, Math.round(total));
 }
 
+/**
+ * A duration a person types where no unit is implied — a CLI or server flag, the proxy's config
+ * (docs/language.md "Timeouts, durations and times"): the language's grammar with a unit
+ * required, since a bare number (milliseconds in a definition) reads as seconds to most people.
+ * `0` needs none. Throws an Error saying what was wrong and what is expected.
+ */
+export function parseDurationWithUnit(text: string): number {
+  const s = text.trim();
+  if (/^0+(\.0+)?$/.test(s)) return 0;
+  if (/^\d+(\.\d+)?$/.test(s))
+    throw new Error(`duration "${text}" has no unit; write e.g. "${s}s" or "${s}ms" (units: ms, s, m, h, d)`);
+  const bad = `invalid duration "${text}"; expected a number with a unit, e.g. "250ms", "30s", "1h30m", "2d"`;
+  if (s === "" || isDynamicDuration(s)) throw new Error(bad);
+  try {
+    return parseDuration(s);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (!message.startsWith("invalid duration")) throw error;
+    throw new Error(message.endsWith(")") ? `${bad} ${message.slice(message.lastIndexOf("("))}` : bad);
+  }
+}
+
 function bounded(text: string | number, ms: number): number {
   const problem = durationTooLong(ms);
   if (problem !== undefined) throw new Error(`duration ${typeof text === "string" ? `"${text}"` : text} ${problem}`);

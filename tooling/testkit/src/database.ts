@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { freshPgliteDir, removePgliteDir } from "./pglite-template.js";
 import { createTestDatabase, dropTestDatabase } from "./server.js";
 
 // Every database-backed suite runs on both engines: on PGlite by default, on PostgreSQL when
@@ -14,8 +12,8 @@ export const databaseKind: "postgres" | "pglite" = onPostgres ? "postgres" : "pg
 
 /**
  * A database that outlives one process: bootstrap commands, seeding and one or more servers
- * of a test all open it in turn. A fresh PostgreSQL database under DATABASE_URL, else a PGlite
- * data directory in a temp dir (never `memory://`, which dies with its process).
+ * of a test all open it in turn. A fresh PostgreSQL database under DATABASE_URL, else a fresh PGlite
+ * data directory in a temp dir, already migrated (never `memory://`, which dies with its process).
  */
 export interface SharedDatabase {
   /** What startServer({ database }) and openDatabase take: the URL or the data dir. */
@@ -33,11 +31,11 @@ export async function sharedDatabase(prefix = "baton-db-"): Promise<SharedDataba
     const url = await createTestDatabase();
     return { location: url, flags: ["--db", url], connection: { url }, dispose: () => dropTestDatabase(url) };
   }
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = await freshPgliteDir(prefix);
   return {
     location: dir,
     flags: ["--data-dir", dir],
     connection: { dataDir: dir },
-    dispose: async () => rmSync(dir, { recursive: true, force: true }),
+    dispose: async () => removePgliteDir(dir),
   };
 }

@@ -8,3 +8,4 @@ export * from "./private-postgres.js";
 export { holdToContract } from "./response-contract.js";
 export * from "./server.js";
 export * from "./upstream.js";
+export * from "./pglite-template.js";

@@ -2,8 +2,9 @@ import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { holdToContract } from "./response-contract.js";
 import { spawnListening } from "./listening-process.js";
+import { freshPgliteDir, removePgliteDir } from "./pglite-template.js";
+import { holdToContract } from "./response-contract.js";
 
 export const API_MAIN = fileURLToPath(new URL("../../../apps/api/dist/main.js", import.meta.url));
 
@@ -14,7 +15,7 @@ export interface TestServer {
   child: ChildProcess;
   /** Everything the server wrote to stderr so far (its JSON log lines). */
   stderr(): string;
-  /** SIGTERM, wait for exit (SIGKILL after 10 s), then drop the fresh database if one was made. */
+  /** SIGTERM, wait for exit (SIGKILL after 10 s), then drop the fresh database or data dir if one was made. */
   stop(): Promise<void>;
   /** SIGKILL now (crash tests); the database is kept for another server to take over. */
   kill(): Promise<void>;
@@ -60,7 +61,8 @@ export async function dropTestDatabase(url: string): Promise<void> {
 
 /**
  * Starts the real, built `baton-api` on a free loopback port: on a fresh PostgreSQL
- * database when DATABASE_URL is set, else on a throwaway PGlite (`memory://`).
+ * database when DATABASE_URL is set, else on a fresh PGlite data directory, a copy of the
+ * migrated template (pglite-template.ts), which the server opens without running initdb.
  */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const args = [...(options.args ?? [])];
@@ -69,10 +71,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let ownsDatabase = false;
   if (!has("--db") && !has("--data-dir")) {
     if (!database) {
-      if (process.env.DATABASE_URL) {
-        database = await createTestDatabase();
-        ownsDatabase = true;
-      } else database = "memory://";
+      database = process.env.DATABASE_URL ? await createTestDatabase() : await freshPgliteDir();
+      ownsDatabase = true;
     }
     if (/^postgres(ql)?:/.test(database)) args.push("--db", database);
     else args.push("--data-dir", database);
@@ -80,6 +80,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   if (!has("--http")) args.push("--http", "127.0.0.1:0");
   const env: Record<string, string> = { ...(process.env as Record<string, string>), ...options.env };
   delete env.DATABASE_URL; // the server must use exactly the --db given here
+  const dispose = async () => {
+    if (!ownsDatabase || !database) return;
+    if (/^postgres(ql)?:/.test(database)) await dropTestDatabase(database);
+    else removePgliteDir(database);
+  };
   const started = await spawnListening("baton-api", API_MAIN, args, env, options.timeoutMs ?? 60_000);
   const { url, child } = started;
   holdToContract(url);
@@ -96,7 +101,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     stop: () =>
       (stopped ??= (async () => {
         await started.terminate();
-        if (ownsDatabase && database) await dropTestDatabase(database);
+        await dispose();
       })()),
   };
 }

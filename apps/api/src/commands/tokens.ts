@@ -21,8 +21,9 @@ function duration(value: string): number {
   return ms;
 }
 
-function permsList(value: string): string[] | null {
-  if (value.trim() === "none") return null;
+// `none` is an empty list, not null: commander keeps no option value that a parser returns as null.
+function permsList(value: string): string[] {
+  if (value.trim() === "none") return [];
   const names = value.split(",").map((p) => p.trim());
   if (names.some((p) => p === ""))
     throw new InvalidArgumentError("expected comma-separated permission names such as admin or deploy,read (or none)");
@@ -53,22 +54,21 @@ export function registerTokensCommand(program: Command): Command {
       )
       .option("--expires-in <duration>", "lifetime such as 90d, 12h or 30m (default: never expires)", duration)
       .option("--expires-at <time>", "expiry instant, ISO 8601 (e.g. 2030-01-31T00:00:00Z)"),
-  ).action(
-    (opts: { label: string; perms: string[] | null; expiresIn?: number; expiresAt?: string }, command: Command) =>
-      withDatabase(command, async (database) => {
-        const now = clock.now();
-        const body: Record<string, unknown> = { label: opts.label, perms: opts.perms };
-        if (opts.expiresIn !== undefined) body.expires_in = opts.expiresIn;
-        if (opts.expiresAt !== undefined) body.expires_at = opts.expiresAt;
-        const check = checkTokenRequest(body, now);
-        if (!check.ok) {
-          const flag = (path: string) => `--${path.replace(/\[\d+\]$/, "").replace(/_/g, "-")}`;
-          throw new Error(check.problems.map((p) => `${flag(p.path)}: ${p.message}`).join("; "));
-        }
-        const issued = await issueToken(database.db, check.value, { now, actor: BOOTSTRAP_ACTOR });
-        process.stderr.write(`created token ${issued.id} (${issued.label}); the secret below is shown only once\n`);
-        process.stdout.write(`${issued.token}\n`);
-      }),
+  ).action((opts: { label: string; perms: string[]; expiresIn?: number; expiresAt?: string }, command: Command) =>
+    withDatabase(command, async (database) => {
+      const now = clock.now();
+      const body: Record<string, unknown> = { label: opts.label, perms: opts.perms };
+      if (opts.expiresIn !== undefined) body.expires_in = opts.expiresIn;
+      if (opts.expiresAt !== undefined) body.expires_at = opts.expiresAt;
+      const check = checkTokenRequest(body, now);
+      if (!check.ok) {
+        const flag = (path: string) => `--${path.replace(/\[\d+\]$/, "").replace(/_/g, "-")}`;
+        throw new Error(check.problems.map((p) => `${flag(p.path)}: ${p.message}`).join("; "));
+      }
+      const issued = await issueToken(database.db, check.value, { now, actor: BOOTSTRAP_ACTOR });
+      process.stderr.write(`created token ${issued.id} (${issued.label}); the secret below is shown only once\n`);
+      process.stdout.write(`${issued.token}\n`);
+    }),
   );
 
   addDatabaseOptions(

@@ -3,7 +3,11 @@
 // loop it would stall every other request, /healthz included, for that long. So every check
 // (check-jobs.ts) runs on a worker thread: at most `threads` checks at once, at most `queue`
 // more waiting for a thread, and past that the request is refused at once with 503
-// `unavailable` (a client retries; a check is never dropped once accepted).
+// `unavailable` (a client retries; a check is never dropped once accepted). Checks that store
+// or move something (register, batch, upgrade: `deploy`) and checks that only answer
+// (validate, compat, a process's OpenAPI: `read`) run in two lanes with their own threads and
+// queues, so reads however many never make a write wait or refuse it (docs/limits.md
+// "Two lanes").
 import { Worker } from "node:worker_threads";
 import { unavailable } from "../refusal.js";
 import type { CheckJob, CheckReply } from "./check-jobs.js";
@@ -13,6 +17,15 @@ export interface CheckerOptions {
   threads: number;
   /** Checks waiting for a thread (--limit-checker-queue); one more is refused with 503. */
   queue: number;
+}
+
+/** The lane of a check: `write` for checks of a request that stores or moves something, `read` for the rest. */
+export type CheckLane = "read" | "write";
+
+export function laneOf(job: CheckJob): CheckLane {
+  if (job.kind === "upgrade") return "write";
+  if (job.kind === "request" && (job.action === "putDefinition" || job.action === "putDefinitionBatch")) return "write";
+  return "read";
 }
 
 export interface Checker {
@@ -36,8 +49,19 @@ const WORKER_SCRIPT = import.meta.url.endsWith(".ts")
   ? new URL("../../dist/definitions/checker-worker.js", import.meta.url)
   : new URL("./checker-worker.js", import.meta.url);
 
-/** Threads start on the first check that needs one and stay until close. */
+/** One pool per lane, each of `options.threads` threads and a queue of `options.queue`. */
 export function createChecker(options: CheckerOptions): Checker {
+  const lanes: Record<CheckLane, Checker> = { read: createPool(options, "read"), write: createPool(options, "write") };
+  return {
+    run: (job) => lanes[laneOf(job)].run(job),
+    close: async () => {
+      await Promise.all([lanes.read.close(), lanes.write.close()]);
+    },
+  };
+}
+
+/** Threads start on the first check that needs one and stay until close. */
+function createPool(options: CheckerOptions, lane: CheckLane): Checker {
   const waiting: Pending[] = [];
   const idle: Worker[] = [];
   const running = new Map<Worker, Pending>();
@@ -89,7 +113,7 @@ export function createChecker(options: CheckerOptions): Checker {
       if (running.size >= options.threads && waiting.length >= options.queue)
         return Promise.reject(
           unavailable(
-            `the definition checker is busy: ${running.size} checks are running and ${waiting.length} are waiting, ` +
+            `the definition checker is busy: ${running.size} ${lane} checks are running and ${waiting.length} are waiting, ` +
               `the most allowed (--limit-checker-threads ${options.threads}, --limit-checker-queue ${options.queue}); retry shortly`,
           ),
         );

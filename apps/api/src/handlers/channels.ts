@@ -70,10 +70,10 @@ async function subtree(db: Db, rows: ChannelRow[], root: string): Promise<Set<st
 }
 
 export const channelHandlers = {
-  listChannels: async ({ query }, { db }) => {
+  listChannels: async ({ query }, { db, config }) => {
     const filters: SQL[] = [];
     if (query.name !== undefined) filters.push(eq(channels.name, query.name));
-    const page = await paginate(db, channels, and(...filters), channelList, query);
+    const page = await paginate(db, channels, and(...filters), channelList, query, config.limits.pageCount);
     const label = await actorLabels(
       db,
       page.items.map((r) => r.actor),

@@ -83,12 +83,12 @@ export const definitionHandlers = {
     return { body: { name, saved: result.saved, version: result.version } };
   },
 
-  listDefinitions: async ({ query }, { db }) => {
+  listDefinitions: async ({ query }, { db, config }) => {
     const filters: SQL[] = [];
     if (query.created_after !== undefined) filters.push(gte(definitions.createdAt, query.created_after));
     if (query.created_before !== undefined) filters.push(lt(definitions.createdAt, query.created_before));
     if (query.name !== undefined) filters.push(eq(definitions.name, query.name));
-    const page = await paginate(db, definitions, and(...filters), definitionList, query);
+    const page = await paginate(db, definitions, and(...filters), definitionList, query, config.limits.pageCount);
     const label = await actorLabels(
       db,
       page.items.map((r) => r.actor),

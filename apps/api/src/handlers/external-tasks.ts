@@ -180,7 +180,14 @@ export const externalTaskHandlers = {
   // Extension (docs/api.md "Waiting external tasks"): the queue, read-only; not a worker call.
   listExternalTasks: async ({ query }, services) => {
     const now = services.clock.now();
-    const page = await paginate(services.db, externalWaits, waitingTaskFilters(query, now), waitingList, query);
+    const page = await paginate(
+      services.db,
+      externalWaits,
+      waitingTaskFilters(query, now),
+      waitingList,
+      query,
+      services.config.limits.pageCount,
+    );
     return { body: { items: await waitingTaskItems(services.db, now, process.env, page.items), page: page.page } };
   },
 } satisfies ActionHandlers;

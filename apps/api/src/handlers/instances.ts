@@ -82,19 +82,33 @@ export const instanceHandlers = {
   },
 
   listInstances: async ({ query }, services) => {
-    const page = await paginate(services.db, instances, instanceFilters(query), instanceList, query);
+    const page = await paginate(
+      services.db,
+      instances,
+      instanceFilters(query),
+      instanceList,
+      query,
+      services.config.limits.pageCount,
+    );
     const outputs = await shownOutputs(services.db, page.items, services.config.objectResolveLimitBytes);
     const secrets = await treeSecrets(services.db, process.env, page.items);
     return { body: mapPage(page, (row) => redactView(listRow(row, outputs.get(row.id)), secrets)) };
   },
 
   countInstances: async ({ query }, services) => ({
-    body: await countInstances(services.db, instanceFilters(query), countDimensions(query.by)),
+    body: await countInstances(services.db, query, countDimensions(query.by)),
   }),
 
   listInstanceLogs: async ({ params, query }, services) => {
     const row = await findInstance(services.db, instanceIdParam(params.id!));
-    const page = await paginate(services.db, logs, logFilters(row, query), logList, query);
+    const page = await paginate(
+      services.db,
+      logs,
+      logFilters(row, query),
+      logList,
+      query,
+      services.config.limits.pageCount,
+    );
     // Engine entries are redacted when written; this also covers rows written by other paths.
     const secrets = await allSecrets(services.db, process.env);
     const label = await actorLabels(

@@ -76,9 +76,9 @@ export const scheduleHandlers = {
     return { body: { ...scheduleView(services.db, await readSchedule(services.db, params.name)), created } };
   },
 
-  listSchedules: async ({ query }, { db }) => {
+  listSchedules: async ({ query }, { db, config }) => {
     const where = query.process === undefined ? undefined : eq(schedules.process, query.process);
-    const page = await paginate(db, schedules, where, scheduleList, query);
+    const page = await paginate(db, schedules, where, scheduleList, query, config.limits.pageCount);
     const statuses = await statusesOf(
       db,
       page.items.flatMap((r) => (r.lastInstanceId === null ? [] : [r.lastInstanceId])),

@@ -44,9 +44,20 @@ export interface SampledFigures {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
+/**
+ * prom-client's `nodejs_active_{handles,requests,resources}_total` are gauges named like
+ * counters, which `promtool check metrics` flags (docs/metrics.md "Lint"); the same counts stay
+ * exposed per type as `nodejs_active_handles`, `nodejs_active_requests`, `nodejs_active_resources`.
+ */
+export function dropMisnamedDefaults(registry: Registry): void {
+  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+    registry.removeSingleMetric(name);
+}
+
 export function createMetrics(options: { pool?: PoolGauge } = {}) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  dropMisnamedDefaults(registry);
   const r = [registry];
 
   const instances = new Gauge({

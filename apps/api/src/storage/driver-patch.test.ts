@@ -66,7 +66,7 @@ describe.skipIf(!onPostgres)("the patched postgres driver", () => {
   // porsager/postgres#1189: a BEGIN whose write filled the connection's pipeline skipped the
   // hook that reserves the connection for its transaction, so sql.begin failed with
   // UNSAFE_TRANSACTION and left the transaction open on a pooled connection (seen once under
-  // load on the engine's batched writes, docs/limits.md "Audit, session 8"). A pipeline of 0
+  // load on the engine's batched writes, docs/engine.md "The driver"). A pipeline of 0
   // makes every BEGIN the one that fills it.
   it("reserves the connection of a transaction whose BEGIN filled the pipeline", async () => {
     // max_pipeline is read by the driver but missing from its types: passed as a variable, not a literal.

@@ -31,11 +31,20 @@ export interface Page<T> {
     size: number;
     items_before: number;
     items_after: number;
+    /** Present (false) only when items_before stopped at the count bound: the true count is larger. */
+    items_before_exact?: false;
+    items_after_exact?: false;
     sort: string;
     order: Order;
     next_cursor: string | null;
     previous_cursor: string | null;
   };
+}
+
+/** One side's count: exact, or stopped at the bound. */
+interface Counted {
+  n: number;
+  exact: boolean;
 }
 
 interface Cursor {
@@ -127,6 +136,7 @@ export async function paginate<Row>(
   where: SQL | undefined,
   spec: ListSpec<Row>,
   query: ListQuery,
+  countBound: number,
 ): Promise<Page<Row>> {
   const sort = query.sort ?? spec.defaultSort;
   const sortSpec = spec.sorts[sort];
@@ -163,25 +173,38 @@ export async function paginate<Row>(
   if (more) rows.pop();
   if (reverse) rows.reverse();
 
-  const countWhere = async (extra: SQL) => {
-    const [r] = await db.select({ n: count() }).from(table).where(and(where, extra));
-    return Number(r?.n ?? 0);
+  // docs/api.md#lists "Bounded counts": each side is counted up to countBound + 1 rows, so a page
+  // costs O(page + bound) index entries however long the list is; past the bound the count says
+  // countBound and the page marks it inexact. No cursor means the first page: nothing precedes it.
+  const countSide = async (extra: SQL | undefined): Promise<Counted> => {
+    const [r] = await db.select({ n: count() }).from(
+      db
+        .select({ one: sql`1` })
+        .from(table)
+        .where(and(where, extra))
+        .limit(countBound + 1)
+        .as("side"),
+    );
+    const n = Number(r?.n ?? 0);
+    return n > countBound ? { n: countBound, exact: false } : { n, exact: true };
   };
-  let itemsBefore = 0;
-  let itemsAfter = 0;
+  let before: Counted = { n: 0, exact: true };
+  let after: Counted = { n: 0, exact: true };
   if (rows.length > 0) {
     const first = sortSpec.values(rows[0]!);
     const last = sortSpec.values(rows[rows.length - 1]!);
-    [itemsBefore, itemsAfter] = await Promise.all([
-      countWhere(rowCompare(sortSpec.columns, backward, first)),
-      countWhere(rowCompare(sortSpec.columns, forward, last)),
+    [before, after] = await Promise.all([
+      query.after || query.before ? countSide(rowCompare(sortSpec.columns, backward, first)) : before,
+      countSide(rowCompare(sortSpec.columns, forward, last)),
     ]);
   } else if (query.after || query.before) {
     // Paged past the end (or start): everything that matches lies on the other side.
-    const [r] = await db.select({ n: count() }).from(table).where(where);
-    if (query.after) itemsBefore = Number(r?.n ?? 0);
-    else itemsAfter = Number(r?.n ?? 0);
+    const all = await countSide(undefined);
+    if (query.after) before = all;
+    else after = all;
   }
+  const itemsBefore = before.n;
+  const itemsAfter = after.n;
   const cursorOf = (row: Row) => encodeCursor({ l: spec.list, s: sort, o: order, v: sortSpec.values(row) });
   return {
     items: rows,
@@ -191,6 +214,8 @@ export async function paginate<Row>(
       items_after: itemsAfter,
       sort,
       order,
+      ...(before.exact ? {} : { items_before_exact: false as const }),
+      ...(after.exact ? {} : { items_after_exact: false as const }),
       next_cursor: rows.length > 0 && itemsAfter > 0 ? cursorOf(rows[rows.length - 1]!) : null,
       previous_cursor: rows.length > 0 && itemsBefore > 0 ? cursorOf(rows[0]!) : null,
     },

@@ -254,6 +254,13 @@ describe("schedules, in process", () => {
     expect(never!.message).toMatch(/never fires/);
     const zone = await refused({ cron: ["0 0 * * *"], time_zone: "Mars/Base" });
     expect(zone!.fields?.[0]?.path).toBe("body.time_zone");
+    // A process that takes no input: the default input {} fits it, a key does not.
+    await h.deploy({ name: "bare", tasks: [{ id: "only" }] });
+    await expect(put("bare-ok", { process: "bare", input: undefined, paused: true })).resolves.toEqual({
+      created: true,
+    });
+    const extra = await refused({ process: "bare", input: { x: 1 } });
+    expect(extra!.message).toMatch(/refuses|undeclared/);
   });
 
   it("two engines on one database fire each fire time once", async () => {

@@ -2,7 +2,7 @@
 // fresh PostgreSQL database when DATABASE_URL is set), with the service clock under test control.
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { canonicalJson, declaredRaises, decodeDefinition, definitionHash, formatProblems } from "@baton/model";
-import { createTestDatabase, dropTestDatabase } from "@baton/testkit";
+import { createTestDatabase, dropTestDatabase, freshPgliteDir, removePgliteDir } from "@baton/testkit";
 import { and, desc, eq, max } from "drizzle-orm";
 import { DEFAULT_CONFIG, type ServerConfig } from "../../src/config.js";
 import { createChecker, type Checker } from "../../src/definitions/checker.js";
@@ -64,7 +64,9 @@ export interface InstanceView {
 
 export async function openHarness(overrides: Partial<ServerConfig> = {}, workerId = "worker-a"): Promise<Harness> {
   const url = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
-  const database = await openDatabase({ url, dataDir: "memory://", poolSize: 5 });
+  // On PGlite a copy of the migrated template: `memory://` would run initdb in WASM on every open.
+  const dataDir = url ? undefined : await freshPgliteDir();
+  const database = await openDatabase({ url, dataDir, poolSize: 5 });
   const db = database.db;
   const clock = createClock();
   const config: ServerConfig = { ...DEFAULT_CONFIG, pollMs: 0, ...overrides };
@@ -182,6 +184,7 @@ export async function openHarness(overrides: Partial<ServerConfig> = {}, workerI
       await checker.close();
       await database.close();
       if (url) await dropTestDatabase(url);
+      if (dataDir) removePgliteDir(dataDir);
     },
   };
   return harness;

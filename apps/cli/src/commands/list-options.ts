@@ -43,5 +43,7 @@ export async function showList<N extends ListActionName>(
 function hintMorePages(out: Output, page: PageInfo, all: boolean | undefined): void {
   if (all || !page.next_cursor) return;
   const more = page.items_after;
-  out.hint(`${more > 0 ? `${more} more` : "more"} not shown; use --all to list every page`);
+  // Past the server's count bound (docs/api.md "Bounded counts") the figure is a lower bound.
+  const figure = page.items_after_exact === false ? `more than ${more}` : `${more}`;
+  out.hint(`${more > 0 ? `${figure} more` : "more"} not shown; use --all to list every page`);
 }

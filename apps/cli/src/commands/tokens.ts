@@ -43,14 +43,15 @@ export function registerTokens(program: Command, makeContext: ContextFactory): v
   const create = tokens
     .command("create")
     .description(
-      `Creates an svc_sk_ token and prints its secret, which is shown only this once (with --quiet: only the secret). Permissions: ${PERMISSIONS.join(", ")}.`,
+      `Creates an svc_sk_ token and prints its secret on stdout, alone (its id and permissions go to stderr); the secret is shown only this once. Permissions: ${PERMISSIONS.join(", ")}.`,
     )
     .requiredOption("-l, --label <label>", "what the token is for")
-    .requiredOption("--perms <perms>", "comma-separated permissions", collectList)
+    .requiredOption("--perms <perms>", "comma-separated permissions, or none", collectList)
     .option("--expires-in <duration>", "expire after this long (30d, 12h)")
     .action(
       act(makeContext, async (ctx, _args, options) => {
-        const perms = options.perms as string[];
+        // `none` alone: a token that authenticates and is admitted nowhere (docs/auth.md "Tokens over the API").
+        const perms = (options.perms as string[]).join(",") === "none" ? [] : (options.perms as string[]);
         for (const perm of perms) {
           if (!(PERMISSIONS as readonly string[]).includes(perm)) {
             throw new UsageError(`--perms: unknown permission "${perm}"; expected some of ${PERMISSIONS.join(", ")}`);
@@ -66,7 +67,8 @@ export function registerTokens(program: Command, makeContext: ContextFactory): v
         const { out } = ctx;
         if (out.json) return out.printJson(created);
         if (out.quiet) return out.print(created.token);
-        out.print(
+        // stdout is the secret alone, so that SECRET=$(baton tokens create …) captures just it.
+        out.hint(
           `created token ${created.id} (${created.label}; ${created.perms?.join(",") || "no permissions"}${created.expires_at ? `; expires ${created.expires_at}` : ""})`,
         );
         out.print(created.token);

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { act, type ContextFactory, examples } from "../command-kit.js";
 import { withProblemLocations } from "../definition-errors.js";
 import { loadDefinitions } from "../definition-files.js";
+import { splitSchedules } from "../schedule-documents.js";
 import { formatJson, type Output } from "../output.js";
 
 export function registerValidate(program: Command, makeContext: ContextFactory): void {
@@ -17,7 +18,8 @@ export function registerValidate(program: Command, makeContext: ContextFactory):
     .option("--schemas", "print the inferred schemas of every process")
     .action(
       act(makeContext, async (ctx, [files], options) => {
-        const loaded = await loadDefinitions(files, ctx.io.cwd);
+        // Schedules (`kind: schedule`) are checked by `baton deploy`, against the version they start.
+        const loaded = splitSchedules(await loadDefinitions(files, ctx.io.cwd)).definitions;
         const api = await ctx.api();
         const results = await withProblemLocations(loaded, true, () =>
           api.call("validateDefinitions", { body: loaded.map((item) => item.definition) }),

@@ -3,6 +3,7 @@ import { setUnauthenticatedHandler } from "./api.js";
 import { fetchSession, logout } from "./auth.js";
 import { Link } from "./components/link.js";
 import { ChannelsPage } from "./pages/channels.js";
+import { SchedulesPage } from "./pages/schedules.js";
 import { ComparePage } from "./pages/compare.js";
 import { DefinitionsPage } from "./pages/definitions.js";
 import { ExternalTasksPage } from "./pages/external-tasks.js";
@@ -23,6 +24,7 @@ const NAV: { label: string; to: Route; pages: Route["page"][] }[] = [
   { label: "External tasks", to: { page: "external" }, pages: ["external", "task"] },
   { label: "Definitions", to: { page: "definitions" }, pages: ["definitions", "process", "version", "compare"] },
   { label: "Channels", to: { page: "channels" }, pages: ["channels"] },
+  { label: "Schedules", to: { page: "schedules" }, pages: ["schedules"] },
   { label: "Tokens", to: { page: "tokens" }, pages: ["tokens"] },
 ];
 
@@ -43,6 +45,8 @@ function Page({ route, session }: { route: Route; session: Session }) {
       return <ComparePage name={route.name} from={route.from} to={route.to} />;
     case "channels":
       return <ChannelsPage permissions={permissions} />;
+    case "schedules":
+      return <SchedulesPage permissions={permissions} />;
     case "external":
       return <ExternalTasksPage search={route.search} />;
     case "task":
@@ -80,6 +84,8 @@ export function routeTitle(route: Route): string {
         return `Compare ${route.name} v${route.from} and v${route.to}`;
       case "channels":
         return "Channels";
+      case "schedules":
+        return "Schedules";
       case "external":
         return "External tasks";
       case "task":

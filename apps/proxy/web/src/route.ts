@@ -10,6 +10,7 @@ export type Route =
   | { page: "version"; name: string; version: number }
   | { page: "compare"; name: string; from: number | null; to: number | null }
   | { page: "channels" }
+  | { page: "schedules" }
   /** `search`: the tasklist's filters and position (`process`, `claimed`, `after`/`before`); absent when empty. */
   | { page: "external"; search?: string }
   /** One waiting external task, by the instance that waits on it (docs/ui.md "Tasklist"). */
@@ -44,7 +45,7 @@ export function parseRoute(hash: string): Route {
   if (head === "external" && parts.length === 2) return { page: "task", instance: a };
   if (head === "external" && parts.length === 1)
     return query ? { page: "external", search: query } : { page: "external" };
-  if (parts.length === 1 && (head === "channels" || head === "tokens")) return { page: head };
+  if (parts.length === 1 && (head === "channels" || head === "tokens" || head === "schedules")) return { page: head };
   return { page: "not-found", hash };
 }
 
@@ -85,6 +86,7 @@ export function routeHash(route: Route): string {
     case "external":
       return `#/external${route.search ? `?${route.search}` : ""}`;
     case "channels":
+    case "schedules":
     case "tokens":
       return `#/${route.page}`;
     case "task":

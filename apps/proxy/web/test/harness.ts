@@ -80,11 +80,12 @@ export interface Stack {
 }
 
 /** The api, the preview server and a browser with one page; `close` stops all three. */
-export async function startStack(): Promise<Stack> {
+/** `apiArgs`: extra flags of the API server (e.g. a lower `--limit-page-count`). */
+export async function startStack(apiArgs: string[] = []): Promise<Stack> {
   chromiumPath(); // before anything starts: a missing browser is the first thing to say
   if (!existsSync(API_MAIN))
     throw new Error(`${API_MAIN} is missing: build the api first (pnpm exec turbo run build --filter=@baton/api)`);
-  const api = await startServer();
+  const api = await startServer(apiArgs.length > 0 ? { args: apiArgs } : undefined);
   let web: Stack["web"] | undefined;
   let browser: Browser | undefined;
   try {

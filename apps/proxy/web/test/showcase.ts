@@ -36,6 +36,18 @@ export async function seedShowcase(client: BatonClient): Promise<Showcase> {
   await client.call("setChannel", { body: { name: "order", channel: "stable", version: 1 } });
   await client.call("setChannel", { body: { name: "order", channel: "beta", version: 2 } });
   await client.call("createToken", { body: { label: "ci deploys", perms: ["read", "deploy"] } });
+  // Paused: it never starts an instance the other pages would show.
+  await client.call("putSchedule", {
+    params: { name: "morning-order" },
+    body: {
+      process: "order",
+      channel: "stable",
+      cron: ["0 9 * * MON-FRI"],
+      time_zone: "Europe/Berlin",
+      input: { item: "$: schedule.fire_time" },
+      paused: true,
+    },
+  });
 
   const order = (item: string) => started(client, { process: "order", version: 1, input: { item } });
   const shown: Showcase = {
@@ -115,6 +127,7 @@ export function showcasePages(ids: Showcase): ShowcasePage[] {
     { name: "version", hash: "#/definitions/branchy/1", ready: "svg g.edge text" },
     { name: "compare", hash: "#/definitions/order/compare?from=1&to=2", ready: "table.diff tr[data-change]" },
     { name: "channels", hash: "#/channels", ready: 'tr[data-channel="stable"]' },
+    { name: "schedules", hash: "#/schedules", ready: 'tr[data-schedule="morning-order"]' },
     { name: "tokens", hash: "#/tokens", ready: "tr[data-token]" },
     { name: "not-found", hash: "#/nowhere", ready: "main h1" },
   ];

@@ -59,7 +59,17 @@ export function decodeAuthoredError(sc: Scope, raw: unknown, path: string): Auth
   }
   let message: string | undefined;
   if (obj.message === undefined) report(sc, path, "needs message (the error_message the instance will carry)");
-  else message = expectString(sc, obj.message, joinPath(path, "message"), "a message");
+  else {
+    message = expectString(sc, obj.message, joinPath(path, "message"), "a message");
+    // The message is carried verbatim (docs/language.md "switch"): text that looks like an
+    // expression would reach error_message as those very characters.
+    if (message !== undefined && (message.trimStart().startsWith("$:") || message.includes("${")))
+      report(
+        sc,
+        joinPath(path, "message"),
+        `"${message.length > 60 ? `${message.slice(0, 60)}…` : message}" looks like an expression, but a raise or panic message is fixed text, never evaluated; write the text itself (put values for operators in the task's output or logs)`,
+      );
+  }
   return code === undefined || message === undefined ? undefined : { code, message };
 }
 

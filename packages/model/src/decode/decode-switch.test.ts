@@ -47,6 +47,21 @@ describe("switch cases", () => {
     expect(decoded(two(sw)).tasks[0].switch).toEqual(sw);
   });
 
+  it("refuses a raise or panic message written as an expression or a template: it would be carried verbatim", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: "${ }" is the definition language's interpolation
+    for (const message of ["$: 'order ' + input.id", "order ${ input.id } failed"])
+      expectProblem(
+        problemsOf(two([{ raise: { code: "x", message } }])),
+        `${S}[0].raise.message`,
+        "a raise or panic message is fixed text, never evaluated",
+      );
+    const problems = problemsOf(two([{ panic: { code: "x", message: "costs $5" } }]));
+    expect(
+      problems.filter((p) => p.path.endsWith(".message")),
+      "a dollar sign alone is text",
+    ).toEqual([]);
+  });
+
   it("needs exactly one of goto, raise, panic", () => {
     expectProblem(problemsOf(two([{ case: "true" }])), `${S}[0]`, "needs one of goto, raise or panic");
     expectProblem(

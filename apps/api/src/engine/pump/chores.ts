@@ -4,10 +4,13 @@ import type { Db } from "../../storage/db.js";
 import { pruneExternalClaims } from "../housekeeping/claim-retention.js";
 import { pruneStartKeys } from "../housekeeping/start-key-retention.js";
 import { finaliseAbandoned } from "../trees/lifecycle.js";
+import { ROLLUP_BATCH, rollUpCounts } from "./count-rollup.js";
 import type { FailureLog } from "./failure-log.js";
 
 const FINALISE_EVERY_MS = 1_000;
 const PRUNE_EVERY_MS = 60_000;
+// Pending count deltas are read with the totals on every count, so the fold keeps them few.
+const ROLLUP_EVERY_MS = 1_000;
 
 /** A chore of the claim round; `force` (a /tick) runs it whatever its period. */
 export type Chore = (force: boolean) => Promise<void>;
@@ -42,5 +45,11 @@ export function createChores(db: Db, clock: Clock, log: Logger, logFailure: Fail
     const keys = await pruneStartKeys(db, clock.now());
     if (keys > 0) log.debug("pruned expired start Idempotency-Keys", { count: keys });
   });
-  return [finalise, pruneKeys];
+
+  // Folds the counters' deltas (engine/pump/count-rollup.ts); a backlog is worked off in batches.
+  const rollup = periodic("rolling up instance counts", ROLLUP_EVERY_MS, logFailure, async () => {
+    for (let i = 0; i < 20 && (await rollUpCounts(db)) === ROLLUP_BATCH; i++);
+  });
+
+  return [finalise, pruneKeys, rollup];
 }

@@ -8,6 +8,7 @@ import {
   evaluateShape,
   type Json,
   NOW_KEY,
+  type JsonSchema,
   ShapeError,
 } from "@baton/expr";
 import { type Definition, isSubschema, NO_INPUT, parseDuration, validateInput } from "@baton/model";
@@ -167,13 +168,27 @@ export function inputShapeProblems(input: CompiledShape, def: Definition, versio
   const problems: FieldProblem[] = checked.problems.map((p) => ({ path: p.path || "body.input", message: p.message }));
   if (problems.length > 0) return problems;
   const target = `the input_schema of process "${def.name}" version ${version}`;
-  const result = isSubschema(checked.type as never, def.input_schema ?? NO_INPUT, {
+  const result = isSubschema(closedObjects(input, checked.type) as never, def.input_schema ?? NO_INPUT, {
     bDefs: def.$defs,
     names: { a: "the value the input shape builds", b: target },
   });
   for (const issue of result.issues)
     if (issue.certain) problems.push({ path: `body.input${issue.path.replace(/\//g, ".")}`, message: issue.message });
   return problems;
+}
+
+/**
+ * The inferred type with every object the shape writes literally closed: a shape's object node
+ * builds exactly its keys, while the checker types objects open (a value read from elsewhere
+ * may hold more).
+ */
+function closedObjects(shape: CompiledShape, type: JsonSchema): JsonSchema {
+  if (shape.kind !== "object" || type.type !== "object") return type;
+  const properties = (type.properties ?? {}) as Record<string, JsonSchema>;
+  const closed: Record<string, JsonSchema> = {};
+  for (const [key, node] of shape.entries)
+    closed[key] = properties[key] === undefined ? {} : closedObjects(node, properties[key]);
+  return { ...type, properties: closed, additionalProperties: false };
 }
 
 /** The input of one fire: the shape evaluated and checked against the version it starts. */

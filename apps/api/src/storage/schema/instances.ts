@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 
 // One row is the queue entry, the state and the tree node of an instance (docs/architecture.md#storage-appsapisrcstorage).
 // JSON values (state, output) are text so exact decimals survive (see @baton/expr json.ts).
@@ -65,17 +65,24 @@ export const instances = pgTable(
     // (wake_at <= $now, parent_id = $id), which is how PostgreSQL proves the index applies.
     index("instances_due_idx").on(t.status, t.wakeAt).where(sql`wake_at IS NOT NULL`),
     index("instances_root_idx").on(t.rootId),
-    index("instances_parent_idx").on(t.parentId).where(sql`parent_id IS NOT NULL`),
-    index("instances_created_idx").on(t.createdAt, t.id),
-    index("instances_updated_idx").on(t.updatedAt, t.id),
-    index("instances_process_idx").on(t.process, t.version),
+    // The lists' indexes (docs/performance.md "Reads at ten million instances"): each filter the
+    // UI offers leads an index in the list's default order (created_at, id), so a page and its
+    // bounded counts read O(page + --limit-page-count) entries whatever the table holds.
+    index("instances_parent_created_idx").on(t.parentId, t.createdAt, t.id).where(sql`parent_id IS NOT NULL`),
+    // parent_id included: "roots only" (the default) is decided in the index, without the heap.
+    index("instances_created_list_idx").on(t.createdAt, t.id, t.parentId),
+    index("instances_updated_list_idx").on(t.updatedAt, t.id, t.parentId),
+    index("instances_process_created_idx").on(t.process, t.createdAt, t.id, t.parentId),
     // Partial: most rows have neither, and every write of a row (updated_at changes, so never a
     // HOT update) adds an entry to each index whose predicate it meets (docs/performance.md).
-    index("instances_error_idx").on(t.errorCode).where(sql`error_code IS NOT NULL`),
+    index("instances_error_created_idx")
+      .on(t.errorCode, t.createdAt, t.id, t.parentId)
+      .where(sql`error_code IS NOT NULL`),
     index("instances_key_idx").on(t.key).where(sql`key IS NOT NULL`),
-    // GET /instances/counts groups by any one or two of these: an index-only scan of this index
-    // answers every grouping without reading the table (docs/api.md "Counts").
-    index("instances_counts_idx").on(t.status, t.process, t.phase, t.errorCode, t.parentId),
+    // Lists by status in their default order, and every status-only selection (bulk verbs, the
+    // sampler's live counts, abandoned pause/cancel); the trailing columns let counts that the
+    // counters cannot answer (views/instance-counts.ts) scan this index alone.
+    index("instances_status_created_idx").on(t.status, t.createdAt, t.id, t.parentId, t.process, t.phase, t.errorCode),
   ],
 );
 
@@ -99,6 +106,36 @@ export const logs = pgTable(
     index("logs_instance_idx").on(t.instanceId, t.createdAt, t.id),
   ],
 );
+
+/**
+ * GET /instances/counts without a scan (docs/api.md "Counts"): instances per (status, process,
+ * phase, error_code, root), '' for an absent phase or error code. A trigger of migration 0013
+ * appends a delta row for every insert, delete and counted change of `instances` (never a
+ * read-modify-write of a shared row, so concurrent writers never wait on each other); the
+ * pump's rollup chore (engine/pump/count-rollup.ts) moves deltas into the totals in one
+ * statement. The count is the totals plus the pending deltas, exact in any snapshot.
+ */
+export const instanceCounts = pgTable(
+  "instance_counts",
+  {
+    status: text("status").notNull(),
+    process: text("process").notNull(),
+    phase: text("phase").notNull(),
+    errorCode: text("error_code").notNull(),
+    root: boolean("root").notNull(),
+    n: bigint("n", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.status, t.process, t.phase, t.errorCode, t.root] })],
+);
+
+export const instanceCountDeltas = pgTable("instance_count_deltas", {
+  status: text("status").notNull(),
+  process: text("process").notNull(),
+  phase: text("phase").notNull(),
+  errorCode: text("error_code").notNull(),
+  root: boolean("root").notNull(),
+  n: integer("n").notNull(),
+});
 
 /** Content-addressed values externalized from instance state (sha256 of the JSON text). */
 export const objects = pgTable("objects", {

@@ -104,4 +104,20 @@ describe("baton-api tokens", () => {
       await server.stop();
     }
   });
+
+  it("create --perms none makes a token without permissions, as docs/auth.md says: it authenticates and is admitted nowhere", async () => {
+    const run = await tokens("create", "--label", "no perms", "--perms", "none");
+    expect(run.code, run.stderr).toBe(0);
+    const noPerms = run.stdout.trim();
+    const item = JSON.parse((await tokens("list", "--json")).stdout).items.find((t: any) => t.label === "no perms");
+    expect(item.perms).toEqual([]);
+    expect((await tokens("list")).stdout).toMatch(/no perms\s+none\s/);
+    const server = await startServer({ database: database.location, args: ["--auth", "token", "--poll", "0"] });
+    try {
+      const res = await request(server.url, "GET", "/api/instances", undefined, bearer(noPerms));
+      expect(res.status, "authenticated, not admitted").toBe(403);
+    } finally {
+      await server.stop();
+    }
+  });
 });

@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${ }" is the definition language's interpolation
 // Checking a definition runs on a checker thread (docs/limits.md#the-checker-thread),
 // so a check of the largest definitions allowed does not stall the event loop: /healthz and
-// other requests answer while it runs. The server has one checker thread and no queue, so a
-// second check while one runs is refused with 503 — which is also how this test knows, without
+// other requests answer while it runs. The server has one checker thread per lane and no queue, so a
+// second check of the same lane while one runs is refused with 503 — which is also how this test knows, without
 // timing anything, that the big check is running on its thread at that moment.
 import { client, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -72,7 +72,7 @@ describe("the checker thread", () => {
     expect(busy!.body.code).toBe("unavailable");
     expect(busy!.headers.get("retry-after")).toBe("1");
     expect(busy!.body.error).toMatch(
-      /^the definition checker is busy: 1 checks are running and 0 are waiting, the most allowed \(--limit-checker-threads 1, --limit-checker-queue 0\); retry shortly$/,
+      /^the definition checker is busy: 1 read checks are running and 0 are waiting, the most allowed \(--limit-checker-threads 1, --limit-checker-queue 0\); retry shortly$/,
     );
 
     // The big check answers exactly what the validate endpoint always did.
@@ -90,7 +90,7 @@ describe("the checker thread", () => {
     expect(again.status, again.text).toBe(200);
   }, 240_000);
 
-  it("runs the upgrade verb's check on the thread: refused with 503 while the thread is busy, moving nothing", async () => {
+  it("runs the upgrade verb's check on the write lane's thread: refused with 503 while a registration holds it, moving nothing", async () => {
     // Each probe upgrades a process pair never checked before (a checked pair's gates are kept,
     // docs/compat.md "The upgrade verb"), so every probe needs the thread.
     const PROBES = 80;
@@ -117,7 +117,8 @@ describe("the checker thread", () => {
     let busy: { res: Awaited<ReturnType<typeof api.post>>; id: string } | undefined;
     while (!busy && next < PROBES) {
       let settled = false;
-      const pending = api.post("/api/definitions/validate", big).finally(() => {
+      // A registration is a write: it holds the write lane's one thread, as the upgrade's check needs.
+      const pending = api.put("/api/definitions/batch", { definitions: big }).finally(() => {
         settled = true;
       });
       while (!settled && next < PROBES) {
@@ -137,7 +138,7 @@ describe("the checker thread", () => {
     expect(busy!.res.body.code).toBe("unavailable");
     expect(busy!.res.headers.get("retry-after")).toBe("1");
     expect(busy!.res.body.error).toBe(
-      "the definition checker is busy: 1 checks are running and 0 are waiting, the most allowed (--limit-checker-threads 1, --limit-checker-queue 0); retry shortly",
+      "the definition checker is busy: 1 write checks are running and 0 are waiting, the most allowed (--limit-checker-threads 1, --limit-checker-queue 0); retry shortly",
     );
     const untouched = await api.get(`/api/instances/${busy!.id}`);
     expect(untouched.body.version).toBe(1);

@@ -38,6 +38,9 @@ describe("GET /metrics on a server with --auth token", () => {
     expect(documented.length).toBeGreaterThan(25);
     const missing = documented.filter((name) => !m.has(name));
     expect(missing).toEqual([]);
+    // promtool's naming rule: counters end in _total, and nothing else does.
+    const misnamed = [...m.values()].filter((f) => (f.type === "COUNTER") !== f.name.endsWith("_total"));
+    expect(misnamed.map((f) => `${f.name} (${f.type})`)).toEqual([]);
   });
 
   it("counts HTTP requests by action name and status, and external-task calls by outcome", async () => {

@@ -21,6 +21,8 @@ export function Pager({
   const first = page.items_before + (shown ? 1 : 0);
   const last = page.items_before + shown;
   const total = page.items_before + shown + page.items_after;
+  // A count past the server's bound (docs/api.md "Bounded counts") is a lower bound: "more than".
+  const bounded = page.items_before_exact === false || page.items_after_exact === false;
   return (
     <nav className="pager" aria-label={label}>
       <button
@@ -31,7 +33,8 @@ export function Pager({
         ← Previous
       </button>
       <span>
-        {first}–{last} of {total}
+        {page.items_before_exact === false ? `${shown} after the first ${page.items_before}+` : `${first}–${last}`} of{" "}
+        {bounded ? `more than ${total}` : total}
       </span>
       <button
         type="button"

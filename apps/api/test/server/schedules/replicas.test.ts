@@ -1,0 +1,155 @@
+// Schedules on real servers (docs/schedules.md "The firing pass"): the HTTP surface, catch-up
+// after a stopped server, and two replicas on one PostgreSQL, one killed with SIGKILL again and
+// again while firing, leaving exactly one instance per fire time and no gap.
+import {
+  client,
+  onPostgres,
+  type SharedDatabase,
+  sharedDatabase,
+  startServer,
+  type TestServer,
+  until,
+} from "@baton/testkit";
+import postgres from "postgres";
+import { afterAll, describe, expect, it } from "vitest";
+import { deploy } from "../../support/instances-fixtures.js";
+
+const quick = {
+  name: "quick",
+  input_schema: { type: "object", properties: { at: { type: "string" } }, required: ["at"] },
+  tasks: [{ id: "done", output: "$: input.at" }],
+};
+
+const servers: TestServer[] = [];
+const databases: SharedDatabase[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.stop().catch(() => {});
+  for (const d of databases) await d.dispose().catch(() => {});
+});
+
+async function started(database: string, args: string[]): Promise<TestServer> {
+  const server = await startServer({ database, args });
+  servers.push(server);
+  return server;
+}
+
+describe("schedules over HTTP", () => {
+  it("creates, shows, triggers, backfills, pauses and deletes; refuses a bad cron naming the field", async () => {
+    const db = await sharedDatabase();
+    databases.push(db);
+    const a = await started(db.location, ["--poll", "0"]);
+    const api = client(a.url);
+    await deploy(api, quick);
+    const bad = await api.put("/api/schedules/nightly", { process: "quick", cron: ["0 0 * *"], input: { at: "x" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.fields[0].path).toBe("body.cron[0]");
+    const put = await api.put("/api/schedules/nightly", {
+      process: "quick",
+      cron: ["0 2 * * *"],
+      time_zone: "Europe/Berlin",
+      input: { at: "$: schedule.fire_time" },
+    });
+    expect(put.status, put.text).toBe(200);
+    expect(put.body.created).toBe(true);
+    expect(put.body.next_fire_times).toHaveLength(5);
+    const fire = await api.post("/api/schedules/nightly/trigger");
+    expect(fire.status, fire.text).toBe(200);
+    expect(fire.body.outcome).toBe("started");
+    const back = await api.post("/api/schedules/nightly/backfill", {
+      from: "2026-01-01T00:00:00Z",
+      to: "2026-01-03T00:00:00Z",
+    });
+    expect(back.status, back.text).toBe(200);
+    expect(back.body.fires.map((f: { fire_time: string }) => f.fire_time)).toEqual([
+      "2026-01-01T01:00:00.000Z",
+      "2026-01-02T01:00:00.000Z",
+    ]);
+    const shown = await api.get("/api/schedules/nightly");
+    expect(shown.body.fires).toHaveLength(3);
+    const keyed = await api.get(
+      `/api/instances?key=${encodeURIComponent("schedule:nightly:2026-01-02T01:00:00.000Z")}`,
+    );
+    expect(keyed.body.items).toHaveLength(1);
+    expect((await api.post("/api/schedules/nightly/pause")).body.paused).toBe(true);
+    expect((await api.get("/api/schedules")).body.items.map((s: { name: string }) => s.name)).toEqual(["nightly"]);
+    expect((await api.delete("/api/schedules/nightly")).body).toEqual({ deleted: true });
+    expect((await api.get("/api/schedules/nightly")).status).toBe(404);
+  });
+
+  it("catches up after a stopped server: the fires inside the window run, older ones are recorded missed", async () => {
+    const db = await sharedDatabase();
+    databases.push(db);
+    const a = await started(db.location, ["--poll", "0"]);
+    await deploy(client(a.url), quick);
+    const put = await client(a.url).put("/api/schedules/minutely", {
+      process: "quick",
+      every: "1m",
+      catchup_window: "3m",
+      overlap: "allow_all",
+      input: { at: "$: schedule.fire_time" },
+    });
+    expect(put.status, put.text).toBe(200);
+    await a.stop();
+    // The next server's clock is 10 minutes on: the schedule's fires of those minutes were missed.
+    const b = await started(db.location, ["--poll", "0"]);
+    const api = client(b.url);
+    await api.post("/api/tick", { advance_ms: 10 * 60_000 });
+    const shown = (await api.get("/api/schedules/minutely")).body;
+    const outcomes = shown.fires.map((f: { outcome: string }) => f.outcome);
+    expect(outcomes.filter((o: string) => o === "missed")).toHaveLength(1);
+    const ran = outcomes.filter((o: string) => o === "started").length;
+    expect(ran).toBeGreaterThanOrEqual(3);
+    expect(ran).toBeLessThanOrEqual(4);
+  });
+});
+
+describe.skipIf(!onPostgres)("two replicas on one PostgreSQL", () => {
+  it("fire exactly one instance per fire time, with no gap, while one is killed with SIGKILL mid-fire again and again", async () => {
+    const db = await sharedDatabase();
+    databases.push(db);
+    const args = ["--poll", "20"];
+    const b = await started(db.location, args);
+    const api = client(b.url);
+    await deploy(api, quick);
+    const names = Array.from({ length: 20 }, (_, i) => `tick-${i}`);
+    for (const name of names) {
+      const put = await api.put(`/api/schedules/${name}`, {
+        process: "quick",
+        cron: ["* * * * * *"],
+        overlap: "allow_all",
+        catchup_window: "1h",
+        input: { at: "$: schedule.fire_time" },
+      });
+      expect(put.status, put.text).toBe(200);
+    }
+    const sql = postgres(db.location, { max: 1, onnotice: () => {} });
+    try {
+      const fires = async () => Number((await sql`SELECT count(*)::int AS n FROM schedule_fires`)[0]!.n);
+      for (let round = 0; round < 4; round++) {
+        const victim = await started(db.location, args);
+        const before = await fires();
+        // Killed while both replicas fire: 20 schedules every second keep a pass open most of the time.
+        await until("the victim's replica set to fire more", async () =>
+          (await fires()) > before + 40 ? true : undefined,
+        );
+        await victim.kill();
+      }
+      for (const name of names) await api.post(`/api/schedules/${name}/pause`);
+      const rows = await sql<{ schedule: string; fire_at: string; outcome: string; instance_id: string | null }[]>`
+        SELECT schedule, fire_at::text, outcome, instance_id FROM schedule_fires ORDER BY schedule, fire_at`;
+      const instances = await sql<{ key: string; n: number }[]>`
+        SELECT key, count(*)::int AS n FROM instances WHERE key LIKE 'schedule:tick-%' GROUP BY key`;
+      expect(instances.filter((r) => r.n > 1)).toEqual([]);
+      expect(rows.every((r) => r.outcome === "started" && r.instance_id !== null)).toBe(true);
+      expect(instances.length).toBe(rows.length);
+      for (const name of names) {
+        const times = rows.filter((r) => r.schedule === name).map((r) => Number(r.fire_at));
+        expect(times.length).toBeGreaterThan(5);
+        // Every second from the first fire to the last: no gap.
+        expect(times.at(-1)! - times[0]!).toBe((times.length - 1) * 1000);
+      }
+    } finally {
+      await sql.end();
+    }
+  });
+});

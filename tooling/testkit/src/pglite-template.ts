@@ -1,0 +1,98 @@
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { cp, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const API_DIR = fileURLToPath(new URL("../../../apps/api/", import.meta.url));
+const API_MAIN = join(API_DIR, "dist/main.js");
+const TEMPLATES = join(tmpdir(), "baton-pglite-templates");
+
+/**
+ * What a migrated PGlite data directory depends on: the migrations and the versions of PGlite
+ * (its on-disk format) and drizzle-orm (its migrations table). A template is reused only while
+ * all of them are unchanged, so a copy is exactly what the server would have made itself.
+ */
+function templateKey(): string {
+  const hash = createHash("sha256");
+  const migrations = join(API_DIR, "drizzle");
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else hash.update(path.slice(migrations.length)).update(readFileSync(path));
+    }
+  };
+  walk(migrations);
+  for (const dep of ["@electric-sql/pglite", "drizzle-orm"])
+    hash.update(readFileSync(join(API_DIR, "node_modules", dep, "package.json")));
+  return hash.digest("hex").slice(0, 16);
+}
+
+/** Runs `baton-api tokens list --data-dir dir`: it opens the database, which migrates it, and changes nothing else. */
+function migrateInto(dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [API_MAIN, "tokens", "list", "--data-dir", dir], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.once("error", reject);
+    child.once("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`migrating a PGlite template exited ${code}:\n${stderr}`)),
+    );
+  });
+}
+
+let template: Promise<string> | undefined;
+
+/**
+ * The migrated template of this machine's current migrations, made once by the built server and
+ * kept under the OS temp dir. Several test processes may make it at once: each builds its own
+ * and renames it into place, and the first rename wins.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const path = join(TEMPLATES, templateKey());
+    if (existsSync(path)) return path;
+    mkdirSync(TEMPLATES, { recursive: true });
+    const building = join(TEMPLATES, `building-${process.pid}-${randomBytes(4).toString("hex")}`);
+    try {
+      await migrateInto(building);
+      renameSync(building, path);
+    } catch (error) {
+      if (!existsSync(path)) throw error;
+    } finally {
+      rmSync(building, { recursive: true, force: true });
+    }
+    return path;
+  })();
+  template.catch(() => (template = undefined));
+  return template;
+}
+
+const owned = new Set<string>();
+process.once("exit", () => {
+  for (const dir of owned) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A fresh PGlite data directory, already migrated: a copy of the template (`migratedTemplate`).
+ * A server opens it in about a second of CPU, where `memory://` or an empty directory runs
+ * initdb and every migration in WASM first (about six). `removePgliteDir` deletes it; any left
+ * (a test that SIGKILLed its server and stopped there) go when the test process exits.
+ */
+export async function freshPgliteDir(prefix = "baton-pglite-"): Promise<string> {
+  const source = await migratedTemplate();
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  owned.add(dir);
+  await cp(source, dir, { recursive: true });
+  return dir;
+}
+
+export function removePgliteDir(dir: string): void {
+  owned.delete(dir);
+  rmSync(dir, { recursive: true, force: true });
+}
