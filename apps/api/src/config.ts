@@ -39,6 +39,11 @@ export interface ServerConfig {
   fetchDenyHosts: string[];
   fetchAllowClasses: string[];
   fetchDenyClasses: string[];
+  /**
+   * Setting names whose `BATON_GLOBAL_<NAME>` every process may read (--share-global; `*` for
+   * all); the other globals are withheld at start (docs/security.md "The secret model").
+   */
+  sharedGlobals: string[];
   /** Whether POST /tick is enabled (otherwise 501). */
   tickEnabled: boolean;
   /** PostgreSQL waits (--db-connect-timeout, --db-statement-timeout, --db-reconnect-max, --db-ping-timeout). */
@@ -67,6 +72,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   fetchDenyHosts: [],
   fetchAllowClasses: [],
   fetchDenyClasses: [],
+  sharedGlobals: [],
   tickEnabled: true,
   dbTimeouts: DEFAULT_DATABASE_TIMEOUTS,
   limits: DEFAULT_LIMITS,

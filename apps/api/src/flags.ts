@@ -46,6 +46,16 @@ function retentionDuration(value: string, _previous: number | undefined, name: s
   return ms;
 }
 
+function nameList(value: string, previous: string[] = []): string[] {
+  return [
+    ...previous,
+    ...value
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean),
+  ];
+}
+
 function hostList(value: string, previous: string[] = []): string[] {
   return [
     ...previous,
@@ -121,6 +131,12 @@ export const SERVER_FLAGS: Option[] = [
     [],
     hostList,
   ),
+  flag(
+    "--share-global <names>",
+    "setting names whose BATON_GLOBAL_<NAME> variable every process may read, comma-separated, repeatable (* = all); other globals are withheld",
+    [],
+    nameList,
+  ),
   flag("--no-tick", "disable POST /tick (it then answers 501)"),
   flag(
     "--retention <duration>",
@@ -193,6 +209,7 @@ export function configFrom(program: Command, opts: Record<string, any>): ServerC
     fetchDenyHosts: opts.fetchDeny,
     fetchAllowClasses: opts.fetchAllowClass,
     fetchDenyClasses: opts.fetchDenyClass,
+    sharedGlobals: opts.shareGlobal,
     tickEnabled: opts.tick !== false,
     retentionMs: opts.retention,
     logRetentionMs: opts.logRetention,

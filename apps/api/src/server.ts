@@ -17,6 +17,8 @@ import { createChecker } from "./definitions/checker.js";
 import { boundDefinitionCaches } from "./definitions/cache-bound.js";
 import { startSampler } from "./metrics/sampler.js";
 import { connectionAccepted } from "./event-loop.js";
+import { ambiguousVariables, withholdGlobals } from "./setting-grants.js";
+import { definitionsDeclaringConfig } from "./definitions/store.js";
 
 export interface RunningServer {
   url: string;
@@ -30,9 +32,28 @@ function formatUrl(host: string, port: number): string {
   return `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
 }
 
+/**
+ * Withholds the globals not shared (--share-global) and warns, once at start, about each
+ * withheld global and each variable two processes' settings read (docs/security.md "The secret model").
+ */
+async function warnAboutSettings(db: Services["db"], config: ServerConfig, log: Logger): Promise<void> {
+  for (const variable of withholdGlobals(process.env, config.sharedGlobals))
+    log.warn("global setting withheld", {
+      variable,
+      reason: `no process may read ${variable}: share it with --share-global ${variable.slice("BATON_GLOBAL_".length)}, or set it for each process that needs it as BATON_<PROCESS>_<NAME>`,
+    });
+  for (const { variable, readers } of ambiguousVariables(await definitionsDeclaringConfig(db), process.env))
+    log.warn("ambiguous setting variable", {
+      variable,
+      readers,
+      reason: `${variable} is read by the settings ${readers.join(" and ")} of different processes: each reads the same value; rename one setting so their variables differ`,
+    });
+}
+
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
   const database = await openDatabase({ url: config.dbUrl, dataDir: config.dataDir, timeouts: config.dbTimeouts });
   boundDefinitionCaches(database.db, config.limits.definitionCache);
+  await warnAboutSettings(database.db, config, log);
   const clock = createClock();
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let engine: Services["engine"] | undefined;

@@ -54,3 +54,4 @@ export interface EngineHandle extends EngineForRequests {
 export function createEngine(deps: EngineDeps): EngineHandle {
   return startPump(deps);
 }
+export { type ScheduleWarning, scheduledOnChannel, scheduleWarnings } from "./schedules/channel-check.js";

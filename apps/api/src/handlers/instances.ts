@@ -20,7 +20,7 @@ import {
   logFilters,
   logList,
 } from "../views/instance-lists.js";
-import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
+import { serverSecrets } from "../views/secrets-lookup.js";
 import { actorLabels, withActorLabel } from "../views/actor-labels.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
@@ -91,7 +91,7 @@ export const instanceHandlers = {
       services.config.limits.pageCount,
     );
     const outputs = await shownOutputs(services.db, page.items, services.config.objectResolveLimitBytes);
-    const secrets = await treeSecrets(services.db, process.env, page.items);
+    const secrets = await serverSecrets(services.db, process.env);
     return { body: mapPage(page, (row) => redactView(listRow(row, outputs.get(row.id)), secrets)) };
   },
 
@@ -110,7 +110,7 @@ export const instanceHandlers = {
       services.config.limits.pageCount,
     );
     // Engine entries are redacted when written; this also covers rows written by other paths.
-    const secrets = await allSecrets(services.db, process.env);
+    const secrets = await serverSecrets(services.db, process.env);
     const label = await actorLabels(
       services.db,
       page.items.map((r) => r.actor),
@@ -129,7 +129,7 @@ export const instanceHandlers = {
     if (!hit) throw notFound(`object "${ref}" does not exist`);
     // The stored text is already lossless JSON (stringifyJson); sent as is.
     return {
-      body: redactJsonText(hit.text, await allSecrets(services.db, process.env)),
+      body: redactJsonText(hit.text, await serverSecrets(services.db, process.env)),
       contentType: "application/json",
     };
   },

@@ -80,10 +80,8 @@ export function startPump(deps: EngineDeps) {
   let pumpAgain = false;
 
   const logFailure = createFailureLog(log);
-  const chores = [
-    ...createChores(db, clock, log, logFailure),
-    createScheduleChore({ db, clock, config, metrics, logFailure, wake: () => wake() }),
-  ];
+  const schedules = createScheduleChore({ db, clock, config, metrics, logFailure, wake: () => wake() });
+  const chores = [...createChores(db, clock, log, logFailure), schedules.run];
 
   const renewTimer = setInterval(
     () =>
@@ -262,6 +260,7 @@ export function startPump(deps: EngineDeps) {
       clearInterval(renewTimer);
       stopStats();
       await pumpRound;
+      await schedules.idle();
       const pending = [...inFlight.values()].map((v) => v.done);
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([

@@ -11,7 +11,7 @@ import type { EngineMetrics } from "../../metrics/metrics.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
 import type { EngineForRequests } from "../carry.js";
 import { dueAt, nextFireAfter } from "./calendar.js";
-import { type FireRecord, type FireTime, runFires } from "./fire.js";
+import { type FireContext, type FireRecord, type FireTime, newBatch, planFires, writeFires } from "./fire.js";
 import { resolveTarget, type Target } from "./fire-start.js";
 import { lockedScheduleState, SCHEDULE_COLUMNS, type ScheduleRow } from "./rows.js";
 import { inputShapeProblems, type ScheduleBody, specOfBody } from "./spec.js";
@@ -144,11 +144,15 @@ async function fireLocked(services: ScheduleDeps, name: string, times: FireTime[
     );
     if (row === undefined) throw missing(name);
     const state = lockedScheduleState(db, row);
-    const records = await runFires({ db, tx, clock, config }, state, times, false);
+    const ctx: FireContext = { db, tx, clock, config, now: clock.now(), targets: new Map() };
+    const batch = newBatch();
+    await planFires(ctx, state, times, false, batch);
+    const { landed, lastStarted } = await writeFires(ctx, batch);
     await tx.execute(sql`
-      UPDATE schedules SET buffered_fire_at = ${state.bufferedFireAt}, last_instance_id = ${state.lastInstanceId}
+      UPDATE schedules SET buffered_fire_at = ${state.bufferedFireAt},
+        last_instance_id = ${lastStarted.get(name) ?? row.last_instance_id}
       WHERE name = ${name}`);
-    return records;
+    return landed;
   });
   for (const r of fired) services.metrics?.engine.scheduleFired(r.origin, r.outcome);
   if (fired.some((r) => r.instanceId !== null)) services.engine.wake();
