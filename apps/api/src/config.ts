@@ -50,6 +50,10 @@ export interface ServerConfig {
   dbTimeouts: DatabaseTimeouts;
   /** Resource limits (limits.ts, docs/limits.md): each has a `--limit-…` flag. */
   limits: ServerLimits;
+  /** --read-db: a streaming replica for the read-only handlers (docs/deploy.md "Read replicas"). */
+  readDbUrl?: string;
+  /** --read-db-max-lag: reads go to the primary while the replica may be further behind (ms). */
+  readDbMaxLagMs: number;
   /** --retention: settled root trees older than this are deleted (docs/retention.md); undefined = kept forever. */
   retentionMs?: number;
   /** --log-retention: log lines older than this are deleted; undefined = kept as long as their tree. */
@@ -75,6 +79,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   sharedGlobals: [],
   tickEnabled: true,
   dbTimeouts: DEFAULT_DATABASE_TIMEOUTS,
+  readDbMaxLagMs: 2_000,
   limits: DEFAULT_LIMITS,
 };
 

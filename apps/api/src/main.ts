@@ -7,6 +7,7 @@ import { registerTokensCommand } from "./commands/tokens.js";
 import type { ServerConfig } from "./config.js";
 import { fetchPolicyOf } from "./engine/fetch/host-policy.js";
 import { configFrom, SERVER_FLAGS } from "./flags.js";
+import { readDbConfig, withReadDbFlags } from "./read-db-flags.js";
 import { redactUrl } from "./format.js";
 import { errorText } from "./loggable-error.js";
 import { startServer } from "./server.js";
@@ -16,7 +17,7 @@ import { startServer } from "./server.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
 
-const program = new Command("baton-api")
+const program = withReadDbFlags(new Command("baton-api"))
   .description("Baton API server: durable business-process orchestration over HTTP")
   .version(pkg.version, "--version", "print the version and exit");
 for (const option of SERVER_FLAGS) program.addOption(option);
@@ -35,7 +36,7 @@ registerTokensCommand(program);
 /** The config the flags give; a flag that cannot be used ends the process with its sentence. */
 function configFromFlags(opts: Record<string, any>): ServerConfig {
   try {
-    return configFrom(program, opts);
+    return { ...configFrom(program, opts), ...readDbConfig(opts as Parameters<typeof readDbConfig>[0], fatal) };
   } catch (error) {
     return fatal((error as Error).message);
   }

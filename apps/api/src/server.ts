@@ -12,6 +12,7 @@ import type { Logger } from "@baton/log";
 import type { Services } from "./services.js";
 import { createClock } from "./clock.js";
 import { openDatabase } from "./storage/db.js";
+import { openReadReplica, type ReadReplica } from "./storage/read-replica.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { createChecker } from "./definitions/checker.js";
 import { boundDefinitionCaches } from "./definitions/cache-bound.js";
@@ -60,6 +61,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   let server: ServerType | undefined;
   let stopSampler: (() => Promise<void>) | undefined;
   let stopRetention: (() => Promise<void>) | undefined;
+  let replica: ReadReplica | undefined;
   const metrics = createMetrics({ pool: database.pool });
   let closing: Promise<void> | undefined;
   const checker = createChecker({ threads: config.limits.checkerThreads, queue: config.limits.checkerQueue });
@@ -85,8 +87,12 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
         for (const [table, rows] of Object.entries(pass.rows)) metrics.pruned(table, rows);
       },
     );
+    replica = config.readDbUrl
+      ? openReadReplica(database.db, config.readDbUrl, config.readDbMaxLagMs, config.dbTimeouts.connectTimeoutMs, log)
+      : undefined;
     const services: Services = {
       db: database.db,
+      ...(replica ? { readDb: replica.reads } : {}),
       database,
       dbKind: database.kind,
       clock,
@@ -126,6 +132,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
           await checker.close();
           await stopSampler?.();
           await stopRetention?.();
+          await replica?.close();
           await database.close();
         })()),
     };
@@ -135,6 +142,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     await checker.close().catch(() => {});
     await stopSampler?.().catch(() => {});
     await stopRetention?.().catch(() => {});
+    await replica?.close().catch(() => {});
     await database.close().catch(() => {});
     throw error;
   }

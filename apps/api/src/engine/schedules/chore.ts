@@ -4,10 +4,13 @@
 // passes inline until nothing due is left (bounded), so a tick's claim sees what they started.
 import type { FailureLog } from "../pump/failure-log.js";
 import { firingPass, type PassDeps } from "./pass.js";
+import { pruneFires } from "./prune.js";
 
 const PASS_EVERY_MS = 200;
 /** Passes one /tick runs at most: with the default bound, 20,000 fire times. */
 const MAX_PASSES_PER_TICK = 100;
+/** How often a sweep step prunes fire records (prune.ts), after a pass; every tick runs one. */
+const PRUNE_EVERY_MS = 5_000;
 
 export interface ScheduleChore {
   /** The claim round's chore; `force` (a tick) waits for the passes. */
@@ -20,6 +23,8 @@ export function createScheduleChore(deps: PassDeps & { logFailure: FailureLog; w
   let last = Number.NEGATIVE_INFINITY;
   let again = false;
   let running: Promise<void> | undefined;
+  let lastPrune = Number.NEGATIVE_INFINITY;
+  let sweepAfter = "";
 
   async function passes(force: boolean): Promise<void> {
     last = performance.now();
@@ -33,6 +38,10 @@ export function createScheduleChore(deps: PassDeps & { logFailure: FailureLog; w
       }
       // What the passes started is due now: the pump claims it (a tick claims it itself).
       if (!force && (fired > 0 || again)) deps.wake();
+      if (force || performance.now() - lastPrune >= PRUNE_EVERY_MS) {
+        lastPrune = performance.now();
+        sweepAfter = (await pruneFires(deps.db, sweepAfter, deps.config.limits.scheduleFiresKept)).next;
+      }
     } catch (error) {
       again = false;
       deps.logFailure("firing schedules", error);

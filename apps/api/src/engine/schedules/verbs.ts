@@ -13,7 +13,7 @@ import type { EngineForRequests } from "../carry.js";
 import { dueAt, nextFireAfter } from "./calendar.js";
 import { type FireContext, type FireRecord, type FireTime, newBatch, planFires, writeFires } from "./fire.js";
 import { resolveTarget, type Target } from "./fire-start.js";
-import { lockedScheduleState, SCHEDULE_COLUMNS, type ScheduleRow } from "./rows.js";
+import { lockedScheduleState, msOrNull, SCHEDULE_COLUMNS, type ScheduleRow } from "./rows.js";
 import { inputShapeProblems, type ScheduleBody, specOfBody } from "./spec.js";
 
 /** What the verbs need of the server: a handler passes its Services. */
@@ -131,10 +131,23 @@ export async function backfillSchedule(
       );
     times.push({ fireAt: at, dueAt: at, origin: "backfill" });
   }
-  return fireLocked(services, name, times);
+  // Checked under the schedule's row lock, which the prune sweep takes too (prune.ts).
+  return fireLocked(services, name, times, (locked) => {
+    const pruned = msOrNull(locked.pruned_through);
+    if (pruned !== null && from <= pruned)
+      throw invalid(
+        `the fire records of schedule "${name}" up to ${new Date(pruned).toISOString()} were pruned (${flagOf("scheduleFiresKept")} keeps the newest), so a backfill could fire those times again; backfill from after it`,
+        [{ path: "body.from", message: `at or before ${new Date(pruned).toISOString()}, whose records were pruned` }],
+      );
+  });
 }
 
-async function fireLocked(services: ScheduleDeps, name: string, times: FireTime[]): Promise<FireRecord[]> {
+async function fireLocked(
+  services: ScheduleDeps,
+  name: string,
+  times: FireTime[],
+  check: (row: ScheduleRow) => void = () => {},
+): Promise<FireRecord[]> {
   const { db, clock, config } = services;
   const fired = await inTransaction(db, async (tx) => {
     const [row] = rowsOf<ScheduleRow>(
@@ -143,6 +156,7 @@ async function fireLocked(services: ScheduleDeps, name: string, times: FireTime[
         WHERE s.name = ${name} FOR UPDATE OF s`),
     );
     if (row === undefined) throw missing(name);
+    check(row);
     const state = lockedScheduleState(db, row);
     const ctx: FireContext = { db, tx, clock, config, now: clock.now(), targets: new Map() };
     const batch = newBatch();
