@@ -10,7 +10,7 @@ import { createApp } from "./http/app.js";
 import { answerClientErrors } from "./http/client-errors.js";
 import type { Logger } from "@baton/log";
 import type { Services } from "./services.js";
-import { createClock } from "./storage/clock.js";
+import { createClock } from "./clock.js";
 import { openDatabase } from "./storage/db.js";
 import { openReadReplica, type ReadReplica } from "./storage/read-replica.js";
 import { createMetrics } from "./metrics/metrics.js";

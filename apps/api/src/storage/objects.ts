@@ -1,6 +1,6 @@
 import { isLosslessNumber, type Json, parseJson, stringifyJson } from "@baton/expr";
 import { inArray, sql } from "drizzle-orm";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import type { Db } from "./db.js";
 import { keyedRef } from "./object-key.js";
 import { objects } from "./schema/index.js";
