@@ -10,8 +10,9 @@ import { createApp } from "./http/app.js";
 import { answerClientErrors } from "./http/client-errors.js";
 import type { Logger } from "@baton/log";
 import type { Services } from "./services.js";
-import { createClock } from "./storage/clock.js";
+import { createClock } from "./clock.js";
 import { openDatabase } from "./storage/db.js";
+import { openReadReplica, type ReadReplica } from "./storage/read-replica.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { createChecker } from "./definitions/checker.js";
 import { boundDefinitionCaches } from "./definitions/cache-bound.js";
@@ -19,6 +20,7 @@ import { startSampler } from "./metrics/sampler.js";
 import { connectionAccepted } from "./event-loop.js";
 import { ambiguousVariables, withholdGlobals } from "./setting-grants.js";
 import { definitionsDeclaringConfig } from "./definitions/store.js";
+import { useObjectKey } from "./storage/object-key.js";
 
 export interface RunningServer {
   url: string;
@@ -54,12 +56,14 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const database = await openDatabase({ url: config.dbUrl, dataDir: config.dataDir, timeouts: config.dbTimeouts });
   boundDefinitionCaches(database.db, config.limits.definitionCache);
   await warnAboutSettings(database.db, config, log);
+  await useObjectKey(database.db);
   const clock = createClock();
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let engine: Services["engine"] | undefined;
   let server: ServerType | undefined;
   let stopSampler: (() => Promise<void>) | undefined;
   let stopRetention: (() => Promise<void>) | undefined;
+  let replica: ReadReplica | undefined;
   const metrics = createMetrics({ pool: database.pool });
   let closing: Promise<void> | undefined;
   const checker = createChecker({ threads: config.limits.checkerThreads, queue: config.limits.checkerQueue });
@@ -85,8 +89,12 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
         for (const [table, rows] of Object.entries(pass.rows)) metrics.pruned(table, rows);
       },
     );
+    replica = config.readDbUrl
+      ? openReadReplica(database.db, config.readDbUrl, config.readDbMaxLagMs, config.dbTimeouts.connectTimeoutMs, log)
+      : undefined;
     const services: Services = {
       db: database.db,
+      ...(replica ? { readDb: replica.reads } : {}),
       database,
       dbKind: database.kind,
       clock,
@@ -126,6 +134,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
           await checker.close();
           await stopSampler?.();
           await stopRetention?.();
+          await replica?.close();
           await database.close();
         })()),
     };
@@ -135,6 +144,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     await checker.close().catch(() => {});
     await stopSampler?.().catch(() => {});
     await stopRetention?.().catch(() => {});
+    await replica?.close().catch(() => {});
     await database.close().catch(() => {});
     throw error;
   }

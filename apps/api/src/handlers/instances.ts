@@ -1,5 +1,6 @@
 import { parseWrittenJson } from "@baton/expr";
 import { redactJsonText, startInstance } from "../engine/index.js";
+import { readerOf } from "../services.js";
 import { showObjects, shownOutputs } from "../views/objects.js";
 import {
   detailView,
@@ -64,55 +65,48 @@ export const instanceHandlers = {
   },
 
   getInstance: async ({ params }, services) => {
-    const { row, secrets } = await findForView(services.db, instanceIdParam(params.id!));
-    const outputs = await shownOutputs(services.db, [row], services.config.objectResolveLimitBytes);
+    const db = readerOf(services);
+    const { row, secrets } = await findForView(db, instanceIdParam(params.id!));
+    const outputs = await shownOutputs(db, [row], services.config.objectResolveLimitBytes);
     return { body: redactView(statusView(row, outputs.get(row.id)), secrets) };
   },
 
   getInstanceDetail: async ({ params, query }, services) => {
-    const { row, secrets } = await findForView(services.db, instanceIdParam(params.id!));
+    const db = readerOf(services);
+    const { row, secrets } = await findForView(db, instanceIdParam(params.id!));
     const limit = query.resolve === true ? services.config.objectResolveLimitBytes : -1;
-    const shown = await showObjects(
-      services.db,
-      { state: parseWrittenJson(row.state), output: storedOutput(row) },
-      limit,
-    );
+    const shown = await showObjects(db, { state: parseWrittenJson(row.state), output: storedOutput(row) }, limit);
     const view = detailView(row, { state: shown.values.state!, output: shown.values.output, objects: shown.objects });
     return { body: redactView(view, secrets) };
   },
 
   listInstances: async ({ query }, services) => {
+    const db = readerOf(services);
     const page = await paginate(
-      services.db,
+      db,
       instances,
       instanceFilters(query),
       instanceList,
       query,
       services.config.limits.pageCount,
     );
-    const outputs = await shownOutputs(services.db, page.items, services.config.objectResolveLimitBytes);
-    const secrets = await serverSecrets(services.db, process.env);
+    const outputs = await shownOutputs(db, page.items, services.config.objectResolveLimitBytes);
+    const secrets = await serverSecrets(db, process.env);
     return { body: mapPage(page, (row) => redactView(listRow(row, outputs.get(row.id)), secrets)) };
   },
 
   countInstances: async ({ query }, services) => ({
-    body: await countInstances(services.db, query, countDimensions(query.by)),
+    body: await countInstances(readerOf(services), query, countDimensions(query.by)),
   }),
 
   listInstanceLogs: async ({ params, query }, services) => {
-    const row = await findInstance(services.db, instanceIdParam(params.id!));
-    const page = await paginate(
-      services.db,
-      logs,
-      logFilters(row, query),
-      logList,
-      query,
-      services.config.limits.pageCount,
-    );
+    const db = readerOf(services);
+    const row = await findInstance(db, instanceIdParam(params.id!));
+    const page = await paginate(db, logs, logFilters(row, query), logList, query, services.config.limits.pageCount);
     // Engine entries are redacted when written; this also covers rows written by other paths.
-    const secrets = await serverSecrets(services.db, process.env);
+    const secrets = await serverSecrets(db, process.env);
     const label = await actorLabels(
-      services.db,
+      db,
       page.items.map((r) => r.actor),
     );
     return { body: mapPage(page, (r) => withActorLabel(redactLogView(logView(r), secrets), label)) };
@@ -122,7 +116,7 @@ export const instanceHandlers = {
     const ref = params.ref!;
     if (!REF.test(ref))
       throw invalid(
-        `object ref "${ref}" is malformed; expected the 64 hex digits of a sha256, as listed under objects[].ref of an instance detail`,
+        `object ref "${ref}" is malformed; expected 64 hex digits, as listed under objects[].ref of an instance detail`,
         [{ path: "path.ref", message: "not 64 hex digits" }],
       );
     const hit = (await loadObjects(services.db, [ref.toLowerCase()])).get(ref.toLowerCase());
