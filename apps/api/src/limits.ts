@@ -237,7 +237,7 @@ export const LIMITS: readonly LimitFlag[] = [
     key: "fetchResponseBytes",
     flag: "limit-fetch-response-bytes",
     description: "bytes of one fetch response body; a longer one fails the attempt with output.too_large",
-    // The same as MAX_RESPONSE_BYTES (engine/advance/tasks/fetch.ts), the bound of a fetch run without the flag.
+    // The same as MAX_RESPONSE_BYTES (engine/fetch/run-fetch.ts), the bound of a fetch run without the flag.
     default: 8 * 1024 * 1024,
     min: 1024,
   },

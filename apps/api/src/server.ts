@@ -10,7 +10,7 @@ import { createApp } from "./http/app.js";
 import { answerClientErrors } from "./http/client-errors.js";
 import type { Logger } from "@baton/log";
 import type { Services } from "./services.js";
-import { createClock } from "./storage/clock.js";
+import { createClock } from "./clock.js";
 import { openDatabase } from "./storage/db.js";
 import { openReadReplica, type ReadReplica } from "./storage/read-replica.js";
 import { createMetrics } from "./metrics/metrics.js";
@@ -20,6 +20,7 @@ import { startSampler } from "./metrics/sampler.js";
 import { connectionAccepted } from "./event-loop.js";
 import { ambiguousVariables, withholdGlobals } from "./setting-grants.js";
 import { definitionsDeclaringConfig } from "./definitions/store.js";
+import { useObjectKey } from "./storage/object-key.js";
 
 export interface RunningServer {
   url: string;
@@ -55,6 +56,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const database = await openDatabase({ url: config.dbUrl, dataDir: config.dataDir, timeouts: config.dbTimeouts });
   boundDefinitionCaches(database.db, config.limits.definitionCache);
   await warnAboutSettings(database.db, config, log);
+  await useObjectKey(database.db);
   const clock = createClock();
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let engine: Services["engine"] | undefined;
