@@ -60,6 +60,8 @@ export interface ServerLimits extends ConnectionLimits {
   scheduleCatchupFires: number;
   /** Fire times one backfill may start. */
   scheduleBackfillFires: number;
+  /** Fire records kept per schedule; older ones are pruned. */
+  scheduleFiresKept: number;
   /** Rows counted on each side of a list page (items_before/items_after); past it the count is marked inexact. */
   pageCount: number;
   /** Requests one client address may have in flight at once, counted before authentication. */
@@ -243,7 +245,7 @@ export const LIMITS: readonly LimitFlag[] = [
     key: "fetchResponseBytes",
     flag: "limit-fetch-response-bytes",
     description: "bytes of one fetch response body; a longer one fails the attempt with output.too_large",
-    // The same as MAX_RESPONSE_BYTES (engine/advance/tasks/fetch.ts), the bound of a fetch run without the flag.
+    // The same as MAX_RESPONSE_BYTES (engine/fetch/run-fetch.ts), the bound of a fetch run without the flag.
     default: 8 * 1024 * 1024,
     min: 1024,
   },
@@ -302,6 +304,14 @@ export const LIMITS: readonly LimitFlag[] = [
     description: "fire times one backfill may start; a range holding more is refused with 400",
     default: 1000,
     min: 1,
+  },
+  {
+    key: "scheduleFiresKept",
+    flag: "limit-schedule-fires-kept",
+    description:
+      "fire records kept per schedule (the newest); a sweep prunes older ones, which a backfill may then not reach",
+    default: 1000,
+    min: 10,
   },
   {
     key: "pageCount",

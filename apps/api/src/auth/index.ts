@@ -2,7 +2,7 @@ import { type ServerConfig, isLoopback } from "../config.js";
 import type { Principal } from "./principal.js";
 import { ApiError } from "../http/api-error.js";
 import { type Logger, type ThrottledLog, throttledLog } from "@baton/log";
-import type { Clock } from "../storage/clock.js";
+import type { Clock } from "../clock.js";
 import type { Db } from "../storage/db.js";
 import { parseBearerCredential } from "./bearer-credential.js";
 import { loadJwtSettings } from "./jwt-settings.js";

@@ -15,7 +15,7 @@ import { type Admission, admission, LARGE_BODY_CHARS } from "./admission.js";
 import { parseBodyJson } from "./body-json.js";
 import { createCallerGate } from "./caller-limits.js";
 import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
-import { errorText, errorStack } from "../storage/loggable-error.js";
+import { errorText, errorStack } from "../loggable-error.js";
 import type { UnparsedBody } from "../definitions/decode-request.js";
 import { DEFINITION_ACTIONS } from "../definitions/request-job.js";
 

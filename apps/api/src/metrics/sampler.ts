@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import type { Logger } from "@baton/log";
-import type { Clock } from "../storage/clock.js";
+import type { Clock } from "../clock.js";
 import { type Db, rowsOf } from "../storage/db.js";
 import { LIVE_STATUSES } from "../engine/statuses.js";
 import type { Metrics } from "./metrics.js";
-import { errorText } from "../storage/loggable-error.js";
+import { errorText } from "../loggable-error.js";
 
 /** How often each replica samples the database for the instance and external-task gauges. */
 export const SAMPLE_EVERY_MS = 5_000;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { isLosslessNumber, type Json, parseJson, stringifyJson } from "@baton/expr";
 import { inArray, sql } from "drizzle-orm";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import type { Db } from "./db.js";
 import { objects } from "./schema/index.js";
 
