@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the request path of every route in one place and in its order (callers, authenticate,
+// authorize, validate, handler; docs/architecture.md "Request path"), with the error mapping all of them share.
 import { type ActionName, type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
 import { type Json, stringifyJson } from "@baton/expr";
 import type { IncomingMessage } from "node:http";

@@ -3,7 +3,7 @@
 // half-sent connections, more connections than the cap. Each is refused with a clear 4xx or
 // closed, the probes keep answering, and the log does not get a line per refusal.
 import { connect, type Socket } from "node:net";
-import { pollHealth, startServer, type TestServer } from "@baton/testkit";
+import { pollHealth, startServer, type TestServer, until } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bearer, jwtFlags, jwtSecretFile, mintJwt } from "../../support/auth-fixtures.js";
 
@@ -81,6 +81,8 @@ describe("callers past their share", () => {
   };
 
   it("answer 150 concurrent bogus-token requests with 401 or 429 while /healthz answers every probe", async () => {
+    // Ready first: on PostgreSQL the first probe also opens the ping's own connection.
+    await until("the server is ready", async () => ((await fetch(`${server.url}/healthz`)).ok ? true : undefined));
     const health = pollHealth(server.url);
     const statuses = await Promise.all(
       Array.from({ length: 150 }, async (_, i) => {
