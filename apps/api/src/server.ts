@@ -22,6 +22,7 @@ import { startSampler } from "./metrics/sampler.js";
 import { connectionAccepted } from "./event-loop.js";
 import { ambiguousVariables, withholdGlobals } from "./setting-grants.js";
 import { definitionsDeclaringConfig } from "./definitions/store.js";
+import { useObjectKey } from "./storage/object-key.js";
 
 export interface RunningServer {
   url: string;
@@ -57,6 +58,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const database = await openDatabase({ url: config.dbUrl, dataDir: config.dataDir, timeouts: config.dbTimeouts });
   boundDefinitionCaches(database.db, config.limits.definitionCache);
   await warnAboutSettings(database.db, config, log);
+  await useObjectKey(database.db);
   const clock = createClock();
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let engine: Services["engine"] | undefined;
