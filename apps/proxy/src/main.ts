@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { Command } from "commander";
+import { Command, Option } from "commander";
+import { readEnvironmentFiles, withEnvironment } from "@baton/flag-env";
 import { loadConfigFile, type ProxyConfig } from "./config.js";
 import { isLoopbackHost, type ListenAddress, parseListenAddress } from "./listen-address.js";
 import { createLogger, isLogLevel } from "@baton/log";
@@ -15,24 +16,31 @@ export const DEFAULT_LISTEN = ":8448";
 export const DEFAULT_LISTEN_NO_LOGIN = "127.0.0.1:8448";
 export const DEFAULT_SERVER = "http://127.0.0.1:8449";
 
-const program = new Command("baton-proxy")
-  .description("Baton sign-in proxy: serves the UI, signs people in and proxies the API with short-lived JWTs")
-  .version(pkg.version, "--version", "print the version and exit")
-  .option(
-    "--config <path>",
-    "YAML config file (env BATON_PROXY_CONFIG); without one there is no login and requests pass as they are",
-  )
-  .option(
+/** The proxy's flags, one row each; main adds them with their environment variables. */
+const PROXY_FLAGS = [
+  new Option("--config <path>", "YAML config file; without one there is no login and requests pass as they are"),
+  new Option(
     "--http <addr>",
     `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN} with a login, ${DEFAULT_LISTEN_NO_LOGIN} without)`,
-  )
-  .option("--server <url>", `the API to proxy to when no config is given (env BATON_SERVER; default ${DEFAULT_SERVER})`)
+  ),
+  new Option(
+    "--server <url>",
+    `the API to proxy to when no config is given (also env BATON_SERVER; default ${DEFAULT_SERVER})`,
+  ),
+];
+
+const program = new Command("baton-proxy")
+  .description("Baton sign-in proxy: serves the UI, signs people in and proxies the API with short-lived JWTs")
+  .version(pkg.version, "--version", "print the version and exit");
+// Every flag is also BATON_PROXY_<FLAG> (docs/deploy.md "Configuration from the environment").
+for (const option of withEnvironment(PROXY_FLAGS, "BATON_PROXY_")) program.addOption(option);
+program
   // One line for a bad flag, like every other start-up failure.
   .configureOutput({
     outputError: (text, write) => write(`baton-proxy: ${text.replace(/^error: /, "").trimEnd()} (see --help)\n`),
   })
   .action(async (opts: { config?: string; http?: string; server?: string }) => {
-    const configPath = opts.config ?? (process.env.BATON_PROXY_CONFIG || undefined);
+    const configPath = opts.config || undefined;
     let config: ProxyConfig | null = null;
     let listen: ListenAddress;
     let server: string;
@@ -108,4 +116,9 @@ function fatal(message: string): never {
   process.exit(1);
 }
 
+try {
+  readEnvironmentFiles(program);
+} catch (error) {
+  fatal((error as Error).message);
+}
 await program.parseAsync(process.argv);
