@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { Command, Option } from "commander";
-import { readEnvironmentFiles, withEnvironment } from "@baton/flag-env";
+import { CONNECTION_FLAGS, type ConnectionLimits } from "@baton/http-edge";
+import { Command, InvalidArgumentError } from "commander";
 import { loadConfigFile, type ProxyConfig } from "./config.js";
 import { isLoopbackHost, type ListenAddress, parseListenAddress } from "./listen-address.js";
 import { createLogger, isLogLevel } from "@baton/log";
@@ -16,30 +16,36 @@ export const DEFAULT_LISTEN = ":8448";
 export const DEFAULT_LISTEN_NO_LOGIN = "127.0.0.1:8448";
 export const DEFAULT_SERVER = "http://127.0.0.1:8449";
 
-/** The proxy's flags, one row each; main adds them with their environment variables. */
-const PROXY_FLAGS = [
-  new Option("--config <path>", "YAML config file; without one there is no login and requests pass as they are"),
-  new Option(
-    "--http <addr>",
-    `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN} with a login, ${DEFAULT_LISTEN_NO_LOGIN} without)`,
-  ),
-  new Option(
-    "--server <url>",
-    `the API to proxy to when no config is given (also env BATON_SERVER; default ${DEFAULT_SERVER})`,
-  ),
-];
-
 const program = new Command("baton-proxy")
   .description("Baton sign-in proxy: serves the UI, signs people in and proxies the API with short-lived JWTs")
-  .version(pkg.version, "--version", "print the version and exit");
-// Every flag is also BATON_PROXY_<FLAG> (docs/deploy.md "Configuration from the environment").
-for (const option of withEnvironment(PROXY_FLAGS, "BATON_PROXY_")) program.addOption(option);
+  .version(pkg.version, "--version", "print the version and exit")
+  .option(
+    "--config <path>",
+    "YAML config file; without one there is no login and requests pass as they are",
+  )
+  .option(
+    "--http <addr>",
+    `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN} with a login, ${DEFAULT_LISTEN_NO_LOGIN} without)`,
+  )
+  .option(
+    "--server <url>",
+    `the API to proxy to when no config is given (also env BATON_SERVER; default ${DEFAULT_SERVER})`,
+  );
+// The connection flags, shared with baton-api (docs/limits.md "Connections").
+for (const f of CONNECTION_FLAGS)
+  program.option(
+    `--${f.flag} <n>`,
+    `${f.description} (default ${f.default})`,
+    wholeNumber(`--${f.flag}`, f.min),
+    f.default,
+  );
+
 program
   // One line for a bad flag, like every other start-up failure.
   .configureOutput({
     outputError: (text, write) => write(`baton-proxy: ${text.replace(/^error: /, "").trimEnd()} (see --help)\n`),
   })
-  .action(async (opts: { config?: string; http?: string; server?: string }) => {
+  .action(async (opts: { config?: string; http?: string; server?: string } & ConnectionLimits) => {
     const configPath = opts.config || undefined;
     let config: ProxyConfig | null = null;
     let listen: ListenAddress;
@@ -78,7 +84,10 @@ program
     process.on("SIGTERM", () => stop("SIGTERM"));
     process.on("SIGINT", () => stop("SIGINT"));
     try {
-      proxy = await startProxy({ config, server, listen, uiDir: defaultUiDir(), log });
+      const connections = Object.fromEntries(
+        CONNECTION_FLAGS.map((f) => [f.key, opts[f.key]]),
+      ) as unknown as ConnectionLimits;
+      proxy = await startProxy({ config, server, listen, uiDir: defaultUiDir(), log, connections });
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
       const where = `${listen.host}:${listen.port}`;
@@ -111,13 +120,23 @@ function checkServerUrl(value: string): string {
   return value;
 }
 
+function wholeNumber(flag: string, min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min)
+      throw new InvalidArgumentError(`${flag} must be a whole number of at least ${min} (got "${value}")`);
+    return n;
+  };
+}
+
 function fatal(message: string): never {
   process.stderr.write(`baton-proxy: ${message}\n`);
   process.exit(1);
 }
 
+// Every flag is also BATON_PROXY_<FLAG> (docs/deploy.md "Configuration from the environment").
 try {
-  readEnvironmentFiles(program);
+  readFlagsFromEnvironment(program, "BATON_PROXY_");
 } catch (error) {
   fatal((error as Error).message);
 }

@@ -3,22 +3,29 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Command, Option } from "commander";
 import { describe, expect, it } from "vitest";
-import { environmentName, environmentTable, readEnvironmentFiles, withEnvironment } from "./index.js";
+import { environmentName, environmentTable, readFlagsFromEnvironment } from "./index.js";
 
 /** A command like the servers': flags with values, a repeated list, a negated switch, one named variable. */
 function server() {
-  const command = new Command("server")
+  return new Command("server")
     .exitOverride()
     .version("1.0.0", "--version")
+    .addOption(new Option("--http <addr>").default("127.0.0.1:8449"))
+    .addOption(new Option("--db <url>").env("DATABASE_URL"))
+    .addOption(
+      new Option("--fetch-allow <list>")
+        .argParser((v: string, p: string[] = []) => [...p, ...v.split(",")])
+        .default([]),
+    )
+    .addOption(new Option("--jwt-secret-file <path>"))
+    .addOption(new Option("--no-tick"))
     .action(() => {});
-  const options = [
-    new Option("--http <addr>").default("127.0.0.1:8449"),
-    new Option("--db <url>").env("DATABASE_URL"),
-    new Option("--fetch-allow <list>").argParser((v: string, p: string[] = []) => [...p, ...v.split(",")]).default([]),
-    new Option("--jwt-secret-file <path>"),
-    new Option("--no-tick"),
-  ];
-  for (const option of withEnvironment(options, "BATON_")) command.addOption(option);
+}
+
+/** The command once its variables are named (no environment read). */
+function named() {
+  const command = server();
+  readFlagsFromEnvironment(command, "BATON_", {});
   return command;
 }
 
@@ -27,7 +34,7 @@ function parse(env: NodeJS.ProcessEnv, argv: string[] = []) {
   const saved = process.env;
   process.env = env;
   try {
-    readEnvironmentFiles(command, env);
+    readFlagsFromEnvironment(command, "BATON_", env);
     command.parse(argv, { from: "user" });
   } finally {
     process.env = saved;
@@ -37,7 +44,7 @@ function parse(env: NodeJS.ProcessEnv, argv: string[] = []) {
 
 describe("flags from the environment", () => {
   it("names each variable by one rule: the prefix and the flag in upper snake case", () => {
-    expect(environmentTable(server())).toEqual([
+    expect(environmentTable(named())).toEqual([
       ["--http", "BATON_HTTP"],
       ["--db", "DATABASE_URL"],
       ["--fetch-allow", "BATON_FETCH_ALLOW"],
@@ -87,6 +94,6 @@ describe("flags from the environment", () => {
   });
 
   it("gives --version and --help no variable", () => {
-    expect(environmentTable(server()).map(([flag]) => flag)).not.toContain("--version");
+    expect(environmentTable(named()).map(([flag]) => flag)).not.toContain("--version");
   });
 });

@@ -1,3 +1,4 @@
+import type { EventEmitter } from "node:events";
 import { readFileSync } from "node:fs";
 import type { Command, Option } from "commander";
 
@@ -18,27 +19,26 @@ const ON = new Set(["1", "true"]);
 const OFF = new Set(["0", "false", ""]);
 
 /**
- * Gives each option its variable, unless it names one already (as `--db` names `DATABASE_URL`);
- * `--help` and `--version` get none. Commander listens for a variable when the option is added
- * to a command, so this runs on the options before `addOption`.
+ * Gives every option of `command` its variable (an option that names one already keeps it, as
+ * `--db` keeps `DATABASE_URL`; `--help` and `--version` get none), fills `env` from the
+ * `<NAME>_FILE` variables, and reads the variable of a flag without a value as on (`1`, `true`)
+ * or off (`0`, `false`, empty: removed, since commander turns such a flag on for any value at
+ * all). Call it once the options are added, before `parse`; `env` is what commander reads.
+ * Throws an Error naming the variable when one cannot be used.
  */
-export function withEnvironment(options: readonly Option[], prefix: string): Option[] {
-  for (const option of options)
-    if (option.envVar === undefined && option.long !== "--version" && option.long !== "--help")
-      option.env(environmentName(option, prefix));
-  return [...options];
-}
-
-/**
- * Before `parse`: fills each option's variable from `<NAME>_FILE` when that is set, and reads the
- * variable of a flag without a value as on (`1`, `true`) or off (`0`, `false`, empty; removed, so
- * commander, which turns such a flag on for any value at all, does not). Throws an Error naming
- * the variable when one cannot be used. `env` is the environment commander reads.
- */
-export function readEnvironmentFiles(command: Command, env: NodeJS.ProcessEnv = process.env): void {
+export function readFlagsFromEnvironment(command: Command, prefix: string, env: NodeJS.ProcessEnv = process.env): void {
   for (const option of command.options) {
-    const name = option.envVar;
-    if (name === undefined) continue;
+    if (option.long === "--version" || option.long === "--help") continue;
+    if (option.envVar === undefined) {
+      option.env(environmentName(option, prefix));
+      // Commander listens for a variable only when the option is added with one: a variable
+      // given later is handed to the option's own handler, as a value on the command line is
+      // (its parser, its checks). Commander reads the variable only when no flag was given.
+      command.on(`optionEnv:${option.name()}`, (value?: string) =>
+        (command as unknown as EventEmitter).emit(`option:${option.name()}`, value),
+      );
+    }
+    const name = option.envVar!;
     const file = env[`${name}_FILE`];
     if (file !== undefined) {
       if (env[name] !== undefined) throw new Error(`${name} and ${name}_FILE are both set; set one of them`);
