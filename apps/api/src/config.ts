@@ -39,12 +39,21 @@ export interface ServerConfig {
   fetchDenyHosts: string[];
   fetchAllowClasses: string[];
   fetchDenyClasses: string[];
+  /**
+   * Setting names whose `BATON_GLOBAL_<NAME>` every process may read (--share-global; `*` for
+   * all); the other globals are withheld at start (docs/security.md "The secret model").
+   */
+  sharedGlobals: string[];
   /** Whether POST /tick is enabled (otherwise 501). */
   tickEnabled: boolean;
   /** PostgreSQL waits (--db-connect-timeout, --db-statement-timeout, --db-reconnect-max, --db-ping-timeout). */
   dbTimeouts: DatabaseTimeouts;
   /** Resource limits (limits.ts, docs/limits.md): each has a `--limit-…` flag. */
   limits: ServerLimits;
+  /** --read-db: a streaming replica for the read-only handlers (docs/deploy.md "Read replicas"). */
+  readDbUrl?: string;
+  /** --read-db-max-lag: reads go to the primary while the replica may be further behind (ms). */
+  readDbMaxLagMs: number;
   /** --retention: settled root trees older than this are deleted (docs/retention.md); undefined = kept forever. */
   retentionMs?: number;
   /** --log-retention: log lines older than this are deleted; undefined = kept as long as their tree. */
@@ -67,8 +76,10 @@ export const DEFAULT_CONFIG: ServerConfig = {
   fetchDenyHosts: [],
   fetchAllowClasses: [],
   fetchDenyClasses: [],
+  sharedGlobals: [],
   tickEnabled: true,
   dbTimeouts: DEFAULT_DATABASE_TIMEOUTS,
+  readDbMaxLagMs: 2_000,
   limits: DEFAULT_LIMITS,
 };
 

@@ -58,6 +58,8 @@ export interface ServerLimits {
   scheduleCatchupFires: number;
   /** Fire times one backfill may start. */
   scheduleBackfillFires: number;
+  /** Fire records kept per schedule; older ones are pruned. */
+  scheduleFiresKept: number;
   /** Rows counted on each side of a list page (items_before/items_after); past it the count is marked inexact. */
   pageCount: number;
 }
@@ -294,6 +296,14 @@ export const LIMITS: readonly LimitFlag[] = [
     description: "fire times one backfill may start; a range holding more is refused with 400",
     default: 1000,
     min: 1,
+  },
+  {
+    key: "scheduleFiresKept",
+    flag: "limit-schedule-fires-kept",
+    description:
+      "fire records kept per schedule (the newest); a sweep prunes older ones, which a backfill may then not reach",
+    default: 1000,
+    min: 10,
   },
   {
     key: "pageCount",

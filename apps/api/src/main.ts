@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { readDbConfig, withReadDbFlags } from "./read-db-flags.js";
 import { parseDuration } from "@baton/model";
 import { checkAuthConfig } from "./auth/index.js";
 import { fetchPolicyOf } from "./engine/advance/host-policy.js";
@@ -50,7 +51,7 @@ function hostList(value: string, previous: string[] = []): string[] {
   ];
 }
 
-const program = new Command("baton-api")
+const program = withReadDbFlags(new Command("baton-api"))
   .description("Baton API server: durable business-process orchestration over HTTP")
   .version(pkg.version, "--version", "print the version and exit")
   .addOption(new Option("--http <addr>", "listen address HOST:PORT (port 0 = any free port)").default("127.0.0.1:8449"))
@@ -124,6 +125,18 @@ const program = new Command("baton-api")
     hostList,
     [],
   )
+  .option(
+    "--share-global <names>",
+    "setting names whose BATON_GLOBAL_<NAME> variable every process may read, comma-separated, repeatable (* = all); other globals are withheld",
+    (value: string, previous: string[] = []) => [
+      ...previous,
+      ...value
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ],
+    [],
+  )
   .option("--no-tick", "disable POST /tick (it then answers 501)")
   .option(
     "--retention <duration>",
@@ -176,6 +189,7 @@ const program = new Command("baton-api")
       fatal(`--db must be a postgres:// or postgresql:// URL (got "${redactUrl(opts.db)}")`);
     const config: ServerConfig = {
       ...DEFAULT_CONFIG,
+      ...readDbConfig(opts, fatal),
       host: listen.host,
       port: listen.port,
       dbUrl: opts.db,
@@ -195,6 +209,7 @@ const program = new Command("baton-api")
       fetchDenyHosts: opts.fetchDeny,
       fetchAllowClasses: opts.fetchAllowClass,
       fetchDenyClasses: opts.fetchDenyClass,
+      sharedGlobals: opts.shareGlobal,
       tickEnabled: opts.tick !== false,
       retentionMs: opts.retention,
       logRetentionMs: opts.logRetention,

@@ -12,11 +12,14 @@ import type { Logger } from "@baton/log";
 import type { Services } from "./services.js";
 import { createClock } from "./storage/clock.js";
 import { openDatabase } from "./storage/db.js";
+import { openReadReplica, type ReadReplica } from "./storage/read-replica.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { createChecker } from "./definitions/checker.js";
 import { boundDefinitionCaches } from "./definitions/cache-bound.js";
 import { startSampler } from "./metrics/sampler.js";
 import { connectionAccepted } from "./event-loop.js";
+import { ambiguousVariables, withholdGlobals } from "./setting-grants.js";
+import { definitionsDeclaringConfig } from "./definitions/store.js";
 
 export interface RunningServer {
   url: string;
@@ -30,15 +33,35 @@ function formatUrl(host: string, port: number): string {
   return `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
 }
 
+/**
+ * Withholds the globals not shared (--share-global) and warns, once at start, about each
+ * withheld global and each variable two processes' settings read (docs/security.md "The secret model").
+ */
+async function warnAboutSettings(db: Services["db"], config: ServerConfig, log: Logger): Promise<void> {
+  for (const variable of withholdGlobals(process.env, config.sharedGlobals))
+    log.warn("global setting withheld", {
+      variable,
+      reason: `no process may read ${variable}: share it with --share-global ${variable.slice("BATON_GLOBAL_".length)}, or set it for each process that needs it as BATON_<PROCESS>_<NAME>`,
+    });
+  for (const { variable, readers } of ambiguousVariables(await definitionsDeclaringConfig(db), process.env))
+    log.warn("ambiguous setting variable", {
+      variable,
+      readers,
+      reason: `${variable} is read by the settings ${readers.join(" and ")} of different processes: each reads the same value; rename one setting so their variables differ`,
+    });
+}
+
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {
   const database = await openDatabase({ url: config.dbUrl, dataDir: config.dataDir, timeouts: config.dbTimeouts });
   boundDefinitionCaches(database.db, config.limits.definitionCache);
+  await warnAboutSettings(database.db, config, log);
   const clock = createClock();
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let engine: Services["engine"] | undefined;
   let server: ServerType | undefined;
   let stopSampler: (() => Promise<void>) | undefined;
   let stopRetention: (() => Promise<void>) | undefined;
+  let replica: ReadReplica | undefined;
   const metrics = createMetrics({ pool: database.pool });
   let closing: Promise<void> | undefined;
   const checker = createChecker({ threads: config.limits.checkerThreads, queue: config.limits.checkerQueue });
@@ -64,8 +87,12 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
         for (const [table, rows] of Object.entries(pass.rows)) metrics.pruned(table, rows);
       },
     );
+    replica = config.readDbUrl
+      ? openReadReplica(database.db, config.readDbUrl, config.readDbMaxLagMs, config.dbTimeouts.connectTimeoutMs, log)
+      : undefined;
     const services: Services = {
       db: database.db,
+      ...(replica ? { readDb: replica.reads } : {}),
       database,
       dbKind: database.kind,
       clock,
@@ -105,6 +132,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
           await checker.close();
           await stopSampler?.();
           await stopRetention?.();
+          await replica?.close();
           await database.close();
         })()),
     };
@@ -114,6 +142,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     await checker.close().catch(() => {});
     await stopSampler?.().catch(() => {});
     await stopRetention?.().catch(() => {});
+    await replica?.close().catch(() => {});
     await database.close().catch(() => {});
     throw error;
   }

@@ -41,6 +41,12 @@ export interface Carried<T> {
 
 export interface Services {
   db: Db;
+  /**
+   * Where a read-only handler reads (lists, counts, views, logs, definitions): the --read-db
+   * replica while it is within its staleness bound, else `db` (docs/deploy.md "Read replicas").
+   * Absent without --read-db and in tests that build Services by hand: `db`.
+   */
+  readDb?: () => Db;
   database: Database;
   dbKind: DbKind;
   clock: Clock;
@@ -55,4 +61,9 @@ export interface Services {
   shuttingDown?: () => boolean;
   /** Prometheus metrics of this process (docs/metrics.md); absent in tests that build Services by hand. */
   metrics?: Metrics;
+}
+
+/** The database a read-only handler reads from now (Services.readDb). */
+export function readerOf(services: Services): Db {
+  return services.readDb?.() ?? services.db;
 }

@@ -1,9 +1,11 @@
 import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { type ConnectionLimits, guardConnections, serverOptions } from "@baton/http-edge";
 import { serve, type ServerType } from "@hono/node-server";
 import { createProxyApp } from "./app.js";
 import type { ProxyConfig } from "./config.js";
 import { formatBindAddress, formatListenUrl, isLoopbackHost, type ListenAddress } from "./listen-address.js";
-import type { Logger } from "@baton/log";
+import { type Logger, throttledLog } from "@baton/log";
 
 export interface StartOptions {
   config: ProxyConfig | null;
@@ -12,6 +14,8 @@ export interface StartOptions {
   listen: ListenAddress;
   uiDir: string;
   log: Logger;
+  /** The connection flags (docs/limits.md "Connections"). */
+  connections: ConnectionLimits;
 }
 
 export interface RunningProxy {
@@ -34,10 +38,22 @@ export async function startProxy(options: StartOptions): Promise<RunningProxy> {
   });
   let server: ServerType | undefined;
   const address = await new Promise<AddressInfo>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: options.listen.host, port: options.listen.port }, (info) =>
-      resolve(info),
+    const s = serve(
+      {
+        fetch: app.fetch,
+        hostname: options.listen.host,
+        port: options.listen.port,
+        serverOptions: serverOptions(options.connections),
+      },
+      (info) => resolve(info),
     );
     s.once("error", reject);
+    const refusals = throttledLog((msg, fields) => log.warn(msg, fields), 10_000);
+    guardConnections(s as Server, options.connections, (what) =>
+      refusals.log(what, `connection ${what}: --max-connections (${options.connections.maxConnections}) are open`, {
+        max_connections: options.connections.maxConnections,
+      }),
+    );
     server = s;
   });
   const url = formatListenUrl(options.listen.host, address.port);

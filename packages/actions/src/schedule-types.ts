@@ -65,3 +65,12 @@ export interface ListSchedulesQuery {
   after?: string;
   before?: string;
 }
+
+/** A schedule a channel move would start with an input its new version refuses (compat's `schedule_warnings`). */
+export interface ScheduleWarning {
+  schedule: string;
+  process: string;
+  channel: string;
+  version: number | null;
+  message: string;
+}

@@ -8,10 +8,10 @@ import type { Json } from "@baton/expr";
 import type { LogLevel } from "@baton/log";
 import type { Permission } from "./action-spec.js";
 import type { SortOrder } from "./pagination.js";
-import type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire } from "./schedule-types.js";
+import type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, ScheduleWarning } from "./schedule-types.js";
 
 export type { FireOutcome, OverlapPolicy } from "./schedule-types.js";
-export type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire };
+export type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, ScheduleWarning };
 
 /** An audit-log entry's level: the one LogLevel, @baton/log's. */
 export type { LogLevel };
@@ -163,6 +163,8 @@ export interface CompatResponse {
   compatible: boolean;
   passes: boolean;
   processes: CompatReport[] | null;
+  /** Extension, only when not empty: schedules bound to the `from` channel whose input the `to` version refuses. */
+  schedule_warnings?: ScheduleWarning[];
 }
 
 export interface ProcessNameParams {

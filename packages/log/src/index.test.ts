@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLogger, isLogLevel } from "./index.js";
+import { createLogger, isLogLevel, throttledLog } from "./index.js";
 
 function capture(level?: Parameters<typeof createLogger>[0]) {
   const lines: string[] = [];
@@ -37,5 +37,38 @@ describe("createLogger", () => {
     expect(["debug", "info", "warn", "error"].every(isLogLevel)).toBe(true);
     expect(isLogLevel("trace")).toBe(false);
     expect(isLogLevel("toString"), "not fooled by Object.prototype").toBe(false);
+  });
+});
+
+describe("throttledLog", () => {
+  it("writes one line per key per interval and says how many it held back", () => {
+    const lines: [string, Record<string, unknown> | undefined][] = [];
+    let t = 0;
+    const log = throttledLog(
+      (msg, fields) => lines.push([msg, fields]),
+      1000,
+      () => t,
+    );
+    for (let i = 0; i < 500; i++) log.log("a", "refused", { reason: "r" });
+    log.log("b", "other");
+    t = 1000;
+    log.log("a", "refused", { reason: "r" });
+    expect(lines).toEqual([
+      ["refused", { reason: "r" }],
+      ["other", undefined],
+      ["refused", { reason: "r", suppressed: 499 }],
+    ]);
+  });
+
+  it("remembers at most maxKeys keys", () => {
+    const lines: string[] = [];
+    const log = throttledLog(
+      (msg) => lines.push(msg),
+      1000,
+      () => 0,
+      2,
+    );
+    for (const key of ["a", "b", "c", "a"]) log.log(key, key);
+    expect(lines, "a was forgotten when c came, so it is written again").toEqual(["a", "b", "c", "a"]);
   });
 });

@@ -37,3 +37,40 @@ export function createLogger(
 export function isLogLevel(value: string): value is LogLevel {
   return Object.hasOwn(ORDER, value);
 }
+
+/** A log line written at most once per interval per key, however often it happens. */
+export interface ThrottledLog {
+  /**
+   * Logs `msg` now when no line with this `key` went out in the last interval; otherwise counts
+   * it, and the next line that goes out carries `suppressed`: how many were not written since.
+   */
+  log(key: string, msg: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * For events an outsider can cause as fast as they can send requests (a refused credential, a
+ * refused connection): one line per `key` per `intervalMs`, so a flood costs a few lines, not one
+ * per request. At most `maxKeys` keys are remembered (the oldest forgotten first).
+ */
+export function throttledLog(
+  write: (msg: string, fields?: Record<string, unknown>) => void,
+  intervalMs: number,
+  now: () => number = Date.now,
+  maxKeys = 1000,
+): ThrottledLog {
+  const last = new Map<string, { at: number; suppressed: number }>();
+  return {
+    log(key, msg, fields) {
+      const t = now();
+      const seen = last.get(key);
+      if (seen && t - seen.at < intervalMs) {
+        seen.suppressed++;
+        return;
+      }
+      last.delete(key);
+      if (last.size >= maxKeys) last.delete(last.keys().next().value as string);
+      last.set(key, { at: t, suppressed: 0 });
+      write(msg, seen?.suppressed ? { ...fields, suppressed: seen.suppressed } : fields);
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cp, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,6 +46,42 @@ function migrateInto(dir: string): Promise<void> {
   });
 }
 
+/** Marks a copy with the test process that owns it, so a later sweep can tell a leftover from a copy in use. */
+const OWNER_FILE = ".baton-test-owner";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function pidIn(path: string): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(path, "utf8"), 10);
+    return Number.isInteger(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Deletes the copies whose test process is gone and whose server (the data dir's `baton.lock`)
+ * is not running: a test runner may end its workers without their exit hooks running.
+ */
+function sweepLeftovers(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const dir = join(tmpdir(), name);
+    const owner = pidIn(join(dir, OWNER_FILE));
+    if (owner === undefined || alive(owner)) continue;
+    const server = pidIn(join(dir, "baton.lock"));
+    if (server !== undefined && alive(server)) continue;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 let template: Promise<string> | undefined;
 
 /**
@@ -55,6 +91,7 @@ let template: Promise<string> | undefined;
  */
 function migratedTemplate(): Promise<string> {
   template ??= (async () => {
+    sweepLeftovers();
     const path = join(TEMPLATES, templateKey());
     if (existsSync(path)) return path;
     mkdirSync(TEMPLATES, { recursive: true });
@@ -82,13 +119,15 @@ process.once("exit", () => {
  * A fresh PGlite data directory, already migrated: a copy of the template (`migratedTemplate`).
  * A server opens it in about a second of CPU, where `memory://` or an empty directory runs
  * initdb and every migration in WASM first (about six). `removePgliteDir` deletes it; any left
- * (a test that SIGKILLed its server and stopped there) go when the test process exits.
+ * (a test that SIGKILLed its server and stopped there) go when the test process exits, or, if
+ * its exit hooks never ran, at the next test process's first copy (`sweepLeftovers`).
  */
 export async function freshPgliteDir(prefix = "baton-pglite-"): Promise<string> {
   const source = await migratedTemplate();
   const dir = await mkdtemp(join(tmpdir(), prefix));
   owned.add(dir);
   await cp(source, dir, { recursive: true });
+  writeFileSync(join(dir, OWNER_FILE), `${process.pid}\n`);
   return dir;
 }
 

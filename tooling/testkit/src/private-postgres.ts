@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -21,6 +21,11 @@ export interface PrivatePostgres {
   start(): Promise<void>;
   /** Stop it and delete its data directory. */
   destroy(): Promise<void>;
+  /**
+   * A streaming replica of it made by `pg_basebackup -R` (a hot standby replaying its WAL), on
+   * a port of its own; its `url` names the same `baton` database, read-only.
+   */
+  streamingReplica(): Promise<PrivatePostgres>;
 }
 
 async function freePort(): Promise<number> {
@@ -48,27 +53,84 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const data = join(root, "data");
   const port = await freePort();
   await pg("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale"]);
+  const server = await serve(pg, root, data, port);
+  await pg("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "baton"]);
+  const replicas: PrivatePostgres[] = [];
+  const streamingReplica = async (): Promise<PrivatePostgres> => {
+    const replicaData = join(root, `replica-${replicas.length}`);
+    const replicaPort = await freePort();
+    // -R writes standby.signal and primary_conninfo: it starts as a hot standby streaming from here.
+    await pg("pg_basebackup", [
+      "-h",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      "-U",
+      "postgres",
+      "-D",
+      replicaData,
+      "-R",
+      "-X",
+      "stream",
+      // A fast checkpoint: the default spreads it over minutes.
+      "-c",
+      "fast",
+    ]);
+    const replica = await serve(pg, root, replicaData, replicaPort);
+    const made: PrivatePostgres = {
+      url: `postgres://postgres@127.0.0.1:${replicaPort}/baton`,
+      ...replica,
+      destroy: async () => {
+        await replica.stop("immediate").catch(() => {});
+        rmSync(replicaData, { recursive: true, force: true });
+      },
+      streamingReplica: () => Promise.reject(new Error("a replica of a replica is not offered")),
+    };
+    replicas.push(made);
+    return made;
+  };
+  let destroyed = false;
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/baton`,
+    ...server,
+    streamingReplica,
+    destroy: async () => {
+      if (destroyed) return;
+      destroyed = true;
+      for (const r of replicas) await r.destroy();
+      await server.stop("immediate").catch(() => {});
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts the server of `data` on `port` (sockets in `root`) and returns its start and stop. */
+async function serve(
+  pg: (bin: string, args: string[]) => Promise<unknown>,
+  root: string,
+  data: string,
+  port: number,
+): Promise<Pick<PrivatePostgres, "start" | "stop">> {
   // fsync off is safe for a process crash (the OS keeps the writes); synchronous_commit off is
   // not: -m immediate would lose commits the server had already acknowledged.
   const options = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c full_page_writes=off`;
   const start = async () => {
-    await pg("pg_ctl", ["-D", data, "-l", join(root, "server.log"), "-w", "-t", "60", "-o", options, "start"]);
+    await pg("pg_ctl", [
+      "-D",
+      data,
+      "-l",
+      join(root, `${basename(data)}.log`),
+      "-w",
+      "-t",
+      "60",
+      "-o",
+      options,
+      "start",
+    ]);
   };
   const stop = async (mode: "fast" | "immediate" = "fast") => {
     await pg("pg_ctl", ["-D", data, "-m", mode, "-w", "-t", "60", "stop"]);
   };
   await start();
-  await pg("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "baton"]);
-  let destroyed = false;
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/baton`,
-    start,
-    stop,
-    destroy: async () => {
-      if (destroyed) return;
-      destroyed = true;
-      await stop("immediate").catch(() => {});
-      rmSync(root, { recursive: true, force: true });
-    },
-  };
+  return { start, stop };
 }

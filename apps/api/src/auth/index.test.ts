@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SignJWT } from "jose";
+import { freshPgliteDir } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, type ServerConfig } from "../config.js";
 import { ApiError } from "../http/api-error.js";
@@ -20,7 +21,7 @@ const JWT_SECRET = "a-shared-secret-of-at-least-32-characters";
 beforeAll(async () => {
   writeFileSync(secretFile, `${JWT_SECRET}\n`);
   database = await openDatabase(
-    process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { dataDir: "memory://" },
+    process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { dataDir: await freshPgliteDir() },
   );
 });
 afterAll(async () => {

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { freshPgliteDir } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, type Db, openDatabase } from "../storage/db.js";
 import { definitions } from "../storage/schema/index.js";
@@ -8,7 +9,7 @@ import { boundTextCache, keepText, keptText } from "./text-cache.js";
 
 let database: Database;
 beforeAll(async () => {
-  database = await openDatabase({ dataDir: "memory://" });
+  database = await openDatabase({ dataDir: await freshPgliteDir() });
 });
 afterAll(async () => {
   await database?.close();
@@ -81,7 +82,7 @@ describe("reading stored versions", () => {
 describe("the parsed versions kept", () => {
   it("are bounded by --limit-definition-cache: the least recently used is dropped and read again alike", async () => {
     // A database of its own: the bound is per database handle.
-    const bounded = await openDatabase({ dataDir: "memory://" });
+    const bounded = await openDatabase({ dataDir: await freshPgliteDir() });
     try {
       const db = bounded.db;
       for (const name of ["a", "b", "c"])

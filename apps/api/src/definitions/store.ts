@@ -82,6 +82,15 @@ async function storedText(db: Db, name: string, version: number, via: Db = db): 
   return row?.definition;
 }
 
+/** Every stored definition that declares settings (a cheap text filter first). */
+export async function definitionsDeclaringConfig(db: Db): Promise<Definition[]> {
+  const rows = await db
+    .select({ name: definitions.name, version: definitions.version, definition: definitions.definition })
+    .from(definitions)
+    .where(like(definitions.definition, '%"config_schema"%'));
+  return Promise.all(rows.map((r) => parsed(db, r.name, r.version, r.definition)));
+}
+
 /** Every stored definition that declares a secret (a cheap text filter first; secretValues decides). */
 export async function definitionsDeclaringSecrets(db: Db): Promise<Definition[]> {
   const rows = await db

@@ -1,4 +1,5 @@
 import { parseJson } from "@baton/expr";
+import { freshPgliteDir } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClock } from "../storage/clock.js";
 import { type Database, openDatabase } from "../storage/db.js";
@@ -28,7 +29,7 @@ describe("levelsFrom", () => {
 describe("appendLogs", () => {
   let database: Database;
   beforeAll(async () => {
-    database = await openDatabase({ dataDir: "memory://" });
+    database = await openDatabase({ dataDir: await freshPgliteDir() });
   });
   afterAll(async () => {
     await database?.close();

@@ -31,3 +31,4 @@ export {
 export { lastFires, scheduleView } from "./schedules/view.js";
 export { statusesOf } from "./schedules/fire.js";
 export type { ScheduleRow } from "./schedules/rows.js";
+export { type ScheduleWarning, scheduledOnChannel, scheduleWarnings } from "./schedules/channel-check.js";

@@ -1,12 +1,13 @@
 import type { CompatResponse } from "@baton/actions";
-import { type Json, stringifyJson } from "@baton/expr";
-import { onlyOnOneSide } from "@baton/model";
+import { type Json, parseWrittenJsonInSteps, stringifyJson } from "@baton/expr";
+import { type Definition, onlyOnOneSide } from "@baton/model";
+import { type ScheduleWarning, scheduledOnChannel, scheduleWarnings } from "../engine/index.js";
 import type { ComparedText } from "../definitions/check-jobs.js";
 import { and, eq } from "drizzle-orm";
 import type { Checker } from "../definitions/checker.js";
 import { checkDefinitionRequest, type UnparsedBody } from "../definitions/decode-request.js";
 import type { CheckedSelector } from "../definitions/request-job.js";
-import { definitionText, requireDefinitionRow } from "../definitions/store.js";
+import { definitionText, requireDefinitionRow, storedDefinition } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
@@ -44,12 +45,46 @@ export const compatHandlers = {
     const processes = await compare(checker, limits.maxCompatSteps, names, before, after, ignore ?? []);
     // The reports are text the checker thread wrote (docs/limits.md#the-checker-thread): the
     // event loop only joins them.
+    const warnings = "channel" in from ? await channelScheduleWarnings(db, from.channel, after, names) : [];
     const text =
       `{"compatible":${processes.every((p) => p.compatible)},"passes":${processes.every((p) => p.passes)},` +
-      `"processes":[${processes.map((p) => p.report).join(",")}]}`;
+      `"processes":[${processes.map((p) => p.report).join(",")}]` +
+      // Extension (docs/schedules.md "Checked before it runs"): only present when there is a warning.
+      `${warnings.length > 0 ? `,"schedule_warnings":${stringifyJson(warnings as unknown as Json)}` : ""}}`;
     return { contentType: "application/json", body: text as unknown as CompatResponse };
   },
 } satisfies ActionHandlers;
+
+/**
+ * The schedules bound to `channel` (the side that would move) that the `after` versions would
+ * start with an input they refuse. A definition is parsed only for a process such a schedule starts.
+ */
+async function channelScheduleWarnings(
+  db: Db,
+  channel: string,
+  after: Map<string, Member>,
+  names: string[],
+): Promise<ScheduleWarning[]> {
+  const bound = await scheduledOnChannel(db, channel);
+  const next = new Map<string, { definition: Definition; version: number | null }>();
+  for (const name of names) {
+    const member = after.get(name);
+    if (member === undefined || !bound.has(name)) continue;
+    const definition =
+      member.version === null ? await parsedInSteps(member.text) : await storedDefinition(db, name, member.version);
+    if (definition !== undefined) next.set(name, { definition, version: member.version });
+  }
+  return scheduleWarnings(db, channel, next);
+}
+
+/** An unsaved definition's canonical text, parsed a step at a time (it may be megabytes). */
+async function parsedInSteps(text: string): Promise<Definition> {
+  const steps = parseWrittenJsonInSteps(text);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value as unknown as Definition;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 /** One report per name, in order; comparing two versions runs on the checker thread (checker.ts). */
 async function compare(

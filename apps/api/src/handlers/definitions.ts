@@ -1,5 +1,6 @@
 import type { StoredDefinition, ValidateResult } from "@baton/actions";
 import { stringifyJson } from "@baton/expr";
+import { readerOf } from "../services.js";
 import { and, eq, gte, lt, type SQL } from "drizzle-orm";
 import { type CheckedDefinition, checkDefinitionRequest, type UnparsedBody } from "../definitions/decode-request.js";
 import { definitionLimitsOf } from "../limits.js";
@@ -83,7 +84,9 @@ export const definitionHandlers = {
     return { body: { name, saved: result.saved, version: result.version } };
   },
 
-  listDefinitions: async ({ query }, { db, config }) => {
+  listDefinitions: async ({ query }, services) => {
+    const db = readerOf(services);
+    const { config } = services;
     const filters: SQL[] = [];
     if (query.created_after !== undefined) filters.push(gte(definitions.createdAt, query.created_after));
     if (query.created_before !== undefined) filters.push(lt(definitions.createdAt, query.created_before));
@@ -96,7 +99,8 @@ export const definitionHandlers = {
     return { body: mapPage(page, (r) => withActorLabel(definitionSummary(r), label)) };
   },
 
-  getDefinition: async ({ params }, { db }) => {
+  getDefinition: async ({ params }, services) => {
+    const db = readerOf(services);
     const row = await requireDefinitionRow(db, params.name!, Number(params.version));
     const label = await actorLabels(db, [row.actor]);
     // The stored canonical text goes out as it is: parsing and writing out the largest

@@ -1,5 +1,6 @@
 import { parseWrittenJson } from "@baton/expr";
 import { redactJsonText, startInstance } from "../engine/index.js";
+import { readerOf } from "../services.js";
 import { showObjects, shownOutputs } from "../views/objects.js";
 import {
   detailView,
@@ -20,7 +21,7 @@ import {
   logFilters,
   logList,
 } from "../views/instance-lists.js";
-import { allSecrets, treeSecrets } from "../views/secrets-lookup.js";
+import { serverSecrets } from "../views/secrets-lookup.js";
 import { actorLabels, withActorLabel } from "../views/actor-labels.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
@@ -64,55 +65,48 @@ export const instanceHandlers = {
   },
 
   getInstance: async ({ params }, services) => {
-    const { row, secrets } = await findForView(services.db, instanceIdParam(params.id!));
-    const outputs = await shownOutputs(services.db, [row], services.config.objectResolveLimitBytes);
+    const db = readerOf(services);
+    const { row, secrets } = await findForView(db, instanceIdParam(params.id!));
+    const outputs = await shownOutputs(db, [row], services.config.objectResolveLimitBytes);
     return { body: redactView(statusView(row, outputs.get(row.id)), secrets) };
   },
 
   getInstanceDetail: async ({ params, query }, services) => {
-    const { row, secrets } = await findForView(services.db, instanceIdParam(params.id!));
+    const db = readerOf(services);
+    const { row, secrets } = await findForView(db, instanceIdParam(params.id!));
     const limit = query.resolve === true ? services.config.objectResolveLimitBytes : -1;
-    const shown = await showObjects(
-      services.db,
-      { state: parseWrittenJson(row.state), output: storedOutput(row) },
-      limit,
-    );
+    const shown = await showObjects(db, { state: parseWrittenJson(row.state), output: storedOutput(row) }, limit);
     const view = detailView(row, { state: shown.values.state!, output: shown.values.output, objects: shown.objects });
     return { body: redactView(view, secrets) };
   },
 
   listInstances: async ({ query }, services) => {
+    const db = readerOf(services);
     const page = await paginate(
-      services.db,
+      db,
       instances,
       instanceFilters(query),
       instanceList,
       query,
       services.config.limits.pageCount,
     );
-    const outputs = await shownOutputs(services.db, page.items, services.config.objectResolveLimitBytes);
-    const secrets = await treeSecrets(services.db, process.env, page.items);
+    const outputs = await shownOutputs(db, page.items, services.config.objectResolveLimitBytes);
+    const secrets = await serverSecrets(db, process.env);
     return { body: mapPage(page, (row) => redactView(listRow(row, outputs.get(row.id)), secrets)) };
   },
 
   countInstances: async ({ query }, services) => ({
-    body: await countInstances(services.db, query, countDimensions(query.by)),
+    body: await countInstances(readerOf(services), query, countDimensions(query.by)),
   }),
 
   listInstanceLogs: async ({ params, query }, services) => {
-    const row = await findInstance(services.db, instanceIdParam(params.id!));
-    const page = await paginate(
-      services.db,
-      logs,
-      logFilters(row, query),
-      logList,
-      query,
-      services.config.limits.pageCount,
-    );
+    const db = readerOf(services);
+    const row = await findInstance(db, instanceIdParam(params.id!));
+    const page = await paginate(db, logs, logFilters(row, query), logList, query, services.config.limits.pageCount);
     // Engine entries are redacted when written; this also covers rows written by other paths.
-    const secrets = await allSecrets(services.db, process.env);
+    const secrets = await serverSecrets(db, process.env);
     const label = await actorLabels(
-      services.db,
+      db,
       page.items.map((r) => r.actor),
     );
     return { body: mapPage(page, (r) => withActorLabel(redactLogView(logView(r), secrets), label)) };
@@ -129,7 +123,7 @@ export const instanceHandlers = {
     if (!hit) throw notFound(`object "${ref}" does not exist`);
     // The stored text is already lossless JSON (stringifyJson); sent as is.
     return {
-      body: redactJsonText(hit.text, await allSecrets(services.db, process.env)),
+      body: redactJsonText(hit.text, await serverSecrets(services.db, process.env)),
       contentType: "application/json",
     };
   },

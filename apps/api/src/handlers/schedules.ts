@@ -41,6 +41,7 @@ function asScheduleRow(row: Row, lastStatus: string | null): ScheduleRow {
     buffered_fire_at: row.bufferedFireAt,
     last_instance_id: row.lastInstanceId,
     last_status: lastStatus,
+    pruned_through: row.prunedThrough,
     actor: row.actor,
     created_at: row.createdAt,
     updated_at: row.updatedAt,

@@ -1,4 +1,5 @@
 import { type Json, LosslessNumber, parseJson, stringifyJson } from "@baton/expr";
+import { freshPgliteDir } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClock } from "./clock.js";
 import { type Database, openDatabase } from "./db.js";
@@ -121,7 +122,7 @@ describe("isPlaceholder", () => {
 describe("externalize and resolveRefs on a database", () => {
   let database: Database;
   beforeAll(async () => {
-    database = await openDatabase({ dataDir: "memory://" });
+    database = await openDatabase({ dataDir: await freshPgliteDir() });
   });
   afterAll(async () => {
     await database?.close();

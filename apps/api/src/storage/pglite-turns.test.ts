@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { freshPgliteDir } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, openDatabase } from "./db.js";
 
@@ -9,7 +10,7 @@ import { type Database, openDatabase } from "./db.js";
 let database: Database;
 
 beforeAll(async () => {
-  database = await openDatabase({ dataDir: "memory://" });
+  database = await openDatabase({ dataDir: await freshPgliteDir() });
 });
 afterAll(async () => {
   await database?.close();

@@ -7,7 +7,7 @@ import { instances, logs } from "../storage/schema/index.js";
 import { readInstanceForView } from "./instance-read.js";
 import type { InstanceRecord, LogRecord } from "./instance-view.js";
 import type { ListSpec } from "./pagination.js";
-import { viewSecrets } from "./secrets-lookup.js";
+import { serverSecrets } from "./secrets-lookup.js";
 
 // The read side of instances: which rows a view or a list shows, and their keyset orders
 // (docs/instances.md "Lists"). The handlers shape the reply; what is read is decided here.
@@ -16,7 +16,7 @@ import { viewSecrets } from "./secrets-lookup.js";
 export async function findForView(db: Db, id: string): Promise<{ row: InstanceRecord; secrets: string[] }> {
   const found = await readInstanceForView(db, id);
   if (found === undefined) throw notFound(`instance "${id}" does not exist`);
-  return { row: found.row, secrets: await viewSecrets(db, process.env, found.rootProcess, found.definitionsSeen) };
+  return { row: found.row, secrets: await serverSecrets(db, process.env, found.definitionsSeen) };
 }
 
 export async function findInstance(db: Db, id: string): Promise<InstanceRecord> {

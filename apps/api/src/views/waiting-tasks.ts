@@ -6,7 +6,7 @@ import { redactJson } from "../engine/secrets.js";
 import { iso } from "../format.js";
 import type { Db } from "../storage/db.js";
 import { externalWaits, instances } from "../storage/schema/index.js";
-import { treeSecrets } from "./secrets-lookup.js";
+import { serverSecrets } from "./secrets-lookup.js";
 
 export type WaitRow = typeof externalWaits.$inferSelect;
 
@@ -67,7 +67,7 @@ export async function waitingTaskItems(
           .from(instances)
           .where(inArray(instances.id, ids));
   const byId = new Map(owners.map((owner) => [owner.id, owner]));
-  const secrets = await treeSecrets(db, env, owners);
+  const secrets = await serverSecrets(db, env);
   return waits.map((row) => {
     const owner = byId.get(row.instanceId)!;
     // A lapsed claim is no claim: the task is claimable, whoever held it last.

@@ -10,6 +10,7 @@ import {
   setSchedulePaused,
   triggerSchedule,
 } from "../../src/engine/index.js";
+import { pruneFires } from "../../src/engine/schedules/prune.js";
 import type { ScheduleBody } from "../../src/engine/schedules/spec.js";
 import { Refusal } from "../../src/refusal.js";
 import type { Services } from "../../src/services.js";
@@ -261,6 +262,24 @@ describe("schedules, in process", () => {
     });
     const extra = await refused({ process: "bare", input: { x: 1 } });
     expect(extra!.message).toMatch(/refuses|undeclared/);
+  });
+
+  it("prunes fire records beyond the kept bound, and refuses a backfill that would reach the pruned times", async () => {
+    await put("pruned", { process: "quick", overlap: "allow_all", every: "1s", catchup_window: "1h" });
+    h.clock.advance(30_000);
+    await h.tick(0);
+    expect((await lastFires(h.db, "pruned", 100)).length).toBeGreaterThanOrEqual(30);
+    let after = "";
+    do after = (await pruneFires(h.db, after, 10)).next;
+    while (after !== "");
+    const kept = await lastFires(h.db, "pruned", 100);
+    expect(kept).toHaveLength(10);
+    const through = Number((await readSchedule(h.db, "pruned")).pruned_through);
+    expect(through).toBeLessThan(Date.parse(kept.at(-1)!.fire_time));
+    const refused = await backfillSchedule(services, "pruned", through - 5_000, through).catch((e: Refusal) => e);
+    expect(refused).toBeInstanceOf(Refusal);
+    expect((refused as Refusal).message).toMatch(/--limit-schedule-fires-kept/);
+    await setSchedulePaused(h.db, "pruned", true, h.clock.now());
   });
 
   it("two engines on one database fire each fire time once", async () => {

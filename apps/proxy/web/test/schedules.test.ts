@@ -46,4 +46,27 @@ describe("the schedules page", () => {
     await expect.poll(() => button("Resume hourly-tick").count()).toBe(1);
     expect((await client.call("getSchedule", { params: { name: "hourly-tick" } })).paused, "the API agrees").toBe(true);
   });
+
+  it("warns in the promote preview when a schedule bound to the target channel would start a version that refuses its input", async () => {
+    const { page, web, client } = stack;
+    await client.call("putDefinition", {
+      body: {
+        ...TICK,
+        input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+      } as DefinitionInput,
+    });
+    await client.call("setChannel", { body: { name: "tick", channel: "stable", version: 1 } });
+    await client.call("setChannel", { body: { name: "tick", channel: "beta", version: 2 } });
+    await client.call("putSchedule", {
+      params: { name: "stable-tick" },
+      body: { process: "tick", channel: "stable", every: "1h", paused: true },
+    });
+    await page.goto(`${web.url}/#/channels`);
+    const form = page.getByRole("form", { name: "Promote a channel" });
+    await form.getByLabel("Promote from").fill("beta");
+    await form.getByLabel("to", { exact: true }).fill("stable");
+    await form.getByRole("button", { name: "Preview" }).click();
+    const alert = page.getByRole("alert", { name: "Schedule warnings" });
+    await expect.poll(() => alert.textContent()).toContain('schedule "stable-tick" would start version 2 of "tick"');
+  });
 });

@@ -217,6 +217,19 @@ const COMPAT_RESPONSE = responseObject(
       "False only where a gating check of a member not in `ignore` broke; equals `compatible` when `ignore` is empty. The issues of an ignored member are reported with `gating: false`.",
     ),
     processes: nullable(arrayOf(COMPAT_REPORT, "One report per process.")),
+    schedule_warnings: arrayOf(
+      responseObject(
+        {
+          schedule: str("The schedule."),
+          process: str("The process it starts."),
+          channel: str("The channel it is bound to (`from`)."),
+          version: nullable(int("The version it would start; null for an unsaved definition.")),
+          message: str("What its input would meet."),
+        },
+        ["schedule", "process", "channel", "version", "message"],
+      ),
+      "Extension, present only when not empty (docs/schedules.md): with `from` a channel, the schedules bound to it that would start a `to` version whose input_schema refuses their input.",
+    ),
   },
   ["compatible", "passes", "processes"],
   { title: "CompatResponse" },

@@ -77,7 +77,7 @@ export interface ResolveWrite {
 // compared with IS NOT DISTINCT FROM, which no index serves. The driver's prepared statement
 // runs on a generic plan; with a plain join it hashed a sequential scan of external_waits, and
 // with a plain `i.process = …` it picked instances_process_idx and filtered every instance of
-// the process (5,000 rows per resolve in `pnpm bench`; docs/performance.md, session 6).
+// the process (5,000 rows per resolve in `pnpm bench`; CHANGELOG.md "Performance history").
 // Locks external_waits before instances, the order claim uses (claim locks its picked waits,
 // then updates their instances): a resolve racing a claim of the same row cannot deadlock.
 // Two texts of the one statement, differing only in where `x` comes from: a single resolve

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { freshPgliteDir } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { boundDefinitionCaches } from "../../definitions/cache-bound.js";
 import { type Database, openDatabase } from "../../storage/db.js";
@@ -8,7 +9,7 @@ import { createDefinitionCache } from "./compiled-cache.js";
 
 let database: Database;
 beforeAll(async () => {
-  database = await openDatabase({ dataDir: "memory://" });
+  database = await openDatabase({ dataDir: await freshPgliteDir() });
 });
 afterAll(async () => {
   await database?.close();

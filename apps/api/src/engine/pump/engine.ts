@@ -83,10 +83,8 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   let pumpAgain = false;
 
   const logFailure = createFailureLog(log);
-  const chores = [
-    ...createChores(db, clock, log, logFailure),
-    createScheduleChore({ db, clock, config, metrics, logFailure, wake: () => wake() }),
-  ];
+  const schedules = createScheduleChore({ db, clock, config, metrics, logFailure, wake: () => wake() });
+  const chores = [...createChores(db, clock, log, logFailure), schedules.run];
 
   const renewTimer = setInterval(
     () =>
@@ -265,6 +263,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
       clearInterval(renewTimer);
       stopStats();
       await pumpRound;
+      await schedules.idle();
       const pending = [...inFlight.values()].map((v) => v.done);
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([

@@ -19,6 +19,7 @@ export interface ScheduleRow {
   buffered_fire_at: number | string | null;
   last_instance_id: string | null;
   last_status: string | null;
+  pruned_through: number | string | null;
   actor: string | null;
   created_at: number | string;
   updated_at: number | string;
@@ -26,7 +27,7 @@ export interface ScheduleRow {
 
 export const SCHEDULE_COLUMNS = sql.raw(
   "s.name, s.process, s.channel, s.version, s.spec, s.paused, s.next_fire_at, s.next_due_at, s.buffered_fire_at, " +
-    "s.last_instance_id, i.status AS last_status, s.actor, s.created_at, s.updated_at",
+    "s.last_instance_id, i.status AS last_status, s.pruned_through, s.actor, s.created_at, s.updated_at",
 );
 
 // A spec is read (its cron expressions compiled) once per (name, stored text). Bounded at twice

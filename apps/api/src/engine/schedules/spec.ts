@@ -173,8 +173,20 @@ export function inputShapeProblems(input: CompiledShape, def: Definition, versio
     names: { a: "the value the input shape builds", b: target },
   });
   for (const issue of result.issues)
-    if (issue.certain) problems.push({ path: `body.input${issue.path.replace(/\//g, ".")}`, message: issue.message });
+    if (issue.certain) problems.push({ path: `body.input${valuePath(issue.path)}`, message: issue.message });
   return problems;
+}
+
+/** The value path a schema pointer speaks of: `/properties/at/type` → `.at`, `/items/minimum` → `[]`. */
+function valuePath(pointer: string): string {
+  const segments = pointer.split("/").filter(Boolean);
+  let out = "";
+  for (let i = 0; i < segments.length; i++) {
+    if (segments[i] === "properties" && i + 1 < segments.length) out += `.${segments[++i]}`;
+    else if (segments[i] === "items") out += "[]";
+    else break;
+  }
+  return out;
 }
 
 /**

@@ -8,9 +8,9 @@ import { conflict, invalid, notFound } from "../../refusal.js";
 import type { Services } from "../../services.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
 import { dueAt, nextFireAfter } from "./calendar.js";
-import { type FireRecord, type FireTime, runFires } from "./fire.js";
+import { type FireContext, type FireRecord, type FireTime, newBatch, planFires, writeFires } from "./fire.js";
 import { resolveTarget, type Target } from "./fire-start.js";
-import { lockedScheduleState, SCHEDULE_COLUMNS, type ScheduleRow } from "./rows.js";
+import { lockedScheduleState, msOrNull, SCHEDULE_COLUMNS, type ScheduleRow } from "./rows.js";
 import { inputShapeProblems, type ScheduleBody, specOfBody } from "./spec.js";
 
 /** Creates or replaces schedule `name`; `created` is false for a replace. */
@@ -119,10 +119,23 @@ export async function backfillSchedule(
       );
     times.push({ fireAt: at, dueAt: at, origin: "backfill" });
   }
-  return fireLocked(services, name, times);
+  // Checked under the schedule's row lock, which the prune sweep takes too (prune.ts).
+  return fireLocked(services, name, times, (locked) => {
+    const pruned = msOrNull(locked.pruned_through);
+    if (pruned !== null && from <= pruned)
+      throw invalid(
+        `the fire records of schedule "${name}" up to ${new Date(pruned).toISOString()} were pruned (${flagOf("scheduleFiresKept")} keeps the newest), so a backfill could fire those times again; backfill from after it`,
+        [{ path: "body.from", message: `at or before ${new Date(pruned).toISOString()}, whose records were pruned` }],
+      );
+  });
 }
 
-async function fireLocked(services: Services, name: string, times: FireTime[]): Promise<FireRecord[]> {
+async function fireLocked(
+  services: Services,
+  name: string,
+  times: FireTime[],
+  check: (row: ScheduleRow) => void = () => {},
+): Promise<FireRecord[]> {
   const { db, clock, config } = services;
   const fired = await inTransaction(db, async (tx) => {
     const [row] = rowsOf<ScheduleRow>(
@@ -131,12 +144,17 @@ async function fireLocked(services: Services, name: string, times: FireTime[]): 
         WHERE s.name = ${name} FOR UPDATE OF s`),
     );
     if (row === undefined) throw missing(name);
+    check(row);
     const state = lockedScheduleState(db, row);
-    const records = await runFires({ db, tx, clock, config }, state, times, false);
+    const ctx: FireContext = { db, tx, clock, config, now: clock.now(), targets: new Map() };
+    const batch = newBatch();
+    await planFires(ctx, state, times, false, batch);
+    const { landed, lastStarted } = await writeFires(ctx, batch);
     await tx.execute(sql`
-      UPDATE schedules SET buffered_fire_at = ${state.bufferedFireAt}, last_instance_id = ${state.lastInstanceId}
+      UPDATE schedules SET buffered_fire_at = ${state.bufferedFireAt},
+        last_instance_id = ${lastStarted.get(name) ?? row.last_instance_id}
       WHERE name = ${name}`);
-    return records;
+    return landed;
   });
   for (const r of fired) services.metrics?.engine.scheduleFired(r.origin, r.outcome);
   if (fired.some((r) => r.instanceId !== null)) services.engine.wake();

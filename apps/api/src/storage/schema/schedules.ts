@@ -21,6 +21,8 @@ export const schedules = pgTable(
     /** buffer_one's waiting fire time (docs/schedules.md "Overlap"). */
     bufferedFireAt: bigint("buffered_fire_at", { mode: "number" }),
     lastInstanceId: text("last_instance_id"),
+    /** Calendar fire times at or before this had their records pruned: a backfill may not reach them. */
+    prunedThrough: bigint("pruned_through", { mode: "number" }),
     actor: text("actor"),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),

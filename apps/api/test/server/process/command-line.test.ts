@@ -50,6 +50,8 @@ describe("baton-api command line", () => {
       "--max-body",
       "--retention",
       "--log-retention",
+      "--read-db",
+      "--read-db-max-lag",
       "--version",
     ])
       expect(r.stdout).toContain(flag);
@@ -65,6 +67,11 @@ describe("baton-api command line", () => {
     expect(http.stderr).toContain("HOST:PORT");
     const poll = await runApi(["--poll", "-5", "--data-dir", "memory://"]);
     expect(poll.code).not.toBe(0);
+    // A read replica needs a PostgreSQL primary: PGlite has none to stream from.
+    const replica = await runApi(["--read-db", "postgres://x@127.0.0.1:1/y", "--data-dir", "memory://"]);
+    expect(replica.code).not.toBe(0);
+    expect(replica.stderr.trim().split("\n")).toHaveLength(1);
+    expect(replica.stderr).toContain("--read-db needs --db");
   });
 
   it("answers an unknown flag or a malformed number with one line on stderr, not the help text", async () => {

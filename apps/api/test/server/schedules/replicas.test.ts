@@ -76,6 +76,39 @@ describe("schedules over HTTP", () => {
     expect((await api.get("/api/schedules/nightly")).status).toBe(404);
   });
 
+  it("warns in compat when a promote would move a bound schedule onto a version that refuses its input, and the fire then fails with the reason", async () => {
+    const db = await sharedDatabase();
+    databases.push(db);
+    const api = client((await started(db.location, ["--poll", "0"])).url);
+    await deploy(api, quick);
+    const strict = {
+      ...quick,
+      input_schema: { type: "object", properties: { at: { type: "integer" } }, required: ["at"] },
+    };
+    await deploy(api, strict);
+    expect((await api.put("/api/channels", { name: "quick", channel: "prod", version: 1 })).status).toBe(200);
+    expect((await api.put("/api/channels", { name: "quick", channel: "next", version: 2 })).status).toBe(200);
+    const put = await api.put("/api/schedules/on-prod", {
+      process: "quick",
+      channel: "prod",
+      every: "1m",
+      input: { at: "$: schedule.fire_time" },
+    });
+    expect(put.status, put.text).toBe(200);
+    const compat = await api.post("/api/definitions/compat", { from: { channel: "prod" }, to: { channel: "next" } });
+    expect(compat.status, compat.text).toBe(200);
+    expect(compat.body.schedule_warnings).toHaveLength(1);
+    expect(compat.body.schedule_warnings[0]).toMatchObject({ schedule: "on-prod", process: "quick", version: 2 });
+    expect(compat.body.schedule_warnings[0].message).toMatch(/body\.input\.at/);
+    const unrelated = await api.post("/api/definitions/compat", { from: { channel: "next" }, to: { channel: "prod" } });
+    expect(unrelated.body.schedule_warnings, "a SPEC client sees no new field when nothing warns").toBeUndefined();
+    expect((await api.post("/api/channels/promote", { from: "next", to: "prod" })).status).toBe(200);
+    await api.post("/api/tick", { advance_ms: 61_000 });
+    const [fire] = (await api.get("/api/schedules/on-prod")).body.fires;
+    expect(fire.outcome).toBe("failed");
+    expect(fire.reason).toMatch(/input_schema of process "quick"/);
+  });
+
   it("catches up after a stopped server: the fires inside the window run, older ones are recorded missed", async () => {
     const db = await sharedDatabase();
     databases.push(db);

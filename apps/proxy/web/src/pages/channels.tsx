@@ -1,4 +1,4 @@
-import type { ChannelEntry, Page } from "@baton/actions";
+import type { ChannelEntry, Page, ScheduleWarning } from "@baton/actions";
 import { type FormEvent, useState } from "react";
 import { call } from "../api.js";
 import { Actor } from "../components/actor.js";
@@ -87,6 +87,21 @@ export function promotePreview(
   return { changes: changes.sort((a, b) => a.name.localeCompare(b.name)), unchanged };
 }
 
+/**
+ * The schedules bound to `to` that the versions on `from` would start with an input they refuse
+ * (compat's `schedule_warnings`, docs/schedules.md); none when `to` has no pointer yet.
+ */
+async function scheduleWarningsOf(from: string, to: string, process: string): Promise<ScheduleWarning[]> {
+  try {
+    const compat = await call("compatDefinitions", {
+      body: { from: { channel: to }, to: { channel: from }, ...(process ? { process } : {}) },
+    });
+    return compat.schedule_warnings ?? [];
+  } catch {
+    return [];
+  }
+}
+
 async function allChannelEntries(): Promise<ChannelEntry[]> {
   const entries: ChannelEntry[] = [];
   let after: string | undefined;
@@ -110,6 +125,7 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
   const [result, setResult] = useState<{ changes: PointerChange[]; unchanged: number; to: string } | null>(null);
   const [error, setError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
+  const [warnings, setWarnings] = useState<ScheduleWarning[]>([]);
   const body = () => ({ from: from.trim(), to: to.trim(), ...(process.trim() ? { process: process.trim() } : {}) });
 
   async function showPreview(event: FormEvent) {
@@ -123,6 +139,7 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
       if (!entries.some((e) => e.channel === f && (!p || e.name === p)))
         throw new Error(`Channel "${f}" points at no version${p ? ` of process "${p}"` : ""}: nothing to promote.`);
       setPreview(promotePreview(entries, f, t, p));
+      setWarnings(await scheduleWarningsOf(f, t, p));
     } catch (failure) {
       setError(failure);
     } finally {
@@ -202,6 +219,19 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
                 {preview.unchanged ? ` (${preview.unchanged} already match)` : ""}:
               </p>
               {changeList(preview.changes, to.trim(), false)}
+              {warnings.length > 0 && (
+                <div role="alert" aria-label="Schedule warnings">
+                  <p>
+                    {warnings.length === 1 ? "A schedule" : `${warnings.length} schedules`} bound to {to.trim()} would
+                    start the new version with an input it refuses; each such fire will be recorded failed:
+                  </p>
+                  <ul>
+                    {warnings.map((w) => (
+                      <li key={w.schedule}>{w.message}</li>
+                    ))}
+                  </ul>
+                </div>
+              )}
               <button type="button" className="danger" disabled={busy} onClick={confirm}>
                 Yes, move {preview.changes.length} {preview.changes.length === 1 ? "pointer" : "pointers"}
               </button>{" "}

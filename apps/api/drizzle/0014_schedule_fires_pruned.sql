@@ -1,0 +1,1 @@
+ALTER TABLE "schedules" ADD COLUMN "pruned_through" bigint;

@@ -1,0 +1,150 @@
+// The secret model (docs/security.md "The secret model"): a secret is a property of the value.
+// Two attacks a `deploy` token could make on the old model, on a real server:
+//  1. process `orders-crm` declares a plain setting TOKEN, whose variable BATON_ORDERS_CRM_TOKEN
+//     is the secret CRM_TOKEN of process `orders`;
+//  2. process `thief` declares PAYMENT_KEY non-secret to read BATON_GLOBAL_PAYMENT_KEY, which
+//     `billing` declares secret.
+// Either value is now `***` in every list, detail, log and error and on the server's stderr,
+// whatever process reads it; a global the operator does not share (--share-global) is read by
+// no process, and the variable two processes' settings collide on is warned about at start.
+import { client, type SharedDatabase, sharedDatabase, startServer, type TestServer, until } from "@baton/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deploy, start } from "../../support/instances-fixtures.js";
+
+const CRM_TOKEN = "crm-token-of-orders-7f3a9c";
+const PAYMENT_KEY = "payment-key-global-51d2e8";
+const UNSHARED = "unshared-global-key-0b44";
+
+let database: SharedDatabase;
+let server: TestServer;
+let api: ReturnType<typeof client>;
+
+const secretSetting = (name: string) => ({
+  type: "object",
+  properties: { [name]: { type: "string", secret: true } },
+  required: [name],
+});
+const plainSetting = (name: string) => ({ type: "object", properties: { [name]: { type: "string" } } });
+/** Shows the setting in its output and in a log entry, then waits for a worker that fails it quoting the value. */
+const leaking = (name: string, setting: string) => ({
+  name,
+  config_schema: plainSetting(setting),
+  tasks: [
+    { id: "leak", output: { value: `$: config.${setting} ?? "none"` } },
+    {
+      id: "wait",
+      action: { type: "external", input: { value: `$: config.${setting} ?? "none"` } },
+      raises: { rejected: null },
+    },
+  ],
+  output: { value: "$: outputs.leak.value" },
+});
+
+beforeAll(async () => {
+  database = await sharedDatabase();
+  server = await startServer({
+    database: database.location,
+    args: ["--poll", "50", "--share-global", "PAYMENT_KEY"],
+    env: {
+      BATON_ORDERS_CRM_TOKEN: CRM_TOKEN,
+      BATON_GLOBAL_PAYMENT_KEY: PAYMENT_KEY,
+      BATON_GLOBAL_UNSHARED_KEY: UNSHARED,
+    },
+  });
+  api = client(server.url);
+  // The owners: each declares its setting secret.
+  await deploy(api, { name: "orders", config_schema: secretSetting("CRM_TOKEN"), tasks: [{ id: "a" }] });
+  await deploy(api, { name: "billing", config_schema: secretSetting("PAYMENT_KEY"), tasks: [{ id: "a" }] });
+  // The attackers: plain settings reading the owners' values.
+  await deploy(api, leaking("orders-crm", "TOKEN"));
+  await deploy(api, leaking("thief", "PAYMENT_KEY"));
+  await deploy(api, leaking("sneak", "UNSHARED_KEY"));
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await database?.dispose();
+});
+
+/** Every text a `read` token can see of an instance: list rows, status, detail (resolved), logs, waiting tasks. */
+async function everyView(id: string, process: string): Promise<string> {
+  const texts = await Promise.all([
+    api.get(`/api/instances?process=${process}`),
+    api.get(`/api/instances/${id}`),
+    api.get(`/api/instances/${id}/detail`),
+    api.get(`/api/instances/${id}/detail?resolve=true`),
+    api.get(`/api/instances/${id}/logs`),
+    api.get("/api/external-tasks"),
+  ]);
+  for (const res of texts) expect(res.status, res.text).toBe(200);
+  return texts.map((res) => res.text).join("\n");
+}
+
+/** Claims the instance's waiting task and fails it with an error message quoting `value`. */
+async function failQuoting(id: string, value: string) {
+  const claim = await until("the task to be claimable", async () => {
+    const res = await api.post("/api/external-tasks/claim", { worker_id: "w", limit: 10 });
+    return res.body.items.find((item: { instance_id: string }) => item.instance_id === id);
+  });
+  const res = await api.post("/api/external-tasks/resolve", {
+    token: claim.token,
+    error: { code: "rejected", message: `upstream refused key ${value}` },
+  });
+  expect(res.status, res.text).toBe(200);
+  await until("the instance to fail", async () =>
+    (await api.get(`/api/instances/${id}`)).body.status === "failed" ? true : undefined,
+  );
+}
+
+describe("a secret read by another process under a plain name", () => {
+  it.each([
+    ["orders-crm", "TOKEN", CRM_TOKEN],
+    ["thief", "PAYMENT_KEY", PAYMENT_KEY],
+  ])("%s reading %s shows *** in every list, detail, log, error and stderr line", async (process, _setting, secret) => {
+    const { id } = await start(api, { process });
+    await until("the instance to wait for its worker", async () =>
+      (await api.get(`/api/instances/${id}`)).body.task === "wait" ? true : undefined,
+    );
+    const waiting = await everyView(id, process);
+    expect(waiting).toContain("***");
+    expect(waiting).not.toContain(secret);
+    await failQuoting(id, secret);
+    const failed = await everyView(id, process);
+    expect((await api.get(`/api/instances/${id}`)).body.error_message).toContain("upstream refused key ***");
+    expect(failed).not.toContain(secret);
+    expect(server.stderr()).not.toContain(secret);
+  });
+});
+
+describe("a global the operator does not share", () => {
+  it("is read by no process: the setting is unset", async () => {
+    const { id } = await start(api, { process: "sneak" });
+    await until("the instance to wait for its worker", async () =>
+      (await api.get(`/api/instances/${id}`)).body.task === "wait" ? true : undefined,
+    );
+    const detail = await api.get(`/api/instances/${id}/detail`);
+    expect(detail.body.state.outputs.leak).toEqual({ value: "none" });
+    expect(await everyView(id, "sneak")).not.toContain(UNSHARED);
+  });
+
+  it("is named in a start-up warning, as is the variable two processes' settings collide on", async () => {
+    // Last: the database outlives this server (PGlite admits one process per data dir).
+    await server.stop();
+    const restarted = await startServer({
+      args: ["--poll", "0"],
+      database: server.database,
+      env: { BATON_ORDERS_CRM_TOKEN: CRM_TOKEN, BATON_GLOBAL_UNSHARED_KEY: UNSHARED },
+    });
+    try {
+      const lines = restarted.stderr();
+      expect(lines).toContain('"msg":"global setting withheld"');
+      expect(lines).toContain("share it with --share-global UNSHARED_KEY");
+      expect(lines).toContain('"msg":"ambiguous setting variable"');
+      expect(lines).toContain('"readers":["orders-crm.TOKEN","orders.CRM_TOKEN"]');
+      expect(lines).not.toContain(CRM_TOKEN);
+      expect(lines).not.toContain(UNSHARED);
+    } finally {
+      await restarted.stop();
+    }
+  });
+});
