@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { readFlagsFromEnvironment } from "@baton/flag-env";
 import { readDbConfig, withReadDbFlags } from "./read-db-flags.js";
-import { parseDuration } from "@baton/model";
+import { parseDurationWithUnit } from "@baton/model";
 import { checkAuthConfig } from "./auth/index.js";
 import { fetchPolicyOf } from "./engine/advance/host-policy.js";
 import { registerTokensCommand } from "./commands/tokens.js";
@@ -32,7 +33,7 @@ function retentionDuration(name: string) {
   return (value: string) => {
     let ms: number;
     try {
-      ms = parseDuration(value);
+      ms = parseDurationWithUnit(value);
     } catch (error) {
       throw new InvalidArgumentError(`${name}: ${(error as Error).message}`);
     }
@@ -297,4 +298,10 @@ function fatal(message: string): never {
   process.exit(1);
 }
 
+// Every flag is also BATON_<FLAG>, --db DATABASE_URL (docs/deploy.md "Configuration from the environment").
+try {
+  readFlagsFromEnvironment(program, "BATON_");
+} catch (error) {
+  fatal((error as Error).message);
+}
 await program.parseAsync(process.argv);

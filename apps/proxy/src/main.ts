@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { CONNECTION_FLAGS, type ConnectionLimits } from "@baton/http-edge";
 import { Command, InvalidArgumentError } from "commander";
+import { readFlagsFromEnvironment } from "@baton/flag-env";
 import { loadConfigFile, type ProxyConfig } from "./config.js";
 import { isLoopbackHost, type ListenAddress, parseListenAddress } from "./listen-address.js";
 import { createLogger, isLogLevel } from "@baton/log";
@@ -19,10 +20,7 @@ export const DEFAULT_SERVER = "http://127.0.0.1:8449";
 const program = new Command("baton-proxy")
   .description("Baton sign-in proxy: serves the UI, signs people in and proxies the API with short-lived JWTs")
   .version(pkg.version, "--version", "print the version and exit")
-  .option(
-    "--config <path>",
-    "YAML config file; without one there is no login and requests pass as they are",
-  )
+  .option("--config <path>", "YAML config file; without one there is no login and requests pass as they are")
   .option(
     "--http <addr>",
     `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN} with a login, ${DEFAULT_LISTEN_NO_LOGIN} without)`,

@@ -87,6 +87,25 @@ async function smoke(url: string): Promise<void> {
 }
 
 describe("baton-api configured from the environment", () => {
+  it("names a variable for every flag in --help, by the one rule (--db and --read-db keep the usual URL names)", async () => {
+    const help = (await runApi(["--help"])).stdout;
+    const entries = help
+      .slice(help.indexOf("Options:"), help.indexOf("Commands:"))
+      .split(/\n {2}(?=-)/)
+      .slice(1)
+      .map((entry) => entry.replace(/\s+/g, " "));
+    const flags = entries.map((entry) => entry.split(" ")[0]!).filter((f) => f !== "--version" && f !== "-h,");
+    expect(flags.length, "every flag of the server").toBeGreaterThan(40);
+    const named: Record<string, string> = { "--db": "DATABASE_URL", "--read-db": "READ_DATABASE_URL" };
+    for (const flag of flags) {
+      const variable = named[flag] ?? `BATON_${flag.slice(2).replaceAll("-", "_").toUpperCase()}`;
+      expect(
+        entries.find((entry) => entry.startsWith(`${flag} `)),
+        flag,
+      ).toMatch(new RegExp(`env: ${variable}\\)`));
+    }
+  });
+
   it("passes the smoke test configured by flags", async () => {
     const db = await database();
     const args = [...SETTINGS.flat(), "--jwt-secret-file", secret.path, "--no-tick", db.flag, db.value];
