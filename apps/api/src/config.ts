@@ -30,7 +30,7 @@ export interface ServerConfig {
   /** `detail?resolve=true` splices objects up to this size back into the state. */
   objectResolveLimitBytes: number;
   /**
-   * Where fetch tasks may connect (engine/advance/host-policy.ts, docs/security.md): entries are
+   * Where fetch tasks may connect (engine/fetch/host-policy.ts, docs/security.md): entries are
    * host names, `*.suffix`, IPs or CIDRs (allow: empty = any). The classes re-allow address
    * classes denied by default (loopback when not bound to loopback, link-local, unspecified,
    * multicast, broadcast) or deny more (private, unique-local, loopback).

@@ -1,4 +1,4 @@
-// How values are written out for people: API timestamps and shortened text.
+// How values are written out for people: API timestamps, shortened text, redacted URLs.
 
 /** Unix ms → ISO 8601 UTC, the form of every timestamp in API responses. */
 export function iso(ms: number): string {
@@ -20,4 +20,9 @@ export function truncate(text: string, max: number, marker: "ellipsis" | "count"
   return marker === "ellipsis"
     ? `${clean.slice(0, max)}…`
     : `${clean.slice(0, max)}… (${clean.length - max} more chars)`;
+}
+
+/** A URL with its password replaced by ***, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
 }

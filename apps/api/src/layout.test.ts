@@ -34,18 +34,31 @@ function violations(under: string, forbidden: (imp: { spec: string; target?: str
 }
 
 describe("source layout", () => {
-  it("keeps one advance pure: engine/advance/ never touches storage, SQL or the other engine rooms", () => {
+  it("keeps one advance pure: engine/advance/ never does I/O, nor touches storage, SQL, config or the other engine rooms", () => {
     const found = violations("engine/advance", ({ spec, target }) => {
       if (spec.startsWith("drizzle-orm") || spec === "postgres" || spec.startsWith("@electric-sql/")) return true;
+      if (/^node:(http|https|net|dns|tls|dgram|child_process|fs)(\/|$)/.test(spec)) return true;
       if (target === undefined) return false;
       return (
         target.startsWith("storage") ||
         target.startsWith("definitions") ||
-        /^engine\/(pump|trees|external)\//.test(target) ||
+        target === "config.js" ||
+        /^engine\/(pump|trees|external|fetch|starts|housekeeping)\//.test(target) ||
+        /^engine\/(leases|carry|index)\.js$/.test(target) ||
         target.startsWith("handlers") ||
         target.startsWith("http")
       );
     });
+    expect(found).toEqual([]);
+  });
+
+  it("has the worker side (engine/external/) reach the pump only through the leases and the carry types", () => {
+    const found = violations("engine/external", ({ target }) => target?.startsWith("engine/pump/") === true);
+    expect(found).toEqual([]);
+  });
+
+  it("keeps the engine below its handle: no engine file imports engine/index.ts or services.ts", () => {
+    const found = violations("engine", ({ target }) => target === "engine/index.js" || target === "services.js");
     expect(found).toEqual([]);
   });
 

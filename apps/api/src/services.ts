@@ -1,44 +1,12 @@
-import type { ClaimedRow } from "./engine/pump/claim.js";
-import type { InMemoryAdvance } from "./engine/pump/advance-basis.js";
-import type { Database, Db, DbKind } from "./storage/db.js";
-import type { Clock } from "./storage/clock.js";
 import type { Logger } from "@baton/log";
+import type { Clock } from "./clock.js";
 import type { ServerConfig } from "./config.js";
-import type { Metrics } from "./metrics/metrics.js";
 import type { Checker } from "./definitions/checker.js";
+import type { EngineHandle } from "./engine/index.js";
+import type { Metrics } from "./metrics/metrics.js";
+import type { Database, Db, DbKind } from "./storage/db.js";
 
-/** What the engine exposes to the HTTP layer and to /healthz. */
-export interface EngineHandle {
-  /** Ask the pump to look for due work now (after a start, resolve, resume…). */
-  wake(): void;
-  /** One full claim round; resolves with the number of instances advanced once their writes are committed. */
-  tick(): Promise<number>;
-  /** Milliseconds since this worker last renewed or took a lease (0 when idle). */
-  leaseAgeMs(): number;
-  /** Stop claiming, let in-flight advances finish (bounded), release leases. */
-  stop(): Promise<void>;
-  /**
-   * Lease chaining from a request (docs/engine.md "Carried advances"). `write` is the request's
-   * own statement: given a worker id it takes the instance's lease in that statement and returns
-   * the row as leased, which this engine then runs like a claimed row (no claim round, no wake);
-   * given null (the pump is off or stopping, every slot is taken, or the instance is already in
-   * flight here) it leaves the row due for any pump, and the pump is woken.
-   */
-  carry<T>(instanceId: string, write: (carrier: string | null) => Promise<Carried<T>>): Promise<T>;
-  /**
-   * The advance this engine would run next for `row` (a row a request holds the facts of and is
-   * about to write), computed in memory with no I/O; undefined when it needs I/O or cannot be
-   * stored without objects (docs/engine.md "One advance in memory"). Nothing is written.
-   */
-  advanceInMemory(row: ClaimedRow): Promise<InMemoryAdvance | undefined>;
-}
-
-/** What a carried write hands back: its answer, and the row when the lease was taken. */
-export interface Carried<T> {
-  value: T;
-  leased?: ClaimedRow;
-}
-
+/** What a handler is handed: the process's dependencies, built once by server.ts. */
 export interface Services {
   db: Db;
   /**

@@ -10,14 +10,13 @@ export * from "./process-openapi.js";
 export * from "./registry.js";
 export * from "./schema.js";
 export type * from "./types.js";
-export { BULK_LIMIT, BULK_VERBS, type BulkVerb } from "./endpoints/bulk.js";
+export { BULK_ACTIONS, BULK_LIMIT, BULK_VERBS, type BulkVerb } from "./endpoints/bulk.js";
 export { CLAIM_LIMIT, CLAIM_MS, CLAIM_WAIT_MS, RESOLVE_BATCH_ITEMS } from "./endpoints/external-tasks.js";
 export {
   COUNT_DIMENSIONS,
   COUNT_GROUPS_MAX,
   INSTANCE_KEY_MAX_LENGTH,
-  INSTANCE_PHASES,
-  INSTANCE_STATUSES,
   LIFECYCLE_OUTCOMES,
 } from "./endpoints/instances.js";
+export { INSTANCE_PHASES, INSTANCE_STATUSES } from "./statuses.js";
 export { LOG_LEVELS } from "@baton/log";

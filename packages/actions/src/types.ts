@@ -8,6 +8,7 @@ import type { Json } from "@baton/expr";
 import type { LogLevel } from "@baton/log";
 import type { Permission } from "./action-spec.js";
 import type { SortOrder } from "./pagination.js";
+import type { InstancePhase, InstanceStatus } from "./statuses.js";
 import type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, ScheduleWarning } from "./schedule-types.js";
 
 export type { FireOutcome, OverlapPolicy } from "./schedule-types.js";
@@ -21,17 +22,7 @@ export type JsonValue = Json;
 /** A JSON Schema carried as data. */
 export type JsonSchemaValue = { [keyword: string]: JsonValue };
 
-export type InstanceStatus =
-  | "running"
-  | "pausing"
-  | "paused"
-  | "failing"
-  | "cancelling"
-  | "completed"
-  | "failed"
-  | "raised"
-  | "cancelled";
-export type InstancePhase = "children" | "collecting" | "external";
+export type { InstancePhase, InstanceStatus } from "./statuses.js";
 
 // ---- shared ------------------------------------------------------------------------
 

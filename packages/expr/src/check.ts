@@ -9,8 +9,6 @@ import { BUILTINS } from "./builtins.js";
 import { withQuote } from "./source-quote.js";
 import {
   admits,
-  isUnknown,
-  resolveSchema,
   BOOLEAN_TYPE,
   type Defs,
   describeType,
@@ -33,7 +31,7 @@ import {
   withoutNull,
 } from "./schema-types.js";
 import type { Template } from "./template.js";
-import { isIntegerNumber, isJsonNumber } from "./numbers.js";
+import { arrayType, containsUnknown, numericResult, objectType, typeOfLiteral } from "./check-types.js";
 
 export interface TypeEnv {
   /** The schema of each root that may be read here; a root not listed (or undefined) is unavailable. */
@@ -133,26 +131,6 @@ function sourceText(expr: Expr, source: string | undefined): string {
   return source === undefined ? "the value" : source.slice(expr.start, expr.end);
 }
 
-/** The type of a literal JSON value. */
-export function typeOfLiteral(value: unknown): JsonSchema {
-  if (value === null) return NULL_TYPE;
-  if (typeof value === "boolean") return BOOLEAN_TYPE;
-  if (typeof value === "string") return STRING_TYPE;
-  if (isJsonNumber(value)) return isIntegerNumber(value) ? INTEGER_TYPE : NUMBER_TYPE;
-  return UNKNOWN;
-}
-
-/** `{type:"object", properties, required}` with every key required (object literals and shapes). */
-export function objectType(properties: { [key: string]: JsonSchema }): JsonSchema {
-  const keys = Object.keys(properties);
-  return keys.length > 0 ? { type: "object", properties, required: keys } : { type: "object", properties: {} };
-}
-
-export function arrayType(items: JsonSchema[]): JsonSchema {
-  const item = unionOf(items);
-  return items.length === 0 || Object.keys(item).length === 0 ? { type: "array" } : { type: "array", items: item };
-}
-
 /** A problem when the value's known types include none of `allowed` (or only null). */
 function expect(
   ctx: Context,
@@ -166,14 +144,6 @@ function expect(
   if (types === null) return;
   const valid = [...types].some((t) => t !== "null" && typesOutside(new Set([t]), allowed).length === 0);
   if (!valid) report(ctx, node.start, what(describeType(type, ctx.defs)), expected);
-}
-
-function numericResult(left: JsonSchema, right: JsonSchema, defs: Defs): JsonSchema {
-  const integerOnly = (s: JsonSchema) => {
-    const types = typesOf(s, defs);
-    return types !== null && [...types].every((t) => t === "integer" || t === "null");
-  };
-  return integerOnly(left) && integerOnly(right) ? INTEGER_TYPE : NUMBER_TYPE;
 }
 
 function infer(node: Expr, ctx: Context): JsonSchema {
@@ -297,17 +267,6 @@ function refuseUnknownRead(ctx: Context, target: JsonSchema, object: Expr, acces
     `expected a value with a declared schema: declare the schema that types ${subject} (result_schema on the task that produces it, input_schema for input, or a schema with properties/items) to read into it; passing the whole value on is fine`,
   );
   return true;
-}
-
-function containsUnknown(schema: JsonSchema, defs: Defs, depth: number): boolean {
-  const s = resolveSchema(schema, defs);
-  if (isUnknown(s)) return true;
-  if (depth > 16 || s.type !== undefined || s.properties !== undefined || s.items !== undefined) return false;
-  const branches = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
-  return (
-    branches?.some((b) => typeof b === "object" && b !== null && containsUnknown(b as JsonSchema, defs, depth + 1)) ??
-    false
-  );
 }
 
 function inferIndex(node: Extract<Expr, { kind: "index" }>, ctx: Context): JsonSchema {

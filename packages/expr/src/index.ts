@@ -2,16 +2,14 @@ export type { BinaryOperator, Expr, UnaryOperator } from "./ast.js";
 export { sourceOf } from "./ast.js";
 export { BUILTINS, type Builtin, type BuiltinTyping, NOW_KEY } from "./builtins.js";
 export {
-  arrayType,
   type CheckProblem,
   type CheckResult,
   checkCondition,
   checkExpression,
   checkTemplate,
-  objectType,
   type TypeEnv,
-  typeOfLiteral,
 } from "./check.js";
+export { arrayType, objectType, typeOfLiteral } from "./check-types.js";
 export {
   DEFAULT_EVAL_LIMITS,
   type EvalBudget,

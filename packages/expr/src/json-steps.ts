@@ -1,5 +1,5 @@
 // parseWrittenJson in steps, for large text this program wrote (the largest stored definition
-// is about 2.8 MB; parsing it at once held a caller's event loop 40–230 ms). Pure: the caller
+// is about 2.8 MB; parsing it at once would hold a caller's event loop 40–230 ms). Pure: the caller
 // decides what to do between steps (apps/api awaits a turn of its event loop).
 import { type Json, parseWrittenJson, setKey } from "./json.js";
 

@@ -1,4 +1,5 @@
-import { arrayType, type CheckProblem, checkTemplate, objectType, type TypeEnv, typeOfLiteral } from "./check.js";
+import { type CheckProblem, checkTemplate, type TypeEnv } from "./check.js";
+import { arrayType, objectType, typeOfLiteral } from "./check-types.js";
 import type { JsonSchema } from "./schema-types.js";
 import type { CompiledShape } from "./shape.js";
 

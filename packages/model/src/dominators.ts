@@ -1,6 +1,6 @@
 // Dominator trees (Lengauer–Tarjan, the simple version with path compression: O(E log V)).
-// Used by the output-flow must-analysis, which used to intersect one set per task per round
-// and grew quadratically with the task count (docs/limits.md "Checking cost").
+// Used by the output-flow must-analysis, so that its cost grows as E log V with the task count,
+// never quadratically (docs/limits.md "Checking cost").
 
 /** A dominator tree: `dominates(a, b)` in O(1), and the chain of dominators of a node. */
 export interface DominatorTree {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, type ServerConfig } from "../config.js";
 import { ApiError } from "../http/api-error.js";
 import { createLogger } from "@baton/log";
-import { type Clock, createClock } from "../storage/clock.js";
+import { type Clock, createClock } from "../clock.js";
 import { type Database, openDatabase } from "../storage/db.js";
 import { type Authenticator, checkAuthConfig, createAuthenticator, OPEN_PRINCIPAL } from "./index.js";
 import { LAST_USED_RESOLUTION_MS } from "./token-authentication.js";

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { checkTokenRequest } from "../auth/token-request.js";
 import { issueToken, listTokenRows, revokeToken, type TokenView, tokenView } from "../auth/token-store.js";
-import { createClock } from "../storage/clock.js";
+import { createClock } from "../clock.js";
 import { type Database, openDatabase } from "../storage/db.js";
 import { addDatabaseOptions, databaseOptionsOf } from "./database-options.js";
 

@@ -1,8 +1,8 @@
 // A stored version the API cannot use (docs/limits.md#defs-cycles-in-stored-definitions): `$defs`
-// cycles, which registration refuses since session 7 but an older server stored. The start, the
-// engine (pump/compiled-cache.ts, so children too), external outcomes and the upgrade and compat
-// checks (check-jobs.ts, on the checker thread) ask here before they validate anything against it:
-// the validator overflowed its stack on such $defs, and each of those paths answered 500.
+// cycles, which registration refuses but a database may still hold. The start, the engine
+// (pump/compiled-cache.ts, so children too), external outcomes and the upgrade and compat checks
+// (check-jobs.ts, on the checker thread) ask here before they validate anything against it: the
+// validator overflows its stack on such $defs, and each of those paths would answer 500.
 import { type Definition, defsCycles, describeDefsCycle } from "@baton/model";
 import { invalid } from "../refusal.js";
 

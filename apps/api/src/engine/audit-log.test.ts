@@ -1,7 +1,7 @@
 import { parseJson } from "@baton/expr";
 import { freshPgliteDir } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClock } from "../storage/clock.js";
+import { createClock } from "../clock.js";
 import { type Database, openDatabase } from "../storage/db.js";
 import { logs } from "../storage/schema/index.js";
 import { appendLog, appendLogs, boundedDataText, levelsFrom, MAX_DATA_BYTES } from "./audit-log.js";

@@ -1,7 +1,7 @@
 import { isLosslessNumber, type Json, stringifyJson } from "@baton/expr";
 import { LOG_LEVELS, type LogLevel } from "@baton/log";
 import { truncate } from "../format.js";
-import type { Clock } from "../storage/clock.js";
+import type { Clock } from "../clock.js";
 import type { Db } from "../storage/db.js";
 import { newId } from "../storage/ids.js";
 import { storableText } from "../storage/text.js";

@@ -3,13 +3,18 @@
 // so its rules, tree lock and log line (with the caller as actor) are the single verb's; a
 // refusal is one root's outcome, not the call's.
 import { BULK_LIMIT, type BulkVerb } from "@baton/actions";
-import { and, asc, eq, gt, type SQL } from "drizzle-orm";
-import { cancelTree, type LifecycleResult, pauseTree, resumeTree, retryTree, upgradeTree } from "../engine/index.js";
+import {
+  cancelTree,
+  type LifecycleResult,
+  pauseTree,
+  resumeTree,
+  retryTree,
+  selectRoots,
+  upgradeTree,
+} from "../engine/index.js";
 import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
 import { invalid, Refusal } from "../refusal.js";
 import type { Services } from "../services.js";
-import { instances } from "../storage/schema/index.js";
-import { instanceFilters } from "../views/instance-lists.js";
 
 type Body = Record<string, any>;
 /** One root's outcome: a verb outcome, `unchanged` (nothing to do), or a refusal. */
@@ -40,17 +45,9 @@ function decodeCursor(verb: BulkVerb, text: string): string {
 }
 
 /** The next `limit` roots (plus one, to know whether more follow) in id order after the cursor. */
-async function selectRoots(services: Services, verb: BulkVerb, body: Body, limit: number): Promise<string[]> {
-  const where: Array<SQL | undefined> = [instanceFilters(body)];
-  if (body.cursor !== undefined) where.push(gt(instances.id, decodeCursor(verb, body.cursor)));
-  if (verb === "upgrade") where.push(eq(instances.version, body.from_version));
-  const rows = await services.db
-    .select({ id: instances.id })
-    .from(instances)
-    .where(and(...where))
-    .orderBy(asc(instances.id))
-    .limit(limit + 1);
-  return rows.map((row) => row.id);
+function nextRoots(services: Services, verb: BulkVerb, body: Body, limit: number): Promise<string[]> {
+  const after = () => (body.cursor === undefined ? undefined : decodeCursor(verb, body.cursor));
+  return selectRoots(services.db, body, after, limit + 1, verb === "upgrade" ? body.from_version : undefined);
 }
 
 const lifecycle = (result: LifecycleResult): RootOutcome => ({ outcome: result.outcome ?? "unchanged" });
@@ -85,7 +82,7 @@ function bulk<N extends BulkAction>(verb: BulkVerb): ActionHandler<N> {
   return async (request, services) => {
     const body: Body = (request.body ?? {}) as Body;
     const limit = Number(body.limit ?? BULK_LIMIT.default);
-    const selected = await selectRoots(services, verb, body, limit);
+    const selected = await nextRoots(services, verb, body, limit);
     const roots = selected.slice(0, limit);
     const next_cursor = selected.length > limit ? encodeCursor(verb, roots[roots.length - 1]!) : null;
     if (body.dry_run === true)

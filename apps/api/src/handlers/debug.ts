@@ -1,6 +1,6 @@
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, unsupported } from "../refusal.js";
-import { LATEST_CLOCK_MS } from "../storage/clock.js";
+import { LATEST_CLOCK_MS } from "../clock.js";
 
 export const debugHandlers = {
   health: async (_request, { database, dbKind, workerId, engine, config }) => {
@@ -58,10 +58,10 @@ export const debugHandlers = {
   tick: async ({ body }, { clock, engine, config }) => {
     if (!config.tickEnabled) throw unsupported("POST /tick is disabled on this server (--no-tick)");
     const advance = body?.advance_ms ?? 0;
-    if (advance > clock.room())
+    if (advance > clock.maxAdvance())
       throw invalid(
-        `advance_ms ${advance} would move the server clock past ${new Date(LATEST_CLOCK_MS).toISOString()}, the latest instant an instance id holds; it may move ${clock.room()} ms more (it has moved ${clock.offset()} ms since the server started)`,
-        [{ path: "body.advance_ms", message: `at most ${clock.room()} more` }],
+        `advance_ms ${advance} would move the server clock past ${new Date(LATEST_CLOCK_MS).toISOString()}, the latest instant an instance id holds; it may move ${clock.maxAdvance()} ms more (it has moved ${clock.offset()} ms since the server started)`,
+        [{ path: "body.advance_ms", message: `at most ${clock.maxAdvance()} more` }],
       );
     if (advance > 0) clock.advance(advance);
     return { body: { count: await engine.tick() } };

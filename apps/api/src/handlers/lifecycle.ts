@@ -1,25 +1,19 @@
 import type { InstanceStatus, LifecycleResponse } from "@baton/actions";
-import { eq } from "drizzle-orm";
-import { type LifecycleResult, cancelTree, pauseTree, resumeTree, retryTree } from "../engine/index.js";
+import {
+  cancelTree,
+  type LifecycleResult,
+  pauseTree,
+  requireRoot as requireTreeRoot,
+  resumeTree,
+  retryTree,
+} from "../engine/index.js";
 import type { ActionHandler, ActionHandlers, ActionReply } from "../http/action-handler.js";
-import { invalid, notFound } from "../refusal.js";
 import type { Services } from "../services.js";
 import { instanceIdParam } from "./instances.js";
-import { instances } from "../storage/schema/index.js";
 
-/** The verbs act on a whole tree through its root: 404 unknown, 400 for a malformed or child id (naming the root). */
-export async function requireRoot(services: Services, id: string, verb: string): Promise<string> {
-  const [row] = await services.db
-    .select({ id: instances.id, rootId: instances.rootId, parentId: instances.parentId })
-    .from(instances)
-    .where(eq(instances.id, instanceIdParam(id)));
-  if (row === undefined) throw notFound(`instance ${id} does not exist`);
-  if (row.parentId !== null || row.rootId !== row.id) {
-    throw invalid(`instance ${id} is a child; ${verb} acts on a whole tree: use its root id ${row.rootId}`, [
-      { path: "id", message: `a child instance; use the root id ${row.rootId}` },
-    ]);
-  }
-  return row.id;
+/** The root a verb acts on: the engine refuses an unknown id or a child's (naming the root). */
+export function requireRoot(services: Services, id: string, verb: string): Promise<string> {
+  return requireTreeRoot(services.db, instanceIdParam(id), verb, id);
 }
 
 /** 204 nothing to do, 202 still draining (a worker's write has to land), 200 done (docs/api.md). */

@@ -1,7 +1,7 @@
 // Requests whose body is large are handled one at a time (docs/limits.md "Requests"). Each
 // costs the event loop turns in proportion to its size (parse, validate, store, the first
-// advance), and the turns of requests that arrived together ran back to back: forty 256 KiB
-// starts at once held /healthz 1.3 s. Behind this gate a large request waits (asynchronously,
+// advance), and the turns of requests that arrive together would run back to back, holding
+// every other request for all of them. Behind this gate a large request waits (asynchronously,
 // costing nothing) while another is handled, so every other request — /healthz, small ones —
 // waits for at most one large request's turn.
 

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
-import type { SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzleLite } from "drizzle-orm/pglite";
 import { migrate as migrateLite } from "drizzle-orm/pglite/migrator";
@@ -135,8 +135,8 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
     } finally {
       await migrator.end({ timeout: 5 });
     }
-    // Open two pool connections now, as migrating on the pool used to: the first requests and
-    // the first claim round then do not each pay a connect and the driver's type fetch.
+    // Open two pool connections now (migrations ran on their own connection): the first
+    // requests and the first claim round then do not each pay a connect and the driver's type fetch.
     await Promise.all([client`select 1`, client`select 1`]);
     return {
       db,
@@ -255,10 +255,19 @@ export async function queryRows<T>(db: Db, text: string, params: readonly unknow
   return (await client.query!(text, params as unknown[])).rows as T[];
 }
 
+/**
+ * A fixed statement text with positional parameters ($1, $2 …) as a drizzle query, for a
+ * transaction's `tx` (queryRows runs on the pool): the same text serves both.
+ */
+export function positional(text: string, params: readonly unknown[]): SQL {
+  const parts = text.split(/\$(\d+)/);
+  return sql.join(parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${params[Number(part) - 1]}`)));
+}
+
 // PGlite runs every statement synchronously on this thread and hands its one connection from
 // one queued statement to the next in promise callbacks, which never let the event loop take
-// I/O: forty concurrent 256 KiB starts ran as one 1.7 s turn, and no request, /healthz
-// included, was answered until all were done (docs/limits.md "Requests"). So the
+// I/O: concurrent large starts would run as one long turn, and no request, /healthz included,
+// would be answered until all were done (docs/limits.md "Requests"). So the
 // top-level operations take turns here, one at a time, each in a later turn of the event loop
 // than the one before ended, and after the connections waiting to be accepted (event-loop.ts).
 // A transaction's own statements go through its `tx`, not through here (the transaction holds

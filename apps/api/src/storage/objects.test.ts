@@ -1,7 +1,7 @@
 import { type Json, LosslessNumber, parseJson, stringifyJson } from "@baton/expr";
 import { freshPgliteDir } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClock } from "./clock.js";
+import { createClock } from "../clock.js";
 import { type Database, openDatabase } from "./db.js";
 import { objects } from "./schema/index.js";
 import { externalize, isPlaceholder, jsonSize, listRefs, planExternalize, refOf, resolveRefs } from "./objects.js";

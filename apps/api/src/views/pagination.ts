@@ -97,8 +97,8 @@ function decodeCursor(
 
 /**
  * Whether a cursor value can be compared with `column`: cursors are base64 JSON a caller can
- * forge, and a value of the wrong type or range reached the database and answered 500
- * (docs/limits.md "Requests"). The sort columns are text, integer and bigint (epoch ms).
+ * forge, and a value of the wrong type or range must be refused here (400), never reach the
+ * database (500). The sort columns are text, integer and bigint (epoch ms).
  */
 function fitsColumn(value: unknown, column: AnyPgColumn): boolean {
   switch (column.columnType) {

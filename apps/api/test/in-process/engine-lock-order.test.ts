@@ -1,4 +1,4 @@
-// Statements that lock many instance rows at once must lock them in one order (claim.ts
+// Statements that lock many instance rows at once must lock them in one order (trees/lock.ts
 // lockInIdOrder): a lease renewal and advance batches over the same rows, listed in different
 // orders, otherwise deadlock and PostgreSQL aborts one of them. PostgreSQL only: PGlite has one
 // connection, so nothing there runs concurrently.
@@ -6,7 +6,7 @@ import { onPostgres } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdvanceResult } from "../../src/engine/advance/advance-types.js";
-import { type ClaimedRow, renewLeases } from "../../src/engine/pump/claim.js";
+import { type LeasedRow, renewLeases } from "../../src/engine/leases.js";
 import { type PendingWrite, writeAdvances } from "../../src/engine/pump/commit.js";
 import { rowsOf } from "../../src/storage/db.js";
 import { type Harness, openHarness } from "../support/engine-harness.js";
@@ -37,7 +37,7 @@ function shuffled<T>(items: readonly T[]): T[] {
 }
 
 function pendingWrite(id: string, leaseEpoch: number, now: number): PendingWrite {
-  const claim: ClaimedRow = {
+  const claim: LeasedRow = {
     id,
     rootId: id,
     process: "p",

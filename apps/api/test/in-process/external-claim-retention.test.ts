@@ -5,7 +5,7 @@ import { eq, sql } from "drizzle-orm";
 import { refusal } from "../support/refusal.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { askUntilTwo } from "../support/definitions.js";
-import { CLAIM_TOKEN_RETENTION_MS, pruneExternalClaims } from "../../src/engine/external/claim-retention.js";
+import { CLAIM_TOKEN_RETENTION_MS, pruneExternalClaims } from "../../src/engine/housekeeping/claim-retention.js";
 import { claimExternalTasks, tokenHash } from "../../src/engine/external/claims.js";
 import { resolveExternalTask } from "../../src/engine/external/outcomes.js";
 import { rowsOf } from "../../src/storage/db.js";

@@ -3,7 +3,7 @@
 // the advance is dropped only when the renewal cannot keep it.
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { claimDue } from "../../src/engine/pump/claim.js";
+import { leaseDue } from "../../src/engine/leases.js";
 import type { InFlight } from "../../src/engine/pump/in-flight.js";
 import { ensureLease, LeaseTooShort } from "../../src/engine/pump/lease-renewal.js";
 import { LEASE_MARGIN_MS, LEASE_MS } from "../../src/engine/statuses.js";
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 async function leased(harness: Harness, workerId: string) {
   const id = await harness.deployAndStart({ name: "one", tasks: [{ id: "only", output: 1 }] });
-  const [row] = await claimDue(harness.db, workerId, harness.clock.now(), 1);
+  const [row] = await leaseDue(harness.db, workerId, harness.clock.now(), 1);
   expect(row.id).toBe(id);
   const entry: InFlight = {
     leaseEpoch: row.leaseEpoch,
@@ -58,7 +58,7 @@ describe("a lease too short to act on", () => {
     await h.db.execute(
       sql`UPDATE instances SET lease_expires_at = ${h.clock.now() - 1}, wake_at = ${h.clock.now() - 1} WHERE id = ${id}`,
     );
-    const [reclaimed] = await claimDue(h.db, "worker-b", h.clock.now(), 1);
+    const [reclaimed] = await leaseDue(h.db, "worker-b", h.clock.now(), 1);
     expect(reclaimed.id).toBe(id);
     const taken = await leaseOf(h, id);
     await expect(ensureLease(h.db, h.clock, "worker-a", id, entry)).rejects.toBeInstanceOf(LeaseTooShort);

@@ -1,7 +1,7 @@
 import { stringifyJson } from "@baton/expr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChecker } from "../../src/definitions/checker.js";
-import { freshInstanceRow, freshState } from "../../src/engine/start.js";
+import { freshInstanceRow, freshState } from "../../src/engine/starts/fresh-row.js";
 import { lifecycleHandlers } from "../../src/handlers/lifecycle.js";
 import type { ActionRequest } from "../../src/http/action-handler.js";
 import { type ApiError, toApiError } from "../../src/http/api-error.js";

@@ -5,11 +5,11 @@ import { readFileSync } from "node:fs";
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine } from "../../src/engine/index.js";
-import { claimDue } from "../../src/engine/pump/claim.js";
+import { leaseDue } from "../../src/engine/leases.js";
 import { LEASE_MS } from "../../src/engine/statuses.js";
 import { createMetrics, type Metrics } from "../../src/metrics/metrics.js";
 import { sampleOnce } from "../../src/metrics/sampler.js";
-import type { EngineHandle } from "../../src/services.js";
+import type { EngineHandle } from "../../src/engine/index.js";
 import { type Harness, openHarness, quietLog } from "../support/engine-harness.js";
 import { documentedMetrics, histogramCount, parse, value } from "../support/prometheus.js";
 
@@ -112,7 +112,7 @@ describe("metrics of the engine, in-process", () => {
 
     // A worker claims it and the only_once instance, then dies: their leases expire unclaimed.
     const once = await h.start("m_once");
-    expect((await claimDue(h.db, "dead-worker", h.clock.now(), 10)).map((r) => r.id).sort()).toEqual(
+    expect((await leaseDue(h.db, "dead-worker", h.clock.now(), 10)).map((r) => r.id).sort()).toEqual(
       [waiting, once].sort(),
     );
     h.clock.advance(LEASE_MS + 1);

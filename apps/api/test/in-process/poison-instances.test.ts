@@ -4,7 +4,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/limits.js";
-import { claimDue } from "../../src/engine/pump/claim.js";
+import { leaseDue } from "../../src/engine/leases.js";
 import { retryTree } from "../../src/engine/index.js";
 import { LEASE_MS } from "../../src/engine/statuses.js";
 import { rowsOf } from "../../src/storage/db.js";
@@ -26,7 +26,7 @@ describe("an instance claimed repeatedly without a write", () => {
     const id = await h.start("nap");
     // Three workers claim it and die before writing: each lease expires unanswered.
     for (let i = 0; i < 3; i++) {
-      const claimed = await claimDue(h.db, `dead-${i}`, h.clock.now(), 100);
+      const claimed = await leaseDue(h.db, `dead-${i}`, h.clock.now(), 100);
       expect(claimed.map((c) => c.id)).toContain(id);
       h.clock.advance(LEASE_MS + 1);
     }
@@ -46,7 +46,7 @@ describe("an instance claimed repeatedly without a write", () => {
   it("counts only claims since the last landed write", async () => {
     const id = await h.start("nap");
     for (let i = 0; i < 2; i++) {
-      await claimDue(h.db, `dead-${i}`, h.clock.now(), 100);
+      await leaseDue(h.db, `dead-${i}`, h.clock.now(), 100);
       h.clock.advance(LEASE_MS + 1);
     }
     // The third claim runs the delay's first advance and writes: the count starts again.

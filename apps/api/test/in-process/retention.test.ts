@@ -6,7 +6,7 @@ import { json, startUpstream, type Upstream, until } from "@baton/testkit";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { retentionPass } from "../../src/engine/index.js";
-import { idBefore, RETENTION_LIMITS } from "../../src/engine/pump/retention.js";
+import { idBefore, RETENTION_LIMITS } from "../../src/engine/housekeeping/retention.js";
 import { rowsOf } from "../../src/storage/db.js";
 import { sqlTextArray } from "../../src/storage/sql-arrays.js";
 import { type Harness, openHarness } from "../support/engine-harness.js";

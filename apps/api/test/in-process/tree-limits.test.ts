@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS } from "../../src/limits.js";
 import { cancelTree, pauseTree, resumeTree, retryTree } from "../../src/engine/index.js";
 import { upgradeTree } from "../../src/engine/trees/upgrade.js";
 import { rowsOf } from "../../src/storage/db.js";
-import { freshInstanceRow, freshState } from "../../src/engine/start.js";
+import { freshInstanceRow, freshState } from "../../src/engine/starts/fresh-row.js";
 import { type Harness, openHarness } from "../support/engine-harness.js";
 
 describe("--limit-children-per-visit", () => {
@@ -224,7 +224,7 @@ describe("every verb on the largest tree allowed", () => {
     await h.db.execute(sql`
       UPDATE instances SET status = ${status}, phase = 'children', pending_children = ${size - 1}, wake_at = NULL
       WHERE id = ${root}`);
-    // One fresh child row (the one builder, engine/start.ts), copied in SQL with its id and key
+    // One fresh child row (the one builder, engine/starts/fresh-row.ts), copied in SQL with its id and key
     // per child: 10,000 rows in one statement. Seeded with `status` and not due.
     const child = freshInstanceRow({
       id: "",

@@ -20,7 +20,7 @@ describe("a spawn's reservation when its lease or the reservation is lost", () =
   });
   afterAll(async () => h?.close());
 
-  // The reservation commits without waiting for its WAL flush (pump/tree-room.ts): a database
+  // The reservation commits without waiting for its WAL flush (trees/reservation.ts): a database
   // crash can lose it while the spawner's write still follows. That write must not insert
   // unreserved children. The loss is made here by clearing the reservation before the write.
   it("is refused, inserting nothing; the instance runs again under a new lease and spawns with a reservation", async () => {

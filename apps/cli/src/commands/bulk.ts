@@ -1,6 +1,6 @@
 // `baton <verb> --where …`: a lifecycle verb over every root the filters select, through
 // POST /instances/bulk/{verb} (docs/cli.md "Bulk verbs"), following the cursor to the end.
-import type { BulkBody, BulkResult, BulkVerb } from "@baton/actions";
+import { BULK_ACTIONS, type BulkBody, type BulkResult, type BulkVerb } from "@baton/actions";
 import { CliError, UsageError } from "../cli-error.js";
 import type { Context } from "../context.js";
 import { ExitCode } from "../exit-code.js";
@@ -46,14 +46,6 @@ export function parseWhere(text: string): BulkBody {
   return filters as BulkBody;
 }
 
-const ACTIONS = {
-  pause: "bulkPauseInstances",
-  resume: "bulkResumeInstances",
-  cancel: "bulkCancelInstances",
-  retry: "bulkRetryInstances",
-  upgrade: "bulkUpgradeInstances",
-} as const;
-
 /** Calls the bulk verb until its cursor runs out; prints the summed outcomes. Exit 1 when a root was refused. */
 export async function runBulk(
   ctx: Context,
@@ -67,7 +59,7 @@ export async function runBulk(
   let cursor: string | null = null;
   do {
     const body = { ...base, ...(options.limit ? { limit: options.limit } : {}), ...(cursor ? { cursor } : {}) };
-    const page = (await api.call(ACTIONS[verb], { body } as never)) as BulkResult;
+    const page = (await api.call(BULK_ACTIONS[verb], { body } as never)) as BulkResult;
     for (const [outcome, ids] of Object.entries(page.ids)) (total.ids[outcome] ??= []).push(...ids);
     total.refused.push(...page.refused);
     cursor = page.next_cursor;

@@ -2,19 +2,11 @@
 // verbs"): the body of the list's filters and the panel's choice, and the calls one after the
 // other with the cursor. The panel is components/bulk-actions.tsx.
 
-import type { BulkBody, BulkResult } from "@baton/actions";
+export type { BulkVerb } from "@baton/actions";
+
+import { BULK_ACTIONS, type BulkBody, type BulkResult, type BulkVerb } from "@baton/actions";
 import { call } from "./api.js";
 import { filtersToQuery, type InstanceFilters } from "./instance-filters.js";
-
-export type BulkVerb = "pause" | "resume" | "cancel" | "retry" | "upgrade";
-
-export const BULK_ACTION = {
-  pause: "bulkPauseInstances",
-  resume: "bulkResumeInstances",
-  cancel: "bulkCancelInstances",
-  retry: "bulkRetryInstances",
-  upgrade: "bulkUpgradeInstances",
-} as const;
 
 export const BULK_LABEL: Record<BulkVerb, string> = {
   pause: "Pause",
@@ -61,7 +53,7 @@ export async function runBulk(verb: BulkVerb, body: BulkBody, maxCalls: number):
   const total: BulkResult = { dry_run: body.dry_run === true, counts: {}, ids: {}, refused: [], next_cursor: null };
   let cursor: string | undefined;
   for (let calls = 0; calls < maxCalls; calls++) {
-    const answer: BulkResult = await call(BULK_ACTION[verb], {
+    const answer: BulkResult = await call(BULK_ACTIONS[verb], {
       body: { ...body, limit: CALL_LIMIT, ...(cursor ? { cursor } : {}) } as never,
     });
     for (const [outcome, n] of Object.entries(answer.counts)) total.counts[outcome] = (total.counts[outcome] ?? 0) + n;

@@ -1,20 +1,8 @@
 // The instance list's filters, kept in the URL (so a filtered view is a link) and turned into
 // the query of `GET /instances`. The URL carries the API's own values: times as unix ms.
 
-import type { ListInstancesQuery } from "@baton/actions";
+import { INSTANCE_PHASES, INSTANCE_STATUSES, type ListInstancesQuery } from "@baton/actions";
 
-export const STATUSES = [
-  "running",
-  "pausing",
-  "paused",
-  "failing",
-  "cancelling",
-  "completed",
-  "failed",
-  "raised",
-  "cancelled",
-] as const;
-export const PHASES = ["children", "collecting", "external"] as const;
 /** A business key's longest length (docs/api.md "Business keys"). */
 export const KEY_MAX_LENGTH = 200;
 export const TIME_FILTERS = ["created_after", "created_before", "updated_after", "updated_before"] as const;
@@ -93,11 +81,11 @@ export function filterProblems(filters: InstanceFilters): string[] {
       `error code "${filters.error_code}" has a wildcard, but the error code is matched exactly: give a whole code such as http.503`,
     );
   for (const status of filters.status) {
-    if (!(STATUSES as readonly string[]).includes(status))
-      problems.push(`status "${status}" is not one of ${STATUSES.join(", ")}`);
+    if (!(INSTANCE_STATUSES as readonly string[]).includes(status))
+      problems.push(`status "${status}" is not one of ${INSTANCE_STATUSES.join(", ")}`);
   }
-  if (filters.phase && !(PHASES as readonly string[]).includes(filters.phase))
-    problems.push(`phase "${filters.phase}" is not one of ${PHASES.join(", ")}`);
+  if (filters.phase && !(INSTANCE_PHASES as readonly string[]).includes(filters.phase))
+    problems.push(`phase "${filters.phase}" is not one of ${INSTANCE_PHASES.join(", ")}`);
   if (filters.version && !/^\d+$/.test(filters.version))
     problems.push(`version "${filters.version}" is not a whole number (0 means any)`);
   if (filters.key.length > KEY_MAX_LENGTH)

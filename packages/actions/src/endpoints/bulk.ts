@@ -30,7 +30,8 @@ const SINGLE: Record<BulkVerb, string> = {
   upgrade: "POST /instances/{id}/upgrade",
 };
 
-const NAMES = {
+/** The action of each bulk verb: the one map of verb to action the CLI and the UI call through. */
+export const BULK_ACTIONS = {
   pause: "bulkPauseInstances",
   resume: "bulkResumeInstances",
   cancel: "bulkCancelInstances",
@@ -72,7 +73,7 @@ const RESULT_SCHEMA = responseObject(
 
 function bulkAction(verb: BulkVerb, permission: Permission, extra: Record<string, JsonSchema>, required: string[]) {
   return action({
-    name: NAMES[verb],
+    name: BULK_ACTIONS[verb],
     method: "post",
     path: `/instances/bulk/${verb}`,
     tag: "instances",

@@ -19,22 +19,11 @@ import {
   MAX_VERSION,
 } from "../schema.js";
 import { action } from "./define.js";
+import { INSTANCE_PHASES, INSTANCE_STATUSES } from "../statuses.js";
 import { LOG_LEVELS } from "@baton/log";
 
 const TAG = "instances";
 
-export const INSTANCE_STATUSES = [
-  "running",
-  "pausing",
-  "paused",
-  "failing",
-  "cancelling",
-  "completed",
-  "failed",
-  "raised",
-  "cancelled",
-] as const;
-export const INSTANCE_PHASES = ["children", "collecting", "external"] as const;
 /** The longest business `key` of an instance (docs/api.md "Business keys"). */
 export const INSTANCE_KEY_MAX_LENGTH = 200;
 /** The dimensions `GET /instances/counts` can group by. */

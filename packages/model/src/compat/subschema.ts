@@ -1,24 +1,32 @@
-// Over 300 lines on purpose: one recursive subset relation over every schema keyword; its cases call
-// each other and must agree on what `certain` means.
 // Whether every value one schema accepts is accepted by another, over the schema subset of
 // docs/language.md. Sound by construction: a `certain` issue names a value `a` accepts and `b`
 // refuses; where the check cannot decide (oneOf overlap, a union split across branches,
 // unknown keywords) it reports an issue with `certain: false` instead of claiming a subset.
 // In `reading` mode the question is weaker, as docs/compat.md explains: is every value stored
 // under `a` read as a value of the type `b` gives it, where a missing key reads as null?
+// The cases that recurse pass `check` down through the context (subschema-kit.ts).
 import type { Json } from "@baton/expr";
 import type { Schema } from "../definition.js";
 import { isPlainObject } from "../json-kind.js";
-import { refName, SCHEMA_KEYWORDS } from "../schema-subset.js";
 import { validateValue } from "../schema-validate.js";
+import {
+  ALL_TYPES,
+  constraining,
+  type Ctx,
+  describe,
+  type JsonType,
+  KNOWN,
+  NUMERIC,
+  num,
+  resolve,
+  type SubschemaIssue,
+  typeAccepted,
+  typeList,
+  without,
+} from "./subschema-kit.js";
+import { checkObject } from "./subschema-objects.js";
 
-export interface SubschemaIssue {
-  /** JSON pointer into the schema, e.g. `/properties/amount` or `/items/minimum`. */
-  path: string;
-  message: string;
-  /** True when some value is accepted by `a` and refused by `b`; false when the check could not prove it either way. */
-  certain: boolean;
-}
+export type { SubschemaIssue } from "./subschema-kit.js";
 
 export interface SubschemaResult {
   /** No value of `a` is known to be refused by `b` (issues may still hold `certain: false` doubts). */
@@ -41,22 +49,6 @@ export interface SubschemaOptions {
   reading?: { filled: boolean };
 }
 
-type Defs = Record<string, Schema>;
-type JsonType = "null" | "boolean" | "string" | "integer" | "number" | "array" | "object";
-
-const ANNOTATIONS = new Set(["description", "default", "secret", "$defs"]);
-// The constraining keywords of the schema subset: SCHEMA_KEYWORDS less the annotations.
-const KNOWN = new Set(SCHEMA_KEYWORDS.filter((k) => !ANNOTATIONS.has(k)));
-const NUMERIC: readonly JsonType[] = ["integer", "number"];
-
-interface Ctx {
-  aDefs: Defs;
-  bDefs: Defs;
-  /** `$ref` pairs being compared: meeting one again assumes the recursive case holds (coinduction). */
-  inProgress: Set<string>;
-  reading?: { filled: boolean };
-}
-
 /** Is `a` ⊆ `b` (every value valid against `a` valid against `b`)? */
 export function isSubschema(a: Schema, b: Schema, options: SubschemaOptions = {}): SubschemaResult {
   const ctx: Ctx = {
@@ -64,6 +56,7 @@ export function isSubschema(a: Schema, b: Schema, options: SubschemaOptions = {}
     bDefs: { ...(options.bDefs ?? {}), ...ownDefs(b) },
     inProgress: new Set(),
     reading: options.reading,
+    check,
   };
   const issues: SubschemaIssue[] = [];
   check(a, b, "", ctx, issues);
@@ -79,8 +72,8 @@ function rename(message: string, names: { a: string; b: string }): string {
   return message.replace(/the (old|new) (schema|one)/g, (_, side: string) => (side === "old" ? names.a : names.b));
 }
 
-function ownDefs(s: Schema): Defs {
-  return isPlainObject(s.$defs) ? (s.$defs as Defs) : {};
+function ownDefs(s: Schema): Record<string, Schema> {
+  return isPlainObject(s.$defs) ? (s.$defs as Record<string, Schema>) : {};
 }
 
 function dedupe(issues: SubschemaIssue[]): SubschemaIssue[] {
@@ -91,24 +84,6 @@ function dedupe(issues: SubschemaIssue[]): SubschemaIssue[] {
     seen.add(k);
     return true;
   });
-}
-
-function constraining(s: Schema): string[] {
-  return Object.keys(s).filter((k) => !ANNOTATIONS.has(k));
-}
-
-function without(s: Schema, ...keys: string[]): Schema {
-  const out: Schema = {};
-  for (const [k, v] of Object.entries(s)) if (!keys.includes(k)) out[k] = v;
-  return out;
-}
-
-function resolve(s: Schema, defs: Defs): { schema: Schema; ref?: string } | { missing: string } {
-  if (typeof s.$ref !== "string") return { schema: s };
-  const name = refName(s.$ref);
-  const target = name === undefined ? undefined : defs[name];
-  if (target === undefined) return { missing: s.$ref };
-  return { schema: target, ref: name };
 }
 
 function check(aIn: Schema, bIn: Schema, path: string, ctx: Ctx, out: SubschemaIssue[]): void {
@@ -214,24 +189,6 @@ function checkTypes(a: Schema, b: Schema, path: string, out: SubschemaIssue[]): 
   return accepted;
 }
 
-const ALL_TYPES: JsonType[] = ["null", "boolean", "string", "integer", "number", "array", "object"];
-
-function typeList(s: Schema): JsonType[] | undefined {
-  if (typeof s.type === "string") return [s.type as JsonType];
-  if (Array.isArray(s.type)) return s.type as JsonType[];
-  return undefined;
-}
-
-function typeAccepted(t: JsonType, by: JsonType[]): boolean {
-  return by.includes(t) || (t === "integer" && by.includes("number"));
-}
-
-function num(v: unknown): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  const n = Number(typeof v === "object" ? String((v as { value?: unknown }).value ?? v) : v);
-  return Number.isFinite(n) ? n : undefined;
-}
-
 function checkLowerBound(a: Schema, b: Schema, key: string, path: string, out: SubschemaIssue[], what: string): void {
   const lb = num(b[key]);
   if (lb === undefined) return;
@@ -254,149 +211,6 @@ function checkUpperBound(a: Schema, b: Schema, key: string, path: string, out: S
       message: `the new schema requires ${key} ${ub}; the old one allows ${what}${ua === undefined ? "" : ` (${key} ${ua})`}`,
       certain: true,
     });
-}
-
-function checkObject(a: Schema, b: Schema, path: string, ctx: Ctx, out: SubschemaIssue[]): void {
-  if (ctx.reading !== undefined) {
-    checkObjectRead(a, b, path, ctx, ctx.reading.filled, out);
-    return;
-  }
-  const aProps = isPlainObject(a.properties) ? (a.properties as Record<string, Schema>) : {};
-  const bProps = isPlainObject(b.properties) ? (b.properties as Record<string, Schema>) : {};
-  const aRequired = new Set(Array.isArray(a.required) ? (a.required as string[]) : []);
-  const aExtraClosed = a.additionalProperties === false;
-  const aExtra: Schema = isPlainObject(a.additionalProperties) ? (a.additionalProperties as Schema) : {};
-  for (const name of Array.isArray(b.required) ? (b.required as string[]) : [])
-    if (!aRequired.has(name))
-      out.push({
-        path: `${path}/properties/${pointerEscape(name)}`,
-        message: `the new schema requires "${name}", which the old one ${name in aProps ? "leaves optional" : "never declares"}`,
-        certain: true,
-      });
-  // With `properties` and no `additionalProperties`, conforming strips undeclared keys: a value
-  // stored under `a` never has them, but a raw value sent to both could, hence only a doubt.
-  const aStrips = isPlainObject(a.properties) && a.additionalProperties === undefined;
-  for (const [name, bs] of Object.entries(bProps)) {
-    const at = `${path}/properties/${pointerEscape(name)}`;
-    if (name in aProps) check(aProps[name], bs, at, ctx, out);
-    else if (aExtraClosed || out.some((i) => i.path === at)) continue;
-    else if (aStrips) {
-      const doubts: SubschemaIssue[] = [];
-      check({}, bs, at, ctx, doubts);
-      if (doubts.length > 0)
-        out.push({
-          path: at,
-          message: `the new schema declares "${name}" as ${describe(bs)}; the old one does not declare it (it strips it), so a value sent with another "${name}" may now be refused`,
-          certain: false,
-        });
-    } else check(aExtra, bs, at, ctx, out);
-  }
-  const bExtra = b.additionalProperties;
-  if (bExtra === undefined) return;
-  for (const [name, as] of Object.entries(aProps)) {
-    if (name in bProps) continue;
-    if (bExtra === false)
-      out.push({
-        path: `${path}/properties/${pointerEscape(name)}`,
-        message: `the old schema allows "${name}", the new one refuses undeclared properties`,
-        certain: true,
-      });
-    else check(as, bExtra as Schema, `${path}/properties/${pointerEscape(name)}`, ctx, out);
-  }
-  if (aExtraClosed) return;
-  if (bExtra === false)
-    out.push({
-      path: `${path}/additionalProperties`,
-      message: "the old schema allows undeclared properties, the new one refuses them",
-      certain: true,
-    });
-  else check(aExtra, bExtra as Schema, `${path}/additionalProperties`, ctx, out);
-}
-
-const NULL_SCHEMA: Schema = { type: "null" };
-
-function orNull(s: Schema): Schema {
-  return { anyOf: [s, NULL_SCHEMA] };
-}
-
-function hasDefault(s: Schema | undefined, defs: Defs): boolean {
-  if (s === undefined) return false;
-  const r = resolve(s, defs);
-  return "schema" in r && r.schema.default !== undefined;
-}
-
-/**
- * Reading mode (see SubschemaOptions.reading): for each property `b` can be read at, the values
- * `a` may hold there (null standing for a missing key) must be among those `b`'s type admits
- * (null included when `b` lets the key be missing: not required and no default). An
- * undeclared property is never read under `b` when `b` closes the object (registration refuses
- * the read), so nothing `a` stores there matters.
- */
-function checkObjectRead(a: Schema, b: Schema, path: string, ctx: Ctx, filled: boolean, out: SubschemaIssue[]): void {
-  const aProps = isPlainObject(a.properties) ? (a.properties as Record<string, Schema>) : {};
-  const bProps = isPlainObject(b.properties) ? (b.properties as Record<string, Schema>) : {};
-  const aRequired = new Set(Array.isArray(a.required) ? (a.required as string[]) : []);
-  const bRequired = new Set(Array.isArray(b.required) ? (b.required as string[]) : []);
-  const aClosed =
-    a.additionalProperties === false || (filled && isPlainObject(a.properties) && a.additionalProperties === undefined);
-  const aExtra: Schema = isPlainObject(a.additionalProperties) ? (a.additionalProperties as Schema) : {};
-  const bExtra = isPlainObject(b.additionalProperties) ? (b.additionalProperties as Schema) : undefined;
-  const readUnderB = (name: string): Schema | undefined => {
-    const declared = bProps[name];
-    if (declared === undefined) return bExtra === undefined ? undefined : orNull(bExtra);
-    const present = bRequired.has(name) || hasDefault(declared, ctx.bDefs);
-    return present ? declared : orNull(declared);
-  };
-  const names = [...new Set([...Object.keys(bProps), ...bRequired, ...(bExtra ? Object.keys(aProps) : [])])];
-  for (const name of names) {
-    const bRead = readUnderB(name);
-    if (bRead === undefined) continue;
-    const at = `${path}/properties/${pointerEscape(name)}`;
-    if (name in aProps) {
-      const declared = aProps[name];
-      const present = aRequired.has(name) || (filled && hasDefault(declared, ctx.aDefs));
-      if (!present) {
-        const whenMissing: SubschemaIssue[] = [];
-        check(NULL_SCHEMA, bRead, at, ctx, whenMissing);
-        if (whenMissing.length > 0)
-          out.push({
-            path: at,
-            message: `the new schema requires "${name}", which the old one leaves optional (a missing key reads as null)`,
-            certain: true,
-          });
-      }
-      check(declared, bRead, at, ctx, out);
-      continue;
-    }
-    if (aClosed) {
-      check(NULL_SCHEMA, bRead, at, ctx, out);
-      continue;
-    }
-    const whenMissing: SubschemaIssue[] = [];
-    check(NULL_SCHEMA, bRead, at, ctx, whenMissing);
-    if (whenMissing.length > 0) {
-      out.push({
-        path: at,
-        message: `the new schema requires "${name}", which the old one never declares (a missing key reads as null)`,
-        certain: true,
-      });
-      continue;
-    }
-    const otherwise: SubschemaIssue[] = [];
-    check(aExtra, bRead, at, ctx, otherwise);
-    if (otherwise.length === 0) continue;
-    out.push({
-      path: at,
-      message: `the new schema reads "${name}" as ${describe(bProps[name] ?? bRead)}; the old one does not declare it, so a stored value may hold another "${name}"`,
-      certain:
-        isPlainObject(a.properties) && a.additionalProperties === undefined ? false : otherwise.some((i) => i.certain),
-    });
-  }
-  if (bExtra !== undefined && !aClosed) check(orNull(aExtra), orNull(bExtra), `${path}/additionalProperties`, ctx, out);
-}
-
-function pointerEscape(name: string): string {
-  return name.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 /** An enumerated `a` is a subset exactly when `b` accepts each listed value. */
@@ -483,12 +297,4 @@ function checkUnionB(a: Schema, b: Schema, path: string, ctx: Ctx, out: Subschem
         });
     }
   }
-}
-
-function describe(s: Schema): string {
-  const t = typeList(s);
-  if (Array.isArray(s.enum)) return `one of ${JSON.stringify(s.enum)}`;
-  if (t !== undefined) return t.join(" or ");
-  if (typeof s.$ref === "string") return s.$ref;
-  return "a constrained value";
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
 
 // The claim long-poll (docs/engine.md "Claim long-poll", the `wait_ms` extension of claim): an
@@ -9,9 +9,8 @@ import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
 // external task parked by its engine, commit.ts; a claim released, claims.ts) and every
 // RECHECK_MS (parks by other replicas, claims that lapse). It wakes only waiting claims whose
 // filter matches a claimable task, oldest waiting first, no more than those tasks can feed.
-// Each waiting claim once claimed again on its own every second and on every park, so 1,000
-// idle long-polls were 1,000 claim statements a second: a core busy on PGlite, `/healthz` at
-// 0.5 s on PostgreSQL (docs/engine.md "Claim long-poll").
+// A waiting claim never runs a claim statement on its own timer: idle long-polls must cost one
+// check per RECHECK_MS however many there are, not one statement each.
 
 /** How often the waiting claims' check looks again without being woken. */
 export const RECHECK_MS = 1_000;

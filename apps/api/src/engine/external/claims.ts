@@ -6,7 +6,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { storedDefinition } from "../../definitions/store.js";
 import { iso } from "../../format.js";
 import { Refusal } from "../../refusal.js";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, executePrepared, inTransaction, rowsOf } from "../../storage/db.js";
 import { externalWaits } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";

@@ -4,7 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import { storedDefinition } from "../../definitions/store.js";
 import { refuseFaultyDefinition } from "../../definitions/stored-fault.js";
 import { Refusal } from "../../refusal.js";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import type { Db } from "../../storage/db.js";
 import { externalWaits, instances } from "../../storage/schema/index.js";
 import { appendLogs } from "../audit-log.js";

@@ -1,8 +1,8 @@
 import type { Json } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import { Refusal } from "../../refusal.js";
-import type { EngineHandle } from "../../services.js";
-import type { Clock } from "../../storage/clock.js";
+import type { EngineForRequests } from "../carry.js";
+import type { Clock } from "../../clock.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
 import { isSettled } from "../statuses.js";
 import { claimFacts } from "./claim-facts.js";
@@ -42,7 +42,7 @@ export async function resolveExternalTask(
   token: string,
   outcome: Outcome,
   actor: string | null,
-  engine: ResolveEngine = NO_ENGINE,
+  engine: EngineForRequests = NO_ENGINE,
 ): Promise<void> {
   const [write] = await fastWrites(db, clock, [{ token, outcome }]);
   if (write !== undefined) {
@@ -74,7 +74,7 @@ export async function resolveExternalTasks(
   clock: Clock,
   items: readonly { token: string; outcome: Outcome }[],
   actor: string | null,
-  engine: ResolveEngine = NO_ENGINE,
+  engine: EngineForRequests = NO_ENGINE,
 ): Promise<BatchOutcome[]> {
   const writes = await fastWrites(db, clock, items);
   const seen = new Set<string>();
@@ -171,11 +171,8 @@ async function fastWrites(
   return out;
 }
 
-/** What resolving needs of this process's engine. */
-export type ResolveEngine = Pick<EngineHandle, "carry" | "wake" | "advanceInMemory">;
-
 /** No engine in this process (direct calls, tests): the row is left due for whichever pump or /tick comes. */
-const NO_ENGINE: ResolveEngine = {
+const NO_ENGINE: EngineForRequests = {
   carry: async (_id, write) => (await write(null)).value,
   wake: () => {},
   advanceInMemory: async () => undefined,

@@ -1,10 +1,11 @@
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, queryRows } from "../../storage/db.js";
 import { textArray } from "../../storage/sql-arrays.js";
 import { storableJson, storableText } from "../../storage/text.js";
 import { logRow } from "../audit-log.js";
-import type { ClaimedRow } from "../pump/claim.js";
-import type { InMemoryAdvance } from "../pump/advance-basis.js";
+import { advancedColumns, instanceRecord } from "../instance-columns.js";
+import { type LeasedRow, leasedRow } from "../leases.js";
+import type { InMemoryAdvance } from "../carry.js";
 import { LEASE_MS } from "../statuses.js";
 import type { ParkedRow, ResolveWrite } from "./resolve.js";
 
@@ -43,11 +44,11 @@ target AS (
   SELECT l.id, x.* FROM x
   CROSS JOIN LATERAL (
     SELECT i.id FROM external_claims c, external_waits w, instances i
-    WHERE c.token_hash = x.hash AND c.instance_id = x.instance_id AND c.task_epoch = x.task_epoch
+    WHERE c.token_hash = x.hash AND c.instance_id = x.instance_id AND c.task_epoch = x.old_task_epoch
       AND c.claim_epoch = x.claim_epoch
-      AND w.instance_id = x.instance_id AND w.task_epoch = x.task_epoch AND w.claim_epoch = x.claim_epoch
-      AND w.task = x.task AND w.claim_expires_at > $2::bigint AND c.created_at >= w.waiting_since
-      AND i.id = x.instance_id AND i.task_epoch = x.task_epoch AND i.task = x.task
+      AND w.instance_id = x.instance_id AND w.task_epoch = x.old_task_epoch AND w.claim_epoch = x.claim_epoch
+      AND w.task = x.old_task AND w.claim_expires_at > $2::bigint AND c.created_at >= w.waiting_since
+      AND i.id = x.instance_id AND i.task_epoch = x.old_task_epoch AND i.task = x.old_task
       AND i.process IS NOT DISTINCT FROM x.process AND i.version IS NOT DISTINCT FROM x.version
       AND i.status IS NOT DISTINCT FROM 'running' AND i.phase IS NOT DISTINCT FROM 'external'
       AND i.requested IS NULL AND i.retry_count = x.old_retry_count
@@ -57,7 +58,7 @@ target AS (
 ),
 upd AS (
   UPDATE instances AS i
-  SET status = t.status, task = t.new_task, task_epoch = t.new_task_epoch, retry_count = t.retry_count,
+  SET status = t.status, task = t.task, task_epoch = t.task_epoch, retry_count = t.retry_count,
       state = t.state, error_code = t.error_code, error_message = t.error_message, output = t.output,
       phase = t.phase, wake_at = COALESCE(t.keep_until, t.wake_at), lease_owner = t.keep_owner,
       lease_expires_at = t.keep_until, lease_epoch = i.lease_epoch + 1, attempts = 0, requested = NULL,
@@ -82,16 +83,16 @@ SELECT id, lease_epoch, lease_owner FROM upd`;
 const COLUMNS = [
   ["hash", "text"],
   ["instance_id", "text"],
-  ["task_epoch", "integer"],
+  ["old_task_epoch", "integer"],
   ["claim_epoch", "integer"],
   ["process", "text"],
   ["version", "integer"],
-  ["task", "text"],
+  ["old_task", "text"],
   ["old_state", "text"],
   ["old_retry_count", "integer"],
   ["status", "text"],
-  ["new_task", "text"],
-  ["new_task_epoch", "integer"],
+  ["task", "text"],
+  ["task_epoch", "integer"],
   ["retry_count", "integer"],
   ["state", "text"],
   ["error_code", "text"],
@@ -126,7 +127,7 @@ export async function writeAdvancedResolves(
 ): Promise<Map<string, { leaseEpoch: number; kept: boolean }>> {
   const now = clock.now();
   const logs: ReturnType<typeof logRow>[] = [];
-  const records = items.map((a) => {
+  const records = items.map((a): Record<string, unknown> => {
     const { write, parked, computed } = a;
     const { facts } = write;
     const { result } = computed;
@@ -151,23 +152,14 @@ export async function writeAdvancedResolves(
     return {
       hash: write.hash,
       instance_id: facts.instanceId,
-      task_epoch: facts.taskEpoch,
+      old_task_epoch: facts.taskEpoch,
       claim_epoch: facts.claimEpoch,
       process: facts.process,
       version: facts.version,
-      task: facts.task,
+      old_task: facts.task,
       old_state: parked.stateText,
       old_retry_count: parked.retryCount,
-      status: result.status,
-      new_task: result.task,
-      new_task_epoch: result.taskEpoch,
-      retry_count: result.retryCount,
-      state: computed.state,
-      error_code: result.errorCode,
-      error_message: result.errorMessage === null ? null : storableText(result.errorMessage),
-      output: computed.output,
-      wake_at: result.wakeAt,
-      phase: result.phase ?? null,
+      ...instanceRecord(advancedColumns(result, computed)),
       keep_owner: keep ? carrier : null,
       keep_until: keep ? now + LEASE_MS : null,
     };
@@ -193,10 +185,10 @@ export async function writeAdvancedResolves(
 }
 
 /** The row a kept lease hands to the carrier's engine: where the advance left it. */
-export function leasedRow(a: AdvancedWrite, leaseEpoch: number): ClaimedRow {
+export function keptLeaseRow(a: AdvancedWrite, leaseEpoch: number): LeasedRow {
   const { facts } = a.write;
   const { result } = a.computed;
-  return {
+  return leasedRow({
     id: facts.instanceId,
     rootId: facts.rootId,
     process: facts.process,
@@ -206,9 +198,8 @@ export function leasedRow(a: AdvancedWrite, leaseEpoch: number): ClaimedRow {
     retryCount: result.retryCount,
     taskEpoch: result.taskEpoch,
     leaseEpoch,
-    reclaimedFrom: null,
     parentId: a.parked.parentId,
     parentTaskEpoch: a.parked.parentTaskEpoch,
     attempts: 0,
-  };
+  });
 }

@@ -8,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { askOnce } from "../../../test/support/definitions.js";
 import { type Harness, openHarness } from "../../../test/support/engine-harness.js";
 import { refusal } from "../../../test/support/refusal.js";
-import type { EngineHandle } from "../../services.js";
+import type { EngineHandle } from "../index.js";
 import { rowsOf } from "../../storage/db.js";
 import { cancelTree, pauseTree, resumeTree } from "../trees/lifecycle.js";
 import { claimFacts } from "./claim-facts.js";
 import { claimExternalTasks, tokenHash } from "./claims.js";
-import { type ResolveEngine, resolveExternalTask, resolveExternalTasks } from "./outcomes.js";
+import type { EngineForRequests } from "../carry.js";
+import { resolveExternalTask, resolveExternalTasks } from "./outcomes.js";
 
 let h: Harness;
 
@@ -97,7 +98,7 @@ function heldAfterCompute(id: string) {
   const computed = new Promise<void>((resolve) => (computedNow = resolve));
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const engine: ResolveEngine = {
+  const engine: EngineForRequests = {
     ...h.engine,
     advanceInMemory: async (row) => {
       const result = await h.engine.advanceInMemory(row);
@@ -277,7 +278,7 @@ describe("the one-version resolve", () => {
 
   it("an error computing the advance falls back to the plain path: the outcome is recorded, the pump advances", async () => {
     const { id, token } = await parked("adv_done");
-    const failing: ResolveEngine = {
+    const failing: EngineForRequests = {
       ...h.engine,
       advanceInMemory: () => Promise.reject(new Error("the definition could not be read")),
     };

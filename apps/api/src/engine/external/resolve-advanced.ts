@@ -1,8 +1,8 @@
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, queryRows } from "../../storage/db.js";
-import type { EngineHandle } from "../../services.js";
-import type { ClaimedRow } from "../pump/claim.js";
-import { type AdvancedWrite, dueNow, leasedRow, writeAdvancedResolves } from "./resolve-advanced-write.js";
+import type { EngineForRequests } from "../carry.js";
+import { leasedRow } from "../leases.js";
+import { type AdvancedWrite, dueNow, keptLeaseRow, writeAdvancedResolves } from "./resolve-advanced-write.js";
 import { type ParkedRow, parkedRowOf, type ResolveWrite } from "./resolve.js";
 
 // The one-version resolve (docs/engine.md "Resolving an external task"): the advance that
@@ -35,7 +35,7 @@ export async function resolveInOneVersion(
   clock: Clock,
   writes: readonly ResolveWrite[],
   actor: string | null,
-  engine: Pick<EngineHandle, "advanceInMemory" | "carry" | "wake">,
+  engine: Pick<EngineForRequests, "advanceInMemory" | "carry" | "wake">,
   carry: boolean,
 ): Promise<Set<string>> {
   const read = await readParked(
@@ -52,7 +52,7 @@ export async function resolveInOneVersion(
     written = await engine.carry(first.write.facts.instanceId, async (carrier) => {
       const landed = await writeAdvancedResolves(db, clock, computed, actor, carrier);
       const row = landed.get(first.write.facts.instanceId);
-      return { value: landed, leased: row?.kept ? leasedRow(first, row.leaseEpoch) : undefined };
+      return { value: landed, leased: row?.kept ? keptLeaseRow(first, row.leaseEpoch) : undefined };
     });
   } else {
     written = await writeAdvancedResolves(db, clock, computed, actor, null);
@@ -70,7 +70,7 @@ export async function resolveInOneVersion(
  * signal, a parent to wake).
  */
 async function computeAdvance(
-  engine: Pick<EngineHandle, "advanceInMemory">,
+  engine: Pick<EngineForRequests, "advanceInMemory">,
   write: ResolveWrite,
   parked: ParkedRow | undefined,
 ): Promise<AdvancedWrite | undefined> {
@@ -78,7 +78,7 @@ async function computeAdvance(
   const text = parked.stateText;
   if (!text.startsWith('{"') || text.startsWith('{"_outcome":')) return undefined;
   const { facts } = write;
-  const row: ClaimedRow = {
+  const row = leasedRow({
     id: facts.instanceId,
     rootId: facts.rootId,
     process: facts.process,
@@ -89,11 +89,9 @@ async function computeAdvance(
     retryCount: parked.retryCount,
     taskEpoch: facts.taskEpoch,
     leaseEpoch: 0,
-    reclaimedFrom: null,
     parentId: parked.parentId,
     parentTaskEpoch: parked.parentTaskEpoch,
-    attempts: 1,
-  };
+  });
   // An error computing it (a definition that cannot be read now, a fault in the advance) is the
   // pump's to meet and report, as for any advance: the plain path records the outcome and leaves
   // the row to it. The resolve itself must not fail on what only the next advance needs.

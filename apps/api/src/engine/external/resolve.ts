@@ -1,9 +1,9 @@
 import { type Json, stringifyJson } from "@baton/expr";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, queryRows } from "../../storage/db.js";
 import { intArray, textArray } from "../../storage/sql-arrays.js";
 import { logRow } from "../audit-log.js";
-import { type ClaimedRow, claimedRowOf } from "../pump/claim.js";
+import { type LeasedRow, leasedRowOf } from "../leases.js";
 import { LEASE_MS } from "../statuses.js";
 
 // Resolve as ONE statement (docs/engine.md "Resolving an external task"): the fence, the
@@ -75,9 +75,9 @@ export interface ResolveWrite {
 // subquery per element (a subquery with FOR UPDATE is never flattened into the outer join, so
 // the planner cannot hash external_waits against the array), and process and version are
 // compared with IS NOT DISTINCT FROM, which no index serves. The driver's prepared statement
-// runs on a generic plan; with a plain join it hashed a sequential scan of external_waits, and
-// with a plain `i.process = …` it picked instances_process_idx and filtered every instance of
-// the process (5,000 rows per resolve in `pnpm bench`; CHANGELOG.md "Performance history").
+// runs on a generic plan: a plain join would hash a sequential scan of external_waits, and a
+// plain `i.process = …` would pick instances_process_idx and filter every instance of the
+// process, so keep both forms.
 // Locks external_waits before instances, the order claim uses (claim locks its picked waits,
 // then updates their instances): a resolve racing a claim of the same row cannot deadlock.
 // Two texts of the one statement, differing only in where `x` comes from: a single resolve
@@ -138,7 +138,7 @@ const RESOLVE_MANY = resolveStatement(`
 
 export interface ResolvedRow {
   /** The row as the statement left it, leased to the carrier when `carried`. */
-  row: ClaimedRow;
+  row: LeasedRow;
   status: string;
   carried: boolean;
 }
@@ -198,7 +198,7 @@ export async function writeResolves(
   const out = new Map<string, ResolvedRow>();
   for (const r of rows) {
     // The carried lease counts as an attempt (docs/limits.md#poison-instances); the statement set it.
-    const row: ClaimedRow = { ...claimedRowOf(r), attempts: 1 };
+    const row: LeasedRow = { ...leasedRowOf(r), attempts: 1 };
     out.set(row.id, { row, status: String(r.status), carried: carrier !== null && r.lease_owner === carrier });
   }
   return out;

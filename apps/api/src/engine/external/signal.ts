@@ -1,7 +1,7 @@
 import type { Json } from "@baton/expr";
 import { eq } from "drizzle-orm";
 import { Refusal } from "../../refusal.js";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, inTransaction } from "../../storage/db.js";
 import { externalWaits, instances } from "../../storage/schema/index.js";
 import { appendLogs } from "../audit-log.js";

@@ -1,7 +1,7 @@
 import type { ExprLimitError, Json } from "@baton/expr";
 import type { ServerConfig } from "../../config.js";
 import { evalLimitFlag, evalLimitsOf, flagOf } from "../../limits.js";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import type { Db } from "../../storage/db.js";
 import type { AdvanceInput, AdvanceResult } from "../advance/advance-types.js";
 import type { CompiledDefinition } from "../advance/compiled-definition.js";
@@ -10,7 +10,7 @@ import type { InMemoryBasis } from "../advance/in-memory.js";
 import type { InstanceState } from "../advance/instance-state.js";
 import { stateLimitFailure } from "../advance/state-limit.js";
 import { redactAdvanceResult, secretsCache } from "../secrets.js";
-import type { ClaimedRow } from "./claim.js";
+import type { LeasedRow } from "../leases.js";
 import { createDefinitionCache } from "./compiled-cache.js";
 
 /**
@@ -75,7 +75,7 @@ export type AdvanceBasis = ReturnType<typeof createAdvanceBasis>;
  * values resolved): the pump's (run-advance.ts) and a request's in-memory advance (in-memory.ts).
  * A row whose last lease expired without a write (`reclaimedFrom`) is advanced as reclaimed.
  */
-export function advanceInputOf(row: ClaimedRow, state: InstanceState): AdvanceInput {
+export function advanceInputOf(row: LeasedRow, state: InstanceState): AdvanceInput {
   return {
     id: row.id,
     process: row.process,
@@ -87,19 +87,4 @@ export function advanceInputOf(row: ClaimedRow, state: InstanceState): AdvanceIn
     reclaimed: row.reclaimedFrom !== null,
     previousOwner: row.reclaimedFrom,
   };
-}
-
-/**
- * An advance computed in memory (in-memory.ts), ready to be written by the request that computed
- * it. Declared here, not beside its builder, so services.ts can name it without importing the
- * committer (in-memory.ts imports commit.ts, which imports start.ts, which imports services.ts).
- */
-export interface InMemoryAdvance {
-  /** The result as the pump would write it: bounded by the state limit, secrets redacted. */
-  result: AdvanceResult;
-  /** The state and process output exactly as the committer would store them (commit.ts). */
-  state: string;
-  output: string | null;
-  /** Counts the advance in the engine's metrics once the caller knows whether its write landed. */
-  report(applied: boolean): void;
 }

@@ -1,6 +1,6 @@
 import { type Json, parseJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
 import { newId } from "../../storage/ids.js";
 import type { ChildEnvironment, ChildOutcome } from "../advance/tasks/child.js";
@@ -11,30 +11,30 @@ import { pinnedOrLatestVersion } from "../../definitions/store.js";
 import { resolveRefs } from "../../storage/objects.js";
 import { TaskFailure } from "../advance/task-failure.js";
 import { AdvanceAbandoned } from "../advance/abandoned.js";
-import { newTreeRoomQueues, reserveInBatch, type TreeRoomQueues } from "./tree-room-batch.js";
+import { newReservationQueues, reserveInBatch, type ReservationQueues } from "../trees/reservation-batch.js";
 
 /**
  * What one engine remembers of its trees between spawns: an instance's depth, which never
  * changes (the root is 0, a child it planned is its parent's + 1), so a spawn of a known
  * instance skips the walk up its ancestors. The instance count is never remembered: every
- * spawn reserves its children in the tree (tree-room.ts, docs/limits.md#trees), batched with
+ * spawn reserves its children in the tree (trees/reservation.ts, docs/limits.md#trees), batched with
  * this engine's other spawns in the same tree.
  */
 export interface TreeMemo {
   depths: Map<string, number>;
-  /** The reservations waiting, per tree, for this engine's statement in flight in it (tree-room-batch.ts). */
-  rooms: TreeRoomQueues;
+  /** The reservations waiting, per tree, for this engine's statement in flight in it (trees/reservation-batch.ts). */
+  queues: ReservationQueues;
 }
 
 // A cache: past this many entries it is dropped whole (the next spawns walk up again).
 const TREE_MEMO_ENTRIES = 100_000;
 
 export function newTreeMemo(): TreeMemo {
-  return { depths: new Map(), rooms: newTreeRoomQueues() };
+  return { depths: new Map(), queues: newReservationQueues() };
 }
 
 /**
- * Thrown by checkTreeRoom when the spawner's lease epoch moved before its children were
+ * Thrown by reserveChildren when the spawner's lease epoch moved before its children were
  * reserved: its write will be fenced out, so the advance is dropped like one whose lease was lost.
  */
 export class SpawnerFenced extends AdvanceAbandoned {}
@@ -50,7 +50,7 @@ export function childEnvironment(
 ): ChildEnvironment {
   // One lookup per child process and task in this advance (a child_map often names one process twice).
   const chosen = new Map<string, Promise<number | undefined>>();
-  // The depth of the children this advance plans, once checkTreeRoom has learned the parent's.
+  // The depth of the children this advance plans, once reserveChildren has learned the parent's.
   let childDepth: number | undefined;
   return {
     async resolveChild(name, version, task) {
@@ -93,23 +93,23 @@ export function childEnvironment(
         ),
       );
     },
-    async checkTreeRoom(task, children) {
+    async reserveChildren(task, children) {
       const knownDepth = parent.id === parent.rootId ? 0 : memo.depths.get(parent.id);
-      const room = await reserveInBatch(db, memo.rooms, parent, children, tree, knownDepth);
-      if (room.outcome === "fenced")
+      const reservation = await reserveInBatch(db, memo.queues, parent, children, tree, knownDepth);
+      if (reservation.outcome === "fenced")
         throw new SpawnerFenced(
           `task "${task}": the lease epoch ${parent.leaseEpoch} of instance ${parent.id} moved before its children were reserved`,
         );
-      const { depth } = room;
-      if (room.outcome === "too_deep")
+      const { depth } = reservation;
+      if (reservation.outcome === "too_deep")
         throw new TaskFailure(
           "engine.spawn",
           `task "${task}": this instance is ${depth} level${depth === 1 ? "" : "s"} below its tree's root, so its children would pass the tree depth limit of ${tree.maxDepth} (${tree.depthFlag})`,
         );
-      if (room.outcome === "full")
+      if (reservation.outcome === "full")
         throw new TaskFailure(
           "engine.spawn",
-          `task "${task}": starting ${children} child${children === 1 ? "" : "ren"} would make the tree ${room.size + children} instances, more than the limit of ${tree.maxInstances} instances per tree (${tree.instancesFlag})`,
+          `task "${task}": starting ${children} child${children === 1 ? "" : "ren"} would make the tree ${reservation.size + children} instances, more than the limit of ${tree.maxInstances} instances per tree (${tree.instancesFlag})`,
         );
       childDepth = depth + 1;
     },

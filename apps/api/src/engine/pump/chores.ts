@@ -1,10 +1,9 @@
 import type { Logger } from "@baton/log";
-import type { Clock } from "../../storage/clock.js";
-import { type Db, inTransaction } from "../../storage/db.js";
-import { appendLogs } from "../audit-log.js";
-import { pruneExternalClaims } from "../external/claim-retention.js";
-import { pruneStartKeys } from "../start.js";
-import { finaliseAbandoned, hasAbandoned } from "./claim.js";
+import type { Clock } from "../../clock.js";
+import type { Db } from "../../storage/db.js";
+import { pruneExternalClaims } from "../housekeeping/claim-retention.js";
+import { pruneStartKeys } from "../housekeeping/start-key-retention.js";
+import { finaliseAbandoned } from "../trees/lifecycle.js";
 import { ROLLUP_BATCH, rollUpCounts } from "./count-rollup.js";
 import type { FailureLog } from "./failure-log.js";
 
@@ -36,27 +35,11 @@ function periodic(what: string, everyMs: number, logFailure: FailureLog, chore: 
 /** The chores every claim round runs first, each at its own period. */
 export function createChores(db: Db, clock: Clock, log: Logger, logFailure: FailureLog): Chore[] {
   // Abandoned pause/cancel rows are rare: checked at most once a second.
-  const finalise = periodic("finalising abandoned pause/cancel", FINALISE_EVERY_MS, logFailure, async () => {
-    if (!(await hasAbandoned(db, clock.now()))) return;
-    await inTransaction(db, async (tx) => {
-      const rows = await finaliseAbandoned(tx, clock.now());
-      await appendLogs(
-        tx,
-        clock,
-        rows.map((r) => ({
-          instanceId: r.id,
-          rootId: r.rootId,
-          level: "info" as const,
-          event: `instance.${r.status}`,
-          message: `${r.status}: the worker that held the lease stopped before the task boundary`,
-          task: r.task,
-        })),
-      );
-    });
-  });
-
+  const finalise = periodic("finalising abandoned pause/cancel", FINALISE_EVERY_MS, logFailure, () =>
+    finaliseAbandoned(db, clock),
+  );
   // Housekeeping, not correctness: once a minute.
-  const pruneClaims = periodic("pruning external claim tokens", PRUNE_EVERY_MS, logFailure, async () => {
+  const pruneKeys = periodic("pruning external claim tokens", PRUNE_EVERY_MS, logFailure, async () => {
     const pruned = await pruneExternalClaims(db, clock.now());
     if (pruned > 0) log.debug("pruned external claim tokens", { count: pruned });
     const keys = await pruneStartKeys(db, clock.now());
@@ -68,5 +51,5 @@ export function createChores(db: Db, clock: Clock, log: Logger, logFailure: Fail
     for (let i = 0; i < 20 && (await rollUpCounts(db)) === ROLLUP_BATCH; i++);
   });
 
-  return [finalise, pruneClaims, rollup];
+  return [finalise, pruneKeys, rollup];
 }

@@ -3,7 +3,7 @@ import { type Harness, openHarness } from "../../../test/support/engine-harness.
 import type { Db } from "../../storage/db.js";
 import type { AdvanceResult } from "../advance/advance-types.js";
 import { CHILDREN_PER_TURN, type ChildSpawn } from "../advance/tasks/child.js";
-import type { ClaimedRow } from "./claim.js";
+import type { LeasedRow } from "../leases.js";
 import { writeAdvances } from "./commit.js";
 
 let h: Harness;
@@ -33,7 +33,7 @@ describe("an advance write of thousands of children", () => {
       },
     }) as Db;
     // The parent row does not exist: the write applies to nothing, which is all this needs.
-    const claim: ClaimedRow = {
+    const claim: LeasedRow = {
       id: "parent",
       rootId: "parent",
       process: "fan",

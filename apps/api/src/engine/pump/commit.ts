@@ -2,14 +2,15 @@
 // are built here beside it; the statement and its record shapes must change together.
 import { type Json, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, executePrepared, rowsOf, inTransaction } from "../../storage/db.js";
 import type { AdvanceResult } from "../advance/advance-types.js";
 import { CHILDREN_PER_TURN, type ChildSpawn } from "../advance/tasks/child.js";
 import { acceptFirst } from "../../event-loop.js";
-import { freshInstanceRow, freshState } from "../start.js";
+import { freshInstanceRow, freshState } from "../starts/fresh-row.js";
+import { advancedColumns, instanceRecord } from "../instance-columns.js";
 import { lockInIdOrder } from "../trees/lock.js";
-import type { ClaimedRow } from "./claim.js";
+import type { LeasedRow } from "../leases.js";
 import { type InstanceState, PER_VISIT_KEYS } from "../advance/instance-state.js";
 import { type LogEntry, logRow } from "../audit-log.js";
 import { announceClaimable } from "../external/claim-wait.js";
@@ -21,7 +22,7 @@ import { writeWaitChanges } from "./wait-rows.js";
 
 /** One finished advance waiting for its fenced write. */
 export interface PendingWrite {
-  claim: ClaimedRow;
+  claim: LeasedRow;
   /** The state as stored when claimed (placeholders kept), so unchanged big values are not re-stored. */
   storedState: InstanceState;
   result: AdvanceResult;
@@ -112,16 +113,12 @@ export async function writeAdvances(
       id: claim.id,
       root_id: claim.rootId,
       lease_epoch: claim.leaseEpoch,
-      status: result.status,
-      task: result.task,
-      task_epoch: result.taskEpoch,
-      retry_count: result.retryCount,
-      state: stringifyJson(stored[i].state),
-      error_code: result.errorCode,
-      error_message: result.errorMessage,
-      output: stored[i].output === undefined ? null : stringifyJson(stored[i].output as Json),
-      wake_at: result.wakeAt,
-      phase: result.phase ?? null,
+      ...instanceRecord(
+        advancedColumns(result, {
+          state: stringifyJson(stored[i].state),
+          output: stored[i].output === undefined ? null : stringifyJson(stored[i].output as Json),
+        }),
+      ),
       // Applied only if the row is still running after a requested pause/cancel is taken into account.
       keep_owner: keep ? keepLeaseFor : null,
       keep_until: keep ? now + LEASE_MS : null,
@@ -185,7 +182,7 @@ export async function writeAdvances(
         FROM x JOIN locked ON locked.id = x.id
         -- The statuses a leased row can have when its advance lands; any other was decided by someone else.
         WHERE i.id = x.id AND i.lease_epoch = x.lease_epoch AND i.status IN ('running', 'pausing', 'cancelling')
-          -- Children are inserted only with their reservation in the tree (pump/tree-room.ts), never
+          -- Children are inserted only with their reservation in the tree (trees/reservation.ts), never
           -- unreserved; a cancelling row lands cancelled and inserts none.
           AND (COALESCE(x.pending, 0) = 0 OR i.status = 'cancelling'
                OR (i.reserved_epoch = x.lease_epoch AND i.reserved_children >= x.pending))
@@ -298,7 +295,7 @@ export async function writeAdvances(
 }
 
 function entry(
-  claim: ClaimedRow,
+  claim: LeasedRow,
   level: LogEntry["level"],
   event: string,
   message: string,
@@ -308,40 +305,23 @@ function entry(
   return { instanceId: claim.id, rootId: claim.rootId, level, event, message, task, data };
 }
 
-/** A child's fresh row (freshInstanceRow) with the columns the commit statement reads, as jsonb_to_recordset reads them. */
-function childRecord(parent: ClaimedRow, result: AdvanceResult, spawn: ChildSpawn, state: string, now: number) {
-  const row = freshInstanceRow({
-    id: spawn.id,
-    rootId: parent.rootId,
-    parentId: parent.id,
-    spawnTask: result.task,
-    spawnKey: spawn.key ?? (spawn.index === null ? null : String(spawn.index)),
-    parentTaskEpoch: result.taskEpoch,
-    process: spawn.process,
-    version: spawn.version,
-    task: spawn.firstTask,
-    state,
-    now,
-  });
-  return {
-    id: row.id,
-    root_id: row.rootId,
-    parent_id: row.parentId,
-    spawn_task: row.spawnTask,
-    spawn_key: row.spawnKey,
-    parent_task_epoch: row.parentTaskEpoch,
-    process: row.process,
-    version: row.version,
-    status: row.status,
-    phase: row.phase,
-    task: row.task,
-    state: row.state,
-    task_epoch: row.taskEpoch,
-    lease_epoch: row.leaseEpoch,
-    wake_at: row.wakeAt,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
+/** A child's fresh row (freshInstanceRow) under its column names, as the commit statement reads it. */
+function childRecord(parent: LeasedRow, result: AdvanceResult, spawn: ChildSpawn, state: string, now: number) {
+  return instanceRecord(
+    freshInstanceRow({
+      id: spawn.id,
+      rootId: parent.rootId,
+      parentId: parent.id,
+      spawnTask: result.task,
+      spawnKey: spawn.key ?? (spawn.index === null ? null : String(spawn.index)),
+      parentTaskEpoch: result.taskEpoch,
+      process: spawn.process,
+      version: spawn.version,
+      task: spawn.firstTask,
+      state,
+      now,
+    }),
+  );
 }
 
 /** The new state with values this advance did not write kept in their stored (placeholder) form. */

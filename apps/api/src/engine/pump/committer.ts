@@ -1,8 +1,8 @@
 import type { Logger } from "@baton/log";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import type { Db } from "../../storage/db.js";
 import { type PendingWrite, type WriteOutcome, writeAdvances } from "./commit.js";
-import { errorText } from "../../storage/loggable-error.js";
+import { errorText } from "../../loggable-error.js";
 
 export const MAX_WRITE_BATCH = 500;
 const LINGER_BELOW = 32;

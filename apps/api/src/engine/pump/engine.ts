@@ -1,16 +1,16 @@
 import type { Logger } from "@baton/log";
 import type { ServerConfig } from "../../config.js";
 import { type EngineMetrics, NO_ENGINE_METRICS } from "../../metrics/metrics.js";
-import type { Carried, EngineHandle } from "../../services.js";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import type { Db } from "../../storage/db.js";
-import { errorText } from "../../storage/loggable-error.js";
+import type { Carried } from "../carry.js";
+import { errorText } from "../../loggable-error.js";
 import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
 import { LEASE_MS, LEASE_RENEW_MS } from "../statuses.js";
 import { createAdvanceBasis } from "./advance-basis.js";
 import { createChores } from "./chores.js";
+import { type LeasedRow, leaseDue, expireLeases, releaseKeptLease } from "../leases.js";
 import { createScheduleChore } from "../schedules/chore.js";
-import { type ClaimedRow, claimDue, expireLeases, releaseKeptLease } from "./claim.js";
 import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
 import { createFailureLog } from "./failure-log.js";
@@ -50,11 +50,8 @@ const MAX_CHAIN = 16;
 /** A wake waits this long so that slots freed by one commit are claimed together. */
 const WAKE_DELAY_MS = 2;
 
-/**
- * The pump (docs/engine.md#the-pump-claims-and-leases): claim rounds every `pollMs` and on wake(), at most `maxConcurrent`
- * advances in flight, leases renewed while they run, results group-committed.
- */
-export function createEngine(deps: EngineDeps): EngineHandle {
+/** Starts the pump; the handle it answers is engine/index.ts's EngineHandle. */
+export function startPump(deps: EngineDeps) {
   const { db, clock, config, log, workerId } = deps;
   const env = deps.env ?? process.env;
   const metrics = deps.metrics ?? NO_ENGINE_METRICS;
@@ -104,11 +101,11 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     const free = Math.min(limit, Math.max(0, config.maxConcurrent - inFlight.size - reserved));
     if (free === 0) return [];
     reserved += free;
-    let claimed: ClaimedRow[];
+    let claimed: LeasedRow[];
     const began = performance.now();
     const sentAt = clock.now();
     try {
-      claimed = await claimDue(db, workerId, sentAt, free);
+      claimed = await leaseDue(db, workerId, sentAt, free);
     } finally {
       reserved -= free;
       claims.claimMs += performance.now() - began;
@@ -120,7 +117,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
     return claimed.map((row) => start(row, !fromTick, sentAt + LEASE_MS));
   }
 
-  function start(row: ClaimedRow, chain: boolean, leaseUntil: number): Promise<WriteOutcome> {
+  function start(row: LeasedRow, chain: boolean, leaseUntil: number): Promise<WriteOutcome> {
     const abort = new AbortController();
     const entry: InFlight = { leaseEpoch: row.leaseEpoch, leaseUntil, abort, writing: false, done: Promise.resolve() };
     entry.done = runChain(row, entry, chain).finally(() => {
@@ -136,7 +133,7 @@ export function createEngine(deps: EngineDeps): EngineHandle {
    * write leaves it running and due now — up to MAX_CHAIN advances, so due rows waiting for a
    * slot get one.
    */
-  async function runChain(row: ClaimedRow, entry: InFlight, chain: boolean): Promise<WriteOutcome> {
+  async function runChain(row: LeasedRow, entry: InFlight, chain: boolean): Promise<WriteOutcome> {
     const abandoned = entry.abort.signal;
     let claim = row;
     let storedState: InstanceState | undefined;

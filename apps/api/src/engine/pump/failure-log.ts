@@ -1,6 +1,6 @@
 import type { Logger } from "@baton/log";
 import { databaseErrorCode, isDatabaseUnavailable } from "../../storage/db-unavailable.js";
-import { errorText } from "../../storage/loggable-error.js";
+import { errorText } from "../../loggable-error.js";
 
 /** Logs a failed pump step (claim round, renewal, chore): `what` names the step. */
 export type FailureLog = (what: string, error: unknown) => void;

@@ -4,8 +4,9 @@ import { listRefs, planExternalize } from "../../storage/objects.js";
 import { DefinitionFault } from "../advance/compiled-definition.js";
 import { advanceInMemory } from "../advance/in-memory.js";
 import { asInstanceState } from "../advance/instance-state.js";
-import { type AdvanceBasis, advanceInputOf, type InMemoryAdvance } from "./advance-basis.js";
-import type { ClaimedRow } from "./claim.js";
+import type { InMemoryAdvance } from "../carry.js";
+import { type AdvanceBasis, advanceInputOf } from "./advance-basis.js";
+import type { LeasedRow } from "../leases.js";
 import { toStore } from "./commit.js";
 
 /**
@@ -17,7 +18,7 @@ import { toStore } from "./commit.js";
  * The row is taken as a first attempt: it was not claimed, so no earlier attempt can have run.
  */
 export function createInMemoryAdvance(basis: AdvanceBasis, thresholdBytes: number, metrics: EngineMetrics) {
-  return async (row: ClaimedRow): Promise<InMemoryAdvance | undefined> => {
+  return async (row: LeasedRow): Promise<InMemoryAdvance | undefined> => {
     const began = performance.now();
     // Written by the committer (stringifyJson): the fast exact parse applies.
     const storedState = asInstanceState(parseWrittenJson(row.stateText));

@@ -1,9 +1,9 @@
 import type { Logger } from "@baton/log";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import type { Db } from "../../storage/db.js";
 import { AdvanceAbandoned } from "../advance/abandoned.js";
 import { LEASE_MARGIN_MS, LEASE_MS } from "../statuses.js";
-import { renewLeases } from "./claim.js";
+import { renewLeases } from "../leases.js";
 import type { FailureLog } from "./failure-log.js";
 import type { InFlight } from "./in-flight.js";
 

@@ -3,25 +3,25 @@ import type { Logger } from "@baton/log";
 import type { ServerConfig } from "../../config.js";
 import { flagOf } from "../../limits.js";
 import { type EngineMetrics, statusClass } from "../../metrics/metrics.js";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import type { Db } from "../../storage/db.js";
 import { isDatabaseUnavailable } from "../../storage/db-unavailable.js";
-import { errorStack, errorText } from "../../storage/loggable-error.js";
+import { errorStack, errorText } from "../../loggable-error.js";
 import { listRefs, resolveRefs } from "../../storage/objects.js";
 import { AdvanceAbandoned } from "../advance/abandoned.js";
 import { advance } from "../advance/advance.js";
 import type { AdvanceResult } from "../advance/advance-types.js";
 import { type CompiledTask, DefinitionFault } from "../advance/compiled-definition.js";
-import { fetchPolicyOf } from "../advance/host-policy.js";
+import { fetchPolicyOf } from "../fetch/host-policy.js";
 import { asInstanceState, type InstanceState } from "../advance/instance-state.js";
 import type { ChildEnvironment } from "../advance/tasks/child.js";
-import { runFetch } from "../advance/tasks/fetch.js";
+import { runFetch } from "../fetch/run-fetch.js";
 import { peekSignal } from "../external/signal-buffer.js";
 import { redactText } from "../secrets.js";
 import { isSettled } from "../statuses.js";
 import { type AdvanceBasis, advanceInputOf } from "./advance-basis.js";
 import { childEnvironment, newTreeMemo, SpawnerFenced } from "./child-environment.js";
-import type { ClaimedRow } from "./claim.js";
+import type { LeasedRow } from "../leases.js";
 import type { WriteOutcome } from "./commit.js";
 import type { createCommitter } from "./committer.js";
 import type { InFlight } from "./in-flight.js";
@@ -45,7 +45,7 @@ export interface RunnerDeps {
 
 /** Runs one claimed advance and submits its write; resolves with whether the write landed. */
 export type RunAdvance = (
-  row: ClaimedRow,
+  row: LeasedRow,
   stored: InstanceState | undefined,
   entry: InFlight,
   keepLease: boolean,
@@ -71,7 +71,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
   const fetchPolicy = fetchPolicyOf(config);
 
   async function run(
-    row: ClaimedRow,
+    row: LeasedRow,
     stored: InstanceState | undefined,
     entry: InFlight,
     keepLease: boolean,
@@ -211,11 +211,11 @@ function childReads(children: ChildEnvironment): ChildEnvironment {
     ...children,
     resolveChild: abandonWhenUnavailable(children.resolveChild),
     loadChildren: abandonWhenUnavailable(children.loadChildren),
-    checkTreeRoom: abandonWhenUnavailable(children.checkTreeRoom),
+    reserveChildren: abandonWhenUnavailable(children.reserveChildren),
   };
 }
 
-function crashedFailure(row: ClaimedRow, state: InstanceState, limit: number): AdvanceResult {
+function crashedFailure(row: LeasedRow, state: InstanceState, limit: number): AdvanceResult {
   return failedWithoutAdvance(
     row,
     state,
@@ -224,12 +224,12 @@ function crashedFailure(row: ClaimedRow, state: InstanceState, limit: number): A
   );
 }
 
-function definitionFailure(row: ClaimedRow, state: InstanceState, message: string): AdvanceResult {
+function definitionFailure(row: LeasedRow, state: InstanceState, message: string): AdvanceResult {
   return failedWithoutAdvance(row, state, "engine.definition", message);
 }
 
 /** The result that fails the instance at its task, as it stands, with `code` and its instance.failed line. */
-function failedWithoutAdvance(row: ClaimedRow, state: InstanceState, code: string, why: string): AdvanceResult {
+function failedWithoutAdvance(row: LeasedRow, state: InstanceState, code: string, why: string): AdvanceResult {
   const text = `task "${row.task}": ${code}: ${why}`;
   return {
     status: "failed",

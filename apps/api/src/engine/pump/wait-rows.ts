@@ -1,6 +1,6 @@
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, rowsOf } from "../../storage/db.js";
 import type { AdvanceResult } from "../advance/advance-types.js";
 import { deliver, type Outcome } from "../external/delivery.js";

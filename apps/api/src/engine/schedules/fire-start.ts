@@ -12,7 +12,7 @@ import { newId } from "../../storage/ids.js";
 import { type PlannedObject, planExternalize } from "../../storage/objects.js";
 import type { InstanceInsert } from "../../storage/schema/index.js";
 import type { LogEntry } from "../audit-log.js";
-import { freshInstanceRow, freshState } from "../start.js";
+import { freshInstanceRow, freshState } from "../starts/fresh-row.js";
 import { type FireOrigin, fireInput, type ReadSpec } from "./spec.js";
 
 /** What a schedule starts: a process and a channel or version (neither: the latest). */

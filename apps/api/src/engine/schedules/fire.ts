@@ -4,7 +4,7 @@
 // of exactly the fire rows that landed — so a fire row and its instance commit as one.
 import { sql } from "drizzle-orm";
 import type { ServerConfig } from "../../config.js";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, rowsOf } from "../../storage/db.js";
 import { newId } from "../../storage/ids.js";
 import { insertObjects } from "../../storage/objects.js";

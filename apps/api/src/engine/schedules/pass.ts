@@ -4,8 +4,8 @@
 // whole pass is a fixed number of statements however many schedules it fires (fire.ts).
 import { sql } from "drizzle-orm";
 import type { ServerConfig } from "../../config.js";
+import type { Clock } from "../../clock.js";
 import type { EngineMetrics } from "../../metrics/metrics.js";
-import type { Clock } from "../../storage/clock.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
 import { newId } from "../../storage/ids.js";
 import { type FireContext, type FireRecord, newBatch, planFires, writeFires } from "./fire.js";

@@ -5,17 +5,29 @@ import { stringifyJson } from "@baton/expr";
 import { sql } from "drizzle-orm";
 import { flagOf } from "../../limits.js";
 import { conflict, invalid, notFound } from "../../refusal.js";
-import type { Services } from "../../services.js";
+import type { Clock } from "../../clock.js";
+import type { ServerConfig } from "../../config.js";
+import type { EngineMetrics } from "../../metrics/metrics.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
+import type { EngineForRequests } from "../carry.js";
 import { dueAt, nextFireAfter } from "./calendar.js";
 import { type FireContext, type FireRecord, type FireTime, newBatch, planFires, writeFires } from "./fire.js";
 import { resolveTarget, type Target } from "./fire-start.js";
 import { lockedScheduleState, msOrNull, SCHEDULE_COLUMNS, type ScheduleRow } from "./rows.js";
 import { inputShapeProblems, type ScheduleBody, specOfBody } from "./spec.js";
 
+/** What the verbs need of the server: a handler passes its Services. */
+export interface ScheduleDeps {
+  db: Db;
+  clock: Clock;
+  config: ServerConfig;
+  engine: Pick<EngineForRequests, "wake">;
+  metrics?: { engine: Pick<EngineMetrics, "scheduleFired"> };
+}
+
 /** Creates or replaces schedule `name`; `created` is false for a replace. */
 export async function putSchedule(
-  services: Services,
+  services: ScheduleDeps,
   name: string,
   body: ScheduleBody,
   actor: string | null,
@@ -87,7 +99,7 @@ export async function setSchedulePaused(db: Db, name: string, paused: boolean, n
 }
 
 /** Fires schedule `name` now, once, under its overlap policy. */
-export async function triggerSchedule(services: Services, name: string): Promise<FireRecord> {
+export async function triggerSchedule(services: ScheduleDeps, name: string): Promise<FireRecord> {
   const now = services.clock.now();
   const [fired] = await fireLocked(services, name, [{ fireAt: now, dueAt: now, origin: "trigger" }]);
   if (fired === undefined) throw conflict(`schedule "${name}" was already triggered at ${new Date(now).toISOString()}`);
@@ -96,7 +108,7 @@ export async function triggerSchedule(services: Services, name: string): Promise
 
 /** Fires every calendar time of `name` in [from, to] that has not fired yet. */
 export async function backfillSchedule(
-  services: Services,
+  services: ScheduleDeps,
   name: string,
   from: number,
   to: number,
@@ -131,7 +143,7 @@ export async function backfillSchedule(
 }
 
 async function fireLocked(
-  services: Services,
+  services: ScheduleDeps,
   name: string,
   times: FireTime[],
   check: (row: ScheduleRow) => void = () => {},

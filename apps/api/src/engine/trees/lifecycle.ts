@@ -1,7 +1,7 @@
 // The stopping and resuming verbs on a whole tree (pause, cancel, resume): they share the tree
 // lock, the lease-aware status rules and their audit lines. Retry is retry.ts.
 import { eq, sql } from "drizzle-orm";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, rowsOf, inTransaction } from "../../storage/db.js";
 import { instances } from "../../storage/schema/index.js";
 import { conflict } from "../../refusal.js";
@@ -170,4 +170,44 @@ async function countStatus(tx: Db, rootId: string, status: string): Promise<numb
     sql`SELECT count(*)::int AS n FROM instances WHERE root_id = ${rootId} AND status = ${status}`,
   );
   return Number(rowsOf<{ n: number }>(result)[0]?.n ?? 0);
+}
+
+/** A cheap read first: the write transaction is only worth it when some row qualifies. */
+async function hasAbandoned(db: Db, now: number): Promise<boolean> {
+  const result = await db.execute(sql`
+    SELECT 1 AS found FROM instances
+    WHERE status IN ('pausing', 'cancelling') AND lease_expires_at IS NOT NULL AND lease_expires_at <= ${now}
+    LIMIT 1`);
+  return rowsOf(result).length > 0;
+}
+
+/**
+ * Pausing/cancelling rows whose worker died before its write: the request lands now, with its
+ * audit line. The lease owner is kept so the next claim still sees that the interrupted attempt
+ * may have run.
+ */
+export async function finaliseAbandoned(db: Db, clock: Clock): Promise<void> {
+  if (!(await hasAbandoned(db, clock.now()))) return;
+  await inTransaction(db, async (tx) => {
+    const now = clock.now();
+    const result = await tx.execute(sql`
+      UPDATE instances
+      SET status = CASE WHEN status = 'cancelling' THEN 'cancelled' ELSE 'paused' END,
+          wake_at = CASE WHEN status = 'cancelling' THEN NULL ELSE wake_at END,
+          requested = NULL, updated_at = ${now}
+      WHERE status IN ('pausing', 'cancelling') AND lease_expires_at IS NOT NULL AND lease_expires_at <= ${now}
+      RETURNING id, root_id, task, status`);
+    await appendLogs(
+      tx,
+      clock,
+      rowsOf<Record<string, unknown>>(result).map((r) => ({
+        instanceId: String(r.id),
+        rootId: String(r.root_id),
+        level: "info" as const,
+        event: `instance.${String(r.status)}`,
+        message: `${String(r.status)}: the worker that held the lease stopped before the task boundary`,
+        task: String(r.task),
+      })),
+    );
+  });
 }

@@ -2,7 +2,7 @@ import type { Json } from "@baton/expr";
 import { and, eq, sql } from "drizzle-orm";
 import { storedDefinition } from "../../definitions/store.js";
 import { conflict } from "../../refusal.js";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, inTransaction } from "../../storage/db.js";
 import { instances } from "../../storage/schema/index.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";

@@ -5,7 +5,7 @@ import { sqlTextArray } from "../../storage/sql-arrays.js";
 import type { Checker } from "../../definitions/checker.js";
 import { definitionExists } from "../../definitions/store.js";
 import { upgradeGatesOf } from "../../definitions/upgrade-gates.js";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, inTransaction } from "../../storage/db.js";
 import { instances } from "../../storage/schema/index.js";
 import { Refusal } from "../../refusal.js";

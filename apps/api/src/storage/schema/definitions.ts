@@ -1,6 +1,6 @@
 import { bigint, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 
-// Timestamps are unix ms from the service clock (storage/clock.ts), never SQL now(): the
+// Timestamps are unix ms from the service clock (clock.ts), never SQL now(): the
 // clock can be shifted by /tick advance_ms and every comparison must see the same time.
 
 export const definitions = pgTable(

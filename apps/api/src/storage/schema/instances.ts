@@ -145,5 +145,5 @@ export const objects = pgTable("objects", {
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
 });
 
-/** A row of `instances` as inserted (engine/start.ts freshInstanceRow builds every fresh one). */
+/** A row of `instances` as inserted (engine/starts/fresh-row.ts freshInstanceRow builds every fresh one). */
 export type InstanceInsert = typeof instances.$inferInsert;

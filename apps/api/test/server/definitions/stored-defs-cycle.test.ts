@@ -2,7 +2,7 @@ import { stringifyJson } from "@baton/expr";
 import { canonicalJson, declaredRaises, decodeDefinition, definitionHash, formatProblems } from "@baton/model";
 import { client, type SharedDatabase, sharedDatabase, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { freshInstanceRow, freshState } from "../../../src/engine/start.js";
+import { freshInstanceRow, freshState } from "../../../src/engine/starts/fresh-row.js";
 import { openDatabase } from "../../../src/storage/db.js";
 import { definitions, instances } from "../../../src/storage/schema/index.js";
 import type { Api } from "../../support/instances-fixtures.js";

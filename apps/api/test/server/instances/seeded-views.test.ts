@@ -1,7 +1,7 @@
 import { stringifyJson } from "@baton/expr";
 import { client, type SharedDatabase, sharedDatabase, startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshInstanceRow, freshState } from "../../../src/engine/start.js";
+import { freshInstanceRow, freshState } from "../../../src/engine/starts/fresh-row.js";
 import { refOf } from "../../../src/storage/objects.js";
 import { openDatabase } from "../../../src/storage/db.js";
 import { instances, logs, objects } from "../../../src/storage/schema/index.js";

@@ -12,7 +12,7 @@ import {
 } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openDatabase } from "../../../src/storage/db.js";
-import { freshInstanceRow } from "../../../src/engine/start.js";
+import { freshInstanceRow } from "../../../src/engine/starts/fresh-row.js";
 import { instances } from "../../../src/storage/schema/index.js";
 import { bearer, bootstrapToken } from "../../support/auth-fixtures.js";
 import { start as startInstance } from "../../support/instances-fixtures.js";

@@ -66,6 +66,9 @@ describe("schedules over HTTP", () => {
     ]);
     const shown = await api.get("/api/schedules/nightly");
     expect(shown.body.fires).toHaveLength(3);
+    const metrics = (await api.get("/metrics")).text;
+    expect(metrics).toContain('baton_schedule_fires_total{origin="backfill",outcome="started"} 2');
+    expect(metrics).toContain('baton_schedule_fires_total{origin="trigger",outcome="started"} 1');
     const keyed = await api.get(
       `/api/instances?key=${encodeURIComponent("schedule:nightly:2026-01-02T01:00:00.000Z")}`,
     );

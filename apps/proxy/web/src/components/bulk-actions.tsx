@@ -4,7 +4,7 @@
 // state (open, verb, options, preview shown) lives in the list's URL: `bulk=<verb>`,
 // `bulk_force`, `bulk_from`/`bulk_to`, `bulk_preview` (docs/ui.md "State in the URL").
 
-import type { BulkResult, CompatReport, DefinitionSummary, Page } from "@baton/actions";
+import { BULK_VERBS, type BulkResult, type CompatReport, type DefinitionSummary, type Page } from "@baton/actions";
 import { useEffect, useRef, useState } from "react";
 import { call } from "../api.js";
 import {
@@ -26,7 +26,6 @@ import { ErrorBox } from "./error-box.js";
 import { CompatSummary } from "./upgrade-form.js";
 import { VersionSelect } from "./version-select.js";
 
-const VERBS: BulkVerb[] = ["pause", "resume", "cancel", "retry", "upgrade"];
 const BULK_KEYS = ["bulk", "bulk_force", "bulk_from", "bulk_to", "bulk_preview"] as const;
 
 function version(text: string | null): number | null {
@@ -86,7 +85,7 @@ export function BulkActions({
   onChanged: () => void;
 }) {
   // Upgrade needs `deploy` (the single verb's permission); the others `operate`.
-  const verbs = VERBS.filter((v) => v !== "upgrade" || can(permissions, "deploy"));
+  const verbs = BULK_VERBS.filter((v) => v !== "upgrade" || can(permissions, "deploy"));
   const choice = choiceFromSearch(search, verbs);
   const [busy, setBusy] = useState(false);
   const [preview, setPreview] = useState<Preview | null>(null);

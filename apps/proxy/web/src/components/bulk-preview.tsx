@@ -3,10 +3,9 @@
 // run lists at most PREVIEW_MAX_ROOTS roots, the status counts are exact, and Yes takes every
 // root that matches when it runs.
 
-import type { BulkResult } from "@baton/actions";
+import { type BulkResult, INSTANCE_STATUSES } from "@baton/actions";
 import { type Ref, useEffect, useRef } from "react";
 import { BULK_LABEL, type BulkChoice, type BulkVerb, PREVIEW_MAX_ROOTS } from "../bulk.js";
-import { STATUSES } from "../instance-filters.js";
 import { verbApplies } from "../permissions.js";
 import { Link } from "./link.js";
 
@@ -41,7 +40,7 @@ function becomes(choice: BulkChoice): string {
 
 const done = (verb: BulkVerb) => (verb === "retry" ? "retried" : verb === "upgrade" ? "upgraded" : `${verb}d`);
 const order = (a: { status: string }, b: { status: string }) =>
-  STATUSES.indexOf(a.status as never) - STATUSES.indexOf(b.status as never);
+  INSTANCE_STATUSES.indexOf(a.status as never) - INSTANCE_STATUSES.indexOf(b.status as never);
 const thousands = (n: number) => n.toLocaleString("en-US");
 
 export function BulkPreview({

@@ -3,9 +3,8 @@
 // from the API, so it finds children however wide the fan-out is. The choice and its page
 // live in the instance page's URL (`children_status`, `children_after`/`children_before`).
 
-import type { InstanceCounts, InstanceRow, Page } from "@baton/actions";
+import { INSTANCE_STATUSES, type InstanceCounts, type InstanceRow, type Page } from "@baton/actions";
 import { call } from "../api.js";
-import { STATUSES } from "../instance-filters.js";
 import { withParams } from "../route.js";
 import { POLL_MS, useLoad } from "../use-load.js";
 import { navigate } from "../use-route.js";
@@ -26,7 +25,7 @@ export function ChildrenByStatus({
 }) {
   const params = new URLSearchParams(search);
   const asked = params.get("children_status") ?? "";
-  const status = (STATUSES as readonly string[]).includes(asked) ? asked : "";
+  const status = (INSTANCE_STATUSES as readonly string[]).includes(asked) ? asked : "";
   const after = params.get("children_after");
   const before = params.get("children_before");
   const cursor: Cursor = after ? { after } : before ? { before } : {};
@@ -35,7 +34,7 @@ export function ChildrenByStatus({
     navigate({ page: "instance", id, ...(q ? { search: q } : {}) });
   };
   const setCursor = (next: Cursor) => go({ children_after: next.after, children_before: next.before });
-  const present = STATUSES.map((s) => ({
+  const present = INSTANCE_STATUSES.map((s) => ({
     status: s,
     count: counts.groups.filter((g) => g.status === s).reduce((n, g) => n + g.count, 0),
   })).filter((g) => g.count > 0);

@@ -2,14 +2,13 @@
 // and error code in one row; version, task, phase, children and times folded under "More
 // filters" (open by itself when one of them is set, so a link never hides what it filters on).
 
+import { INSTANCE_PHASES, INSTANCE_STATUSES } from "@baton/actions";
 import { type FormEvent, useState } from "react";
 import {
   hasMoreFilters,
   type InstanceFilters,
   localInputToMs,
   msToLocalInput,
-  PHASES,
-  STATUSES,
   TIME_FILTERS,
   filtersToSearch,
 } from "../instance-filters.js";
@@ -42,7 +41,7 @@ export function FilterBar({ applied, processes }: { applied: InstanceFilters; pr
     <form className="filter-bar" onSubmit={submit} aria-label="Instance filters">
       <fieldset className="status-chips">
         <legend>Status</legend>
-        {STATUSES.map((status) => (
+        {INSTANCE_STATUSES.map((status) => (
           <label key={status} className={`chip${draft.status.includes(status) ? " chip-on" : ""}`}>
             <input
               type="checkbox"
@@ -104,7 +103,7 @@ export function FilterBar({ applied, processes }: { applied: InstanceFilters; pr
             Phase
             <select value={draft.phase} onChange={(e) => set("phase", e.target.value)}>
               <option value="">any</option>
-              {PHASES.map((phase) => (
+              {INSTANCE_PHASES.map((phase) => (
                 <option key={phase}>{phase}</option>
               ))}
             </select>

@@ -2,9 +2,9 @@
 // (GET /instances/counts?by=process,status), under the list's other filters. Every count is a
 // link to the list filtered to that process and status.
 
-import type { InstanceCounts } from "@baton/actions";
+import { INSTANCE_STATUSES, type InstanceCounts } from "@baton/actions";
 import { call } from "../api.js";
-import { type InstanceFilters, STATUSES, filtersToQuery, filtersToSearch } from "../instance-filters.js";
+import { type InstanceFilters, filtersToQuery, filtersToSearch } from "../instance-filters.js";
 import { POLL_MS, useLoad } from "../use-load.js";
 import { ErrorBox } from "./error-box.js";
 import { Link } from "./link.js";
@@ -27,7 +27,7 @@ export function StatusSummary({ filters }: { filters: InstanceFilters }) {
   );
   if (!counts.data) return <ErrorBox error={counts.error} />;
   const { groups, total, truncated } = counts.data;
-  const shownStatuses = STATUSES.filter((s) => groups.some((g) => g.status === s));
+  const shownStatuses = INSTANCE_STATUSES.filter((s) => groups.some((g) => g.status === s));
   const processes = [...new Set(groups.map((g) => g.process ?? ""))];
   const cell = (process: string | null, status: string | null): number =>
     groups

@@ -30,7 +30,7 @@ describe("a child_list of thousands of children", () => {
     const env: ChildEnvironment = {
       resolveChild: async () => ({ version: 1, definition: leaf.definition }),
       loadChildren: async () => [],
-      checkTreeRoom: async () => {},
+      reserveChildren: async () => {},
       newId: () => {
         madeAt.push(turn);
         return `c${madeAt.length}`;
@@ -61,7 +61,7 @@ describe("a child_list of thousands of children", () => {
     const env: ChildEnvironment = {
       resolveChild: async () => ({ version: 1, definition: leaf.definition }),
       loadChildren: async () => [],
-      checkTreeRoom: async () => {},
+      reserveChildren: async () => {},
       newId: () => {
         made.push("id");
         return "c";

@@ -52,7 +52,7 @@ export interface ChildEnvironment {
    * Throws TaskFailure `engine.spawn` when starting `children` more children of this instance
    * would pass the tree's depth or instance limit (docs/limits.md#trees).
    */
-  checkTreeRoom(task: string, children: number): Promise<void>;
+  reserveChildren(task: string, children: number): Promise<void>;
   newId(): string;
 }
 
@@ -124,7 +124,7 @@ export async function runChildren(
       `task "${id}" would start ${planned.length} children; at most ${maxChildren} may be started by one task visit (--limit-children-per-visit)`,
     );
   }
-  if (planned.length > 0) await env.checkTreeRoom(id, planned.length);
+  if (planned.length > 0) await env.reserveChildren(id, planned.length);
   const spawns: ChildSpawn[] = [];
   for (const p of planned) {
     const where = p.key !== null ? `child "${p.key}"` : p.index !== null ? `child [${p.index}]` : "the child";

@@ -12,28 +12,13 @@ import {
 import { type Schema, validateValue } from "@baton/model";
 import { truncate } from "../../../format.js";
 import type { CompiledFetch } from "../compiled-definition.js";
-import { checkFetchTarget, type FetchPolicy, knownLiteralVerdict, type Resolver } from "../host-policy.js";
-import { describe, type HttpResponse, httpCall } from "../http-call.js";
 import { type FetchCall, TaskFailure } from "../task-failure.js";
 
-export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-const MESSAGE_BODY_CHARS = 200;
+// A fetch task's request and the reading of its response, evaluated from its scope with no I/O
+// (docs/language.md#fetch). The call itself, where it may connect, and its timing are
+// engine/fetch/run-fetch.ts, which the pump hands the advance as its environment's `fetch`.
 
-export interface FetchContext {
-  instanceId: string;
-  taskId: string;
-  taskEpoch: number;
-  scope: Scope;
-  policy: FetchPolicy;
-  /** The system resolver unless a test gives another. */
-  resolve?: Resolver;
-  defs?: Record<string, Schema>;
-  /** Aborted when the advance is abandoned (lease lost, engine stopping). */
-  abort?: AbortSignal;
-  maxResponseBytes?: number;
-  /** Told of every call that was made (not one refused before it): the metrics hook. No status = no response. */
-  observeCall?: (host: string, status: number | undefined, seconds: number) => void;
-}
+const MESSAGE_BODY_CHARS = 200;
 
 /** What `self` sees after an accepted response, and what the log shows of the call. */
 export interface FetchResult {
@@ -43,34 +28,48 @@ export interface FetchResult {
   call?: FetchCall;
 }
 
+/** A response as the call received it. */
+export interface FetchResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** Which task visit a request belongs to: sent as headers, and its Idempotency-Key. */
+export interface FetchVisit {
+  instanceId: string;
+  taskId: string;
+  taskEpoch: number;
+}
+
 /** Rethrows `error`, a TaskFailure of this attempt carrying what was called. */
-function failedCall(error: unknown, call: FetchCall): never {
+export function failedCall(error: unknown, call: FetchCall): never {
   if (error instanceof TaskFailure) error.call ??= call;
   throw error;
 }
 
-/** Runs one attempt of a fetch task; throws TaskFailure with a code of docs/language.md#error-codes. */
-export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise<FetchResult> {
-  const { action } = fetch;
-  const method = action.method.toUpperCase();
-  const url = buildUrl(fetch, ctx);
-  const host = url.host;
-  // A literal checked before answers without a turn of the event loop (host-policy.ts).
-  const target =
-    knownLiteralVerdict(url.hostname, ctx.policy) ?? (await checkFetchTarget(url.hostname, ctx.policy, ctx.resolve));
-  if (!target.ok)
-    failedCall(new TaskFailure("pre.error", `fetch to ${describe(url)} refused: ${target.reason}`), { host });
+/** Scheme, host and path only: query strings may carry secrets. */
+export function describe(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
 
+/** The request's headers and body, evaluated in `scope`, with the engine's own headers. */
+export function fetchHeadersAndBody(
+  fetch: CompiledFetch,
+  visit: FetchVisit,
+  scope: Scope,
+): { method: string; headers: Record<string, string>; body: string | undefined } {
+  const method = fetch.action.method.toUpperCase();
   const headers: Record<string, string> = {};
   if (fetch.headers !== undefined) {
-    const evaluated = evaluateShape(fetch.headers, ctx.scope);
+    const evaluated = evaluateShape(fetch.headers, scope);
     for (const [name, value] of Object.entries(asObject(evaluated, "headers"))) {
-      if (value !== null) headers[name.toLowerCase()] = renderValue(value, limitsIn(ctx.scope).maxNumberDigits);
+      if (value !== null) headers[name.toLowerCase()] = renderValue(value, limitsIn(scope).maxNumberDigits);
     }
   }
   let body: string | undefined;
   if (fetch.body !== undefined && method !== "GET" && method !== "HEAD") {
-    const value = evaluateShape(fetch.body, ctx.scope);
+    const value = evaluateShape(fetch.body, scope);
     if (typeof value === "string") {
       body = value;
       headers["content-type"] ??= "text/plain; charset=utf-8";
@@ -80,41 +79,15 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
     }
   }
   headers["accept"] ??= "application/json";
-  headers["x-baton-instance-id"] = ctx.instanceId;
-  headers["x-baton-task-id"] = ctx.taskId;
-  headers["idempotency-key"] = `${ctx.instanceId}:${ctx.taskEpoch}`;
-
-  const began = performance.now();
-  const latency = () => Math.round(performance.now() - began);
-  let status: number | undefined;
-  let response: HttpResponse;
-  try {
-    response = await httpCall({
-      method,
-      url,
-      headers,
-      body,
-      timeoutMs: timeoutMs(fetch, ctx.scope),
-      maxResponseBytes: ctx.maxResponseBytes ?? MAX_RESPONSE_BYTES,
-      abort: ctx.abort,
-      address: { address: target.address, family: target.family },
-    });
-    status = response.status;
-  } catch (error) {
-    failedCall(error, { host, latencyMs: latency() });
-  } finally {
-    ctx.observeCall?.(host, status, (performance.now() - began) / 1000);
-  }
-  const call = { host, latencyMs: latency() };
-  try {
-    return { ...interpret(fetch, response, url, ctx.defs), call };
-  } catch (error) {
-    failedCall(error, call);
-  }
+  headers["x-baton-instance-id"] = visit.instanceId;
+  headers["x-baton-task-id"] = visit.taskId;
+  headers["idempotency-key"] = `${visit.instanceId}:${visit.taskEpoch}`;
+  return { method, headers, body };
 }
 
-function buildUrl(fetch: CompiledFetch, ctx: FetchContext): URL {
-  const raw = evaluateShape(fetch.url, ctx.scope);
+/** The request URL, evaluated in `scope`: absolute, http or https, with its query. */
+export function fetchUrl(fetch: CompiledFetch, scope: Scope): URL {
+  const raw = evaluateShape(fetch.url, scope);
   if (typeof raw !== "string") throw new TaskFailure("pre.error", `url evaluated to ${kind(raw)}, expected a string`);
   let url: URL;
   try {
@@ -126,18 +99,19 @@ function buildUrl(fetch: CompiledFetch, ctx: FetchContext): URL {
     throw new TaskFailure("pre.error", `url scheme "${url.protocol.slice(0, -1)}" is not allowed; only http and https`);
   }
   if (fetch.query !== undefined) {
-    const query = asObject(evaluateShape(fetch.query, ctx.scope), "query");
+    const query = asObject(evaluateShape(fetch.query, scope), "query");
     for (const [name, value] of Object.entries(query)) {
       if (value === null) continue;
       for (const item of Array.isArray(value) ? value : [value]) {
-        if (item !== null) url.searchParams.append(name, renderValue(item, limitsIn(ctx.scope).maxNumberDigits));
+        if (item !== null) url.searchParams.append(name, renderValue(item, limitsIn(scope).maxNumberDigits));
       }
     }
   }
   return url;
 }
 
-function timeoutMs(fetch: CompiledFetch, scope: Scope): number {
+/** The call's timeout in ms: the literal, or `timeout.for` evaluated in `scope`. */
+export function fetchTimeoutMs(fetch: CompiledFetch, scope: Scope): number {
   if ("ms" in fetch.timeout) return fetch.timeout.ms;
   const value = evaluate(fetch.timeout.expr, scope);
   const ms = typeof value === "number" ? value : isLosslessNumber(value) ? Number(String(value)) : Number.NaN;
@@ -164,7 +138,13 @@ function statusKeyMatches(key: string, status: number): boolean {
   return Number(k) === status;
 }
 
-function interpret(fetch: CompiledFetch, response: HttpResponse, url: URL, defs?: Record<string, Schema>): FetchResult {
+/** The result of an answered call: accepted, parsed and checked against result_schema, or a TaskFailure. */
+export function fetchResult(
+  fetch: CompiledFetch,
+  response: FetchResponse,
+  url: URL,
+  defs?: Record<string, Schema>,
+): FetchResult {
   const text = response.body.toString("utf8");
   if (!accepted(fetch, response.status)) {
     const start = text.trim() === "" ? "(empty body)" : truncate(text.trim(), MESSAGE_BODY_CHARS);

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
-import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
-import { sqlIntArray, sqlTextArray } from "../../storage/sql-arrays.js";
-import { LEASE_MS } from "../statuses.js";
-import { lockInIdOrder } from "../trees/lock.js";
+import { type Db, executePrepared, rowsOf } from "../storage/db.js";
+import { sqlIntArray, sqlTextArray } from "../storage/sql-arrays.js";
+import { LEASE_MS } from "./statuses.js";
+import { lockInIdOrder } from "./trees/lock.js";
 
 /** A row as the claim leased it; `leaseEpoch` is the fence for every write of this advance. */
-export interface ClaimedRow {
+export interface LeasedRow {
   id: string;
   rootId: string;
   process: string;
@@ -32,7 +32,7 @@ export interface ClaimedRow {
  * its lease could be reclaimed, so claim scans of the due index never wade through rows in
  * flight (the advance's write sets the real wake_at).
  */
-export async function claimDue(db: Db, workerId: string, now: number, limit: number): Promise<ClaimedRow[]> {
+export async function leaseDue(db: Db, workerId: string, now: number, limit: number): Promise<LeasedRow[]> {
   if (limit <= 0) return [];
   const result = await executePrepared(
     db,
@@ -52,7 +52,26 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
     RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch, due.old_owner,
               i.parent_id, i.parent_task_epoch, i.attempts`,
   );
-  return rowsOf<Record<string, unknown>>(result).map(claimedRowOf);
+  return rowsOf<Record<string, unknown>>(result).map(leasedRowOf);
+}
+
+/** What a leased row is built from: what is not given is that of a root's first attempt with no earlier owner. */
+export type LeasedRowParts = Omit<LeasedRow, "reclaimedFrom" | "parentId" | "parentTaskEpoch" | "attempts"> &
+  Partial<Pick<LeasedRow, "reclaimedFrom" | "parentId" | "parentTaskEpoch" | "attempts">>;
+
+/**
+ * The one builder of a LeasedRow: from a statement that took the lease (leasedRowOf), a start
+ * that took it with the insert (starts/start-statement.ts), a resolve that keeps it
+ * (external/), or a row computed in memory before anything is leased.
+ */
+export function leasedRow(parts: LeasedRowParts): LeasedRow {
+  return {
+    ...parts,
+    reclaimedFrom: parts.reclaimedFrom ?? null,
+    parentId: parts.parentId ?? null,
+    parentTaskEpoch: parts.parentTaskEpoch ?? 0,
+    attempts: parts.attempts ?? 1,
+  };
 }
 
 /**
@@ -60,8 +79,8 @@ export async function claimDue(db: Db, workerId: string, now: number, limit: num
  * resolve carrying the instance on, external/resolve.ts): `old_owner` is the expired owner it
  * took over from, if the statement returns one.
  */
-export function claimedRowOf(r: Record<string, unknown>): ClaimedRow {
-  return {
+export function leasedRowOf(r: Record<string, unknown>): LeasedRow {
+  return leasedRow({
     id: String(r.id),
     rootId: String(r.root_id),
     process: String(r.process),
@@ -75,7 +94,7 @@ export function claimedRowOf(r: Record<string, unknown>): ClaimedRow {
     parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
     parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
     attempts: Number(r.attempts ?? 1),
-  };
+  });
 }
 
 /**
@@ -136,40 +155,4 @@ export async function releaseKeptLease(
   await db.execute(sql`
     UPDATE instances SET lease_owner = NULL, lease_expires_at = NULL, wake_at = ${now}
     WHERE id = ${held.id} AND lease_epoch = ${held.leaseEpoch} AND lease_owner = ${workerId} AND status = 'running'`);
-}
-
-export interface FinalisedRow {
-  id: string;
-  rootId: string;
-  task: string;
-  status: "paused" | "cancelled";
-}
-
-/** A cheap read first: finaliseAbandoned's write transaction is only worth it when some row qualifies. */
-export async function hasAbandoned(db: Db, now: number): Promise<boolean> {
-  const result = await db.execute(sql`
-    SELECT 1 AS found FROM instances
-    WHERE status IN ('pausing', 'cancelling') AND lease_expires_at IS NOT NULL AND lease_expires_at <= ${now}
-    LIMIT 1`);
-  return rowsOf(result).length > 0;
-}
-
-/**
- * Pausing/cancelling rows whose worker died before its write: the request lands now. The lease
- * owner is kept so the next claim still sees that the interrupted attempt may have run.
- */
-export async function finaliseAbandoned(db: Db, now: number): Promise<FinalisedRow[]> {
-  const result = await db.execute(sql`
-    UPDATE instances
-    SET status = CASE WHEN status = 'cancelling' THEN 'cancelled' ELSE 'paused' END,
-        wake_at = CASE WHEN status = 'cancelling' THEN NULL ELSE wake_at END,
-        requested = NULL, updated_at = ${now}
-    WHERE status IN ('pausing', 'cancelling') AND lease_expires_at IS NOT NULL AND lease_expires_at <= ${now}
-    RETURNING id, root_id, task, status`);
-  return rowsOf<Record<string, unknown>>(result).map((r) => ({
-    id: String(r.id),
-    rootId: String(r.root_id),
-    task: String(r.task),
-    status: r.status as "paused" | "cancelled",
-  }));
 }

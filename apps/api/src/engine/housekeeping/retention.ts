@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
 import type { Logger } from "@baton/log";
-import type { Clock } from "../../storage/clock.js";
+import type { Clock } from "../../clock.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { SETTLED_STATUSES } from "../statuses.js";
-import { errorText } from "../../storage/loggable-error.js";
+import { lockTrees } from "../trees/lock.js";
+import { errorText } from "../../loggable-error.js";
 
 // Retention (docs/retention.md): every replica prunes, in small transactions that skip rows
 // another replica (or an operator verb) holds, whole root trees settled longer than
@@ -140,9 +141,7 @@ async function pruneTreeBatch(
     ).map((r) => String(r.id));
     if (roots.length === 0) return { candidates: 0, trees: 0, rows: {}, refs: [] };
     const locked = rowsOf<{ id: string; root_id: string; status: string; updated_at: unknown }>(
-      await tx.execute(sql`
-        SELECT id, root_id, status, updated_at FROM instances
-        WHERE root_id = ANY(${sqlTextArray(roots)}) ORDER BY id FOR UPDATE SKIP LOCKED`),
+      await tx.execute(lockTrees(roots, { columns: ["id", "root_id", "status", "updated_at"], skipLocked: true })),
     );
     const sizes = rowsOf<{ root_id: string; n: unknown }>(
       await tx.execute(sql`

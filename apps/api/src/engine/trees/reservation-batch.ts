@@ -2,7 +2,14 @@ import { sql } from "drizzle-orm";
 import { type Db, executePrepared, rowsOf } from "../../storage/db.js";
 import { storableJson } from "../../storage/text.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
-import { reserveExactly, reserveTreeRoom, type Spawner, type TreeRoom } from "./tree-room.js";
+import { lockInIdOrder } from "./lock.js";
+import {
+  RESERVATION_COLUMNS,
+  reserveExactly,
+  reserveInTree,
+  type Spawner,
+  type TreeReservation,
+} from "./reservation.js";
 
 // The reservations of one engine's spawns, per tree, ONE statement at a time (docs/limits.md#trees):
 // every reservation of a tree locks its root row, so spawns in flight together in one tree would
@@ -14,35 +21,40 @@ interface Waiting {
   spawner: Spawner;
   children: number;
   depth: number;
-  settle: (room: Promise<TreeRoom>) => void;
+  settle: (reservation: Promise<TreeReservation>) => void;
 }
 
 /** Per tree: the reservations waiting for the statement in flight to end. Plain data, one per engine. */
-export type TreeRoomQueues = Map<string, Waiting[]>;
+export type ReservationQueues = Map<string, Waiting[]>;
 
-export function newTreeRoomQueues(): TreeRoomQueues {
+export function newReservationQueues(): ReservationQueues {
   return new Map();
 }
 
 /**
- * reserveTreeRoom, batched with the other spawns of this engine in the same tree. A spawner of
+ * reserveInTree, batched with the other spawns of this engine in the same tree. A spawner of
  * unknown depth takes the single statement (it walks up its ancestors); one past the depth
  * limit reserves nothing; one whose children do not fit the batch's upper bound is counted
  * exactly (reserveExactly), so a refusal still always comes from an exact count.
  */
 export function reserveInBatch(
   db: Db,
-  queues: TreeRoomQueues,
+  queues: ReservationQueues,
   spawner: Spawner,
   children: number,
   limits: { maxDepth: number; maxInstances: number },
   knownDepth: number | undefined,
-): Promise<TreeRoom> {
-  if (knownDepth === undefined) return reserveTreeRoom(db, spawner, children, limits, undefined);
+): Promise<TreeReservation> {
+  if (knownDepth === undefined) return reserveInTree(db, spawner, children, limits, undefined);
   if (knownDepth + 1 > limits.maxDepth) return Promise.resolve({ outcome: "too_deep", depth: knownDepth });
-  return new Promise<TreeRoom>((resolve, reject) => {
+  return new Promise<TreeReservation>((resolve, reject) => {
     const waiting = queues.get(spawner.rootId);
-    const entry: Waiting = { spawner, children, depth: knownDepth, settle: (room) => room.then(resolve, reject) };
+    const entry: Waiting = {
+      spawner,
+      children,
+      depth: knownDepth,
+      settle: (reservation) => reservation.then(resolve, reject),
+    };
     if (waiting !== undefined) {
       waiting.push(entry);
       return;
@@ -55,7 +67,7 @@ export function reserveInBatch(
 /** Sends `batch`, then whatever queued meanwhile, until the tree's queue is empty. */
 async function drain(
   db: Db,
-  queues: TreeRoomQueues,
+  queues: ReservationQueues,
   rootId: string,
   first: Waiting[],
   limits: { maxDepth: number; maxInstances: number },
@@ -106,10 +118,7 @@ async function reserveBatch(
       db,
       sql`
       WITH req AS (SELECT * FROM jsonb_to_recordset(${storableJson(requests)}::jsonb) AS r(ord int, id text, epoch int, n int)),
-      locked AS (
-        SELECT id, status, lease_epoch, tree_size, reserved_children, reserved_epoch FROM instances
-        WHERE id = ANY(${sqlTextArray(ids)}) ORDER BY id FOR UPDATE
-      ),
+      locked AS (${lockInIdOrder(ids, { columns: RESERVATION_COLUMNS })}),
       -- The same fence as the spawner's write (pump/commit.ts). A reservation of a spawner under
       -- an older epoch is stale: dropped from tree_size here (delta), once, and replaced.
       held AS (
@@ -138,7 +147,7 @@ async function reserveBatch(
         WHERE i.id = v.id AND (g.id IS NOT NULL OR (i.id = ${rootId} AND EXISTS (SELECT 1 FROM granted)))
         RETURNING i.id
       )
-      -- Committed without waiting for the WAL flush, as the single reservation (tree-room.ts says why that is safe).
+      -- Committed without waiting for the WAL flush, as the single reservation (reservation.ts says why that is safe).
       SELECT r.id, h.id IS NOT NULL AS holds, g.id IS NOT NULL AS reserved,
              set_config('synchronous_commit', 'off', true) AS async_commit
       FROM req r LEFT JOIN held h ON h.id = r.id LEFT JOIN granted g ON g.id = r.id`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newId } from "./ids.js";
+import { newId } from "./storage/ids.js";
 import { createClock, LATEST_CLOCK_MS } from "./clock.js";
 
 // Audit, session 8 (docs/limits.md): `POST /tick` with the largest `advance_ms` (100 years),
@@ -8,12 +8,12 @@ import { createClock, LATEST_CLOCK_MS } from "./clock.js";
 describe("the service clock", () => {
   it("moves forward up to the latest instant an instance id holds, and refuses to move past it", () => {
     const clock = createClock(() => LATEST_CLOCK_MS - 1_000);
-    expect(clock.room()).toBe(1_000);
+    expect(clock.maxAdvance()).toBe(1_000);
     clock.advance(1_000);
     expect(clock.now()).toBe(LATEST_CLOCK_MS);
     expect(() => clock.advance(1)).toThrow(RangeError);
     expect(clock.now(), "a refused move changes nothing").toBe(LATEST_CLOCK_MS);
-    expect(clock.room()).toBe(0);
+    expect(clock.maxAdvance()).toBe(0);
   });
 
   it("stays a time an id can carry, with room for ids that run ahead of it within a millisecond", () => {

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpCall } from "./http-call.js";
-import { TaskFailure } from "./task-failure.js";
+import { TaskFailure } from "../advance/task-failure.js";
 
 let server: Server;
 let base: string;

@@ -1,7 +1,17 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, executePrepared, inTransaction, rowsOf } from "../../storage/db.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
-import { lockInIdOrder } from "../trees/lock.js";
+import { lockInIdOrder } from "./lock.js";
+
+/** What a reservation statement reads of the rows it locks (reservation-batch.ts too). */
+export const RESERVATION_COLUMNS = [
+  "id",
+  "status",
+  "lease_epoch",
+  "tree_size",
+  "reserved_children",
+  "reserved_epoch",
+] as const;
 
 // Exact tree sizes with reservations (docs/limits.md#trees). The invariant every statement here
 // and the advance write (pump/commit.ts) keep:
@@ -12,16 +22,16 @@ import { lockInIdOrder } from "../trees/lock.js";
 // statement that sets its spawner's reserved_children back to 0. So no tree ever holds more
 // rows than its root's tree_size, and a reservation that fits under the limit keeps the tree
 // under it. tree_size only rises under the root's row lock, here and in the batched form of the
-// same statement (tree-room-batch.ts), which the engine's spawns use.
+// same statement (reservation-batch.ts), which the engine's spawns use.
 
-/** The spawner as its advance holds it: `leaseEpoch` is the epoch its claim took (ClaimedRow.leaseEpoch). */
+/** The spawner as its advance holds it: `leaseEpoch` is the epoch its claim took (LeasedRow.leaseEpoch). */
 export interface Spawner {
   id: string;
   rootId: string;
   leaseEpoch: number;
 }
 
-export type TreeRoom =
+export type TreeReservation =
   /** Reserved: the children fit, counted in the root's tree_size until the spawner's write lands. */
   | { outcome: "reserved"; depth: number }
   /** The spawner is `depth` levels below its root: its children would pass the depth limit. Nothing reserved. */
@@ -51,13 +61,13 @@ const LIVE = (i: string) =>
  * root's lock and the reservation tried once more, so a refusal always comes from an exact
  * count. `knownDepth` (the engine remembers depths; they never change) saves the walk up.
  */
-export async function reserveTreeRoom(
+export async function reserveInTree(
   db: Db,
   spawner: Spawner,
   children: number,
   limits: { maxDepth: number; maxInstances: number },
   knownDepth: number | undefined,
-): Promise<TreeRoom> {
+): Promise<TreeReservation> {
   const first = await tryReserve(db, spawner, children, limits, knownDepth);
   if (first.outcome !== "full") return first;
   return reserveExactly(db, spawner, children, limits, first.depth);
@@ -74,7 +84,7 @@ export function reserveExactly(
   children: number,
   limits: { maxDepth: number; maxInstances: number },
   depth: number,
-): Promise<TreeRoom> {
+): Promise<TreeReservation> {
   return inTransaction(db, async (tx) => {
     await lockAndRecount(tx, spawner);
     return tryReserve(tx, spawner, children, limits, depth);
@@ -88,7 +98,7 @@ async function tryReserve(
   children: number,
   limits: { maxDepth: number; maxInstances: number },
   knownDepth: number | undefined,
-): Promise<TreeRoom> {
+): Promise<TreeReservation> {
   const ids = [...new Set([spawner.rootId, spawner.id])];
   const depth: SQL =
     knownDepth !== undefined
@@ -109,10 +119,7 @@ async function tryReserve(
       db,
       sql`
       WITH RECURSIVE ${depth}
-      locked AS (
-        SELECT id, status, lease_epoch, tree_size, reserved_children, reserved_epoch FROM instances
-        WHERE id = ANY(${sqlTextArray(ids)}) ORDER BY id FOR UPDATE
-      ),
+      locked AS (${lockInIdOrder(ids, { columns: RESERVATION_COLUMNS })}),
       -- The same fence as the spawner's write (pump/commit.ts): a reservation is only worth
       -- making by an advance whose write can still land.
       spawner AS (

@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
-import { TaskFailure } from "./task-failure.js";
+import { TaskFailure } from "../advance/task-failure.js";
+import { describe, type FetchResponse } from "../advance/tasks/fetch.js";
 import { longTimeout } from "./long-timeout.js";
 
 export interface HttpCall {
@@ -20,11 +21,7 @@ export interface HttpCall {
   address?: { address: string; family: 4 | 6 };
 }
 
-export interface HttpResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
+export type HttpResponse = FetchResponse;
 
 // Enough idle sockets to keep a full round of concurrent calls to one upstream warm.
 const agentOptions = { keepAlive: true, keepAliveMsecs: 1_000, maxSockets: 512, maxFreeSockets: 512, timeout: 4_000 };
@@ -173,9 +170,4 @@ function pinnedLookup(pinned: { address: string; family: 4 | 6 }) {
     if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);
   };
-}
-
-/** Scheme, host and path only: query strings may carry secrets. */
-export function describe(url: URL): string {
-  return `${url.protocol}//${url.host}${url.pathname}`;
 }

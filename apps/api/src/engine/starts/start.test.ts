@@ -1,7 +1,7 @@
 import type { Json } from "@baton/expr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, openHarness, quietLog } from "../../test/support/engine-harness.js";
-import type { Services } from "../services.js";
+import { type Harness, openHarness, quietLog } from "../../../test/support/engine-harness.js";
+import type { Services } from "../../services.js";
 import { startInstance } from "./start.js";
 
 // A start whose first advance needs no I/O is inserted already advanced (docs/instances.md

@@ -9,27 +9,27 @@ export interface Clock {
   advance(ms: number): void;
   offset(): number;
   /** How far the clock may still move forward. */
-  room(): number;
+  maxAdvance(): number;
 }
 
 /**
  * The latest instant the clock may reach: ids (UUIDv7, storage/ids.ts) carry 48 bits of unix
- * ms, and a minute below that leaves room for ids that run ahead within a millisecond. Repeated
- * `/tick advance_ms` once moved the clock past it and every start answered 500 (docs/limits.md
- * "Requests").
+ * ms, and a minute below that leaves room for ids that run ahead within a millisecond. A clock
+ * past it would make every id, and so every start, fail: `advance` refuses to move beyond it.
  */
 export const LATEST_CLOCK_MS = 2 ** 48 - 1 - 60_000;
 
 export function createClock(realNow: () => number = Date.now): Clock {
   let offset = 0;
-  const room = () => Math.max(0, LATEST_CLOCK_MS - (realNow() + offset));
+  const maxAdvance = () => Math.max(0, LATEST_CLOCK_MS - (realNow() + offset));
   return {
     now: () => realNow() + offset,
     advance: (ms) => {
-      if (ms > room()) throw new RangeError(`the clock cannot move ${ms} ms forward: ${room()} ms are left`);
+      if (ms > maxAdvance())
+        throw new RangeError(`the clock cannot move ${ms} ms forward: ${maxAdvance()} ms are left`);
       offset += ms;
     },
     offset: () => offset,
-    room,
+    maxAdvance,
   };
 }

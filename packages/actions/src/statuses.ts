@@ -1,0 +1,18 @@
+// The instance statuses and phases the API reports: the one list the registry, the server's
+// engine (apps/api engine/statuses.ts says what each means), the CLI and the UI all use.
+
+export const INSTANCE_STATUSES = [
+  "running",
+  "pausing",
+  "paused",
+  "failing",
+  "cancelling",
+  "completed",
+  "failed",
+  "raised",
+  "cancelled",
+] as const;
+export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
+
+export const INSTANCE_PHASES = ["children", "collecting", "external"] as const;
+export type InstancePhase = (typeof INSTANCE_PHASES)[number];
