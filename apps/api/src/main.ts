@@ -1,14 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-<<<<<<< HEAD
-import { Command, InvalidArgumentError, Option } from "commander";
-import { readFlagsFromEnvironment } from "@baton/flag-env";
-import { readDbConfig, withReadDbFlags } from "./read-db-flags.js";
-import { parseDurationWithUnit } from "@baton/model";
-=======
 import { Command } from "commander";
+import { forgetFlagVariables, readFlagsFromEnvironment } from "@baton/flag-env";
 import { createLogger, type Logger } from "@baton/log";
->>>>>>> main
 import { checkAuthConfig } from "./auth/index.js";
 import { registerTokensCommand } from "./commands/tokens.js";
 import type { ServerConfig } from "./config.js";
@@ -24,46 +18,6 @@ import { startServer } from "./server.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
 
-<<<<<<< HEAD
-function integer(name: string, min: number) {
-  return (value: string) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
-    return n;
-  };
-}
-
-/** The key commander gives a flag's value: `limit-eval-steps` → `limitEvalSteps`. */
-function camelCase(flag: string): string {
-  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
-/** A duration such as 30d, 12h or 90m (docs/retention.md): at least one minute. */
-function retentionDuration(name: string) {
-  return (value: string) => {
-    let ms: number;
-    try {
-      ms = parseDurationWithUnit(value);
-    } catch (error) {
-      throw new InvalidArgumentError(`${name}: ${(error as Error).message}`);
-    }
-    if (ms < 60_000) throw new InvalidArgumentError(`${name} must be at least 1m (got "${value}")`);
-    return ms;
-  };
-}
-
-function hostList(value: string, previous: string[] = []): string[] {
-  return [
-    ...previous,
-    ...value
-      .split(",")
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
-  ];
-}
-
-=======
->>>>>>> main
 const program = withReadDbFlags(new Command("baton-api"))
   .description("Baton API server: durable business-process orchestration over HTTP")
   .version(pkg.version, "--version", "print the version and exit");
@@ -160,4 +114,7 @@ try {
 } catch (error) {
   fatal((error as Error).message);
 }
+// Parsed, the flags' variables leave the environment: a process's settings are BATON_<PROCESS>_<NAME>
+// variables too, and none may read the server's own (docs/deploy.md "Configuration from the environment").
+program.hook("preAction", () => forgetFlagVariables(program, "BATON_"));
 await program.parseAsync(process.argv);

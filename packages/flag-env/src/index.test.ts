@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Command, Option } from "commander";
 import { describe, expect, it } from "vitest";
-import { environmentName, environmentTable, readFlagsFromEnvironment } from "./index.js";
+import { environmentName, environmentTable, forgetFlagVariables, readFlagsFromEnvironment } from "./index.js";
 
 /** A command like the servers': flags with values, a repeated list, a negated switch, one named variable. */
 function server() {
@@ -91,6 +91,20 @@ describe("flags from the environment", () => {
     expect(() => parse({ BATON_NO_TICK: "yes" })).toThrow(
       'BATON_NO_TICK must be 1 or true to give --no-tick, or 0 or false not to (got "yes")',
     );
+  });
+
+  it("forgets the variables it named once parsed, and only those", () => {
+    const env: NodeJS.ProcessEnv = {
+      BATON_HTTP: ":1",
+      BATON_NO_TICK_FILE: "/x",
+      DATABASE_URL: "postgres://x",
+      BATON_ORDERS_TOKEN: "t",
+    };
+    forgetFlagVariables(named(), "BATON_", env);
+    expect(env, "DATABASE_URL is not BATON_-named; a process's own variable stays").toEqual({
+      DATABASE_URL: "postgres://x",
+      BATON_ORDERS_TOKEN: "t",
+    });
   });
 
   it("gives --version and --help no variable", () => {

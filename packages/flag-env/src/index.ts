@@ -53,6 +53,20 @@ export function readFlagsFromEnvironment(command: Command, prefix: string, env: 
   }
 }
 
+/**
+ * Once parsed: removes from `env` every variable this rule named with `prefix`, and its
+ * `_FILE`, so nothing else in the process (a definition's settings, read from
+ * `BATON_<PROCESS>_<NAME>` variables) can read the server's own configuration.
+ */
+export function forgetFlagVariables(command: Command, prefix: string, env: NodeJS.ProcessEnv = process.env): void {
+  for (const option of command.options) {
+    const name = option.envVar;
+    if (name === undefined || !name.startsWith(prefix)) continue;
+    delete env[name];
+    delete env[`${name}_FILE`];
+  }
+}
+
 /** A file's text without its final line break (files written by `echo` or an editor end with one). */
 function contentOf(variable: string, file: string): string {
   try {
