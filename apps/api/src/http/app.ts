@@ -192,6 +192,12 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     );
   });
 
+  // Every answer is only ever what its Content-Type says (docs/security.md "Floods and idle connections" names the rest of the edge).
+  app.use(async (c, next) => {
+    await next();
+    c.res.headers.set("x-content-type-options", "nosniff");
+  });
+
   // Per-request metrics by action name (never the raw path: ids would explode the series).
   const actionOf = new WeakMap<Request, string>();
   if (services.metrics) {

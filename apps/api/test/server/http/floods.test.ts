@@ -2,6 +2,7 @@
 // bogus credentials from one address, one credential holding too many requests, silent and
 // half-sent connections, more connections than the cap. Each is refused with a clear 4xx or
 // closed, the probes keep answering, and the log does not get a line per refusal.
+import { request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { pollHealth, startServer, type TestServer, until } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -29,13 +30,28 @@ async function open(url: string, send?: string): Promise<{ closed: Promise<strin
 }
 
 let workers = 0;
-/** A long-poll claim as `credential` (a worker of its own): in flight for its 10 s wait (nothing to claim). */
-function heldClaim(url: string, credential: string, abort: AbortController): Promise<Response> {
-  return fetch(`${url}/api/external-tasks/claim`, {
-    method: "POST",
-    headers: { ...bearer(credential), "content-type": "application/json" },
-    body: JSON.stringify({ worker_id: `w${++workers}`, wait_ms: 10_000 }),
-    signal: abort.signal,
+/**
+ * A long-poll claim as `credential` (a worker of its own): in flight for its 15 s wait (nothing
+ * to claim). On a connection of its own: fetch's pool may hand it a keep-alive connection the
+ * server is just closing (--keep-alive-timeout-ms), and a POST is not retried.
+ */
+function heldClaim(url: string, credential: string, abort: AbortController): Promise<{ arrayBuffer(): unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/api/external-tasks/claim`,
+      {
+        method: "POST",
+        agent: false,
+        headers: { ...bearer(credential), "content-type": "application/json" },
+        signal: abort.signal,
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve({ arrayBuffer: () => undefined }));
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify({ worker_id: `w${++workers}`, wait_ms: 15_000 }));
   });
 }
 
@@ -63,12 +79,15 @@ describe("callers past their share", () => {
     secret?.dispose();
   });
 
-  const hold = async (credential: string) => {
+  /** Starts a held claim; resolves once it is answered (its wait ended, or it was aborted). */
+  const hold = (credential: string): Promise<unknown> => {
     const abort = new AbortController();
     holds.push(abort);
-    heldClaim(server.url, credential, abort).catch(() => undefined);
-    return abort;
+    return heldClaim(server.url, credential, abort)
+      .then((res) => res.arrayBuffer())
+      .catch(() => undefined);
   };
+
   /** GETs /api/instances as `credential` until the answer is `status` (the hang guard is the test's timeout). */
   const getUntil = async (credential: string, status: number | ((s: number) => boolean)): Promise<Response> => {
     const wanted = typeof status === "number" ? (s: number) => s === status : status;
@@ -79,6 +98,23 @@ describe("callers past their share", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
+
+  // First, on a server no flood has touched yet (after one, fetch's pooled connections are the server's to close).
+  it("refuse one credential's request past --limit-requests-per-credential with 429 and Retry-After, and serve it again once one ends", async () => {
+    const ann = await mintJwt({ sub: "ann@example.com", perms: ["worker", "read"] });
+    const held = [hold(ann), hold(ann)];
+    // Once both claims are in flight, a third request of Ann's is refused.
+    const res = await getUntil(ann, 429);
+    expect(res.headers.get("retry-after")).toBe("1");
+    const body = (await res.json()) as { code: string; error: string };
+    expect(body.code).toBe("unavailable");
+    expect(body.error).toContain("this credential already has 2 requests in progress (--limit-requests-per-credential");
+    // When the claims' waits end, Ann is served again.
+    await Promise.all(held);
+    const after = await getUntil(ann, (s) => s !== 429);
+    expect(after.status, "served again").toBe(200);
+    for (const h of holds.splice(0)) h.abort();
+  });
 
   it("answer 150 concurrent bogus-token requests with 401 or 429 while /healthz answers every probe", async () => {
     // Ready first: on PostgreSQL the first probe also opens the ping's own connection.
@@ -111,25 +147,9 @@ describe("callers past their share", () => {
     expect(lines.length).toBeGreaterThanOrEqual(1);
   });
 
-  it("refuse one credential's request past --limit-requests-per-credential with 429 and Retry-After, and serve it again once one ends", async () => {
-    const ann = await mintJwt({ sub: "ann@example.com", perms: ["worker", "read"] });
-    await hold(ann);
-    await hold(ann);
-    // Once both claims are in flight, a third request of Ann's is refused.
-    const res = await getUntil(ann, 429);
-    expect(res.headers.get("retry-after")).toBe("1");
-    const body = (await res.json()) as { code: string; error: string };
-    expect(body.code).toBe("unavailable");
-    expect(body.error).toContain("this credential already has 2 requests in progress (--limit-requests-per-credential");
-    // When the claims' waits end, Ann is served again.
-    const after = await getUntil(ann, (s) => s !== 429);
-    expect(after.status, "served again").toBe(200);
-    for (const h of holds.splice(0)) h.abort();
-  });
-
   it("refuse an address past --limit-requests-per-address with 429 before authenticating it", async () => {
     for (const sub of ["a@example.com", "b@example.com", "c@example.com"])
-      await hold(await mintJwt({ sub, perms: ["worker"] }));
+      void hold(await mintJwt({ sub, perms: ["worker"] }));
     // Once the three claims are in flight, a fourth request from this address is refused
     // before its credential is looked at: 429, where authentication would have said 401.
     const res = await getUntil("svc_sk_not-even-looked-up", (s) => s !== 401);
@@ -146,6 +166,14 @@ describe("connections", () => {
     server = await startServer({ args: ["--header-timeout-ms", "1000", "--max-connections", "50"] });
   });
   afterAll(() => server?.stop());
+
+  it("answer everything with X-Content-Type-Options: nosniff", async () => {
+    for (const path of ["/healthz", "/api/instances", "/api/nowhere", "/public/docs/", "/public/openapi.json"]) {
+      const res = await fetch(`${server.url}${path}`);
+      await res.arrayBuffer();
+      expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
+    }
+  });
 
   it("that send nothing, or half a request head, are answered 408 naming the flags and closed", async () => {
     const silent = await open(server.url);
