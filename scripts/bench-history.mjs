@@ -48,7 +48,8 @@ export async function historyRun(shared, sizes) {
     await api0.stop();
     const columns = (await sql`select column_name from information_schema.columns where table_name = 'instances' order by ordinal_position`).map((r) => r.column_name);
     const table = [];
-    let roots = 0;
+    // Roots are numbered on from those a kept database already holds (ids stay unique).
+    let [{ roots }] = await sql`select count(*)::int as roots from instances where parent_id is null`;
     for (const size of sizes) {
       const [{ n }] = await sql`select count(*)::int as n from instances`;
       const wantRoots = Math.max(0, Math.round((size - n) / (1 + (TREE_PER_10000 * TREE_CHILDREN) / 10000)));

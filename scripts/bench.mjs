@@ -102,6 +102,8 @@ function log(...parts) {
 
 // ---------- PostgreSQL (TOOLCHAIN.md §4, but with default durability) ----------
 async function startPostgres() {
+  // --history on a database a previous run kept (BENCH_KEEP_DATABASE): measured in place, grown only past its size.
+  if (process.env.BENCH_HISTORY_DATABASE) return { url: process.env.BENCH_HISTORY_DATABASE, settings: "existing database (BENCH_HISTORY_DATABASE)" };
   if (process.env.BENCH_DATABASE_URL) {
     const admin = process.env.BENCH_DATABASE_URL;
     const name = `baton_bench_${process.pid}`;

@@ -6,8 +6,10 @@
 // To add a limit: a field in ServerLimits, an entry in LIMITS, a row in docs/limits.md.
 import { DEFAULT_EVAL_LIMITS, type EvalLimitKind, type EvalLimits } from "@baton/expr";
 import { DEFAULT_DEFINITION_LIMITS, type DefinitionLimits } from "@baton/model";
+import { CONNECTION_FLAGS, type ConnectionLimits } from "@baton/http-edge";
 
-export interface ServerLimits {
+// The connection flags are both servers' (packages/http-edge, docs/limits.md "Connections"): listed here like every other limit.
+export interface ServerLimits extends ConnectionLimits {
   /** Expression nodes one evaluation may visit. */
   evalSteps: number;
   /** Characters (as JSON) of any value one evaluation builds. */
@@ -62,6 +64,12 @@ export interface ServerLimits {
   scheduleFiresKept: number;
   /** Rows counted on each side of a list page (items_before/items_after); past it the count is marked inexact. */
   pageCount: number;
+  /** Requests one client address may have in flight at once, counted before authentication. */
+  requestsPerAddress: number;
+  /** Requests one credential (API token, JWT subject) may have in flight at once. */
+  requestsPerCredential: number;
+  /** Seconds a JWT may be valid for, from its iat (or from now) to its exp. */
+  jwtLifetime: number;
 }
 
 export interface LimitFlag {
@@ -313,6 +321,31 @@ export const LIMITS: readonly LimitFlag[] = [
     default: 1_000,
     min: 100,
   },
+  {
+    key: "requestsPerAddress",
+    flag: "limit-requests-per-address",
+    description:
+      "requests one client address may have in flight at once (counted before authentication; the sign-in proxy is one address for everyone behind it); more are refused with 429",
+    default: 256,
+    min: 1,
+  },
+  {
+    key: "requestsPerCredential",
+    flag: "limit-requests-per-credential",
+    description:
+      "requests one credential (an API token; a JWT's subject, one person through the sign-in proxy) may have in flight at once; more are refused with 429",
+    default: 64,
+    min: 1,
+  },
+  {
+    key: "jwtLifetime",
+    flag: "limit-jwt-lifetime",
+    description:
+      "seconds a JWT may be valid for, from its iat (or from now when it has none) to its exp; a longer one is refused with 401 (the sign-in proxy mints 60 s ones)",
+    default: 3600,
+    min: 10,
+  },
+  ...CONNECTION_FLAGS,
 ];
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze(

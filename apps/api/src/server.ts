@@ -1,6 +1,8 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { guardConnections, serverOptions } from "@baton/http-edge";
 import { serve, type ServerType } from "@hono/node-server";
 import { createAuthenticator } from "./auth/index.js";
 import type { ServerConfig } from "./config.js";
@@ -8,7 +10,7 @@ import { createEngine, endClaimWaits, startRetention } from "./engine/index.js";
 import { handlers } from "./handlers/index.js";
 import { createApp } from "./http/app.js";
 import { answerClientErrors } from "./http/client-errors.js";
-import type { Logger } from "@baton/log";
+import { type Logger, throttledLog } from "@baton/log";
 import type { Services } from "./services.js";
 import { createClock } from "./clock.js";
 import { openDatabase } from "./storage/db.js";
@@ -20,6 +22,7 @@ import { startSampler } from "./metrics/sampler.js";
 import { connectionAccepted } from "./event-loop.js";
 import { ambiguousVariables, withholdGlobals } from "./setting-grants.js";
 import { definitionsDeclaringConfig } from "./definitions/store.js";
+import { useObjectKey } from "./storage/object-key.js";
 
 export interface RunningServer {
   url: string;
@@ -55,6 +58,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   const database = await openDatabase({ url: config.dbUrl, dataDir: config.dataDir, timeouts: config.dbTimeouts });
   boundDefinitionCaches(database.db, config.limits.definitionCache);
   await warnAboutSettings(database.db, config, log);
+  await useObjectKey(database.db);
   const clock = createClock();
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let engine: Services["engine"] | undefined;
@@ -106,8 +110,23 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
     };
     const app = createApp(services, handlers, authenticator);
     const address = await new Promise<AddressInfo>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => resolve(info));
+      const s = serve(
+        {
+          fetch: app.fetch,
+          hostname: config.host,
+          port: config.port,
+          serverOptions: serverOptions(config.limits),
+        },
+        (info) => resolve(info),
+      );
       s.on("connection", connectionAccepted);
+      // docs/limits.md "Connections": the timeouts above, the cap here; refusals logged at most every 10 s.
+      const refusals = throttledLog((msg, fields) => log.warn(msg, fields), 10_000);
+      guardConnections(s as Server, config.limits, (what) =>
+        refusals.log(what, `connection ${what}: --max-connections (${config.limits.maxConnections}) are open`, {
+          max_connections: config.limits.maxConnections,
+        }),
+      );
       s.once("error", reject);
       answerClientErrors(s);
       server = s;

@@ -3,7 +3,10 @@
 // shares with --share-global. A global not shared is withheld: taken out of the server's
 // environment at start, so no definition can read it under any name.
 import type { Definition } from "@baton/model";
+import { definitionsDeclaringConfig } from "./definitions/store.js";
 import { configVariables } from "./engine/advance/config-root.js";
+import { invalid } from "./refusal.js";
+import type { Db } from "./storage/db.js";
 
 const GLOBAL = /^BATON_GLOBAL_(.+)$/;
 
@@ -47,4 +50,39 @@ export function ambiguousVariables(definitions: readonly Definition[], env: Node
     .filter(([, set]) => new Set([...set].map((reader) => reader.slice(0, reader.lastIndexOf(".")))).size > 1)
     .map(([variable, set]) => ({ variable, readers: [...set].sort() }))
     .sort((a, b) => a.variable.localeCompare(b.variable));
+}
+
+/** A definition about to be registered: its process, its settings, and where it sits in the body. */
+export interface IncomingSettings {
+  name: string;
+  settings: string[];
+  /** The body path of the definition, e.g. `body` or `body.definitions[2]`. */
+  path: string;
+}
+
+/**
+ * Refuses (400) a registration whose setting would read the variable of a setting of another
+ * process, stored or in the same request: two processes' settings never share a variable
+ * (docs/security.md "The secret model"). Versions of one process may.
+ */
+export async function refuseSettingCollisions(db: Db, incoming: readonly IncomingSettings[]): Promise<void> {
+  if (incoming.every((definition) => definition.settings.length === 0)) return;
+  const owners = new Map<string, { process: string; setting: string }>();
+  for (const stored of await definitionsDeclaringConfig(db))
+    for (const setting of Object.keys(stored.config_schema?.properties ?? {}))
+      owners.set(configVariables(stored.name, setting)[0], { process: stored.name, setting });
+  const problems: { path: string; message: string }[] = [];
+  for (const definition of incoming) {
+    for (const setting of definition.settings) {
+      const [variable] = configVariables(definition.name, setting);
+      const owner = owners.get(variable);
+      if (owner !== undefined && owner.process !== definition.name)
+        problems.push({
+          path: `${definition.path}.config_schema.properties.${setting}`,
+          message: `setting "${setting}" of process "${definition.name}" would read ${variable}, the variable of setting "${owner.setting}" of process "${owner.process}"; rename the setting (settings of two processes never share a variable, docs/security.md "The secret model")`,
+        });
+      else owners.set(variable, { process: definition.name, setting });
+    }
+  }
+  if (problems.length > 0) throw invalid(problems[0]!.message, problems);
 }

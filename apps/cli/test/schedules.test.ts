@@ -69,4 +69,20 @@ describe("schedules", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/cron\[0\]/);
   });
+
+  it("compat between channels prints a warning for a bound schedule whose input the new version refuses", async () => {
+    const dir = fixtureDir({
+      "v2.yaml":
+        "name: report\ninput_schema: {type: object, properties: {day: {type: integer}}, required: [day]}\ntasks: [{id: build}]\n",
+      "bound.yaml":
+        'kind: schedule\nname: bound\nprocess: report\nchannel: prod\nevery: 1h\npaused: true\ninput: {day: "$: schedule.fire_time"}\n',
+    });
+    expect((await cli(["channels", "set", "report", "prod", "1"])).code).toBe(0);
+    expect((await cli(["deploy", "bound.yaml"], dir)).code).toBe(0);
+    expect((await cli(["deploy", "v2.yaml", "--channel", "next"], dir)).code).toBe(0);
+    const run = await cli(["compat", "--from", "prod", "--to", "next"]);
+    expect(run.stdout).toMatch(
+      /warning: schedule "bound" would start version 2 of "report" on "prod" with an input it refuses/,
+    );
+  });
 });

@@ -21,7 +21,7 @@ export const ERROR_BODY_SCHEMA: JsonSchema = {
       type: "string",
       enum: API_CODES,
       description:
-        "Machine code; fixed per HTTP status (invalid 400, unauthenticated 401, forbidden 403, not_found 404, conflict 409, internal 500, unsupported 501, unavailable 503).",
+        "Machine code; fixed per HTTP status (invalid 400, unauthenticated 401, forbidden 403, not_found 404, conflict 409, internal 500, unsupported 501, unavailable 503, and 429 for a caller over its share).",
     },
     error: { type: "string", description: "What went wrong and what to do about it, as a sentence." },
     fields: {
@@ -43,8 +43,12 @@ export const ERROR_BODY_SCHEMA: JsonSchema = {
   required: ["code", "error"],
 };
 
-/** The ApiCode of an HTTP status (the inverse of API_CODE_STATUS); other 4xx are `invalid`, other 5xx `internal`. */
+/**
+ * The ApiCode of an HTTP status (the inverse of API_CODE_STATUS); 429 (a caller over its share,
+ * docs/api.md "Errors") is `unavailable`, other 4xx are `invalid`, other 5xx `internal`.
+ */
 export function apiCodeOfStatus(status: number): ApiCode {
+  if (status === 429) return "unavailable";
   for (const code of API_CODES) if (API_CODE_STATUS[code] === status) return code;
   return status >= 500 ? "internal" : "invalid";
 }

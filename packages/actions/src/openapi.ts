@@ -26,6 +26,9 @@ const GENERIC_ERROR: Record<number, string> = {
 
 const AUTH_STATUSES = [401, 403];
 
+const CALLER_OVER_SHARE =
+  "This client address or this credential already has as many requests in progress as the server allows (`--limit-requests-per-address`, `--limit-requests-per-credential`); retry after `Retry-After` seconds";
+
 const DATABASE_UNAVAILABLE =
   "The database is unreachable (stopped, restarting, or a statement ran past the server's timeout); retry after `Retry-After` seconds. A request whose connection died while it committed may have taken effect";
 
@@ -108,6 +111,14 @@ function operation(spec: ActionSpec): Record<string, unknown> {
     if (responses[status]) continue; // a declared response (healthz 503) describes that status itself
     responses[status] = errorResponse(status, spec.errorDescriptions?.[status] ?? GENERIC_ERROR[status] ?? "Error.");
   }
+  // Extension (docs/limits.md "Callers"): every endpoint but the probes answers 429 to a caller over its share.
+  if (spec.permissions !== "public")
+    responses[429] ??= {
+      ...(errorResponse(429, CALLER_OVER_SHARE) as object),
+      headers: {
+        "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
+      },
+    };
   // Extension (docs/api.md): every endpoint needs the database, and answers 503 while it is unreachable.
   responses[503] ??= {
     ...(errorResponse(503, DATABASE_UNAVAILABLE) as object),

@@ -5,6 +5,7 @@ export * from "./http.js";
 export * from "./listening-process.js";
 export * from "./poll.js";
 export * from "./private-postgres.js";
+export * from "./pgbouncer.js";
 export { holdToContract } from "./response-contract.js";
 export * from "./server.js";
 export * from "./upstream.js";

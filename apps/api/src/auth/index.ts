@@ -1,7 +1,7 @@
 import { type ServerConfig, isLoopback } from "../config.js";
 import type { Principal } from "./principal.js";
 import { ApiError } from "../http/api-error.js";
-import type { Logger } from "@baton/log";
+import { type Logger, type ThrottledLog, throttledLog } from "@baton/log";
 import type { Clock } from "../clock.js";
 import type { Db } from "../storage/db.js";
 import { parseBearerCredential } from "./bearer-credential.js";
@@ -64,36 +64,48 @@ export async function createAuthenticator(
     auth: "token",
     jwt: jwt ? { issuer: jwt.issuer, audience: jwt.audience } : false,
   });
-  return { authenticate: (header) => authenticateBearer(header, { db, clock, log, jwt }) };
+  // Anyone can send refused credentials as fast as they like: a line per reason per 10 s.
+  const refusals = throttledLog((msg, fields) => log.info(msg, fields), 10_000);
+  return { authenticate: (header) => authenticateBearer(header, { db, clock, log, jwt, refusals }) };
 }
 
 async function authenticateBearer(
   header: string | undefined,
-  deps: { db: Db; clock: Clock; log: Logger; jwt: JwtSettings | null },
+  deps: { db: Db; clock: Clock; log: Logger; jwt: JwtSettings | null; refusals: ThrottledLog },
 ): Promise<Principal> {
   const credential = parseBearerCredential(header);
-  if (credential.kind === "refused") throw refuse(deps.log, credential.reason, "none");
+  if (credential.kind === "refused") throw refuse(deps.refusals, credential.reason, "none");
   if (credential.kind === "token") {
     const verdict = await authenticateToken(deps.db, credential.secret, deps.clock.now());
-    if (!verdict.ok) throw refuse(deps.log, verdict.reason, "token", verdict.tokenId);
+    if (!verdict.ok) throw refuse(deps.refusals, verdict.reason, "token", verdict.tokenId);
     deps.log.debug("authenticated", { actor: verdict.principal.actor, credential: "token" });
     return verdict.principal;
   }
   if (!deps.jwt) {
     throw refuse(
-      deps.log,
+      deps.refusals,
       "this server accepts no JWTs: it was started without --jwt-secret-file, --jwt-issuer and --jwt-audience",
       "jwt",
     );
   }
   const verdict = await verifyJwt(credential.jwt, deps.jwt, deps.clock.now());
-  if (!verdict.ok) throw refuse(deps.log, verdict.reason, "jwt");
+  if (!verdict.ok) throw refuse(deps.refusals, verdict.reason, "jwt");
   deps.log.debug("authenticated", { actor: verdict.principal.actor, credential: "jwt" });
   return verdict.principal;
 }
 
-// Logged fields are the reason and the token id only: never the header, secret or JWT.
-function refuse(log: Logger, reason: string, credential: "none" | "token" | "jwt", tokenId?: string): ApiError {
-  log.info("credential refused", tokenId ? { credential, reason, token_id: tokenId } : { credential, reason });
+// Logged fields are the reason and the token id only: never the header, secret or JWT. At most
+// one line per credential kind and reason per 10 s, with the count of those held back.
+function refuse(
+  refusals: ThrottledLog,
+  reason: string,
+  credential: "none" | "token" | "jwt",
+  tokenId?: string,
+): ApiError {
+  refusals.log(
+    `${credential}:${reason}`,
+    "credential refused",
+    tokenId ? { credential, reason, token_id: tokenId } : { credential, reason },
+  );
   return unauthenticated(reason);
 }

@@ -7,7 +7,9 @@ import type { JwtSettings } from "./jwt-verifier.js";
  * null when none is given, an Error (one line) when only some are or the secret file is bad.
  */
 export function loadJwtSettings(
-  config: Pick<ServerConfig, "jwtSecretFile" | "jwtIssuer" | "jwtAudience">,
+  config: Pick<ServerConfig, "jwtSecretFile" | "jwtIssuer" | "jwtAudience"> & {
+    limits: Pick<ServerConfig["limits"], "jwtLifetime">;
+  },
 ): JwtSettings | null {
   const flags = {
     "--jwt-secret-file": config.jwtSecretFile,
@@ -22,5 +24,10 @@ export function loadJwtSettings(
       `JWT sign-in needs --jwt-secret-file, --jwt-issuer and --jwt-audience together; missing ${missing.join(" and ")}`,
     );
   }
-  return { key: readJwtSecretFile(config.jwtSecretFile!), issuer: config.jwtIssuer!, audience: config.jwtAudience! };
+  return {
+    key: readJwtSecretFile(config.jwtSecretFile!),
+    issuer: config.jwtIssuer!,
+    audience: config.jwtAudience!,
+    maxLifetimeSeconds: config.limits.jwtLifetime,
+  };
 }

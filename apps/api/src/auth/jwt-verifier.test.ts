@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { JWT_CLOCK_TOLERANCE_SECONDS, type JwtSettings, verifyJwt } from "./jwt-verifier.js";
 
 const key = new TextEncoder().encode("0123456789abcdef0123456789abcdef");
-const settings: JwtSettings = { key, issuer: "baton-proxy", audience: "baton" };
+const settings: JwtSettings = { key, issuer: "baton-proxy", audience: "baton", maxLifetimeSeconds: 3600 };
 const NOW = Date.UTC(2026, 0, 1, 12);
 const nowSec = NOW / 1000;
 
@@ -34,6 +34,22 @@ async function reason(jwt: string, now = NOW): Promise<string> {
 }
 
 describe("verifyJwt", () => {
+  it("refuses a JWT valid for longer than --limit-jwt-lifetime, exp 1e300 included, counted from iat or from now", async () => {
+    const tooLong =
+      'the JWT is valid for longer than 3600 s (--limit-jwt-lifetime, docs/auth.md "JWTs from the sign-in proxy"); mint shorter-lived ones';
+    expect(await reason(await mint({ exp: 1e300 }))).toBe(tooLong);
+    expect(await reason(await mint({ exp: nowSec + 3600 + JWT_CLOCK_TOLERANCE_SECONDS + 1 }))).toBe(tooLong);
+    expect(await reason(await mint({ exp: nowSec + 3600 }))).toBe("accepted");
+    const withoutIat = await new SignJWT({ perms: ["read"] })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer(settings.issuer)
+      .setAudience(settings.audience)
+      .setSubject("ada@example.com")
+      .setExpirationTime(nowSec + 7200)
+      .sign(key);
+    expect(await reason(withoutIat)).toBe(tooLong);
+  });
+
   it("accepts a valid token: the actor is sub and the permissions are perms", async () => {
     const verdict = await verifyJwt(await mint({ claims: { perms: ["read", "operate"] } }), settings, NOW);
     expect(verdict).toEqual({ ok: true, principal: { actor: "ada@example.com", perms: ["read", "operate"] } });
@@ -170,7 +186,7 @@ describe("verifyJwt", () => {
         .setIssuer(settings.issuer)
         .setAudience(settings.audience)
         .setIssuedAt(iat)
-        .setExpirationTime(iat + 7200)
+        .setExpirationTime(iat + 60)
         .sign(key);
     expect(await reason(await issuedAt(nowSec + 3600))).toBe(
       `the JWT was issued in the future (iat is more than ${JWT_CLOCK_TOLERANCE_SECONDS} s ahead of this server's clock)`,

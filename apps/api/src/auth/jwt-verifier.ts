@@ -7,6 +7,8 @@ export interface JwtSettings {
   key: Uint8Array;
   issuer: string;
   audience: string;
+  /** `--limit-jwt-lifetime`: the longest span from iat (or now) to exp accepted. */
+  maxLifetimeSeconds: number;
 }
 
 /** Clock skew tolerated between the sign-in proxy and this service, on `exp`, `nbf` and `iat`. */
@@ -21,7 +23,8 @@ export type JwtVerdict = { ok: true; principal: Principal } | { ok: false; reaso
  * Verifies a JWT minted by the sign-in proxy: HS256 only (so `alg: none` and asymmetric
  * algorithms are refused), signed with the shared secret, `iss` and `aud` equal to the
  * settings, `exp` required and not past, `iat` (when present) not in the future, both with
- * JWT_CLOCK_TOLERANCE_SECONDS (`now` is the service clock). The person is `sub`, which may
+ * JWT_CLOCK_TOLERANCE_SECONDS (`now` is the service clock), and `exp` at most
+ * `maxLifetimeSeconds` after `iat` (or after now without one). The person is `sub`, which may
  * not start with `token:` (an API token's actor in audit records). `perms` must be an array of
  * strings; names that are not permissions are dropped (they admit nothing, and no message
  * repeats them). The reasons never quote the token or its claims.
@@ -45,6 +48,17 @@ export async function verifyJwt(jwt: string, settings: JwtSettings, now: number)
     return {
       ok: false,
       reason: `the JWT was issued in the future (iat is more than ${JWT_CLOCK_TOLERANCE_SECONDS} s ahead of this server's clock)`,
+    };
+  }
+  // jose accepts any future exp (1e300 included): a stolen JWT would then never expire.
+  const from = typeof payload.iat === "number" ? payload.iat : Math.floor(now / 1000);
+  if (
+    typeof payload.exp !== "number" ||
+    payload.exp - from > settings.maxLifetimeSeconds + JWT_CLOCK_TOLERANCE_SECONDS
+  ) {
+    return {
+      ok: false,
+      reason: `the JWT is valid for longer than ${settings.maxLifetimeSeconds} s (--limit-jwt-lifetime, docs/auth.md "JWTs from the sign-in proxy"); mint shorter-lived ones`,
     };
   }
   const sub = payload.sub;

@@ -52,6 +52,8 @@ export interface DecodedText {
   hash: string;
   raises: string[];
   children: ChildReference[];
+  /** The names of its settings (`config_schema` properties). */
+  settings: string[];
   /** JSON text of its ValidateResult (validate only). */
   validated?: string;
 }
@@ -133,6 +135,7 @@ function decoder(job: RequestJob) {
       hash,
       raises: declaredRaises(def),
       children: childReferences(def),
+      settings: Object.keys(def.config_schema?.properties ?? {}),
     };
     if (validate) {
       // The version it would get if registered now: the latest when unchanged, else the next.

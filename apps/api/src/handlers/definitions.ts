@@ -10,6 +10,7 @@ import { type ListSpec, mapPage, paginate } from "../views/pagination.js";
 import { type Db, inTransaction } from "../storage/db.js";
 import { channels, definitionPins, definitions } from "../storage/schema/index.js";
 import { iso } from "../format.js";
+import { refuseSettingCollisions } from "../setting-grants.js";
 import { actorLabels, withActorLabel } from "../views/actor-labels.js";
 
 type DefinitionRow = typeof definitions.$inferSelect;
@@ -76,6 +77,7 @@ export const definitionHandlers = {
     );
     const checked = request.definitions[0]!;
     const name = checked.name;
+    await refuseSettingCollisions(db, [{ name, settings: checked.settings, path: "body" }]);
     const result = await inTransaction(db, async (tx) => {
       await lockProcessName(tx, name);
       return saveDefinition(tx, checked, principal.actor, clock.now());
@@ -121,6 +123,10 @@ export const definitionHandlers = {
     );
     const checked = request.definitions;
     const channel = request.channel!;
+    await refuseSettingCollisions(
+      db,
+      checked.map((def, i) => ({ name: def.name, settings: def.settings, path: `body.definitions[${i}]` })),
+    );
     const now = clock.now();
     const results = await inTransaction(db, async (tx) => {
       // Lock in name order so two batches over the same processes cannot deadlock.

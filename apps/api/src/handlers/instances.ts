@@ -116,7 +116,7 @@ export const instanceHandlers = {
     const ref = params.ref!;
     if (!REF.test(ref))
       throw invalid(
-        `object ref "${ref}" is malformed; expected the 64 hex digits of a sha256, as listed under objects[].ref of an instance detail`,
+        `object ref "${ref}" is malformed; expected 64 hex digits, as listed under objects[].ref of an instance detail`,
         [{ path: "path.ref", message: "not 64 hex digits" }],
       );
     const hit = (await loadObjects(services.db, [ref.toLowerCase()])).get(ref.toLowerCase());

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the request path of every route in one place and in its order (callers, authenticate,
+// authorize, validate, handler; docs/architecture.md "Request path"), with the error mapping all of them share.
 import { type ActionName, type ActionSpec, buildOpenApi, docsHtml, registry } from "@baton/actions";
 import { type Json, stringifyJson } from "@baton/expr";
 import type { IncomingMessage } from "node:http";
@@ -13,6 +15,7 @@ import { precompile, validateBody, validateParams, validateQuery } from "./reque
 import { serveDocsAsset } from "./docs-assets.js";
 import { type Admission, admission, LARGE_BODY_CHARS } from "./admission.js";
 import { parseBodyJson } from "./body-json.js";
+import { createCallerGate } from "./caller-limits.js";
 import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavailable.js";
 import { errorText, errorStack } from "../loggable-error.js";
 import type { UnparsedBody } from "../definitions/decode-request.js";
@@ -206,6 +209,10 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     flag: "--max-definition-body",
   };
   const largeBodies = admission(1);
+  const callers = createCallerGate({
+    perAddress: services.config.limits.requestsPerAddress,
+    perCredential: services.config.limits.requestsPerCredential,
+  });
   for (const action of registry) {
     // The registry validated the request against this action's own schemas just below.
     const handler = handlers[action.name as ActionName] as ActionHandler<ActionName> | undefined;
@@ -214,11 +221,22 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     const unparsed = DEFINITION_ACTIONS.has(action.name);
     app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
       actionOf.set(c.req.raw, action.name);
-      const principal =
-        action.permissions === "public"
-          ? PUBLIC_PRINCIPAL
-          : await authenticator.authenticate(c.req.header("authorization"));
-      if (action.permissions !== "public") authorize(principal, action);
+      // The probes are never counted: a flood must not make a replica look dead.
+      const counted = action.permissions !== "public";
+      // Before authentication: a flood of bogus credentials costs a map lookup, not a token lookup.
+      const leaveAddress = counted ? callers.enterAddress(c) : undefined;
+      let leaveCredential: (() => void) | undefined;
+      try {
+        const principal = counted ? await authenticator.authenticate(c.req.header("authorization")) : PUBLIC_PRINCIPAL;
+        if (counted) authorize(principal, action);
+        if (counted && principal.actor !== null) leaveCredential = callers.enterCredential(principal.actor);
+        return await handleAction(c, principal);
+      } finally {
+        leaveCredential?.();
+        leaveAddress?.();
+      }
+    });
+    const handleAction = async (c: Context<Env>, principal: Principal): Promise<Response> => {
       const params = validateParams(action, c.req.param() as Record<string, string>);
       const rawQuery: Record<string, string> = {};
       for (const [key, value] of searchParams(c.req.url)) {
@@ -273,7 +291,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
       } finally {
         turn.leave?.();
       }
-    });
+    };
   }
 
   app.get("/public/openapi.json", () => jsonResponse(200, openapi));

@@ -12,7 +12,11 @@ const ANSWERS: Record<string, [number, string, string]> = {
     "Request Header Fields Too Large",
     "the request's headers (the URL included) are larger than 16384 bytes, the most the server reads; send a shorter URL or shorter headers",
   ],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, "Request Timeout", "the request did not arrive in time"],
+  ERR_HTTP_REQUEST_TIMEOUT: [
+    408,
+    "Request Timeout",
+    "the request did not arrive in time (--header-timeout-ms for its head, --request-timeout-ms for all of it; docs/limits.md)",
+  ],
 };
 
 export function answerClientErrors(server: ServerType): void {

@@ -1,12 +1,12 @@
-import { createHash } from "node:crypto";
-import { isLosslessNumber, type Json, parseJson, stringifyJson } from "@baton/expr";
+import { isLosslessNumber, type Json, parseWrittenJson, stringifyJson } from "@baton/expr";
 import { inArray, sql } from "drizzle-orm";
 import type { Clock } from "../clock.js";
 import type { Db } from "./db.js";
+import { keyedRef } from "./object-key.js";
 import { objects } from "./schema/index.js";
 
 // Externalized values: a subtree of a state/output JSON value is stored once in `objects`
-// under the sha256 of its JSON text and replaced by the placeholder {"$ref": "<hex>"}.
+// under a keyed hash of its JSON text (object-key.ts) and replaced by the placeholder {"$ref": "<hex>"}.
 // A stored object never contains placeholders itself (it is always an original subtree), so
 // GET /objects/{ref} returns plain data and resolving is one round trip.
 
@@ -29,7 +29,7 @@ export function isPlaceholder(value: Json): value is { $ref: string } {
 }
 
 export function refOf(jsonText: string): ObjectRef {
-  return createHash("sha256").update(jsonText).digest("hex");
+  return keyedRef(jsonText);
 }
 
 /** Where every placeholder sits in `value` (array indices as decimal strings), in document order. */
@@ -192,7 +192,7 @@ export async function objectSizes(tx: Db, refs: readonly string[]): Promise<Map<
 export async function loadObject(tx: Db, ref: string): Promise<Json | undefined> {
   const found = await loadObjects(tx, [ref]);
   const hit = found.get(ref);
-  return hit ? parseJson(hit.text) : undefined;
+  return hit ? parseWrittenJson(hit.text) : undefined;
 }
 
 /**
@@ -208,7 +208,7 @@ export async function resolveRefs(tx: Db, value: Json): Promise<Json> {
   );
   return spliceRefs(value, (ref) => {
     const hit = found.get(ref);
-    return hit ? parseJson(hit.text) : undefined;
+    return hit ? parseWrittenJson(hit.text) : undefined;
   });
 }
 

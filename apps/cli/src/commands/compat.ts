@@ -34,7 +34,11 @@ export function registerCompat(program: Command, makeContext: ContextFactory): v
         const api = await ctx.api();
         const response = await api.call("compatDefinitions", { body });
         if (ctx.out.json) ctx.out.printJson(response);
-        else printCompatReport(ctx.out, response);
+        else {
+          printCompatReport(ctx.out, response);
+          // docs/schedules.md "Checked before it runs": schedules the move would start with a refused input.
+          for (const warning of response.schedule_warnings ?? []) ctx.out.print(`warning: ${warning.message}`);
+        }
         if (!response.passes) {
           const gating = (response.processes ?? [])
             .flatMap((report) => report.issues ?? [])

@@ -4,3 +4,4 @@ export * from "./tokens.js";
 export * from "./external.js";
 export * from "./start-requests.js";
 export * from "./schedules.js";
+export * from "./object-keys.js";

@@ -4,9 +4,10 @@
 //     is the secret CRM_TOKEN of process `orders`;
 //  2. process `thief` declares PAYMENT_KEY non-secret to read BATON_GLOBAL_PAYMENT_KEY, which
 //     `billing` declares secret.
-// Either value is now `***` in every list, detail, log and error and on the server's stderr,
+// The first is refused at registration (two processes' settings never share a variable); the
+// second value is `***` in every list, detail, log and error and on the server's stderr,
 // whatever process reads it; a global the operator does not share (--share-global) is read by
-// no process, and the variable two processes' settings collide on is warned about at start.
+// no process, with a warning at start.
 import { client, type SharedDatabase, sharedDatabase, startServer, type TestServer, until } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deploy, start } from "../../support/instances-fixtures.js";
@@ -56,7 +57,6 @@ beforeAll(async () => {
   await deploy(api, { name: "orders", config_schema: secretSetting("CRM_TOKEN"), tasks: [{ id: "a" }] });
   await deploy(api, { name: "billing", config_schema: secretSetting("PAYMENT_KEY"), tasks: [{ id: "a" }] });
   // The attackers: plain settings reading the owners' values.
-  await deploy(api, leaking("orders-crm", "TOKEN"));
   await deploy(api, leaking("thief", "PAYMENT_KEY"));
   await deploy(api, leaking("sneak", "UNSHARED_KEY"));
 }, 120_000);
@@ -96,24 +96,44 @@ async function failQuoting(id: string, value: string) {
   );
 }
 
-describe("a secret read by another process under a plain name", () => {
-  it.each([
-    ["orders-crm", "TOKEN", CRM_TOKEN],
-    ["thief", "PAYMENT_KEY", PAYMENT_KEY],
-  ])("%s reading %s shows *** in every list, detail, log, error and stderr line", async (process, _setting, secret) => {
-    const { id } = await start(api, { process });
-    await until("the instance to wait for its worker", async () =>
-      (await api.get(`/api/instances/${id}`)).body.task === "wait" ? true : undefined,
+describe("a setting whose variable is another process's", () => {
+  it("is refused at registration, alone or in a batch, with 400 naming the variable and its owner", async () => {
+    const alone = await api.put("/api/definitions", leaking("orders-crm", "TOKEN"));
+    expect(alone.status, alone.text).toBe(400);
+    expect(alone.body.code).toBe("invalid");
+    expect(alone.body.error).toBe(
+      'setting "TOKEN" of process "orders-crm" would read BATON_ORDERS_CRM_TOKEN, the variable of setting "CRM_TOKEN" of process "orders"; rename the setting (settings of two processes never share a variable, docs/security.md "The secret model")',
     );
-    const waiting = await everyView(id, process);
-    expect(waiting).toContain("***");
-    expect(waiting).not.toContain(secret);
-    await failQuoting(id, secret);
-    const failed = await everyView(id, process);
-    expect((await api.get(`/api/instances/${id}`)).body.error_message).toContain("upstream refused key ***");
-    expect(failed).not.toContain(secret);
-    expect(server.stderr()).not.toContain(secret);
+    expect(alone.body.fields).toEqual([{ path: "body.config_schema.properties.TOKEN", message: alone.body.error }]);
+    const batch = await api.put("/api/definitions/batch", {
+      channel: "prod",
+      definitions: [leaking("crm-a", "X_TOKEN"), leaking("crm-a-x", "TOKEN")],
+    });
+    expect(batch.status, batch.text).toBe(400);
+    expect(batch.body.fields[0].path).toBe("body.definitions[1].config_schema.properties.TOKEN");
+    expect((await api.get("/api/definitions?name=orders-crm")).body.items).toEqual([]);
+    expect((await api.get("/api/definitions?name=crm-a")).body.items, "nothing of the batch is stored").toEqual([]);
   });
+});
+
+describe("a secret read by another process under a plain name", () => {
+  it.each([["thief", "PAYMENT_KEY", PAYMENT_KEY]])(
+    "%s reading %s shows *** in every list, detail, log, error and stderr line",
+    async (process, _setting, secret) => {
+      const { id } = await start(api, { process });
+      await until("the instance to wait for its worker", async () =>
+        (await api.get(`/api/instances/${id}`)).body.task === "wait" ? true : undefined,
+      );
+      const waiting = await everyView(id, process);
+      expect(waiting).toContain("***");
+      expect(waiting).not.toContain(secret);
+      await failQuoting(id, secret);
+      const failed = await everyView(id, process);
+      expect((await api.get(`/api/instances/${id}`)).body.error_message).toContain("upstream refused key ***");
+      expect(failed).not.toContain(secret);
+      expect(server.stderr()).not.toContain(secret);
+    },
+  );
 });
 
 describe("a global the operator does not share", () => {
@@ -127,7 +147,7 @@ describe("a global the operator does not share", () => {
     expect(await everyView(id, "sneak")).not.toContain(UNSHARED);
   });
 
-  it("is named in a start-up warning, as is the variable two processes' settings collide on", async () => {
+  it("is named in a start-up warning", async () => {
     // Last: the database outlives this server (PGlite admits one process per data dir).
     await server.stop();
     const restarted = await startServer({
@@ -139,8 +159,6 @@ describe("a global the operator does not share", () => {
       const lines = restarted.stderr();
       expect(lines).toContain('"msg":"global setting withheld"');
       expect(lines).toContain("share it with --share-global UNSHARED_KEY");
-      expect(lines).toContain('"msg":"ambiguous setting variable"');
-      expect(lines).toContain('"readers":["orders-crm.TOKEN","orders.CRM_TOKEN"]');
       expect(lines).not.toContain(CRM_TOKEN);
       expect(lines).not.toContain(UNSHARED);
     } finally {

@@ -1,0 +1,4 @@
+CREATE TABLE "object_keys" (
+	"id" integer PRIMARY KEY NOT NULL,
+	"key" text NOT NULL
+);
