@@ -2,7 +2,8 @@
 #   docker build -f docker/api.Dockerfile -t baton-api .
 # The image holds only docker/deploy.sh's output (dist/, drizzle/ migrations, production
 # node_modules); apps/proxy/test/containers.test.ts runs that step and starts the result.
-FROM node:20-bookworm-slim AS build
+ARG NODE_IMAGE=node:20-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 RUN npm install -g --allow-scripts=pnpm pnpm@12.18.0
 COPY . .
@@ -10,7 +11,7 @@ RUN pnpm install --frozen-lockfile \
  && pnpm exec turbo run build --filter=@baton/api... \
  && sh docker/deploy.sh api /out
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /out /app

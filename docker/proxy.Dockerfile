@@ -3,7 +3,8 @@
 # Run it with a config (docs/proxy.md), e.g. mounted at /etc/baton/proxy.yaml:
 #   docker run -v ./proxy.yaml:/etc/baton/proxy.yaml:ro -p 8448:8448 baton-proxy
 # Without BATON_PROXY_CONFIG / --config it signs nobody in (local development only).
-FROM node:20-bookworm-slim AS build
+ARG NODE_IMAGE=node:20-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 RUN npm install -g --allow-scripts=pnpm pnpm@12.18.0
 COPY . .
@@ -11,7 +12,7 @@ RUN pnpm install --frozen-lockfile \
  && pnpm exec turbo run build --filter=@baton/proxy... --filter=@baton/web... \
  && sh docker/deploy.sh proxy /out
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     BATON_PROXY_UI_DIR=/app/web/dist
 WORKDIR /app

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { parseDuration } from "@baton/model";
+import { parseDurationWithUnit } from "@baton/model";
 import { isLogLevel, type LogLevel } from "@baton/log";
 import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.js";
 import { redactUrl } from "./format.js";
@@ -38,7 +38,7 @@ function camelCase(flag: string): string {
 function retentionDuration(value: string, _previous: number | undefined, name: string): number {
   let ms: number;
   try {
-    ms = parseDuration(value);
+    ms = parseDurationWithUnit(value);
   } catch (error) {
     throw new InvalidArgumentError(`${name}: ${(error as Error).message}`);
   }

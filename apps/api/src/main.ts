@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
+import { forgetFlagVariables, readFlagsFromEnvironment } from "@baton/flag-env";
 import { createLogger, type Logger } from "@baton/log";
 import { checkAuthConfig } from "./auth/index.js";
 import { registerTokensCommand } from "./commands/tokens.js";
@@ -107,4 +108,13 @@ function fatal(message: string): never {
   process.exit(1);
 }
 
+// Every flag is also BATON_<FLAG>, --db DATABASE_URL (docs/deploy.md "Configuration from the environment").
+try {
+  readFlagsFromEnvironment(program, "BATON_");
+} catch (error) {
+  fatal((error as Error).message);
+}
+// Parsed, the flags' variables leave the environment: a process's settings are BATON_<PROCESS>_<NAME>
+// variables too, and none may read the server's own (docs/deploy.md "Configuration from the environment").
+program.hook("preAction", () => forgetFlagVariables(program, "BATON_"));
 await program.parseAsync(process.argv);

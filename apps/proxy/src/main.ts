@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { CONNECTION_FLAGS, type ConnectionLimits } from "@baton/http-edge";
 import { Command, InvalidArgumentError } from "commander";
+import { readFlagsFromEnvironment } from "@baton/flag-env";
 import { loadConfigFile, type ProxyConfig } from "./config.js";
 import { isLoopbackHost, type ListenAddress, parseListenAddress } from "./listen-address.js";
 import { createLogger, isLogLevel } from "@baton/log";
@@ -19,17 +20,14 @@ export const DEFAULT_SERVER = "http://127.0.0.1:8449";
 const program = new Command("baton-proxy")
   .description("Baton sign-in proxy: serves the UI, signs people in and proxies the API with short-lived JWTs")
   .version(pkg.version, "--version", "print the version and exit")
-  .option(
-    "--config <path>",
-    "YAML config file (env BATON_PROXY_CONFIG); without one there is no login and requests pass as they are",
-  )
+  .option("--config <path>", "YAML config file; without one there is no login and requests pass as they are")
   .option(
     "--http <addr>",
     `listen address HOST:PORT or :PORT; overrides the config's listen (default ${DEFAULT_LISTEN} with a login, ${DEFAULT_LISTEN_NO_LOGIN} without)`,
   )
   .option(
     "--server <url>",
-    `the API to proxy to when no config is given (env BATON_SERVER; default ${DEFAULT_SERVER})`,
+    `the API to proxy to when no config is given (also env BATON_SERVER; default ${DEFAULT_SERVER})`,
   );
 // The connection flags, shared with baton-api (docs/limits.md "Connections").
 for (const f of CONNECTION_FLAGS)
@@ -46,7 +44,7 @@ program
     outputError: (text, write) => write(`baton-proxy: ${text.replace(/^error: /, "").trimEnd()} (see --help)\n`),
   })
   .action(async (opts: { config?: string; http?: string; server?: string } & ConnectionLimits) => {
-    const configPath = opts.config ?? (process.env.BATON_PROXY_CONFIG || undefined);
+    const configPath = opts.config || undefined;
     let config: ProxyConfig | null = null;
     let listen: ListenAddress;
     let server: string;
@@ -134,4 +132,10 @@ function fatal(message: string): never {
   process.exit(1);
 }
 
+// Every flag is also BATON_PROXY_<FLAG> (docs/deploy.md "Configuration from the environment").
+try {
+  readFlagsFromEnvironment(program, "BATON_PROXY_");
+} catch (error) {
+  fatal((error as Error).message);
+}
 await program.parseAsync(process.argv);

@@ -35,7 +35,7 @@ function readDockerfile(name: string): Dockerfile {
   for (const line of text.split("\n").map((l) => l.trim())) {
     if (line === "" || line.startsWith("#")) continue;
     if (line.startsWith("FROM ")) stages.push({ from: line.slice(5), lines: [] });
-    else stages.at(-1)!.lines.push(line.replace(/\s+/g, " "));
+    else if (stages.length > 0) stages.at(-1)!.lines.push(line.replace(/\s+/g, " ")); // an ARG before FROM names the base image
   }
   const final = stages.at(-1)!.lines;
   const json = (prefix: string) => {

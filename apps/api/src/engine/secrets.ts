@@ -1,4 +1,4 @@
-import { isLosslessNumber, type Json, parseJson, stringifyJson } from "@baton/expr";
+import { isLosslessNumber, type Json, parseWrittenJson, stringifyJson } from "@baton/expr";
 import type { Definition } from "@baton/model";
 import type { AdvanceResult } from "./advance/advance-types.js";
 import { configRoot, configVariables } from "./advance/config-root.js";
@@ -132,7 +132,7 @@ function redactValue(value: Json | undefined, secrets: readonly string[]): Json 
 /** JSON text (lossless numbers kept as written) with secrets redacted inside its strings. */
 export function redactJsonText(text: string, secrets: readonly string[]): string {
   if (secrets.length === 0 || !redactionPatterns(secrets).some((p) => text.includes(p))) return text;
-  return stringifyJson(redactJson(parseJson(text), secrets));
+  return stringifyJson(redactJson(parseWrittenJson(text), secrets));
 }
 
 /** secretValues per definition object, computed once (definitions are immutable and cached). */

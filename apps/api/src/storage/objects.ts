@@ -1,4 +1,4 @@
-import { isLosslessNumber, type Json, parseJson, stringifyJson } from "@baton/expr";
+import { isLosslessNumber, type Json, parseWrittenJson, stringifyJson } from "@baton/expr";
 import { inArray, sql } from "drizzle-orm";
 import type { Clock } from "../clock.js";
 import type { Db } from "./db.js";
@@ -192,7 +192,7 @@ export async function objectSizes(tx: Db, refs: readonly string[]): Promise<Map<
 export async function loadObject(tx: Db, ref: string): Promise<Json | undefined> {
   const found = await loadObjects(tx, [ref]);
   const hit = found.get(ref);
-  return hit ? parseJson(hit.text) : undefined;
+  return hit ? parseWrittenJson(hit.text) : undefined;
 }
 
 /**
@@ -208,7 +208,7 @@ export async function resolveRefs(tx: Db, value: Json): Promise<Json> {
   );
   return spliceRefs(value, (ref) => {
     const hit = found.get(ref);
-    return hit ? parseJson(hit.text) : undefined;
+    return hit ? parseWrittenJson(hit.text) : undefined;
   });
 }
 

@@ -1,4 +1,4 @@
-import { type Json, parseJson } from "@baton/expr";
+import { type Json, parseWrittenJson } from "@baton/expr";
 import type { Db } from "../storage/db.js";
 import { listRefs, loadObjects, objectSizes, spliceRefs } from "../storage/objects.js";
 import type { ExternalizedObject } from "@baton/actions";
@@ -31,7 +31,7 @@ export async function showObjects(
   const splice = [...sizes].filter(([, size]) => size <= limit).map(([ref]) => ref);
   const loaded = await loadObjects(db, splice);
   const parsed = new Map<string, Json>();
-  for (const [ref, hit] of loaded) parsed.set(ref, parseJson(hit.text));
+  for (const [ref, hit] of loaded) parsed.set(ref, parseWrittenJson(hit.text));
   const out: Record<string, Json | undefined> = {};
   for (const [name, value] of Object.entries(values))
     out[name] = value === undefined || parsed.size === 0 ? value : spliceRefs(value, (ref) => parsed.get(ref));

@@ -65,7 +65,10 @@ export function compileCalendar(spec: CalendarSpec): { calendar?: Calendar; prob
 function cronOf(pattern: string, timeZone: string): Cron {
   // "no-wildcard": a time named in the expression (a list or range included) fires after a DST
   // gap that swallowed it (docs/schedules.md "Time").
-  return new Cron(pattern, { timezone: timeZone, paused: true, mode: "5-or-6-parts", fixedTimeRule: "no-wildcard" });
+  // UTC has no daylight saving: a fixed offset gives the same times without croner's Intl
+  // conversions (77 µs a nextRun instead of 371 µs, docs/performance.md "Schedules").
+  const zone = isUtc(timeZone) ? { utcOffset: 0 } : { timezone: timeZone };
+  return new Cron(pattern, { ...zone, paused: true, mode: "5-or-6-parts", fixedTimeRule: "no-wildcard" });
 }
 
 /** The first fire time strictly after `after`, or null when the calendar has no more. */
@@ -122,6 +125,10 @@ const formats = new Map<string, Intl.DateTimeFormat>();
 
 /** The local wall-clock time of `at` in `zone`, as sortable text ("2026-11-01 01:30:00.000"). */
 export function wallClock(at: number, zone: string): string {
+  if (isUtc(zone)) {
+    const iso = new Date(at).toISOString();
+    return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+  }
   let format = formats.get(zone);
   if (format === undefined) {
     format = new Intl.DateTimeFormat("sv-SE", {
@@ -140,6 +147,10 @@ export function wallClock(at: number, zone: string): string {
   const part: Record<string, string> = {};
   for (const { type, value } of format.formatToParts(new Date(at))) part[type] = value;
   return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second}.${part.fractionalSecond}`;
+}
+
+function isUtc(zone: string): boolean {
+  return zone === "UTC" || zone === "Etc/UTC";
 }
 
 export function isTimeZone(zone: string): boolean {
