@@ -1,9 +1,9 @@
 import { evaluate, evaluateShape, type Json, LIMITS_KEY, type Scope } from "@baton/expr";
 import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
-import { iso, truncate } from "../../format.js";
+import { truncate } from "../../format.js";
 import type { InstanceState } from "./instance-state.js";
 import { failureOf, TaskFailure } from "./task-failure.js";
-import { consumedSignalOf, runWait } from "./tasks/wait.js";
+import { consumedSignalOf } from "./tasks/wait.js";
 import type { AdvanceEnvironment, AdvanceLog, AdvanceResult } from "./advance-types.js";
 
 // The steps advance() (advance.ts) takes between tasks: how the loop enters, checkpoints,
@@ -13,49 +13,6 @@ export type Decision =
   | { kind: "goto"; target: string }
   | { kind: "raise"; code: string; message: string }
   | { kind: "panic"; code: string; message: string };
-
-/** Runs a wait task's visit (tasks/wait.ts) and records a park on the result. */
-export async function runWaitStep(
-  here: CompiledTask,
-  state: InstanceState,
-  result: AdvanceResult,
-  env: AdvanceEnvironment,
-  scope: Scope,
-  log: AdvanceLog,
-) {
-  const id = here.task.id;
-  const wasWaiting = state._wait !== undefined && here.task.action!.type === "external";
-  try {
-    const step = await runWait(here, state, {
-      taskEpoch: result.taskEpoch,
-      now: env.now(),
-      scope,
-      peekSignal: env.peekSignal === undefined ? undefined : (task) => env.peekSignal!(task),
-    });
-    if (step.kind === "park") {
-      result.status = "running";
-      result.wakeAt = step.wakeAt;
-      result.phase = step.phase;
-      if (step.external !== undefined) {
-        result.externalWait = step.external;
-        log("info", "task.started", `task "${id}" started (external): waiting for a worker or a signal`, id, {
-          task_epoch: result.taskEpoch,
-          deadline: step.wakeAt,
-        });
-      } else if (step.armed && step.wakeAt !== null) {
-        log("info", "task.started", `task "${id}" started (delay) until ${iso(step.wakeAt)}`, id, {
-          task_epoch: result.taskEpoch,
-          wake_at: step.wakeAt,
-        });
-      }
-      return step;
-    }
-    if (step.consumedSignal !== undefined) result.consumedSignal = step.consumedSignal;
-    return step;
-  } finally {
-    if (wasWaiting && state._wait === undefined) result.externalWait = "clear";
-  }
-}
 
 export function enter(result: AdvanceResult, target: CompiledTask): void {
   result.task = target.task.id;

@@ -1,7 +1,7 @@
 import type { LogLevel } from "@baton/log";
 import type { EvalLimits, ExprLimitError, Json, Scope } from "@baton/expr";
 import type { ChildEnvironment, ChildSpawn } from "./tasks/child.js";
-import type { CompiledTask } from "./compiled-definition.js";
+import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js";
 import type { FetchResult } from "./tasks/fetch.js";
 import type { InstanceState } from "./instance-state.js";
 import type { BufferedSignal, ExternalPark } from "./tasks/wait.js";
@@ -89,3 +89,26 @@ export type AdvanceLog = (
   task: string | null,
   data?: Record<string, Json>,
 ) => void;
+
+/** One advance under way (advance.ts): what its steps read and change. */
+export interface AdvanceRun {
+  def: CompiledDefinition;
+  env: AdvanceEnvironment;
+  /** The state being advanced: `result.state`, changed in place. */
+  state: InstanceState;
+  result: AdvanceResult;
+  log: AdvanceLog;
+  /** The `config` root, read on the first task (env.config throws engine.config when it cannot be built). */
+  config?: { [key: string]: Json };
+  /**
+   * The evaluation limits every scope carries: the runner's object, the same on every advance and
+   * never changed, so the evaluator reads it once (limitsIn, @baton/expr budget.ts).
+   */
+  limits: Json | undefined;
+  /** Task entries carried in from the checkpoints of a loop that neither waited nor called out. */
+  entriesBefore: number;
+  /** This advance ran an action: it checkpoints on entering the next action task. */
+  ranAction: boolean;
+  /** This advance called out (a fetch): a checkpoint then carries no entries on. */
+  calledOut: boolean;
+}

@@ -75,11 +75,6 @@ export type ChildStep = { kind: "spawned"; spawns: ChildSpawn[] } | { kind: "don
 /** A child ended `failed` (or was cancelled): its ancestors fail with its code; never caught by on_error. */
 export class ChildFailed extends TaskFailure {}
 
-export function isChildTask(task: Task): boolean {
-  const type = task.action?.type;
-  return type === "child" || type === "child_map" || type === "child_list";
-}
-
 interface Planned {
   key: string | null;
   index: number | null;

@@ -10,7 +10,7 @@ import {
   parseExpression,
   type Scope,
 } from "@baton/expr";
-import { durationTooLong, parseDuration, type Task, type Timeout, untilInstant } from "@baton/model";
+import { durationTooLong, parseDuration, type Timeout, untilInstant } from "@baton/model";
 import type { CompiledTask } from "../compiled-definition.js";
 import type { InstanceState } from "../instance-state.js";
 import { TaskFailure } from "../task-failure.js";
@@ -48,10 +48,6 @@ export interface WaitContext {
   scope: Scope;
   /** The oldest buffered signal for this task of this instance. */
   peekSignal?: (task: string) => Promise<BufferedSignal | undefined>;
-}
-
-export function isWaitTask(task: Task): boolean {
-  return task.action?.type === "external" || task.action?.type === "delay";
 }
 
 /**
