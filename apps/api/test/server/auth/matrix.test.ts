@@ -110,6 +110,13 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   "POST /instances/bulk/cancel": ["operate"],
   "POST /instances/bulk/retry": ["operate"],
   "POST /instances/bulk/upgrade": ["deploy"],
+  // Extensions (docs/schedules.md): deploy shapes a schedule, operate steers it, read lists it.
+  "PUT /schedules/{name}": ["deploy"],
+  "DELETE /schedules/{name}": ["deploy"],
+  "POST /schedules/{name}/pause": ["operate"],
+  "POST /schedules/{name}/resume": ["operate"],
+  "POST /schedules/{name}/trigger": ["operate"],
+  "POST /schedules/{name}/backfill": ["operate"],
 };
 
 describe("the registry drives the checks", () => {
