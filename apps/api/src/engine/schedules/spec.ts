@@ -11,10 +11,14 @@ import {
   type JsonSchema,
   ShapeError,
 } from "@baton/expr";
+import type { ScheduleBody } from "@baton/actions";
 import { type Definition, isSubschema, NO_INPUT, parseDuration, validateInput } from "@baton/model";
 import { evalLimitsOf, type ServerLimits } from "../../limits.js";
 import { type FieldProblem, invalid } from "../../refusal.js";
 import { type Calendar, compileCalendar } from "./calendar.js";
+
+/** What `PUT /schedules/{name}` takes: the registry's type (its body schema has checked it). */
+export type { ScheduleBody };
 
 export const OVERLAP_POLICIES = ["skip", "buffer_one", "allow_all", "cancel_previous"] as const;
 export type Overlap = (typeof OVERLAP_POLICIES)[number];
@@ -24,23 +28,6 @@ export type FireOrigin = "scheduled" | "trigger" | "backfill";
 export const MAX_CATCHUP_WINDOW_MS = 365 * 86_400_000;
 export const MAX_JITTER_MS = 3_600_000;
 export const DEFAULT_CATCHUP_WINDOW = "1m";
-
-/** What `PUT /schedules/{name}` takes (the registry's body schema has checked the types). */
-export interface ScheduleBody {
-  process: string;
-  channel?: string;
-  version?: number;
-  cron?: string[];
-  every?: string | number;
-  time_zone?: string;
-  start_at?: string;
-  end_at?: string;
-  jitter?: string | number;
-  input?: Json;
-  overlap?: Overlap;
-  catchup_window?: string | number;
-  paused?: boolean;
-}
 
 /** The stored spec: the body's calendar, input and policies, durations as written. */
 export interface StoredSpec {
