@@ -20,6 +20,9 @@ export interface EngineMetrics {
   fetched(host: string, statusClass: string, seconds: number): void;
   /** A schedule's fire (docs/schedules.md "Fires"); `lagSeconds` from due to fired, for a started calendar fire. */
   scheduleFired(origin: string, outcome: string, lagSeconds?: number): void;
+  /** Flow control (docs/flow-control.md): a wait queued, slots and permits granted by a pass. */
+  flowWaiting(reason: string): void;
+  flowGranted(reason: string, count: number): void;
 }
 
 export const NO_ENGINE_METRICS: EngineMetrics = {
@@ -29,6 +32,8 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   committed: () => {},
   fetched: () => {},
   scheduleFired: () => {},
+  flowWaiting: () => {},
+  flowGranted: () => {},
 };
 
 /** The sampler's figures (sampler.ts), set every interval from one query. */
@@ -216,6 +221,18 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     buckets: DURATION_BUCKETS,
     registers: r,
   });
+  const flowWaits = new Counter({
+    name: "baton_flow_waits_total",
+    help: "Advances this replica parked to wait for a flow-control slot or start permit, by reason (concurrency, rate_limit)",
+    labelNames: ["reason"],
+    registers: r,
+  });
+  const flowGrants = new Counter({
+    name: "baton_flow_grants_total",
+    help: "Flow-control slots and start permits granted by this replica's grant passes, by reason (concurrency, rate_limit)",
+    labelNames: ["reason"],
+    registers: r,
+  });
 
   const hostLabel = boundedHostLabel();
 
@@ -243,6 +260,12 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     scheduleFired(origin, outcome, lagSeconds) {
       scheduleFires.inc({ origin, outcome });
       if (lagSeconds !== undefined) scheduleLag.observe(lagSeconds);
+    },
+    flowWaiting(reason) {
+      flowWaits.inc({ reason });
+    },
+    flowGranted(reason, count) {
+      if (count > 0) flowGrants.inc({ reason }, count);
     },
   };
 

@@ -9,6 +9,7 @@ import { asInstanceState, type InstanceState } from "../advance/instance-state.j
 import { LEASE_MS, LEASE_RENEW_MS } from "../statuses.js";
 import { createAdvanceBasis } from "./advance-basis.js";
 import { createChores } from "./chores.js";
+import { createFlowChore } from "../flow/chore.js";
 import { type LeasedRow, leaseDue, expireLeases, releaseKeptLease } from "../leases.js";
 import { createScheduleChore } from "../schedules/chore.js";
 import type { WriteOutcome } from "./commit.js";
@@ -69,6 +70,7 @@ export function startPump(deps: EngineDeps) {
     ...{ db, clock, config, log, workerId, basis, metrics, committer },
     wake: () => wake(),
     beforeWrite: deps.beforeWrite,
+    flowPass: () => flow.request(),
   });
   const inFlight = new Map<string, InFlight>();
   let reserved = 0;
@@ -81,7 +83,19 @@ export function startPump(deps: EngineDeps) {
 
   const logFailure = createFailureLog(log);
   const schedules = createScheduleChore({ db, clock, config, metrics, logFailure, wake: () => wake() });
-  const chores = [...createChores(db, clock, log, logFailure), schedules.run];
+  const flow = createFlowChore({
+    db,
+    clock,
+    maxGrants: config.limits.flowGrantsPerPass,
+    auto: config.pollMs > 0,
+    logFailure,
+    wake: () => wake(),
+    granted: (result) => {
+      metrics.flowGranted("concurrency", result.byReason.concurrency);
+      metrics.flowGranted("rate_limit", result.byReason.rate_limit);
+    },
+  });
+  const chores = [...createChores(db, clock, log, logFailure), schedules.run, flow.run];
 
   const renewTimer = setInterval(
     () =>
@@ -261,6 +275,8 @@ export function startPump(deps: EngineDeps) {
       stopStats();
       await pumpRound;
       await schedules.idle();
+      flow.stop();
+      await flow.idle();
       const pending = [...inFlight.values()].map((v) => v.done);
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([

@@ -26,6 +26,9 @@ import type { WriteOutcome } from "./commit.js";
 import type { createCommitter } from "./committer.js";
 import type { InFlight } from "./in-flight.js";
 import { ensureLease, LeaseTooShort } from "./lease-renewal.js";
+import { failureOf } from "../advance/task-failure.js";
+import { firstMissing, parkForFlow } from "../flow/gate.js";
+import { type FlowNeed, flowNeeds } from "../flow/needs.js";
 
 export interface RunnerDeps {
   db: Db;
@@ -41,6 +44,8 @@ export interface RunnerDeps {
   wake: () => void;
   /** EngineDeps.beforeWrite. */
   beforeWrite?: (instanceId: string) => Promise<void>;
+  /** Asks for a flow-control grant pass soon (engine/flow/chore.ts): a wait was queued or a slot freed. */
+  flowPass: () => void;
 }
 
 /** Runs one claimed advance and submits its write; resolves with whether the write landed. */
@@ -59,7 +64,7 @@ export type RunAdvance = (
  * round retries the instance.
  */
 export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
-  const { db, clock, config, log, workerId, basis, metrics, committer, wake, beforeWrite } = deps;
+  const { db, clock, config, log, workerId, basis, metrics, committer, wake, beforeWrite, flowPass } = deps;
   const { definitions, secretsOf } = basis;
   const treeLimits = {
     maxDepth: config.limits.treeDepth,
@@ -93,61 +98,86 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
         !crashed && listRefs(storedJson).length > 0 ? asInstanceState(await resolveRefs(db, storedJson)) : storedState;
       // After the last round trip before the advance (claim, kept-lease write, object reads).
       await ensureLease(db, clock, workerId, row.id, entry);
-      let result: AdvanceResult;
+      let result: AdvanceResult | undefined;
       let children: ChildEnvironment | undefined;
+      let needs: FlowNeed[] = [];
       try {
         const def = await definitions.get(row.process, row.version);
         secrets = secretsOf(def.definition);
         const task = def.byId.get(row.task)?.task;
         taskKind = task?.action?.type ?? "routing";
-        if (row.reclaimedFrom !== null && task?.only_once) metrics.onlyOnceInterrupted();
-        result = crashed
-          ? crashedFailure(row, state, config.limits.advanceAttempts)
-          : await advance(def, advanceInputOf(row, state), {
-              ...basis.environment(def),
-              fetch: async (task: CompiledTask, scope: Scope, taskEpoch: number) => {
-                // The request leaves right after this check: the definition and signal reads are behind it.
-                await ensureLease(db, clock, workerId, row.id, entry);
-                return runFetch(task.fetch!, {
-                  instanceId: row.id,
-                  taskId: task.task.id,
-                  taskEpoch,
-                  scope,
-                  policy: fetchPolicy,
-                  defs: def.definition.$defs,
-                  abort: abandoned,
-                  maxResponseBytes: config.limits.fetchResponseBytes,
-                  observeCall: (host, status, seconds) => metrics.fetched(host, statusClass(status), seconds),
-                });
-              },
-              peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
-              // Made on first use (only child tasks read it), then the same one for the whole
-              // advance: its version lookups and the depth it learned are shared by its spawns.
-              get children() {
-                children ??= childReads(
-                  childEnvironment(
-                    db,
-                    clock,
-                    definitions,
-                    {
-                      id: row.id,
-                      rootId: row.rootId,
-                      process: row.process,
-                      version: row.version,
-                      leaseEpoch: row.leaseEpoch,
-                    },
-                    treeLimits,
-                    treeMemo,
-                  ),
-                );
-                return children;
-              },
+        // Flow control (docs/flow-control.md "Slots"): a definition without it reads nothing here.
+        if (!crashed) {
+          const environment = basis.environment(def);
+          try {
+            needs = flowNeeds(def, row, state, {
+              config: environment.config,
+              now: environment.now,
+              evalLimits: environment.evalLimits,
+              maxKeyChars: config.limits.flowKeyChars,
             });
+          } catch (error) {
+            const failure = failureOf(error, environment.limitFlag);
+            result = failedWithoutAdvance(row, state, failure.code, `flow-control key: ${failure.message}`);
+          }
+          const missing = result === undefined ? await firstMissing(db, row.id, needs) : undefined;
+          if (missing !== undefined) {
+            if (beforeWrite !== undefined) await beforeWrite(row.id);
+            const parked = await parkForFlow(db, clock, workerId, row, missing);
+            flowPass();
+            metrics.flowWaiting(missing.reason);
+            report(parked.parked ? "waiting" : "dropped");
+            return parked.parked ? { applied: true, status: parked.status, wakeAt: null } : { applied: false };
+          }
+        }
+        if (result === undefined)
+          result = crashed
+            ? crashedFailure(row, state, config.limits.advanceAttempts)
+            : await advance(def, advanceInputOf(row, state), {
+                ...basis.environment(def),
+                fetch: async (task: CompiledTask, scope: Scope, taskEpoch: number) => {
+                  // The request leaves right after this check: the definition and signal reads are behind it.
+                  await ensureLease(db, clock, workerId, row.id, entry);
+                  return runFetch(task.fetch!, {
+                    instanceId: row.id,
+                    taskId: task.task.id,
+                    taskEpoch,
+                    scope,
+                    policy: fetchPolicy,
+                    defs: def.definition.$defs,
+                    abort: abandoned,
+                    maxResponseBytes: config.limits.fetchResponseBytes,
+                    observeCall: (host, status, seconds) => metrics.fetched(host, statusClass(status), seconds),
+                  });
+                },
+                peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
+                // Made on first use (only child tasks read it), then the same one for the whole
+                // advance: its version lookups and the depth it learned are shared by its spawns.
+                get children() {
+                  children ??= childReads(
+                    childEnvironment(
+                      db,
+                      clock,
+                      definitions,
+                      {
+                        id: row.id,
+                        rootId: row.rootId,
+                        process: row.process,
+                        version: row.version,
+                        leaseEpoch: row.leaseEpoch,
+                      },
+                      treeLimits,
+                      treeMemo,
+                    ),
+                  );
+                  return children;
+                },
+              });
       } catch (error) {
         if (!(error instanceof DefinitionFault)) throw error;
         result = definitionFailure(row, state, error.message);
       }
-      result = basis.finish(result, state, secrets);
+      const finished = basis.finish(result, state, secrets);
       if (beforeWrite !== undefined) await beforeWrite(row.id);
       if (abandoned.aborted) {
         report("abandoned");
@@ -155,14 +185,18 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       }
       entry.writing = true;
       const outcome = await committer
-        .submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined })
+        .submit({ claim: row, storedState, result: finished, keepLeaseFor: keepLease ? workerId : undefined })
         .finally(() => (entry.writing = false));
-      report(outcome.applied ? result.status : "dropped");
+      report(outcome.applied ? finished.status : "dropped");
+      // A slot this advance held may be free now: the visit moved on or the instance settled.
+      const settled = finished.status !== "running";
+      if (outcome.applied && needs.some((n) => settled || (n.taskEpoch !== -1 && finished.taskEpoch !== row.taskEpoch)))
+        flowPass();
       if (!outcome.applied)
         log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
       // Work this write made due elsewhere in the tree: the children it spawned, or the parent
       // a settling child may have woken. Without a wake they would wait for the next poll.
-      else if ((result.spawns?.length ?? 0) > 0 || (row.parentId !== null && isSettled(outcome.status ?? ""))) wake();
+      else if ((finished.spawns?.length ?? 0) > 0 || (row.parentId !== null && isSettled(outcome.status ?? ""))) wake();
       return outcome;
     } catch (error) {
       if (error instanceof LeaseTooShort) {
