@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: every metric family of the server and the engine hooks that feed them, in one
+// registry, so docs/metrics.md has one place to be checked against.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PoolGauge } from "../storage/pool-gauge.js";
 import { boundedHostLabel } from "./host-label.js";
