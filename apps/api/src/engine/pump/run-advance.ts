@@ -28,7 +28,7 @@ import type { InFlight } from "./in-flight.js";
 import { ensureLease, LeaseTooShort } from "./lease-renewal.js";
 import { failureOf } from "../advance/task-failure.js";
 import { firstMissing, parkForFlow } from "../flow/gate.js";
-import { type FlowNeed, flowNeeds } from "../flow/needs.js";
+import { type FlowNeed, flowNeeds, usesFlowControl } from "../flow/needs.js";
 
 export interface RunnerDeps {
   db: Db;
@@ -107,7 +107,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
         const task = def.byId.get(row.task)?.task;
         taskKind = task?.action?.type ?? "routing";
         // Flow control (docs/flow-control.md "Slots"): a definition without it reads nothing here.
-        if (!crashed) {
+        if (!crashed && usesFlowControl(def.definition)) {
           const environment = basis.environment(def);
           try {
             needs = flowNeeds(def, row, state, {
