@@ -18,6 +18,7 @@ import type { InstanceStatus } from "../statuses.js";
 import { freshInstanceRow, freshState } from "./fresh-row.js";
 import { claimStartKey, earlierStart, START_KEY_RETENTION_MS, type StartAnswer, type StartKey } from "./start-keys.js";
 import { firstAdvanceInMemory, insertStarted } from "./start-statement.js";
+import { tracing } from "../../tracing/index.js";
 
 // Starting a root (docs/engine.md "Starting an instance"): validate against the definition,
 // then one statement (start-statement.ts), or one transaction when the input is stored as
@@ -87,6 +88,39 @@ async function startOnce(
   const now = services.clock.now();
   const id = newId(now);
   const key = body.key ?? null;
+  // The instance's start span (docs/tracing.md "The trace of an instance"): a child of the
+  // request's, and the parent stored on the row for every later span of the instance.
+  const tracer = tracing();
+  const span = tracer?.startSpan(`start ${stored.name}`, "producer", {
+    "baton.process": stored.name,
+    "baton.version": stored.version,
+    "baton.instance_id": id,
+    "baton.tree_root": id,
+    ...(key === null ? {} : { "baton.business_key": key }),
+  });
+  try {
+    return await writeStart(stored, pinned, actor, services, idempotency, {
+      input: checked.value,
+      id,
+      now,
+      key,
+      traceParent: span && tracer!.traceparentOf(span),
+    });
+  } finally {
+    span?.end();
+  }
+}
+
+async function writeStart(
+  stored: StoredDefinition,
+  pinned: boolean,
+  actor: string | null,
+  services: StartDeps,
+  idempotency: StartKey | undefined,
+  begun: { input: Json; id: string; now: number; key: string | null; traceParent: string | undefined },
+): Promise<StartAnswer | undefined> {
+  const { id, now, key, traceParent } = begun;
+  const first = stored.definition.tasks[0]!;
   const started: LogEntry = {
     instanceId: id,
     rootId: id,
@@ -98,7 +132,7 @@ async function startOnce(
     data: { process: stored.name, version: stored.version, ...(key === null ? {} : { key }) },
   };
   const answer: StartAnswer = { id, process: stored.name, version: stored.version, status: "running", replayed: false };
-  const plan = planExternalize(freshState(checked.value), services.config.objectThresholdBytes);
+  const plan = planExternalize(freshState(begun.input), services.config.objectThresholdBytes);
   const fresh = {
     id,
     process: stored.name,
@@ -106,6 +140,7 @@ async function startOnce(
     task: first.id,
     state: stringifyJson(plan.value),
     key,
+    traceParent,
     now,
   };
   if (plan.objects.length > 0) {
