@@ -108,9 +108,11 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
     const version = Number(row.version);
     const def = await storedDefinition(db, process, version);
     const task = def?.tasks.find((t) => t.id === row.task);
+    const instanceId = String(row.instance_id);
+    const rootId = String(row.root_id);
     facts.set(hashes[rank - 1], {
-      instanceId: String(row.instance_id),
-      rootId: String(row.root_id),
+      instanceId,
+      rootId,
       process,
       version,
       task: String(row.task),
@@ -129,21 +131,13 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
       deadline: row.deadline === null || row.deadline === undefined ? null : iso(Number(row.deadline)),
       claimed_by: request.workerId,
       claim_expires: iso(expires),
-      instance_id: String(row.instance_id),
-      root_id: String(row.root_id),
+      instance_id: instanceId,
+      root_id: rootId,
       key: row.tree_key === null || row.tree_key === undefined ? null : String(row.tree_key),
       task_epoch: Number(row.task_epoch),
       attempt: Number(row.retry_count) + 1,
       // The instance's trace context (docs/tracing.md "Workers"): only while this server traces.
-      ...(traced
-        ? {
-            traceparent: instanceTraceparent(
-              row.trace_parent === null || row.trace_parent === undefined ? null : String(row.trace_parent),
-              String(row.root_id),
-              String(row.instance_id),
-            ),
-          }
-        : {}),
+      ...(traced ? { traceparent: instanceTraceparent(row.trace_parent as string | null, rootId, instanceId) } : {}),
     });
   }
   return items;
