@@ -7,7 +7,8 @@ describe("scope patterns", () => {
   });
 
   it("refuse a star anywhere but at the end, upper case and empty patterns", () => {
-    for (const p of ["*-orders", "or*ders", "Orders", "", "orders-**", " billing", 7]) expect(isScopePattern(p)).toBe(false);
+    for (const p of ["*-orders", "or*ders", "Orders", "", "orders-**", " billing", 7])
+      expect(isScopePattern(p)).toBe(false);
   });
 
   it("cover a name exactly and a prefix by its start; no scopes cover everything", () => {

@@ -23,7 +23,11 @@ export async function ownProcessOf(db: Db, id: string): Promise<string | undefin
 
 /** The target process of schedule `name`; undefined when there is no such schedule. */
 export async function scheduleProcessOf(db: Db, name: string): Promise<string | undefined> {
-  const [row] = await db.select({ process: schedules.process }).from(schedules).where(eq(schedules.name, name)).limit(1);
+  const [row] = await db
+    .select({ process: schedules.process })
+    .from(schedules)
+    .where(eq(schedules.name, name))
+    .limit(1);
   return row?.process;
 }
 
