@@ -6,6 +6,7 @@ import type { IncomingMessage } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { authorize, type Authenticator } from "../auth/index.js";
+import { enforceScope } from "../auth/scope.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/principal.js";
 import type { ActionHandler, ActionHandlers, ActionReply, ActionRequest } from "./action-handler.js";
@@ -22,7 +23,7 @@ import type { UnparsedBody } from "../definitions/decode-request.js";
 import { DEFINITION_ACTIONS } from "../definitions/request-job.js";
 import { tracing } from "../tracing/index.js";
 
-const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
+const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [], scopes: null };
 
 /** The app runs under @hono/node-server (server.ts): node's own request is at hand. */
 type Env = { Bindings: HttpBindings };
@@ -304,6 +305,8 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         ) {
           throw new ApiError("invalid", `${action.method.toUpperCase()} ${action.path} takes no request body`);
         }
+        // After validation (a malformed request gets the same 400 in scope or out of it), before the handler.
+        await enforceScope(services.db, principal, action, params as Record<string, unknown>, body);
         if (!handler)
           throw unsupported(
             `${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`,
