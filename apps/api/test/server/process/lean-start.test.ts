@@ -71,6 +71,7 @@ const FLAG_TABLE = [
   "main.js",
   "read-db-flags.js",
   "storage/database-timeouts.js",
+  "tracing/index.js",
 ];
 
 describe("start-up of baton-api loads only what the command needs", () => {
