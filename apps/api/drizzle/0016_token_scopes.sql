@@ -1,1 +1,0 @@
-ALTER TABLE "tokens" ADD COLUMN "scopes" text;
