@@ -1,6 +1,6 @@
 import type { LogLevel } from "@baton/log";
 import { DEFAULT_LIMITS, type ServerLimits } from "./limits.js";
-import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from "./storage/db.js";
+import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from "./storage/database-timeouts.js";
 
 export type AuthMode = "none" | "token";
 

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { parseDurationWithUnit } from "@baton/model";
+import { parseDurationWithUnit } from "@baton/model/duration";
 import { isLogLevel, type LogLevel } from "@baton/log";
 import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.js";
 import { redactUrl } from "./format.js";

@@ -1,9 +1,12 @@
 import { type Command, InvalidArgumentError } from "commander";
-import { checkTokenRequest } from "../auth/token-request.js";
-import { issueToken, listTokenRows, revokeToken, type TokenView, tokenView } from "../auth/token-store.js";
+import type { TokenView } from "../auth/token-store.js";
 import { createClock } from "../clock.js";
-import { type Database, openDatabase } from "../storage/db.js";
+import type { Database } from "../storage/db.js";
 import { addDatabaseOptions, databaseOptionsOf } from "./database-options.js";
+
+// What a subcommand runs is imported when it runs: `baton-api --help` registers these commands
+// and must not load the database drivers (test/server/process/lean-start.test.ts).
+const tokenStore = () => import("../auth/token-store.js");
 
 // A fresh process has no /tick offset, so this is the wall clock the server also starts from.
 const clock = createClock();
@@ -69,6 +72,10 @@ export function registerTokensCommand(program: Command): Command {
       command: Command,
     ) =>
       withDatabase(command, async (database) => {
+        const [{ checkTokenRequest }, { issueToken }] = await Promise.all([
+          import("../auth/token-request.js"),
+          tokenStore(),
+        ]);
         const now = clock.now();
         const body: Record<string, unknown> = { label: opts.label, perms: opts.perms };
         if (opts.scopes !== undefined) body.scopes = opts.scopes;
@@ -92,6 +99,7 @@ export function registerTokensCommand(program: Command): Command {
       .option("--json", "print {items: [...]} as GET /tokens does"),
   ).action((opts: { json?: boolean }, command: Command) =>
     withDatabase(command, async (database) => {
+      const { listTokenRows, tokenView } = await tokenStore();
       const items = (await listTokenRows(database.db)).map(tokenView);
       process.stdout.write(opts.json ? `${JSON.stringify({ items }, null, 2)}\n` : tokenTable(items, clock.now()));
     }),
@@ -104,6 +112,7 @@ export function registerTokensCommand(program: Command): Command {
       .argument("<id>", "token id (see tokens list)"),
   ).action((id: string, _opts: unknown, command: Command) =>
     withDatabase(command, async (database) => {
+      const { revokeToken } = await tokenStore();
       const outcome = await revokeToken(database.db, id, { now: clock.now(), actor: BOOTSTRAP_ACTOR });
       if (outcome === "unknown") throw new Error(`no token with id "${id}"; tokens list shows the ids`);
       process.stdout.write(outcome === "revoked" ? `revoked ${id}\n` : `${id} was already revoked\n`);
@@ -117,6 +126,7 @@ async function withDatabase(command: Command, run: (database: Database) => Promi
   const name = `baton-api tokens ${command.name()}`;
   let database: Database | undefined;
   try {
+    const { openDatabase } = await import("../storage/db.js");
     database = await openDatabase(databaseOptionsOf(command));
     await run(database);
   } catch (error) {

@@ -84,6 +84,12 @@ export const EXTERNAL_TASK_SCHEMA = responseObject(
       "**Extension.** Which attempt of this visit the task is: 1, plus the on_error retries scheduled in it (the instance's `retry_count`).",
       { minimum: 1 },
     ),
+    traceparent: {
+      type: "string",
+      pattern: "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$",
+      description:
+        "**Extension.** The W3C `traceparent` of the waiting instance's trace (docs/tracing.md \"Workers\"): a worker starts its handler's span as a child of it. Absent while the server does not trace.",
+    },
   },
   [
     "token",
