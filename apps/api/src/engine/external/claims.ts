@@ -55,8 +55,7 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
   if (request.process !== undefined) filters.push(sql`i.process = ${request.process}`);
   if (request.task !== undefined) filters.push(sql`w.task = ${request.task}`);
   if (request.version !== undefined) filters.push(sql`i.version = ${request.version}`);
-  if (request.processes !== undefined && request.processes !== null)
-    filters.push(sql`i.process = ANY(${sqlTextArray(request.processes)})`);
+  if (request.processes) filters.push(sql`i.process = ANY(${sqlTextArray(request.processes)})`);
   // The instance's conditions are a scalar subquery by primary key, never a join: a join lets the
   // planner start from an instances index when its statistics predate a burst of armings (it
   // then read and sorted every waiting row per claim, 66 ms for 5,000 in `pnpm bench`), while
