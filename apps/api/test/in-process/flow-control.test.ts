@@ -41,7 +41,7 @@ afterAll(async () => {
 
 let named = 0;
 /** `def` under a name no other test uses. */
-function fresh<T extends { name: string }>(def: T, more: Partial<T> = {}): T {
+function fresh(def: { name: string; [field: string]: unknown }, more: Record<string, unknown> = {}): { name: string } {
   return { ...def, ...more, name: `${def.name}-${++named}` };
 }
 
