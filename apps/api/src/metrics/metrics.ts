@@ -20,6 +20,8 @@ export interface EngineMetrics {
   fetched(host: string, statusClass: string, seconds: number): void;
   /** A schedule's fire (docs/schedules.md "Fires"); `lagSeconds` from due to fired, for a started calendar fire. */
   scheduleFired(origin: string, outcome: string, lagSeconds?: number): void;
+  /** An event delivery attempt (docs/events.md "Metrics"): delivered, retry, failed; `lagSeconds` from the event to its delivery. */
+  eventDelivered(subscription: string, outcome: string, lagSeconds?: number): void;
 }
 
 export const NO_ENGINE_METRICS: EngineMetrics = {
@@ -29,6 +31,7 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   committed: () => {},
   fetched: () => {},
   scheduleFired: () => {},
+  eventDelivered: () => {},
 };
 
 /** The sampler's figures (sampler.ts), set every interval from one query. */
@@ -217,6 +220,21 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     registers: r,
   });
 
+  // Labelled by subscription: at most --limit-subscriptions names live at once (docs/metrics.md).
+  const deliveries = new Counter({
+    name: "baton_event_deliveries_total",
+    help: "Event delivery attempts by this replica, by subscription and outcome (delivered, retry, failed)",
+    labelNames: ["subscription", "outcome"],
+    registers: r,
+  });
+  const deliveryLag = new Histogram({
+    name: "baton_event_delivery_lag_seconds",
+    help: "Time from an event being recorded (its change committed) to its delivery being answered 2xx, by subscription",
+    labelNames: ["subscription"],
+    buckets: [...DURATION_BUCKETS, 60, 300, 3600],
+    registers: r,
+  });
+
   const hostLabel = boundedHostLabel();
 
   const engine: EngineMetrics = {
@@ -243,6 +261,10 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     scheduleFired(origin, outcome, lagSeconds) {
       scheduleFires.inc({ origin, outcome });
       if (lagSeconds !== undefined) scheduleLag.observe(lagSeconds);
+    },
+    eventDelivered(subscription, outcome, lagSeconds) {
+      deliveries.inc({ subscription, outcome });
+      if (lagSeconds !== undefined) deliveryLag.observe({ subscription }, lagSeconds);
     },
   };
 
