@@ -44,6 +44,11 @@ export interface ServerConfig {
    * all); the other globals are withheld at start (docs/security.md "The secret model").
    */
   sharedGlobals: string[];
+  /**
+   * Variable patterns (--secret-variables, `*` wildcard) whose values are secret wherever they
+   * appear, besides settings read from a `_FILE` (docs/security.md "The secret model").
+   */
+  secretVariables: string[];
   /** Whether POST /tick is enabled (otherwise 501). */
   tickEnabled: boolean;
   /** PostgreSQL waits (--db-connect-timeout, --db-statement-timeout, --db-reconnect-max, --db-ping-timeout). */
@@ -77,6 +82,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   fetchAllowClasses: [],
   fetchDenyClasses: [],
   sharedGlobals: [],
+  secretVariables: [],
   tickEnabled: true,
   dbTimeouts: DEFAULT_DATABASE_TIMEOUTS,
   readDbMaxLagMs: 2_000,

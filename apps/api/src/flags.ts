@@ -56,6 +56,16 @@ function nameList(value: string, previous: string[] = []): string[] {
   ];
 }
 
+function variableList(value: string, previous: string[] = []): string[] {
+  const names = nameList(value);
+  const bad = names.find((name) => !/^[A-Z0-9_*]+$/.test(name));
+  if (bad !== undefined)
+    throw new InvalidArgumentError(
+      `--secret-variables takes variable names of A-Z, 0-9 and _, with * as a wildcard (got "${bad}")`,
+    );
+  return [...previous, ...names];
+}
+
 function hostList(value: string, previous: string[] = []): string[] {
   return [
     ...previous,
@@ -137,6 +147,12 @@ export const SERVER_FLAGS: Option[] = [
     [],
     nameList,
   ),
+  flag(
+    "--secret-variables <names>",
+    "variables whose values are secret wherever they appear (redacted in every view, log and error), comma-separated, repeatable, * as a wildcard (e.g. BATON_*_TOKEN); a setting read from <VARIABLE>_FILE is secret without it",
+    [],
+    variableList,
+  ),
   flag("--no-tick", "disable POST /tick (it then answers 501)"),
   flag(
     "--retention <duration>",
@@ -210,6 +226,7 @@ export function configFrom(program: Command, opts: Record<string, any>): ServerC
     fetchAllowClasses: opts.fetchAllowClass,
     fetchDenyClasses: opts.fetchDenyClass,
     sharedGlobals: opts.shareGlobal,
+    secretVariables: opts.secretVariables,
     tickEnabled: opts.tick !== false,
     retentionMs: opts.retention,
     logRetentionMs: opts.logRetention,

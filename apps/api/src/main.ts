@@ -12,6 +12,7 @@ import { readDbConfig, withReadDbFlags } from "./read-db-flags.js";
 import { redactUrl } from "./format.js";
 import { errorText } from "./loggable-error.js";
 import { startServer } from "./server.js";
+import { startTracing, stopTracing, traceLogFields } from "./tracing/index.js";
 
 // The process entry: the flags (flags.ts), the checks that need no database, then the server
 // (server.ts) until SIGTERM or SIGINT.
@@ -30,7 +31,13 @@ program
   .action(async (opts) => {
     const config = configFromFlags(opts);
     checkBeforeOpening(config);
-    await serve(config, createLogger(config.logLevel));
+    const log = createLogger(config.logLevel, undefined, traceLogFields);
+    // Before the server: the first request's span needs it. Loads no OpenTelemetry code unless
+    // the OTEL_* variables turn tracing on (docs/tracing.md "Off by default").
+    await startTracing(process.env, pkg.version, log.warn).catch((error: unknown) =>
+      log.error("tracing could not start; running without it", { error: errorText(error) }),
+    );
+    await serve(config, log);
   });
 registerTokensCommand(program);
 
@@ -72,13 +79,17 @@ async function serve(config: ServerConfig, log: Logger): Promise<void> {
     }, 30_000);
     force.unref();
     if (!server) return; // start-up finishes, then sees stopSignal
-    server.close().then(
-      () => process.exit(0),
-      (error) => {
-        log.error("shutdown failed", { error: errorText(error) });
-        process.exit(1);
-      },
-    );
+    // Tracing stops after the server: the last advances' spans are exported before the exit.
+    server
+      .close()
+      .then(stopTracing)
+      .then(
+        () => process.exit(0),
+        (error) => {
+          log.error("shutdown failed", { error: errorText(error) });
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
@@ -89,6 +100,7 @@ async function serve(config: ServerConfig, log: Logger): Promise<void> {
   }
   if (stopSignal) {
     await server.close();
+    await stopTracing();
     process.exit(0);
   }
 }

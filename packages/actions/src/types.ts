@@ -437,6 +437,8 @@ export interface ExternalTask {
   task_epoch: number;
   /** Extension: 1 plus the on_error retries scheduled in this visit. */
   attempt: number;
+  /** Extension: the W3C trace context of the waiting instance, for the handler's span (docs/tracing.md); absent while the server does not trace. */
+  traceparent?: string;
 }
 
 export interface ListExternalTasksQuery extends ListQuery<"waiting_since"> {

@@ -74,7 +74,7 @@ export async function verifyJwt(jwt: string, settings: JwtSettings, now: number)
   if (!Array.isArray(perms) || !perms.every((p) => typeof p === "string")) {
     return { ok: false, reason: "the JWT's perms claim must be an array of permission names" };
   }
-  return { ok: true, principal: { actor: sub, perms: Object.freeze(perms.filter(isPermission)) } };
+  return { ok: true, principal: { actor: sub, perms: Object.freeze(perms.filter(isPermission)), scopes: null } };
 }
 
 function refusalReason(error: unknown): string {

@@ -33,6 +33,6 @@ export async function authenticateToken(db: Db, secret: string, now: number): Pr
   return {
     ok: true,
     tokenId: row.id,
-    principal: { actor: `token:${row.id}`, perms: Object.freeze(tokenPerms(row) ?? []) },
+    principal: { actor: `token:${row.id}`, perms: Object.freeze(tokenPerms(row) ?? []), scopes: null },
   };
 }

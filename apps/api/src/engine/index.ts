@@ -18,7 +18,7 @@ export { type SignalGuard, signalExternalTask } from "./external/signal.js";
 export type { EngineDeps } from "./pump/engine.js";
 export type { EngineForRequests } from "./carry.js";
 export { retentionPass, startRetention } from "./housekeeping/retention.js";
-export { redactJsonText } from "./secrets.js";
+export { declareSecretValues, redactJsonText } from "./secrets.js";
 export { startInstance } from "./starts/start.js";
 export { cancelTree, type LifecycleResult, pauseTree, resumeTree } from "./trees/lifecycle.js";
 export { retryTree } from "./trees/retry.js";

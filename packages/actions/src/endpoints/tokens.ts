@@ -46,6 +46,7 @@ export const tokenActions = [
       "Creates a `svc_sk_` token with `perms` for a machine (CI, worker, app, CLI). The secret `token` is in this response only: store it now, it cannot be shown again (only its hash is kept). " +
       "Give at most one of `expires_in` (ms from now) and `expires_at` (ISO 8601); with neither it never expires.",
     permissions: ["admin"],
+    scope: { by: "tokens" },
     body: strictObject(
       {
         label: str("What the token is for, 1 to 200 characters.", { minLength: 1, maxLength: 200 }),
@@ -96,6 +97,7 @@ export const tokenActions = [
     summary: "List API tokens",
     description: "Every token, revoked and expired ones included, without secrets.",
     permissions: ["admin"],
+    scope: { by: "tokens" },
     responses: {
       200: {
         description: "All tokens.",
@@ -128,6 +130,7 @@ export const tokenActions = [
     description:
       "The token stops working from the next request that presents it. `revoked` is false when it was already revoked.",
     permissions: ["admin"],
+    scope: { by: "tokens" },
     params: strictObject({ id: str("Token id.", { minLength: 1 }) }, ["id"]),
     responses: {
       200: {
