@@ -66,6 +66,14 @@ const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] =
   ["post", "/schedules/{name}/resume", ["operate"], [400, 404, 500]],
   ["post", "/schedules/{name}/trigger", ["operate"], [400, 404, 409, 500]],
   ["post", "/schedules/{name}/backfill", ["operate"], [400, 404, 500]],
+  ["put", "/subscriptions/{name}", ["deploy"], [400, 409, 500]],
+  ["get", "/subscriptions", ["read"], [400, 500]],
+  ["get", "/subscriptions/{name}", ["read"], [400, 404, 500]],
+  ["delete", "/subscriptions/{name}", ["deploy"], [400, 500]],
+  ["post", "/subscriptions/{name}/rotate-secret", ["deploy"], [400, 404, 500]],
+  ["post", "/subscriptions/{name}/resume", ["deploy"], [400, 404, 500]],
+  ["get", "/subscriptions/{name}/deliveries", ["read"], [400, 404, 500]],
+  ["post", "/subscriptions/{name}/redeliver", ["deploy"], [400, 404, 500]],
   ["get", "/livez", "public", [400, 500]],
   ["get", "/readyz", "public", [400, 500, 503]],
 ];
@@ -125,6 +133,14 @@ const NAMES: Record<ActionName, true> = {
   resumeSchedule: true,
   triggerSchedule: true,
   backfillSchedule: true,
+  putSubscription: true,
+  listSubscriptions: true,
+  getSubscription: true,
+  deleteSubscription: true,
+  rotateSubscriptionSecret: true,
+  resumeSubscription: true,
+  listDeliveries: true,
+  redeliver: true,
 };
 
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;

@@ -20,7 +20,7 @@ export interface EngineMetrics {
   fetched(host: string, statusClass: string, seconds: number): void;
   /** A schedule's fire (docs/schedules.md "Fires"); `lagSeconds` from due to fired, for a started calendar fire. */
   scheduleFired(origin: string, outcome: string, lagSeconds?: number): void;
-  /** An event delivery attempt (docs/events.md "Metrics"): delivered, retry, failed; `lagSeconds` from the event to its delivery. */
+  /** A delivery attempt (docs/events.md "Where to see them"); `lagSeconds` from the event's commit to a 2xx. */
   eventDelivered(subscription: string, outcome: string, lagSeconds?: number): void;
 }
 
@@ -220,10 +220,9 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     registers: r,
   });
 
-  // Labelled by subscription: at most --limit-subscriptions names live at once (docs/metrics.md).
   const deliveries = new Counter({
     name: "baton_event_deliveries_total",
-    help: "Event delivery attempts by this replica, by subscription and outcome (delivered, retry, failed)",
+    help: "Event delivery attempts by this replica, by subscription (at most --limit-subscriptions live) and outcome (delivered, retry, failed)",
     labelNames: ["subscription", "outcome"],
     registers: r,
   });
@@ -234,7 +233,6 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     buckets: [...DURATION_BUCKETS, 60, 300, 3600],
     registers: r,
   });
-
   const hostLabel = boundedHostLabel();
 
   const engine: EngineMetrics = {
@@ -262,9 +260,9 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       scheduleFires.inc({ origin, outcome });
       if (lagSeconds !== undefined) scheduleLag.observe(lagSeconds);
     },
-    eventDelivered(subscription, outcome, lagSeconds) {
+    eventDelivered(subscription, outcome, lag) {
       deliveries.inc({ subscription, outcome });
-      if (lagSeconds !== undefined) deliveryLag.observe({ subscription }, lagSeconds);
+      if (lag !== undefined) deliveryLag.observe({ subscription }, lag);
     },
   };
 

@@ -4,6 +4,7 @@ import { DELIVERY_STATUSES, EVENT_TYPES } from "../event-types.js";
 import { LIST_SORTS, listQuerySchema, pageEnvelopeSchema } from "../pagination.js";
 import { arrayOf, bool, dateTime, int, nullable, processName, responseObject, str, strictObject } from "../schema.js";
 import { action } from "./define.js";
+import { DELIVERY, EXAMPLE, EXAMPLE_PAGE, NOT_FOUND, SECRET, SUBSCRIPTION } from "./subscription-schemas.js";
 
 const TAG = "subscriptions";
 export const SUBSCRIPTION_NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]{0,127}$";
@@ -16,91 +17,6 @@ const NAME_PARAMS = strictObject(
   },
   ["name"],
 );
-const NOT_FOUND = { 404: "No subscription has this name." };
-const SECRET = str("A Standard Webhooks signing secret: `whsec_` and the standard base64 of 24 to 64 bytes.", {
-  pattern: "^whsec_[A-Za-z0-9+/]+={0,2}$",
-  maxLength: 100,
-});
-
-const SUBSCRIPTION = responseObject(
-  {
-    name: str("The subscription's name."),
-    url: str("Where events are POSTed."),
-    events: arrayOf(str("An event type.", { enum: [...EVENT_TYPES] }), "The event types it wants."),
-    process: nullable(str("Only events of this process.")),
-    channel: nullable(str("Only events of the version this channel points at when the event happens.")),
-    previous_secret_until: nullable(dateTime("The previous secret still signs until this instant (after a rotation).")),
-    suspended: bool("Deliveries are held until it is resumed."),
-    suspended_at: nullable(dateTime("When it was suspended.")),
-    suspended_reason: nullable(str("Why it was suspended.")),
-    failures_in_row: int("Deliveries parked as failed since the last success."),
-    pending: int("Deliveries waiting to be sent (including retries)."),
-    actor: nullable(str("Who created or last replaced it.")),
-    created_at: dateTime("Created."),
-    updated_at: dateTime("Last changed."),
-  },
-  [
-    "name",
-    "url",
-    "events",
-    "process",
-    "channel",
-    "suspended",
-    "failures_in_row",
-    "pending",
-    "created_at",
-    "updated_at",
-  ],
-  { title: "Subscription" },
-);
-
-const DELIVERY = responseObject(
-  {
-    id: str("The delivery's id."),
-    event_id: str("The event's id, sent as `webhook-id` (the same on every attempt)."),
-    type: str("The event type.", { enum: [...EVENT_TYPES] }),
-    order_key: str("What the event is about (an instance id, `schedule:<name>`); events of one key go out in order."),
-    status: str("pending, delivered or failed (parked after --limit-delivery-attempts).", {
-      enum: [...DELIVERY_STATUSES],
-    }),
-    attempts: int("Attempts made."),
-    next_attempt_at: nullable(dateTime("When a pending delivery is next tried.")),
-    last_status: nullable(int("The HTTP status of the last answer.")),
-    last_error: nullable(str("Why the last attempt failed (the answer's first characters, or the connection error).")),
-    latency_ms: nullable(int("Duration of the last attempt.")),
-    created_at: dateTime("When the event was recorded."),
-    delivered_at: nullable(dateTime("When the receiver answered 2xx.")),
-  },
-  ["id", "event_id", "type", "order_key", "status", "attempts", "created_at"],
-  { title: "Delivery" },
-);
-
-const EXAMPLE: Record<string, unknown> = {
-  name: "orders-done",
-  url: "https://hooks.example.com/baton",
-  events: ["instance.completed", "instance.failed"],
-  process: "order",
-  channel: null,
-  previous_secret_until: null,
-  suspended: false,
-  suspended_at: null,
-  suspended_reason: null,
-  failures_in_row: 0,
-  pending: 0,
-  actor: "deployer",
-  created_at: "2026-12-07T10:00:00.000Z",
-  updated_at: "2026-12-07T10:00:00.000Z",
-};
-const EXAMPLE_PAGE = {
-  size: 1,
-  items_before: 0,
-  items_after: 0,
-  sort: "name",
-  order: "asc",
-  next_cursor: null,
-  previous_cursor: null,
-};
-
 export const subscriptionActions = [
   action({
     name: "putSubscription",
@@ -113,6 +29,7 @@ export const subscriptionActions = [
       "Creates the subscription, or replaces its URL, events and filters (its secret, deliveries and suspension are kept). " +
       "A new subscription without `secret` gets one issued, answered once in `secret` and never shown again. See docs/events.md.",
     permissions: ["deploy"],
+    scope: { by: "unscoped" },
     params: NAME_PARAMS,
     body: strictObject(
       {
@@ -175,6 +92,7 @@ export const subscriptionActions = [
     summary: "List subscriptions",
     description: "Every subscription, by name; secrets are never shown.",
     permissions: ["read"],
+    scope: { by: "unscoped" },
     query: listQuerySchema(LIST_SORTS.subscriptions),
     responses: {
       200: { description: "A page of subscriptions.", schema: pageEnvelopeSchema(SUBSCRIPTION, "SubscriptionPage") },
@@ -191,6 +109,7 @@ export const subscriptionActions = [
     summary: "Show a subscription",
     description: "The subscription and its delivery counts; the secret is never shown.",
     permissions: ["read"],
+    scope: { by: "unscoped" },
     params: NAME_PARAMS,
     responses: { 200: { description: "The subscription.", schema: SUBSCRIPTION } },
     errors: [400, 404, 500],
@@ -206,6 +125,7 @@ export const subscriptionActions = [
     summary: "Delete a subscription",
     description: "Deletes the subscription and its deliveries, sent or not.",
     permissions: ["deploy"],
+    scope: { by: "unscoped" },
     params: NAME_PARAMS,
     responses: {
       200: {
@@ -227,6 +147,7 @@ export const subscriptionActions = [
       "Issues a new secret (answered once). Until `overlap_ms` has passed (default one day) every delivery is signed with both, " +
       "so receivers can switch without refusing a delivery.",
     permissions: ["deploy"],
+    scope: { by: "unscoped" },
     params: NAME_PARAMS,
     body: strictObject(
       {
@@ -266,6 +187,7 @@ export const subscriptionActions = [
     summary: "Resume a suspended subscription",
     description: "Lifts the suspension: its pending deliveries are sent from the next pass, in order.",
     permissions: ["deploy"],
+    scope: { by: "unscoped" },
     params: NAME_PARAMS,
     responses: { 200: { description: "The subscription.", schema: SUBSCRIPTION } },
     errors: [400, 404, 500],
@@ -281,6 +203,7 @@ export const subscriptionActions = [
     summary: "A subscription's delivery log",
     description: "Its deliveries, newest first: status, attempts, latency and the last error.",
     permissions: ["read"],
+    scope: { by: "unscoped" },
     params: NAME_PARAMS,
     query: listQuerySchema(LIST_SORTS.deliveries, {
       status: str("Only deliveries in this status.", { enum: [...DELIVERY_STATUSES] }),
@@ -322,6 +245,7 @@ export const subscriptionActions = [
       "Queues one delivery again (`delivery_id`), or every event the subscription was sent or tried in [`from`, `to`] " +
       "(at most `--limit-redeliver-events`). Each goes out with its original `webhook-id`.",
     permissions: ["deploy"],
+    scope: { by: "unscoped" },
     params: NAME_PARAMS,
     body: strictObject({
       delivery_id: str("A delivery of this subscription.", { pattern: "^[0-9]{1,18}$" }),
