@@ -3,7 +3,7 @@ import { bigint, bigserial, index, integer, pgTable, text } from "drizzle-orm/pg
 
 /**
  * One row per subscription (docs/events.md "Subscriptions"). `events` is the event types it
- * wants; `process` and `channel` narrow them. The triggers of migration 0017 read this table in
+ * wants; `process` and `channel` narrow them. The triggers of migration 0018 read this table in
  * the transaction of every state change that causes an event, so a change here is seen by the
  * next event written. `secret` is the signing key itself (docs/events.md "Signing secrets"):
  * the server must sign with it, so it cannot be hashed; it is never shown after it is issued.
