@@ -25,6 +25,8 @@ export interface EngineMetrics {
   /** Flow control (docs/flow-control.md): a wait queued, slots and permits granted by a pass. */
   flowWaiting(reason: string): void;
   flowGranted(reason: string, count: number): void;
+  /** A delivery attempt (docs/events.md "Where to see them"); `lagSeconds` from the event's commit to a 2xx. */
+  eventDelivered(subscription: string, outcome: string, lagSeconds?: number): void;
 }
 
 export const NO_ENGINE_METRICS: EngineMetrics = {
@@ -36,6 +38,7 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   scheduleFired: () => {},
   flowWaiting: () => {},
   flowGranted: () => {},
+  eventDelivered: () => {},
 };
 
 /** The sampler's figures (sampler.ts), set every interval from one query. */
@@ -236,6 +239,19 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     registers: r,
   });
 
+  const deliveries = new Counter({
+    name: "baton_event_deliveries_total",
+    help: "Event delivery attempts by this replica, by subscription (at most --limit-subscriptions live) and outcome (delivered, retry, failed)",
+    labelNames: ["subscription", "outcome"],
+    registers: r,
+  });
+  const deliveryLag = new Histogram({
+    name: "baton_event_delivery_lag_seconds",
+    help: "Time from an event being recorded (its change committed) to its delivery being answered 2xx, by subscription",
+    labelNames: ["subscription"],
+    buckets: [...DURATION_BUCKETS, 60, 300, 3600],
+    registers: r,
+  });
   const hostLabel = boundedHostLabel();
 
   const engine: EngineMetrics = {
@@ -268,6 +284,10 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     },
     flowGranted(reason, count) {
       if (count > 0) flowGrants.inc({ reason }, count);
+    },
+    eventDelivered(subscription, outcome, lag) {
+      deliveries.inc({ subscription, outcome });
+      if (lag !== undefined) deliveryLag.observe({ subscription }, lag);
     },
   };
 

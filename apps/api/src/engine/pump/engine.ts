@@ -12,6 +12,8 @@ import { createChores } from "./chores.js";
 import { createFlowChore } from "../flow/chore.js";
 import { type LeasedRow, leaseDue, expireLeases, releaseKeptLease } from "../leases.js";
 import { createScheduleChore } from "../schedules/chore.js";
+import { createDeliveryChore } from "../events/chore.js";
+import { fetchPolicyOf } from "../fetch/host-policy.js";
 import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
 import { createFailureLog } from "./failure-log.js";
@@ -95,7 +97,11 @@ export function startPump(deps: EngineDeps) {
       metrics.flowGranted("rate_limit", result.byReason.rate_limit);
     },
   });
-  const chores = [...createChores(db, clock, log, logFailure), schedules.run, flow.run];
+  const deliveries = createDeliveryChore({
+    ...{ db, clock, config, workerId, metrics, env, logFailure },
+    policy: fetchPolicyOf(config),
+  });
+  const chores = [...createChores(db, clock, log, logFailure), schedules.run, deliveries.run, flow.run];
 
   const renewTimer = setInterval(
     () =>
@@ -277,6 +283,7 @@ export function startPump(deps: EngineDeps) {
       await schedules.idle();
       flow.stop();
       await flow.idle();
+      await deliveries.idle();
       const pending = [...inFlight.values()].map((v) => v.done);
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
