@@ -55,27 +55,41 @@ export function registerTokensCommand(program: Command): Command {
         "comma-separated permissions: worker, read, operate, deploy, admin (or none)",
         permsList,
       )
+      .option(
+        "--scopes <patterns>",
+        "comma-separated process-name patterns the token reaches, e.g. orders-*,billing (default: every process)",
+        (value: string) =>
+          value
+            .split(",")
+            .map((p) => p.trim())
+            .filter(Boolean),
+      )
       .option("--expires-in <duration>", "lifetime such as 90d, 12h or 30m (default: never expires)", duration)
       .option("--expires-at <time>", "expiry instant, ISO 8601 (e.g. 2030-01-31T00:00:00Z)"),
-  ).action((opts: { label: string; perms: string[]; expiresIn?: number; expiresAt?: string }, command: Command) =>
-    withDatabase(command, async (database) => {
-      const [{ checkTokenRequest }, { issueToken }] = await Promise.all([
-        import("../auth/token-request.js"),
-        tokenStore(),
-      ]);
-      const now = clock.now();
-      const body: Record<string, unknown> = { label: opts.label, perms: opts.perms };
-      if (opts.expiresIn !== undefined) body.expires_in = opts.expiresIn;
-      if (opts.expiresAt !== undefined) body.expires_at = opts.expiresAt;
-      const check = checkTokenRequest(body, now);
-      if (!check.ok) {
-        const flag = (path: string) => `--${path.replace(/\[\d+\]$/, "").replace(/_/g, "-")}`;
-        throw new Error(check.problems.map((p) => `${flag(p.path)}: ${p.message}`).join("; "));
-      }
-      const issued = await issueToken(database.db, check.value, { now, actor: BOOTSTRAP_ACTOR });
-      process.stderr.write(`created token ${issued.id} (${issued.label}); the secret below is shown only once\n`);
-      process.stdout.write(`${issued.token}\n`);
-    }),
+  ).action(
+    (
+      opts: { label: string; perms: string[]; scopes?: string[]; expiresIn?: number; expiresAt?: string },
+      command: Command,
+    ) =>
+      withDatabase(command, async (database) => {
+        const [{ checkTokenRequest }, { issueToken }] = await Promise.all([
+          import("../auth/token-request.js"),
+          tokenStore(),
+        ]);
+        const now = clock.now();
+        const body: Record<string, unknown> = { label: opts.label, perms: opts.perms };
+        if (opts.scopes !== undefined) body.scopes = opts.scopes;
+        if (opts.expiresIn !== undefined) body.expires_in = opts.expiresIn;
+        if (opts.expiresAt !== undefined) body.expires_at = opts.expiresAt;
+        const check = checkTokenRequest(body, now);
+        if (!check.ok) {
+          const flag = (path: string) => `--${path.replace(/\[\d+\]$/, "").replace(/_/g, "-")}`;
+          throw new Error(check.problems.map((p) => `${flag(p.path)}: ${p.message}`).join("; "));
+        }
+        const issued = await issueToken(database.db, check.value, { now, actor: BOOTSTRAP_ACTOR });
+        process.stderr.write(`created token ${issued.id} (${issued.label}); the secret below is shown only once\n`);
+        process.stdout.write(`${issued.token}\n`);
+      }),
   );
 
   addDatabaseOptions(
@@ -132,11 +146,12 @@ function tokenTable(items: TokenView[], now: number): string {
         ? `expired ${t.expires_at}`
         : "active";
   const rows = [
-    ["ID", "LABEL", "PERMS", "CREATED", "LAST USED", "EXPIRES", "STATUS"],
+    ["ID", "LABEL", "PERMS", "SCOPES", "CREATED", "LAST USED", "EXPIRES", "STATUS"],
     ...items.map((t) => [
       t.id,
       t.label,
       t.perms === null ? "none" : t.perms.join(",") || "none",
+      t.scopes === null ? "*" : t.scopes.join(",") || "none",
       t.created_at,
       t.last_used_at ?? "never",
       t.expires_at ?? "never",
