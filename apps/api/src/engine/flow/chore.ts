@@ -1,7 +1,9 @@
 import type { Clock } from "../../clock.js";
 import type { Db } from "../../storage/db.js";
 import type { FailureLog } from "../pump/failure-log.js";
-import { anyFlowWaits, grantPass, type PassResult } from "./grant.js";
+import type { ServerConfig } from "../../config.js";
+import type { EngineMetrics } from "../../metrics/metrics.js";
+import { anyFlowWaits, grantPass } from "./grant.js";
 
 // When the grant pass runs (docs/flow-control.md "The grant pass"): at once after this process
 // parked a wait or moved an instance that held a slot (request), at the next free permit of a
@@ -27,16 +29,16 @@ export interface FlowChore {
 export interface FlowChoreDeps {
   db: Db;
   clock: Clock;
-  maxGrants: number;
-  /** false under --poll 0: like claim rounds, passes then run only in a /tick. */
-  auto: boolean;
+  /** --limit-flow-grants-per-pass; --poll 0: like claim rounds, passes then run only in a /tick. */
+  config: Pick<ServerConfig, "limits" | "pollMs">;
+  metrics: EngineMetrics;
   logFailure: FailureLog;
   /** Grants made instances due: the pump claims them. */
   wake: () => void;
-  granted?: (result: PassResult) => void;
 }
 
 export function createFlowChore(deps: FlowChoreDeps): FlowChore {
+  const auto = deps.config.pollMs > 0;
   let last = Number.NEGATIVE_INFINITY;
   let running: Promise<void> | undefined;
   let again = false;
@@ -45,7 +47,7 @@ export function createFlowChore(deps: FlowChoreDeps): FlowChore {
   let timerAt = Number.POSITIVE_INFINITY;
 
   function schedule(at: number): void {
-    if (stopped || !deps.auto || at >= timerAt) return;
+    if (stopped || !auto || at >= timerAt) return;
     if (timer !== undefined) clearTimeout(timer);
     timerAt = at;
     timer = setTimeout(
@@ -65,9 +67,10 @@ export function createFlowChore(deps: FlowChoreDeps): FlowChore {
       if (checkFirst && !(await anyFlowWaits(deps.db))) return;
       let granted = 0;
       for (let count = 0; count < MAX_PASSES; count++) {
-        const result = await grantPass(deps.db, deps.clock, deps.maxGrants);
+        const result = await grantPass(deps.db, deps.clock, deps.config.limits.flowGrantsPerPass);
         granted += result.granted;
-        deps.granted?.(result);
+        deps.metrics.flowGranted("concurrency", result.byReason.concurrency);
+        deps.metrics.flowGranted("rate_limit", result.byReason.rate_limit);
         if (result.nextRateAt !== null) schedule(result.nextRateAt);
         if (!result.full) break;
       }
@@ -93,7 +96,7 @@ export function createFlowChore(deps: FlowChoreDeps): FlowChore {
   }
 
   function request(): void {
-    if (!stopped && deps.auto) void start(false);
+    if (!stopped && auto) void start(false);
   }
 
   return {

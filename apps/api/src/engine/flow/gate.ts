@@ -3,8 +3,14 @@ import type { Clock } from "../../clock.js";
 import { type Db, inTransaction, rowsOf } from "../../storage/db.js";
 import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { appendLogs } from "../audit-log.js";
+import type { EngineMetrics } from "../../metrics/metrics.js";
+import type { CompiledDefinition } from "../advance/compiled-definition.js";
+import type { InMemoryBasis } from "../advance/in-memory.js";
+import type { InstanceState } from "../advance/instance-state.js";
+import { failureOf, type TaskFailure } from "../advance/task-failure.js";
 import type { LeasedRow } from "../leases.js";
-import type { FlowNeed } from "./needs.js";
+import type { WriteOutcome } from "../pump/commit.js";
+import { type FlowNeed, flowNeeds } from "./needs.js";
 
 // The gate before an advance of an instance whose definition declares flow control
 // (docs/flow-control.md "Slots"): the advance runs only when the instance holds every slot and
@@ -14,7 +20,49 @@ import type { FlowNeed } from "./needs.js";
 /** The advisory lock class of flow control ("FLOW"): the pass takes it exclusive, the gate's check shared. */
 export const FLOW_LOCK_CLASS = 1_179_406_167;
 
-export type GateOutcome = { go: true } | { go: false; parked: boolean; status?: string };
+export interface GateDeps {
+  db: Db;
+  clock: Clock;
+  workerId: string;
+  metrics: EngineMetrics;
+  maxKeyChars: number;
+  /** EngineDeps.beforeWrite: the park is this advance's write. */
+  beforeWrite?: (instanceId: string) => Promise<void>;
+  /** Asks for a grant pass soon (chore.ts). */
+  flowPass: () => void;
+}
+
+/**
+ * The gate of one leased advance of a definition with flow control: its needs (the run-advance
+ * frees them after its write), and either a key that failed to evaluate (the instance fails with
+ * it), the outcome of parking it (it waits; nothing else runs), or neither (it runs).
+ */
+export async function gateAdvance(
+  deps: GateDeps,
+  def: CompiledDefinition,
+  row: LeasedRow,
+  state: InstanceState,
+  environment: InMemoryBasis,
+): Promise<{ needs: FlowNeed[]; failure?: TaskFailure; parked?: WriteOutcome }> {
+  let needs: FlowNeed[];
+  try {
+    needs = flowNeeds(def, row, state, {
+      config: environment.config,
+      now: environment.now,
+      evalLimits: environment.evalLimits,
+      maxKeyChars: deps.maxKeyChars,
+    });
+  } catch (error) {
+    return { needs: [], failure: failureOf(error, environment.limitFlag) };
+  }
+  const missing = await firstMissing(deps.db, row.id, needs);
+  if (missing === undefined) return { needs };
+  if (deps.beforeWrite !== undefined) await deps.beforeWrite(row.id);
+  const parked = await parkForFlow(deps.db, deps.clock, deps.workerId, row, missing);
+  deps.flowPass();
+  deps.metrics.flowWaiting(missing.reason);
+  return { needs, parked: parked.parked ? { applied: true, status: parked.status, wakeAt: null } : { applied: false } };
+}
 
 /** Whether a held slot row stands for `need`: the same visit (and attempt, for a permit). */
 function holds(row: { scope: string; task_epoch: unknown; attempt: unknown }, need: FlowNeed): boolean {

@@ -85,18 +85,7 @@ export function startPump(deps: EngineDeps) {
 
   const logFailure = createFailureLog(log);
   const schedules = createScheduleChore({ db, clock, config, metrics, logFailure, wake: () => wake() });
-  const flow = createFlowChore({
-    db,
-    clock,
-    maxGrants: config.limits.flowGrantsPerPass,
-    auto: config.pollMs > 0,
-    logFailure,
-    wake: () => wake(),
-    granted: (result) => {
-      metrics.flowGranted("concurrency", result.byReason.concurrency);
-      metrics.flowGranted("rate_limit", result.byReason.rate_limit);
-    },
-  });
+  const flow = createFlowChore({ db, clock, config, metrics, logFailure, wake: () => wake() });
   const deliveries = createDeliveryChore({
     ...{ db, clock, config, workerId, metrics, env, logFailure },
     policy: fetchPolicyOf(config),

@@ -26,9 +26,9 @@ import type { WriteOutcome } from "./commit.js";
 import type { createCommitter } from "./committer.js";
 import type { InFlight } from "./in-flight.js";
 import { ensureLease, LeaseTooShort } from "./lease-renewal.js";
-import { failureOf } from "../advance/task-failure.js";
-import { firstMissing, parkForFlow } from "../flow/gate.js";
-import { type FlowNeed, flowNeeds, usesFlowControl } from "../flow/needs.js";
+import { crashedFailure, definitionFailure, failedWithoutAdvance } from "./failed-without-advance.js";
+import { gateAdvance } from "../flow/gate.js";
+import { type FlowNeed, usesFlowControl } from "../flow/needs.js";
 import { instanceTraceparent, type Tracing, tracing } from "../../tracing/index.js";
 import type { Span } from "../../tracing/sdk.js";
 
@@ -75,6 +75,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     instancesFlag: flagOf("treeInstances"),
   };
   const treeMemo = newTreeMemo();
+  const gateDeps = { db, clock, workerId, metrics, maxKeyChars: config.limits.flowKeyChars, beforeWrite, flowPass };
   const fetchPolicy = fetchPolicyOf(config);
 
   /**
@@ -147,26 +148,13 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
         taskKind = task?.action?.type ?? "routing";
         // Flow control (docs/flow-control.md "Slots"): a definition without it reads nothing here.
         if (!crashed && usesFlowControl(def.definition)) {
-          const environment = basis.environment(def);
-          try {
-            needs = flowNeeds(def, row, state, {
-              config: environment.config,
-              now: environment.now,
-              evalLimits: environment.evalLimits,
-              maxKeyChars: config.limits.flowKeyChars,
-            });
-          } catch (error) {
-            const failure = failureOf(error, environment.limitFlag);
-            result = failedWithoutAdvance(row, state, failure.code, `flow-control key: ${failure.message}`);
-          }
-          const missing = result === undefined ? await firstMissing(db, row.id, needs) : undefined;
-          if (missing !== undefined) {
-            if (beforeWrite !== undefined) await beforeWrite(row.id);
-            const parked = await parkForFlow(db, clock, workerId, row, missing);
-            flowPass();
-            metrics.flowWaiting(missing.reason);
-            report(parked.parked ? "waiting" : "dropped");
-            return parked.parked ? { applied: true, status: parked.status, wakeAt: null } : { applied: false };
+          const gate = await gateAdvance(gateDeps, def, row, state, basis.environment(def));
+          needs = gate.needs;
+          if (gate.failure !== undefined)
+            result = failedWithoutAdvance(row, state, gate.failure.code, `flow-control key: ${gate.failure.message}`);
+          else if (gate.parked !== undefined) {
+            report(gate.parked.applied ? "waiting" : "dropped");
+            return gate.parked;
           }
         }
         if (result === undefined)
@@ -294,35 +282,5 @@ function childReads(children: ChildEnvironment): ChildEnvironment {
     resolveChild: abandonWhenUnavailable(children.resolveChild),
     loadChildren: abandonWhenUnavailable(children.loadChildren),
     reserveChildren: abandonWhenUnavailable(children.reserveChildren),
-  };
-}
-
-function crashedFailure(row: LeasedRow, state: InstanceState, limit: number): AdvanceResult {
-  return failedWithoutAdvance(
-    row,
-    state,
-    "engine.crashed",
-    `the instance was claimed ${row.attempts} times since its last write without an advance landing (the process running it stopped, or its write kept failing); it fails instead of being tried again (${flagOf("advanceAttempts")} is ${limit})`,
-  );
-}
-
-function definitionFailure(row: LeasedRow, state: InstanceState, message: string): AdvanceResult {
-  return failedWithoutAdvance(row, state, "engine.definition", message);
-}
-
-/** The result that fails the instance at its task, as it stands, with `code` and its instance.failed line. */
-function failedWithoutAdvance(row: LeasedRow, state: InstanceState, code: string, why: string): AdvanceResult {
-  const text = `task "${row.task}": ${code}: ${why}`;
-  return {
-    status: "failed",
-    task: row.task,
-    taskEpoch: row.taskEpoch,
-    retryCount: row.retryCount,
-    state,
-    written: new Set(),
-    errorCode: code,
-    errorMessage: text,
-    wakeAt: null,
-    logs: [{ level: "error", event: "instance.failed", message: text, task: row.task, data: { code } }],
   };
 }
