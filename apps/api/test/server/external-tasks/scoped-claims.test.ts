@@ -8,7 +8,10 @@ import { askOnce } from "../../support/definitions.js";
 import { bearer, bootstrapToken } from "../../support/auth-fixtures.js";
 
 const PER_TEAM = 24;
-const TEAMS = { orders: { process: "orders-pick", scope: "orders-*" }, billing: { process: "billing-pick", scope: "billing-*" } };
+const TEAMS = {
+  orders: { process: "orders-pick", scope: "orders-*" },
+  billing: { process: "billing-pick", scope: "billing-*" },
+};
 
 let database: SharedDatabase;
 let server: TestServer;
@@ -45,7 +48,11 @@ describe("eight scoped workers of two teams claiming at once", () => {
     const workers = await Promise.all(
       Object.entries(TEAMS).flatMap(([team, { scope }]) =>
         [1, 2, 3, 4].map(async (n) => {
-          const created = await call(admin, "POST", "/api/tokens", { label: `${team} worker ${n}`, perms: ["worker"], scopes: [scope] });
+          const created = await call(admin, "POST", "/api/tokens", {
+            label: `${team} worker ${n}`,
+            perms: ["worker"],
+            scopes: [scope],
+          });
           return { id: `${team}-${n}`, scope, token: created.token as string };
         }),
       ),
@@ -66,7 +73,9 @@ describe("eight scoped workers of two teams claiming at once", () => {
       }),
     );
     const foreign = claimed.flatMap(({ worker, items }) =>
-      items.filter((item) => !item.process.startsWith(worker.scope.slice(0, -1))).map((item) => `${worker.id}: ${item.process}`),
+      items
+        .filter((item) => !item.process.startsWith(worker.scope.slice(0, -1)))
+        .map((item) => `${worker.id}: ${item.process}`),
     );
     expect(foreign, "a worker claimed another team's task").toEqual([]);
     const ids = claimed.flatMap(({ items }) => items.map((item) => item.instance_id));
