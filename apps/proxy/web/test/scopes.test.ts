@@ -120,7 +120,12 @@ role_scopes:
     env as Record<string, string>,
     20_000,
   );
-  proxy = { url: child.url, stop: () => child.terminate() };
+  proxy = {
+    url: child.url,
+    stop: async () => {
+      await child.terminate();
+    },
+  };
   browser = await launchBrowser();
 }, 180_000);
 
