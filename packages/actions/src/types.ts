@@ -447,6 +447,8 @@ export interface ListExternalTasksQuery extends ListQuery<"waiting_since"> {
 export interface WaitingExternalTask {
   instance_id: string;
   root_id: string;
+  /** The business key of the tree (its root's `key`); null when none was given. */
+  key: string | null;
   process: string;
   version: number;
   task: string;

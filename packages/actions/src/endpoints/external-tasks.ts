@@ -163,6 +163,9 @@ export const externalTaskActions = [
             {
               instance_id: str("The waiting instance."),
               root_id: str("The root of its tree."),
+              key: nullable(
+                str("**Extension.** The business key of the tree (its root's `key`); null when none was given."),
+              ),
               process: str("Process name."),
               version: int("Process version.", { minimum: 1, maximum: MAX_VERSION }),
               task: str("Task id."),
@@ -180,6 +183,7 @@ export const externalTaskActions = [
             [
               "instance_id",
               "root_id",
+              "key",
               "process",
               "version",
               "task",

@@ -137,6 +137,10 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
             {status!.process} v{status!.version}
           </Link>
         </dd>
+        <dt>Business key</dt>
+        <dd className="mono" data-testid="business-key">
+          {status!.key ?? (detail!.parent_id === null ? "none" : "the root's (open the root)")}
+        </dd>
         <dt>Status</dt>
         <dd>
           <StatusBadge status={status!.status} />
