@@ -122,8 +122,11 @@ function outcomeText(outcome: string, httpStatus?: number, code?: string): strin
 export function TimelineView({
   loaded,
   wakeAt,
+  delays,
 }: {
   loaded: ReturnType<typeof useTimeline>;
+  /** The wait each `delay` task of the definition asks for (`for`), in ms, by task id. */
+  delays?: Readonly<Record<string, number>>;
   /** The instance's `wake_at`: when the engine next acts by itself (a retry, a deadline). */
   wakeAt: string | null | undefined;
 }) {
@@ -167,17 +170,15 @@ export function TimelineView({
                 return (
                   // biome-ignore lint/suspicious/noArrayIndexKey: visits and attempts only grow at the end
                   <tr key={`${v}.${a}`} data-task={visit.task} data-outcome={attempt.outcome}>
-                    <th scope="row">{a === 0 ? `${v + 1}. ${visit.task}` : ""}</th>
+                    <th scope="row">
+                      <span className="visit-task">{a === 0 ? `${v + 1}. ${visit.task}` : ""}</span>
+                    </th>
                     <td className="num">{attempt.outcome === "ran" ? "" : a + 1}</td>
-                    <td className="num">{ms === undefined ? "" : durationText(
-                            ms,
-                            attempt,
-                            visit.wakeAt && a === 0 ? Date.parse(visit.wakeAt) - Date.parse(attempt.start) : undefined,
-                          )}</td>
                     <td className={attempt.outcome === "failed" || attempt.outcome === "timed out" ? "error-text" : ""}>
                       {outcomeText(attempt.outcome, attempt.httpStatus, attempt.code)}
                       {visit.via && attempt.outcome === "resolved" ? ` (via ${visit.via})` : ""}
                     </td>
+                    <td className="num">{ms === undefined ? "" : durationText(ms, attempt, delays?.[visit.task])}</td>
                     <td className="mono">
                       {attempt.host ?? ""}
                       {attempt.latencyMs !== undefined ? ` in ${formatDuration(attempt.latencyMs)}` : ""}

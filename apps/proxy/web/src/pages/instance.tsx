@@ -14,6 +14,8 @@ import { TimeText } from "../components/time-text.js";
 import { ChildrenByStatus } from "../components/children-by-status.js";
 import { TimelineView, useTimeline } from "../components/timeline-view.js";
 import { pathTaken } from "../timeline.js";
+import { childPlaces } from "../children.js";
+import { parseDuration } from "@baton/model/duration";
 import type { Permissions } from "../permissions.js";
 import { isSettled, POLL_MS, useLoad } from "../use-load.js";
 
@@ -28,6 +30,27 @@ function mayNeedForce(definition: unknown, task: string): boolean {
   const found = tasks?.find((t) => t.id === task);
   if (!found) return true;
   return found.only_once === true || ["child", "child_list", "child_map"].includes(found.action?.type ?? "");
+}
+
+/** The wait of each `delay` task with a fixed `for` (an `until` or an expression has none to show). */
+function delaysOf(definition: unknown): Record<string, number> {
+  const tasks = (definition as { tasks?: { id?: string; action?: { type?: string; for?: unknown } }[] }).tasks ?? [];
+  const out: Record<string, number> = {};
+  for (const task of tasks) {
+    const wait = task.action?.type === "delay" ? task.action.for : undefined;
+    if (task.id && (typeof wait === "string" || typeof wait === "number"))
+      try {
+        out[task.id] = parseDuration(wait);
+      } catch {
+        // an expression (`$: …`): the engine's wake-up is the only figure
+      }
+  }
+  return out;
+}
+
+/** The direct children still to settle (a `failing` parent fails once they have). */
+function unsettledCount(groups: readonly { status?: string | null; count: number }[]): number {
+  return groups.filter((g) => !isSettled(g.status ?? "")).reduce((sum, g) => sum + g.count, 0);
 }
 
 function StateView({ detail }: { detail: InstanceDetail }) {
@@ -238,6 +261,7 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
         status={status!.status}
         isRoot={isRoot}
         offerForce={definition.data ? mayNeedForce(definition.data.definition, status!.task) : undefined}
+        unsettledChildren={failures.data ? unsettledCount(failures.data.counts.groups) : undefined}
         permissions={permissions}
         onChanged={views.reload}
       />
@@ -259,11 +283,15 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
           />
         )}
       </section>
-      <TimelineView loaded={timeline} wakeAt={status!.wake_at} />
+      <TimelineView
+        loaded={timeline}
+        wakeAt={status!.wake_at}
+        delays={definition.data ? delaysOf(definition.data.definition) : undefined}
+      />
       <StateView detail={detail!} />
       <section aria-labelledby="children-heading">
         <h2 id="children-heading">Children</h2>
-        <ChildFailuresView loaded={failures} />
+        <ChildFailuresView loaded={failures} places={childPlaces(detail!.state._children)} />
         {failures.data && failures.data.counts.total > 0 && (
           <ChildrenByStatus id={id} search={search} counts={failures.data.counts} live={settledId !== id} />
         )}
