@@ -264,6 +264,8 @@ export interface ListInstancesQuery extends ListQuery<"created_at" | "updated_at
   phase?: InstancePhase;
   task?: string;
   error_code?: string;
+  /** Extension: error codes starting with this text (`http.5` finds http.500…http.599). */
+  error_code_prefix?: string;
   process?: string;
   version?: number;
   children?: boolean;

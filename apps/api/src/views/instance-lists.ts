@@ -1,5 +1,5 @@
 import type { InstanceFilters, ListInstanceLogsQuery } from "@baton/actions";
-import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, isNull, like, lt, type SQL } from "drizzle-orm";
 import { levelsFrom } from "../engine/audit-log.js";
 import { invalid, notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
@@ -43,6 +43,14 @@ export const logList: ListSpec<LogRecord> = {
 };
 
 /**
+ * `text` as a LIKE pattern that matches it literally: `_` (common in codes) and `%` are
+ * wildcards of LIKE, escaped with its default escape character, the backslash.
+ */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
  * The SQL of GET /instances's filters (the registry has validated their types); bulk verbs
  * select their roots with the same filters.
  */
@@ -62,6 +70,8 @@ export function instanceFilters(query: Partial<InstanceFilters>): SQL | undefine
     where.push(eq(instances.task, query.task));
   }
   if (query.error_code !== undefined) where.push(eq(instances.errorCode, query.error_code));
+  if (query.error_code_prefix !== undefined)
+    where.push(like(instances.errorCode, `${likeLiteral(query.error_code_prefix)}%`));
   if (query.process !== undefined) where.push(eq(instances.process, query.process));
   if (query.version !== undefined && query.version !== 0) where.push(eq(instances.version, query.version));
   if (query.key !== undefined) where.push(eq(instances.key, query.key));

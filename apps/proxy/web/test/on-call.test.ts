@@ -108,6 +108,16 @@ describe("incidents on the home page", () => {
     await page.close();
   });
 
+  it("finds failures by an error code prefix such as pre.%", async () => {
+    const page = await pageAt(1440);
+    await page.goto(`${stack.web.url}/#/instances`);
+    await page.getByLabel(/^Error code/).fill("pre.%");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => rowIds(page).then((ids) => ids.sort())).toEqual([...broken].sort());
+    expect(page.url()).toContain("error_code=pre.%25");
+    await page.close();
+  });
+
   it("keeps failing, failed and raised on screen in the counts table at 390 px", async () => {
     const page = await pageAt(390);
     await page.goto(`${stack.web.url}/#/instances`);
