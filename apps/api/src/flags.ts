@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { parseDurationWithUnit } from "@baton/model";
+import { parseDurationWithUnit } from "@baton/model/duration";
 import { isLogLevel, type LogLevel } from "@baton/log";
 import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.js";
 import { redactUrl } from "./format.js";
@@ -91,6 +91,11 @@ export const SERVER_FLAGS: Option[] = [
   flag(
     "--jwt-secret-file <path>",
     "file holding the HS256 secret shared with the sign-in proxy (at least 32 characters)",
+  ),
+  flag(
+    "--jwt-scopes-claim <name>",
+    "JWT claim holding the person's scope patterns (absent claim: every process)",
+    DEFAULT_CONFIG.jwtScopesClaim,
   ),
   new Option("--log-level <level>", "debug | info | warn | error").default("info"),
   flag(
@@ -216,6 +221,7 @@ export function configFrom(program: Command, opts: Record<string, any>): ServerC
     jwtAudience: opts.jwtAudience,
     jwtIssuer: opts.jwtIssuer,
     jwtSecretFile: opts.jwtSecretFile,
+    jwtScopesClaim: opts.jwtScopesClaim,
     logLevel: opts.logLevel as LogLevel,
     maxBodyBytes: opts.maxBody,
     maxDefinitionBodyBytes: opts.maxDefinitionBody,

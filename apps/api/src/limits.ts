@@ -4,8 +4,11 @@
 // what it bounds. main.ts registers each entry as a flag, ServerConfig.limits carries the
 // values, and limits.test.ts checks that docs/limits.md lists every flag with its default.
 // To add a limit: a field in ServerLimits, an entry in LIMITS, a row in docs/limits.md.
-import { DEFAULT_EVAL_LIMITS, type EvalLimitKind, type EvalLimits } from "@baton/expr";
-import { DEFAULT_DEFINITION_LIMITS, type DefinitionLimits } from "@baton/model";
+// The subpaths, not the packages' indexes: this table is loaded by `baton-api --help`, which
+// must not load the expression language or ajv (test/server/process/lean-start.test.ts).
+import type { EvalLimitKind } from "@baton/expr";
+import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "@baton/expr/eval-limits";
+import { DEFAULT_DEFINITION_LIMITS, type DefinitionLimits } from "@baton/model/limits";
 import { CONNECTION_FLAGS, type ConnectionLimits } from "@baton/http-edge";
 
 // The connection flags are both servers' (packages/http-edge, docs/limits.md "Connections"): listed here like every other limit.

@@ -68,10 +68,12 @@ const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] =
   ["post", "/schedules/{name}/backfill", ["operate"], [400, 404, 500]],
   ["get", "/livez", "public", [400, 500]],
   ["get", "/readyz", "public", [400, 500, 503]],
+  ["get", "/whoami", ["worker", "read", "operate", "deploy"], [400, 500]],
 ];
 
 // Every ActionName, as a record so that adding a name to types.ts without listing it here fails to compile.
 const NAMES: Record<ActionName, true> = {
+  whoami: true,
   putDefinition: true,
   listDefinitions: true,
   putDefinitionBatch: true,
@@ -443,6 +445,7 @@ describe("response schemas", () => {
       id: "t",
       label: "l",
       perms: null,
+      scopes: null,
       created_at: "2026-01-01T00:00:00Z",
       last_used_at: null,
       expires_at: null,

@@ -436,6 +436,8 @@ export interface ExternalTask {
   task_epoch: number;
   /** Extension: 1 plus the on_error retries scheduled in this visit. */
   attempt: number;
+  /** Extension: the W3C trace context of the waiting instance, for the handler's span (docs/tracing.md); absent while the server does not trace. */
+  traceparent?: string;
 }
 
 export interface ListExternalTasksQuery extends ListQuery<"waiting_since"> {
@@ -523,6 +525,8 @@ export type SignalBody = (
 export interface CreateTokenBody {
   label: string;
   perms: Permission[] | null;
+  /** Extension (docs/auth.md "Scopes"): omitted = the creator's own scopes; null = every process. */
+  scopes?: string[] | null;
   expires_in?: number;
   expires_at?: string;
 }
@@ -532,6 +536,7 @@ export interface CreatedToken {
   token: string;
   label: string;
   perms: Permission[] | null;
+  scopes: string[] | null;
   created_at: string;
   expires_at: string | null;
 }
@@ -540,10 +545,22 @@ export interface Token {
   id: string;
   label: string;
   perms: Permission[] | null;
+  scopes: string[] | null;
   created_at: string;
   last_used_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
+}
+
+/** GET /whoami (extension, docs/auth.md "Who am I"). */
+export interface Whoami {
+  /** `token:<id>`, a JWT `sub`, or null under `--auth none`. */
+  actor: string | null;
+  actor_label: string | null;
+  perms: Permission[];
+  /** null: every process. */
+  scopes: string[] | null;
+  auth: "none" | "token";
 }
 
 // ---- debug -------------------------------------------------------------------------
@@ -623,6 +640,7 @@ export interface ActionTypes {
   createToken: Io<None, None, CreateTokenBody, CreatedToken>;
   listTokens: Io<None, None, None, { items: Token[] }>;
   revokeToken: Io<TokenIdParams, None, None, { revoked: boolean }>;
+  whoami: Io<None, None, None, Whoami>;
   health: Io<None, None, None, HealthResponse>;
   liveness: Io<None, None, None, LivenessResponse>;
   readiness: Io<None, None, None, ReadinessResponse>;

@@ -11,6 +11,8 @@ export {
   releaseExternalTask,
   renewBeforeMs,
   renewExternalTasks,
+  newClaimToken,
+  tokenHash,
 } from "./external/claims.js";
 export type { Outcome } from "./external/delivery.js";
 export { resolveExternalTask, resolveExternalTasks } from "./external/outcomes.js";

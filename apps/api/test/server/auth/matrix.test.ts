@@ -104,6 +104,8 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   "GET /tokens": ["admin"],
   "DELETE /tokens/{id}": ["admin"],
   "POST /tick": ["admin"],
+  // Extension (docs/auth.md "Who am I"): any permission admits it.
+  "GET /whoami": ["worker", "read", "operate", "deploy"],
   // Extensions (docs/api.md "Bulk verbs"): a bulk verb needs the permission of its single verb.
   "POST /instances/bulk/pause": ["operate"],
   "POST /instances/bulk/resume": ["operate"],
