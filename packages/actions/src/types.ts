@@ -466,6 +466,16 @@ export interface WaitingExternalTask {
   claim_expires: string | null;
 }
 
+/** GET /instances/activity (extension): roots settled per slice of a window, per process. */
+export interface InstanceActivity {
+  window: "hour" | "day" | "week";
+  bucket_ms: number;
+  from: string;
+  to: string;
+  groups: { at: string; process: string; status: "completed" | "failed" | "raised"; count: number }[];
+  truncated: boolean;
+}
+
 export interface ClaimBody {
   worker_id: string;
   limit?: number;
@@ -615,6 +625,7 @@ export interface ActionTypes {
   startInstance: Io<None, None, StartInstanceBody, StartInstanceResponse>;
   listInstances: Io<None, ListInstancesQuery, None, Page<InstanceRow>>;
   countInstances: Io<None, CountInstancesQuery, None, InstanceCounts>;
+  instanceActivity: Io<None, { window?: "hour" | "day" | "week"; process?: string }, None, InstanceActivity>;
   bulkPauseInstances: Io<None, None, BulkBody | undefined, BulkResult>;
   bulkResumeInstances: Io<None, None, BulkBody | undefined, BulkResult>;
   bulkCancelInstances: Io<None, None, BulkBody | undefined, BulkResult>;

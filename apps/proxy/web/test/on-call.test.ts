@@ -74,7 +74,7 @@ describe("incidents on the home page", () => {
     it(`groups failures and raises by process and error code at ${width} px, each a link to its list and its bulk retry`, async () => {
       const page = await pageAt(width);
       await page.goto(`${stack.web.url}/#/instances`);
-      const table = page.getByRole("table", { name: "Incidents by process and error code" });
+      const table = page.getByRole("table", { name: "Incidents", exact: true });
       const group = table.locator('tr[data-incident="broken/pre.error/failed"]');
       await expect.poll(() => group.locator("td").first().textContent()).toMatch(/^2 /);
       expect(await table.locator('tr[data-incident="longids/card_declined/raised"] td').first().textContent()).toMatch(
@@ -95,6 +95,28 @@ describe("incidents on the home page", () => {
       await page.goto(`${stack.web.url}/#/instances`);
       await group.getByRole("link", { name: /list them/ }).click();
       await expect.poll(() => rowIds(page).then((ids) => ids.sort())).toEqual([...broken].sort());
+      await page.close();
+    });
+
+  for (const width of [1440, 390])
+    it(`charts completions, failures and raises per process over time at ${width} px, with trouble since when`, async () => {
+      const page = await pageAt(width);
+      await page.goto(`${stack.web.url}/#/instances`);
+      const broken = page.locator('figure[data-activity="broken"]');
+      await expect
+        .poll(() => broken.getByTestId("activity-totals").textContent())
+        .toBe("0 completed, 2 failed, 0 raised");
+      expect(await broken.locator("figcaption").textContent()).toMatch(/trouble since .+ ago\)/);
+      expect(await page.locator('figure[data-activity="longids"]').getByRole("img").getAttribute("aria-label")).toBe(
+        "longids: 0 completed, 0 failed, 1 raised",
+      );
+      expect(await broken.locator("rect.activity-failed").count(), "a bar for the failures").toBeGreaterThan(0);
+      await page.getByLabel("Window").selectOption("hour");
+      await expect
+        .poll(() => broken.getByTestId("activity-totals").textContent())
+        .toBe("0 completed, 2 failed, 0 raised");
+      expect(await pageWidth(page)).toBeLessThanOrEqual(width);
+      await noSeriousAxe(page, `the chart at ${width} px`);
       await page.close();
     });
 

@@ -63,7 +63,7 @@ export function Incidents() {
           No root instance has failed or raised.
         </p>
       ) : (
-        <table aria-label="Incidents by process and error code">
+        <table aria-labelledby="incidents-heading">
           <caption>Failed and raised roots by process and error code, largest first</caption>
           <thead>
             <tr>

@@ -7,6 +7,7 @@ import { StatusBadge } from "../components/status-badge.js";
 import { TimeText } from "../components/time-text.js";
 import { BulkActions } from "../components/bulk-actions.js";
 import { FilterBar } from "../components/filter-bar.js";
+import { ActivityChart } from "../components/activity-chart.js";
 import { Incidents } from "../components/incidents.js";
 import { StatusSummary, useProcessNames } from "../components/status-summary.js";
 import {
@@ -135,6 +136,7 @@ export function InstancesPage({ search, permissions }: { search: string; permiss
       <h1>Instances</h1>
       <FilterBar key={filterSearch} applied={filters} processes={processNames} />
       {filterSearch === "" && <Incidents />}
+      {filterSearch === "" && <ActivityChart />}
       {problems.length === 0 && <StatusSummary filters={filters} />}
       {problems.length === 0 && can(permissions, "operate") && (
         <BulkActions
