@@ -13,6 +13,9 @@ import type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, Schedule
 
 export type { FireOutcome, OverlapPolicy } from "./schedule-types.js";
 export type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, ScheduleWarning };
+import type { Delivery, ListDeliveriesQuery, RedeliverBody, Subscription, SubscriptionBody } from "./event-types.js";
+export type { DeliveryStatus, EventType } from "./event-types.js";
+export type { Delivery, ListDeliveriesQuery, RedeliverBody, Subscription, SubscriptionBody };
 
 /** An audit-log entry's level: the one LogLevel, @baton/log's. */
 export type { LogLevel };
@@ -665,6 +668,24 @@ export interface ActionTypes {
   resumeSchedule: Io<{ name: string }, None, None, Schedule>;
   triggerSchedule: Io<{ name: string }, None, None, ScheduleFire>;
   backfillSchedule: Io<{ name: string }, None, { from: string; to: string }, { fires: ScheduleFire[] }>;
+  putSubscription: Io<{ name: string }, None, SubscriptionBody, Subscription & { created: boolean; secret?: string }>;
+  listSubscriptions: Io<
+    None,
+    { sort?: "name"; order?: "asc" | "desc"; limit?: number; after?: string; before?: string },
+    None,
+    Page<Subscription>
+  >;
+  getSubscription: Io<{ name: string }, None, None, Subscription>;
+  deleteSubscription: Io<{ name: string }, None, None, { deleted: boolean }>;
+  rotateSubscriptionSecret: Io<
+    { name: string },
+    None,
+    { overlap_ms?: number; secret?: string } | undefined,
+    { secret: string | null; previous_secret_until: string }
+  >;
+  resumeSubscription: Io<{ name: string }, None, None, Subscription>;
+  listDeliveries: Io<{ name: string }, ListDeliveriesQuery, None, Page<Delivery>>;
+  redeliver: Io<{ name: string }, None, RedeliverBody, { queued: number }>;
 }
 
 export type ActionName = keyof ActionTypes;

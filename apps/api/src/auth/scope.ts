@@ -1,4 +1,4 @@
-import { type ActionSpec, SCOPE_PATTERN_SOURCE } from "@baton/actions";
+import { type ActionSpec, SCOPE_PATTERN_SOURCE, scopesCover } from "@baton/actions";
 import { isUuid } from "../storage/ids.js";
 import type { Db } from "../storage/db.js";
 import { conflict, notFound } from "../refusal.js";
@@ -29,14 +29,9 @@ export function isScopePattern(value: unknown): value is string {
   return typeof value === "string" && PATTERN.test(value);
 }
 
-/** Whether one pattern covers a process name. */
-function patternCovers(pattern: string, process: string): boolean {
-  return pattern.endsWith("*") ? process.startsWith(pattern.slice(0, -1)) : process === pattern;
-}
-
 /** Whether `scopes` reach `process` (no scopes reach everything). */
 export function covers(scopes: Scopes, process: string): boolean {
-  return scopes === null || scopes.some((p) => patternCovers(p, process));
+  return scopesCover(scopes, process);
 }
 
 /**

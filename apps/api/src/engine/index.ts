@@ -57,3 +57,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   return startPump(deps);
 }
 export { type ScheduleWarning, scheduledOnChannel, scheduleWarnings } from "./schedules/channel-check.js";
+export {
+  deleteSubscription,
+  putSubscription,
+  readSubscription,
+  redeliver,
+  resumeSubscription,
+  rotateSecret,
+} from "./events/subscriptions.js";
+export { listDeliveries, listSubscriptions } from "./events/view.js";

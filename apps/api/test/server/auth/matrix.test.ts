@@ -119,6 +119,12 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   "POST /schedules/{name}/resume": ["operate"],
   "POST /schedules/{name}/trigger": ["operate"],
   "POST /schedules/{name}/backfill": ["operate"],
+  // Extensions (docs/events.md): deploy changes subscriptions, read lists them and their deliveries.
+  "PUT /subscriptions/{name}": ["deploy"],
+  "DELETE /subscriptions/{name}": ["deploy"],
+  "POST /subscriptions/{name}/rotate-secret": ["deploy"],
+  "POST /subscriptions/{name}/resume": ["deploy"],
+  "POST /subscriptions/{name}/redeliver": ["deploy"],
 };
 
 describe("the registry drives the checks", () => {
