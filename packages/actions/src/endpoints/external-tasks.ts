@@ -216,6 +216,7 @@ export const externalTaskActions = [
           {
             instance_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
             root_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
+            key: "A-1001",
             process: "order-fulfilment",
             version: 3,
             task: "approve",
