@@ -8,6 +8,7 @@ import { debugActions } from "./endpoints/debug.js";
 import { definitionActions } from "./endpoints/definitions.js";
 import { externalTaskActions } from "./endpoints/external-tasks.js";
 import { instanceActions } from "./endpoints/instances.js";
+import { resetActions } from "./endpoints/reset.js";
 import { scheduleActions } from "./endpoints/schedules.js";
 import { tokenActions } from "./endpoints/tokens.js";
 import type { ActionName } from "./types.js";
@@ -20,6 +21,7 @@ const entries = [
   // Before instanceActions: /instances/bulk/pause must win over /instances/{id}/pause.
   ...bulkActions,
   ...instanceActions,
+  ...resetActions,
   ...externalTaskActions,
   ...scheduleActions,
   ...tokenActions,

@@ -11,6 +11,7 @@ import { processDocsHandlers } from "./process-docs.js";
 import { scheduleHandlers } from "./schedules.js";
 import { tokenHandlers } from "./tokens.js";
 import { upgradeHandlers } from "./upgrade.js";
+import { resetHandlers } from "./reset.js";
 
 /** Every implemented action; the registry entries missing here answer 501. */
 export const handlers = {
@@ -22,6 +23,7 @@ export const handlers = {
   ...lifecycleHandlers,
   ...bulkHandlers,
   ...upgradeHandlers,
+  ...resetHandlers,
   ...tokenHandlers,
   ...externalTaskHandlers,
   ...scheduleHandlers,
