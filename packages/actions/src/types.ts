@@ -414,6 +414,7 @@ export interface UpgradeResponse {
 export interface ResetBody {
   to_task: string;
   force?: boolean;
+  paused?: boolean;
 }
 
 export interface ResetResponse {

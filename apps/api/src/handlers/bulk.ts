@@ -70,9 +70,13 @@ function runVerb(services: Services, verb: BulkVerb, rootId: string, actor: stri
         maxCompatSteps: services.config.limits.compatSteps,
       }).then((result): RootOutcome => ({ outcome: result.upgraded ? "upgraded" : "unchanged" }));
     case "reset":
-      return resetRoot(services, rootId, body.to_task, body.force === true, actor).then(
-        (): RootOutcome => ({ outcome: "reset" }),
-      );
+      return resetRoot(
+        services,
+        rootId,
+        body.to_task,
+        { force: body.force === true, paused: body.paused === true },
+        actor,
+      ).then((): RootOutcome => ({ outcome: "reset" }));
   }
 }
 

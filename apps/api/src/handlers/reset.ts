@@ -11,12 +11,12 @@ export async function resetRoot(
   services: Services,
   rootId: string,
   task: string,
-  force: boolean,
+  options: { force: boolean; paused: boolean },
   actor: string | null,
 ): Promise<ResetResult> {
   try {
     const result = await resetTree(services.db, services.clock, rootId, task, actor, {
-      force,
+      ...options,
       objectThresholdBytes: services.config.objectThresholdBytes,
       visitRecordFlag: flagOf("visitRecordBytes"),
     });
@@ -31,7 +31,13 @@ export async function resetRoot(
 export const resetHandlers = {
   resetInstance: async ({ params, body, principal }, services) => {
     const rootId = await requireRoot(services, params.id, "reset");
-    const result = await resetRoot(services, rootId, body.to_task, body.force === true, principal.actor);
+    const result = await resetRoot(
+      services,
+      rootId,
+      body.to_task,
+      { force: body.force === true, paused: body.paused === true },
+      principal.actor,
+    );
     if (result.status === "running") services.engine.wake();
     return { body: result };
   },

@@ -75,9 +75,10 @@ const order = (more: unknown[] = []) => ({
   ],
 });
 
-const reset = (id: string, task: string, force = false): Promise<ResetResult> =>
+const reset = (id: string, task: string, force = false, paused = false): Promise<ResetResult> =>
   resetTree(h.db, h.clock, id, task, "op", {
     force,
+    paused,
     objectThresholdBytes: h.config.objectThresholdBytes,
     visitRecordFlag: "--limit-visit-record-bytes",
   });
@@ -146,7 +147,8 @@ describe("reset from every kind of task", () => {
       expect(view.state, `the state on first entering ${task}`).toEqual(expected[task]);
       // The first reset starts from failed, the next ones from paused.
       expect(answer.status).toBe(task === "charge" ? "running" : "paused");
-      if (answer.status === "running") expect(await pauseTree(h.db, h.clock, id, "op")).toMatchObject({ outcome: "paused" });
+      if (answer.status === "running")
+        expect(await pauseTree(h.db, h.clock, id, "op")).toMatchObject({ outcome: "paused" });
     }
     const logs = (await h.logs(id)).filter((l) => l.event === "instance.reset");
     expect(logs).toHaveLength(7);
@@ -282,6 +284,25 @@ describe("reset after an upgrade", () => {
     const done = await runOrder(id);
     expect(done.status).toBe("completed");
     expect(done.state.outputs.audit, "the new version's task ran").toEqual({ checked: true });
+  });
+});
+
+describe("reset, then upgrade, of a failed instance (docs/safe-change.md walk-through)", () => {
+  it("lands paused with paused: true, moves to the fixed version and completes there", async () => {
+    chargeStatus = 503;
+    const v1 = await h.deploy(order());
+    const id = await h.start("order", { n: 1 }, v1);
+    expect(await runOrder(id)).toMatchObject({ status: "failed", task: "charge" });
+    const v2 = await h.deploy(order([{ id: "audit", output: { checked: true } }]));
+    expect(await reset(id, "decide", true, true)).toMatchObject({ status: "paused", task: "decide" });
+    expect(await upgradeTree(h.db, h.clock, id, v1, v2, "op", h.upgradeCheck())).toMatchObject({ upgraded: true });
+    chargeStatus = 200;
+    await resumeTree(h.db, h.clock, id, "op");
+    const done = await h.runToEnd(id, 2 * HOUR);
+    expect(done).toMatchObject({ status: "completed", task: "charge" });
+    expect(done.state.outputs.audit).toEqual({ checked: true });
+    const events = (await h.logs(id)).map((l) => l.event);
+    expect(events.indexOf("instance.reset")).toBeLessThan(events.indexOf("instance.upgraded"));
   });
 });
 

@@ -5,7 +5,7 @@ import type { Permission } from "../action-spec.js";
 import { arrayOf, bool, int, nullable, responseObject, str, strictObject, MAX_VERSION } from "../schema.js";
 import { action } from "./define.js";
 import { INSTANCE_FILTERS } from "./instances.js";
-import { RESET_FORCE, RESET_TASK } from "./reset.js";
+import { RESET_FORCE, RESET_PAUSED, RESET_TASK } from "./reset.js";
 
 /** Roots one bulk call acts on at most (`limit`). */
 export const BULK_LIMIT = { min: 1, max: 1000, default: 100 } as const;
@@ -154,5 +154,5 @@ export const bulkActions = [
     },
     ["from_version", "to_version"],
   ),
-  bulkAction("reset", "operate", { to_task: RESET_TASK, force: RESET_FORCE }, ["to_task"]),
+  bulkAction("reset", "operate", { to_task: RESET_TASK, force: RESET_FORCE, paused: RESET_PAUSED }, ["to_task"]),
 ];

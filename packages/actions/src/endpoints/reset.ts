@@ -13,6 +13,10 @@ export const RESET_FORCE: JsonSchema = bool(
   "Reset even though an only_once task entered after the point may run again (as `retry?force=true`).",
 );
 
+export const RESET_PAUSED: JsonSchema = bool(
+  "Land the root `paused` instead of running it, e.g. to upgrade it before it runs again (a paused root stays paused anyway).",
+);
+
 export const RESET_SCHEMA = responseObject(
   {
     outcome: str("Always `reset`.", { enum: ["reset"] }),
@@ -31,7 +35,10 @@ export const RESET_SCHEMA = responseObject(
       },
       ["task_epoch", "entered"],
     ),
-    dropped: arrayOf(str("A task id."), "Outputs the root had that the restored state does not (the audit log keeps them)."),
+    dropped: arrayOf(
+      str("A task id."),
+      "Outputs the root had that the restored state does not (the audit log keeps them).",
+    ),
     children: responseObject(
       {
         cancelled: int("Live children spawned after the point, cancelled with their subtrees.", { minimum: 0 }),
@@ -58,10 +65,10 @@ export const resetActions = [
       "Moves a failed, raised, completed or paused root back to `to_task` with the exact state it had when it first entered it (rebuilt from the visit journal), as a new visit; outputs of later tasks are dropped from the state and stay in the audit log. " +
       "A task it never entered may be named when its current version reaches it from one it did: the state is then the one that task's latest visit left. " +
       "Live children spawned after the point are cancelled (with their trees), settled ones detached; the answer counts both. " +
-      "An only_once task entered after the point is refused (409) unless `force=true`. A paused tree stays paused. One transaction over the locked tree.",
+      "An only_once task entered after the point is refused (409) unless `force=true`. A paused tree stays paused, and `paused: true` lands any root paused (to upgrade it first). One transaction over the locked tree.",
     permissions: ["operate"],
     params: strictObject({ id: str("Root instance id (a child id is refused with 400).", { minLength: 1 }) }, ["id"]),
-    body: strictObject({ to_task: RESET_TASK, force: RESET_FORCE }, ["to_task"]),
+    body: strictObject({ to_task: RESET_TASK, force: RESET_FORCE, paused: RESET_PAUSED }, ["to_task"]),
     responses: { 200: { description: "Reset (`outcome: reset`).", schema: RESET_SCHEMA } },
     errors: [400, 404, 409, 500],
     errorDescriptions: {

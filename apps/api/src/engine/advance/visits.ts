@@ -1,5 +1,4 @@
 import { type Json, jsonTextSize } from "@baton/expr";
-import type { AdvanceResult } from "./advance-types.js";
 import type { InstanceState } from "./instance-state.js";
 
 // The visit journal (docs/safe-change.md "The visit journal"): each task entry records what the
@@ -37,7 +36,7 @@ export interface VisitBounds {
  * recorded (never a copy changed later): the values are only read from here on.
  */
 export function recordVisit(
-  result: AdvanceResult,
+  result: { taskEpoch: number; task: string; visits?: VisitRecord[] },
   state: InstanceState,
   fromTask: string,
   fromEpoch: number,

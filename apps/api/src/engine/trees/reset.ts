@@ -36,6 +36,8 @@ export interface ResetResult {
 
 export interface ResetOptions {
   force: boolean;
+  /** Land the root paused (to upgrade it before it runs, docs/safe-change.md); a paused root stays paused anyway. */
+  paused?: boolean;
   /** --object-threshold: the restored state is stored like an advance's. */
   objectThresholdBytes: number;
   /** Spelled in the refusal of a record too large to keep (--limit-visit-record-bytes). */
@@ -140,7 +142,8 @@ export async function resetTree(
 
     // Children spawned after the point: the root's own from `childrenFrom` on, with their subtrees.
     const childrenOf = new Map<string, typeof rows>();
-    for (const r of rows) if (r.parentId !== null) childrenOf.set(r.parentId, [...(childrenOf.get(r.parentId) ?? []), r]);
+    for (const r of rows)
+      if (r.parentId !== null) childrenOf.set(r.parentId, [...(childrenOf.get(r.parentId) ?? []), r]);
     const after = (childrenOf.get(rootId) ?? []).filter((c) => (c.parentTaskEpoch ?? 0) >= point.childrenFrom);
     const subtree: typeof rows = [];
     const walk = (r: (typeof rows)[number]) => {
@@ -162,7 +165,7 @@ export async function resetTree(
     if (point.state.error !== undefined) state._error = point.state.error;
     const storedState = await externalize(tx, clock, state, options.objectThresholdBytes);
     const taskEpoch = root.taskEpoch + 1;
-    const status = root.status === "paused" ? "paused" : "running";
+    const status = root.status === "paused" || options.paused === true ? "paused" : "running";
     // lease_epoch moves: a write of an advance whose lease lapsed (a stalled replica) is fenced out.
     await tx.execute(sql`
       UPDATE instances SET status = ${status}, phase = NULL, task = ${target}, task_epoch = ${taskEpoch},
@@ -170,7 +173,9 @@ export async function resetTree(
         wake_at = ${now}, lease_epoch = lease_epoch + 1, lease_owner = NULL, lease_expires_at = NULL,
         previous_owner = NULL, attempts = 0, requested = NULL, pending_children = 0, updated_at = ${now}
       WHERE id = ${rootId}`);
-    await tx.execute(sql`DELETE FROM external_waits WHERE instance_id = ANY(${sqlTextArray([rootId, ...cancelled.map((r) => r.id)])})`);
+    await tx.execute(
+      sql`DELETE FROM external_waits WHERE instance_id = ANY(${sqlTextArray([rootId, ...cancelled.map((r) => r.id)])})`,
+    );
     const record: VisitRow = {
       instance_id: rootId,
       task_epoch: taskEpoch,
@@ -208,6 +213,7 @@ export async function resetTree(
           children_cancelled: cancelled.length,
           children_detached: detached,
           force: options.force,
+          paused: status === "paused",
         },
       },
       ...cancelled.map((r) => ({

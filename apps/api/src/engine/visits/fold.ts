@@ -101,7 +101,8 @@ function entriesOf(rows: readonly JournalRow[], current: Current): Array<{ task:
   const firstTask = rows.find((r) => r.fromEpoch === 1 && r.kind !== "reset")?.fromTask;
   if (firstTask != null) entries.push({ task: firstTask, epoch: 1 });
   else if (current.taskEpoch === 1) entries.push({ task: current.task, epoch: 1 });
-  for (const r of [...rows].sort((a, b) => a.taskEpoch - b.taskEpoch)) entries.push({ task: r.task, epoch: r.taskEpoch });
+  for (const r of [...rows].sort((a, b) => a.taskEpoch - b.taskEpoch))
+    entries.push({ task: r.task, epoch: r.taskEpoch });
   return entries;
 }
 
@@ -143,7 +144,10 @@ function stateAt(byEpoch: Map<number, JournalRow>, epoch: number, id: string, vi
         `instance ${id}: the record of its task visit ${at} (task "${row.task}") was larger than ${visitRecordFlag} and was not kept; it cannot be reset to that visit or before it`,
       );
     if (row.kind === "reset") {
-      const snapshot = parseJson(row.snapshot ?? "{}") as { outputs?: VisitState["outputs"]; _children?: VisitState["children"] };
+      const snapshot = parseJson(row.snapshot ?? "{}") as {
+        outputs?: VisitState["outputs"];
+        _children?: VisitState["children"];
+      };
       base = { outputs: { ...(snapshot.outputs ?? {}) }, children: { ...(snapshot._children ?? {}) } };
       break;
     }

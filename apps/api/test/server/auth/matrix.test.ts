@@ -117,6 +117,9 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   "POST /schedules/{name}/resume": ["operate"],
   "POST /schedules/{name}/trigger": ["operate"],
   "POST /schedules/{name}/backfill": ["operate"],
+  // Extensions (docs/safe-change.md "Reset"): operate steers, as retry.
+  "POST /instances/{id}/reset": ["operate"],
+  "POST /instances/bulk/reset": ["operate"],
 };
 
 describe("the registry drives the checks", () => {
