@@ -58,6 +58,8 @@ const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] =
   ["post", "/instances/bulk/cancel", ["operate"], [400, 500]],
   ["post", "/instances/bulk/retry", ["operate"], [400, 500]],
   ["post", "/instances/bulk/upgrade", ["deploy"], [400, 500]],
+  ["post", "/instances/bulk/reset", ["operate"], [400, 500]],
+  ["post", "/instances/{id}/reset", ["operate"], [400, 404, 409, 500]],
   ["put", "/schedules/{name}", ["deploy"], [400, 409, 500]],
   ["get", "/schedules", ["read"], [400, 500]],
   ["get", "/schedules/{name}", ["read"], [400, 404, 500]],
@@ -125,6 +127,8 @@ const NAMES: Record<ActionName, true> = {
   resumeSchedule: true,
   triggerSchedule: true,
   backfillSchedule: true,
+  resetInstance: true,
+  bulkResetInstances: true,
 };
 
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
