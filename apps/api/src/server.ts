@@ -6,7 +6,7 @@ import { guardConnections, serverOptions } from "@baton/http-edge";
 import { serve, type ServerType } from "@hono/node-server";
 import { createAuthenticator } from "./auth/index.js";
 import type { ServerConfig } from "./config.js";
-import { createEngine, endClaimWaits, startRetention } from "./engine/index.js";
+import { createEngine, declareSecretValues, endClaimWaits, startRetention } from "./engine/index.js";
 import { handlers } from "./handlers/index.js";
 import { createApp } from "./http/app.js";
 import { answerClientErrors } from "./http/client-errors.js";
@@ -20,7 +20,7 @@ import { createChecker } from "./definitions/checker.js";
 import { boundDefinitionCaches } from "./definitions/cache-bound.js";
 import { startSampler } from "./metrics/sampler.js";
 import { connectionAccepted } from "./event-loop.js";
-import { ambiguousVariables, withholdGlobals } from "./setting-grants.js";
+import { ambiguousVariables, readSettingFiles, secretVariables, withholdGlobals } from "./setting-grants.js";
 import { definitionsDeclaringConfig } from "./definitions/store.js";
 import { useObjectKey } from "./storage/object-key.js";
 
@@ -41,6 +41,7 @@ function formatUrl(host: string, port: number): string {
  * withheld global and each variable two processes' settings read (docs/security.md "The secret model").
  */
 async function warnAboutSettings(db: Services["db"], config: ServerConfig, log: Logger): Promise<void> {
+  const filed = readSettingFiles(process.env);
   for (const variable of withholdGlobals(process.env, config.sharedGlobals))
     log.warn("global setting withheld", {
       variable,
@@ -52,6 +53,12 @@ async function warnAboutSettings(db: Services["db"], config: ServerConfig, log: 
       readers,
       reason: `${variable} is read by the settings ${readers.join(" and ")} of different processes: each reads the same value; rename one setting so their variables differ`,
     });
+  const secret = secretVariables(process.env, config.secretVariables, filed);
+  declareSecretValues(
+    process.env,
+    secret.map((variable) => process.env[variable]!),
+  );
+  if (secret.length > 0) log.info("secret variables", { variables: secret });
 }
 
 export async function startServer(config: ServerConfig, log: Logger): Promise<RunningServer> {

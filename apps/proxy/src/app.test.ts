@@ -52,6 +52,7 @@ describe("GET /auth/session", () => {
       signed_in: false,
       subject: null,
       permissions: null,
+      scopes: null,
       providers: [],
       password_login: false,
     });
@@ -66,6 +67,7 @@ describe("GET /auth/session", () => {
       signed_in: false,
       subject: null,
       permissions: null,
+      scopes: null,
       providers: [{ id: "corp", name: "Corp SSO" }],
       password_login: true,
     });
@@ -76,6 +78,7 @@ describe("GET /auth/session", () => {
       signed_in: true,
       subject: "ann@example.com",
       permissions: ["read", "operate"],
+      scopes: null,
       providers: [{ id: "corp", name: "Corp SSO" }],
       password_login: true,
     });

@@ -6,6 +6,8 @@ export interface SessionView {
   signed_in: boolean;
   subject: string | null;
   permissions: string[] | null;
+  /** The signed-in person's scope patterns; null: every process, or signed out (docs/auth.md "Scopes"). */
+  scopes: string[] | null;
   providers: { id: string; name: string }[];
   password_login: boolean;
 }
@@ -16,6 +18,7 @@ export function sessionView(signIn: SignIn | null, who: SignedIn | null): Sessio
     signed_in: who !== null,
     subject: who?.session.subject ?? null,
     permissions: who?.permissions ?? null,
+    scopes: who?.scopes ?? null,
     providers: [...(signIn?.providers.values() ?? [])].map((p) => ({ id: p.id, name: p.name })),
     password_login: signIn?.passwordLogin ?? false,
   };

@@ -2,6 +2,8 @@
 // is declared: the api app builds its routes, permission checks and request validation
 // from it, the OpenAPI document is generated from it, and the typed client calls by name.
 
+import type { ScopeRule } from "./scope-rule.js";
+
 export type Permission = "worker" | "read" | "operate" | "deploy" | "admin";
 export const PERMISSIONS: readonly Permission[] = ["worker", "read", "operate", "deploy", "admin"];
 
@@ -52,6 +54,12 @@ export interface ActionSpec {
    * "public" = no credential needed (healthz).
    */
   permissions: Permission[] | "public";
+  /**
+   * Which processes the call reaches, and so how a scoped credential is limited
+   * (scope-rule.ts, docs/auth.md "Scopes"). Required: an endpoint that does not say how it is
+   * scoped does not compile (and registry.test.ts checks each rule's parameter exists).
+   */
+  scope: ScopeRule;
   /** Object schema of the path parameters. */
   params?: JsonSchema;
   /**

@@ -9,6 +9,7 @@ export * from "./pagination.js";
 export * from "./process-openapi.js";
 export * from "./registry.js";
 export * from "./schema.js";
+export * from "./scope-rule.js";
 export type * from "./types.js";
 export { BULK_ACTIONS, BULK_LIMIT, BULK_VERBS, type BulkVerb } from "./endpoints/bulk.js";
 export { CLAIM_LIMIT, CLAIM_MS, CLAIM_WAIT_MS, RESOLVE_BATCH_ITEMS } from "./endpoints/external-tasks.js";
@@ -20,3 +21,4 @@ export {
 } from "./endpoints/instances.js";
 export { INSTANCE_PHASES, INSTANCE_STATUSES } from "./statuses.js";
 export { LOG_LEVELS } from "@baton/log";
+export { DELIVERY_STATUSES, EVENT_TYPES } from "./event-types.js";

@@ -145,6 +145,7 @@ function operation(spec: ActionSpec): Record<string, unknown> {
   op.responses = responses;
   op.security = spec.permissions === "public" ? [] : [{ bearerAuth: [] }];
   op["x-baton-permissions"] = admittingPermissions(spec);
+  op["x-baton-scope"] = spec.scope;
   return op;
 }
 

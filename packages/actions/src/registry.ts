@@ -10,6 +10,7 @@ import { externalTaskActions } from "./endpoints/external-tasks.js";
 import { instanceActions } from "./endpoints/instances.js";
 import { resetActions } from "./endpoints/reset.js";
 import { scheduleActions } from "./endpoints/schedules.js";
+import { subscriptionActions } from "./endpoints/subscriptions.js";
 import { tokenActions } from "./endpoints/tokens.js";
 import type { ActionName } from "./types.js";
 
@@ -24,6 +25,7 @@ const entries = [
   ...resetActions,
   ...externalTaskActions,
   ...scheduleActions,
+  ...subscriptionActions,
   ...tokenActions,
   ...debugActions,
 ];
@@ -63,6 +65,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
   {
     name: "schedules",
     description: "Extension: start processes on a calendar (cron, interval), exactly once per fire time.",
+  },
+  {
+    name: "subscriptions",
+    description: "Extension: signed webhooks reporting instance, external-task and schedule events, at least once.",
   },
   { name: "tokens", description: "API tokens for machines (admin only)." },
   { name: "debug", description: "Readiness probe and the manual engine tick for tests." },

@@ -2,6 +2,7 @@
 // (`additionalProperties: false`: an unknown or misspelled field is a 400 naming it);
 // response objects stay open so that a server adding a field does not break old clients.
 
+import { SCOPE_PATTERN_SOURCE, SCOPES_MAX } from "./scope-rule.js";
 import type { JsonSchema } from "./action-spec.js";
 
 export function str(description: string, extra: JsonSchema = {}): JsonSchema {
@@ -94,6 +95,16 @@ export function schemaValue(description: string): JsonSchema {
 }
 
 export const PROCESS_NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]{0,127}$";
+
+export function scopePatterns(description: string): JsonSchema {
+  return {
+    type: ["array", "null"],
+    description,
+    items: { type: "string", pattern: SCOPE_PATTERN_SOURCE },
+    uniqueItems: true,
+    maxItems: SCOPES_MAX,
+  };
+}
 
 export function processName(description: string): JsonSchema {
   return str(description, { pattern: PROCESS_NAME_PATTERN });

@@ -26,6 +26,21 @@ describe("createLogger", () => {
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["w", "e"]);
   });
 
+  it("adds the fields of its context hook to every line, the line's own fields last", () => {
+    const lines: string[] = [];
+    let ids: Record<string, unknown> | undefined = { trace_id: "a".repeat(32), span_id: "b".repeat(16) };
+    const log = createLogger(
+      "info",
+      (l) => lines.push(l),
+      () => ids,
+    );
+    log.info("inside a span", { instance: "i1" });
+    ids = undefined;
+    log.info("outside any span");
+    expect(JSON.parse(lines[0]!)).toMatchObject({ trace_id: "a".repeat(32), span_id: "b".repeat(16), instance: "i1" });
+    expect(JSON.parse(lines[1]!)).not.toHaveProperty("trace_id");
+  });
+
   it("defaults to info", () => {
     const { lines, log } = capture();
     log.debug("d");

@@ -16,15 +16,17 @@ export interface Logger {
 /**
  * Structured JSON lines on stderr, one shape for baton-api and baton-proxy. Callers must never
  * pass a secret (token, JWT, password, cookie, client secret, config value marked secret) in
- * `fields`: there is no scrubbing here to rely on.
+ * `fields`: there is no scrubbing here to rely on. `context` adds the fields of where the line is
+ * written (the API's `trace_id` and `span_id` while a span is active, docs/tracing.md "Logs").
  */
 export function createLogger(
   level: LogLevel = "info",
   write: (line: string) => void = (l) => process.stderr.write(l),
+  context?: () => Record<string, unknown> | undefined,
 ): Logger {
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
+    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...context?.(), ...fields })}\n`);
   };
   return {
     debug: (m, f) => emit("debug", m, f),

@@ -13,6 +13,9 @@ await packMain({
     main: "./dist/index.js",
     types: "./dist/index.d.ts",
     exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } },
+    // Optional: imported only when a claimed task carries a traceparent (src/tracing.ts).
+    peerDependencies: { "@opentelemetry/api": "^1.3.0" },
+    peerDependenciesMeta: { "@opentelemetry/api": { optional: true } },
   },
   readme: "worker.md",
   declarations: true,

@@ -2,6 +2,7 @@
 import { ApiError } from "@baton/actions";
 import type { WorkerCalls } from "./calls.js";
 import { withRetry } from "./retry.js";
+import { withHandlerSpan } from "./tracing.js";
 import type { ExternalTask, Handler, Raised, StopReason, TaskTypes, WorkerEvent } from "./types.js";
 
 /** The `reason` of a handler's aborted signal. */
@@ -117,7 +118,9 @@ export function runJob(task: ExternalTask, deps: JobDeps): Job {
     let value: unknown;
     let thrown: { error: unknown } | undefined;
     try {
-      value = await deps.handler(task, { signal: controller.signal, workerId: deps.workerId, raise } as never);
+      value = await withHandlerSpan(task, () =>
+        deps.handler(task, { signal: controller.signal, workerId: deps.workerId, raise } as never),
+      );
     } catch (error) {
       thrown = { error };
     }

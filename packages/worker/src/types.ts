@@ -50,6 +50,12 @@ export interface ExternalTask<Input = unknown> {
   task_epoch: number;
   /** 1, plus the on_error retries scheduled in this visit. */
   attempt: number;
+  /**
+   * The W3C trace context of the waiting instance, when the server traces (docs/tracing.md
+   * "Workers"): the handler runs inside a span that is its child when `@opentelemetry/api` is
+   * installed beside the worker.
+   */
+  traceparent?: string;
 }
 
 /** A process signal the worker can stop on. */

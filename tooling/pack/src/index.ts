@@ -12,9 +12,10 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { generateDtsBundle } from "dts-bundle-generator";
 import { build } from "esbuild";
 
-// How Baton ships a workspace package outside the workspace (docs/cli.md, docs/worker.md): its
+// How Baton ships a workspace package outside the workspace (docs/cli.md, docs/worker.md, docs/client.md): its
 // built entry bundled with esbuild, so the @baton/* packages and libraries it uses are inside
 // it, plus a package.json with no dependencies; `npm install <tarball>` then works anywhere,
 // offline. The package's scripts/pack.mjs says what differs (entry, manifest fields, readme);
@@ -32,11 +33,19 @@ export interface PackOptions {
   /** Code put before the bundle (e.g. a `require` for CommonJS dependencies in ESM). */
   banner?: string;
   /**
-   * Ship dist/*.d.ts as tsc wrote them. They must not import a @baton/* workspace package, which
-   * the installing project does not have: packing fails naming the file.
+   * `true`: ship dist/*.d.ts as tsc wrote them. They must not import a @baton/* workspace
+   * package, which the installing project does not have: packing fails naming the file.
+   * `"bundle"`: ship one dist/<entry>.d.ts with the types of the workspace packages (and of
+   * `inlineLibraries`) it reaches written into it (dts-bundle-generator); packing fails naming
+   * any import the bundle still has, since the installing project has nothing to import.
    */
-  declarations?: boolean;
+  declarations?: boolean | "bundle";
+  /** With `declarations: "bundle"`: libraries besides @baton/* whose types are inlined (e.g. "lossless-json"). */
+  inlineLibraries?: string[];
 }
+
+/** Fields of the workspace package.json that describe the package to a registry, shipped as written. */
+const PUBLISHED_FIELDS = ["keywords", "license", "author", "homepage", "repository", "bugs"];
 
 /** Packs the package into `destination` (created if needed); returns the tarball's path. */
 export async function packBundle(options: PackOptions, destination: string): Promise<string> {
@@ -58,7 +67,8 @@ export async function packBundle(options: PackOptions, destination: string): Pro
       logLevel: "warning",
       ...(options.banner === undefined ? {} : { banner: { js: options.banner } }),
     });
-    if (options.declarations) {
+    if (options.declarations === "bundle") bundleDeclarations(options, stage);
+    else if (options.declarations) {
       for (const file of readdirSync(dist).filter((name) => name.endsWith(".d.ts"))) {
         const text = readFileSync(path.join(dist, file), "utf8").replace(/\n\/\/# sourceMappingURL=.*\n?$/, "\n");
         if (/from ["']@baton\//.test(text))
@@ -70,6 +80,7 @@ export async function packBundle(options: PackOptions, destination: string): Pro
       name: manifest.name,
       version: manifest.version,
       description: manifest.description,
+      ...Object.fromEntries(PUBLISHED_FIELDS.filter((field) => field in manifest).map((f) => [f, manifest[f]])),
       type: "module",
       ...options.manifest,
       files: ["dist"],
@@ -89,6 +100,33 @@ export async function packBundle(options: PackOptions, destination: string): Pro
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
+}
+
+/**
+ * Writes dist/<entry>.d.ts into `stage`: the declarations of the entry with every @baton/*
+ * package and `inlineLibraries` inlined. dts-bundle-generator runs on TypeScript 5 (its
+ * compiler API; the workspace's TypeScript 7 has none) over what tsc 7 emitted.
+ */
+function bundleDeclarations(options: PackOptions, stage: string): void {
+  const entry = path.join(options.packageDir, "dist", options.entry.replace(/\.js$/, ".d.ts"));
+  if (!existsSync(entry)) throw new PackError(`${entry} does not exist; the package must emit declarations`);
+  const workspace = readdirSync(path.join(options.packageDir, "..", "..", "packages")).map((name) => `@baton/${name}`);
+  const [text] = generateDtsBundle(
+    [
+      {
+        filePath: entry,
+        libraries: { inlinedLibraries: [...workspace, ...(options.inlineLibraries ?? [])] },
+        output: { noBanner: true, exportReferencedTypes: false },
+      },
+    ],
+    { preferredConfigPath: path.join(import.meta.dirname, "..", "declarations.tsconfig.json") },
+  );
+  const imported = /^\s*import\s[^;]*?from\s+["']([^"']+)["']/m.exec(text ?? "");
+  if (text === undefined || imported !== null)
+    throw new PackError(
+      `the bundled declarations still import "${imported?.[1]}"; add it to inlineLibraries so the installing project needs nothing`,
+    );
+  writeFileSync(path.join(stage, "dist", path.basename(entry)), text);
 }
 
 /** A packing refusal with its sentence; scripts/pack.mjs prints it and exits 1. */

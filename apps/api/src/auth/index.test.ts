@@ -52,7 +52,7 @@ describe("createAuthenticator under --auth none", () => {
     const { log } = logCapture();
     const auth = await createAuthenticator(config({ auth: "none" }), { db: database.db, clock: createClock(), log });
     expect(await auth.authenticate(undefined)).toEqual(OPEN_PRINCIPAL);
-    expect(await auth.authenticate("Bearer svc_sk_forged")).toEqual({ actor: null, perms: ["admin"] });
+    expect(await auth.authenticate("Bearer svc_sk_forged")).toEqual({ actor: null, perms: ["admin"], scopes: null });
   });
 
   it("warns at start when the bind address is beyond loopback", async () => {
@@ -154,6 +154,7 @@ describe("createAuthenticator under --auth token", () => {
     expect(await auth.authenticate(`Bearer ${issued.token}`)).toEqual({
       actor: `token:${issued.id}`,
       perms: ["deploy", "read"],
+      scopes: null,
     });
   });
 
@@ -163,7 +164,11 @@ describe("createAuthenticator under --auth token", () => {
       { label: "none", perms: null, expiresAt: null },
       { now: clock.now(), actor: null },
     );
-    expect(await auth.authenticate(`Bearer ${issued.token}`)).toEqual({ actor: `token:${issued.id}`, perms: [] });
+    expect(await auth.authenticate(`Bearer ${issued.token}`)).toEqual({
+      actor: `token:${issued.id}`,
+      perms: [],
+      scopes: null,
+    });
   });
 
   it("refuses an unknown token of the right shape", async () => {
@@ -243,7 +248,11 @@ describe("createAuthenticator under --auth token", () => {
       .setAudience("baton")
       .setExpirationTime(Math.floor(clock.now() / 1000) + 60)
       .sign(new TextEncoder().encode(JWT_SECRET));
-    expect(await auth.authenticate(`Bearer ${jwt}`)).toEqual({ actor: "ada@example.com", perms: ["operate"] });
+    expect(await auth.authenticate(`Bearer ${jwt}`)).toEqual({
+      actor: "ada@example.com",
+      perms: ["operate"],
+      scopes: null,
+    });
   });
 
   it("refuses a JWT when the server has no JWT settings", async () => {

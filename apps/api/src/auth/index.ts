@@ -17,7 +17,11 @@ export interface Authenticator {
 }
 
 /** Everyone under `--auth none`: no identity, every endpoint open. */
-export const OPEN_PRINCIPAL: Principal = Object.freeze({ actor: null, perms: Object.freeze(["admin"]) });
+export const OPEN_PRINCIPAL: Principal = Object.freeze({
+  actor: null,
+  perms: Object.freeze(["admin"]),
+  scopes: null,
+});
 
 export function unauthenticated(reason: string): ApiError {
   return new ApiError("unauthenticated", reason, { headers: { "WWW-Authenticate": "Bearer" } });

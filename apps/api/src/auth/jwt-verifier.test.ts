@@ -52,7 +52,10 @@ describe("verifyJwt", () => {
 
   it("accepts a valid token: the actor is sub and the permissions are perms", async () => {
     const verdict = await verifyJwt(await mint({ claims: { perms: ["read", "operate"] } }), settings, NOW);
-    expect(verdict).toEqual({ ok: true, principal: { actor: "ada@example.com", perms: ["read", "operate"] } });
+    expect(verdict).toEqual({
+      ok: true,
+      principal: { actor: "ada@example.com", perms: ["read", "operate"], scopes: null },
+    });
   });
 
   it("accepts an empty perms array (a person signed in without permissions)", async () => {
@@ -206,7 +209,7 @@ describe("verifyJwt", () => {
 
   it("keeps only permission names from perms: another name admits nothing and is never repeated", async () => {
     const verdict = await verifyJwt(await mint({ claims: { perms: ["read", "<b>root</b>", "Admin"] } }), settings, NOW);
-    expect(verdict).toEqual({ ok: true, principal: { actor: "ada@example.com", perms: ["read"] } });
+    expect(verdict).toEqual({ ok: true, principal: { actor: "ada@example.com", perms: ["read"], scopes: null } });
   });
 
   it("refuses garbage in JWT shape", async () => {

@@ -12,6 +12,7 @@ function action(permissions: Permission[] | "public"): ActionSpec {
     summary: "s",
     description: "d",
     permissions,
+    scope: { by: "none" },
     responses: {},
     errors: [],
   };
@@ -19,7 +20,7 @@ function action(permissions: Permission[] | "public"): ActionSpec {
 
 function forbidden(perms: string[], permissions: Permission[] | "public"): ApiError | undefined {
   try {
-    authorize({ actor: "token:t", perms }, action(permissions));
+    authorize({ actor: "token:t", perms, scopes: null }, action(permissions));
     return undefined;
   } catch (error) {
     return error as ApiError;

@@ -11,6 +11,8 @@ export {
   releaseExternalTask,
   renewBeforeMs,
   renewExternalTasks,
+  newClaimToken,
+  tokenHash,
 } from "./external/claims.js";
 export type { Outcome } from "./external/delivery.js";
 export { resolveExternalTask, resolveExternalTasks } from "./external/outcomes.js";
@@ -18,7 +20,7 @@ export { type SignalGuard, signalExternalTask } from "./external/signal.js";
 export type { EngineDeps } from "./pump/engine.js";
 export type { EngineForRequests } from "./carry.js";
 export { retentionPass, startRetention } from "./housekeeping/retention.js";
-export { redactJsonText } from "./secrets.js";
+export { declareSecretValues, redactJsonText } from "./secrets.js";
 export { startInstance } from "./starts/start.js";
 export { cancelTree, type LifecycleResult, pauseTree, resumeTree } from "./trees/lifecycle.js";
 export { retryTree } from "./trees/retry.js";
@@ -56,3 +58,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   return startPump(deps);
 }
 export { type ScheduleWarning, scheduledOnChannel, scheduleWarnings } from "./schedules/channel-check.js";
+export {
+  deleteSubscription,
+  putSubscription,
+  readSubscription,
+  redeliver,
+  resumeSubscription,
+  rotateSecret,
+} from "./events/subscriptions.js";
+export { listDeliveries, listSubscriptions } from "./events/view.js";

@@ -22,6 +22,8 @@ export interface LeasedRow {
   parentTaskEpoch: number;
   /** Claims since the instance's last landed advance write, this one included (docs/limits.md#poison-instances). */
   attempts: number;
+  /** The row's trace_parent: what its advance spans hang from (docs/tracing.md "The trace of an instance"). */
+  traceParent: string | null;
 }
 
 /**
@@ -50,7 +52,7 @@ export async function leaseDue(db: Db, workerId: string, now: number, limit: num
         attempts = i.attempts + 1, previous_owner = COALESCE(due.old_owner, i.previous_owner)
     FROM due WHERE i.id = due.id
     RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch, due.old_owner,
-              i.parent_id, i.parent_task_epoch, i.attempts`,
+              i.parent_id, i.parent_task_epoch, i.attempts, i.trace_parent`,
   );
   return rowsOf<Record<string, unknown>>(result).map(leasedRowOf);
 }
@@ -58,6 +60,7 @@ export async function leaseDue(db: Db, workerId: string, now: number, limit: num
 /** What a leased row is built from: what is not given is that of a root's first attempt with no earlier owner. */
 export type LeasedRowParts = Omit<LeasedRow, "reclaimedFrom" | "parentId" | "parentTaskEpoch" | "attempts"> &
   Partial<Pick<LeasedRow, "reclaimedFrom" | "parentId" | "parentTaskEpoch" | "attempts">>;
+// traceParent is required of every builder: a row built without it would put its spans in another trace.
 
 /**
  * The one builder of a LeasedRow: from a statement that took the lease (leasedRowOf), a start
@@ -94,6 +97,7 @@ export function leasedRowOf(r: Record<string, unknown>): LeasedRow {
     parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
     parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
     attempts: Number(r.attempts ?? 1),
+    traceParent: r.trace_parent === null || r.trace_parent === undefined ? null : String(r.trace_parent),
   });
 }
 

@@ -135,13 +135,37 @@ export function redactJsonText(text: string, secrets: readonly string[]): string
   return stringifyJson(redactJson(parseWrittenJson(text), secrets));
 }
 
-/** secretValues per definition object, computed once (definitions are immutable and cached). */
+const declaredOf = new WeakMap<NodeJS.ProcessEnv, readonly string[]>();
+
+/**
+ * Declares the values the operator marked secret where they are configured (--secret-settings,
+ * `_FILE` settings: docs/security.md "The secret model") as secret for every reader of `env`:
+ * secretsCache and the views' serverSecrets add them to each definition's own. Set once at
+ * start, before the engine and the handlers read `env`.
+ */
+export function declareSecretValues(env: NodeJS.ProcessEnv, values: readonly string[]): void {
+  declaredOf.set(env, [...new Set(values.filter((value) => value.length >= MIN_SECRET_LENGTH))]);
+}
+
+/** The values declared secret for `env` by declareSecretValues (none if never declared). */
+export function declaredSecretValues(env: NodeJS.ProcessEnv): readonly string[] {
+  return declaredOf.get(env) ?? [];
+}
+
+/** Secret values with the declared ones added, longest first (a value containing another is replaced whole). */
+export function withDeclaredSecrets(values: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const declared = declaredSecretValues(env);
+  if (declared.length === 0) return values as string[];
+  return [...new Set([...values, ...declared])].sort((a, b) => b.length - a.length);
+}
+
+/** secretValues per definition object, with the declared values, computed once (definitions are immutable and cached). */
 export function secretsCache(env: NodeJS.ProcessEnv): (definition: Definition) => string[] {
   const cache = new WeakMap<Definition, string[]>();
   return (definition) => {
     let secrets = cache.get(definition);
     if (secrets === undefined) {
-      secrets = secretValues(definition, env);
+      secrets = withDeclaredSecrets(secretValues(definition, env), env);
       cache.set(definition, secrets);
     }
     return secrets;

@@ -6,12 +6,13 @@ import type { IncomingMessage } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { authorize, type Authenticator } from "../auth/index.js";
+import { enforceScope } from "../auth/scope.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/principal.js";
 import type { ActionHandler, ActionHandlers, ActionReply, ActionRequest } from "./action-handler.js";
 import { ApiError, errorBody, toApiError } from "./api-error.js";
 import { unsupported } from "../refusal.js";
-import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
+import { validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
 import { type Admission, admission, LARGE_BODY_CHARS } from "./admission.js";
 import { parseBodyJson } from "./body-json.js";
@@ -20,8 +21,9 @@ import { databaseErrorCode, isDatabaseUnavailable } from "../storage/db-unavaila
 import { errorText, errorStack } from "../loggable-error.js";
 import type { UnparsedBody } from "../definitions/decode-request.js";
 import { DEFINITION_ACTIONS } from "../definitions/request-job.js";
+import { tracing } from "../tracing/index.js";
 
-const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [] };
+const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [], scopes: null };
 
 /** The app runs under @hono/node-server (server.ts): node's own request is at hand. */
 type Env = { Bindings: HttpBindings };
@@ -155,7 +157,6 @@ function toResponse(reply: ActionReply): Response {
  * handler answers 501 `unsupported` (never a fake success).
  */
 export function createApp(services: Services, handlers: ActionHandlers, authenticator: Authenticator): Hono<Env> {
-  precompile(registry);
   const app = new Hono<Env>();
   const openapi = buildOpenApi(registry);
 
@@ -200,6 +201,33 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
 
   // Per-request metrics by action name (never the raw path: ids would explode the series).
   const actionOf = new WeakMap<Request, string>();
+  const routeOf = new WeakMap<Request, string>();
+  const tracer = tracing();
+  if (tracer) {
+    // The server span of every request (docs/tracing.md "Spans"), a child of the caller's
+    // `traceparent`; everything the request does (a start, a resolve, its log lines) runs inside it.
+    app.use(async (c, next) => {
+      const span = tracer.startSpan(
+        c.req.method,
+        "server",
+        { "http.request.method": c.req.method, "url.path": c.req.path, "url.scheme": "http" },
+        tracer.fromHeaders((name) => c.req.header(name)),
+      );
+      try {
+        await tracer.within(span, next);
+      } finally {
+        const route = routeOf.get(c.req.raw);
+        if (route !== undefined) {
+          span.updateName(`${c.req.method} ${route}`);
+          span.setAttribute("http.route", route);
+          span.setAttribute("baton.action", actionOf.get(c.req.raw) ?? "unmatched");
+        }
+        span.setAttribute("http.response.status_code", c.res.status);
+        if (c.res.status >= 500) tracer.fail(span, String(c.res.status));
+        span.end();
+      }
+    });
+  }
   if (services.metrics) {
     const metrics = services.metrics;
     app.use(async (c, next) => {
@@ -225,8 +253,10 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     // A definition endpoint's body is handed to its handler unparsed: parsing and validating it
     // runs on a checker thread (definitions/request-job.ts, docs/limits.md "Requests").
     const unparsed = DEFINITION_ACTIONS.has(action.name);
+    const route = `/api${action.path}`;
     app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
       actionOf.set(c.req.raw, action.name);
+      if (tracer) routeOf.set(c.req.raw, action.root ? action.path : route);
       // The probes are never counted: a flood must not make a replica look dead.
       const counted = action.permissions !== "public";
       // Before authentication: a flood of bogus credentials costs a map lookup, not a token lookup.
@@ -274,6 +304,8 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         ) {
           throw new ApiError("invalid", `${action.method.toUpperCase()} ${action.path} takes no request body`);
         }
+        // After validation (a malformed request gets the same 400 in scope or out of it), before the handler.
+        await enforceScope(services.db, principal, action, params as Record<string, unknown>, body);
         if (!handler)
           throw unsupported(
             `${action.method.toUpperCase()} ${action.path} (${action.name}) is not implemented by this server yet`,

@@ -20,6 +20,8 @@ export interface EngineMetrics {
   fetched(host: string, statusClass: string, seconds: number): void;
   /** A schedule's fire (docs/schedules.md "Fires"); `lagSeconds` from due to fired, for a started calendar fire. */
   scheduleFired(origin: string, outcome: string, lagSeconds?: number): void;
+  /** A delivery attempt (docs/events.md "Where to see them"); `lagSeconds` from the event's commit to a 2xx. */
+  eventDelivered(subscription: string, outcome: string, lagSeconds?: number): void;
 }
 
 export const NO_ENGINE_METRICS: EngineMetrics = {
@@ -29,6 +31,7 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   committed: () => {},
   fetched: () => {},
   scheduleFired: () => {},
+  eventDelivered: () => {},
 };
 
 /** The sampler's figures (sampler.ts), set every interval from one query. */
@@ -225,6 +228,19 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
   });
   for (const outcome of ["reset", "refused"]) resets.inc({ outcome }, 0);
 
+  const deliveries = new Counter({
+    name: "baton_event_deliveries_total",
+    help: "Event delivery attempts by this replica, by subscription (at most --limit-subscriptions live) and outcome (delivered, retry, failed)",
+    labelNames: ["subscription", "outcome"],
+    registers: r,
+  });
+  const deliveryLag = new Histogram({
+    name: "baton_event_delivery_lag_seconds",
+    help: "Time from an event being recorded (its change committed) to its delivery being answered 2xx, by subscription",
+    labelNames: ["subscription"],
+    buckets: [...DURATION_BUCKETS, 60, 300, 3600],
+    registers: r,
+  });
   const hostLabel = boundedHostLabel();
 
   const engine: EngineMetrics = {
@@ -251,6 +267,10 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     scheduleFired(origin, outcome, lagSeconds) {
       scheduleFires.inc({ origin, outcome });
       if (lagSeconds !== undefined) scheduleLag.observe(lagSeconds);
+    },
+    eventDelivered(subscription, outcome, lag) {
+      deliveries.inc({ subscription, outcome });
+      if (lag !== undefined) deliveryLag.observe({ subscription }, lag);
     },
   };
 

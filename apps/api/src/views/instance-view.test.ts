@@ -46,6 +46,7 @@ const row = (over: Partial<InstanceRecord> = {}): InstanceRecord => ({
   nextReplayable: false,
   requested: null,
   key: null,
+  traceParent: null,
   createdAt: T,
   updatedAt: T + 1500,
   ...over,

@@ -2,7 +2,7 @@ import { count } from "drizzle-orm";
 import type { Db } from "../storage/db.js";
 import { definitions } from "../storage/schema/index.js";
 import { definitionsDeclaringSecrets } from "../definitions/store.js";
-import { secretValues } from "../engine/secrets.js";
+import { secretValues, withDeclaredSecrets } from "../engine/secrets.js";
 
 // Secrets for the API views (docs/security.md "The secret model"): a secret is a property of
 // the value, so every view, log and error is redacted with every secret value this server
@@ -20,7 +20,8 @@ interface Held {
 const heldOf = new WeakMap<Db, Held>();
 
 /**
- * Every secret value of every stored definition as read from `env`, longest first. Cached per
+ * Every secret value of every stored definition as read from `env`, and every value the
+ * operator declared secret (declareSecretValues), longest first. Cached per
  * database until a definition is registered: definitions are never deleted, so an unchanged
  * count means no definition is missing. `definitionsSeen`, when the caller read it in the same
  * snapshot as its rows (instance-read.ts), saves the count query. A failed lookup is not kept.
@@ -44,5 +45,8 @@ async function definitionCount(db: Db): Promise<number> {
 
 async function readSecrets(db: Db, env: NodeJS.ProcessEnv): Promise<string[]> {
   const values = (await definitionsDeclaringSecrets(db)).flatMap((definition) => secretValues(definition, env));
-  return [...new Set(values)].sort((a, b) => b.length - a.length);
+  return withDeclaredSecrets(
+    [...new Set(values)].sort((a, b) => b.length - a.length),
+    env,
+  );
 }

@@ -51,6 +51,7 @@ function pendingWrite(id: string, leaseEpoch: number, now: number): PendingWrite
     attempts: 1,
     parentId: null,
     parentTaskEpoch: 0,
+    traceParent: null,
   };
   const state = { input: {}, outputs: {}, _children: {} };
   const result: AdvanceResult = {

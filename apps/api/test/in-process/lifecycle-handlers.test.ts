@@ -41,7 +41,7 @@ function request(id: string, query: { force?: boolean } = {}): any {
     params: { id },
     query,
     body: undefined,
-    principal: { actor: "token:ops", perms: ["operate"] },
+    principal: { actor: "token:ops", perms: ["operate"], scopes: null },
     headers: new Headers(),
   };
   return built;

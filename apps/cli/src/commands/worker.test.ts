@@ -88,6 +88,16 @@ describe("baton worker --once", () => {
     expect(calls(api.calls, "resolve")).toEqual([{ token: "t1", result: null }]);
   });
 
+  it("passes the task's trace context as TRACEPARENT when the claim carries one", async () => {
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const api = externalApi([{ ...task("t1"), traceparent }]);
+    const run = await runInProcess(["worker", "--once", "--exec", `test "$TRACEPARENT" = ${traceparent}`], {
+      fetch: api.fetch,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(calls(api.calls, "resolve")).toEqual([{ token: "t1", result: null }]);
+  });
+
   it("streams the command's stderr, each line prefixed with its task, while still answering from stdout", async () => {
     const api = externalApi([task("t1")]);
     const run = await runInProcess(["worker", "--once", "--exec", "echo one >&2; echo two >&2; echo '{}'"], {

@@ -36,7 +36,7 @@ export function registerWorker(program: Command, makeContext: ContextFactory): v
     .summary("claim external tasks and answer them with a command")
     .description(
       "Claims external tasks (optionally only of a process, task or version), runs --exec with `sh -c` for each, and resolves the task with what the command prints, renewing the claims while commands run. " +
-        `The command gets the task's external_input as JSON on stdin and BATON_PROCESS, BATON_VERSION, BATON_TASK, BATON_WORKER_ID (and BATON_INSTANCE_ID, BATON_TASK_EPOCH, BATON_ATTEMPT, BATON_KEY when the server sends them) in its environment; its stderr is streamed to the worker's stderr, each line prefixed with the task. ` +
+        `The command gets the task's external_input as JSON on stdin and BATON_PROCESS, BATON_VERSION, BATON_TASK, BATON_WORKER_ID (and BATON_INSTANCE_ID, BATON_TASK_EPOCH, BATON_ATTEMPT, BATON_KEY and TRACEPARENT when the server sends them) in its environment; its stderr is streamed to the worker's stderr, each line prefixed with the task. ` +
         `Exit 0: stdout (JSON; empty = null) is the result. Exit ${ERROR_OUTCOME_EXIT}: stdout is an error outcome {"code", "message"?, "data"?} declared in the task's raises. ` +
         "Any other exit releases the task so it can be claimed again. A claim lost to another worker, or whose instance was cancelled, stops its command. " +
         "Without --once it runs until interrupted (SIGTERM: running commands get 30 s to finish, then are stopped and their tasks released); with --once it claims once, handles those tasks and exits (1 if any was not resolved).",
@@ -175,6 +175,9 @@ async function runWorker(ctx: Context, options: WorkerOptions): Promise<void> {
               BATON_ATTEMPT: String(task.attempt),
               ...(task.key === null ? {} : { BATON_KEY: task.key }),
             }),
+        // The instance's trace context when the server traces (docs/tracing.md "Workers"): the
+        // variable OpenTelemetry's environment-carrier convention reads.
+        ...(task.traceparent === undefined ? {} : { TRACEPARENT: task.traceparent }),
       };
       const input = stringifyJson(task.external_input ?? null);
       const run = await runTaskCommand(options.exec, input, env, io.cwd, signal, (line) =>

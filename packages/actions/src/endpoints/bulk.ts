@@ -89,6 +89,7 @@ function bulkAction(verb: BulkVerb, permission: Permission, extra: Record<string
       `a root the verb refuses is reported under \`refused\`, not fatal. Outcomes: ${OUTCOMES[verb].join(", ")}. ` +
       "With `dry_run: true` nothing changes and `matched` lists the roots a real call would take.",
     permissions: [permission],
+    scope: { by: "list" },
     body: strictObject(
       {
         ...ROOT_FILTERS,

@@ -77,6 +77,7 @@ export const channelActions = [
     description:
       "One row per (channel, process) pointer. Filter to one process with `name`. Sort keys: `name` (channel name, then process name; default, asc), `updated_at`.",
     permissions: ["read"],
+    scope: { by: "list" },
     query: listQuerySchema(LIST_SORTS.channels, { name: processName("Only pointers of this process.") }),
     responses: {
       200: {
@@ -127,6 +128,7 @@ export const channelActions = [
     description:
       "Creates or moves the pointer of `channel` for process `name` to `version`. The version must be registered.",
     permissions: ["deploy"],
+    scope: { by: "body-process", field: "name" },
     body: strictObject(
       {
         name: processName("Process name."),
@@ -152,6 +154,7 @@ export const channelActions = [
     description:
       "Deletes the pointer of `channel` for process `name`. `deleted` is false when there was no such pointer.",
     permissions: ["deploy"],
+    scope: { by: "body-process", field: "name" },
     body: strictObject({ name: processName("Process name."), channel: channelName("Channel name.") }, [
       "name",
       "channel",
@@ -175,6 +178,7 @@ export const channelActions = [
       "Points `to` at the versions `from` points at, atomically. With `process`, only that process and every process it references as a child (transitively) are promoted; otherwise every process on `from`. " +
       "Run `POST /definitions/compat` with `{from: {channel: to}, to: {channel: from}}` first to see what running instances would meet.",
     permissions: ["deploy"],
+    scope: { by: "body-processes" },
     body: strictObject(
       {
         from: channelName("The source channel."),
@@ -219,6 +223,7 @@ export const channelActions = [
       "Lists every parent on `channel` whose pinned child version (the child version it was registered against in a batch) differs from the child's version on that channel. " +
       "An empty `items` means the channel is consistent. Fix a stale reference by redeploying the parent through `PUT /definitions/batch` on that channel.",
     permissions: ["read"],
+    scope: { by: "list" },
     body: strictObject({ channel: channelName("The channel to inspect.") }, ["channel"]),
     responses: {
       200: {

@@ -53,6 +53,7 @@ export const debugActions = [
     description:
       "Served at the server root (`/healthz`, outside `/api`) for probes, and at `/api/healthz` (an alias, the address this document gives it) so generated clients reach it with their base URL. 200 when this worker can reach its database, 503 (same body, `status: unavailable`) when it cannot.",
     permissions: "public",
+    scope: { by: "none" },
     responses: {
       200: { description: "Ready.", schema: HEALTH_SCHEMA },
       503: { description: "The database is unreachable.", schema: HEALTH_SCHEMA },
@@ -74,6 +75,7 @@ export const debugActions = [
       "Extension: served at the server root (`/livez`) and at `/api/livez`. 200 as long as this process answers HTTP; it never touches the database, so a stopped database or a busy pool never fails it. " +
       'Restart a replica on this probe only (docs/deploy.md "Probes").',
     permissions: "public",
+    scope: { by: "none" },
     responses: { 200: { description: "The process answers.", schema: LIVENESS_SCHEMA } },
     errors: [400, 500],
     example: { response: { status: "ok", worker_id: "api-1:4711:9f3a1c", uptime_ms: 86400000 } },
@@ -90,6 +92,7 @@ export const debugActions = [
       "Extension: served at the server root (`/readyz`) and at `/api/readyz`. 200 when this replica accepts work: its migrations are done (the server listens only after them), its database answers a ping on a connection of its own, and it is not shutting down. " +
       '503 (same body) otherwise, with `reason` saying which: route traffic away, never restart on it (docs/deploy.md "Probes").',
     permissions: "public",
+    scope: { by: "none" },
     responses: {
       200: { description: "Ready for work.", schema: READINESS_SCHEMA },
       503: {
@@ -111,6 +114,7 @@ export const debugActions = [
       "Extension: served at the server root (`/metrics`, outside `/api`) in the Prometheus text format 0.0.4 — this replica's engine, HTTP, external-task and process metrics, and instance counts sampled from the database on a timer (every metric is listed in docs/metrics.md). " +
       "Under `--auth token` it needs a credential with `read` (give Prometheus a token of its own: `authorization.credentials_file`); under `--auth none` anyone who reaches the port may read it.",
     permissions: ["read"],
+    scope: { by: "unscoped" },
     responses: {
       200: {
         description: "The metrics.",
@@ -131,6 +135,7 @@ export const debugActions = [
       "Runs exactly one claim round of the engine, for servers started with polling off. With `advance_ms` the server clock first moves forward by that much, expiring leases and retry timers without real waiting. " +
       "For tests only; 501 where it is not enabled. The body may be omitted.",
     permissions: ["admin"],
+    scope: { by: "unscoped" },
     body: strictObject({
       advance_ms: int("Move the server clock forward by this many ms first.", { minimum: 0, maximum: MAX_SPAN_MS }),
     }),

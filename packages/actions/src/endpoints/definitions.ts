@@ -248,6 +248,7 @@ export const definitionActions = [
       "Validates the definition and stores it as a new version (1 for a new name). Re-putting a definition whose canonical form equals the latest version's stores nothing and answers `saved: false` with the latest version. " +
       "A `version` field in the body is refused: the server numbers versions. Fix every entry listed in `fields` of a 400 and send again.",
     permissions: ["deploy"],
+    scope: { by: "body-processes" },
     body: DEFINITION_BODY,
     responses: { 200: { description: "Registered (or unchanged).", schema: PUT_RESPONSE } },
     errors: [400, 500],
@@ -264,6 +265,7 @@ export const definitionActions = [
       "One row per registered version, newest registered first. Filter by process with `name`, by registration time with `created_after` (at or after) and `created_before` (strictly before), in unix milliseconds. " +
       "Sort keys: `created_at` (default, desc), `name`, `version`. Follow `page.next_cursor` with `after` for more.",
     permissions: ["read"],
+    scope: { by: "list" },
     query: listQuerySchema(LIST_SORTS.definitions, {
       name: processName("Only versions of this process."),
       created_after: unixMs("Only versions registered at or after this instant (unix ms)."),
@@ -313,6 +315,7 @@ export const definitionActions = [
       "Registers every definition (each as in `PUT /definitions`) and points `channel` at the resulting versions, atomically: either all of it happens or none. " +
       "Definitions may reference each other as children; child versions are pinned to the versions of this batch. Each result reports the version the channel pointed at before in `previous` (0 when none).",
     permissions: ["deploy"],
+    scope: { by: "body-processes" },
     body: strictObject(
       {
         definitions: arrayOf(DEFINITION_BODY, "The definitions to register, at least one.", { minItems: 1 }),
@@ -345,6 +348,7 @@ export const definitionActions = [
       "Checks definitions exactly as registration would, without saving anything, and answers the inferred JSON Schemas per process: instance input and output, and per task its payload, result and output. " +
       "Use it in CI before deploying, or to see what a task exports.",
     permissions: ["read"],
+    scope: { by: "body-processes" },
     body: arrayOf(
       DEFINITION_BODY,
       "The definitions to check, at least one. They may reference each other as children.",
@@ -385,6 +389,7 @@ export const definitionActions = [
       "Name each set by `channel`, by unsaved `definitions`, or by `versions` (process → version number or channel). It is a shape check: it cannot see a change of meaning. " +
       '`ignore: ["contract"]` excuses the contract member from `passes`, for a deliberate contract change.',
     permissions: ["read"],
+    scope: { by: "body-processes" },
     body: COMPAT_BODY,
     responses: { 200: { description: "The comparison.", schema: COMPAT_RESPONSE } },
     errors: [400, 404, 500],
@@ -433,6 +438,7 @@ export const definitionActions = [
       "The canonical form of one registered version (shorthands expanded, as the engine runs it), with its summary fields. `version` 0 means the latest version. " +
       "Not in the original interface table: added so that a stored definition can be read back (the CLI's `baton definitions get`).",
     permissions: ["read"],
+    scope: { by: "path-process", param: "name" },
     params: strictObject(
       {
         name: processName("Process name."),
@@ -479,6 +485,7 @@ export const definitionActions = [
     description:
       "The OpenAPI 3.1 description narrowed to starting and reading instances of this process, with its latest `input_schema` patched into the start-instance body. Hand it to the team that starts this process, or to a client generator.",
     permissions: ["read"],
+    scope: { by: "path-process", param: "name" },
     params: NAME_PARAMS,
     responses: {
       200: {
@@ -502,6 +509,7 @@ export const definitionActions = [
     description:
       "An HTML page showing the per-process OpenAPI description (`GET /definitions/{name}/openapi.json`) in an interactive explorer.",
     permissions: ["read"],
+    scope: { by: "path-process", param: "name" },
     params: NAME_PARAMS,
     responses: {
       200: { description: "An HTML page.", contentType: "text/html", schema: { type: "string", description: "HTML." } },

@@ -84,6 +84,12 @@ export const EXTERNAL_TASK_SCHEMA = responseObject(
       "**Extension.** Which attempt of this visit the task is: 1, plus the on_error retries scheduled in it (the instance's `retry_count`).",
       { minimum: 1 },
     ),
+    traceparent: {
+      type: "string",
+      pattern: "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$",
+      description:
+        "**Extension.** The W3C `traceparent` of the waiting instance's trace (docs/tracing.md \"Workers\"): a worker starts its handler's span as a child of it. Absent while the server does not trace.",
+    },
   },
   [
     "token",
@@ -148,6 +154,7 @@ export const externalTaskActions = [
       "Filters combine with AND: `process`, `version`, `task` (pair with `process`), `claimed` (true: a live claim holds it; false: claimable now), `instance_id`. " +
       "`external_input` is shown with the server's secret values redacted, as instance state is. Sort key: `waiting_since` (default asc).",
     permissions: ["read"],
+    scope: { by: "list" },
     query: listQuerySchema(LIST_SORTS.externalTasks, {
       process: processName("Only tasks of this process."),
       version: int("Only tasks of this process version.", { minimum: 1, maximum: MAX_VERSION }),
@@ -241,6 +248,7 @@ export const externalTaskActions = [
       "Renew every claim within `renew_before_ms` (`POST /external-tasks/renew`): renewal is the only way a worker learns that its task was cancelled or lost. An empty `items` means nothing is waiting. " +
       `Extension: \`wait_ms\` (${CLAIM_WAIT_MS.min} to ${CLAIM_WAIT_MS.max}, default ${CLAIM_WAIT_MS.default}) long-polls: when nothing matches, the call waits up to that long for a task to park (or a claim to lapse or be released) and answers as soon as one can be claimed, else with an empty \`items\`.`,
     permissions: ["worker"],
+    scope: { by: "list" },
     body: strictObject(
       {
         worker_id: WORKER_ID,
@@ -314,6 +322,7 @@ export const externalTaskActions = [
       `(${CLAIM_MS.min} to ${CLAIM_MS.max}, default ${CLAIM_MS.default}). ` +
       "Each token lands in one list: `renewed` (still yours), `lost` (claimed by another worker or lapsed: stop, do not release), `cancelled` (the instance was cancelled or no longer wants the task: stop, then release).",
     permissions: ["worker"],
+    scope: { by: "external-task" },
     body: strictObject(
       {
         worker_id: WORKER_ID,
@@ -355,6 +364,7 @@ export const externalTaskActions = [
     description:
       "Ends the claim at once; the task goes back to the queue and can be claimed again. A token whose task is no longer wanted (renew answered `cancelled`: the instance was cancelled, the visit is over, or a retry re-armed the task) is accepted and changes nothing (`released: false`). 409 for a token never issued or no longer holding its claim (lapsed, released, claimed again).",
     permissions: ["worker"],
+    scope: { by: "external-task" },
     body: strictObject({ token: CLAIM_TOKEN }, ["token"]),
     responses: {
       200: {
@@ -379,6 +389,7 @@ export const externalTaskActions = [
       "Delivers the outcome of a claimed (or still parked) task: a `result`, validated and conformed against the task's `result_schema`, or an `error: {code, message?, data?}` whose `code` must be one of the task's `raises` and whose `data` must match its schema. " +
       "The process then resumes; an error outcome is routed through the task's on_error rules. A mismatch is a 400 and the task keeps waiting.",
     permissions: ["worker"],
+    scope: { by: "external-task" },
     body: RESOLVE_BODY,
     responses: {
       200: {
@@ -405,6 +416,7 @@ export const externalTaskActions = [
       `Delivers up to ${RESOLVE_BATCH_ITEMS.max} outcomes, each exactly as \`POST /external-tasks/resolve\` would (same body per item, same checks, same log line), and answers each on its own, in the order given: \`resolved: true\`, or \`resolved: false\` with the \`code\`, \`error\` and \`fields\` that resolve would have answered for that token alone (404 \`not_found\`, 409 \`conflict\`, 400 \`invalid\`). ` +
       "One item's refusal changes nothing for the others. A token given twice resolves once; its repeat is answered `conflict`. The call itself fails only when the body is malformed (400) or the server cannot answer (500, 503): then no item's answer is known, and resolving an item again is answered `conflict` once it has landed.",
     permissions: ["worker"],
+    scope: { by: "external-task" },
     body: strictObject(
       {
         items: arrayOf(
@@ -486,6 +498,7 @@ export const externalTaskActions = [
       "Delivers a `result` or an `error` outcome (as in resolve) to task `task` of instance `instance_id` without a claim. When the task is waiting now, it resolves (`delivered`); otherwise the outcome is buffered FIFO until the task next waits (`buffered`); an instance holds at most the server's `--limit-buffered-signals` buffered outcomes (default 100), and one more is refused with 409 `conflict`. " +
       "Extension: with `only_if_waiting: true` an outcome for a task that is not waiting now is refused with 409 instead of buffered, so an answer meant for the visit a person is looking at never reaches a later one; with `task_epoch` (from the waiting-task list) it is delivered only to that visit, so a new visit of the same task that started since is refused too.",
     permissions: ["worker"],
+    scope: { by: "external-task" },
     body: outcomeBody(
       "Signal",
       {

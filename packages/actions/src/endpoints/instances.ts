@@ -251,6 +251,7 @@ export const instanceActions = [
       "**Idempotent starts** (extension): with an `Idempotency-Key` header, a retry of the same start (same key, same caller, same body) within 24 hours answers the instance the first request started (its current status) and starts nothing; the same key with a different body is a 409. " +
       "Send a fresh key per logical start and the same key on every retry of it: a start whose answer was lost (a timeout, a dropped connection, a 503 while the database restarts) is then safe to retry. Without the header every request starts a new instance.",
     permissions: ["operate"],
+    scope: { by: "body-process", field: "process" },
     headers: {
       type: "object",
       properties: {
@@ -311,6 +312,7 @@ export const instanceActions = [
       "Sort keys: `created_at` (default, desc: newest first), `updated_at`. " +
       "**Extension:** `key` (exact business key) and `parent_id` (one parent's children).",
     permissions: ["read"],
+    scope: { by: "list" },
     query: listQuerySchema(LIST_SORTS.instances, INSTANCE_FILTERS),
     responses: {
       200: { description: "A page of instance rows.", schema: pageEnvelopeSchema(INSTANCE_ROW_SCHEMA, "InstancePage") },
@@ -346,6 +348,7 @@ export const instanceActions = [
       `At most ${COUNT_GROUPS_MAX} groups are returned (\`truncated\` says whether more exist); \`total\` counts every matching instance. ` +
       'Served from the instances indexes; the cost on large tables is in docs/api.md "Counts".',
     permissions: ["read"],
+    scope: { by: "list" },
     query: strictObject({
       ...INSTANCE_FILTERS,
       by: str(`One or two of: ${COUNT_DIMENSIONS.join(", ")}, comma-separated. Default status.`, {
@@ -408,6 +411,7 @@ export const instanceActions = [
     description:
       "The status view: where the instance is, and on failure its `error_code` and `error_message`; when finished with output, its `output`.",
     permissions: ["read"],
+    scope: { by: "instance", param: "id" },
     params: ID_PARAMS,
     responses: { 200: { description: "The status view.", schema: INSTANCE_STATUS_SCHEMA } },
     errors: [400, 404, 500],
@@ -424,6 +428,7 @@ export const instanceActions = [
       "The detail view: the stored state verbatim (`input`, `outputs` per task, `_children`), the epochs and the tree links. Large values are stored outside the state and listed under `objects`; " +
       "with `resolve=true` they are spliced back in where they fit, and only those over the per-object limit stay listed for you to fetch with `GET /objects/{ref}`.",
     permissions: ["read"],
+    scope: { by: "instance", param: "id" },
     params: ID_PARAMS,
     query: strictObject({ resolve: bool("Splice externalized values into the state (up to the per-object limit).") }),
     responses: { 200: { description: "The detail view.", schema: INSTANCE_DETAIL_SCHEMA } },
@@ -465,6 +470,7 @@ export const instanceActions = [
       "The audit trail, newest first. For a root id every row of its tree is returned unless `flat=true`; a child id returns its own rows either way. " +
       "`level` keeps that level and everything above (`warn` keeps errors). Time bounds are unix ms. Sort key: `created_at` (default, desc).",
     permissions: ["read"],
+    scope: { by: "instance", param: "id" },
     params: ID_PARAMS,
     query: listQuerySchema(LIST_SORTS.logs, {
       level: str("Minimum level: `debug`, `info`, `warn` or `error`.", { enum: [...LOG_LEVELS] }),
@@ -516,6 +522,7 @@ export const instanceActions = [
       `Stops the tree at the next task boundary; a task in flight finishes first. ${LIFECYCLE_NOTE} ` +
       "200 (`outcome: paused`): the whole tree is paused. 202 (`outcome: pausing`): a task in flight is still draining; the root shows `pausing` until it lands. 204, no body: the tree was not running, nothing changed. Resume with `POST /instances/{id}/resume`.",
     permissions: ["operate"],
+    scope: { by: "instance", param: "id" },
     params: ROOT_PARAMS,
     responses: {
       200: { description: "The tree is paused.", schema: LIFECYCLE_SCHEMA },
@@ -542,6 +549,7 @@ export const instanceActions = [
       `Continues the tree exactly where it stopped; timers kept running while it was paused. ${LIFECYCLE_NOTE} ` +
       "200 (`outcome: resumed`): running again. 204, no body: the tree was already advancing. 409: the tree is settled, or is being cancelled, and cannot advance (use retry for a failed one).",
     permissions: ["operate"],
+    scope: { by: "instance", param: "id" },
     params: ROOT_PARAMS,
     responses: {
       200: { description: "Resumed.", schema: LIFECYCLE_SCHEMA },
@@ -568,6 +576,7 @@ export const instanceActions = [
       `Stops every live instance of the tree for good at the next task boundary: cancelled is terminal and not retryable. A worker holding a claim learns of it on its next renewal. ${LIFECYCLE_NOTE} ` +
       "200 (`outcome: cancelled`): the tree stopped. 202 (`outcome: cancelling`): a task in flight is still draining. 204, no body: nothing live to stop.",
     permissions: ["operate"],
+    scope: { by: "instance", param: "id" },
     params: ROOT_PARAMS,
     responses: {
       200: { description: "The tree is cancelled.", schema: LIFECYCLE_SCHEMA },
@@ -593,6 +602,7 @@ export const instanceActions = [
       `${LIFECYCLE_NOTE} ` +
       "An instance that failed on an only_once task may already have had its effect; it is refused (409) unless `force=true` (or its code is `pre.*`, which provably never left).",
     permissions: ["operate"],
+    scope: { by: "instance", param: "id" },
     params: ROOT_PARAMS,
     query: strictObject({
       force: bool("Override the only_once protection: retry even though the failed call may have taken effect."),
@@ -619,6 +629,7 @@ export const instanceActions = [
       "Moves the root and every live descendant running `from_version` of its process to `to_version`, after the upgrade compatibility check for the tasks the tree sits on (see `POST /definitions/compat`). " +
       "`moves` lists every instance moved. Refuses a child id with 400.",
     permissions: ["deploy"],
+    scope: { by: "instance", param: "id" },
     params: ROOT_PARAMS,
     body: strictObject(
       {
@@ -679,6 +690,7 @@ export const instanceActions = [
     description:
       "A value stored outside an instance's state, by the content hash listed under `objects` of the detail view. The body is the stored JSON value itself.",
     permissions: ["worker", "read"],
+    scope: { by: "object" },
     params: strictObject({ ref: str("Content hash of the value, from `objects[].ref`.", { minLength: 1 }) }, ["ref"]),
     responses: { 200: { description: "The stored JSON value.", schema: anyJson("The stored JSON value.") } },
     errors: [400, 404, 500],

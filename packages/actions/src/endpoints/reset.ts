@@ -67,6 +67,7 @@ export const resetActions = [
       "Live children spawned after the point are cancelled (with their trees), settled ones detached; the answer counts both. " +
       "An only_once task entered after the point is refused (409) unless `force=true`. A paused tree stays paused, and `paused: true` lands any root paused (to upgrade it first). One transaction over the locked tree.",
     permissions: ["operate"],
+    scope: { by: "instance", param: "id" },
     params: strictObject({ id: str("Root instance id (a child id is refused with 400).", { minLength: 1 }) }, ["id"]),
     body: strictObject({ to_task: RESET_TASK, force: RESET_FORCE, paused: RESET_PAUSED }, ["to_task"]),
     responses: { 200: { description: "Reset (`outcome: reset`).", schema: RESET_SCHEMA } },

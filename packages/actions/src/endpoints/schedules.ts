@@ -95,6 +95,7 @@ export const scheduleActions = [
       "Creates the schedule, or replaces its spec (its fires and last run are kept; its next fire is computed from now). " +
       "The input shape is type-checked against the target's `input_schema`, the calendar must fire after now. See docs/schedules.md.",
     permissions: ["deploy"],
+    scope: { by: "schedule", param: "name" },
     params: NAME_PARAMS,
     body: SCHEDULE_BODY,
     responses: {
@@ -136,6 +137,7 @@ export const scheduleActions = [
     summary: "List schedules",
     description: "Every schedule, by name. Filter to one process with `process`.",
     permissions: ["read"],
+    scope: { by: "list" },
     query: listQuerySchema(LIST_SORTS.schedules, { process: processName("Only schedules of this process.") }),
     responses: { 200: { description: "A page of schedules.", schema: pageEnvelopeSchema(SCHEDULE, "SchedulePage") } },
     errors: [400, 500],
@@ -150,6 +152,7 @@ export const scheduleActions = [
     summary: "Show a schedule",
     description: "The schedule, its next fire times and its last 20 fires with their instances.",
     permissions: ["read"],
+    scope: { by: "schedule", param: "name" },
     params: NAME_PARAMS,
     responses: { 200: { description: "The schedule.", schema: SCHEDULE } },
     errors: [400, 404, 500],
@@ -165,6 +168,7 @@ export const scheduleActions = [
     summary: "Delete a schedule",
     description: "Deletes the schedule and its fire records; the instances it started are untouched.",
     permissions: ["deploy"],
+    scope: { by: "schedule", param: "name" },
     params: NAME_PARAMS,
     responses: {
       200: {
@@ -188,6 +192,7 @@ export const scheduleActions = [
           ? "A paused schedule fires nothing (trigger and backfill still work)."
           : "The fires missed while paused that are inside the catch-up window run at the next pass.",
       permissions: ["operate"],
+      scope: { by: "schedule", param: "name" },
       params: NAME_PARAMS,
       responses: { 200: { description: "The schedule.", schema: SCHEDULE } },
       errors: [400, 404, 500],
@@ -207,6 +212,7 @@ export const scheduleActions = [
     summary: "Fire a schedule now",
     description: "One fire now (origin `trigger`), under the overlap policy; answers the fire.",
     permissions: ["operate"],
+    scope: { by: "schedule", param: "name" },
     params: NAME_PARAMS,
     responses: { 200: { description: "The fire.", schema: FIRE } },
     errors: [400, 404, 409, 500],
@@ -224,6 +230,7 @@ export const scheduleActions = [
       "Fires every calendar time in [`from`, `to`] that has not fired yet (origin `backfill`), whatever the overlap policy, in one transaction. " +
       "At most `--limit-schedule-backfill-fires` times; `to` may not be later than now.",
     permissions: ["operate"],
+    scope: { by: "schedule", param: "name" },
     params: NAME_PARAMS,
     body: strictObject({ from: dateTime("First instant."), to: dateTime("Last instant.") }, ["from", "to"]),
     responses: {

@@ -206,5 +206,6 @@ export function keptLeaseRow(a: AdvancedWrite, leaseEpoch: number): LeasedRow {
     parentId: a.parked.parentId,
     parentTaskEpoch: a.parked.parentTaskEpoch,
     attempts: 0,
+    traceParent: a.parked.traceParent,
   });
 }

@@ -18,7 +18,7 @@ export async function readParked(db: Db, ids: readonly string[]): Promise<Map<st
   if (ids.length === 0) return new Map();
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    "SELECT id, state, retry_count, status, parent_id, parent_task_epoch FROM instances WHERE id = ANY($1::text[])",
+    "SELECT id, state, retry_count, status, parent_id, parent_task_epoch, trace_parent FROM instances WHERE id = ANY($1::text[])",
     [ids],
   );
   return new Map(rows.map((r) => [String(r.id), parkedRowOf(r)]));
@@ -91,6 +91,7 @@ async function computeAdvance(
     leaseEpoch: 0,
     parentId: parked.parentId,
     parentTaskEpoch: parked.parentTaskEpoch,
+    traceParent: parked.traceParent,
   });
   // An error computing it (a definition that cannot be read now, a fault in the advance) is the
   // pump's to meet and report, as for any advance: the plain path records the outcome and leaves

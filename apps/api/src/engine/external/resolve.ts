@@ -36,9 +36,10 @@ export interface ParkedRow {
   status: string;
   parentId: string | null;
   parentTaskEpoch: number;
+  traceParent: string | null;
 }
 
-/** A parked row from a statement that returns state, retry_count, status, parent_id, parent_task_epoch. */
+/** A parked row from a statement that returns state, retry_count, status, parent_id, parent_task_epoch, trace_parent. */
 export function parkedRowOf(r: Record<string, unknown>): ParkedRow {
   return {
     stateText: String(r.state),
@@ -46,6 +47,7 @@ export function parkedRowOf(r: Record<string, unknown>): ParkedRow {
     status: String(r.status),
     parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
     parentTaskEpoch: Number(r.parent_task_epoch ?? 0),
+    traceParent: r.trace_parent === null || r.trace_parent === undefined ? null : String(r.trace_parent),
   };
 }
 
@@ -113,7 +115,7 @@ upd AS (
       wake_at = CASE WHEN i.status = 'running' AND $13::text IS NOT NULL THEN $14::bigint ELSE $12::bigint END
   FROM target WHERE i.id = target.id
   RETURNING i.id, i.root_id, i.process, i.version, i.task, i.state, i.retry_count, i.task_epoch, i.lease_epoch,
-            i.parent_id, i.parent_task_epoch, i.status, i.lease_owner,
+            i.parent_id, i.parent_task_epoch, i.status, i.lease_owner, i.trace_parent,
             target.log_id, target.message, target.data, target.task AS w_task
 ),
 dropped AS (
@@ -125,7 +127,7 @@ logged AS (
   FROM upd
 )
 SELECT id, root_id, process, version, task, state, retry_count, task_epoch, lease_epoch, parent_id, parent_task_epoch,
-       status, lease_owner FROM upd`;
+       status, lease_owner, trace_parent FROM upd`;
 
 const RESOLVE_ONE = resolveStatement(`
   SELECT $1::text AS hash, $2::text AS instance_id, $3::int AS task_epoch, $4::int AS claim_epoch, $5::text AS process,

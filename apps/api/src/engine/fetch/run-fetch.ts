@@ -14,6 +14,7 @@ import {
 import type { Scope } from "@baton/expr";
 import { checkFetchTarget, type FetchPolicy, knownLiteralVerdict, type Resolver } from "./host-policy.js";
 import { type HttpResponse, httpCall } from "./http-call.js";
+import { tracing } from "../../tracing/index.js";
 
 // The I/O of a fetch task: where the call may connect, the call, its timing. The pump hands it
 // to the advance as its environment's `fetch` (pump/run-advance.ts); what is sent and how the
@@ -44,6 +45,19 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   if (!target.ok)
     failedCall(new TaskFailure("pre.error", `fetch to ${describe(url)} refused: ${target.reason}`), { host });
   const { method, headers, body } = fetchHeadersAndBody(fetch, ctx, ctx.scope);
+  // The client span of the call, a child of the advance's (docs/tracing.md "Spans"); the
+  // upstream receives it as `traceparent` unless the definition sets that header itself. The
+  // URL is recorded without its query, which may carry secrets (docs/engine.md "fetch").
+  const tracer = tracing();
+  const span = tracer?.startSpan(method, "client", {
+    "http.request.method": method,
+    "server.address": url.hostname,
+    "server.port": Number(url.port || (url.protocol === "https:" ? 443 : 80)),
+    "url.full": `${url.origin}${url.pathname}`,
+    "baton.task": ctx.taskId,
+  });
+  if (span !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === "traceparent"))
+    headers.traceparent = tracer!.traceparentOf(span);
 
   const began = performance.now();
   const latency = () => Math.round(performance.now() - began);
@@ -62,9 +76,15 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
     });
     status = response.status;
   } catch (error) {
+    if (span !== undefined) tracer!.fail(span, error instanceof TaskFailure ? error.code : "pre.error");
     failedCall(error, { host, latencyMs: latency() });
   } finally {
     ctx.observeCall?.(host, status, (performance.now() - began) / 1000);
+    if (span !== undefined) {
+      if (status !== undefined) span.setAttribute("http.response.status_code", status);
+      if (status !== undefined && status >= 400) tracer!.fail(span, String(status));
+      span.end();
+    }
   }
   const call = { host, latencyMs: latency() };
   try {

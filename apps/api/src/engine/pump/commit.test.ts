@@ -47,6 +47,7 @@ describe("an advance write of thousands of children", () => {
       attempts: 1,
       parentId: null,
       parentTaskEpoch: 0,
+      traceParent: null,
     };
     const spawns: ChildSpawn[] = Array.from({ length: count }, (_, i) => ({
       id: `child-${i}`,

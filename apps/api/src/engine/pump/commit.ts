@@ -33,6 +33,8 @@ export interface PendingWrite {
    * the queue, which saves a claim round trip per task.
    */
   keepLeaseFor?: string;
+  /** The advance's span as a traceparent: the parent of the children it spawns (docs/tracing.md "Children"). */
+  traceParent?: string;
 }
 
 export interface WriteOutcome {
@@ -131,7 +133,7 @@ async function buildBatch(writes: readonly PendingWrite[], now: number, threshol
   const records: Array<{ id: string } & Record<string, unknown>> = [];
   const visits: VisitRow[] = [];
   let built = 0;
-  for (const [i, { claim, result, keepLeaseFor }] of writes.entries()) {
+  for (const [i, { claim, result, keepLeaseFor, traceParent }] of writes.entries()) {
     const keep =
       keepLeaseFor !== undefined && result.status === "running" && result.wakeAt !== null && result.wakeAt <= now;
     for (const log of result.logs)
@@ -142,7 +144,9 @@ async function buildBatch(writes: readonly PendingWrite[], now: number, threshol
     for (const spawn of result.spawns ?? []) {
       const state = planExternalize(freshState(spawn.input), thresholdBytes);
       for (const o of state.objects) objects.set(o.ref, o);
-      children.push(childRecord(claim, result, spawn, stringifyJson(state.value), now));
+      children.push(
+        childRecord(claim, result, spawn, stringifyJson(state.value), now, traceParent ?? claim.traceParent),
+      );
       const where = spawn.key !== null ? ` as "${spawn.key}"` : spawn.index !== null ? ` as [${spawn.index}]` : "";
       const started = entry(
         { ...claim, id: spawn.id },
@@ -258,14 +262,14 @@ async function runBatch(tx: Db, batch: Batch, now: number): Promise<Map<string, 
     spawned AS (
       -- Children start with their parent's landed status: paused at a paused boundary, not at all when it was cancelled.
       INSERT INTO instances (id, root_id, parent_id, spawn_task, spawn_key, parent_task_epoch, process, version, status, phase, task,
-                             state, task_epoch, lease_epoch, wake_at, created_at, updated_at)
+                             state, task_epoch, lease_epoch, wake_at, created_at, updated_at, trace_parent)
       SELECT c.id, c.root_id, c.parent_id, c.spawn_task, c.spawn_key, c.parent_task_epoch, c.process, c.version,
              CASE WHEN upd.status = 'paused' THEN 'paused' ELSE c.status END, c.phase, c.task, c.state, c.task_epoch,
-             c.lease_epoch, c.wake_at, c.created_at, c.updated_at
+             c.lease_epoch, c.wake_at, c.created_at, c.updated_at, c.trace_parent
       FROM jsonb_to_recordset(${storableJson(children)}::jsonb) AS c(
         id text, root_id text, parent_id text, spawn_task text, spawn_key text, parent_task_epoch integer, process text, version integer,
         status text, phase text, task text, state text, task_epoch integer, lease_epoch integer, wake_at bigint, created_at bigint,
-        updated_at bigint)
+        updated_at bigint, trace_parent text)
       JOIN upd ON upd.id = c.parent_id
       WHERE upd.status IN ('running', 'paused')
       RETURNING id
@@ -364,7 +368,14 @@ function entry(
 }
 
 /** A child's fresh row (freshInstanceRow) under its column names, as the commit statement reads it. */
-function childRecord(parent: LeasedRow, result: AdvanceResult, spawn: ChildSpawn, state: string, now: number) {
+function childRecord(
+  parent: LeasedRow,
+  result: AdvanceResult,
+  spawn: ChildSpawn,
+  state: string,
+  now: number,
+  traceParent: string | null,
+) {
   return instanceRecord(
     freshInstanceRow({
       id: spawn.id,
@@ -377,6 +388,7 @@ function childRecord(parent: LeasedRow, result: AdvanceResult, spawn: ChildSpawn
       version: spawn.version,
       task: spawn.firstTask,
       state,
+      traceParent,
       now,
     }),
   );

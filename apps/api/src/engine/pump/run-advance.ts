@@ -26,6 +26,8 @@ import type { WriteOutcome } from "./commit.js";
 import type { createCommitter } from "./committer.js";
 import type { InFlight } from "./in-flight.js";
 import { ensureLease, LeaseTooShort } from "./lease-renewal.js";
+import { instanceTraceparent, type Tracing, tracing } from "../../tracing/index.js";
+import type { Span } from "../../tracing/sdk.js";
 
 export interface RunnerDeps {
   db: Db;
@@ -70,17 +72,54 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
   const treeMemo = newTreeMemo();
   const fetchPolicy = fetchPolicyOf(config);
 
-  async function run(
+  /**
+   * With tracing on, the advance runs inside its span (docs/tracing.md "Spans"): a child of the
+   * instance's stored trace context, so whichever replica runs it, after a restart or a
+   * reclaim, it joins the same trace; its fetch's client span and its log lines join it.
+   */
+  function traced(
     row: LeasedRow,
     stored: InstanceState | undefined,
     entry: InFlight,
     keepLease: boolean,
   ): Promise<WriteOutcome> {
+    const tracer = tracing();
+    if (tracer === undefined) return run(row, stored, entry, keepLease);
+    const span = tracer.startSpan(
+      `advance ${row.task}`,
+      "internal",
+      {
+        "baton.process": row.process,
+        "baton.version": row.version,
+        "baton.instance_id": row.id,
+        "baton.tree_root": row.rootId,
+        "baton.task": row.task,
+        "baton.task_epoch": row.taskEpoch,
+        "baton.attempt": row.retryCount + 1,
+        "baton.claims": row.attempts,
+        "baton.lease_epoch": row.leaseEpoch,
+        "baton.reclaimed": row.reclaimedFrom !== null,
+      },
+      tracer.contextOf(instanceTraceparent(row.traceParent, row.rootId, row.id)),
+    );
+    return tracer.within(span, () => run(row, stored, entry, keepLease, { tracer, span })).finally(() => span.end());
+  }
+
+  async function run(
+    row: LeasedRow,
+    stored: InstanceState | undefined,
+    entry: InFlight,
+    keepLease: boolean,
+    trace?: { tracer: Tracing; span: Span },
+  ): Promise<WriteOutcome> {
     const abandoned = entry.abort.signal;
     let secrets: string[] = [];
     const began = performance.now();
     let taskKind = "unknown";
-    const report = (outcome: string) => metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000);
+    const report = (outcome: string) => {
+      metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000);
+      trace?.span.setAttributes({ "baton.task_kind": taskKind, "baton.outcome": outcome });
+    };
     try {
       // Written by the committer (stringifyJson): no duplicate keys, so the fast exact parse applies.
       const storedState = stored ?? asInstanceState(parseWrittenJson(row.stateText));
@@ -148,6 +187,8 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
         result = definitionFailure(row, state, error.message);
       }
       result = basis.finish(result, state, secrets);
+      // The code only: an error message may quote an upstream's body.
+      if (trace !== undefined && result.errorCode !== null) trace.tracer.fail(trace.span, result.errorCode);
       if (beforeWrite !== undefined) await beforeWrite(row.id);
       if (abandoned.aborted) {
         report("abandoned");
@@ -155,7 +196,13 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       }
       entry.writing = true;
       const outcome = await committer
-        .submit({ claim: row, storedState, result, keepLeaseFor: keepLease ? workerId : undefined })
+        .submit({
+          claim: row,
+          storedState,
+          result,
+          keepLeaseFor: keepLease ? workerId : undefined,
+          traceParent: trace?.tracer.traceparentOf(trace.span),
+        })
         .finally(() => (entry.writing = false));
       report(outcome.applied ? result.status : "dropped");
       if (!outcome.applied)
@@ -185,6 +232,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       }
       // The lease expires and another round retries the instance (as a reclaim).
       report("error");
+      if (trace !== undefined) trace.tracer.fail(trace.span, "engine.panic");
       log.error("advance failed", {
         instance: row.id,
         error: redactText(errorText(error), secrets),
@@ -194,7 +242,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     }
   }
 
-  return run;
+  return traced;
 }
 
 /** A read the advance needs failed because the database is gone: abandon, never fail the task. */

@@ -19,6 +19,8 @@ export interface FreshInstance {
   state: string;
   /** A root's business key (docs/api.md "Business keys"); children have none. */
   key?: string | null;
+  /** The traceparent its spans hang from (docs/tracing.md "The trace of an instance"); none while tracing is off. */
+  traceParent?: string | null;
   now: number;
 }
 
@@ -45,6 +47,7 @@ export function freshInstanceRow(fresh: FreshInstance): InstanceInsert {
     leaseEpoch: 0,
     wakeAt: fresh.now,
     key: fresh.key ?? null,
+    traceParent: fresh.traceParent ?? null,
     // A root's tree holds itself; a child's tree is counted on its root (docs/limits.md#trees).
     treeSize: (fresh.parentId ?? null) === null ? 1 : null,
     createdAt: fresh.now,

@@ -51,6 +51,7 @@ const ROW_KEYS = [
   "errorMessage",
   "output",
   "treeSize",
+  "traceParent",
 ] as const satisfies ReadonlyArray<keyof InstanceInsert>;
 const ROW = recordShape(ROW_KEYS);
 
@@ -148,6 +149,7 @@ function asLeased(row: InstanceInsert): LeasedRow {
     retryCount: 0,
     taskEpoch: row.taskEpoch ?? 1,
     leaseEpoch: row.leaseEpoch ?? 1,
+    traceParent: row.traceParent ?? null,
   });
 }
 

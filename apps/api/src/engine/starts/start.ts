@@ -18,6 +18,7 @@ import type { InstanceStatus } from "../statuses.js";
 import { freshInstanceRow, freshState } from "./fresh-row.js";
 import { claimStartKey, earlierStart, START_KEY_RETENTION_MS, type StartAnswer, type StartKey } from "./start-keys.js";
 import { firstAdvanceInMemory, insertStarted } from "./start-statement.js";
+import { tracing } from "../../tracing/index.js";
 
 // Starting a root (docs/engine.md "Starting an instance"): validate against the definition,
 // then one statement (start-statement.ts), or one transaction when the input is stored as
@@ -44,12 +45,45 @@ export async function startInstance(
       ? undefined
       : { scope: actor ?? "", key: idempotencyKey, hash: requestHash(body as unknown as Json) };
   const pinned = body.version !== undefined && body.version !== 0;
+  // The instance's start span (docs/tracing.md "The trace of an instance"): a child of the
+  // request's, and the parent stored on the row for every later span of the instance. One
+  // span for the whole start, however many times a moved fence makes it try again.
+  const tracer = tracing();
+  const span = tracer?.startSpan(`start ${body.process}`, "producer", {
+    "baton.process": body.process,
+    ...(body.key === undefined ? {} : { "baton.business_key": body.key }),
+  });
+  try {
+    const answer = await startAttempts(body, actor, services, key, pinned, span && tracer!.traceparentOf(span));
+    span?.setAttributes({
+      "baton.instance_id": answer.id,
+      "baton.tree_root": answer.id,
+      "baton.version": answer.version,
+      "baton.replayed": answer.replayed,
+    });
+    return answer;
+  } catch (error) {
+    if (span !== undefined) tracer!.fail(span, error instanceof Refusal ? error.kind : "error");
+    throw error;
+  } finally {
+    span?.end();
+  }
+}
+
+async function startAttempts(
+  body: { process: string; version?: number; input?: Json; key?: string },
+  actor: string | null,
+  services: StartDeps,
+  key: StartKey | undefined,
+  pinned: boolean,
+  traceParent: string | undefined,
+): Promise<StartAnswer> {
   for (let attempt = 0; ; attempt++) {
     let started: StartAnswer | undefined;
     try {
       // A fence that failed means a newer version was registered since it was read: read it again.
       const stored = await startDefinition(services.db, body.process, pinned ? body.version : undefined, attempt > 0);
-      started = await startOnce(stored, pinned, body, actor, services, key);
+      started = await startOnce(stored, pinned, body, actor, services, key, traceParent);
     } catch (error) {
       // A retry answers the start its key made even when the same request would now be refused
       // (a newer version's input_schema): the key is read only then, not before every start.
@@ -70,6 +104,7 @@ async function startOnce(
   actor: string | null,
   services: StartDeps,
   idempotency: StartKey | undefined,
+  traceParent: string | undefined,
 ): Promise<StartAnswer | undefined> {
   const def = stored.definition;
   refuseFaultyDefinition(def, stored.version);
@@ -87,6 +122,25 @@ async function startOnce(
   const now = services.clock.now();
   const id = newId(now);
   const key = body.key ?? null;
+  return writeStart(stored, pinned, actor, services, idempotency, {
+    input: checked.value,
+    id,
+    now,
+    key,
+    traceParent,
+  });
+}
+
+async function writeStart(
+  stored: StoredDefinition,
+  pinned: boolean,
+  actor: string | null,
+  services: StartDeps,
+  idempotency: StartKey | undefined,
+  begun: { input: Json; id: string; now: number; key: string | null; traceParent: string | undefined },
+): Promise<StartAnswer | undefined> {
+  const { id, now, key, traceParent } = begun;
+  const first = stored.definition.tasks[0]!;
   const started: LogEntry = {
     instanceId: id,
     rootId: id,
@@ -98,7 +152,7 @@ async function startOnce(
     data: { process: stored.name, version: stored.version, ...(key === null ? {} : { key }) },
   };
   const answer: StartAnswer = { id, process: stored.name, version: stored.version, status: "running", replayed: false };
-  const plan = planExternalize(freshState(checked.value), services.config.objectThresholdBytes);
+  const plan = planExternalize(freshState(begun.input), services.config.objectThresholdBytes);
   const fresh = {
     id,
     process: stored.name,
@@ -106,6 +160,7 @@ async function startOnce(
     task: first.id,
     state: stringifyJson(plan.value),
     key,
+    traceParent,
     now,
   };
   if (plan.objects.length > 0) {

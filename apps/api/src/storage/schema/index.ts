@@ -6,3 +6,4 @@ export * from "./start-requests.js";
 export * from "./schedules.js";
 export * from "./object-keys.js";
 export * from "./visits.js";
+export * from "./events.js";

@@ -53,6 +53,12 @@ export const instances = pgTable(
     nextReplayable: boolean("next_replayable").notNull().default(true),
     /** The business key given at start (docs/api.md "Business keys"); null for children and when none was given. */
     key: text("key"),
+    /**
+     * The W3C traceparent every span of this instance hangs from (docs/tracing.md "The trace of
+     * an instance"): its start span's, or for a child the spawning advance's. Null when it
+     * started with tracing off; its spans then use the context derived from its ids.
+     */
+    traceParent: text("trace_parent"),
     /** Operator request landed while a worker held the lease: "pause" | "cancel". */
     requested: text("requested"),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),

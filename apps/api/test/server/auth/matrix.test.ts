@@ -104,6 +104,8 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   "GET /tokens": ["admin"],
   "DELETE /tokens/{id}": ["admin"],
   "POST /tick": ["admin"],
+  // Extension (docs/auth.md "Who am I"): any permission admits it.
+  "GET /whoami": ["worker", "read", "operate", "deploy"],
   // Extensions (docs/api.md "Bulk verbs"): a bulk verb needs the permission of its single verb.
   "POST /instances/bulk/pause": ["operate"],
   "POST /instances/bulk/resume": ["operate"],
@@ -120,6 +122,12 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   // Extensions (docs/safe-change.md "Reset"): operate steers, as retry.
   "POST /instances/{id}/reset": ["operate"],
   "POST /instances/bulk/reset": ["operate"],
+  // Extensions (docs/events.md): deploy changes subscriptions, read lists them and their deliveries.
+  "PUT /subscriptions/{name}": ["deploy"],
+  "DELETE /subscriptions/{name}": ["deploy"],
+  "POST /subscriptions/{name}/rotate-secret": ["deploy"],
+  "POST /subscriptions/{name}/resume": ["deploy"],
+  "POST /subscriptions/{name}/redeliver": ["deploy"],
 };
 
 describe("the registry drives the checks", () => {

@@ -7,7 +7,13 @@
 // The first is refused at registration (two processes' settings never share a variable); the
 // second value is `***` in every list, detail, log and error and on the server's stderr,
 // whatever process reads it; a global the operator does not share (--share-global) is read by
-// no process, with a warning at start.
+// no process, with a warning at start. Secrecy is also declared where the value is configured:
+// a variable --secret-variables names, or a setting read from a `_FILE`, is `***` everywhere
+// though no definition declares it secret. A global shared with a scope (`NAME=ledger-*`) is
+// read by the processes the scope reaches only (docs/auth.md "Scopes").
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { client, type SharedDatabase, sharedDatabase, startServer, type TestServer, until } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deploy, start } from "../../support/instances-fixtures.js";
@@ -15,6 +21,9 @@ import { deploy, start } from "../../support/instances-fixtures.js";
 const CRM_TOKEN = "crm-token-of-orders-7f3a9c";
 const PAYMENT_KEY = "payment-key-global-51d2e8";
 const UNSHARED = "unshared-global-key-0b44";
+const DECLARED = "declared-by-operator-9c1d";
+const FILED = "filed-by-operator-3e7b";
+const LEDGER = "ledger-team-global-6a1f";
 
 let database: SharedDatabase;
 let server: TestServer;
@@ -43,13 +52,21 @@ const leaking = (name: string, setting: string) => ({
 
 beforeAll(async () => {
   database = await sharedDatabase();
+  const secretFile = join(mkdtempSync(join(tmpdir(), "secret-model-")), "key");
+  writeFileSync(secretFile, `${FILED}\n`);
   server = await startServer({
     database: database.location,
-    args: ["--poll", "50", "--share-global", "PAYMENT_KEY"],
+    args: [
+      ...["--poll", "50", "--share-global", "PAYMENT_KEY", "--secret-variables", "BATON_OPSEC_*"],
+      ...["--share-global", "LEDGER_KEY=ledger-*"],
+    ],
     env: {
       BATON_ORDERS_CRM_TOKEN: CRM_TOKEN,
       BATON_GLOBAL_PAYMENT_KEY: PAYMENT_KEY,
       BATON_GLOBAL_UNSHARED_KEY: UNSHARED,
+      BATON_OPSEC_TOKEN: DECLARED,
+      BATON_FILED_KEY_FILE: secretFile,
+      BATON_GLOBAL_LEDGER_KEY: LEDGER,
     },
   });
   api = client(server.url);
@@ -59,6 +76,9 @@ beforeAll(async () => {
   // The attackers: plain settings reading the owners' values.
   await deploy(api, leaking("thief", "PAYMENT_KEY"));
   await deploy(api, leaking("sneak", "UNSHARED_KEY"));
+  // Plain settings whose values the operator declared secret.
+  await deploy(api, leaking("opsec", "TOKEN"));
+  await deploy(api, leaking("filed", "KEY"));
 }, 120_000);
 
 afterAll(async () => {
@@ -116,24 +136,40 @@ describe("a setting whose variable is another process's", () => {
   });
 });
 
-describe("a secret read by another process under a plain name", () => {
-  it.each([["thief", "PAYMENT_KEY", PAYMENT_KEY]])(
-    "%s reading %s shows *** in every list, detail, log, error and stderr line",
-    async (process, _setting, secret) => {
-      const { id } = await start(api, { process });
-      await until("the instance to wait for its worker", async () =>
-        (await api.get(`/api/instances/${id}`)).body.task === "wait" ? true : undefined,
-      );
-      const waiting = await everyView(id, process);
-      expect(waiting).toContain("***");
-      expect(waiting).not.toContain(secret);
-      await failQuoting(id, secret);
-      const failed = await everyView(id, process);
-      expect((await api.get(`/api/instances/${id}`)).body.error_message).toContain("upstream refused key ***");
-      expect(failed).not.toContain(secret);
-      expect(server.stderr()).not.toContain(secret);
-    },
-  );
+describe("a secret value read under a plain setting name", () => {
+  it.each([
+    ["thief", "PAYMENT_KEY", PAYMENT_KEY],
+    ["opsec", "TOKEN (named by --secret-variables)", DECLARED],
+    ["filed", "KEY (read from BATON_FILED_KEY_FILE)", FILED],
+  ])("%s reading %s shows *** in every list, detail, log, error and stderr line", async (process, _setting, secret) => {
+    const { id } = await start(api, { process });
+    await until("the instance to wait for its worker", async () =>
+      (await api.get(`/api/instances/${id}`)).body.task === "wait" ? true : undefined,
+    );
+    const waiting = await everyView(id, process);
+    expect(waiting).toContain("***");
+    expect(waiting).not.toContain(secret);
+    await failQuoting(id, secret);
+    const failed = await everyView(id, process);
+    expect((await api.get(`/api/instances/${id}`)).body.error_message).toContain("upstream refused key ***");
+    expect(failed).not.toContain(secret);
+    expect(server.stderr()).not.toContain(secret);
+  });
+});
+
+describe("a global shared with a scope", () => {
+  it("is read by the processes the scope reaches and by no other", async () => {
+    const shown = async (name: string) => {
+      await deploy(api, leaking(name, "LEDGER_KEY"));
+      const id = (await start(api, { process: name })).id;
+      return until(`${name} to pass its leak task`, async () => {
+        const detail = await api.get(`/api/instances/${id}/detail`);
+        return detail.body.state.outputs?.leak?.value as string | undefined;
+      });
+    };
+    expect(await shown("ledger-eu")).toBe(LEDGER);
+    expect(await shown("orders-peek"), "a process outside ledger-* reads the setting unset").toBe("none");
+  });
 });
 
 describe("a global the operator does not share", () => {

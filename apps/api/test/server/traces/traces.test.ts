@@ -1,0 +1,306 @@
+// docs/tracing.md: one order followed from the caller through every task, call and worker. The
+// server exports to a real OTLP/HTTP receiver on loopback (this file's, decoding the exporter's
+// JSON payload); the worker runs @baton/worker in this process under an OpenTelemetry SDK of
+// its own, as an application would.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { context, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { createWorker } from "@baton/worker";
+import {
+  client,
+  json,
+  settled,
+  startServer,
+  startUpstream,
+  type TestServer,
+  type Upstream,
+  until,
+} from "@baton/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deploy } from "../../support/instances-fixtures.js";
+
+const SECRET = "tr4ce-secret-value-9f2c1d";
+const OTLP_TOKEN = "otlp-header-token-5b7e";
+const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CALLER_SPAN = "00f067aa0ba902b7";
+
+interface ReceivedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Record<string, unknown>;
+  links: Array<{ traceId: string; spanId: string }>;
+  status?: { code?: number };
+  service: string;
+}
+
+/** An OTLP/HTTP receiver: the JSON protocol's ExportTraceServiceRequest, flattened to spans. */
+function otlpReceiver() {
+  const spans: ReceivedSpan[] = [];
+  const payloads: string[] = [];
+  const headers: string[] = [];
+  const value = (v: Record<string, unknown>): unknown =>
+    v.stringValue ?? (v.intValue === undefined ? undefined : Number(v.intValue)) ?? v.boolValue ?? v.doubleValue;
+  const attrs = (list: Array<{ key: string; value: Record<string, unknown> }> = []) =>
+    Object.fromEntries(list.map((a) => [a.key, value(a.value)]));
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      payloads.push(text);
+      headers.push(String(req.headers.authorization ?? ""));
+      const body = JSON.parse(text);
+      for (const rs of body.resourceSpans ?? []) {
+        const service = String(attrs(rs.resource?.attributes)["service.name"]);
+        for (const ss of rs.scopeSpans ?? [])
+          for (const s of ss.spans ?? [])
+            spans.push({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId || undefined,
+              name: s.name,
+              kind: s.kind,
+              attributes: attrs(s.attributes),
+              links: (s.links ?? []).map((l: { traceId: string; spanId: string }) => ({
+                traceId: l.traceId,
+                spanId: l.spanId,
+              })),
+              status: s.status,
+              service,
+            });
+      }
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+    });
+  });
+  return {
+    spans,
+    payloads,
+    headers,
+    listen: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const receiver = otlpReceiver();
+let receiverUrl: string;
+let up: Upstream;
+/** The traceparent each upstream path received. */
+const received = new Map<string, string | undefined>();
+// The worker's own SDK, as an application using @baton/worker would register it.
+const workerSpans = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(workerSpans)] });
+
+beforeAll(async () => {
+  receiverUrl = await receiver.listen();
+  up = await startUpstream((req, res) => {
+    received.set(req.path.split("?")[0]!, req.headers.traceparent as string | undefined);
+    json(res, 200, { ok: true });
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(provider);
+});
+afterAll(async () => {
+  await up?.close();
+  await receiver.close();
+  await provider.shutdown();
+});
+
+function tracedServer(database?: string): Promise<TestServer> {
+  return startServer({
+    args: ["--poll", "100"],
+    database,
+    env: {
+      OTEL_TRACES_EXPORTER: "otlp",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
+      OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer ${OTLP_TOKEN}`,
+      OTEL_SERVICE_NAME: "baton-traces-test",
+      OTEL_BSP_SCHEDULE_DELAY: "50",
+      BATON_TRACED_ORDER_API_KEY: SECRET,
+    },
+  });
+}
+
+const spansOf = (traceId: string) => receiver.spans.filter((s) => s.traceId === traceId);
+const named = (traceId: string, name: string) => spansOf(traceId).filter((s) => s.name === name);
+const one = (traceId: string, name: string) => until(`span "${name}"`, async () => named(traceId, name)[0]);
+
+async function runWorker(server: TestServer, task: string): Promise<void> {
+  const worker = createWorker({
+    server: server.url,
+    process: "traced_order",
+    task,
+    once: true,
+    handler: async () => {
+      // Inside the handler's span: its context is what the application's own calls propagate.
+      const active = trace.getActiveSpan()?.spanContext();
+      return { approved: true, by: active?.traceId ?? "no span" };
+    },
+  });
+  await worker.run();
+}
+
+describe("traces", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await tracedServer();
+    const api = client(server.url);
+    await deploy(api, {
+      name: "traced_child",
+      tasks: [{ id: "notify", action: { type: "fetch", url: `${up.url}/child/notify` } }],
+    });
+    await deploy(api, {
+      name: "traced_order",
+      input_schema: { type: "object", properties: { order: { type: "string" } } },
+      config_schema: {
+        type: "object",
+        properties: { api_key: { type: "string", secret: true } },
+        required: ["api_key"],
+      },
+      tasks: [
+        {
+          id: "charge",
+          action: {
+            type: "fetch",
+            method: "post",
+            url: `${up.url}/charge`,
+            query: { sig: "$: config.api_key" },
+            headers: { "x-api-key": "$: config.api_key" },
+            body: { order: "$: input.order" },
+          },
+        },
+        {
+          id: "approve",
+          action: {
+            type: "external",
+            input: { order: "$: input.order" },
+            result_schema: { type: "object", properties: { approved: { type: "boolean" }, by: { type: "string" } } },
+          },
+        },
+        { id: "spawn", action: { type: "child", name: "traced_child", input: {} } },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("joins the caller, every task, the fetch, the worker's handler and the child in one trace", async () => {
+    const api = client(server.url);
+    const started = await api.post(
+      "/api/instances",
+      { process: "traced_order", input: { order: "A-1" }, key: "order-A-1" },
+      { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+    );
+    expect(started.status, started.text).toBe(200);
+    const id = started.body.id as string;
+    await until("the instance to park on approve", async () => {
+      const view = (await api.get(`/api/instances/${id}/detail`)).body;
+      return view.task === "approve" && view.phase === "external" ? view : undefined;
+    });
+    await runWorker(server, "approve");
+    expect((await settled(api, id)).status).toBe("completed");
+
+    const request = await one(CALLER_TRACE, "POST /api/instances");
+    expect(request.parentSpanId, "the request span is the caller's child").toBe(CALLER_SPAN);
+    expect(request.kind).toBe(2); // SERVER
+    expect(request.attributes).toMatchObject({ "http.request.method": "POST", "http.route": "/api/instances" });
+    expect(request.attributes["http.response.status_code"]).toBe(200);
+    expect(request.service).toBe("baton-traces-test");
+
+    const start = await one(CALLER_TRACE, "start traced_order");
+    expect(start.parentSpanId).toBe(request.spanId);
+    expect(start.attributes).toMatchObject({
+      "baton.process": "traced_order",
+      "baton.instance_id": id,
+      "baton.tree_root": id,
+      "baton.business_key": "order-A-1",
+    });
+
+    const charge = await one(CALLER_TRACE, "advance charge");
+    expect(charge.parentSpanId, "each advance hangs from the instance's start span").toBe(start.spanId);
+    expect(charge.attributes).toMatchObject({
+      "baton.task": "charge",
+      "baton.task_kind": "fetch",
+      "baton.attempt": 1,
+      "baton.outcome": "running",
+    });
+    const call = await one(CALLER_TRACE, "POST");
+    expect(call.kind).toBe(3); // CLIENT
+    expect(call.parentSpanId).toBe(charge.spanId);
+    expect(call.attributes["url.full"]).toBe(`${up.url}/charge`);
+    expect(call.attributes["http.response.status_code"]).toBe(200);
+    expect(received.get("/charge"), "the upstream joins the trace under the client span").toBe(
+      `00-${CALLER_TRACE}-${call.spanId}-01`,
+    );
+
+    const handled = workerSpans.getFinishedSpans().find((s) => s.name === "handle approve");
+    expect(handled, "the worker's handler span").toBeDefined();
+    expect(handled!.spanContext().traceId).toBe(CALLER_TRACE);
+    expect(handled!.parentSpanContext?.spanId).toBe(start.spanId);
+    expect(handled!.attributes).toMatchObject({ "baton.instance_id": id, "baton.business_key": "order-A-1" });
+    const approve = await one(CALLER_TRACE, "advance approve");
+    expect(approve.parentSpanId).toBe(start.spanId);
+
+    const spawn = await one(CALLER_TRACE, "advance spawn");
+    const notify = await one(CALLER_TRACE, "advance notify");
+    expect(notify.parentSpanId, "the child's advances hang from the spawning advance").toBe(spawn.spanId);
+    expect(notify.attributes["baton.tree_root"]).toBe(id);
+    expect(notify.attributes["baton.instance_id"]).not.toBe(id);
+    expect(received.get("/child/notify")?.slice(3, 35)).toBe(CALLER_TRACE);
+    await until("the parent's collecting advance", async () =>
+      named(CALLER_TRACE, "advance spawn").find((s) => s.attributes["baton.outcome"] === "completed"),
+    );
+
+    expect(
+      receiver.headers.every((h) => h === `Bearer ${OTLP_TOKEN}`),
+      "OTEL_EXPORTER_OTLP_HEADERS are sent",
+    ).toBe(true);
+    const exported = receiver.payloads.join("\n");
+    expect(exported).not.toContain(SECRET);
+    expect(exported).not.toContain(OTLP_TOKEN);
+    expect(server.stderr()).not.toContain(SECRET);
+  });
+
+  it("a kill -9 and a restart between two tasks still yield one trace", async () => {
+    const traceId = "5a1f2e3d4c5b6a79880796a5b4c3d2e1";
+    const api = client(server.url);
+    await deploy(api, {
+      name: "traced_order",
+      config_schema: { type: "object", properties: { api_key: { type: "string", secret: true } } },
+      tasks: [
+        { id: "hold", action: { type: "external", input: {} } },
+        { id: "after", action: { type: "fetch", url: `${up.url}/after-restart` } },
+      ],
+    });
+    const started = await api.post(
+      "/api/instances",
+      { process: "traced_order", input: {} },
+      { traceparent: `00-${traceId}-${CALLER_SPAN}-01` },
+    );
+    const id = started.body.id as string;
+    const first = await one(traceId, "advance hold");
+    const start = await one(traceId, "start traced_order");
+    await server.kill();
+    const restarted = await tracedServer(server.database);
+    try {
+      await runWorker(restarted, "hold");
+      expect((await settled(client(restarted.url), id)).status).toBe("completed");
+      const after = await one(traceId, "advance after");
+      expect(after.parentSpanId, "the restarted process continues the stored trace").toBe(start.spanId);
+      expect(first.parentSpanId).toBe(start.spanId);
+      expect(received.get("/after-restart")?.slice(3, 35)).toBe(traceId);
+    } finally {
+      await restarted.stop();
+    }
+  });
+});
