@@ -324,7 +324,7 @@ describe("bulk reset", () => {
         params: {},
         query: {},
         body: { process: "bulky", status: "failed", task: "charge", ...body },
-        principal: { actor: "token:ops", perms: ["operate"] },
+        principal: { actor: "token:ops", perms: ["operate"], scopes: null },
         headers: new Headers(),
       }) as any;
     const preview = await bulkHandlers.bulkResetInstances!(request({ to_task: "reserve", dry_run: true }), services);
