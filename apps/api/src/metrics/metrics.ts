@@ -165,6 +165,12 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     labelNames: ["call", "outcome"],
     registers: r,
   });
+  const scopeRefusals = new Counter({
+    name: "baton_scope_refusals_total",
+    help: "Requests of scoped credentials refused (403) or answered as missing (404) because the target is outside their scopes, by the endpoint's scope rule",
+    labelNames: ["rule"],
+    registers: r,
+  });
   const httpRequests = new Counter({
     name: "baton_http_requests_total",
     help: "HTTP requests by action (the registry name; unmatched for no route) and status",
@@ -312,6 +318,9 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       external.set({ state: "claimed" }, figures.externalClaimed);
       externalOldest.set(figures.oldestExternalWaitingSeconds);
       sampleAge.set(nowMs / 1000);
+    },
+    scopeRefused(rule: string): void {
+      scopeRefusals.inc({ rule });
     },
     externalCall(call: string, outcome: string): void {
       externalCalls.inc({ call, outcome });
