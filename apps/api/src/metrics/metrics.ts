@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: every metric family, its labels and the engine hooks that feed it in one place,
+// the one source of docs/metrics.md; split, a family could be registered twice or documented from the wrong file.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PoolGauge } from "../storage/pool-gauge.js";
 import { boundedHostLabel } from "./host-label.js";
@@ -22,6 +24,8 @@ export interface EngineMetrics {
   scheduleFired(origin: string, outcome: string, lagSeconds?: number): void;
   /** A delivery attempt (docs/events.md "Where to see them"); `lagSeconds` from the event's commit to a 2xx. */
   eventDelivered(subscription: string, outcome: string, lagSeconds?: number): void;
+  /** A request to a hook: started, signalled or unverified. */
+  hookReceived(hook: string, outcome: string): void;
 }
 
 export const NO_ENGINE_METRICS: EngineMetrics = {
@@ -32,6 +36,7 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   fetched: () => {},
   scheduleFired: () => {},
   eventDelivered: () => {},
+  hookReceived: () => {},
 };
 
 /** The sampler's figures (sampler.ts), set every interval from one query. */
@@ -233,6 +238,12 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     buckets: [...DURATION_BUCKETS, 60, 300, 3600],
     registers: r,
   });
+  const hookRequests = new Counter({
+    name: "baton_hook_requests_total",
+    help: "Requests to inbound hooks, by hook (at most --limit-hooks live) and outcome (started, signalled, unverified)",
+    labelNames: ["hook", "outcome"],
+    registers: r,
+  });
   const hostLabel = boundedHostLabel();
 
   const engine: EngineMetrics = {
@@ -264,6 +275,7 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       deliveries.inc({ subscription, outcome });
       if (lag !== undefined) deliveryLag.observe({ subscription }, lag);
     },
+    hookReceived: (hook, outcome) => hookRequests.inc({ hook, outcome }),
   };
 
   return {

@@ -6,3 +6,4 @@ export * from "./start-requests.js";
 export * from "./schedules.js";
 export * from "./object-keys.js";
 export * from "./events.js";
+export * from "./hooks.js";
