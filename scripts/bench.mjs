@@ -11,6 +11,8 @@
 //                          [--retention N]   (N settled trees aged past --retention, pruned while N drain roots run)
 //                          [--history N,N,…]   (only the history workload: reads, starts and a drain as the table grows to N)
 //                          [--schedules N]   (N schedules firing every minute: fire lag, and a drain beside them; 0 = off)
+//                          [--startup [N]]   (only the startup workload: --version, --help and servers on
+//                                             PostgreSQL and a fresh PGlite data dir, N runs each, default 5)
 //                          [--events N]   (N completions reported to a subscription: delivered/s, lag, the drain beside; 0 = off)
 //                          [--validate N,N,…|none]   (POST /definitions/validate of chained definitions of N tasks;
 //                                                     default 1000,10000,max — max is the server's task limit)
@@ -29,6 +31,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { historyRun } from "./bench-history.mjs";
 import { scheduledDefinition, schedulesLine, schedulesRun } from "./bench-schedules.mjs";
+import { startupRun } from "./bench-startup.mjs";
 import { eventsDefinition, eventsLine, eventsRun } from "./bench-events.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -79,6 +82,13 @@ const MAX_TASKS = 10_000;
 const HISTORY_SIZES = (() => {
   const i = args.indexOf("--history");
   return i >= 0 ? args[i + 1].split(",").map(Number) : [];
+})();
+// --startup [N]: only the startup workload (scripts/bench-startup.mjs), N runs of each figure.
+const STARTUP_RUNS = (() => {
+  const i = args.indexOf("--startup");
+  if (i < 0) return 0;
+  const n = Number(args[i + 1]);
+  return Number.isInteger(n) && n > 0 ? n : 5;
 })();
 const VALIDATE_SIZES = (() => {
   const i = args.indexOf("--validate");
@@ -668,6 +678,12 @@ async function main() {
   }
   const pg = await startPostgres();
   log(pg.settings);
+  if (STARTUP_RUNS > 0) {
+    const apiMain = process.env.BENCH_SERVER ?? join(apiDir, "dist/main.js");
+    for (const l of await startupRun({ apiMain, pgUrl: pg.url, postgres, runs: STARTUP_RUNS, log })) console.log(l);
+    await cleanup();
+    return;
+  }
   const baseline = await commitBaseline(pg.url);
   log(`baseline: ${baseline.toFixed(0)} single-row commits/s`);
 

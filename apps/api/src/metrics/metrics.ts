@@ -1,5 +1,5 @@
-// Over 300 lines on purpose: every metric family, its labels and the engine hooks that feed it in one place,
-// the one source of docs/metrics.md; split, a family could be registered twice or documented from the wrong file.
+// Over 300 lines on purpose: every metric family of the server and the engine hooks that feed them, in one
+// registry, so docs/metrics.md has one place to be checked against.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PoolGauge } from "../storage/pool-gauge.js";
 import { boundedHostLabel } from "./host-label.js";
@@ -22,6 +22,9 @@ export interface EngineMetrics {
   fetched(host: string, statusClass: string, seconds: number): void;
   /** A schedule's fire (docs/schedules.md "Fires"); `lagSeconds` from due to fired, for a started calendar fire. */
   scheduleFired(origin: string, outcome: string, lagSeconds?: number): void;
+  /** Flow control (docs/flow-control.md): a wait queued, slots and permits granted by a pass. */
+  flowWaiting(reason: string): void;
+  flowGranted(reason: string, count: number): void;
   /** A delivery attempt (docs/events.md "Where to see them"); `lagSeconds` from the event's commit to a 2xx. */
   eventDelivered(subscription: string, outcome: string, lagSeconds?: number): void;
   /** A request to a hook: started, signalled or unverified. */
@@ -35,6 +38,8 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   committed: () => {},
   fetched: () => {},
   scheduleFired: () => {},
+  flowWaiting: () => {},
+  flowGranted: () => {},
   eventDelivered: () => {},
   hookReceived: () => {},
 };
@@ -163,6 +168,12 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     labelNames: ["call", "outcome"],
     registers: r,
   });
+  const scopeRefusals = new Counter({
+    name: "baton_scope_refusals_total",
+    help: "Requests of scoped credentials refused (403) or answered as missing (404) because the target is outside their scopes, by the endpoint's scope rule",
+    labelNames: ["rule"],
+    registers: r,
+  });
   const httpRequests = new Counter({
     name: "baton_http_requests_total",
     help: "HTTP requests by action (the registry name; unmatched for no route) and status",
@@ -224,6 +235,18 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     buckets: DURATION_BUCKETS,
     registers: r,
   });
+  const flowWaits = new Counter({
+    name: "baton_flow_waits_total",
+    help: "Advances this replica parked to wait for a flow-control slot or start permit, by reason (concurrency, rate_limit)",
+    labelNames: ["reason"],
+    registers: r,
+  });
+  const flowGrants = new Counter({
+    name: "baton_flow_grants_total",
+    help: "Flow-control slots and start permits granted by this replica's grant passes, by reason (concurrency, rate_limit)",
+    labelNames: ["reason"],
+    registers: r,
+  });
 
   const deliveries = new Counter({
     name: "baton_event_deliveries_total",
@@ -271,6 +294,12 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       scheduleFires.inc({ origin, outcome });
       if (lagSeconds !== undefined) scheduleLag.observe(lagSeconds);
     },
+    flowWaiting(reason) {
+      flowWaits.inc({ reason });
+    },
+    flowGranted(reason, count) {
+      if (count > 0) flowGrants.inc({ reason }, count);
+    },
     eventDelivered(subscription, outcome, lag) {
       deliveries.inc({ subscription, outcome });
       if (lag !== undefined) deliveryLag.observe({ subscription }, lag);
@@ -291,6 +320,9 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       external.set({ state: "claimed" }, figures.externalClaimed);
       externalOldest.set(figures.oldestExternalWaitingSeconds);
       sampleAge.set(nowMs / 1000);
+    },
+    scopeRefused(rule: string): void {
+      scopeRefusals.inc({ rule });
     },
     externalCall(call: string, outcome: string): void {
       externalCalls.inc({ call, outcome });

@@ -15,6 +15,11 @@ export interface Session {
   subject: string | null;
   /** null: no login, show everything and let the API decide. */
   permissions: Permissions;
+  /**
+   * The processes the person reaches (docs/auth.md "Scopes"); null: every process. The API
+   * already answers only what they cover; the header names them.
+   */
+  scopes: string[] | null;
   providers: Provider[];
   passwordLogin: boolean;
   /**
@@ -30,6 +35,7 @@ export const NO_LOGIN: Session = {
   signedIn: false,
   subject: null,
   permissions: null,
+  scopes: null,
   providers: [],
   passwordLogin: false,
 };
@@ -52,6 +58,7 @@ export function sessionFromAnswer(status: number, body: unknown): Session {
   const permissions = Array.isArray(b.permissions)
     ? b.permissions.filter((p): p is string => typeof p === "string")
     : null;
+  const scopes = Array.isArray(b.scopes) ? b.scopes.filter((p): p is string => typeof p === "string") : null;
   const providers = Array.isArray(b.providers)
     ? b.providers
         .filter((p): p is Provider => typeof p?.id === "string")
@@ -62,6 +69,7 @@ export function sessionFromAnswer(status: number, body: unknown): Session {
     signedIn: b.signed_in,
     subject: typeof b.subject === "string" ? b.subject : null,
     permissions,
+    scopes,
     providers,
     passwordLogin: b.password_login === true,
   };
