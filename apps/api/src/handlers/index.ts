@@ -13,6 +13,7 @@ import { subscriptionHandlers } from "./subscriptions.js";
 import { hookHandlers } from "./hooks.js";
 import { tokenHandlers } from "./tokens.js";
 import { upgradeHandlers } from "./upgrade.js";
+import { resetHandlers } from "./reset.js";
 
 /** Every implemented action; the registry entries missing here answer 501. */
 export const handlers = {
@@ -24,6 +25,7 @@ export const handlers = {
   ...lifecycleHandlers,
   ...bulkHandlers,
   ...upgradeHandlers,
+  ...resetHandlers,
   ...tokenHandlers,
   ...externalTaskHandlers,
   ...scheduleHandlers,
