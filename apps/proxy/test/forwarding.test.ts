@@ -119,6 +119,7 @@ describe("without a config", () => {
         permissions: null,
         providers: [],
         password_login: false,
+        trace_url: null,
       });
     } finally {
       await proxy.stop();

@@ -17,6 +17,8 @@ export interface Session {
   permissions: Permissions;
   providers: Provider[];
   passwordLogin: boolean;
+  /** The tracing tool's page of a trace, `{trace_id}` to replace (the proxy's `trace_url`); null when none. */
+  traceUrl: string | null;
   /**
    * Set when no login is configured in front of the API (`login: false`) yet the API answered
    * 401: nobody can sign in here, and the sign-in page must say why rather than offer nothing.
@@ -32,6 +34,7 @@ export const NO_LOGIN: Session = {
   permissions: null,
   providers: [],
   passwordLogin: false,
+  traceUrl: null,
 };
 
 /**
@@ -64,6 +67,7 @@ export function sessionFromAnswer(status: number, body: unknown): Session {
     permissions,
     providers,
     passwordLogin: b.password_login === true,
+    traceUrl: typeof b.trace_url === "string" && b.trace_url.includes("{trace_id}") ? b.trace_url : null,
   };
 }
 

@@ -1,5 +1,5 @@
 import { type Json, parseWrittenJson, type Scope } from "@baton/expr";
-import type { Logger } from "@baton/log";
+import { type Logger, withFields } from "@baton/log";
 import type { ServerConfig } from "../../config.js";
 import { flagOf } from "../../limits.js";
 import { type EngineMetrics, statusClass } from "../../metrics/metrics.js";
@@ -61,7 +61,7 @@ export type RunAdvance = (
  * round retries the instance.
  */
 export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
-  const { db, clock, config, log, workerId, basis, metrics, committer, wake, beforeWrite } = deps;
+  const { db, clock, config, workerId, basis, metrics, committer, wake, beforeWrite } = deps;
   const { definitions, secretsOf } = basis;
   const treeLimits = {
     maxDepth: config.limits.treeDepth,
@@ -73,7 +73,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
   const fetchPolicy = fetchPolicyOf(config);
 
   /**
-   * With tracing on, the advance runs inside its span (docs/tracing.md "Spans"): a child of the
+   * With tracing on, the advance has its span (docs/tracing.md "Spans"): a child of the
    * instance's stored trace context, so whichever replica runs it, after a restart or a
    * reclaim, it joins the same trace; its fetch's client span and its log lines join it.
    */
@@ -100,9 +100,11 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
         "baton.lease_epoch": row.leaseEpoch,
         "baton.reclaimed": row.reclaimedFrom !== null,
       },
-      tracer.contextOf(instanceTraceparent(row.traceParent, row.rootId, row.id)),
+      instanceTraceparent(row.traceParent, row.rootId, row.id),
     );
-    return tracer.within(span, () => run(row, stored, entry, keepLease, { tracer, span })).finally(() => span.end());
+    const traceParent = tracer.traceparentOf(span);
+    const log = withFields(deps.log, tracer.logFields(span));
+    return run(row, stored, entry, keepLease, { tracer, span, traceParent, log }).finally(() => span.end());
   }
 
   async function run(
@@ -110,8 +112,10 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     stored: InstanceState | undefined,
     entry: InFlight,
     keepLease: boolean,
-    trace?: { tracer: Tracing; span: Span },
+    trace?: { tracer: Tracing; span: Span; traceParent: string; log: Logger },
   ): Promise<WriteOutcome> {
+    // Inside the advance's span, every line carries its trace_id and span_id (docs/tracing.md "Logs").
+    const log = trace?.log ?? deps.log;
     const abandoned = entry.abort.signal;
     let secrets: string[] = [];
     const began = performance.now();
@@ -157,6 +161,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                   abort: abandoned,
                   maxResponseBytes: config.limits.fetchResponseBytes,
                   observeCall: (host, status, seconds) => metrics.fetched(host, statusClass(status), seconds),
+                  traceParent: trace?.traceParent,
                 });
               },
               peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
@@ -201,7 +206,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
           storedState,
           result,
           keepLeaseFor: keepLease ? workerId : undefined,
-          traceParent: trace?.tracer.traceparentOf(trace.span),
+          traceParent: trace?.traceParent,
         })
         .finally(() => (entry.writing = false));
       report(outcome.applied ? result.status : "dropped");
