@@ -90,7 +90,9 @@ describe("trace_url", () => {
     const config = parseConfig(`server: ${upstream.url}\ntrace_url: "https://jaeger.example/trace/{trace_id}"\n`);
     const app = createProxyApp({ config, server: upstream.url, uiDir: "/nonexistent", log: quiet });
     const res = await app.request("/auth/session");
-    expect((await res.json()).trace_url).toBe("https://jaeger.example/trace/{trace_id}");
+    expect(((await res.json()) as { trace_url: string | null }).trace_url).toBe(
+      "https://jaeger.example/trace/{trace_id}",
+    );
   });
 
   it("refuses a template without {trace_id}, naming the key", () => {

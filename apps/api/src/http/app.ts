@@ -244,7 +244,13 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     app.use(async (c, next) => {
       const began = performance.now();
       await next();
-      metrics.http(actionOf.get(c.req.raw) ?? "unmatched", c.res.status, (performance.now() - began) / 1000);
+      const span = tracer && spanOf.get(c.req.raw);
+      metrics.http(
+        actionOf.get(c.req.raw) ?? "unmatched",
+        c.res.status,
+        (performance.now() - began) / 1000,
+        span ? tracer!.logFields(span) : undefined,
+      );
     });
   }
 

@@ -2,7 +2,7 @@ import { type Json, parseWrittenJson, type Scope } from "@baton/expr";
 import { type Logger, withFields } from "@baton/log";
 import type { ServerConfig } from "../../config.js";
 import { flagOf } from "../../limits.js";
-import { type EngineMetrics, statusClass } from "../../metrics/metrics.js";
+import { type EngineMetrics, statusClass, type TraceExemplar } from "../../metrics/metrics.js";
 import type { Clock } from "../../clock.js";
 import type { Db } from "../../storage/db.js";
 import { isDatabaseUnavailable } from "../../storage/db-unavailable.js";
@@ -103,8 +103,9 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
       instanceTraceparent(row.traceParent, row.rootId, row.id),
     );
     const traceParent = tracer.traceparentOf(span);
-    const log = withFields(deps.log, tracer.logFields(span));
-    return run(row, stored, entry, keepLease, { tracer, span, traceParent, log }).finally(() => span.end());
+    const exemplar = tracer.logFields(span);
+    const log = withFields(deps.log, exemplar);
+    return run(row, stored, entry, keepLease, { tracer, span, traceParent, log, exemplar }).finally(() => span.end());
   }
 
   async function run(
@@ -112,7 +113,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     stored: InstanceState | undefined,
     entry: InFlight,
     keepLease: boolean,
-    trace?: { tracer: Tracing; span: Span; traceParent: string; log: Logger },
+    trace?: { tracer: Tracing; span: Span; traceParent: string; log: Logger; exemplar: TraceExemplar },
   ): Promise<WriteOutcome> {
     // Inside the advance's span, every line carries its trace_id and span_id (docs/tracing.md "Logs").
     const log = trace?.log ?? deps.log;
@@ -121,7 +122,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     const began = performance.now();
     let taskKind = "unknown";
     const report = (outcome: string) => {
-      metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000);
+      metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000, row.process, trace?.exemplar);
       trace?.span.setAttributes({ "baton.task_kind": taskKind, "baton.outcome": outcome });
     };
     try {
@@ -160,7 +161,8 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                   defs: def.definition.$defs,
                   abort: abandoned,
                   maxResponseBytes: config.limits.fetchResponseBytes,
-                  observeCall: (host, status, seconds) => metrics.fetched(host, statusClass(status), seconds),
+                  observeCall: (host, status, seconds) =>
+                    metrics.fetched(host, statusClass(status), seconds, trace?.exemplar),
                   traceParent: trace?.traceParent,
                 });
               },

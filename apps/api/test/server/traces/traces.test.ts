@@ -261,6 +261,20 @@ describe("traces", () => {
       named(CALLER_TRACE, "advance spawn").find((s) => s.attributes["baton.outcome"] === "completed"),
     );
 
+    const scraped = await fetch(`${server.url}/metrics`);
+    expect(scraped.headers.get("content-type")).toContain("application/openmetrics-text");
+    const metricsText = await scraped.text();
+    expect(
+      metricsText
+        .split("\n")
+        .some(
+          (line) =>
+            line.startsWith("baton_advance_duration_seconds_bucket") && line.includes(`trace_id="${CALLER_TRACE}"`),
+        ),
+      "an advance duration bucket's exemplar names the order's trace",
+    ).toBe(true);
+    expect(metricsText).toContain('baton_advances_total{process="traced_order",task_kind="fetch",outcome="running"}');
+
     const entries = (await api.get(`/api/instances/${id}/logs?limit=100`)).body.items as Array<{ trace_id?: string }>;
     expect(entries.length).toBeGreaterThan(0);
     expect(
