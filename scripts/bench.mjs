@@ -11,6 +11,9 @@
 //                          [--retention N]   (N settled trees aged past --retention, pruned while N drain roots run)
 //                          [--history N,N,…]   (only the history workload: reads, starts and a drain as the table grows to N)
 //                          [--schedules N]   (N schedules firing every minute: fire lag, and a drain beside them; 0 = off)
+//                          [--startup [N]]   (only the startup workload: --version, --help and servers on
+//                                             PostgreSQL and a fresh PGlite data dir, N runs each, default 5)
+//                          [--events N]   (N completions reported to a subscription: delivered/s, lag, the drain beside; 0 = off)
 //                          [--validate N,N,…|none]   (POST /definitions/validate of chained definitions of N tasks;
 //                                                     default 1000,10000,max — max is the server's task limit)
 //
@@ -30,6 +33,8 @@ import { fileURLToPath } from "node:url";
 import { historyRun } from "./bench-history.mjs";
 import { scheduledDefinition, schedulesLine, schedulesRun } from "./bench-schedules.mjs";
 import { startOtlpSink } from "./bench-otel.mjs";
+import { startupRun } from "./bench-startup.mjs";
+import { eventsDefinition, eventsLine, eventsRun } from "./bench-events.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const apiDir = join(root, "apps/api");
@@ -58,6 +63,7 @@ const LATENCY_N = flag("--latency", 200);
 // `retention`: trees of a root and two children, settled and then aged past the retention.
 const RETENTION_N = flag("--retention", 2000);
 const SCHEDULES_N = flag("--schedules", 10000);
+const EVENTS_N = flag("--events", 5000);
 const LATENCY_WARMUP = 20;
 // The tree warm-up: a smaller tree of the same shape.
 const TREE_WARMUP_DEPTH = Math.min(TREE_DEPTH, 8);
@@ -78,6 +84,13 @@ const MAX_TASKS = 10_000;
 const HISTORY_SIZES = (() => {
   const i = args.indexOf("--history");
   return i >= 0 ? args[i + 1].split(",").map(Number) : [];
+})();
+// --startup [N]: only the startup workload (scripts/bench-startup.mjs), N runs of each figure.
+const STARTUP_RUNS = (() => {
+  const i = args.indexOf("--startup");
+  if (i < 0) return 0;
+  const n = Number(args[i + 1]);
+  return Number.isInteger(n) && n > 0 ? n : 5;
 })();
 const VALIDATE_SIZES = (() => {
   const i = args.indexOf("--validate");
@@ -668,6 +681,12 @@ async function main() {
   const otel = args.includes("--otel") ? await startOtlpSink() : undefined;
   const pg = await startPostgres();
   log(pg.settings);
+  if (STARTUP_RUNS > 0) {
+    const apiMain = process.env.BENCH_SERVER ?? join(apiDir, "dist/main.js");
+    for (const l of await startupRun({ apiMain, pgUrl: pg.url, postgres, runs: STARTUP_RUNS, log })) console.log(l);
+    await cleanup();
+    return;
+  }
   const baseline = await commitBaseline(pg.url);
   log(`baseline: ${baseline.toFixed(0)} single-row commits/s`);
 
@@ -736,7 +755,7 @@ async function main() {
     tasks: [{ id: "kids", action: { type: "child_map", children: { a: { name: "bench_retention_leaf" }, b: { name: "bench_retention_leaf" } } } }],
   });
   await call(loader.url, "PUT", "/api/definitions", { ...drainDef, name: "bench_retention_load" });
-  for (const def of [scheduledDefinition(drainDef), { ...drainDef, name: "bench_schedules_drain" }])
+  for (const def of [scheduledDefinition(drainDef), { ...drainDef, name: "bench_schedules_drain" }, eventsDefinition(drainDef)])
     await call(loader.url, "PUT", "/api/definitions", def);
   const externalDef = {
     name: "bench_external",
@@ -758,6 +777,7 @@ async function main() {
     ["bench_retention", RETENTION_N],
     ["bench_retention_load", RETENTION_N],
     ["bench_schedules_drain", SCHEDULES_N > 0 ? DRAIN_N : 0],
+    ["bench_events", EVENTS_N],
   ]) {
     if (n === 0) continue;
     log(`${process}: preloading ${n} roots through POST /instances (--poll 0)`);
@@ -820,6 +840,12 @@ async function main() {
     const drainBeside = (process, n) => drain(api.url, sql, process, n, MODE, api.pid).then((r) => ({ n, ...r }));
     schedulesResult = await schedulesRun({ call, sql, base: api.url, n: SCHEDULES_N, drainProcess: "bench_schedules_drain", drainN: DRAIN_N, drain: drainBeside, log });
   }
+  let eventsResult;
+  if (EVENTS_N > 0) {
+    log(`events: ${EVENTS_N} roots released with a subscription to their completions`);
+    const drainBeside = (process, n) => drain(api.url, sql, process, n, MODE, api.pid).then((r) => ({ n, ...r }));
+    eventsResult = await eventsRun({ call, base: api.url, n: EVENTS_N, drain: drainBeside, log });
+  }
   const messages = api.messages;
   await api.stop();
   let retentionResult;
@@ -877,6 +903,7 @@ async function main() {
         `while the same server ran ${r.loadN} drain roots at ${r.loadRate.toFixed(0)} instances/s); live rows lost: ${r.liveLost}`,
     );
   }
+  if (eventsResult !== undefined) console.log(eventsLine(eventsResult, results.find((r) => r.workload === "drain")?.rate));
   if (schedulesResult !== undefined) console.log(schedulesLine(schedulesResult, results.find((r) => r.workload === "drain")?.rate));
   for (const v of validateResult)
     console.log(

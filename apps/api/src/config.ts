@@ -1,6 +1,6 @@
 import type { LogLevel } from "@baton/log";
 import { DEFAULT_LIMITS, type ServerLimits } from "./limits.js";
-import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from "./storage/db.js";
+import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from "./storage/database-timeouts.js";
 
 export type AuthMode = "none" | "token";
 
@@ -19,6 +19,8 @@ export interface ServerConfig {
   jwtAudience?: string;
   jwtIssuer?: string;
   jwtSecretFile?: string;
+  /** The JWT claim holding the person's scope patterns (--jwt-scopes-claim, docs/auth.md "Scopes"). */
+  jwtScopesClaim: string;
   logLevel: LogLevel;
   /** Request body cap in bytes (413 above). */
   /** Request body limit of every endpoint but the definition endpoints (--max-body). */
@@ -84,6 +86,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   sharedGlobals: [],
   secretVariables: [],
   tickEnabled: true,
+  jwtScopesClaim: "scopes",
   dbTimeouts: DEFAULT_DATABASE_TIMEOUTS,
   readDbMaxLagMs: 2_000,
   limits: DEFAULT_LIMITS,

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { parseDurationWithUnit } from "@baton/model";
+import { SCOPE_PATTERN_SOURCE } from "@baton/actions/scope-rule";
+import { parseDurationWithUnit } from "@baton/model/duration";
 import { isLogLevel, type LogLevel } from "@baton/log";
 import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.js";
 import { redactUrl } from "./format.js";
@@ -56,6 +57,20 @@ function nameList(value: string, previous: string[] = []): string[] {
   ];
 }
 
+/** `--share-global` entries: `NAME`, `*`, or `NAME=<scope pattern>` (docs/security.md "The secret model"). */
+function shareList(value: string, previous: string[] = []): string[] {
+  const entries = nameList(value);
+  const bad = entries.find((entry) => {
+    const at = entry.indexOf("=");
+    return at >= 0 && (at === 0 || !new RegExp(SCOPE_PATTERN_SOURCE).test(entry.slice(at + 1)));
+  });
+  if (bad !== undefined)
+    throw new InvalidArgumentError(
+      `"${bad}" is not NAME=<scope pattern>; expected a setting name, then = and a process name or a prefix with a trailing * (billing, orders-*)`,
+    );
+  return [...previous, ...entries];
+}
+
 function variableList(value: string, previous: string[] = []): string[] {
   const names = nameList(value);
   const bad = names.find((name) => !/^[A-Z0-9_*]+$/.test(name));
@@ -91,6 +106,11 @@ export const SERVER_FLAGS: Option[] = [
   flag(
     "--jwt-secret-file <path>",
     "file holding the HS256 secret shared with the sign-in proxy (at least 32 characters)",
+  ),
+  flag(
+    "--jwt-scopes-claim <name>",
+    "JWT claim holding the person's scope patterns (absent claim: every process)",
+    DEFAULT_CONFIG.jwtScopesClaim,
   ),
   new Option("--log-level <level>", "debug | info | warn | error").default("info"),
   flag(
@@ -143,9 +163,9 @@ export const SERVER_FLAGS: Option[] = [
   ),
   flag(
     "--share-global <names>",
-    "setting names whose BATON_GLOBAL_<NAME> variable every process may read, comma-separated, repeatable (* = all); other globals are withheld",
+    "setting names whose BATON_GLOBAL_<NAME> variable every process may read, comma-separated, repeatable (* = all); NAME=<scope pattern> shares it with the processes the pattern reaches only (billing, orders-*); other globals are withheld",
     [],
-    nameList,
+    shareList,
   ),
   flag(
     "--secret-variables <names>",
@@ -216,6 +236,7 @@ export function configFrom(program: Command, opts: Record<string, any>): ServerC
     jwtAudience: opts.jwtAudience,
     jwtIssuer: opts.jwtIssuer,
     jwtSecretFile: opts.jwtSecretFile,
+    jwtScopesClaim: opts.jwtScopesClaim,
     logLevel: opts.logLevel as LogLevel,
     maxBodyBytes: opts.maxBody,
     maxDefinitionBodyBytes: opts.maxDefinitionBody,

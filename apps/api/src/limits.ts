@@ -4,8 +4,11 @@
 // what it bounds. main.ts registers each entry as a flag, ServerConfig.limits carries the
 // values, and limits.test.ts checks that docs/limits.md lists every flag with its default.
 // To add a limit: a field in ServerLimits, an entry in LIMITS, a row in docs/limits.md.
-import { DEFAULT_EVAL_LIMITS, type EvalLimitKind, type EvalLimits } from "@baton/expr";
-import { DEFAULT_DEFINITION_LIMITS, type DefinitionLimits } from "@baton/model";
+// The subpaths, not the packages' indexes: this table is loaded by `baton-api --help`, which
+// must not load the expression language or ajv (test/server/process/lean-start.test.ts).
+import type { EvalLimitKind } from "@baton/expr";
+import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "@baton/expr/eval-limits";
+import { DEFAULT_DEFINITION_LIMITS, type DefinitionLimits } from "@baton/model/limits";
 import { CONNECTION_FLAGS, type ConnectionLimits } from "@baton/http-edge";
 
 // The connection flags are both servers' (packages/http-edge, docs/limits.md "Connections"): listed here like every other limit.
@@ -62,6 +65,22 @@ export interface ServerLimits extends ConnectionLimits {
   scheduleBackfillFires: number;
   /** Fire records kept per schedule; older ones are pruned. */
   scheduleFiresKept: number;
+  /** Event subscriptions stored (docs/events.md "Bounds"). */
+  subscriptions: number;
+  /** Deliveries one delivery pass claims and sends at once. */
+  deliveriesPerPass: number;
+  /** Attempts of one delivery before it parks as failed. */
+  deliveryAttempts: number;
+  /** Milliseconds one delivery attempt may take. */
+  deliveryTimeoutMs: number;
+  /** Bytes of a receiver's answer read; more fails the attempt. */
+  deliveryResponseBytes: number;
+  /** Longest wait between two attempts of one delivery, in milliseconds. */
+  deliveryBackoffMs: number;
+  /** Deliveries of one subscription parked as failed in a row before it is suspended. */
+  subscriptionFailures: number;
+  /** Events one redeliver request may queue again. */
+  redeliverEvents: number;
   /** Rows counted on each side of a list page (items_before/items_after); past it the count is marked inexact. */
   pageCount: number;
   /** Requests one client address may have in flight at once, counted before authentication. */
@@ -312,6 +331,62 @@ export const LIMITS: readonly LimitFlag[] = [
       "fire records kept per schedule (the newest); a sweep prunes older ones, which a backfill may then not reach",
     default: 1000,
     min: 10,
+  },
+  {
+    key: "subscriptions",
+    flag: "limit-subscriptions",
+    description: "event subscriptions stored; creating one more is refused with 409 (docs/events.md)",
+    default: 100,
+    min: 1,
+  },
+  {
+    key: "deliveriesPerPass",
+    flag: "limit-deliveries-per-pass",
+    description: "event deliveries one delivery pass claims and sends at once",
+    default: 100,
+    min: 1,
+  },
+  {
+    key: "deliveryAttempts",
+    flag: "limit-delivery-attempts",
+    description: "attempts of one event delivery before it parks as failed",
+    default: 15,
+    min: 1,
+  },
+  {
+    key: "deliveryTimeoutMs",
+    flag: "limit-delivery-timeout-ms",
+    description: "milliseconds one event delivery attempt may take, connection to answer",
+    default: 10_000,
+    min: 100,
+  },
+  {
+    key: "deliveryResponseBytes",
+    flag: "limit-delivery-response-bytes",
+    description: "bytes of a webhook receiver's answer read; a longer answer fails the attempt",
+    default: 65_536,
+    min: 1024,
+  },
+  {
+    key: "deliveryBackoffMs",
+    flag: "limit-delivery-backoff-ms",
+    description: "longest wait between two attempts of one event delivery (the waits double from 1 s up to it)",
+    default: 3_600_000,
+    min: 1000,
+  },
+  {
+    key: "subscriptionFailures",
+    flag: "limit-subscription-failures",
+    description: "deliveries of one subscription parked as failed in a row (no success between) before it is suspended",
+    default: 10,
+    min: 1,
+  },
+  {
+    key: "redeliverEvents",
+    flag: "limit-redeliver-events",
+    description: "events one redeliver request may queue again; a range holding more is refused with 400",
+    default: 1000,
+    min: 1,
   },
   {
     key: "pageCount",

@@ -3,19 +3,19 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { forgetFlagVariables, readFlagsFromEnvironment } from "@baton/flag-env";
 import { createLogger, type Logger } from "@baton/log";
-import { checkAuthConfig } from "./auth/index.js";
 import { registerTokensCommand } from "./commands/tokens.js";
 import type { ServerConfig } from "./config.js";
-import { fetchPolicyOf } from "./engine/fetch/host-policy.js";
 import { configFrom, SERVER_FLAGS } from "./flags.js";
 import { readDbConfig, withReadDbFlags } from "./read-db-flags.js";
 import { redactUrl } from "./format.js";
 import { errorText } from "./loggable-error.js";
-import { startServer } from "./server.js";
+import type { startServer } from "./server.js";
 import { startTracing, stopTracing } from "./tracing/index.js";
 
 // The process entry: the flags (flags.ts), the checks that need no database, then the server
-// (server.ts) until SIGTERM or SIGINT.
+// (server.ts) until SIGTERM or SIGINT. What only serving needs is imported when it serves:
+// `--version` and `--help` load the flag table and nothing else
+// (test/server/process/lean-start.test.ts, docs/performance.md "Start-up").
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -30,7 +30,7 @@ program
   })
   .action(async (opts) => {
     const config = configFromFlags(opts);
-    checkBeforeOpening(config);
+    await checkBeforeOpening(config);
     const log = createLogger(config.logLevel);
     // Before the server: the first request's span needs it. Loads no OpenTelemetry code unless
     // the OTEL_* variables turn tracing on (docs/tracing.md "Off by default").
@@ -51,7 +51,11 @@ function configFromFlags(opts: Record<string, any>): ServerConfig {
 }
 
 /** What fails without the database: checked before it is opened, so a bad secret file never waits for a migration. */
-function checkBeforeOpening(config: ServerConfig): void {
+async function checkBeforeOpening(config: ServerConfig): Promise<void> {
+  const [{ checkAuthConfig }, { fetchPolicyOf }] = await Promise.all([
+    import("./auth/index.js"),
+    import("./engine/fetch/host-policy.js"),
+  ]);
   try {
     checkAuthConfig(config);
     // Bad --fetch-* entries fail at start-up, not on the first fetch.
@@ -94,7 +98,7 @@ async function serve(config: ServerConfig, log: Logger): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
   try {
-    server = await startServer(config, log);
+    server = await (await import("./server.js")).startServer(config, log);
   } catch (error) {
     return fatal(startupMessage(error, config));
   }

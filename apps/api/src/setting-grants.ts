@@ -67,7 +67,8 @@ export function secretVariables(
  */
 export function withholdGlobals(env: NodeJS.ProcessEnv, shared: readonly string[]): string[] {
   if (shared.includes("*")) return [];
-  const allowed = new Set(shared.map((name) => configVariables("global", name)[1]));
+  // `NAME=<scope pattern>` shares it with some processes only (engine/advance/config-root.ts globalGrants).
+  const allowed = new Set(shared.map((entry) => configVariables("global", entry.split("=")[0]!)[1]));
   const withheld = Object.keys(env)
     .filter((variable) => GLOBAL.test(variable) && !allowed.has(variable))
     .sort();
@@ -116,7 +117,11 @@ export interface IncomingSettings {
  * process, stored or in the same request: two processes' settings never share a variable
  * (docs/security.md "The secret model"). Versions of one process may.
  */
-export async function refuseSettingCollisions(db: Db, incoming: readonly IncomingSettings[]): Promise<void> {
+export async function refuseSettingCollisions(
+  db: Db,
+  incoming: readonly IncomingSettings[],
+  visible: (process: string) => boolean = () => true,
+): Promise<void> {
   if (incoming.every((definition) => definition.settings.length === 0)) return;
   const owners = new Map<string, { process: string; setting: string }>();
   for (const stored of await definitionsDeclaringConfig(db))
@@ -130,7 +135,8 @@ export async function refuseSettingCollisions(db: Db, incoming: readonly Incomin
       if (owner !== undefined && owner.process !== definition.name)
         problems.push({
           path: `${definition.path}.config_schema.properties.${setting}`,
-          message: `setting "${setting}" of process "${definition.name}" would read ${variable}, the variable of setting "${owner.setting}" of process "${owner.process}"; rename the setting (settings of two processes never share a variable, docs/security.md "The secret model")`,
+          // A process the caller's scopes do not reach is never named (docs/auth.md "Scopes").
+          message: `setting "${setting}" of process "${definition.name}" would read ${variable}, the variable of ${visible(owner.process) ? `setting "${owner.setting}" of process "${owner.process}"` : "a setting of another process"}; rename the setting (settings of two processes never share a variable, docs/security.md "The secret model")`,
         });
       else owners.set(variable, { process: definition.name, setting });
     }

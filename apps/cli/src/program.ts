@@ -18,6 +18,7 @@ import { registerSignal } from "./commands/signal.js";
 import { registerTasks } from "./commands/tasks.js";
 import { registerTokens } from "./commands/tokens.js";
 import { registerValidate } from "./commands/validate.js";
+import { registerWhoami } from "./commands/whoami.js";
 import { registerWorker } from "./commands/worker.js";
 import { DEFAULT_SERVER } from "./connection.js";
 
@@ -66,6 +67,7 @@ export function buildProgram(io: CliIo, makeContext: ContextFactory): Command {
   registerTasks(program, makeContext);
   registerSignal(program, makeContext);
   registerTokens(program, makeContext);
+  registerWhoami(program, makeContext);
   registerOpenApi(program, makeContext);
   registerSession(program, makeContext);
   registerDebug(program, makeContext);

@@ -2,6 +2,8 @@ import { type Validator, fileProblem } from "./config-validator.js";
 
 export const MIN_TOKEN_SECRET_LENGTH = 32;
 export const DEFAULT_TOKEN_TTL_MS = 60_000;
+/** The claim carrying a person's scopes: baton-api's `--jwt-scopes-claim` default. */
+export const DEFAULT_SCOPES_CLAIM = "scopes";
 export const DEFAULT_TOKEN_ISSUER = "baton-proxy";
 export const DEFAULT_TOKEN_AUDIENCE = "baton-api";
 export const DEFAULT_SCOPES = ["openid", "email", "profile", "groups"];
@@ -35,6 +37,8 @@ export interface TokenConfig {
   /** The HS256 secret: `secret`, or the trimmed content of `secret_file`. */
   secret: string;
   ttlMs: number;
+  /** `token.scopes_claim`: must equal baton-api's `--jwt-scopes-claim` (docs/auth.md "Scopes"). */
+  scopesClaim: string;
 }
 
 export interface LoginConfig {
@@ -131,7 +135,8 @@ export function readToken(v: Validator, value: unknown, readSecretFile: (path: s
   if (value === undefined || value === null) return null;
   const token = v.object(value, "token");
   if (!token) return null;
-  v.keys(token, "token", ["audience", "issuer", "secret", "secret_file", "ttl"]);
+  v.keys(token, "token", ["audience", "issuer", "scopes_claim", "secret", "secret_file", "ttl"]);
+  const scopesClaim = v.string(token.scopes_claim, "token.scopes_claim", false) ?? DEFAULT_SCOPES_CLAIM;
   const issuer = v.string(token.issuer, "token.issuer", false) ?? DEFAULT_TOKEN_ISSUER;
   const audience = v.string(token.audience, "token.audience", false) ?? DEFAULT_TOKEN_AUDIENCE;
   const ttlMs = v.duration(token.ttl, "token.ttl") ?? DEFAULT_TOKEN_TTL_MS;
@@ -162,5 +167,5 @@ export function readToken(v: Validator, value: unknown, readSecretFile: (path: s
     v.issue(where, `the secret is ${secret.length} characters; at least ${MIN_TOKEN_SECRET_LENGTH} are required`);
   }
   if (secret === undefined || secret.length < MIN_TOKEN_SECRET_LENGTH) return null;
-  return { issuer, audience, secret, ttlMs };
+  return { issuer, audience, secret, ttlMs, scopesClaim };
 }

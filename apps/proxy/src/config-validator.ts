@@ -1,5 +1,5 @@
 import { parseDuration } from "./duration.js";
-import { isPermission, PERMISSIONS } from "./permissions.js";
+import { isPermission, PERMISSIONS, SCOPE_PATTERN } from "./permissions.js";
 
 /** A file-system error as a few words for a config issue. */
 export function fileProblem(error: unknown): string {
@@ -132,6 +132,30 @@ export class Validator {
         this.issue(
           `${at}[${i}]`,
           `${typeof p === "string" ? `"${p}"` : describe(p)} is not a permission; expected one of ${PERMISSIONS.join(", ")}`,
+        );
+        return [];
+      });
+    }
+    return out;
+  }
+
+  /** `role_scopes` / `user_scopes`: name → list of scope patterns (docs/auth.md "Scopes"). */
+  scopeMap(value: unknown, path: string): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    if (value === undefined || value === null) return out;
+    const o = this.object(value, path);
+    if (!o) return out;
+    for (const [key, list] of Object.entries(o)) {
+      const at = `${path}.${key}`;
+      if (!Array.isArray(list)) {
+        this.issue(at, `must be a list of process-name patterns (billing, orders-*), got ${describe(list)}`);
+        continue;
+      }
+      out[key] = list.flatMap((p, i) => {
+        if (typeof p === "string" && SCOPE_PATTERN.test(p)) return [p];
+        this.issue(
+          `${at}[${i}]`,
+          `${typeof p === "string" ? `"${p}"` : describe(p)} is not a scope pattern; expected a process name, a prefix of one followed by * (orders-*), or *`,
         );
         return [];
       });

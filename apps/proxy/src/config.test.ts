@@ -99,9 +99,11 @@ users:
           },
         ],
       },
-      token: { issuer: "proxy", audience: "api", secret: SECRET, ttlMs: 30_000 },
+      token: { issuer: "proxy", audience: "api", secret: SECRET, ttlMs: 30_000, scopesClaim: "scopes" },
       roles: { ops: ["read", "operate"], "*": ["read"] },
       users: { "ann@example.com": ["admin"] },
+      roleScopes: {},
+      userScopes: {},
       passwordThrottle: { accountFailures: 5, addressFailures: 20, maxDelayMs: 900_000 },
       trustedProxies: [],
     });
@@ -110,7 +112,13 @@ users:
   it("defaults session_ttl to 12h, token ttl to 1m and issuer/audience to baton-proxy/baton-api", () => {
     const config = parseConfig(withLogin(`token: { secret: "${SECRET}" }`));
     expect(config.sessionTtlMs).toBe(12 * 3_600_000);
-    expect(config.token).toEqual({ issuer: "baton-proxy", audience: "baton-api", secret: SECRET, ttlMs: 60_000 });
+    expect(config.token).toEqual({
+      issuer: "baton-proxy",
+      audience: "baton-api",
+      secret: SECRET,
+      ttlMs: 60_000,
+      scopesClaim: "scopes",
+    });
     expect(config.secureCookie, "omitted = follow the request scheme").toBeUndefined();
   });
 
@@ -174,10 +182,10 @@ describe("parseConfig refusals", () => {
 
   it("refuses unknown fields at the top and inside sections, naming the path and the allowed names", () => {
     expect(refusal("server: http://a\nsesion_ttl: 1h\n").issues).toEqual([
-      "sesion_ttl: unknown field; expected one of server, listen, login, password_throttle, redirect_url, roles, secure_cookie, session_ttl, token, trace_url, trusted_proxies, users",
+      "sesion_ttl: unknown field; expected one of server, listen, login, password_throttle, redirect_url, role_scopes, roles, secure_cookie, session_ttl, token, trace_url, trusted_proxies, user_scopes, users",
     ]);
     expect(refusal(withLogin(`token: { secret: "${SECRET}", ttls: 1m }`)).issues).toEqual([
-      "token.ttls: unknown field; expected one of audience, issuer, secret, secret_file, ttl",
+      "token.ttls: unknown field; expected one of audience, issuer, scopes_claim, secret, secret_file, ttl",
     ]);
     expect(refusal(withLogin(`token: { secret: "${SECRET}" }`).replace("hash:", "pasword: x, hash:")).issues).toEqual([
       "login.passwords[0].pasword: unknown field; expected one of email, hash, groups",

@@ -28,6 +28,10 @@ export interface ProxyConfig {
   redirectUrl?: string;
   roles: Record<string, string[]>;
   users: Record<string, string[]>;
+  /** Group → scope patterns, `*` for everyone signed in (docs/auth.md "Scopes"). */
+  roleScopes: Record<string, string[]>;
+  /** Subject → scope patterns, unioned with roleScopes. */
+  userScopes: Record<string, string[]>;
   /** Forces the Secure cookie attribute; undefined = follow the request scheme. */
   secureCookie?: boolean;
   sessionTtlMs: number;
@@ -94,12 +98,14 @@ export function parseConfig(
     "login",
     "password_throttle",
     "redirect_url",
+    "role_scopes",
     "roles",
     "secure_cookie",
     "session_ttl",
     "token",
     "trace_url",
     "trusted_proxies",
+    "user_scopes",
     "users",
   ]);
 
@@ -133,6 +139,8 @@ export function parseConfig(
   });
   const roles = v.permissionMap(root.roles, "roles");
   const users = v.permissionMap(root.users, "users");
+  const roleScopes = v.scopeMap(root.role_scopes, "role_scopes");
+  const userScopes = v.scopeMap(root.user_scopes, "user_scopes");
   const loginSection = readLogin(v, root.login);
   const hasLogin = loginSection !== null && (loginSection.passwords.length > 0 || loginSection.providers.length > 0);
   const token = readToken(v, root.token, readSecretFile);
@@ -148,6 +156,8 @@ export function parseConfig(
     login: hasLogin ? loginSection : null,
     roles,
     users,
+    roleScopes,
+    userScopes,
     sessionTtlMs,
     token: hasLogin ? token : null,
     passwordThrottle,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { permissionsFor } from "./permissions.js";
+import { permissionsFor, scopesFor } from "./permissions.js";
 
 const map = {
   roles: { ops: ["read", "operate"], devs: ["read", "deploy"], "*": ["read"] },
@@ -30,5 +30,27 @@ describe("permissionsFor", () => {
     expect(
       permissionsFor({ subject: "constructor", groups: ["toString", "__proto__"] }, { roles: {}, users: {} }),
     ).toEqual([]);
+  });
+});
+
+describe("scopesFor", () => {
+  const scopes = {
+    roleScopes: { orders: ["orders-*"], billing: ["billing"] },
+    userScopes: { "ann@example.com": ["reports"] },
+  };
+
+  it("unions user_scopes[subject] and role_scopes of each group, as permissions are", () => {
+    expect(scopesFor({ subject: "ann@example.com", groups: ["orders", "billing"] }, scopes)).toEqual([
+      "reports",
+      "orders-*",
+      "billing",
+    ]);
+  });
+
+  it("leaves a person no entry names without scopes (every process), and one named with [] with none", () => {
+    expect(scopesFor({ subject: "zoe@example.com", groups: ["ops"] }, scopes)).toBeNull();
+    expect(scopesFor({ subject: "zoe@example.com", groups: [] }, { roleScopes: { "*": [] }, userScopes: {} })).toEqual(
+      [],
+    );
   });
 });

@@ -6,6 +6,8 @@ export interface SessionView {
   signed_in: boolean;
   subject: string | null;
   permissions: string[] | null;
+  /** The signed-in person's scope patterns; null: every process, or signed out (docs/auth.md "Scopes"). */
+  scopes: string[] | null;
   providers: { id: string; name: string }[];
   password_login: boolean;
   /** The tracing tool's page of a trace, `{trace_id}` to replace (config `trace_url`); null when not configured. */
@@ -18,6 +20,7 @@ export function sessionView(signIn: SignIn | null, who: SignedIn | null, traceUr
     signed_in: who !== null,
     subject: who?.session.subject ?? null,
     permissions: who?.permissions ?? null,
+    scopes: who?.scopes ?? null,
     providers: [...(signIn?.providers.values() ?? [])].map((p) => ({ id: p.id, name: p.name })),
     password_login: signIn?.passwordLogin ?? false,
     trace_url: traceUrl ?? null,

@@ -4,7 +4,7 @@ import type { Logger } from "@baton/log";
 import { createOidc, type Oidc } from "./oidc.js";
 import { createLoginThrottle, DEFAULT_THROTTLE, type LoginThrottle } from "./login-throttle.js";
 import { createPasswordCheck, type PasswordCheck } from "./password-login.js";
-import { permissionsFor } from "./permissions.js";
+import { permissionsFor, scopesFor } from "./permissions.js";
 import { createSessions, type Session } from "./sessions.js";
 import { createTokenMinter } from "./token-minter.js";
 
@@ -13,6 +13,8 @@ export interface SignedIn {
   session: Session;
   groups: string[];
   permissions: string[];
+  /** null: no scopes, every process (docs/auth.md "Scopes"). */
+  scopes: string[] | null;
 }
 
 /** Everything a configured login needs, built once from the config. */
@@ -43,7 +45,13 @@ export function createSignIn(config: ProxyConfig | null, deps: { log: Logger; no
   const keys = deriveKeys(token.secret);
   const sessions = createSessions({ key: keys.cookieKey, ttlMs: config.sessionTtlMs, now });
   const minter = createTokenMinter(
-    { key: keys.jwtSigningKey, issuer: token.issuer, audience: token.audience, ttlMs: token.ttlMs },
+    {
+      key: keys.jwtSigningKey,
+      issuer: token.issuer,
+      audience: token.audience,
+      ttlMs: token.ttlMs,
+      scopesClaim: token.scopesClaim,
+    },
     now,
   );
   const passwordsByEmail = new Map<string, PasswordEntry>(login.passwords.map((p) => [p.email.toLowerCase(), p]));
@@ -60,7 +68,8 @@ export function createSignIn(config: ProxyConfig | null, deps: { log: Logger; no
       if (!providers.has(session.via)) return null;
       groups = session.groups;
     }
-    return { session, groups, permissions: permissionsFor({ subject: session.subject, groups }, config) };
+    const identity = { subject: session.subject, groups };
+    return { session, groups, permissions: permissionsFor(identity, config), scopes: scopesFor(identity, config) };
   };
 
   return {
@@ -97,6 +106,6 @@ export function createSignIn(config: ProxyConfig | null, deps: { log: Logger; no
       minter.forget(who.session.id);
       deps.log.info("signed out", { subject: who.session.subject });
     },
-    tokenFor: (who) => minter.tokenFor(who.session.id, who.session.subject, who.permissions),
+    tokenFor: (who) => minter.tokenFor(who.session.id, who.session.subject, who.permissions, who.scopes),
   };
 }

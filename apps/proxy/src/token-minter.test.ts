@@ -30,6 +30,18 @@ describe("createTokenMinter", () => {
     });
   });
 
+  it("carries the scopes claim for a person with scopes, and no claim for one without", async () => {
+    const c = clock(1_800_000_000_000);
+    const minter = createTokenMinter({ ...settings, scopesClaim: "team_scopes" }, c.now);
+    const scoped = await minter.tokenFor("s1", "ann", ["read"], ["orders-*"]);
+    const verify = async (jwt: string) =>
+      (await jwtVerify(jwt, key, { issuer: "baton-proxy", audience: "baton-api", currentDate: new Date(c.t) })).payload;
+    expect((await verify(scoped)).team_scopes).toEqual(["orders-*"]);
+    const open = await minter.tokenFor("s1", "ann", ["read"], null);
+    expect(open, "a changed scope set mints anew").not.toBe(scoped);
+    expect(await verify(open)).not.toHaveProperty("team_scopes");
+  });
+
   it("reuses a session's token until half its life has passed, then mints a new one", async () => {
     const c = clock(1_800_000_000_000);
     const minter = createTokenMinter(settings, c.now);

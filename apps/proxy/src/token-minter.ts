@@ -5,6 +5,8 @@ export interface MintSettings {
   issuer: string;
   audience: string;
   ttlMs: number;
+  /** The claim carrying the scopes (`token.scopes_claim`); absent claim = no scopes. */
+  scopesClaim?: string;
 }
 
 export interface TokenMinter {
@@ -12,7 +14,12 @@ export interface TokenMinter {
    * The JWT to send for this session: a cached one while less than half its life has passed,
    * else a fresh one. `perms` is part of the cache key, so a changed permission set mints anew.
    */
-  tokenFor(sessionId: string, subject: string, perms: readonly string[]): Promise<string>;
+  tokenFor(
+    sessionId: string,
+    subject: string,
+    perms: readonly string[],
+    scopes?: readonly string[] | null,
+  ): Promise<string>;
   forget(sessionId: string): void;
   /** Cached tokens (for tests of pruning). */
   size(): number;
@@ -35,16 +42,18 @@ export function createTokenMinter(settings: MintSettings, now: () => number = Da
     for (const [id, c] of cache) if (c.expiresAt <= t) cache.delete(id);
   };
   return {
-    async tokenFor(sessionId, subject, perms) {
+    async tokenFor(sessionId, subject, perms, scopes = null) {
       const t = now();
       prune(t);
-      const key = `${subject}\n${perms.join(",")}`;
+      const key = `${subject}\n${perms.join(",")}\n${scopes === null ? "*" : `[${scopes.join(",")}]`}`;
       const hit = cache.get(sessionId);
       if (hit && hit.key === key && t < hit.renewAt) return hit.jwt;
       // Whole seconds: exp - iat is exactly the ttl, and the cache renews at half of it.
       const iat = Math.floor(t / 1000);
       const exp = iat + Math.max(1, Math.round(settings.ttlMs / 1000));
-      const jwt = await new SignJWT({ perms: [...perms] })
+      const claims: Record<string, unknown> = { perms: [...perms] };
+      if (scopes !== null) claims[settings.scopesClaim ?? "scopes"] = [...scopes];
+      const jwt = await new SignJWT(claims)
         .setProtectedHeader({ alg: "HS256", typ: "JWT" })
         .setSubject(subject)
         .setIssuer(settings.issuer)

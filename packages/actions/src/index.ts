@@ -21,3 +21,4 @@ export {
 } from "./endpoints/instances.js";
 export { INSTANCE_PHASES, INSTANCE_STATUSES } from "./statuses.js";
 export { LOG_LEVELS } from "@baton/log";
+export { DELIVERY_STATUSES, EVENT_TYPES } from "./event-types.js";

@@ -66,12 +66,22 @@ const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] =
   ["post", "/schedules/{name}/resume", ["operate"], [400, 404, 500]],
   ["post", "/schedules/{name}/trigger", ["operate"], [400, 404, 409, 500]],
   ["post", "/schedules/{name}/backfill", ["operate"], [400, 404, 500]],
+  ["put", "/subscriptions/{name}", ["deploy"], [400, 409, 500]],
+  ["get", "/subscriptions", ["read"], [400, 500]],
+  ["get", "/subscriptions/{name}", ["read"], [400, 404, 500]],
+  ["delete", "/subscriptions/{name}", ["deploy"], [400, 500]],
+  ["post", "/subscriptions/{name}/rotate-secret", ["deploy"], [400, 404, 500]],
+  ["post", "/subscriptions/{name}/resume", ["deploy"], [400, 404, 500]],
+  ["get", "/subscriptions/{name}/deliveries", ["read"], [400, 404, 500]],
+  ["post", "/subscriptions/{name}/redeliver", ["deploy"], [400, 404, 500]],
   ["get", "/livez", "public", [400, 500]],
   ["get", "/readyz", "public", [400, 500, 503]],
+  ["get", "/whoami", ["worker", "read", "operate", "deploy"], [400, 500]],
 ];
 
 // Every ActionName, as a record so that adding a name to types.ts without listing it here fails to compile.
 const NAMES: Record<ActionName, true> = {
+  whoami: true,
   putDefinition: true,
   listDefinitions: true,
   putDefinitionBatch: true,
@@ -125,6 +135,14 @@ const NAMES: Record<ActionName, true> = {
   resumeSchedule: true,
   triggerSchedule: true,
   backfillSchedule: true,
+  putSubscription: true,
+  listSubscriptions: true,
+  getSubscription: true,
+  deleteSubscription: true,
+  rotateSubscriptionSecret: true,
+  resumeSubscription: true,
+  listDeliveries: true,
+  redeliver: true,
 };
 
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
@@ -443,6 +461,7 @@ describe("response schemas", () => {
       id: "t",
       label: "l",
       perms: null,
+      scopes: null,
       created_at: "2026-01-01T00:00:00Z",
       last_used_at: null,
       expires_at: null,

@@ -9,6 +9,7 @@ import { definitionActions } from "./endpoints/definitions.js";
 import { externalTaskActions } from "./endpoints/external-tasks.js";
 import { instanceActions } from "./endpoints/instances.js";
 import { scheduleActions } from "./endpoints/schedules.js";
+import { subscriptionActions } from "./endpoints/subscriptions.js";
 import { tokenActions } from "./endpoints/tokens.js";
 import type { ActionName } from "./types.js";
 
@@ -22,6 +23,7 @@ const entries = [
   ...instanceActions,
   ...externalTaskActions,
   ...scheduleActions,
+  ...subscriptionActions,
   ...tokenActions,
   ...debugActions,
 ];
@@ -61,6 +63,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
   {
     name: "schedules",
     description: "Extension: start processes on a calendar (cron, interval), exactly once per fire time.",
+  },
+  {
+    name: "subscriptions",
+    description: "Extension: signed webhooks reporting instance, external-task and schedule events, at least once.",
   },
   { name: "tokens", description: "API tokens for machines (admin only)." },
   { name: "debug", description: "Readiness probe and the manual engine tick for tests." },

@@ -13,6 +13,9 @@ import type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, Schedule
 
 export type { FireOutcome, OverlapPolicy } from "./schedule-types.js";
 export type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, ScheduleWarning };
+import type { Delivery, ListDeliveriesQuery, RedeliverBody, Subscription, SubscriptionBody } from "./event-types.js";
+export type { DeliveryStatus, EventType } from "./event-types.js";
+export type { Delivery, ListDeliveriesQuery, RedeliverBody, Subscription, SubscriptionBody };
 
 /** An audit-log entry's level: the one LogLevel, @baton/log's. */
 export type { LogLevel };
@@ -523,6 +526,8 @@ export type SignalBody = (
 export interface CreateTokenBody {
   label: string;
   perms: Permission[] | null;
+  /** Extension (docs/auth.md "Scopes"): omitted = the creator's own scopes; null = every process. */
+  scopes?: string[] | null;
   expires_in?: number;
   expires_at?: string;
 }
@@ -532,6 +537,7 @@ export interface CreatedToken {
   token: string;
   label: string;
   perms: Permission[] | null;
+  scopes: string[] | null;
   created_at: string;
   expires_at: string | null;
 }
@@ -540,10 +546,22 @@ export interface Token {
   id: string;
   label: string;
   perms: Permission[] | null;
+  scopes: string[] | null;
   created_at: string;
   last_used_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
+}
+
+/** GET /whoami (extension, docs/auth.md "Who am I"). */
+export interface Whoami {
+  /** `token:<id>`, a JWT `sub`, or null under `--auth none`. */
+  actor: string | null;
+  actor_label: string | null;
+  perms: Permission[];
+  /** null: every process. */
+  scopes: string[] | null;
+  auth: "none" | "token";
 }
 
 // ---- debug -------------------------------------------------------------------------
@@ -623,6 +641,7 @@ export interface ActionTypes {
   createToken: Io<None, None, CreateTokenBody, CreatedToken>;
   listTokens: Io<None, None, None, { items: Token[] }>;
   revokeToken: Io<TokenIdParams, None, None, { revoked: boolean }>;
+  whoami: Io<None, None, None, Whoami>;
   health: Io<None, None, None, HealthResponse>;
   liveness: Io<None, None, None, LivenessResponse>;
   readiness: Io<None, None, None, ReadinessResponse>;
@@ -636,6 +655,24 @@ export interface ActionTypes {
   resumeSchedule: Io<{ name: string }, None, None, Schedule>;
   triggerSchedule: Io<{ name: string }, None, None, ScheduleFire>;
   backfillSchedule: Io<{ name: string }, None, { from: string; to: string }, { fires: ScheduleFire[] }>;
+  putSubscription: Io<{ name: string }, None, SubscriptionBody, Subscription & { created: boolean; secret?: string }>;
+  listSubscriptions: Io<
+    None,
+    { sort?: "name"; order?: "asc" | "desc"; limit?: number; after?: string; before?: string },
+    None,
+    Page<Subscription>
+  >;
+  getSubscription: Io<{ name: string }, None, None, Subscription>;
+  deleteSubscription: Io<{ name: string }, None, None, { deleted: boolean }>;
+  rotateSubscriptionSecret: Io<
+    { name: string },
+    None,
+    { overlap_ms?: number; secret?: string } | undefined,
+    { secret: string | null; previous_secret_until: string }
+  >;
+  resumeSubscription: Io<{ name: string }, None, None, Subscription>;
+  listDeliveries: Io<{ name: string }, ListDeliveriesQuery, None, Page<Delivery>>;
+  redeliver: Io<{ name: string }, None, RedeliverBody, { queued: number }>;
 }
 
 export type ActionName = keyof ActionTypes;

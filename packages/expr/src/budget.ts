@@ -4,24 +4,9 @@
 // engine turns into the instance failure `engine.limit`.
 import { ExprLimitError } from "./errors.js";
 import { isLosslessNumber, type Json } from "./json.js";
+import { DEFAULT_EVAL_LIMITS, type EvalLimits } from "./eval-limits.js";
 
-export interface EvalLimits {
-  /** Expression nodes evaluated (each element a `map` visits counts its body's nodes). */
-  maxSteps: number;
-  /** Size of any value an expression or template produces, as characters of its JSON text. */
-  maxValueBytes: number;
-  /** Digits a number renders to in text; past it the exponent form, past that a refusal. */
-  maxNumberDigits: number;
-  /** Nesting levels of any value an expression or template produces (a loop can nest a value one level per visit). */
-  maxValueDepth: number;
-}
-
-export const DEFAULT_EVAL_LIMITS: Readonly<EvalLimits> = Object.freeze({
-  maxSteps: 1_000_000,
-  maxValueBytes: 8 * 1024 * 1024,
-  maxNumberDigits: 1000,
-  maxValueDepth: 128,
-});
+export { DEFAULT_EVAL_LIMITS, type EvalLimits };
 
 /**
  * One evaluation's meter. Shared by every template of a shape (so a shape with many templates

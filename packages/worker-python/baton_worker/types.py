@@ -49,6 +49,8 @@ class ExternalTask(Generic[Input]):
     """The visit: ``f"{instance_id}:{task_epoch}"`` is the same for every claim and retry of it."""
     attempt: Optional[int] = None
     """1, plus the on_error retries scheduled in this visit."""
+    traceparent: Optional[str] = None
+    """The W3C trace context of the waiting instance while the server traces (docs/tracing.md); else None."""
     extra: dict = field(default_factory=dict)
     """Fields of the claimed item this SDK does not know (a newer server's additions)."""
 

@@ -1,20 +1,33 @@
 import { spawn } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { startServer, type TestServer } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The Python SDK's scenarios (tests/test_worker.py, the scenarios of @baton/worker's tests)
 // against the real, built server: PGlite, or a fresh PostgreSQL database with DATABASE_URL.
-// One `python3 -m unittest` run per scenario, so each passes or fails on its own here.
+// One `python3 -m unittest` run per scenario, so each passes or fails on its own here. The
+// server traces (docs/tracing.md) into a sink that accepts every OTLP export, so claimed tasks
+// carry `traceparent` as they do in a traced deployment.
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 let server: TestServer;
+let otlpSink: Server;
 
 beforeAll(async () => {
-  server = await startServer();
+  otlpSink = createServer((req, res) => req.resume().on("end", () => res.writeHead(200).end()));
+  await new Promise<void>((resolve) => otlpSink.listen(0, "127.0.0.1", resolve));
+  server = await startServer({
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(otlpSink.address() as AddressInfo).port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    },
+  });
 });
 
 afterAll(async () => {
   await server?.stop();
+  otlpSink?.close();
 });
 
 function unittest(name: string): Promise<{ code: number | null; output: string }> {

@@ -52,6 +52,8 @@ class WorkerScenarios(unittest.TestCase):
         self.assertEqual((task.instance_id, task.root_id, task.key, task.attempt), (id, id, "order-4711", 1))
         self.assertEqual(task.task_epoch, detail["task_epoch"])
         self.assertEqual(task.idempotency_key, f"{id}:{detail['task_epoch']}")
+        self.assertRegex(task.traceparent or "", r"^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$",
+                         "the scenario server traces, so each task carries its instance's trace context")
         self.assertEqual(task.external_input, {"amount": 5})
         self.assertEqual(task.extra, {}, "every field the server sends is a known one")
 

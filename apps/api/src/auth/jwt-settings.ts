@@ -8,6 +8,7 @@ import type { JwtSettings } from "./jwt-verifier.js";
  */
 export function loadJwtSettings(
   config: Pick<ServerConfig, "jwtSecretFile" | "jwtIssuer" | "jwtAudience"> & {
+    jwtScopesClaim?: string;
     limits: Pick<ServerConfig["limits"], "jwtLifetime">;
   },
 ): JwtSettings | null {
@@ -29,5 +30,6 @@ export function loadJwtSettings(
     issuer: config.jwtIssuer!,
     audience: config.jwtAudience!,
     maxLifetimeSeconds: config.limits.jwtLifetime,
+    scopesClaim: config.jwtScopesClaim ?? "scopes",
   };
 }

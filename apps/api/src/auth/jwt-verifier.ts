@@ -1,5 +1,7 @@
 import { errors, jwtVerify } from "jose";
+import { SCOPES_MAX } from "@baton/actions";
 import { isPermission } from "./permissions.js";
+import { isScopePattern } from "./scope.js";
 import type { Principal } from "./principal.js";
 
 export interface JwtSettings {
@@ -9,6 +11,8 @@ export interface JwtSettings {
   audience: string;
   /** `--limit-jwt-lifetime`: the longest span from iat (or now) to exp accepted. */
   maxLifetimeSeconds: number;
+  /** `--jwt-scopes-claim`: the claim holding the person's scope patterns; absent claim = every process. */
+  scopesClaim?: string;
 }
 
 /** Clock skew tolerated between the sign-in proxy and this service, on `exp`, `nbf` and `iat`. */
@@ -74,7 +78,17 @@ export async function verifyJwt(jwt: string, settings: JwtSettings, now: number)
   if (!Array.isArray(perms) || !perms.every((p) => typeof p === "string")) {
     return { ok: false, reason: "the JWT's perms claim must be an array of permission names" };
   }
-  return { ok: true, principal: { actor: sub, perms: Object.freeze(perms.filter(isPermission)), scopes: null } };
+  const claimed = payload[settings.scopesClaim ?? "scopes"];
+  if (claimed !== undefined && (!Array.isArray(claimed) || !claimed.every((p) => typeof p === "string"))) {
+    return {
+      ok: false,
+      reason: "the JWT's scopes claim (--jwt-scopes-claim) must be an array of process-name patterns",
+    };
+  }
+  // Patterns that are not scope patterns reach nothing and are dropped (never repeated): a
+  // claim of only bad ones is an empty scope, which reaches no process, never every process.
+  const scopes = claimed === undefined ? null : Object.freeze(claimed.filter(isScopePattern).slice(0, SCOPES_MAX));
+  return { ok: true, principal: { actor: sub, perms: Object.freeze(perms.filter(isPermission)), scopes } };
 }
 
 function refusalReason(error: unknown): string {

@@ -1,8 +1,15 @@
-import { type ActionSpec, SCOPE_PATTERN_SOURCE } from "@baton/actions";
+import { type ActionSpec, SCOPE_PATTERN_SOURCE, scopesCover } from "@baton/actions";
 import { isUuid } from "../storage/ids.js";
 import type { Db } from "../storage/db.js";
-import { notFound } from "../refusal.js";
-import { processNamesMatching, rootProcessOf, scheduleProcessOf } from "../views/scope-targets.js";
+import { conflict, notFound } from "../refusal.js";
+import {
+  claimProcesses,
+  objectHeldBy,
+  ownProcessOf,
+  processNamesMatching,
+  rootProcessOf,
+  scheduleProcessOf,
+} from "../views/scope-targets.js";
 import { ApiError } from "../http/api-error.js";
 import type { Principal } from "./principal.js";
 
@@ -22,14 +29,9 @@ export function isScopePattern(value: unknown): value is string {
   return typeof value === "string" && PATTERN.test(value);
 }
 
-/** Whether one pattern covers a process name. */
-function patternCovers(pattern: string, process: string): boolean {
-  return pattern.endsWith("*") ? process.startsWith(pattern.slice(0, -1)) : process === pattern;
-}
-
 /** Whether `scopes` reach `process` (no scopes reach everything). */
 export function covers(scopes: Scopes, process: string): boolean {
-  return scopes === null || scopes.some((p) => patternCovers(p, process));
+  return scopesCover(scopes, process);
 }
 
 /**
@@ -106,9 +108,20 @@ export async function enforceScope(
       return;
     }
     case "schedule": {
+      // DELETE answers {deleted: false} for a missing schedule: its handler asks scheduleCovered.
+      if (action.method === "delete") return;
       const name = String(params[rule.param]);
       const target = await scheduleProcessOf(db, name);
-      if (target !== undefined && !covers(scopes, target)) throw notFound(`schedule "${name}" does not exist`);
+      if (target !== undefined && !covers(scopes, target)) {
+        // Schedule names are one namespace for every scope: a put learns the name is taken, nothing more.
+        if (action.method === "put")
+          throw conflict(
+            `schedule name "${name}" is taken by a schedule this credential's scopes do not reach; choose another name`,
+          );
+        throw notFound(`schedule "${name}" does not exist`);
+      }
+      const process = (body as Record<string, unknown> | undefined)?.process;
+      if (typeof process === "string") requireInScope(principal, process, "body.process");
       return;
     }
     case "instance": {
@@ -127,4 +140,49 @@ export async function enforceScope(
     default:
       return;
   }
+}
+
+/**
+ * The claim tokens among `tokens` that belong to a process outside the caller's scopes (by
+ * `hash`, the engine's token hash): the handler answers them as tokens never issued, so a token
+ * of another scope says nothing about its task (docs/auth.md "Scopes"). Empty without scopes.
+ */
+export async function tokensOutOfScope(
+  db: Db,
+  principal: Principal,
+  tokens: readonly string[],
+  hash: (token: string) => string,
+): Promise<Set<string>> {
+  if (principal.scopes === null || tokens.length === 0) return new Set();
+  const processes = await claimProcesses(
+    db,
+    tokens.map((t) => hash(t)),
+  );
+  return new Set(
+    tokens.filter((t) => {
+      const process = processes.get(hash(t));
+      return process !== undefined && !covers(principal.scopes, process);
+    }),
+  );
+}
+
+/** Refuses (404, as for a missing instance) a signal to an instance whose own process is out of scope. */
+export async function requireSignalTarget(db: Db, principal: Principal, instanceId: string): Promise<void> {
+  if (principal.scopes === null || !isUuid(instanceId)) return;
+  const process = await ownProcessOf(db, instanceId.toLowerCase());
+  if (process !== undefined && !covers(principal.scopes, process))
+    throw notFound(`instance ${instanceId} does not exist`);
+}
+
+/** Whether schedule `name` is one the caller reaches (a missing one counts as reached: it is simply missing). */
+export async function scheduleCovered(db: Db, principal: Principal, name: string): Promise<boolean> {
+  if (principal.scopes === null) return true;
+  const target = await scheduleProcessOf(db, name);
+  return target === undefined || covers(principal.scopes, target);
+}
+
+/** Whether the caller may fetch object `ref`: it can read an instance holding it (docs/auth.md "Scopes"). */
+export async function objectReadable(db: Db, principal: Principal, ref: string): Promise<boolean> {
+  const only = await scopeFilter(db, principal);
+  return only === null || objectHeldBy(db, ref, only);
 }

@@ -2,7 +2,7 @@ import { iso } from "../format.js";
 import type { Principal } from "./principal.js";
 import type { Db } from "../storage/db.js";
 import { isTokenSecretShape } from "./token-secret.js";
-import { findTokenBySecret, tokenPerms, touchTokenLastUsed } from "./token-store.js";
+import { findTokenBySecret, tokenPerms, tokenScopes, touchTokenLastUsed } from "./token-store.js";
 
 /** `last_used_at` is written at most this often per token, so a busy worker does not write on every call. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -33,6 +33,10 @@ export async function authenticateToken(db: Db, secret: string, now: number): Pr
   return {
     ok: true,
     tokenId: row.id,
-    principal: { actor: `token:${row.id}`, perms: Object.freeze(tokenPerms(row) ?? []), scopes: null },
+    principal: {
+      actor: `token:${row.id}`,
+      perms: Object.freeze(tokenPerms(row) ?? []),
+      scopes: row.scopes === null ? null : Object.freeze(tokenScopes(row)!),
+    },
   };
 }

@@ -1,5 +1,6 @@
 import { iso } from "../format.js";
-import { PERMISSIONS, type Permission } from "@baton/actions";
+import { PERMISSIONS, type Permission, SCOPES_MAX } from "@baton/actions";
+import { isScopePattern } from "./scope.js";
 import type { FieldProblem } from "../refusal.js";
 import { isPermission } from "./permissions.js";
 
@@ -9,13 +10,18 @@ export interface TokenRequest {
   label: string;
   /** null = no permissions (the token authenticates but is admitted nowhere). */
   perms: Permission[] | null;
+  /**
+   * Scope patterns (docs/auth.md "Scopes"): null = every process; undefined = not given (the
+   * creator's own scopes, decided by the caller of issueToken).
+   */
+  scopes?: string[] | null;
   /** Unix ms on the service clock; null = never expires. */
   expiresAt: number | null;
 }
 
 export type TokenRequestCheck = { ok: true; value: TokenRequest } | { ok: false; problems: FieldProblem[] };
 
-const FIELDS = new Set(["label", "perms", "expires_in", "expires_at"]);
+const FIELDS = new Set(["label", "perms", "scopes", "expires_in", "expires_at"]);
 
 /**
  * Checks the body of POST /tokens (also what `tokens create` builds from its flags):
@@ -67,6 +73,31 @@ export function checkTokenRequest(body: unknown, now: number): TokenRequestCheck
     }
   }
 
+  let scopes: string[] | null | undefined;
+  if (input.scopes === null) scopes = null;
+  else if (input.scopes !== undefined) {
+    if (!Array.isArray(input.scopes)) {
+      problems.push({
+        path: "scopes",
+        message: "expected an array of process-name patterns (billing, orders-*) or null",
+      });
+    } else {
+      if (input.scopes.length > SCOPES_MAX)
+        problems.push({
+          path: "scopes",
+          message: `expected at most ${SCOPES_MAX} patterns, got ${input.scopes.length}`,
+        });
+      input.scopes.forEach((pattern, i) => {
+        if (!isScopePattern(pattern))
+          problems.push({
+            path: `scopes[${i}]`,
+            message: `${JSON.stringify(pattern)} is not a scope pattern; expected a process name, a prefix of one followed by * (orders-*), or *`,
+          });
+      });
+      scopes = [...new Set(input.scopes.filter(isScopePattern))];
+    }
+  }
+
   let expiresAt: number | null = null;
   const { expires_in: expiresIn, expires_at: expiresAtText } = input;
   if (expiresIn !== undefined && expiresAtText !== undefined) {
@@ -91,5 +122,8 @@ export function checkTokenRequest(body: unknown, now: number): TokenRequestCheck
   }
 
   if (problems.length) return { ok: false, problems };
-  return { ok: true, value: { label: label as string, perms, expiresAt } };
+  return {
+    ok: true,
+    value: { label: label as string, perms, expiresAt, ...(scopes === undefined ? {} : { scopes }) },
+  };
 }

@@ -18,6 +18,7 @@ export interface IssuedToken {
   token: string;
   label: string;
   perms: Permission[] | null;
+  scopes: string[] | null;
   created_at: string;
   expires_at: string | null;
 }
@@ -26,11 +27,16 @@ export function tokenPerms(row: Pick<TokenRow, "perms">): string[] | null {
   return row.perms === null ? null : (JSON.parse(row.perms) as string[]);
 }
 
+export function tokenScopes(row: Pick<TokenRow, "scopes">): string[] | null {
+  return row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
+}
+
 export function tokenView(row: TokenRow): TokenView {
   return {
     id: row.id,
     label: row.label,
     perms: tokenPerms(row) as Permission[] | null,
+    scopes: tokenScopes(row),
     created_at: iso(row.createdAt),
     last_used_at: isoOrNull(row.lastUsedAt),
     expires_at: isoOrNull(row.expiresAt),
@@ -50,6 +56,7 @@ export async function issueToken(
     id,
     label: request.label,
     perms: request.perms === null ? null : JSON.stringify(request.perms),
+    scopes: request.scopes === null || request.scopes === undefined ? null : JSON.stringify(request.scopes),
     secretHash: hashTokenSecret(secret),
     actor: context.actor,
     createdAt: context.now,
@@ -60,6 +67,7 @@ export async function issueToken(
     token: secret,
     label: request.label,
     perms: request.perms,
+    scopes: request.scopes ?? null,
     created_at: iso(context.now),
     expires_at: isoOrNull(request.expiresAt),
   };

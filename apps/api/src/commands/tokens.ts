@@ -1,9 +1,12 @@
 import { type Command, InvalidArgumentError } from "commander";
-import { checkTokenRequest } from "../auth/token-request.js";
-import { issueToken, listTokenRows, revokeToken, type TokenView, tokenView } from "../auth/token-store.js";
+import type { TokenView } from "../auth/token-store.js";
 import { createClock } from "../clock.js";
-import { type Database, openDatabase } from "../storage/db.js";
+import type { Database } from "../storage/db.js";
 import { addDatabaseOptions, databaseOptionsOf } from "./database-options.js";
+
+// What a subcommand runs is imported when it runs: `baton-api --help` registers these commands
+// and must not load the database drivers (test/server/process/lean-start.test.ts).
+const tokenStore = () => import("../auth/token-store.js");
 
 // A fresh process has no /tick offset, so this is the wall clock the server also starts from.
 const clock = createClock();
@@ -52,23 +55,41 @@ export function registerTokensCommand(program: Command): Command {
         "comma-separated permissions: worker, read, operate, deploy, admin (or none)",
         permsList,
       )
+      .option(
+        "--scopes <patterns>",
+        "comma-separated process-name patterns the token reaches, e.g. orders-*,billing (default: every process)",
+        (value: string) =>
+          value
+            .split(",")
+            .map((p) => p.trim())
+            .filter(Boolean),
+      )
       .option("--expires-in <duration>", "lifetime such as 90d, 12h or 30m (default: never expires)", duration)
       .option("--expires-at <time>", "expiry instant, ISO 8601 (e.g. 2030-01-31T00:00:00Z)"),
-  ).action((opts: { label: string; perms: string[]; expiresIn?: number; expiresAt?: string }, command: Command) =>
-    withDatabase(command, async (database) => {
-      const now = clock.now();
-      const body: Record<string, unknown> = { label: opts.label, perms: opts.perms };
-      if (opts.expiresIn !== undefined) body.expires_in = opts.expiresIn;
-      if (opts.expiresAt !== undefined) body.expires_at = opts.expiresAt;
-      const check = checkTokenRequest(body, now);
-      if (!check.ok) {
-        const flag = (path: string) => `--${path.replace(/\[\d+\]$/, "").replace(/_/g, "-")}`;
-        throw new Error(check.problems.map((p) => `${flag(p.path)}: ${p.message}`).join("; "));
-      }
-      const issued = await issueToken(database.db, check.value, { now, actor: BOOTSTRAP_ACTOR });
-      process.stderr.write(`created token ${issued.id} (${issued.label}); the secret below is shown only once\n`);
-      process.stdout.write(`${issued.token}\n`);
-    }),
+  ).action(
+    (
+      opts: { label: string; perms: string[]; scopes?: string[]; expiresIn?: number; expiresAt?: string },
+      command: Command,
+    ) =>
+      withDatabase(command, async (database) => {
+        const [{ checkTokenRequest }, { issueToken }] = await Promise.all([
+          import("../auth/token-request.js"),
+          tokenStore(),
+        ]);
+        const now = clock.now();
+        const body: Record<string, unknown> = { label: opts.label, perms: opts.perms };
+        if (opts.scopes !== undefined) body.scopes = opts.scopes;
+        if (opts.expiresIn !== undefined) body.expires_in = opts.expiresIn;
+        if (opts.expiresAt !== undefined) body.expires_at = opts.expiresAt;
+        const check = checkTokenRequest(body, now);
+        if (!check.ok) {
+          const flag = (path: string) => `--${path.replace(/\[\d+\]$/, "").replace(/_/g, "-")}`;
+          throw new Error(check.problems.map((p) => `${flag(p.path)}: ${p.message}`).join("; "));
+        }
+        const issued = await issueToken(database.db, check.value, { now, actor: BOOTSTRAP_ACTOR });
+        process.stderr.write(`created token ${issued.id} (${issued.label}); the secret below is shown only once\n`);
+        process.stdout.write(`${issued.token}\n`);
+      }),
   );
 
   addDatabaseOptions(
@@ -78,6 +99,7 @@ export function registerTokensCommand(program: Command): Command {
       .option("--json", "print {items: [...]} as GET /tokens does"),
   ).action((opts: { json?: boolean }, command: Command) =>
     withDatabase(command, async (database) => {
+      const { listTokenRows, tokenView } = await tokenStore();
       const items = (await listTokenRows(database.db)).map(tokenView);
       process.stdout.write(opts.json ? `${JSON.stringify({ items }, null, 2)}\n` : tokenTable(items, clock.now()));
     }),
@@ -90,6 +112,7 @@ export function registerTokensCommand(program: Command): Command {
       .argument("<id>", "token id (see tokens list)"),
   ).action((id: string, _opts: unknown, command: Command) =>
     withDatabase(command, async (database) => {
+      const { revokeToken } = await tokenStore();
       const outcome = await revokeToken(database.db, id, { now: clock.now(), actor: BOOTSTRAP_ACTOR });
       if (outcome === "unknown") throw new Error(`no token with id "${id}"; tokens list shows the ids`);
       process.stdout.write(outcome === "revoked" ? `revoked ${id}\n` : `${id} was already revoked\n`);
@@ -103,6 +126,7 @@ async function withDatabase(command: Command, run: (database: Database) => Promi
   const name = `baton-api tokens ${command.name()}`;
   let database: Database | undefined;
   try {
+    const { openDatabase } = await import("../storage/db.js");
     database = await openDatabase(databaseOptionsOf(command));
     await run(database);
   } catch (error) {
@@ -122,11 +146,12 @@ function tokenTable(items: TokenView[], now: number): string {
         ? `expired ${t.expires_at}`
         : "active";
   const rows = [
-    ["ID", "LABEL", "PERMS", "CREATED", "LAST USED", "EXPIRES", "STATUS"],
+    ["ID", "LABEL", "PERMS", "SCOPES", "CREATED", "LAST USED", "EXPIRES", "STATUS"],
     ...items.map((t) => [
       t.id,
       t.label,
       t.perms === null ? "none" : t.perms.join(",") || "none",
+      t.scopes === null ? "*" : t.scopes.join(",") || "none",
       t.created_at,
       t.last_used_at ?? "never",
       t.expires_at ?? "never",

@@ -36,8 +36,10 @@ export async function checkDefinitionRequest(
   action: DefinitionAction,
   body: UnparsedBody,
   limits: Partial<DefinitionLimits>,
+  visible: (process: string) => boolean = () => true,
 ): Promise<CheckedRequest> {
-  const registered = await registeredProcesses(db);
+  // A process the caller's scopes do not reach is, to its checks, not registered (docs/auth.md "Scopes").
+  const registered = (await registeredProcesses(db)).filter(([name]) => visible(name));
   const reply = await checker.run({ kind: "request", action, body: body.unparsed, registered, limits });
   if (!reply.ok) throw new Refusal(reply.kind, reply.message, reply.fields);
   return { definitions: reply.decoded, channel: reply.channel, compat: reply.compat };

@@ -11,6 +11,8 @@ export {
   releaseExternalTask,
   renewBeforeMs,
   renewExternalTasks,
+  newClaimToken,
+  tokenHash,
 } from "./external/claims.js";
 export type { Outcome } from "./external/delivery.js";
 export { resolveExternalTask, resolveExternalTasks } from "./external/outcomes.js";
@@ -55,3 +57,12 @@ export function createEngine(deps: EngineDeps): EngineHandle {
   return startPump(deps);
 }
 export { type ScheduleWarning, scheduledOnChannel, scheduleWarnings } from "./schedules/channel-check.js";
+export {
+  deleteSubscription,
+  putSubscription,
+  readSubscription,
+  redeliver,
+  resumeSubscription,
+  rotateSecret,
+} from "./events/subscriptions.js";
+export { listDeliveries, listSubscriptions } from "./events/view.js";

@@ -12,6 +12,7 @@ import {
   selectRoots,
   upgradeTree,
 } from "../engine/index.js";
+import { scopeFilter } from "../auth/scope.js";
 import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
 import { invalid, Refusal } from "../refusal.js";
 import type { Services } from "../services.js";
@@ -45,9 +46,15 @@ function decodeCursor(verb: BulkVerb, text: string): string {
 }
 
 /** The next `limit` roots (plus one, to know whether more follow) in id order after the cursor. */
-function nextRoots(services: Services, verb: BulkVerb, body: Body, limit: number): Promise<string[]> {
+function nextRoots(
+  services: Services,
+  verb: BulkVerb,
+  body: Body,
+  limit: number,
+  only: string[] | null,
+): Promise<string[]> {
   const after = () => (body.cursor === undefined ? undefined : decodeCursor(verb, body.cursor));
-  return selectRoots(services.db, body, after, limit + 1, verb === "upgrade" ? body.from_version : undefined);
+  return selectRoots(services.db, body, after, limit + 1, verb === "upgrade" ? body.from_version : undefined, only);
 }
 
 const lifecycle = (result: LifecycleResult): RootOutcome => ({ outcome: result.outcome ?? "unchanged" });
@@ -82,7 +89,8 @@ function bulk<N extends BulkAction>(verb: BulkVerb): ActionHandler<N> {
   return async (request, services) => {
     const body: Body = (request.body ?? {}) as Body;
     const limit = Number(body.limit ?? BULK_LIMIT.default);
-    const selected = await nextRoots(services, verb, body, limit);
+    // docs/auth.md "Scopes": a scoped caller's bulk verb selects (and previews) only its own roots.
+    const selected = await nextRoots(services, verb, body, limit, await scopeFilter(services.db, request.principal));
     const roots = selected.slice(0, limit);
     const next_cursor = selected.length > limit ? encodeCursor(verb, roots[roots.length - 1]!) : null;
     if (body.dry_run === true)

@@ -1,4 +1,7 @@
-import { and, eq, inArray, type SQL } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { covers, requireInScope, scopeFilter } from "../auth/scope.js";
+import type { Principal } from "../auth/principal.js";
+import { sqlTextArray } from "../storage/sql-arrays.js";
 import { childReferences } from "../definitions/child-references.js";
 import { definitionExists, getDefinition, latestHead, pinsOf } from "../definitions/store.js";
 import type { ActionHandlers } from "../http/action-handler.js";
@@ -45,8 +48,11 @@ function checkChannelName(field: string, value: string): void {
   }
 }
 
-async function channelRows(db: Db, channel: string): Promise<ChannelRow[]> {
-  const rows = await db.select().from(channels).where(eq(channels.channel, channel));
+/** The channel's pointers the caller's scopes cover (docs/auth.md "Scopes"): with none, it points at no process. */
+async function channelRows(db: Db, channel: string, principal: Principal): Promise<ChannelRow[]> {
+  const rows = (await db.select().from(channels).where(eq(channels.channel, channel))).filter((row) =>
+    covers(principal.scopes, row.name),
+  );
   if (rows.length === 0) throw notFound(`channel "${channel}" points at no process`);
   return rows;
 }
@@ -70,8 +76,11 @@ async function subtree(db: Db, rows: ChannelRow[], root: string): Promise<Set<st
 }
 
 export const channelHandlers = {
-  listChannels: async ({ query }, { db, config }) => {
+  listChannels: async ({ query, principal }, { db, config }) => {
     const filters: SQL[] = [];
+    const only = await scopeFilter(db, principal);
+    if (only !== null)
+      filters.push(only.length === 0 ? sql`false` : sql`${channels.name} = ANY(${sqlTextArray(only)})`);
     if (query.name !== undefined) filters.push(eq(channels.name, query.name));
     const page = await paginate(db, channels, and(...filters), channelList, query, config.limits.pageCount);
     const label = await actorLabels(
@@ -118,9 +127,14 @@ export const channelHandlers = {
     if (from === to)
       throw invalid(`"from" and "to" are both "${from}"; promote copies pointers between two different channels`);
     const now = clock.now();
+    if (process !== undefined) requireInScope(principal, process, "body.process");
     const promoted = await inTransaction(db, async (tx) => {
-      const rows = await channelRows(tx, from);
+      const rows = await channelRows(tx, from, principal);
       const scope = process ? await subtree(tx, rows, process) : undefined;
+      // docs/auth.md "Scopes": a subtree reaching a process outside the scopes is refused as a
+      // whole, naming that child (a name the caller's own definitions reference).
+      for (const name of scope ?? [])
+        requireInScope(principal, name, `a child in the subtree of body.process "${process}"`);
       const chosen = rows.filter((r) => !scope || scope.has(r.name)).sort((a, b) => a.name.localeCompare(b.name));
       const current = new Map(
         (
@@ -148,9 +162,9 @@ export const channelHandlers = {
     return { body: { from, to, promoted } };
   },
 
-  channelStatus: async ({ body }, { db }) => {
+  channelStatus: async ({ body, principal }, { db }) => {
     const { channel } = body;
-    const rows = await channelRows(db, channel);
+    const rows = await channelRows(db, channel, principal);
     const onChannel = new Map(rows.map((r) => [r.name, r.version] as const));
     const items: Array<{
       name: string;
@@ -163,6 +177,8 @@ export const channelHandlers = {
     for (const row of rows.sort((a, b) => a.name.localeCompare(b.name))) {
       const pins = await pinsOf(db, row.name, row.version);
       for (const pin of pins) {
+        // Another scope's channel pointer is not the caller's to see (docs/auth.md "Scopes").
+        if (!covers(principal.scopes, pin.child)) continue;
         const current = onChannel.get(pin.child) ?? null;
         if (current !== pin.childVersion) {
           items.push({

@@ -8,6 +8,8 @@ import type { Checker } from "../definitions/checker.js";
 import { checkDefinitionRequest, type UnparsedBody } from "../definitions/decode-request.js";
 import type { CheckedSelector } from "../definitions/request-job.js";
 import { definitionText, requireDefinitionRow, storedDefinition } from "../definitions/store.js";
+import { covers, requireInScope } from "../auth/scope.js";
+import type { Principal } from "../auth/principal.js";
 import type { ActionHandlers } from "../http/action-handler.js";
 import { invalid, notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
@@ -24,18 +26,20 @@ interface Member {
 }
 
 export const compatHandlers = {
-  compatDefinitions: async ({ body }, { db, checker, config }) => {
+  compatDefinitions: async ({ body, principal }, { db, checker, config }) => {
     const limits = definitionLimitsOf(config.limits);
+    const visible = (name: string) => covers(principal.scopes, name);
     const request = await checkDefinitionRequest(
       checker,
       db,
       "compatDefinitions",
       body as unknown as UnparsedBody,
       limits,
+      visible,
     );
     const { from, to, process, ignore } = request.compat!;
-    const before = await resolveSelector(db, from, "from");
-    const after = await resolveSelector(db, to, "to");
+    const before = await resolveSelector(db, from, "from", principal);
+    const after = await resolveSelector(db, to, "to", principal);
     let names = [...new Set([...before.keys(), ...after.keys()])].sort();
     if (process !== undefined) {
       if (!names.includes(process))
@@ -120,12 +124,26 @@ async function compare(
   });
 }
 
-async function resolveSelector(db: Db, selector: CheckedSelector, side: Side): Promise<Map<string, Member>> {
-  if ("channel" in selector) return channelMembers(db, selector.channel);
+/**
+ * A selector's members. docs/auth.md "Scopes": a channel shows a scoped caller only the
+ * processes its scopes cover (one with none of them points at no process, as an empty one);
+ * a definition or version it names outside them refuses the whole request, naming it.
+ */
+async function resolveSelector(
+  db: Db,
+  selector: CheckedSelector,
+  side: Side,
+  principal: Principal,
+): Promise<Map<string, Member>> {
+  if ("channel" in selector) return channelMembers(db, selector.channel, principal);
   // Unsaved definitions were decoded with the request, as `PUT /definitions/batch` would decode them.
-  if ("decoded" in selector)
+  if ("decoded" in selector) {
+    for (const [i, d] of selector.decoded.entries())
+      requireInScope(principal, d.name, `body.${side}.definitions[${i}].name`);
     return new Map(selector.decoded.map((d) => [d.name, { text: d.canonical, version: null }]));
+  }
   const members = new Map<string, Member>();
+  for (const name of Object.keys(selector.versions)) requireInScope(principal, name, `body.${side}.versions.${name}`);
   for (const [name, ref] of Object.entries(selector.versions)) {
     if (typeof ref === "number") {
       const row = await requireDefinitionRow(db, name, ref);
@@ -142,8 +160,10 @@ async function resolveSelector(db: Db, selector: CheckedSelector, side: Side): P
   return members;
 }
 
-async function channelMembers(db: Db, channel: string): Promise<Map<string, Member>> {
-  const rows = await db.select().from(channels).where(eq(channels.channel, channel));
+async function channelMembers(db: Db, channel: string, principal: Principal): Promise<Map<string, Member>> {
+  const rows = (await db.select().from(channels).where(eq(channels.channel, channel))).filter((row) =>
+    covers(principal.scopes, row.name),
+  );
   if (rows.length === 0) throw notFound(`channel "${channel}" points at no process`);
   const members = new Map<string, Member>();
   for (const row of rows) members.set(row.name, await stored(db, row.name, row.version));

@@ -1,7 +1,9 @@
 import type { StoredDefinition, ValidateResult } from "@baton/actions";
 import { stringifyJson } from "@baton/expr";
 import { readerOf } from "../services.js";
-import { and, eq, gte, lt, type SQL } from "drizzle-orm";
+import { and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { covers, requireInScope, scopeFilter } from "../auth/scope.js";
+import { sqlTextArray } from "../storage/sql-arrays.js";
 import { type CheckedDefinition, checkDefinitionRequest, type UnparsedBody } from "../definitions/decode-request.js";
 import { definitionLimitsOf } from "../limits.js";
 import { keepStoredText, latestHead, lockProcessName, requireDefinitionRow } from "../definitions/store.js";
@@ -68,16 +70,19 @@ async function saveDefinition(
 
 export const definitionHandlers = {
   putDefinition: async ({ body, principal }, { db, clock, config, checker }) => {
+    const visible = (process: string) => covers(principal.scopes, process);
     const request = await checkDefinitionRequest(
       checker,
       db,
       "putDefinition",
       body as unknown as UnparsedBody,
       definitionLimitsOf(config.limits),
+      visible,
     );
     const checked = request.definitions[0]!;
     const name = checked.name;
-    await refuseSettingCollisions(db, [{ name, settings: checked.settings, path: "body" }]);
+    requireInScope(principal, name, "body.name");
+    await refuseSettingCollisions(db, [{ name, settings: checked.settings, path: "body" }], visible);
     const result = await inTransaction(db, async (tx) => {
       await lockProcessName(tx, name);
       return saveDefinition(tx, checked, principal.actor, clock.now());
@@ -86,10 +91,13 @@ export const definitionHandlers = {
     return { body: { name, saved: result.saved, version: result.version } };
   },
 
-  listDefinitions: async ({ query }, services) => {
+  listDefinitions: async ({ query, principal }, services) => {
     const db = readerOf(services);
     const { config } = services;
     const filters: SQL[] = [];
+    const only = await scopeFilter(db, principal);
+    if (only !== null)
+      filters.push(only.length === 0 ? sql`false` : sql`${definitions.name} = ANY(${sqlTextArray(only)})`);
     if (query.created_after !== undefined) filters.push(gte(definitions.createdAt, query.created_after));
     if (query.created_before !== undefined) filters.push(lt(definitions.createdAt, query.created_before));
     if (query.name !== undefined) filters.push(eq(definitions.name, query.name));
@@ -114,18 +122,23 @@ export const definitionHandlers = {
   },
 
   putDefinitionBatch: async ({ body, principal }, { db, clock, config, checker }) => {
+    const visible = (process: string) => covers(principal.scopes, process);
     const request = await checkDefinitionRequest(
       checker,
       db,
       "putDefinitionBatch",
       body as unknown as UnparsedBody,
       definitionLimitsOf(config.limits),
+      visible,
     );
     const checked = request.definitions;
     const channel = request.channel!;
+    // docs/auth.md "Scopes": the whole batch is refused when any part is out of scope, naming it.
+    for (const [i, def] of checked.entries()) requireInScope(principal, def.name, `body.definitions[${i}].name`);
     await refuseSettingCollisions(
       db,
       checked.map((def, i) => ({ name: def.name, settings: def.settings, path: `body.definitions[${i}]` })),
+      visible,
     );
     const now = clock.now();
     const results = await inTransaction(db, async (tx) => {
@@ -171,15 +184,17 @@ export const definitionHandlers = {
     return { body: results };
   },
 
-  validateDefinitions: async ({ body }, { db, config, checker }) => {
+  validateDefinitions: async ({ body, principal }, { db, config, checker }) => {
     const request = await checkDefinitionRequest(
       checker,
       db,
       "validateDefinitions",
       body as unknown as UnparsedBody,
       definitionLimitsOf(config.limits),
+      (process) => covers(principal.scopes, process),
     );
     const checked = request.definitions;
+    for (const [i, def] of checked.entries()) requireInScope(principal, def.name, `body[${i}].name`);
     // The checker thread wrote the answer: the event loop only joins it (docs/limits.md#the-checker-thread).
     const text = `[${checked.map((c) => c.validated!).join(",")}]`;
     return { contentType: "application/json", body: text as unknown as ValidateResult[] };

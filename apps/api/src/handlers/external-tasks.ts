@@ -3,6 +3,8 @@ import type { Json } from "@baton/expr";
 import {
   claimableTasks,
   claimExternalTasks,
+  newClaimToken,
+  tokenHash,
   claimWaiting,
   type Outcome,
   releaseExternalTask,
@@ -13,6 +15,9 @@ import {
   type SignalGuard,
   signalExternalTask,
 } from "../engine/index.js";
+import { requireSignalTarget, scopeFilter, tokensOutOfScope } from "../auth/scope.js";
+import type { Principal } from "../auth/principal.js";
+import type { Services } from "../services.js";
 import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
 import { invalid, Refusal } from "../refusal.js";
 import { type ListSpec, paginate } from "../views/pagination.js";
@@ -54,6 +59,23 @@ function signalGuard(body: { only_if_waiting?: boolean; task_epoch?: number }): 
   return { onlyIfWaiting: body.only_if_waiting === true, taskEpoch: body.task_epoch };
 }
 
+/**
+ * `tokens` with each one of a process outside the caller's scopes swapped for a token never
+ * issued, so the engine answers it exactly as an unknown token (docs/auth.md "Scopes"), and the
+ * way back to the caller's own token for the answer.
+ */
+async function blinded(services: Services, principal: Principal, tokens: string[]) {
+  const out = await tokensOutOfScope(services.db, principal, tokens, tokenHash);
+  const back = new Map<string, string>();
+  const sent = tokens.map((token) => {
+    if (!out.has(token)) return token;
+    const stranger = newClaimToken();
+    back.set(stranger, token);
+    return stranger;
+  });
+  return { sent, original: (token: string) => back.get(token) ?? token };
+}
+
 /** claim, renew, release, resolve, signal (docs/engine.md#external-tasks-and-delay). */
 const handlers = {
   claimExternalTasks: async (request, services) => {
@@ -64,6 +86,8 @@ const handlers = {
       process: body.process === undefined ? undefined : String(body.process),
       task: body.task === undefined ? undefined : String(body.task),
       version: body.version === undefined ? undefined : Number(body.version),
+      // docs/auth.md "Scopes": a scoped worker sees only its processes' tasks.
+      processes: await scopeFilter(services.db, request.principal),
     };
     const claim = () =>
       claimExternalTasks(services.db, services.clock, { workerId: String(body.worker_id), claimMs, ...filter });
@@ -76,23 +100,27 @@ const handlers = {
   renewExternalTasks: async (request, services) => {
     const body = request.body;
     const claimMs = intOr(body.lease_ms, CLAIM_MS.default);
-    const result = await renewExternalTasks(
-      services.db,
-      services.clock,
-      String(body.worker_id),
-      (body.tokens as string[]).map(String),
-      claimMs,
-    );
-    return { body: { ...result, renew_before_ms: renewBeforeMs(claimMs) } };
+    const tokens = await blinded(services, request.principal, (body.tokens as string[]).map(String));
+    const result = await renewExternalTasks(services.db, services.clock, String(body.worker_id), tokens.sent, claimMs);
+    return {
+      body: {
+        renewed: result.renewed.map(tokens.original),
+        lost: result.lost.map(tokens.original),
+        cancelled: result.cancelled.map(tokens.original),
+        renew_before_ms: renewBeforeMs(claimMs),
+      },
+    };
   },
   releaseExternalTask: async (request, services) => {
-    return { body: { released: await releaseExternalTask(services.db, services.clock, String(request.body.token)) } };
+    const [token] = (await blinded(services, request.principal, [String(request.body.token)])).sent;
+    return { body: { released: await releaseExternalTask(services.db, services.clock, token!) } };
   },
   resolveExternalTask: async (request, services) => {
+    const [token] = (await blinded(services, request.principal, [String(request.body.token)])).sent;
     await resolveExternalTask(
       services.db,
       services.clock,
-      String(request.body.token),
+      token!,
       outcomeOf(request.body),
       request.principal.actor,
       services.engine,
@@ -100,23 +128,26 @@ const handlers = {
     return { body: { resolved: true } };
   },
   resolveExternalTaskBatch: async (request, services) => {
+    const items = request.body.items as object[];
+    const tokens = await blinded(
+      services,
+      request.principal,
+      items.map((item) => String((item as { token: unknown }).token)),
+    );
     const answers = await resolveExternalTasks(
       services.db,
       services.clock,
-      (request.body.items as object[]).map((item) => ({
-        token: String((item as { token: unknown }).token),
-        outcome: outcomeOf(item),
-      })),
+      items.map((item, i) => ({ token: tokens.sent[i]!, outcome: outcomeOf(item) })),
       request.principal.actor,
       services.engine,
     );
     return {
       body: {
         items: answers.map((a) => {
-          if (a.resolved) return { token: a.token, resolved: true };
+          if (a.resolved) return { token: tokens.original(a.token), resolved: true };
           const { kind, message, fields } = a.refusal;
           return {
-            token: a.token,
+            token: tokens.original(a.token),
             resolved: false,
             // A batch item is refused only as a single resolve would be (docs/api.md "Extensions").
             code: kind as "invalid" | "not_found" | "conflict",
@@ -129,6 +160,7 @@ const handlers = {
   },
   signalExternalTask: async (request, services) => {
     const body = request.body;
+    await requireSignalTarget(services.db, request.principal, String(body.instance_id));
     const result = await signalExternalTask(
       services.db,
       services.clock,
@@ -178,12 +210,13 @@ export const externalTaskHandlers = {
   resolveExternalTaskBatch: counted("resolveExternalTaskBatch", handlers.resolveExternalTaskBatch),
   signalExternalTask: counted("signalExternalTask", handlers.signalExternalTask),
   // Extension (docs/api.md "Waiting external tasks"): the queue, read-only; not a worker call.
-  listExternalTasks: async ({ query }, services) => {
+  listExternalTasks: async ({ query, principal }, services) => {
     const now = services.clock.now();
+    const processes = await scopeFilter(services.db, principal);
     const page = await paginate(
       services.db,
       externalWaits,
-      waitingTaskFilters(query, now),
+      waitingTaskFilters({ ...query, processes }, now),
       waitingList,
       query,
       services.config.limits.pageCount,

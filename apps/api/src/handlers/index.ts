@@ -9,6 +9,7 @@ import { instanceHandlers } from "./instances.js";
 import { lifecycleHandlers } from "./lifecycle.js";
 import { processDocsHandlers } from "./process-docs.js";
 import { scheduleHandlers } from "./schedules.js";
+import { subscriptionHandlers } from "./subscriptions.js";
 import { tokenHandlers } from "./tokens.js";
 import { upgradeHandlers } from "./upgrade.js";
 
@@ -25,5 +26,6 @@ export const handlers = {
   ...tokenHandlers,
   ...externalTaskHandlers,
   ...scheduleHandlers,
+  ...subscriptionHandlers,
   ...debugHandlers,
 } satisfies ActionHandlers;

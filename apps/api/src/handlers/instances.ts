@@ -1,6 +1,7 @@
 import { parseWrittenJson } from "@baton/expr";
 import { redactJsonText, startInstance } from "../engine/index.js";
 import { readerOf } from "../services.js";
+import { objectReadable, scopeFilter } from "../auth/scope.js";
 import { showObjects, shownOutputs } from "../views/objects.js";
 import {
   detailView,
@@ -82,12 +83,12 @@ export const instanceHandlers = {
     return { body: redactView(view, secrets) };
   },
 
-  listInstances: async ({ query }, services) => {
+  listInstances: async ({ query, principal }, services) => {
     const db = readerOf(services);
     const page = await paginate(
       db,
       instances,
-      instanceFilters(query),
+      instanceFilters(query, await scopeFilter(db, principal)),
       instanceList,
       query,
       services.config.limits.pageCount,
@@ -97,9 +98,10 @@ export const instanceHandlers = {
     return { body: mapPage(page, (row) => redactView(listRow(row, outputs.get(row.id)), secrets)) };
   },
 
-  countInstances: async ({ query }, services) => ({
-    body: await countInstances(readerOf(services), query, countDimensions(query.by)),
-  }),
+  countInstances: async ({ query, principal }, services) => {
+    const db = readerOf(services);
+    return { body: await countInstances(db, query, countDimensions(query.by), await scopeFilter(db, principal)) };
+  },
 
   listInstanceLogs: async ({ params, query }, services) => {
     const db = readerOf(services);
@@ -122,7 +124,7 @@ export const instanceHandlers = {
     };
   },
 
-  getObject: async ({ params }, services) => {
+  getObject: async ({ params, principal }, services) => {
     const ref = params.ref!;
     if (!REF.test(ref))
       throw invalid(
@@ -130,7 +132,9 @@ export const instanceHandlers = {
         [{ path: "path.ref", message: "not 64 hex digits" }],
       );
     const hit = (await loadObjects(services.db, [ref.toLowerCase()])).get(ref.toLowerCase());
-    if (!hit) throw notFound(`object "${ref}" does not exist`);
+    // Out of scope it is as a missing object (docs/auth.md "Scopes").
+    if (!hit || !(await objectReadable(services.db, principal, ref.toLowerCase())))
+      throw notFound(`object "${ref}" does not exist`);
     // The stored text is already lossless JSON (stringifyJson); sent as is.
     return {
       body: redactJsonText(hit.text, await serverSecrets(services.db, process.env)),

@@ -1,6 +1,8 @@
 // Schedules (docs/schedules.md): thin handlers over engine/schedules.
 import type { ScheduleFire } from "@baton/actions";
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { scheduleCovered, scopeFilter } from "../auth/scope.js";
+import { sqlTextArray } from "../storage/sql-arrays.js";
 import {
   backfillSchedule,
   deleteSchedule,
@@ -77,8 +79,16 @@ export const scheduleHandlers = {
     return { body: { ...scheduleView(services.db, await readSchedule(services.db, params.name)), created } };
   },
 
-  listSchedules: async ({ query }, { db, config }) => {
-    const where = query.process === undefined ? undefined : eq(schedules.process, query.process);
+  listSchedules: async ({ query, principal }, { db, config }) => {
+    const only = await scopeFilter(db, principal);
+    const where = and(
+      query.process === undefined ? undefined : eq(schedules.process, query.process),
+      only === null
+        ? undefined
+        : only.length === 0
+          ? sql`false`
+          : sql`${schedules.process} = ANY(${sqlTextArray(only)})`,
+    );
     const page = await paginate(db, schedules, where, scheduleList, query, config.limits.pageCount);
     const statuses = await statusesOf(
       db,
@@ -93,7 +103,10 @@ export const scheduleHandlers = {
 
   getSchedule: async ({ params }, { db }) => ({ body: await fullView(db, params.name) }),
 
-  deleteSchedule: async ({ params }, { db }) => ({ body: { deleted: await deleteSchedule(db, params.name) } }),
+  // Out of scope it is as a missing schedule: nothing deleted (docs/auth.md "Scopes").
+  deleteSchedule: async ({ params, principal }, { db }) => ({
+    body: { deleted: (await scheduleCovered(db, principal, params.name)) && (await deleteSchedule(db, params.name)) },
+  }),
 
   pauseSchedule: async ({ params }, { db, clock }) => {
     await setSchedulePaused(db, params.name, true, clock.now());

@@ -12,7 +12,7 @@ import type { Principal } from "../auth/principal.js";
 import type { ActionHandler, ActionHandlers, ActionReply, ActionRequest } from "./action-handler.js";
 import { ApiError, errorBody, toApiError } from "./api-error.js";
 import { unsupported } from "../refusal.js";
-import { precompile, validateBody, validateParams, validateQuery } from "./request-validation.js";
+import { validateBody, validateParams, validateQuery } from "./request-validation.js";
 import { serveDocsAsset } from "./docs-assets.js";
 import { type Admission, admission, LARGE_BODY_CHARS } from "./admission.js";
 import { parseBodyJson } from "./body-json.js";
@@ -158,7 +158,6 @@ function toResponse(reply: ActionReply): Response {
  * handler answers 501 `unsupported` (never a fake success).
  */
 export function createApp(services: Services, handlers: ActionHandlers, authenticator: Authenticator): Hono<Env> {
-  precompile(registry);
   const app = new Hono<Env>();
   const openapi = buildOpenApi(registry);
 

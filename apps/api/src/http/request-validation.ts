@@ -20,6 +20,12 @@ interface CompiledAction {
 
 const compiled = new Map<string, CompiledAction>();
 
+/**
+ * An action's validators, compiled on its first request: compiling the whole registry took a
+ * fifth to a third of a server's start-up (docs/performance.md "Start-up"), and a process
+ * serves few of its routes in its first second. request-validation.test.ts compiles every
+ * entry, so a broken schema still fails in the tests, not on a request.
+ */
 function compile(action: ActionSpec): CompiledAction {
   let entry = compiled.get(action.name);
   if (!entry) {
@@ -33,7 +39,7 @@ function compile(action: ActionSpec): CompiledAction {
   return entry;
 }
 
-/** Compiles every action's validators up front, so a broken schema fails at start, not on a request. */
+/** Compiles every action's validators at once (request-validation.test.ts). */
 export function precompile(actions: readonly ActionSpec[]): void {
   for (const action of actions) compile(action);
 }

@@ -27,6 +27,8 @@ export interface EngineMetrics {
   fetched(host: string, statusClass: string, seconds: number, trace?: TraceExemplar): void;
   /** A schedule's fire (docs/schedules.md "Fires"); `lagSeconds` from due to fired, for a started calendar fire. */
   scheduleFired(origin: string, outcome: string, lagSeconds?: number): void;
+  /** A delivery attempt (docs/events.md "Where to see them"); `lagSeconds` from the event's commit to a 2xx. */
+  eventDelivered(subscription: string, outcome: string, lagSeconds?: number): void;
 }
 
 export const NO_ENGINE_METRICS: EngineMetrics = {
@@ -36,6 +38,7 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   committed: () => {},
   fetched: () => {},
   scheduleFired: () => {},
+  eventDelivered: () => {},
 };
 
 /** The sampler's figures (sampler.ts), set every interval from one query. */
@@ -235,6 +238,19 @@ export function createMetrics(options: { pool?: PoolGauge; exemplars?: boolean }
     registers: r,
   });
 
+  const deliveries = new Counter({
+    name: "baton_event_deliveries_total",
+    help: "Event delivery attempts by this replica, by subscription (at most --limit-subscriptions live) and outcome (delivered, retry, failed)",
+    labelNames: ["subscription", "outcome"],
+    registers: r,
+  });
+  const deliveryLag = new Histogram({
+    name: "baton_event_delivery_lag_seconds",
+    help: "Time from an event being recorded (its change committed) to its delivery being answered 2xx, by subscription",
+    labelNames: ["subscription"],
+    buckets: [...DURATION_BUCKETS, 60, 300, 3600],
+    registers: r,
+  });
   const hostLabel = boundedHostLabel();
   const processLabel = boundedProcessLabel();
   // With exemplars on, prom-client's histograms take one object (labels, value, exemplar labels).
@@ -274,6 +290,10 @@ export function createMetrics(options: { pool?: PoolGauge; exemplars?: boolean }
     scheduleFired(origin, outcome, lagSeconds) {
       scheduleFires.inc({ origin, outcome });
       if (lagSeconds !== undefined) scheduleLag.observe(lagSeconds);
+    },
+    eventDelivered(subscription, outcome, lag) {
+      deliveries.inc({ subscription, outcome });
+      if (lag !== undefined) deliveryLag.observe({ subscription }, lag);
     },
   };
 

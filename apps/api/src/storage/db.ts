@@ -12,6 +12,7 @@ import postgres from "postgres";
 import * as schema from "./schema/index.js";
 import { countInFlight, type PoolGauge } from "./pool-gauge.js";
 import { acceptFirst } from "../event-loop.js";
+import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from "./database-timeouts.js";
 
 export { schema };
 
@@ -39,25 +40,6 @@ export interface OpenOptions {
   /** PostgreSQL only; defaults: DEFAULT_DATABASE_TIMEOUTS. */
   timeouts?: Partial<DatabaseTimeouts>;
 }
-
-/** How long any wait on PostgreSQL may last (docs/engine.md, "When the database goes away"). */
-export interface DatabaseTimeouts {
-  /** Opening one connection gives up after this (CONNECT_TIMEOUT). */
-  connectTimeoutMs: number;
-  /** The server cancels a statement running longer, and ends a session idle inside a transaction as long. */
-  statementTimeoutMs: number;
-  /** Longest pause before reconnecting after a connection failed (the driver's default grows to 20 s). */
-  reconnectMaxMs: number;
-  /** `ping` (/healthz) reports the database unreachable when it has no answer within this. */
-  pingTimeoutMs: number;
-}
-
-export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
-  connectTimeoutMs: 5_000,
-  statementTimeoutMs: 30_000,
-  reconnectMaxMs: 1_000,
-  pingTimeoutMs: 800,
-};
 
 // Same path from src/ (vitest) and dist/ (node): both sit one level below the package root.
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));

@@ -11,6 +11,7 @@ import { count, type SQL } from "drizzle-orm";
 import { invalid } from "../refusal.js";
 import { type Db, queryRows } from "../storage/db.js";
 import { instances } from "../storage/schema/index.js";
+import { textArray } from "../storage/sql-arrays.js";
 import { instanceFilters } from "./instance-lists.js";
 
 const COLUMNS = {
@@ -41,8 +42,12 @@ export async function countInstances(
   db: Db,
   query: Partial<InstanceFilters>,
   by: CountDimension[],
+  only: readonly string[] | null = null,
 ): Promise<InstanceCounts> {
-  return countersAnswer(query) ? countFromCounters(db, query, by) : countByScan(db, instanceFilters(query), by);
+  // The counters know each row's own process, not its root's: a scoped count of children scans
+  // (instance-lists.ts scopedRows), so it never counts a child of another scope's tree.
+  const counters = countersAnswer(query) && (only === null || query.children !== true);
+  return counters ? countFromCounters(db, query, by, only) : countByScan(db, instanceFilters(query, only), by);
 }
 
 /** Whether every filter given is one the counters keep apart. */
@@ -71,6 +76,7 @@ async function countFromCounters(
   db: Db,
   query: Partial<InstanceFilters>,
   by: CountDimension[],
+  only: readonly string[] | null,
 ): Promise<InstanceCounts> {
   const params: unknown[] = [];
   const where: string[] = [];
@@ -84,6 +90,7 @@ async function countFromCounters(
     where.push(`status IN (${statuses.map(param).join(", ")})`);
   }
   if (query.process !== undefined) where.push(`process = ${param(query.process)}`);
+  if (only !== null) where.push(`process = ANY(${param(textArray(only))}::text[])`);
   if (query.phase !== undefined) where.push(`phase = ${param(query.phase)}`);
   if (query.error_code !== undefined) where.push(`error_code = ${param(query.error_code)}`);
   const columns = by.map((dimension) => `${COUNTER_COLUMNS[dimension]} AS ${dimension}`);

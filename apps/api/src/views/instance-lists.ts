@@ -1,5 +1,6 @@
 import type { InstanceFilters, ListInstanceLogsQuery } from "@baton/actions";
-import { and, eq, gte, inArray, isNull, lt, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { sqlTextArray } from "../storage/sql-arrays.js";
 import { levelsFrom } from "../engine/audit-log.js";
 import { invalid, notFound } from "../refusal.js";
 import type { Db } from "../storage/db.js";
@@ -43,11 +44,27 @@ export const logList: ListSpec<LogRecord> = {
 };
 
 /**
- * The SQL of GET /instances's filters (the registry has validated their types); bulk verbs
- * select their roots with the same filters.
+ * The rows a scoped caller's lists show (docs/auth.md "Scopes"): `only` is the process names
+ * its scopes cover (auth/scope.ts scopeFilter; null: no filter). The same predicate, and the
+ * same index, as a `process` filter; a child is listed only when its root's process is covered
+ * too (a tree belongs to its root's process), checked by primary key on the root's row.
  */
-export function instanceFilters(query: Partial<InstanceFilters>): SQL | undefined {
-  const where: Array<SQL | undefined> = [];
+export function scopedRows(only: readonly string[] | null): SQL | undefined {
+  if (only === null) return undefined;
+  if (only.length === 0) return sql`false`;
+  const names = sqlTextArray(only);
+  return sql`(${instances.process} = ANY(${names}) AND (${instances.parentId} IS NULL OR EXISTS (SELECT 1 FROM instances scope_root WHERE scope_root.id = ${instances.rootId} AND scope_root.process = ANY(${names}))))`;
+}
+
+/**
+ * The SQL of GET /instances's filters (the registry has validated their types); bulk verbs
+ * select their roots with the same filters. `only`: scopedRows.
+ */
+export function instanceFilters(
+  query: Partial<InstanceFilters>,
+  only: readonly string[] | null = null,
+): SQL | undefined {
+  const where: Array<SQL | undefined> = [scopedRows(only)];
   if (query.status !== undefined) {
     const statuses = [...new Set(String(query.status).split(","))];
     where.push(inArray(instances.status, statuses));

@@ -5,6 +5,7 @@ import { and, eq, gt, inArray, isNull, lte, or, type SQL, sql } from "drizzle-or
 import { redactJson } from "../engine/secrets.js";
 import { iso } from "../format.js";
 import type { Db } from "../storage/db.js";
+import { sqlTextArray } from "../storage/sql-arrays.js";
 import { externalWaits, instances } from "../storage/schema/index.js";
 import { serverSecrets } from "./secrets-lookup.js";
 
@@ -16,6 +17,11 @@ export interface WaitingTaskFilters {
   task?: string;
   claimed?: boolean;
   instance_id?: string;
+  /**
+   * Only tasks of these processes (a scoped caller's, auth/scope.ts scopeFilter; absent or null:
+   * all). An external task belongs to the process whose instance waits: the one declaring it.
+   */
+  processes?: readonly string[] | null;
 }
 
 /**
@@ -31,6 +37,8 @@ export function waitingTaskFilters(query: WaitingTaskFilters, now: number): SQL 
   ];
   if (query.process !== undefined) instanceConditions.push(sql`i.process = ${query.process}`);
   if (query.version !== undefined) instanceConditions.push(sql`i.version = ${query.version}`);
+  if (query.processes !== undefined && query.processes !== null)
+    instanceConditions.push(sql`i.process = ANY(${sqlTextArray(query.processes)})`);
   const where: Array<SQL | undefined> = [
     sql`EXISTS (SELECT 1 FROM instances i WHERE ${sql.join(instanceConditions, sql` AND `)})`,
   ];

@@ -68,6 +68,8 @@ export interface MintOptions {
   secret?: string;
   /** Seconds from now; negative = already expired. */
   expiresIn?: number;
+  /** Further claims (a `scopes` claim, docs/auth.md "Scopes"). */
+  claims?: Record<string, unknown>;
 }
 
 /** A JWT as the sign-in proxy mints it (HS256, sub, perms, iss, aud, exp). */
@@ -77,6 +79,7 @@ export function mintJwt(options: MintOptions = {}): Promise<string> {
   if ("perms" in options) {
     if (options.perms !== undefined) claims.perms = options.perms;
   } else claims.perms = [];
+  Object.assign(claims, options.claims ?? {});
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(options.sub ?? "ada@example.com")

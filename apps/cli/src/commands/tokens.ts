@@ -21,6 +21,7 @@ export function registerTokens(program: Command, makeContext: ContextFactory): v
             { header: "ID", keep: true },
             { header: "LABEL" },
             { header: "PERMS" },
+            { header: "SCOPES" },
             { header: "CREATED", keep: true, dropOrder: 3 },
             { header: "LAST USED", keep: true, dropOrder: 2 },
             { header: "EXPIRES", keep: true, dropOrder: 1 },
@@ -30,6 +31,7 @@ export function registerTokens(program: Command, makeContext: ContextFactory): v
             token.id,
             token.label,
             token.perms && token.perms.length > 0 ? token.perms.join(",") : "(none)",
+            token.scopes === null ? "*" : token.scopes.join(",") || "(none)",
             token.created_at,
             token.last_used_at ?? "-",
             token.expires_at ?? "-",
@@ -47,6 +49,11 @@ export function registerTokens(program: Command, makeContext: ContextFactory): v
     )
     .requiredOption("-l, --label <label>", "what the token is for")
     .requiredOption("--perms <perms>", "comma-separated permissions, or none", collectList)
+    .option(
+      "--scopes <patterns>",
+      "comma-separated process-name patterns it reaches (orders-*,billing); default: your own scopes",
+      collectList,
+    )
     .option("--expires-in <duration>", "expire after this long (30d, 12h)")
     .action(
       act(makeContext, async (ctx, _args, options) => {
@@ -60,6 +67,7 @@ export function registerTokens(program: Command, makeContext: ContextFactory): v
         const body = {
           label: options.label as string,
           perms: [...new Set(perms)] as Permission[],
+          ...(options.scopes ? { scopes: [...new Set(options.scopes as string[])] } : {}),
           ...(options.expiresIn ? { expires_in: parseDuration(options.expiresIn, "--expires-in") } : {}),
         };
         const api = await ctx.api();

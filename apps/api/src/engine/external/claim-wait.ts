@@ -20,6 +20,8 @@ export interface ClaimFilter {
   process?: string;
   task?: string;
   version?: number;
+  /** A scoped worker's processes (docs/auth.md "Scopes"); absent or null: every process. */
+  processes?: readonly string[] | null;
   limit: number;
 }
 
@@ -99,6 +101,7 @@ function waitsOf(db: Db): Waits {
 
 const matches = (filter: ClaimFilter, group: ClaimableTasks["groups"][number]) =>
   (filter.process === undefined || filter.process === group.process) &&
+  (filter.processes === undefined || filter.processes === null || filter.processes.includes(group.process)) &&
   (filter.task === undefined || filter.task === group.task) &&
   (filter.version === undefined || filter.version === group.version);
 

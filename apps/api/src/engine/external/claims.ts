@@ -29,6 +29,8 @@ export interface ClaimRequest {
   process?: string;
   task?: string;
   version?: number;
+  /** A scoped worker's processes (docs/auth.md "Scopes"): it claims only their tasks; absent or null: every process. */
+  processes?: readonly string[] | null;
 }
 
 /** One claimed task as the API sends it (the registry's ExternalTask). */
@@ -53,6 +55,7 @@ export async function claimExternalTasks(db: Db, clock: Clock, request: ClaimReq
   if (request.process !== undefined) filters.push(sql`i.process = ${request.process}`);
   if (request.task !== undefined) filters.push(sql`w.task = ${request.task}`);
   if (request.version !== undefined) filters.push(sql`i.version = ${request.version}`);
+  if (request.processes) filters.push(sql`i.process = ANY(${sqlTextArray(request.processes)})`);
   // The instance's conditions are a scalar subquery by primary key, never a join: a join lets the
   // planner start from an instances index when its statistics predate a burst of armings (it
   // then read and sorted every waiting row per claim, 66 ms for 5,000 in `pnpm bench`), while

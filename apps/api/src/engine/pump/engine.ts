@@ -11,6 +11,8 @@ import { createAdvanceBasis } from "./advance-basis.js";
 import { createChores } from "./chores.js";
 import { type LeasedRow, leaseDue, expireLeases, releaseKeptLease } from "../leases.js";
 import { createScheduleChore } from "../schedules/chore.js";
+import { createDeliveryChore } from "../events/chore.js";
+import { fetchPolicyOf } from "../fetch/host-policy.js";
 import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
 import { createFailureLog } from "./failure-log.js";
@@ -81,7 +83,11 @@ export function startPump(deps: EngineDeps) {
 
   const logFailure = createFailureLog(log);
   const schedules = createScheduleChore({ db, clock, config, metrics, logFailure, wake: () => wake() });
-  const chores = [...createChores(db, clock, log, logFailure), schedules.run];
+  const deliveries = createDeliveryChore({
+    ...{ db, clock, config, workerId, metrics, env, logFailure },
+    policy: fetchPolicyOf(config),
+  });
+  const chores = [...createChores(db, clock, log, logFailure), schedules.run, deliveries.run];
 
   const renewTimer = setInterval(
     () =>
@@ -261,6 +267,7 @@ export function startPump(deps: EngineDeps) {
       stopStats();
       await pumpRound;
       await schedules.idle();
+      await deliveries.idle();
       const pending = [...inFlight.values()].map((v) => v.done);
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([

@@ -37,8 +37,9 @@ export async function selectRoots(
   after: () => string | undefined,
   limit: number,
   version?: number,
+  only: readonly string[] | null = null,
 ): Promise<string[]> {
-  const where: Array<SQL | undefined> = [instanceFilters(filters)];
+  const where: Array<SQL | undefined> = [instanceFilters(filters, only)];
   const start = after();
   if (start !== undefined) where.push(gt(instances.id, start));
   if (version !== undefined) where.push(eq(instances.version, version));

@@ -5,3 +5,4 @@ export * from "./external.js";
 export * from "./start-requests.js";
 export * from "./schedules.js";
 export * from "./object-keys.js";
+export * from "./events.js";

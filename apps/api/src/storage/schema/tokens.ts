@@ -5,6 +5,8 @@ export const tokens = pgTable("tokens", {
   label: text("label").notNull(),
   /** JSON array of permission names, or null (no permissions). */
   perms: text("perms"),
+  /** JSON array of scope patterns, or null: every process (docs/auth.md "Scopes"). */
+  scopes: text("scopes"),
   /** sha256 hex of the full secret; the secret itself is never stored. */
   secretHash: text("secret_hash").notNull().unique(),
   /** Who created the token: `token:<id>`, a JWT `sub`, `bootstrap` (the tokens command) or null under --auth none. */

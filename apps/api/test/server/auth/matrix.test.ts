@@ -104,6 +104,8 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   "GET /tokens": ["admin"],
   "DELETE /tokens/{id}": ["admin"],
   "POST /tick": ["admin"],
+  // Extension (docs/auth.md "Who am I"): any permission admits it.
+  "GET /whoami": ["worker", "read", "operate", "deploy"],
   // Extensions (docs/api.md "Bulk verbs"): a bulk verb needs the permission of its single verb.
   "POST /instances/bulk/pause": ["operate"],
   "POST /instances/bulk/resume": ["operate"],
@@ -117,6 +119,12 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   "POST /schedules/{name}/resume": ["operate"],
   "POST /schedules/{name}/trigger": ["operate"],
   "POST /schedules/{name}/backfill": ["operate"],
+  // Extensions (docs/events.md): deploy changes subscriptions, read lists them and their deliveries.
+  "PUT /subscriptions/{name}": ["deploy"],
+  "DELETE /subscriptions/{name}": ["deploy"],
+  "POST /subscriptions/{name}/rotate-secret": ["deploy"],
+  "POST /subscriptions/{name}/resume": ["deploy"],
+  "POST /subscriptions/{name}/redeliver": ["deploy"],
 };
 
 describe("the registry drives the checks", () => {

@@ -1,11 +1,14 @@
 // Schedules on real servers (docs/schedules.md "The firing pass"): the HTTP surface, catch-up
-// after a stopped server, and two replicas on one PostgreSQL, one killed with SIGKILL again and
-// again while firing, leaving exactly one instance per fire time and no gap.
+// after a stopped server, and two replicas on one PostgreSQL — one killed with SIGKILL again and
+// again while firing, or the database crashing and starting again — leaving exactly one
+// instance per fire time and no gap.
 import {
   client,
   onPostgres,
+  type PrivatePostgres,
   type SharedDatabase,
   sharedDatabase,
+  startPrivatePostgres,
   startServer,
   type TestServer,
   until,
@@ -219,6 +222,66 @@ describe.skipIf(!onPostgres)("two replicas on one PostgreSQL", () => {
       await expectOncePerFireTime(sql, names);
     } finally {
       await sql.end();
+    }
+  }, 300_000);
+});
+
+describe.skipIf(!onPostgres)("two replicas whose PostgreSQL crashes and starts again", () => {
+  let pg: PrivatePostgres | undefined;
+  afterAll(async () => {
+    await pg?.destroy();
+  });
+
+  it("fire exactly one instance per fire time, with no gap across the outage", async () => {
+    pg = await startPrivatePostgres();
+    const a = await started(pg.url, ["--poll", "20"]);
+    const b = await started(pg.url, ["--poll", "20"]);
+    const api = client(a.url);
+    await deploy(api, quick);
+    const names = Array.from({ length: 5 }, (_, i) => `outage-${i}`);
+    for (const name of names) {
+      const put = await api.put(`/api/schedules/${name}`, {
+        process: "quick",
+        cron: ["* * * * * *"],
+        overlap: "allow_all",
+        catchup_window: "1h",
+        input: { at: "$: schedule.fire_time" },
+      });
+      expect(put.status, put.text).toBe(200);
+    }
+    const fires = async () => {
+      const sql = postgres(pg!.url, { max: 1, onnotice: () => {} });
+      try {
+        return Number((await sql`SELECT count(*)::int AS n FROM schedule_fires`)[0]!.n);
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    };
+    await until("the replicas to fire", async () => ((await fires()) > 20 ? true : undefined));
+    // A crash (no checkpoint, every backend killed) while both replicas fire every second.
+    await pg.stop("immediate");
+    for (const s of [a, b])
+      await until("the replica to see the database gone", async () =>
+        (
+          await client(s.url)
+            .get("/readyz")
+            .catch(() => undefined)
+        )?.status === 503
+          ? true
+          : undefined,
+      );
+    await pg.start();
+    const before = await fires();
+    await until("both replicas to fire again, the missed seconds included", async () =>
+      (await fires()) > before + 40 ? true : undefined,
+    );
+    for (const s of [a, b]) expect(s.child.exitCode, "the replica survived the outage").toBeNull();
+    for (const name of names) expect((await api.post(`/api/schedules/${name}/pause`)).status).toBe(200);
+    const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
+    try {
+      await expectOncePerFireTime(sql, names);
+    } finally {
+      await sql.end({ timeout: 1 });
     }
   }, 300_000);
 });
