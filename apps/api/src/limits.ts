@@ -89,6 +89,12 @@ export interface ServerLimits extends ConnectionLimits {
   requestsPerCredential: number;
   /** Seconds a JWT may be valid for, from its iat (or from now) to its exp. */
   jwtLifetime: number;
+  /** The largest limit a concurrency or rate_limit may declare (docs/flow-control.md). */
+  flowMax: number;
+  /** Characters of a flow-control key kept as written; a longer key is kept as its sha256. */
+  flowKeyChars: number;
+  /** Slots and permits one grant pass grants over all keys. */
+  flowGrantsPerPass: number;
 }
 
 export interface LimitFlag {
@@ -421,6 +427,29 @@ export const LIMITS: readonly LimitFlag[] = [
     min: 10,
   },
   ...CONNECTION_FLAGS,
+  // Flow control (docs/flow-control.md).
+  {
+    key: "flowMax",
+    flag: "limit-flow-max",
+    description:
+      "the largest limit a concurrency or rate_limit of a definition may declare; a larger one is refused at registration",
+    default: DEFAULT_DEFINITION_LIMITS.maxFlowLimit,
+    min: 1,
+  },
+  {
+    key: "flowKeyChars",
+    flag: "limit-flow-key-chars",
+    description: "characters of a flow-control key kept as written; a longer key is kept as sha256:<hex> of its text",
+    default: 256,
+    min: 16,
+  },
+  {
+    key: "flowGrantsPerPass",
+    flag: "limit-flow-grants-per-pass",
+    description: "slots and start permits one flow-control grant pass grants over all keys (the rest in the next pass)",
+    default: 1000,
+    min: 1,
+  },
 ];
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze(
@@ -464,5 +493,6 @@ export function definitionLimitsOf(limits: ServerLimits): DefinitionLimits {
     maxCheckNodes: limits.checkNodes,
     maxPatternChecks: limits.patternChecks,
     maxCompatSteps: limits.compatSteps,
+    maxFlowLimit: limits.flowMax,
   };
 }

@@ -74,6 +74,18 @@ export async function scopeFilter(db: Db, principal: Principal): Promise<string[
   return processNamesMatching(db, exact, prefixes);
 }
 
+/**
+ * The `unscoped` rule, right after the permission check (before the request is validated: a
+ * scoped caller is refused whatever it sends, like a caller without the permission).
+ */
+export function refuseScoped(principal: Principal, action: ActionSpec): void {
+  if (principal.scopes === null || action.scope.by !== "unscoped") return;
+  throw new ApiError(
+    "forbidden",
+    `${action.method.toUpperCase()} ${action.path} reaches every process at once: only a credential without scopes may call it`,
+  );
+}
+
 /** The sentence a missing instance gets on `action`: the out-of-scope answer must be the very same. */
 function missingInstance(action: ActionSpec, id: string): string {
   // The tree verbs name the id as sent (engine/trees/roots.ts requireRoot); the views quote it lower-cased.
@@ -98,10 +110,7 @@ export async function enforceScope(
   const rule = action.scope;
   switch (rule.by) {
     case "unscoped":
-      throw new ApiError(
-        "forbidden",
-        `${action.method.toUpperCase()} ${action.path} reaches every process at once: only a credential without scopes may call it`,
-      );
+      return refuseScoped(principal, action);
     case "path-process": {
       const name = String(params[rule.param]);
       if (!covers(scopes, name)) throw notFound(`process "${name}" is not registered`);

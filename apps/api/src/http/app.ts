@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { authorize, type Authenticator } from "../auth/index.js";
-import { enforceScope } from "../auth/scope.js";
+import { enforceScope, refuseScoped } from "../auth/scope.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/principal.js";
 import type { ActionHandler, ActionHandlers, ActionReply, ActionRequest } from "./action-handler.js";
@@ -280,7 +280,10 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
       let leaveCredential: (() => void) | undefined;
       try {
         const principal = counted ? await authenticator.authenticate(c.req.header("authorization")) : PUBLIC_PRINCIPAL;
-        if (counted) authorize(principal, action);
+        if (counted) {
+          authorize(principal, action);
+          refuseScoped(principal, action);
+        }
         if (counted && principal.actor !== null) leaveCredential = callers.enterCredential(principal.actor);
         return await handleAction(c, principal);
       } finally {

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: every metric family of the server and the engine hooks that feed them, in one
+// registry, so docs/metrics.md has one place to be checked against.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PoolGauge } from "../storage/pool-gauge.js";
 import { boundedHostLabel, boundedProcessLabel } from "./host-label.js";
@@ -27,6 +29,9 @@ export interface EngineMetrics {
   fetched(host: string, statusClass: string, seconds: number, trace?: TraceExemplar): void;
   /** A schedule's fire (docs/schedules.md "Fires"); `lagSeconds` from due to fired, for a started calendar fire. */
   scheduleFired(origin: string, outcome: string, lagSeconds?: number): void;
+  /** Flow control (docs/flow-control.md): a wait queued, slots and permits granted by a pass. */
+  flowWaiting(reason: string): void;
+  flowGranted(reason: string, count: number): void;
   /** A delivery attempt (docs/events.md "Where to see them"); `lagSeconds` from the event's commit to a 2xx. */
   eventDelivered(subscription: string, outcome: string, lagSeconds?: number): void;
 }
@@ -38,6 +43,8 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   committed: () => {},
   fetched: () => {},
   scheduleFired: () => {},
+  flowWaiting: () => {},
+  flowGranted: () => {},
   eventDelivered: () => {},
 };
 
@@ -237,6 +244,18 @@ export function createMetrics(options: { pool?: PoolGauge; exemplars?: boolean }
     buckets: DURATION_BUCKETS,
     registers: r,
   });
+  const flowWaits = new Counter({
+    name: "baton_flow_waits_total",
+    help: "Advances this replica parked to wait for a flow-control slot or start permit, by reason (concurrency, rate_limit)",
+    labelNames: ["reason"],
+    registers: r,
+  });
+  const flowGrants = new Counter({
+    name: "baton_flow_grants_total",
+    help: "Flow-control slots and start permits granted by this replica's grant passes, by reason (concurrency, rate_limit)",
+    labelNames: ["reason"],
+    registers: r,
+  });
 
   const deliveries = new Counter({
     name: "baton_event_deliveries_total",
@@ -290,6 +309,12 @@ export function createMetrics(options: { pool?: PoolGauge; exemplars?: boolean }
     scheduleFired(origin, outcome, lagSeconds) {
       scheduleFires.inc({ origin, outcome });
       if (lagSeconds !== undefined) scheduleLag.observe(lagSeconds);
+    },
+    flowWaiting(reason) {
+      flowWaits.inc({ reason });
+    },
+    flowGranted(reason, count) {
+      if (count > 0) flowGrants.inc({ reason }, count);
     },
     eventDelivered(subscription, outcome, lag) {
       deliveries.inc({ subscription, outcome });

@@ -166,6 +166,11 @@ export function App() {
         {session.login && (
           <div className="who">
             <span>{session.subject}</span>
+            {session.scopes !== null && (
+              <span className="scopes" title="The processes you can reach (docs: Scopes)">
+                {session.scopes.length > 0 ? `scopes: ${session.scopes.join(", ")}` : "no processes"}
+              </span>
+            )}
             <button type="button" onClick={() => logout().then(refresh, refresh)}>
               Sign out
             </button>

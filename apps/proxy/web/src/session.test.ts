@@ -48,6 +48,20 @@ describe("sessionFromAnswer", () => {
     expect(needsSignIn(session)).toBe(false);
     expect(session.subject).toBe("ann@example.com");
     expect(session.permissions).toEqual(["read"]);
+    expect(session.scopes, "no scopes in the answer: every process").toBeNull();
+  });
+
+  it("reads the person's scopes", () => {
+    const session = sessionFromAnswer(200, {
+      login: true,
+      signed_in: true,
+      subject: "olga@example.com",
+      permissions: ["read"],
+      scopes: ["orders-*"],
+      providers: [],
+      password_login: true,
+    });
+    expect(session.scopes).toEqual(["orders-*"]);
   });
 
   it("refuses server errors and malformed bodies instead of guessing", () => {

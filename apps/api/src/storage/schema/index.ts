@@ -5,4 +5,5 @@ export * from "./external.js";
 export * from "./start-requests.js";
 export * from "./schedules.js";
 export * from "./object-keys.js";
+export * from "./flow.js";
 export * from "./events.js";
