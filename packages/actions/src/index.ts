@@ -11,6 +11,12 @@ export * from "./registry.js";
 export * from "./schema.js";
 export * from "./scope-rule.js";
 export type * from "./types.js";
+export {
+  ACTIVITY_GROUPS_MAX,
+  ACTIVITY_STATUSES,
+  ACTIVITY_WINDOWS,
+  type ActivityWindow,
+} from "./endpoints/activity.js";
 export { BULK_ACTIONS, BULK_LIMIT, BULK_VERBS, type BulkVerb } from "./endpoints/bulk.js";
 export { CLAIM_LIMIT, CLAIM_MS, CLAIM_WAIT_MS, RESOLVE_BATCH_ITEMS } from "./endpoints/external-tasks.js";
 export {

@@ -2,6 +2,7 @@
 // document and the docs list them in this order).
 
 import type { ActionSpec } from "./action-spec.js";
+import { activityActions } from "./endpoints/activity.js";
 import { bulkActions } from "./endpoints/bulk.js";
 import { channelActions } from "./endpoints/channels.js";
 import { debugActions } from "./endpoints/debug.js";
@@ -20,6 +21,8 @@ const entries = [
   ...channelActions,
   // Before instanceActions: /instances/bulk/pause must win over /instances/{id}/pause.
   ...bulkActions,
+  // Before instanceActions too: /instances/activity is not an instance id.
+  ...activityActions,
   ...instanceActions,
   ...externalTaskActions,
   ...scheduleActions,

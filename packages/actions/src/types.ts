@@ -267,6 +267,8 @@ export interface ListInstancesQuery extends ListQuery<"created_at" | "updated_at
   phase?: InstancePhase;
   task?: string;
   error_code?: string;
+  /** Extension: error codes starting with this text (`http.5` finds http.500…http.599). */
+  error_code_prefix?: string;
   process?: string;
   version?: number;
   children?: boolean;
@@ -454,6 +456,8 @@ export interface ListExternalTasksQuery extends ListQuery<"waiting_since"> {
 export interface WaitingExternalTask {
   instance_id: string;
   root_id: string;
+  /** The business key of the tree (its root's `key`); null when none was given. */
+  key: string | null;
   process: string;
   version: number;
   task: string;
@@ -465,6 +469,16 @@ export interface WaitingExternalTask {
   deadline: string | null;
   claimed_by: string | null;
   claim_expires: string | null;
+}
+
+/** GET /instances/activity (extension): roots settled per slice of a window, per process. */
+export interface InstanceActivity {
+  window: "hour" | "day" | "week";
+  bucket_ms: number;
+  from: string;
+  to: string;
+  groups: { at: string; process: string; status: "completed" | "failed" | "raised"; count: number }[];
+  truncated: boolean;
 }
 
 export interface ClaimBody {
@@ -616,6 +630,7 @@ export interface ActionTypes {
   startInstance: Io<None, None, StartInstanceBody, StartInstanceResponse>;
   listInstances: Io<None, ListInstancesQuery, None, Page<InstanceRow>>;
   countInstances: Io<None, CountInstancesQuery, None, InstanceCounts>;
+  instanceActivity: Io<None, { window?: "hour" | "day" | "week"; process?: string }, None, InstanceActivity>;
   bulkPauseInstances: Io<None, None, BulkBody | undefined, BulkResult>;
   bulkResumeInstances: Io<None, None, BulkBody | undefined, BulkResult>;
   bulkCancelInstances: Io<None, None, BulkBody | undefined, BulkResult>;

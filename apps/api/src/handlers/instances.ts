@@ -1,3 +1,4 @@
+import type { ActivityWindow } from "@baton/actions";
 import { parseWrittenJson } from "@baton/expr";
 import { redactJsonText, startInstance } from "../engine/index.js";
 import { readerOf } from "../services.js";
@@ -14,6 +15,7 @@ import {
 } from "../views/instance-view.js";
 import { loadObjects } from "../storage/objects.js";
 import { countDimensions, countInstances } from "../views/instance-counts.js";
+import { instanceActivity } from "../views/instance-activity.js";
 import {
   findForView,
   findInstance,
@@ -96,6 +98,13 @@ export const instanceHandlers = {
     const outputs = await shownOutputs(db, page.items, services.config.objectResolveLimitBytes);
     const secrets = await serverSecrets(db, process.env);
     return { body: mapPage(page, (row) => redactView(listRow(row, outputs.get(row.id)), secrets)) };
+  },
+
+  instanceActivity: async ({ query, principal }, services) => {
+    const db = readerOf(services);
+    const window = (query.window ?? "day") as ActivityWindow;
+    const only = await scopeFilter(db, principal);
+    return { body: await instanceActivity(db, window, services.clock.now(), query, only) };
   },
 
   countInstances: async ({ query, principal }, services) => {

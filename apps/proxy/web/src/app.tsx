@@ -18,6 +18,8 @@ import { can } from "./permissions.js";
 import type { Route } from "./route.js";
 import { afterUnauthenticated, needsSignIn, type Session } from "./session.js";
 import { useRoute } from "./use-route.js";
+import { useFocusHeading, useShortcuts } from "./keyboard.js";
+import { routeHash } from "./route.js";
 
 const NAV: { label: string; to: Route; pages: Route["page"][] }[] = [
   { label: "Instances", to: { page: "instances", search: "" }, pages: ["instances", "instance"] },
@@ -54,7 +56,7 @@ function Page({ route, session }: { route: Route; session: Session }) {
     case "task":
       return <TaskPage instance={route.instance} permissions={permissions} />;
     case "tokens":
-      return <TokensPage />;
+      return <TokensPage permissions={permissions} />;
     case "not-found":
       return (
         <section>
@@ -103,6 +105,9 @@ export function routeTitle(route: Route): string {
 
 export function App() {
   const route = useRoute();
+  // A page, not its query: applying a filter keeps focus where it is.
+  useFocusHeading(routeHash(route).split("?")[0]!);
+  useShortcuts();
   useEffect(() => {
     document.title = routeTitle(route);
   }, [route]);

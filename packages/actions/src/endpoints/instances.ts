@@ -205,6 +205,10 @@ export const INSTANCE_FILTERS: Record<string, JsonSchema> = {
   phase: str("Only running instances waiting in this phase.", { enum: [...INSTANCE_PHASES] }),
   task: str("Exact task id the instance sits on (pair with `process`).", { minLength: 1 }),
   error_code: str("Exact error code, e.g. `http.503` or `out_of_stock`.", { minLength: 1 }),
+  error_code_prefix: str(
+    "**Extension.** Error codes starting with this text: `http.5` selects `http.500`…`http.599`. Matched literally (`_` and `%` are not wildcards).",
+    { minLength: 1, maxLength: 200 },
+  ),
   process: processName("Exact process name, across every version."),
   version: int("Exact process version; 0 means any.", { minimum: 0, maximum: MAX_VERSION }),
   children: bool("Include child instances. Omitted or false: roots only, one row per tree."),

@@ -46,6 +46,8 @@ export function LifecyclePanel(props: {
   offerForce?: boolean;
   permissions: Permissions;
   onChanged: () => void;
+  /** How many direct children have yet to settle: a `failing` root can be retried once they have. */
+  unsettledChildren?: number;
 }) {
   const verbs = lifecycleVerbs({ status: props.status, isRoot: props.isRoot }, props.permissions);
   const [busy, setBusy] = useState(false);
@@ -106,6 +108,16 @@ export function LifecyclePanel(props: {
       {verbs.length === 0 && (
         <p className="muted">
           No action applies to a {props.status} instance{props.permissions ? " with your permissions" : ""}.
+        </p>
+      )}
+      {props.status === "failing" && props.isRoot && (
+        <p className="notice" data-testid="retry-when">
+          Retry becomes possible when this tree has failed: a child failed, and the tree fails once its
+          {props.unsettledChildren === undefined
+            ? " other children"
+            : ` ${props.unsettledChildren} other ${props.unsettledChildren === 1 ? "child that is" : "children that are"} still running`}{" "}
+          settle (a waiting child settles when it is answered, times out or is cancelled). Cancel ends the whole tree
+          now; it cannot be retried afterwards.
         </p>
       )}
       <div className="actions">
