@@ -21,7 +21,7 @@ export interface TraceExemplar {
 /** What the engine reports (engine/pump): plain functions, so a test or a tool may pass NO_ENGINE_METRICS. */
 export interface EngineMetrics {
   claimRound(rows: number, reclaimed: number): void;
-  /** `process` is bounded (docs/metrics.md "Bounded labels"); `trace` is the advance's span while tracing. */
+  /** `process` is bounded (docs/metrics.md "Bounded process label"); `trace` is the advance's span while tracing. */
   advanced(taskKind: string, outcome: string, seconds: number, process: string, trace?: TraceExemplar): void;
   onlyOnceInterrupted(): void;
   committed(batchSize: number, seconds: number): void;

@@ -23,7 +23,7 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic
 // module, and only dynamically when tracing is on: with it off, no OpenTelemetry package is
 // loaded at all (docs/tracing.md "Off by default"). Every span is given its parent explicitly,
 // as a traceparent: no context manager is registered, because an AsyncLocalStorage slows every
-// promise of the process on Node 20 (docs/tracing.md "Overhead").
+// promise of the process on Node 20 (docs/tracing.md "Logs").
 
 export type { Span, Attributes, Context };
 
