@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { authorize, type Authenticator } from "../auth/index.js";
-import { enforceScope, refuseScoped } from "../auth/scope.js";
+import { enforceScope, refuseScoped, SCOPE_REFUSALS } from "../auth/scope.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/principal.js";
 import type { ActionHandler, ActionHandlers, ActionReply, ActionRequest } from "./action-handler.js";
@@ -270,6 +270,9 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         }
         if (counted && principal.actor !== null) leaveCredential = callers.enterCredential(principal.actor);
         return await handleAction(c, principal);
+      } catch (error) {
+        if (error instanceof Error && SCOPE_REFUSALS.has(error)) services.metrics?.scopeRefused(action.scope.by);
+        throw error;
       } finally {
         leaveCredential?.();
         leaveAddress?.();

@@ -165,6 +165,12 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     labelNames: ["call", "outcome"],
     registers: r,
   });
+  const scopeRefusals = new Counter({
+    name: "baton_scope_refusals_total",
+    help: "Requests of scoped credentials refused (403) or answered as missing (404) because the target is outside their scopes, by the endpoint's scope rule",
+    labelNames: ["rule"],
+    registers: r,
+  });
   const httpRequests = new Counter({
     name: "baton_http_requests_total",
     help: "HTTP requests by action (the registry name; unmatched for no route) and status",
@@ -210,7 +216,7 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     registers: r,
   });
   // Zero series for the label values known up front, so that rate() and alerts see them from the start.
-  for (const table of ["instances", "logs", "external_waits", "external_claims", "signals", "objects"])
+  for (const table of ["instances", "logs", "external_waits", "external_claims", "signals", "task_visits", "objects"])
     pruned.inc({ table }, 0);
   for (const state of ["waiting", "claimed"]) external.set({ state }, 0);
 
@@ -238,6 +244,14 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     labelNames: ["reason"],
     registers: r,
   });
+
+  const resets = new Counter({
+    name: "baton_resets_total",
+    help: "Reset verbs on a root (docs/safe-change.md), single or bulk, by outcome (reset, refused)",
+    labelNames: ["outcome"],
+    registers: r,
+  });
+  for (const outcome of ["reset", "refused"]) resets.inc({ outcome }, 0);
 
   const deliveries = new Counter({
     name: "baton_event_deliveries_total",
@@ -305,6 +319,9 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       externalOldest.set(figures.oldestExternalWaitingSeconds);
       sampleAge.set(nowMs / 1000);
     },
+    scopeRefused(rule: string): void {
+      scopeRefusals.inc({ rule });
+    },
     externalCall(call: string, outcome: string): void {
       externalCalls.inc({ call, outcome });
     },
@@ -315,6 +332,10 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     },
     pruned(table: string, rows: number): void {
       if (rows > 0) pruned.inc({ table }, rows);
+    },
+    /** One root's reset: `reset` or `refused` (docs/safe-change.md "Reset"). */
+    reset(outcome: "reset" | "refused"): void {
+      resets.inc({ outcome });
     },
   };
 }
