@@ -89,6 +89,10 @@ export interface ServerLimits extends ConnectionLimits {
   requestsPerCredential: number;
   /** Seconds a JWT may be valid for, from its iat (or from now) to its exp. */
   jwtLifetime: number;
+  /** Task epochs of one instance the visit journal records (docs/safe-change.md "The visit journal"). */
+  visitsRecorded: number;
+  /** Characters (as JSON) of one visit record's values; a larger record keeps none and a reset cannot pass it. */
+  visitRecordBytes: number;
   /** The largest limit a concurrency or rate_limit may declare (docs/flow-control.md). */
   flowMax: number;
   /** Characters of a flow-control key kept as written; a longer key is kept as its sha256. */
@@ -427,6 +431,23 @@ export const LIMITS: readonly LimitFlag[] = [
     min: 10,
   },
   ...CONNECTION_FLAGS,
+  {
+    key: "visitsRecorded",
+    flag: "limit-visits-recorded",
+    description:
+      "task entries of one instance the visit journal records (the first ones); a reset cannot go back to a later entry (docs/safe-change.md)",
+    // The same as MAX_VISITS_RECORDED (engine/advance/advance.ts).
+    default: 10_000,
+    min: 1,
+  },
+  {
+    key: "visitRecordBytes",
+    flag: "limit-visit-record-bytes",
+    description:
+      "size (characters as JSON) of the values one visit record keeps; a larger record keeps none, and a reset cannot rebuild a state past it",
+    default: 1024 * 1024,
+    min: 1024,
+  },
   // Flow control (docs/flow-control.md).
   {
     key: "flowMax",

@@ -9,6 +9,7 @@ import { debugActions } from "./endpoints/debug.js";
 import { definitionActions } from "./endpoints/definitions.js";
 import { externalTaskActions } from "./endpoints/external-tasks.js";
 import { instanceActions } from "./endpoints/instances.js";
+import { resetActions } from "./endpoints/reset.js";
 import { scheduleActions } from "./endpoints/schedules.js";
 import { subscriptionActions } from "./endpoints/subscriptions.js";
 import { tokenActions } from "./endpoints/tokens.js";
@@ -24,6 +25,7 @@ const entries = [
   // Before instanceActions too: /instances/activity is not an instance id.
   ...activityActions,
   ...instanceActions,
+  ...resetActions,
   ...externalTaskActions,
   ...scheduleActions,
   ...subscriptionActions,

@@ -415,6 +415,24 @@ export interface UpgradeResponse {
   moves: InstanceMove[] | null;
 }
 
+/** Extension: the body of POST /instances/{id}/reset (docs/safe-change.md "Reset"). */
+export interface ResetBody {
+  to_task: string;
+  force?: boolean;
+  paused?: boolean;
+}
+
+export interface ResetResponse {
+  outcome: "reset";
+  status: "running" | "paused";
+  instances: number;
+  task: string;
+  task_epoch: number;
+  restored_from: { task_epoch: number; entered: boolean };
+  dropped: string[];
+  children: { cancelled: number; detached: number };
+}
+
 // ---- external tasks ----------------------------------------------------------------
 
 export interface ExternalTask {
@@ -643,6 +661,8 @@ export interface ActionTypes {
   cancelInstance: Io<InstanceIdParams, None, None, LifecycleResponse | undefined>;
   retryInstance: Io<InstanceIdParams, { force?: boolean }, None, LifecycleResponse>;
   upgradeInstance: Io<InstanceIdParams, None, UpgradeBody, UpgradeResponse>;
+  resetInstance: Io<InstanceIdParams, None, ResetBody, ResetResponse>;
+  bulkResetInstances: Io<None, None, BulkBody & ResetBody, BulkResult>;
   getObject: Io<{ ref: string }, None, None, JsonValue>;
   listExternalTasks: Io<None, ListExternalTasksQuery, None, Page<WaitingExternalTask>>;
   claimExternalTasks: Io<None, None, ClaimBody, ClaimResponse>;

@@ -12,6 +12,7 @@ import { scheduleHandlers } from "./schedules.js";
 import { subscriptionHandlers } from "./subscriptions.js";
 import { tokenHandlers } from "./tokens.js";
 import { upgradeHandlers } from "./upgrade.js";
+import { resetHandlers } from "./reset.js";
 
 /** Every implemented action; the registry entries missing here answer 501. */
 export const handlers = {
@@ -23,6 +24,7 @@ export const handlers = {
   ...lifecycleHandlers,
   ...bulkHandlers,
   ...upgradeHandlers,
+  ...resetHandlers,
   ...tokenHandlers,
   ...externalTaskHandlers,
   ...scheduleHandlers,

@@ -216,7 +216,7 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     registers: r,
   });
   // Zero series for the label values known up front, so that rate() and alerts see them from the start.
-  for (const table of ["instances", "logs", "external_waits", "external_claims", "signals", "objects"])
+  for (const table of ["instances", "logs", "external_waits", "external_claims", "signals", "task_visits", "objects"])
     pruned.inc({ table }, 0);
   for (const state of ["waiting", "claimed"]) external.set({ state }, 0);
 
@@ -244,6 +244,14 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     labelNames: ["reason"],
     registers: r,
   });
+
+  const resets = new Counter({
+    name: "baton_resets_total",
+    help: "Reset verbs on a root (docs/safe-change.md), single or bulk, by outcome (reset, refused)",
+    labelNames: ["outcome"],
+    registers: r,
+  });
+  for (const outcome of ["reset", "refused"]) resets.inc({ outcome }, 0);
 
   const deliveries = new Counter({
     name: "baton_event_deliveries_total",
@@ -324,6 +332,10 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     },
     pruned(table: string, rows: number): void {
       if (rows > 0) pruned.inc({ table }, rows);
+    },
+    /** One root's reset: `reset` or `refused` (docs/safe-change.md "Reset"). */
+    reset(outcome: "reset" | "refused"): void {
+      resets.inc({ outcome });
     },
   };
 }

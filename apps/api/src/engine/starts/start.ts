@@ -184,7 +184,15 @@ async function writeStart(
   const inMemory = services.config.pollMs > 0 && (first.action === undefined || first.action.type === "delay");
   const advanced = inMemory ? await firstAdvanceInMemory(services.engine, row, () => services.clock.now()) : undefined;
   if (advanced !== undefined) {
-    const landed = await insertStarted(services.db, advanced.row, [startedLine, ...advanced.logs], pinned, null, claim);
+    const landed = await insertStarted(
+      services.db,
+      advanced.row,
+      [startedLine, ...advanced.logs],
+      pinned,
+      null,
+      claim,
+      advanced.visits,
+    );
     advanced.report(landed.started);
     if (landed.started) return { ...answer, status: advanced.row.status as InstanceStatus };
     return landed.why === "fenced" ? undefined : keyTaken(services, idempotency);

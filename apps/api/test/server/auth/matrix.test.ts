@@ -119,6 +119,9 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   "POST /schedules/{name}/resume": ["operate"],
   "POST /schedules/{name}/trigger": ["operate"],
   "POST /schedules/{name}/backfill": ["operate"],
+  // Extensions (docs/safe-change.md "Reset"): operate steers, as retry.
+  "POST /instances/{id}/reset": ["operate"],
+  "POST /instances/bulk/reset": ["operate"],
   // Extensions (docs/events.md): deploy changes subscriptions, read lists them and their deliveries.
   "PUT /subscriptions/{name}": ["deploy"],
   "DELETE /subscriptions/{name}": ["deploy"],
