@@ -98,6 +98,7 @@ describe("OpenID Connect sign-in", () => {
       signed_in: false,
       subject: null,
       permissions: null,
+      scopes: null,
       providers: [
         { id: "fake", name: "Fake IdP" },
         { id: "alt", name: "alt" },

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import { setUnauthenticatedHandler } from "./api.js";
 import { fetchSession, logout } from "./auth.js";
 import { Link } from "./components/link.js";
+import { TimeZoneSwitch } from "./components/time-text.js";
 import { ChannelsPage } from "./pages/channels.js";
 import { SchedulesPage } from "./pages/schedules.js";
 import { ComparePage } from "./pages/compare.js";
@@ -42,7 +43,7 @@ function Page({ route, session }: { route: Route; session: Session }) {
     case "definitions":
       return <DefinitionsPage />;
     case "process":
-      return <ProcessPage name={route.name} />;
+      return <ProcessPage name={route.name} permissions={permissions} />;
     case "version":
       return <VersionPage name={route.name} version={route.version} />;
     case "compare":
@@ -168,6 +169,7 @@ export function App() {
             ))}
           </ul>
         </nav>
+        <TimeZoneSwitch />
         {session.login && (
           <div className="who">
             <span>{session.subject}</span>
