@@ -382,6 +382,8 @@ export interface LogEntry {
   actor_label?: string | null;
   data?: { [key: string]: JsonValue };
   created_at: string;
+  /** Extension: the trace id of the instance's trace (docs/tracing.md); absent when none is known. */
+  trace_id?: string;
 }
 
 export interface ListInstanceLogsQuery extends ListQuery<"created_at"> {

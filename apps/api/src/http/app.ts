@@ -22,6 +22,7 @@ import { errorText, errorStack } from "../loggable-error.js";
 import type { UnparsedBody } from "../definitions/decode-request.js";
 import { DEFINITION_ACTIONS } from "../definitions/request-job.js";
 import { tracing } from "../tracing/index.js";
+import type { Span } from "../tracing/sdk.js";
 
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [], scopes: null };
 
@@ -176,6 +177,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     if (isDatabaseUnavailable(error)) {
       // Only the code: a driver error's message and parameters may carry request values.
       services.log.warn("database unavailable", {
+        ...logFields(c),
         method: c.req.method,
         path: c.req.path,
         code: databaseErrorCode(error),
@@ -183,6 +185,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
       return errorResponse(databaseUnavailable(services.config.dbTimeouts.reconnectMaxMs));
     }
     services.log.error("request failed", {
+      ...logFields(c),
       method: c.req.method,
       path: c.req.path,
       error: errorText(error),
@@ -203,9 +206,15 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   const actionOf = new WeakMap<Request, string>();
   const routeOf = new WeakMap<Request, string>();
   const tracer = tracing();
+  /** Each request's server span while the server traces: the parent of what it starts, its log lines' ids. */
+  const spanOf = new WeakMap<Request, Span>();
+  const logFields = (c: Context<Env>) => {
+    const span = tracer && spanOf.get(c.req.raw);
+    return span ? tracer!.logFields(span) : {};
+  };
   if (tracer) {
     // The server span of every request (docs/tracing.md "Spans"), a child of the caller's
-    // `traceparent`; everything the request does (a start, a resolve, its log lines) runs inside it.
+    // `traceparent`; a start made by the request hangs from it (ActionRequest.traceParent).
     app.use(async (c, next) => {
       const span = tracer.startSpan(
         c.req.method,
@@ -213,8 +222,9 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         { "http.request.method": c.req.method, "url.path": c.req.path, "url.scheme": "http" },
         tracer.fromHeaders((name) => c.req.header(name)),
       );
+      spanOf.set(c.req.raw, span);
       try {
-        await tracer.within(span, next);
+        await next();
       } finally {
         const route = routeOf.get(c.req.raw);
         if (route !== undefined) {
@@ -233,7 +243,13 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     app.use(async (c, next) => {
       const began = performance.now();
       await next();
-      metrics.http(actionOf.get(c.req.raw) ?? "unmatched", c.res.status, (performance.now() - began) / 1000);
+      const span = tracer && spanOf.get(c.req.raw);
+      metrics.http(
+        actionOf.get(c.req.raw) ?? "unmatched",
+        c.res.status,
+        (performance.now() - began) / 1000,
+        span ? tracer!.logFields(span) : undefined,
+      );
     });
   }
 
@@ -337,6 +353,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
           get abort() {
             return web.signal;
           },
+          ...(tracer ? { traceParent: tracer.traceparentOf(spanOf.get(web)!) } : {}),
         } as ActionRequest<ActionName>;
         return toResponse(await handler(request, services));
       } finally {
