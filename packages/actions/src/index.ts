@@ -28,3 +28,4 @@ export {
 export { FLOW_WAIT_REASONS, type FlowWaitReason, INSTANCE_PHASES, INSTANCE_STATUSES } from "./statuses.js";
 export { LOG_LEVELS } from "@baton/log";
 export { DELIVERY_STATUSES, EVENT_TYPES } from "./event-types.js";
+export { HOOK_VERIFIERS } from "./hook-types.js";

@@ -263,3 +263,68 @@ describe("tokens", () => {
     await page.close();
   });
 });
+
+describe("times, theme and starting a run", () => {
+  it("shows times in UTC once chosen, and remembers the choice across a reload", async () => {
+    const page = await pageAt(1440);
+    await page.goto(`${stack.web.url}/#/instances?process=broken`);
+    const created = page.locator(`tr[data-instance="${broken[0]}"] time`).first();
+    await expect.poll(() => created.textContent()).not.toContain("UTC");
+    await page.getByLabel("Times").selectOption("utc");
+    await expect.poll(() => created.textContent()).toMatch(/ UTC \(/);
+    await page.reload();
+    await expect.poll(() => created.textContent()).toMatch(/ UTC \(/);
+    expect(await page.getByLabel("Times").inputValue()).toBe("utc");
+    await page.getByLabel("Times").selectOption("local");
+    await page.close();
+  });
+
+  for (const width of [1440, 390])
+    it(`follows a dark system setting at ${width} px, with no contrast or other violation`, async () => {
+      const page = await stack.browser.newPage({ viewport: { width, height: 900 }, colorScheme: "dark" });
+      for (const hash of ["#/instances", `#/instances/${risky}`, "#/definitions/leaf"]) {
+        await page.goto("about:blank");
+        await page.goto(`${stack.web.url}/${hash}`);
+        await expect.poll(() => page.locator("main h1").count()).toBe(1);
+        await page.waitForLoadState("networkidle");
+        const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+        expect(background, "a dark page").toBe("rgb(20, 23, 28)");
+        await noSeriousAxe(page, `${hash} in the dark theme at ${width} px`);
+      }
+      await page.close();
+    });
+
+  it("starts a run from the process page with a form from its input_schema, sending an Idempotency-Key", async () => {
+    const page = await pageAt(1440);
+    const sent: Record<string, string>[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST" && request.url().endsWith("/api/instances")) sent.push(request.headers());
+    });
+    await page.goto(`${stack.web.url}/#/definitions/leaf`);
+    const form = page.getByRole("form", { name: "Start a run" });
+    await expect.poll(() => form.locator("#input-n").count()).toBe(1);
+    await form.getByRole("button", { name: "Start" }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("input-n");
+    expect(await page.locator("#input-n-error").textContent()).toBe("required: fill it in");
+    expect(sent, "nothing sent while a required field is empty").toEqual([]);
+
+    await form.locator("#input-n").fill("5");
+    await form.getByLabel("Business key").fill("k-5");
+    await form.getByRole("button", { name: "Start" }).click();
+    await expect.poll(() => form.getByRole("status").textContent()).toMatch(/^Started /);
+    const id = (await form.getByRole("status").getByRole("link").textContent())!;
+    const view = await stack.client.call("getInstance", { params: { id } });
+    expect(view.key).toBe("k-5");
+    const detail = await stack.client.call("getInstanceDetail", { params: { id } });
+    expect(detail.state.input).toEqual({ n: 5 });
+    const idempotencyKey = sent[0]!["idempotency-key"]!;
+    expect(idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    const again = await stack.client.call("startInstance", {
+      body: { process: "leaf", version: 1, input: { n: 5 }, key: "k-5" },
+      headers: { "idempotency-key": idempotencyKey },
+    });
+    expect(again.id, "the same request starts the same instance").toBe(id);
+    await stack.client.call("cancelInstance", { params: { id } });
+    await page.close();
+  });
+});
