@@ -120,6 +120,7 @@ describe("without a config", () => {
         scopes: null,
         providers: [],
         password_login: false,
+        trace_url: null,
       });
     } finally {
       await proxy.stop();

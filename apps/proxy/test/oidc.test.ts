@@ -104,6 +104,7 @@ describe("OpenID Connect sign-in", () => {
         { id: "alt", name: "alt" },
       ],
       password_login: false,
+      trace_url: null,
     });
   });
 

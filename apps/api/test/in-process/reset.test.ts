@@ -5,7 +5,9 @@
 import { json, startUpstream, type Upstream } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.js";
-import { createEngine } from "../../src/engine/index.js";
+import { sql } from "drizzle-orm";
+import { createEngine, retentionPass } from "../../src/engine/index.js";
+import { rowsOf } from "../../src/storage/db.js";
 import { signalExternalTask } from "../../src/engine/external/signal.js";
 import { pauseTree, resumeTree } from "../../src/engine/trees/lifecycle.js";
 import { type ResetResult, resetTree } from "../../src/engine/trees/reset.js";
@@ -403,5 +405,36 @@ describe("a reset racing an advance of another replica", () => {
       release();
       await b.stop();
     }
+  });
+});
+
+describe("the visit journal under retention", () => {
+  it("goes with its tree: --retention deletes an old settled tree's journal rows", async () => {
+    await h.deploy({
+      name: "kept",
+      tasks: [
+        { id: "a", output: 1 },
+        { id: "b", output: 2 },
+        { id: "c", switch: [{ raise: { code: "done", message: "done" } }] },
+      ],
+    });
+    const id = await h.start("kept");
+    expect(await h.runToEnd(id)).toMatchObject({ status: "raised" });
+    const journal = async () =>
+      Number(
+        rowsOf<{ n: unknown }>(
+          await h.db.execute(sql`SELECT count(*) AS n FROM task_visits WHERE instance_id = ${id}`),
+        )[0]!.n,
+      );
+    expect(await journal(), "one row per entry after the first").toBe(2);
+    h.clock.advance(2 * HOUR);
+    let pruned = 0;
+    for (let i = 0; i < 20; i++) {
+      const pass = await retentionPass(h.db, h.clock.now(), { retentionMs: HOUR }, {});
+      pruned += pass.rows.task_visits ?? 0;
+      if (!pass.more) break;
+    }
+    expect(await journal()).toBe(0);
+    expect(pruned).toBeGreaterThanOrEqual(2);
   });
 });

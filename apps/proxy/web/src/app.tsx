@@ -37,7 +37,9 @@ function Page({ route, session }: { route: Route; session: Session }) {
     case "instances":
       return <InstancesPage search={route.search} permissions={permissions} />;
     case "instance":
-      return <InstancePage id={route.id} search={route.search ?? ""} permissions={permissions} />;
+      return (
+        <InstancePage id={route.id} search={route.search ?? ""} permissions={permissions} traceUrl={session.traceUrl} />
+      );
     case "definitions":
       return <DefinitionsPage />;
     case "process":

@@ -39,6 +39,8 @@ export async function startInstance(
   actor: string | null,
   services: StartDeps,
   idempotencyKey?: string,
+  /** The request's span (docs/tracing.md "The trace of an instance"): the start span's parent. */
+  parentTrace?: string,
 ): Promise<StartAnswer> {
   const key =
     idempotencyKey === undefined
@@ -49,10 +51,12 @@ export async function startInstance(
   // request's, and the parent stored on the row for every later span of the instance. One
   // span for the whole start, however many times a moved fence makes it try again.
   const tracer = tracing();
-  const span = tracer?.startSpan(`start ${body.process}`, "producer", {
-    "baton.process": body.process,
-    ...(body.key === undefined ? {} : { "baton.business_key": body.key }),
-  });
+  const span = tracer?.startSpan(
+    `start ${body.process}`,
+    "producer",
+    { "baton.process": body.process, ...(body.key === undefined ? {} : { "baton.business_key": body.key }) },
+    parentTrace,
+  );
   try {
     const answer = await startAttempts(body, actor, services, key, pinned, span && tracer!.traceparentOf(span));
     span?.setAttributes({
