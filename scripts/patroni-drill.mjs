@@ -352,13 +352,15 @@ async function settleAndCheck(label) {
     const deadline = Date.now() + 240_000;
     let rows;
     for (;;) {
-      rows = await sql`select id, status, output from instances where process = ${DEFINITION.name}`.catch(() => undefined);
+      rows = await sql`select id, status, output, error_code, left(error_message, 300) as error_message, task from instances where process = ${DEFINITION.name}`.catch(() => undefined);
       if (rows && rows.filter((r) => r.status === "completed" || r.status === "failed").length >= rows.length && rows.length >= ids.size) break;
       if (Date.now() > deadline) break;
       await sleep(300);
     }
     const settledAt = Date.now();
     rows ??= [];
+    // instances.output is JSON as text (storage/schema/instances.ts).
+    rows = rows.map((r) => ({ ...r, output: r.output ? JSON.parse(r.output) : null }));
     const byId = new Map(rows.map((r) => [r.id, r]));
     const lost = [...ids].filter((id) => !byId.has(id));
     const extra = rows.filter((r) => !ids.has(r.id));
@@ -402,7 +404,20 @@ async function checkReplicas(label) {
   }
 }
 
+/** The primary's WAL position, through the failover URL. */
+async function walPosition() {
+  const sql = postgres(DB_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  try {
+    const [{ lsn }] = await sql`select pg_current_wal_lsn()::text as lsn`;
+    return lsn;
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
 async function fault(label, act) {
+  const lsn0 = await walPosition();
+  const roots0 = started.size;
   startLoad();
   await sleep(4000);
   const oldLeader = leaderOf(await cluster());
@@ -426,6 +441,11 @@ async function fault(label, act) {
   let gap = { from: at, to: at };
   for (let k = 1; k < acks.length; k++) if (acks[k] - acks[k - 1] > gap.to - gap.from) gap = { from: acks[k - 1], to: acks[k] };
   const settledAt = await settleAndCheck(label);
+  // WAL per root: what asynchronous replication can lose on a failover is counted in WAL bytes.
+  const sqlW = postgres(DB_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  const [{ bytes }] = await sqlW`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${lsn0}::pg_lsn)::bigint as bytes`;
+  await sqlW.end({ timeout: 1 });
+  const walPerRoot = Number(bytes) / Math.max(1, started.size - roots0);
   await checkReplicas(label);
   const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
   const recovered = [...seen.values()].map((v) => (v.lastBad === undefined ? "never down" : v.okAfter === undefined ? "not recovered" : s(v.okAfter - at)));
@@ -438,6 +458,7 @@ async function fault(label, act) {
     healthz: recovered.join(", "),
     gap: `${s(gap.to - gap.from)} (from ${s(gap.from - at)} to ${s(gap.to - at)})`,
     settled: s(settledAt - at),
+    wal: `${(walPerRoot / 1024).toFixed(1)} KiB of WAL per root`,
   };
   log(`${label}: ${oldLeader} → ${newLeader}; new leader after ${figures.promoted}; replicas' /healthz 200 again after ${figures.healthz}; no start acknowledged for ${figures.gap}; every root settled after ${figures.settled}`);
   return figures;
@@ -496,7 +517,7 @@ async function main() {
   console.log("");
   console.log(`Patroni drill: 3 nodes (PostgreSQL 15, Patroni ttl ${TTL} s, loop_wait ${LOOP_WAIT} s), ${ASYNC ? "asynchronous" : "synchronous"} replication, ${REPLICAS} baton-api replicas, load ${load1} → ${load2}`);
   for (const r of results)
-    console.log(`${r.label.padEnd(10)} ${r.from} → ${r.to}: new leader after ${r.promoted}; /healthz 200 again after ${r.healthz}; no start acknowledged for ${r.gap}; every root settled after ${r.settled}`);
+    console.log(`${r.label.padEnd(10)} ${r.from} → ${r.to}: new leader after ${r.promoted}; /healthz 200 again after ${r.healthz}; no start acknowledged for ${r.gap}; every root settled after ${r.settled}; ${r.wal}`);
   console.log(`${started.size} roots, ${hits.filter((h) => h.path === "/charge").length} charges seen by the upstream`);
   if (failures.length > 0) {
     console.log(`DRILL FAILED: ${failures.length} checks:\n  ${failures.join("\n  ")}`);
