@@ -231,6 +231,12 @@ const upstream = createServer((req, res) => {
     res.end('{"ok":true}');
   });
 });
+// Idle keep-alive sockets stay open longer than the engine's agent keeps them (4 s,
+// engine/fetch/http-call.ts): with Node's default of 5 s, a socket left idle through an outage
+// could be closed by this server just as the engine reused it, and the only_once call on it then
+// fails with http.disconnected (correctly never retried) — an upstream's fault, not the failover's.
+upstream.keepAliveTimeout = 120_000;
+upstream.headersTimeout = 121_000;
 await new Promise((r) => upstream.listen(0, "127.0.0.1", r));
 const up = `http://127.0.0.1:${upstream.address().port}`;
 
