@@ -16,6 +16,11 @@ export function packageTestConfig(overrides: TestOptions = {}): ViteUserConfig {
       // PGlite harness (migrations in WASM) has taken 16-32 s before its first assertion.
       testTimeout: 90_000,
       hookTimeout: 120_000,
+      // Two test files at a time on CI's 2 cores (vitest's default there is one): a file spends
+      // much of its wall time waiting on a spawned server, PostgreSQL or a poll, and two overlap
+      // those waits (docs/performance.md "The test suite"). Every deadline in a test is a hang
+      // guard sized for that load; `--maxWorkers=1` runs one file at a time.
+      maxWorkers: 2,
       ...overrides,
     },
   };

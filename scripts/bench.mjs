@@ -12,6 +12,9 @@
 //                          [--history N,N,…]   (only the history workload: reads, starts and a drain as the table grows to N)
 //                          [--replicas K,K,…]   (only the write ceiling: --drain N and --fetch N roots drained by K replicas)
 //                          [--schedules N]   (N schedules firing every minute: fire lag, and a drain beside them; 0 = off)
+//                          [--startup [N]]   (only the startup workload: --version, --help and servers on
+//                                             PostgreSQL and a fresh PGlite data dir, N runs each, default 5)
+//                          [--events N]   (N completions reported to a subscription: delivered/s, lag, the drain beside; 0 = off)
 //                          [--validate N,N,…|none]   (POST /definitions/validate of chained definitions of N tasks;
 //                                                     default 1000,10000,max — max is the server's task limit)
 //
@@ -19,6 +22,7 @@
 // and drops its own database there). BENCH_SERVER_LOG=<file> keeps the servers' JSON logs,
 // BENCH_LOG_LEVEL=debug raises the measured server's level (the engine's per-second stats).
 // BENCH_SERVER=<path to main.js> runs another build's server (an A/B against an older commit).
+// --otel: tracing on, sampled at 100 %, exported to a loopback OTLP sink (scripts/bench-otel.mjs).
 import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { Agent, createServer, request as httpRequest } from "node:http";
@@ -30,6 +34,9 @@ import { fileURLToPath } from "node:url";
 import { historyRun } from "./bench-history.mjs";
 import { replicasRun } from "./bench-replicas.mjs";
 import { scheduledDefinition, schedulesLine, schedulesRun } from "./bench-schedules.mjs";
+import { startOtlpSink } from "./bench-otel.mjs";
+import { startupRun } from "./bench-startup.mjs";
+import { eventsDefinition, eventsLine, eventsRun } from "./bench-events.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const apiDir = join(root, "apps/api");
@@ -58,6 +65,7 @@ const LATENCY_N = flag("--latency", 200);
 // `retention`: trees of a root and two children, settled and then aged past the retention.
 const RETENTION_N = flag("--retention", 2000);
 const SCHEDULES_N = flag("--schedules", 10000);
+const EVENTS_N = flag("--events", 5000);
 const LATENCY_WARMUP = 20;
 // The tree warm-up: a smaller tree of the same shape.
 const TREE_WARMUP_DEPTH = Math.min(TREE_DEPTH, 8);
@@ -81,6 +89,13 @@ const HISTORY_SIZES = (() => {
 })();
 // --replicas 1,2,3,4: only the write ceiling (scripts/bench-replicas.mjs), one run per replica count.
 const REPLICA_COUNTS = args.includes("--replicas") ? args[args.indexOf("--replicas") + 1].split(",").map(Number) : [];
+// --startup [N]: only the startup workload (scripts/bench-startup.mjs), N runs of each figure.
+const STARTUP_RUNS = (() => {
+  const i = args.indexOf("--startup");
+  if (i < 0) return 0;
+  const n = Number(args[i + 1]);
+  return Number.isInteger(n) && n > 0 ? n : 5;
+})();
 const VALIDATE_SIZES = (() => {
   const i = args.indexOf("--validate");
   const spec = i >= 0 ? args[i + 1] : "1000,10000,max";
@@ -667,8 +682,15 @@ async function main() {
     log("building @baton/api");
     execFileSync("pnpm", ["exec", "turbo", "run", "build", "--filter=@baton/api"], { cwd: root, stdio: "ignore" });
   }
+  const otel = args.includes("--otel") ? await startOtlpSink() : undefined;
   const pg = await startPostgres();
   log(pg.settings);
+  if (STARTUP_RUNS > 0) {
+    const apiMain = process.env.BENCH_SERVER ?? join(apiDir, "dist/main.js");
+    for (const l of await startupRun({ apiMain, pgUrl: pg.url, postgres, runs: STARTUP_RUNS, log })) console.log(l);
+    await cleanup();
+    return;
+  }
   const baseline = await commitBaseline(pg.url);
   log(`baseline: ${baseline.toFixed(0)} single-row commits/s`);
 
@@ -746,7 +768,7 @@ async function main() {
     tasks: [{ id: "kids", action: { type: "child_map", children: { a: { name: "bench_retention_leaf" }, b: { name: "bench_retention_leaf" } } } }],
   });
   await call(loader.url, "PUT", "/api/definitions", { ...drainDef, name: "bench_retention_load" });
-  for (const def of [scheduledDefinition(drainDef), { ...drainDef, name: "bench_schedules_drain" }])
+  for (const def of [scheduledDefinition(drainDef), { ...drainDef, name: "bench_schedules_drain" }, eventsDefinition(drainDef)])
     await call(loader.url, "PUT", "/api/definitions", def);
   const externalDef = {
     name: "bench_external",
@@ -768,6 +790,7 @@ async function main() {
     ["bench_retention", RETENTION_N],
     ["bench_retention_load", RETENTION_N],
     ["bench_schedules_drain", SCHEDULES_N > 0 ? DRAIN_N : 0],
+    ["bench_events", EVENTS_N],
   ]) {
     if (n === 0) continue;
     log(`${process}: preloading ${n} roots through POST /instances (--poll 0)`);
@@ -830,6 +853,12 @@ async function main() {
     const drainBeside = (process, n) => drain(api.url, sql, process, n, MODE, api.pid).then((r) => ({ n, ...r }));
     schedulesResult = await schedulesRun({ call, sql, base: api.url, n: SCHEDULES_N, drainProcess: "bench_schedules_drain", drainN: DRAIN_N, drain: drainBeside, log });
   }
+  let eventsResult;
+  if (EVENTS_N > 0) {
+    log(`events: ${EVENTS_N} roots released with a subscription to their completions`);
+    const drainBeside = (process, n) => drain(api.url, sql, process, n, MODE, api.pid).then((r) => ({ n, ...r }));
+    eventsResult = await eventsRun({ call, base: api.url, n: EVENTS_N, drain: drainBeside, log });
+  }
   const messages = api.messages;
   await api.stop();
   let retentionResult;
@@ -887,6 +916,7 @@ async function main() {
         `while the same server ran ${r.loadN} drain roots at ${r.loadRate.toFixed(0)} instances/s); live rows lost: ${r.liveLost}`,
     );
   }
+  if (eventsResult !== undefined) console.log(eventsLine(eventsResult, results.find((r) => r.workload === "drain")?.rate));
   if (schedulesResult !== undefined) console.log(schedulesLine(schedulesResult, results.find((r) => r.workload === "drain")?.rate));
   for (const v of validateResult)
     console.log(
@@ -894,6 +924,10 @@ async function main() {
         `(${(v.bytes / 1024).toFixed(0)} KiB), server CPU ${v.cpuMs.toFixed(0)} ms`,
     );
   for (const [message, count] of messages) console.log(`server log: ${count} × ${message}`);
+  if (otel !== undefined) {
+    console.log(otel.line());
+    await otel.close();
+  }
 }
 
 main().catch(async (error) => {

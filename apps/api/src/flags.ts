@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { SCOPE_PATTERN_SOURCE } from "@baton/actions/scope-rule";
 import { parseDurationWithUnit } from "@baton/model/duration";
 import { isLogLevel, type LogLevel } from "@baton/log";
 import { DEFAULT_CONFIG, parseListenAddress, type ServerConfig } from "./config.js";
@@ -54,6 +55,20 @@ function nameList(value: string, previous: string[] = []): string[] {
       .map((name) => name.trim())
       .filter(Boolean),
   ];
+}
+
+/** `--share-global` entries: `NAME`, `*`, or `NAME=<scope pattern>` (docs/security.md "The secret model"). */
+function shareList(value: string, previous: string[] = []): string[] {
+  const entries = nameList(value);
+  const bad = entries.find((entry) => {
+    const at = entry.indexOf("=");
+    return at >= 0 && (at === 0 || !new RegExp(SCOPE_PATTERN_SOURCE).test(entry.slice(at + 1)));
+  });
+  if (bad !== undefined)
+    throw new InvalidArgumentError(
+      `"${bad}" is not NAME=<scope pattern>; expected a setting name, then = and a process name or a prefix with a trailing * (billing, orders-*)`,
+    );
+  return [...previous, ...entries];
 }
 
 function variableList(value: string, previous: string[] = []): string[] {
@@ -148,9 +163,9 @@ export const SERVER_FLAGS: Option[] = [
   ),
   flag(
     "--share-global <names>",
-    "setting names whose BATON_GLOBAL_<NAME> variable every process may read, comma-separated, repeatable (* = all); other globals are withheld",
+    "setting names whose BATON_GLOBAL_<NAME> variable every process may read, comma-separated, repeatable (* = all); NAME=<scope pattern> shares it with the processes the pattern reaches only (billing, orders-*); other globals are withheld",
     [],
-    nameList,
+    shareList,
   ),
   flag(
     "--secret-variables <names>",

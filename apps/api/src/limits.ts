@@ -65,6 +65,26 @@ export interface ServerLimits extends ConnectionLimits {
   scheduleBackfillFires: number;
   /** Fire records kept per schedule; older ones are pruned. */
   scheduleFiresKept: number;
+  /** Event subscriptions stored (docs/events.md "Bounds"). */
+  subscriptions: number;
+  /** Deliveries one delivery pass claims and sends at once. */
+  deliveriesPerPass: number;
+  /** Attempts of one delivery before it parks as failed. */
+  deliveryAttempts: number;
+  /** Milliseconds one delivery attempt may take. */
+  deliveryTimeoutMs: number;
+  /** Bytes of a receiver's answer read; more fails the attempt. */
+  deliveryResponseBytes: number;
+  /** Longest wait between two attempts of one delivery, in milliseconds. */
+  deliveryBackoffMs: number;
+  /** Deliveries of one subscription parked as failed in a row before it is suspended. */
+  subscriptionFailures: number;
+  /** Events one redeliver request may queue again. */
+  redeliverEvents: number;
+  /** Inbound hooks stored. */
+  hooks: number;
+  /** Bytes of one request body to a hook. */
+  hookBodyBytes: number;
   /** Rows counted on each side of a list page (items_before/items_after); past it the count is marked inexact. */
   pageCount: number;
   /** Requests one client address may have in flight at once, counted before authentication. */
@@ -73,6 +93,16 @@ export interface ServerLimits extends ConnectionLimits {
   requestsPerCredential: number;
   /** Seconds a JWT may be valid for, from its iat (or from now) to its exp. */
   jwtLifetime: number;
+  /** Task epochs of one instance the visit journal records (docs/safe-change.md "The visit journal"). */
+  visitsRecorded: number;
+  /** Characters (as JSON) of one visit record's values; a larger record keeps none and a reset cannot pass it. */
+  visitRecordBytes: number;
+  /** The largest limit a concurrency or rate_limit may declare (docs/flow-control.md). */
+  flowMax: number;
+  /** Characters of a flow-control key kept as written; a longer key is kept as its sha256. */
+  flowKeyChars: number;
+  /** Slots and permits one grant pass grants over all keys. */
+  flowGrantsPerPass: number;
 }
 
 export interface LimitFlag {
@@ -317,6 +347,76 @@ export const LIMITS: readonly LimitFlag[] = [
     min: 10,
   },
   {
+    key: "subscriptions",
+    flag: "limit-subscriptions",
+    description: "event subscriptions stored; creating one more is refused with 409 (docs/events.md)",
+    default: 100,
+    min: 1,
+  },
+  {
+    key: "deliveriesPerPass",
+    flag: "limit-deliveries-per-pass",
+    description: "event deliveries one delivery pass claims and sends at once",
+    default: 100,
+    min: 1,
+  },
+  {
+    key: "deliveryAttempts",
+    flag: "limit-delivery-attempts",
+    description: "attempts of one event delivery before it parks as failed",
+    default: 15,
+    min: 1,
+  },
+  {
+    key: "deliveryTimeoutMs",
+    flag: "limit-delivery-timeout-ms",
+    description: "milliseconds one event delivery attempt may take, connection to answer",
+    default: 10_000,
+    min: 100,
+  },
+  {
+    key: "deliveryResponseBytes",
+    flag: "limit-delivery-response-bytes",
+    description: "bytes of a webhook receiver's answer read; a longer answer fails the attempt",
+    default: 65_536,
+    min: 1024,
+  },
+  {
+    key: "deliveryBackoffMs",
+    flag: "limit-delivery-backoff-ms",
+    description: "longest wait between two attempts of one event delivery (the waits double from 1 s up to it)",
+    default: 3_600_000,
+    min: 1000,
+  },
+  {
+    key: "subscriptionFailures",
+    flag: "limit-subscription-failures",
+    description: "deliveries of one subscription parked as failed in a row (no success between) before it is suspended",
+    default: 10,
+    min: 1,
+  },
+  {
+    key: "redeliverEvents",
+    flag: "limit-redeliver-events",
+    description: "events one redeliver request may queue again; a range holding more is refused with 400",
+    default: 1000,
+    min: 1,
+  },
+  {
+    key: "hooks",
+    flag: "limit-hooks",
+    description: "inbound hooks stored; creating one more is refused with 409 (docs/events.md)",
+    default: 100,
+    min: 1,
+  },
+  {
+    key: "hookBodyBytes",
+    flag: "limit-hook-body-bytes",
+    description: "bytes of one request body POSTed to a hook; a larger one is refused with 413 before it is verified",
+    default: 1_048_576,
+    min: 1024,
+  },
+  {
     key: "pageCount",
     flag: "limit-page-count",
     description:
@@ -349,6 +449,46 @@ export const LIMITS: readonly LimitFlag[] = [
     min: 10,
   },
   ...CONNECTION_FLAGS,
+  {
+    key: "visitsRecorded",
+    flag: "limit-visits-recorded",
+    description:
+      "task entries of one instance the visit journal records (the first ones); a reset cannot go back to a later entry (docs/safe-change.md)",
+    // The same as MAX_VISITS_RECORDED (engine/advance/advance.ts).
+    default: 10_000,
+    min: 1,
+  },
+  {
+    key: "visitRecordBytes",
+    flag: "limit-visit-record-bytes",
+    description:
+      "size (characters as JSON) of the values one visit record keeps; a larger record keeps none, and a reset cannot rebuild a state past it",
+    default: 1024 * 1024,
+    min: 1024,
+  },
+  // Flow control (docs/flow-control.md).
+  {
+    key: "flowMax",
+    flag: "limit-flow-max",
+    description:
+      "the largest limit a concurrency or rate_limit of a definition may declare; a larger one is refused at registration",
+    default: DEFAULT_DEFINITION_LIMITS.maxFlowLimit,
+    min: 1,
+  },
+  {
+    key: "flowKeyChars",
+    flag: "limit-flow-key-chars",
+    description: "characters of a flow-control key kept as written; a longer key is kept as sha256:<hex> of its text",
+    default: 256,
+    min: 16,
+  },
+  {
+    key: "flowGrantsPerPass",
+    flag: "limit-flow-grants-per-pass",
+    description: "slots and start permits one flow-control grant pass grants over all keys (the rest in the next pass)",
+    default: 1000,
+    min: 1,
+  },
 ];
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze(
@@ -392,5 +532,6 @@ export function definitionLimitsOf(limits: ServerLimits): DefinitionLimits {
     maxCheckNodes: limits.checkNodes,
     maxPatternChecks: limits.patternChecks,
     maxCompatSteps: limits.compatSteps,
+    maxFlowLimit: limits.flowMax,
   };
 }

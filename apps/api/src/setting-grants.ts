@@ -67,7 +67,8 @@ export function secretVariables(
  */
 export function withholdGlobals(env: NodeJS.ProcessEnv, shared: readonly string[]): string[] {
   if (shared.includes("*")) return [];
-  const allowed = new Set(shared.map((name) => configVariables("global", name)[1]));
+  // `NAME=<scope pattern>` shares it with some processes only (engine/advance/config-root.ts globalGrants).
+  const allowed = new Set(shared.map((entry) => configVariables("global", entry.split("=")[0]!)[1]));
   const withheld = Object.keys(env)
     .filter((variable) => GLOBAL.test(variable) && !allowed.has(variable))
     .sort();

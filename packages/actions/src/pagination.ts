@@ -24,6 +24,9 @@ export const LIST_SORTS = {
   logs: { keys: ["created_at"], defaultKey: "created_at", defaultOrder: "desc" },
   externalTasks: { keys: ["waiting_since"], defaultKey: "waiting_since", defaultOrder: "asc" },
   schedules: { keys: ["name"], defaultKey: "name", defaultOrder: "asc" },
+  subscriptions: { keys: ["name"], defaultKey: "name", defaultOrder: "asc" },
+  deliveries: { keys: ["id"], defaultKey: "id", defaultOrder: "desc" },
+  hooks: { keys: ["name"], defaultKey: "name", defaultOrder: "asc" },
 } as const satisfies Record<string, ListSorting>;
 
 /** The five list parameters as query-schema properties. */

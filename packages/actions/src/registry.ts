@@ -2,13 +2,17 @@
 // document and the docs list them in this order).
 
 import type { ActionSpec } from "./action-spec.js";
+import { activityActions } from "./endpoints/activity.js";
 import { bulkActions } from "./endpoints/bulk.js";
 import { channelActions } from "./endpoints/channels.js";
 import { debugActions } from "./endpoints/debug.js";
 import { definitionActions } from "./endpoints/definitions.js";
 import { externalTaskActions } from "./endpoints/external-tasks.js";
 import { instanceActions } from "./endpoints/instances.js";
+import { resetActions } from "./endpoints/reset.js";
 import { scheduleActions } from "./endpoints/schedules.js";
+import { subscriptionActions } from "./endpoints/subscriptions.js";
+import { hookActions } from "./endpoints/hooks.js";
 import { tokenActions } from "./endpoints/tokens.js";
 import type { ActionName } from "./types.js";
 
@@ -19,9 +23,14 @@ const entries = [
   ...channelActions,
   // Before instanceActions: /instances/bulk/pause must win over /instances/{id}/pause.
   ...bulkActions,
+  // Before instanceActions too: /instances/activity is not an instance id.
+  ...activityActions,
   ...instanceActions,
+  ...resetActions,
   ...externalTaskActions,
   ...scheduleActions,
+  ...subscriptionActions,
+  ...hookActions,
   ...tokenActions,
   ...debugActions,
 ];
@@ -61,6 +70,15 @@ export const TAGS: readonly { name: string; description: string }[] = [
   {
     name: "schedules",
     description: "Extension: start processes on a calendar (cron, interval), exactly once per fire time.",
+  },
+  {
+    name: "subscriptions",
+    description: "Extension: signed webhooks reporting instance, external-task and schedule events, at least once.",
+  },
+  {
+    name: "hooks",
+    description:
+      "Extension: signed inbound webhooks (Standard Webhooks, GitHub, Stripe, a shared header) that start or signal work.",
   },
   { name: "tokens", description: "API tokens for machines (admin only)." },
   { name: "debug", description: "Readiness probe and the manual engine tick for tests." },

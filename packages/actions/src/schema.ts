@@ -2,6 +2,7 @@
 // (`additionalProperties: false`: an unknown or misspelled field is a 400 naming it);
 // response objects stay open so that a server adding a field does not break old clients.
 
+import { SCOPE_PATTERN_SOURCE, SCOPES_MAX } from "./scope-rule.js";
 import type { JsonSchema } from "./action-spec.js";
 
 export function str(description: string, extra: JsonSchema = {}): JsonSchema {
@@ -94,15 +95,6 @@ export function schemaValue(description: string): JsonSchema {
 }
 
 export const PROCESS_NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]{0,127}$";
-
-/**
- * A scope pattern (docs/auth.md "Scopes"): a process name (`billing`), a prefix of one and a
- * trailing star (`orders-*`), or `*` alone (every process). The star is only ever trailing, so a
- * pattern is a name or a prefix and a list filter stays an index lookup.
- */
-export const SCOPE_PATTERN_SOURCE = "^(?:\\*|[a-z0-9][a-z0-9_.-]{0,127}\\*?)$";
-/** Scope patterns on one credential at most (a token's `scopes`, a JWT's scope claim). */
-export const SCOPES_MAX = 64;
 
 export function scopePatterns(description: string): JsonSchema {
   return {

@@ -5,6 +5,15 @@
 // Adding a kind here means teaching auth/scope.ts and the matrix test
 // (apps/api/test/server/auth/scope-matrix.test.ts) what it means.
 
+/**
+ * A scope pattern (docs/auth.md "Scopes"): a process name (`billing`), a prefix of one and a
+ * trailing star (`orders-*`), or `*` alone (every process). The star is only ever trailing, so a
+ * pattern is a name or a prefix and a list filter stays an index lookup.
+ */
+export const SCOPE_PATTERN_SOURCE = "^(?:\\*|[a-z0-9][a-z0-9_.-]{0,127}\\*?)$";
+/** Scope patterns on one credential at most (a token's `scopes`, a JWT's scope claim). */
+export const SCOPES_MAX = 64;
+
 export type ScopeRule =
   /** Reaches no process (probes, whoami): open to every credential whatever its scopes. */
   | { by: "none" }
@@ -48,3 +57,14 @@ export const SCOPE_KINDS: readonly ScopeKind[] = [
   "schedule",
   "tokens",
 ];
+
+/**
+ * Whether scope patterns reach a process (docs/auth.md "Scopes"): a pattern is a name, or a
+ * prefix and a trailing `*`; `null` (no scopes) reaches every process. The one matcher of the
+ * API's authorization and of settings granted to scopes (docs/security.md "The secret model").
+ */
+export function scopesCover(patterns: readonly string[] | null, process: string): boolean {
+  return (
+    patterns === null || patterns.some((p) => (p.endsWith("*") ? process.startsWith(p.slice(0, -1)) : process === p))
+  );
+}

@@ -28,7 +28,15 @@ describe("action types", () => {
 
   it("lists exactly the paginated actions as list actions", () => {
     expectTypeOf<ListActionName>().toEqualTypeOf<
-      "listDefinitions" | "listChannels" | "listInstances" | "listInstanceLogs" | "listExternalTasks" | "listSchedules"
+      | "listDefinitions"
+      | "listChannels"
+      | "listInstances"
+      | "listInstanceLogs"
+      | "listExternalTasks"
+      | "listSchedules"
+      | "listSubscriptions"
+      | "listDeliveries"
+      | "listHooks"
     >();
   });
 

@@ -13,6 +13,11 @@ import type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, Schedule
 
 export type { FireOutcome, OverlapPolicy } from "./schedule-types.js";
 export type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, ScheduleWarning };
+import type { Delivery, ListDeliveriesQuery, RedeliverBody, Subscription, SubscriptionBody } from "./event-types.js";
+export type { DeliveryStatus, EventType } from "./event-types.js";
+export type { Delivery, ListDeliveriesQuery, RedeliverBody, Subscription, SubscriptionBody };
+import type { Hook, HookBody, HookReceipt } from "./hook-types.js";
+export type { Hook, HookBody, HookReceipt, HookRequestRecord, HookVerifier } from "./hook-types.js";
 
 /** An audit-log entry's level: the one LogLevel, @baton/log's. */
 export type { LogLevel };
@@ -264,6 +269,8 @@ export interface ListInstancesQuery extends ListQuery<"created_at" | "updated_at
   phase?: InstancePhase;
   task?: string;
   error_code?: string;
+  /** Extension: error codes starting with this text (`http.5` finds http.500…http.599). */
+  error_code_prefix?: string;
   process?: string;
   version?: number;
   children?: boolean;
@@ -375,6 +382,8 @@ export interface LogEntry {
   actor_label?: string | null;
   data?: { [key: string]: JsonValue };
   created_at: string;
+  /** Extension: the trace id of the instance's trace (docs/tracing.md); absent when none is known. */
+  trace_id?: string;
 }
 
 export interface ListInstanceLogsQuery extends ListQuery<"created_at"> {
@@ -408,6 +417,24 @@ export interface InstanceMove {
 export interface UpgradeResponse {
   upgraded: boolean;
   moves: InstanceMove[] | null;
+}
+
+/** Extension: the body of POST /instances/{id}/reset (docs/safe-change.md "Reset"). */
+export interface ResetBody {
+  to_task: string;
+  force?: boolean;
+  paused?: boolean;
+}
+
+export interface ResetResponse {
+  outcome: "reset";
+  status: "running" | "paused";
+  instances: number;
+  task: string;
+  task_epoch: number;
+  restored_from: { task_epoch: number; entered: boolean };
+  dropped: string[];
+  children: { cancelled: number; detached: number };
 }
 
 // ---- external tasks ----------------------------------------------------------------
@@ -449,6 +476,8 @@ export interface ListExternalTasksQuery extends ListQuery<"waiting_since"> {
 export interface WaitingExternalTask {
   instance_id: string;
   root_id: string;
+  /** The business key of the tree (its root's `key`); null when none was given. */
+  key: string | null;
   process: string;
   version: number;
   task: string;
@@ -460,6 +489,16 @@ export interface WaitingExternalTask {
   deadline: string | null;
   claimed_by: string | null;
   claim_expires: string | null;
+}
+
+/** GET /instances/activity (extension): roots settled per slice of a window, per process. */
+export interface InstanceActivity {
+  window: "hour" | "day" | "week";
+  bucket_ms: number;
+  from: string;
+  to: string;
+  groups: { at: string; process: string; status: "completed" | "failed" | "raised"; count: number }[];
+  truncated: boolean;
 }
 
 export interface ClaimBody {
@@ -611,6 +650,7 @@ export interface ActionTypes {
   startInstance: Io<None, None, StartInstanceBody, StartInstanceResponse>;
   listInstances: Io<None, ListInstancesQuery, None, Page<InstanceRow>>;
   countInstances: Io<None, CountInstancesQuery, None, InstanceCounts>;
+  instanceActivity: Io<None, { window?: "hour" | "day" | "week"; process?: string }, None, InstanceActivity>;
   bulkPauseInstances: Io<None, None, BulkBody | undefined, BulkResult>;
   bulkResumeInstances: Io<None, None, BulkBody | undefined, BulkResult>;
   bulkCancelInstances: Io<None, None, BulkBody | undefined, BulkResult>;
@@ -625,6 +665,8 @@ export interface ActionTypes {
   cancelInstance: Io<InstanceIdParams, None, None, LifecycleResponse | undefined>;
   retryInstance: Io<InstanceIdParams, { force?: boolean }, None, LifecycleResponse>;
   upgradeInstance: Io<InstanceIdParams, None, UpgradeBody, UpgradeResponse>;
+  resetInstance: Io<InstanceIdParams, None, ResetBody, ResetResponse>;
+  bulkResetInstances: Io<None, None, BulkBody & ResetBody, BulkResult>;
   getObject: Io<{ ref: string }, None, None, JsonValue>;
   listExternalTasks: Io<None, ListExternalTasksQuery, None, Page<WaitingExternalTask>>;
   claimExternalTasks: Io<None, None, ClaimBody, ClaimResponse>;
@@ -650,6 +692,34 @@ export interface ActionTypes {
   resumeSchedule: Io<{ name: string }, None, None, Schedule>;
   triggerSchedule: Io<{ name: string }, None, None, ScheduleFire>;
   backfillSchedule: Io<{ name: string }, None, { from: string; to: string }, { fires: ScheduleFire[] }>;
+  putSubscription: Io<{ name: string }, None, SubscriptionBody, Subscription & { created: boolean; secret?: string }>;
+  listSubscriptions: Io<
+    None,
+    { sort?: "name"; order?: "asc" | "desc"; limit?: number; after?: string; before?: string },
+    None,
+    Page<Subscription>
+  >;
+  getSubscription: Io<{ name: string }, None, None, Subscription>;
+  deleteSubscription: Io<{ name: string }, None, None, { deleted: boolean }>;
+  rotateSubscriptionSecret: Io<
+    { name: string },
+    None,
+    { overlap_ms?: number; secret?: string } | undefined,
+    { secret: string | null; previous_secret_until: string }
+  >;
+  resumeSubscription: Io<{ name: string }, None, None, Subscription>;
+  listDeliveries: Io<{ name: string }, ListDeliveriesQuery, None, Page<Delivery>>;
+  redeliver: Io<{ name: string }, None, RedeliverBody, { queued: number }>;
+  putHook: Io<{ name: string }, None, HookBody, Hook & { created: boolean }>;
+  listHooks: Io<
+    None,
+    { sort?: "name"; order?: "asc" | "desc"; limit?: number; after?: string; before?: string },
+    None,
+    Page<Hook>
+  >;
+  getHook: Io<{ name: string }, None, None, Hook>;
+  deleteHook: Io<{ name: string }, None, None, { deleted: boolean }>;
+  receiveHook: Io<{ name: string }, Record<string, string>, unknown, HookReceipt>;
 }
 
 export type ActionName = keyof ActionTypes;

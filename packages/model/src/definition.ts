@@ -112,6 +112,23 @@ export interface DelayAction {
 
 export type Action = FetchAction | ExternalAction | ChildAction | ChildMapAction | ChildListAction | DelayAction;
 
+/**
+ * At most `limit` holders per value of `key` (docs/flow-control.md): on a process, live
+ * instances; on a task, visits of that task. `key` is a template (`$: expr`, `${ }` or literal
+ * text); absent, every holder shares one key.
+ */
+export interface Concurrency {
+  key?: string;
+  limit: number;
+}
+
+/** At most `limit` starts of the task's action per `per` (a static duration) per value of `key`. */
+export interface RateLimit {
+  key?: string;
+  limit: number;
+  per: string | number;
+}
+
 export interface Task {
   id: string;
   /** Absent: a routing-only task (runs inline, no checkpoint). */
@@ -124,6 +141,8 @@ export interface Task {
   on_error: ErrorRule[];
   raises?: { [code: string]: Schema | null };
   only_once?: boolean;
+  concurrency?: Concurrency;
+  rate_limit?: RateLimit;
 }
 
 export interface Definition {
@@ -133,6 +152,8 @@ export interface Definition {
   output?: Shape;
   config_schema?: Schema;
   $defs?: { [name: string]: Schema };
+  /** Live instances per key of an expression over `input` (docs/flow-control.md). */
+  concurrency?: Concurrency;
 }
 
 /** One problem found in a definition; `path` is like `tasks[2].on_error[0].retry`. */

@@ -23,6 +23,8 @@ export interface DefinitionLimits {
   maxPatternChecks: number;
   /** Work steps of comparing two versions for upgrade (compat/budget.ts): past it CompatTooLarge. */
   maxCompatSteps: number;
+  /** The largest `limit` a concurrency or rate_limit may declare (docs/flow-control.md). */
+  maxFlowLimit: number;
 }
 
 export const DEFAULT_DEFINITION_LIMITS: Readonly<DefinitionLimits> = Object.freeze({
@@ -36,6 +38,7 @@ export const DEFAULT_DEFINITION_LIMITS: Readonly<DefinitionLimits> = Object.free
   maxCheckNodes: 2_000_000,
   maxPatternChecks: 1_000_000,
   maxCompatSteps: 3_000_000,
+  maxFlowLimit: 10_000,
 });
 
 export function definitionLimits(given: Partial<DefinitionLimits> | undefined): DefinitionLimits {

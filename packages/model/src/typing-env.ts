@@ -238,3 +238,13 @@ export function processEnv(def: Definition, outputs: OutputTypes, flow: OutputFl
   const defs = def.$defs as TypeEnv["defs"];
   return withOutputsRoot({ roots, rootNotes, defs }, def, outputs, flow.setAtCompletion, watch);
 }
+
+/** The roots of a process `concurrency.key`: evaluated before the first task, it sees `input` and `config` only. */
+export function keyEnv(def: Definition): TypeEnv {
+  const { roots, rootNotes } = baseRoots(def);
+  const before = "a process concurrency key is evaluated before the first task and sees only input and config";
+  rootNotes.outputs = before;
+  rootNotes.self = before;
+  rootNotes.error = before;
+  return { roots, rootNotes, defs: def.$defs as TypeEnv["defs"] };
+}

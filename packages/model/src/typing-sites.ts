@@ -169,6 +169,10 @@ export function parseTaskSites(task: Task, path: string, report: (path: string, 
     }
   }
   if (task.output !== undefined) shape(task.output, joinPath(path, "output"), "output", "output");
+  // Flow-control keys are evaluated where the action's own templates are, before it runs.
+  if (task.concurrency?.key !== undefined)
+    template(task.concurrency.key, joinPath(joinPath(path, "concurrency"), "key"));
+  if (task.rate_limit?.key !== undefined) template(task.rate_limit.key, joinPath(joinPath(path, "rate_limit"), "key"));
   task.switch.forEach((c, j) => {
     // A "$:" case is already reported by the decoder; parsing it would only add a second problem.
     if (c.case === undefined || c.case.trimStart().startsWith("$:")) return;
@@ -181,4 +185,10 @@ export function parseTaskSites(task: Task, path: string, report: (path: string, 
     }
   });
   return sites;
+}
+
+/** The process `concurrency.key`, parsed (docs/flow-control.md): a template checked against `keyEnv`. */
+export function parseProcessKeySite(text: string, report: (path: string, message: string) => void): Site | undefined {
+  const t = parseTemplateAt(text, "concurrency.key", report);
+  return t === undefined ? undefined : { kind: "template", phase: "payload", path: "concurrency.key", template: t };
 }

@@ -18,6 +18,7 @@ import { type OutputFlow, outputFlow } from "./output-flow.js";
 import {
   type EnvWatch,
   envFor,
+  keyEnv,
   NULL,
   type OutputTypes,
   outputTypes,
@@ -27,7 +28,7 @@ import {
   UNKNOWN,
   withNull,
 } from "./typing-env.js";
-import { checkSite, compileAll, parseTaskSites, type Site } from "./typing-sites.js";
+import { checkSite, compileAll, parseProcessKeySite, parseTaskSites, type Site } from "./typing-sites.js";
 
 export { resultType } from "./typing-env.js";
 
@@ -176,6 +177,14 @@ function typeUnbounded(
     budget.charge(r.type, "output");
     for (const p of r.problems) add(p.path, p.message);
     processOutputType = r.type;
+  }
+  if (def.concurrency?.key !== undefined) {
+    const site = parseProcessKeySite(def.concurrency.key, (path, msg) => add(path, msg));
+    if (site !== undefined)
+      budget.charge(
+        checkSite(site, keyEnv(def), (path, msg) => add(path, msg)),
+        site.path,
+      );
   }
   return { tasks, processOutput: processOutputType, problems };
 }

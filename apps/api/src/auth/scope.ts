@@ -1,4 +1,4 @@
-import { type ActionSpec, SCOPE_PATTERN_SOURCE } from "@baton/actions";
+import { type ActionSpec, SCOPE_PATTERN_SOURCE, scopesCover } from "@baton/actions";
 import { isUuid } from "../storage/ids.js";
 import type { Db } from "../storage/db.js";
 import { conflict, notFound } from "../refusal.js";
@@ -20,6 +20,14 @@ import type { Principal } from "./principal.js";
 // rules that the request itself decides, and the handlers of the other rules call
 // `requireInScope` / `scopeFilter` here, never a check of their own.
 
+/** The errors thrown because a target is outside the caller's scopes: the HTTP edge counts them (docs/metrics.md). */
+export const SCOPE_REFUSALS = new WeakSet<Error>();
+
+function counted<E extends Error>(error: E): E {
+  SCOPE_REFUSALS.add(error);
+  return error;
+}
+
 /** A credential's scopes: process-name patterns, or null for every process. */
 export type Scopes = readonly string[] | null;
 
@@ -29,14 +37,9 @@ export function isScopePattern(value: unknown): value is string {
   return typeof value === "string" && PATTERN.test(value);
 }
 
-/** Whether one pattern covers a process name. */
-function patternCovers(pattern: string, process: string): boolean {
-  return pattern.endsWith("*") ? process.startsWith(pattern.slice(0, -1)) : process === pattern;
-}
-
 /** Whether `scopes` reach `process` (no scopes reach everything). */
 export function covers(scopes: Scopes, process: string): boolean {
-  return scopes === null || scopes.some((p) => patternCovers(p, process));
+  return scopesCover(scopes, process);
 }
 
 /**
@@ -55,9 +58,11 @@ export function scopesWithin(inner: Scopes, outer: Scopes): boolean {
 
 /** A 403 for a write naming a process outside the caller's scopes; only the name the caller sent is repeated. */
 export function outOfScope(process: string, where: string): ApiError {
-  return new ApiError(
-    "forbidden",
-    `process "${process}" (${where}) is outside the scopes of this credential; it reaches only processes its scopes name (GET /whoami lists them)`,
+  return counted(
+    new ApiError(
+      "forbidden",
+      `process "${process}" (${where}) is outside the scopes of this credential; it reaches only processes its scopes name (GET /whoami lists them)`,
+    ),
   );
 }
 
@@ -77,6 +82,20 @@ export async function scopeFilter(db: Db, principal: Principal): Promise<string[
   const exact = scopes.filter((p) => !p.endsWith("*"));
   const prefixes = scopes.filter((p) => p.endsWith("*")).map((p) => p.slice(0, -1));
   return processNamesMatching(db, exact, prefixes);
+}
+
+/**
+ * The `unscoped` rule, right after the permission check (before the request is validated: a
+ * scoped caller is refused whatever it sends, like a caller without the permission).
+ */
+export function refuseScoped(principal: Principal, action: ActionSpec): void {
+  if (principal.scopes === null || action.scope.by !== "unscoped") return;
+  throw counted(
+    new ApiError(
+      "forbidden",
+      `${action.method.toUpperCase()} ${action.path} reaches every process at once: only a credential without scopes may call it`,
+    ),
+  );
 }
 
 /** The sentence a missing instance gets on `action`: the out-of-scope answer must be the very same. */
@@ -103,13 +122,10 @@ export async function enforceScope(
   const rule = action.scope;
   switch (rule.by) {
     case "unscoped":
-      throw new ApiError(
-        "forbidden",
-        `${action.method.toUpperCase()} ${action.path} reaches every process at once: only a credential without scopes may call it`,
-      );
+      return refuseScoped(principal, action);
     case "path-process": {
       const name = String(params[rule.param]);
-      if (!covers(scopes, name)) throw notFound(`process "${name}" is not registered`);
+      if (!covers(scopes, name)) throw counted(notFound(`process "${name}" is not registered`));
       return;
     }
     case "schedule": {
@@ -120,10 +136,12 @@ export async function enforceScope(
       if (target !== undefined && !covers(scopes, target)) {
         // Schedule names are one namespace for every scope: a put learns the name is taken, nothing more.
         if (action.method === "put")
-          throw conflict(
-            `schedule name "${name}" is taken by a schedule this credential's scopes do not reach; choose another name`,
+          throw counted(
+            conflict(
+              `schedule name "${name}" is taken by a schedule this credential's scopes do not reach; choose another name`,
+            ),
           );
-        throw notFound(`schedule "${name}" does not exist`);
+        throw counted(notFound(`schedule "${name}" does not exist`));
       }
       const process = (body as Record<string, unknown> | undefined)?.process;
       if (typeof process === "string") requireInScope(principal, process, "body.process");
@@ -134,7 +152,7 @@ export async function enforceScope(
       // A malformed id is the handler's 400, as for everyone.
       if (!isUuid(id)) return;
       const root = await rootProcessOf(db, id.toLowerCase());
-      if (root !== undefined && !covers(scopes, root)) throw notFound(missingInstance(action, id));
+      if (root !== undefined && !covers(scopes, root)) throw counted(notFound(missingInstance(action, id)));
       return;
     }
     case "body-process": {
@@ -176,7 +194,7 @@ export async function requireSignalTarget(db: Db, principal: Principal, instance
   if (principal.scopes === null || !isUuid(instanceId)) return;
   const process = await ownProcessOf(db, instanceId.toLowerCase());
   if (process !== undefined && !covers(principal.scopes, process))
-    throw notFound(`instance ${instanceId} does not exist`);
+    throw counted(notFound(`instance ${instanceId} does not exist`));
 }
 
 /** Whether schedule `name` is one the caller reaches (a missing one counts as reached: it is simply missing). */

@@ -1,3 +1,4 @@
+import type { ActivityWindow } from "@baton/actions";
 import { parseWrittenJson } from "@baton/expr";
 import { redactJsonText, startInstance } from "../engine/index.js";
 import { readerOf } from "../services.js";
@@ -14,6 +15,7 @@ import {
 } from "../views/instance-view.js";
 import { loadObjects } from "../storage/objects.js";
 import { countDimensions, countInstances } from "../views/instance-counts.js";
+import { instanceActivity } from "../views/instance-activity.js";
 import {
   findForView,
   findInstance,
@@ -29,6 +31,7 @@ import { invalid, notFound } from "../refusal.js";
 import { mapPage, paginate } from "../views/pagination.js";
 import { isUuid } from "../storage/ids.js";
 import { instances, logs } from "../storage/schema/index.js";
+import { instanceTraceparent, traceIdOf, tracing } from "../tracing/index.js";
 
 const REF = /^[0-9a-f]{64}$/i;
 
@@ -55,12 +58,13 @@ function idempotencyKey(value: string | null): string | undefined {
 // ---- handlers -------------------------------------------------------------------------
 
 export const instanceHandlers = {
-  startInstance: async ({ body, principal, headers }, services) => {
+  startInstance: async ({ body, principal, headers, traceParent }, services) => {
     const { replayed, ...started } = await startInstance(
       body,
       principal.actor,
       services,
       idempotencyKey(headers.get("idempotency-key")),
+      traceParent,
     );
     return { body: started, headers: replayed ? { "idempotent-replayed": "true" } : undefined };
   },
@@ -96,6 +100,13 @@ export const instanceHandlers = {
     return { body: mapPage(page, (row) => redactView(listRow(row, outputs.get(row.id)), secrets)) };
   },
 
+  instanceActivity: async ({ query, principal }, services) => {
+    const db = readerOf(services);
+    const window = (query.window ?? "day") as ActivityWindow;
+    const only = await scopeFilter(db, principal);
+    return { body: await instanceActivity(db, window, services.clock.now(), query, only) };
+  },
+
   countInstances: async ({ query, principal }, services) => {
     const db = readerOf(services);
     return { body: await countInstances(db, query, countDimensions(query.by), await scopeFilter(db, principal)) };
@@ -111,7 +122,15 @@ export const instanceHandlers = {
       db,
       page.items.map((r) => r.actor),
     );
-    return { body: mapPage(page, (r) => withActorLabel(redactLogView(logView(r), secrets), label)) };
+    // One trace per tree (docs/tracing.md "Children"): the instance's trace id is every entry's.
+    const traced = row.traceParent !== null || tracing() !== undefined;
+    const traceId = traced ? traceIdOf(instanceTraceparent(row.traceParent, row.rootId, row.id)) : undefined;
+    return {
+      body: mapPage(page, (r) => {
+        const entry = withActorLabel(redactLogView(logView(r), secrets), label);
+        return traceId === undefined ? entry : { ...entry, trace_id: traceId };
+      }),
+    };
   },
 
   getObject: async ({ params, principal }, services) => {

@@ -12,7 +12,7 @@ import { invalid } from "../refusal.js";
 import { type Db, queryRows } from "../storage/db.js";
 import { instances } from "../storage/schema/index.js";
 import { textArray } from "../storage/sql-arrays.js";
-import { instanceFilters } from "./instance-lists.js";
+import { instanceFilters, likeLiteral } from "./instance-lists.js";
 
 const COLUMNS = {
   status: instances.status,
@@ -93,6 +93,8 @@ async function countFromCounters(
   if (only !== null) where.push(`process = ANY(${param(textArray(only))}::text[])`);
   if (query.phase !== undefined) where.push(`phase = ${param(query.phase)}`);
   if (query.error_code !== undefined) where.push(`error_code = ${param(query.error_code)}`);
+  if (query.error_code_prefix !== undefined)
+    where.push(`error_code LIKE ${param(`${likeLiteral(query.error_code_prefix)}%`)}`);
   const columns = by.map((dimension) => `${COUNTER_COLUMNS[dimension]} AS ${dimension}`);
   const keys = by.map((_, i) => String(i + 1));
   // Totals and pending deltas in one statement: the rollup moves rows between them in one

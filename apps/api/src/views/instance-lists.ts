@@ -1,5 +1,5 @@
 import type { InstanceFilters, ListInstanceLogsQuery } from "@baton/actions";
-import { and, eq, gte, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, isNull, like, lt, type SQL, sql } from "drizzle-orm";
 import { sqlTextArray } from "../storage/sql-arrays.js";
 import { levelsFrom } from "../engine/audit-log.js";
 import { invalid, notFound } from "../refusal.js";
@@ -44,6 +44,14 @@ export const logList: ListSpec<LogRecord> = {
 };
 
 /**
+ * `text` as a LIKE pattern that matches it literally: `_` (common in codes) and `%` are
+ * wildcards of LIKE, escaped with its default escape character, the backslash.
+ */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
  * The rows a scoped caller's lists show (docs/auth.md "Scopes"): `only` is the process names
  * its scopes cover (auth/scope.ts scopeFilter; null: no filter). The same predicate, and the
  * same index, as a `process` filter; a child is listed only when its root's process is covered
@@ -79,6 +87,8 @@ export function instanceFilters(
     where.push(eq(instances.task, query.task));
   }
   if (query.error_code !== undefined) where.push(eq(instances.errorCode, query.error_code));
+  if (query.error_code_prefix !== undefined)
+    where.push(like(instances.errorCode, `${likeLiteral(query.error_code_prefix)}%`));
   if (query.process !== undefined) where.push(eq(instances.process, query.process));
   if (query.version !== undefined && query.version !== 0) where.push(eq(instances.version, query.version));
   if (query.key !== undefined) where.push(eq(instances.key, query.key));

@@ -68,6 +68,12 @@ export async function waitingTaskItems(
           .select({
             id: instances.id,
             rootId: instances.rootId,
+            // A child's key is null: the tree's key is its root's (docs/api.md "Business keys"). The
+            // outer columns are named with their table: drizzle writes them unqualified, which
+            // inside the subquery would mean r's own.
+            key: sql<
+              string | null
+            >`COALESCE(instances.key, (SELECT r.key FROM instances r WHERE r.id = instances.root_id))`,
             process: instances.process,
             version: instances.version,
             status: instances.status,
@@ -83,6 +89,7 @@ export async function waitingTaskItems(
     return {
       instance_id: row.instanceId,
       root_id: owner.rootId,
+      key: owner.key,
       process: owner.process,
       version: owner.version,
       task: row.task,

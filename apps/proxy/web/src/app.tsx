@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import { setUnauthenticatedHandler } from "./api.js";
 import { fetchSession, logout } from "./auth.js";
 import { Link } from "./components/link.js";
+import { TimeZoneSwitch } from "./components/time-text.js";
 import { ChannelsPage } from "./pages/channels.js";
 import { SchedulesPage } from "./pages/schedules.js";
 import { ComparePage } from "./pages/compare.js";
@@ -18,6 +19,8 @@ import { can } from "./permissions.js";
 import type { Route } from "./route.js";
 import { afterUnauthenticated, needsSignIn, type Session } from "./session.js";
 import { useRoute } from "./use-route.js";
+import { useFocusHeading, useShortcuts } from "./keyboard.js";
+import { routeHash } from "./route.js";
 
 const NAV: { label: string; to: Route; pages: Route["page"][] }[] = [
   { label: "Instances", to: { page: "instances", search: "" }, pages: ["instances", "instance"] },
@@ -34,11 +37,13 @@ function Page({ route, session }: { route: Route; session: Session }) {
     case "instances":
       return <InstancesPage search={route.search} permissions={permissions} />;
     case "instance":
-      return <InstancePage id={route.id} search={route.search ?? ""} permissions={permissions} />;
+      return (
+        <InstancePage id={route.id} search={route.search ?? ""} permissions={permissions} traceUrl={session.traceUrl} />
+      );
     case "definitions":
       return <DefinitionsPage />;
     case "process":
-      return <ProcessPage name={route.name} />;
+      return <ProcessPage name={route.name} permissions={permissions} />;
     case "version":
       return <VersionPage name={route.name} version={route.version} />;
     case "compare":
@@ -52,7 +57,7 @@ function Page({ route, session }: { route: Route; session: Session }) {
     case "task":
       return <TaskPage instance={route.instance} permissions={permissions} />;
     case "tokens":
-      return <TokensPage />;
+      return <TokensPage permissions={permissions} />;
     case "not-found":
       return (
         <section>
@@ -101,6 +106,9 @@ export function routeTitle(route: Route): string {
 
 export function App() {
   const route = useRoute();
+  // A page, not its query: applying a filter keeps focus where it is.
+  useFocusHeading(routeHash(route).split("?")[0]!);
+  useShortcuts();
   useEffect(() => {
     document.title = routeTitle(route);
   }, [route]);
@@ -161,9 +169,15 @@ export function App() {
             ))}
           </ul>
         </nav>
+        <TimeZoneSwitch />
         {session.login && (
           <div className="who">
             <span>{session.subject}</span>
+            {session.scopes !== null && (
+              <span className="scopes" title="The processes you can reach (docs: Scopes)">
+                {session.scopes.length > 0 ? `scopes: ${session.scopes.join(", ")}` : "no processes"}
+              </span>
+            )}
             <button type="button" onClick={() => logout().then(refresh, refresh)}>
               Sign out
             </button>

@@ -110,8 +110,18 @@ export function childMatches(child: ChildFacts, text: string): boolean {
   const needle = text.trim().toLowerCase();
   if (!needle) return true;
   const { ref, view } = child;
-  const place = ref.key === null ? ref.task : `${ref.task}[${ref.key}]`;
+  const place = childPlace(ref);
   return [place, ref.id, view?.process, view?.status, view?.task, view?.error_code].some((field) =>
     field?.toLowerCase().includes(needle),
   );
+}
+
+/** A child's place in its parent: `each_sku[31]` (list index), `pair[left]` (map key), `inner` (single child). */
+export function childPlace(ref: ChildRef): string {
+  return ref.key === null ? ref.task : `${ref.task}[${ref.key}]`;
+}
+
+/** Each child id's place, from a parent's `_children` (stored lists not spliced back are left out). */
+export function childPlaces(children: unknown): Map<string, string> {
+  return new Map(childRefs(children).map((ref) => [ref.id, childPlace(ref)]));
 }

@@ -75,6 +75,15 @@ describe("filterProblems", () => {
     expect(problems[3]).toMatch(/created after "yesterday"/);
   });
 
+  it("takes a code ending in one % or * as a prefix, and refuses a wildcard elsewhere", () => {
+    expect(filtersToQuery({ ...EMPTY_FILTERS, error_code: "http.5%" })).toEqual({ error_code_prefix: "http.5" });
+    expect(filtersToQuery({ ...EMPTY_FILTERS, error_code: "out_of*" })).toEqual({ error_code_prefix: "out_of" });
+    expect(filtersToQuery({ ...EMPTY_FILTERS, error_code: "http.503" })).toEqual({ error_code: "http.503" });
+    expect(filterProblems({ ...EMPTY_FILTERS, error_code: "http.5%" })).toEqual([]);
+    expect(filterProblems({ ...EMPTY_FILTERS, error_code: "http.%3" })[0]).toMatch(/wildcard that is not at its end/);
+    expect(filterProblems({ ...EMPTY_FILTERS, error_code: "%" })).toHaveLength(1);
+  });
+
   it("requires a process with a task, as the API does", () => {
     expect(filterProblems({ ...EMPTY_FILTERS, task: "approve" })).toEqual([
       "the task filter needs a process: task ids are unique only within a definition",

@@ -76,9 +76,9 @@ export function filtersToSearch(filters: InstanceFilters): string {
 /** What is wrong with the filters, one sentence each; the list is not fetched while any remain. */
 export function filterProblems(filters: InstanceFilters): string[] {
   const problems: string[] = [];
-  if (/[%*?]/.test(filters.error_code))
+  if (/[%*?]/.test(filters.error_code) && errorCodePrefix(filters.error_code) === null)
     problems.push(
-      `error code "${filters.error_code}" has a wildcard, but the error code is matched exactly: give a whole code such as http.503`,
+      `error code "${filters.error_code}" has a wildcard that is not at its end: the error code is matched exactly (http.503), or as a prefix with one % or * at the end (http.5%)`,
     );
   for (const status of filters.status) {
     if (!(INSTANCE_STATUSES as readonly string[]).includes(status))
@@ -99,6 +99,12 @@ export function filterProblems(filters: InstanceFilters): string[] {
   return problems;
 }
 
+/** The prefix a code ending in one `%` or `*` asks for (`http.5%` → `http.5`), or null for an exact code. */
+export function errorCodePrefix(code: string): string | null {
+  const match = /^([^%*?]+)[%*]$/.exec(code.trim());
+  return match ? match[1]! : null;
+}
+
 /** The `GET /instances` query of valid filters (check `filterProblems` first). */
 export function filtersToQuery(filters: InstanceFilters): ListInstancesQuery {
   const query: ListInstancesQuery = {};
@@ -107,7 +113,9 @@ export function filtersToQuery(filters: InstanceFilters): ListInstancesQuery {
   if (filters.version) query.version = Number(filters.version);
   if (filters.phase) query.phase = filters.phase as ListInstancesQuery["phase"];
   if (filters.task) query.task = filters.task;
-  if (filters.error_code) query.error_code = filters.error_code;
+  const prefix = errorCodePrefix(filters.error_code);
+  if (prefix !== null) query.error_code_prefix = prefix;
+  else if (filters.error_code) query.error_code = filters.error_code;
   if (filters.key) query.key = filters.key;
   if (filters.children) query.children = true;
   for (const key of TIME_FILTERS) if (filters[key]) query[key as TimeFilter] = Number(filters[key]);

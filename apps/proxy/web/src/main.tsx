@@ -4,6 +4,7 @@ import { App } from "./app.js";
 import { watchScrollers } from "./scroll-focus.js";
 import "./styles.css";
 import "./operator.css";
+import "./look.css";
 
 const root = document.getElementById("root")!;
 watchScrollers(root);

@@ -27,6 +27,15 @@ describe("sessionFromAnswer", () => {
     expect(session.passwordLogin).toBe(true);
   });
 
+  it("reads the tracing tool's URL template, and no template without {trace_id}", () => {
+    const base = { login: false, signed_in: false, subject: null, permissions: null, providers: [] };
+    expect(sessionFromAnswer(200, { ...base, trace_url: "https://tempo.example/t/{trace_id}" }).traceUrl).toBe(
+      "https://tempo.example/t/{trace_id}",
+    );
+    expect(sessionFromAnswer(200, { ...base, trace_url: "https://tempo.example/" }).traceUrl).toBeNull();
+    expect(sessionFromAnswer(200, base).traceUrl).toBeNull();
+  });
+
   it("reads a signed-in session with its permissions", () => {
     const session = sessionFromAnswer(200, {
       login: true,
@@ -39,6 +48,20 @@ describe("sessionFromAnswer", () => {
     expect(needsSignIn(session)).toBe(false);
     expect(session.subject).toBe("ann@example.com");
     expect(session.permissions).toEqual(["read"]);
+    expect(session.scopes, "no scopes in the answer: every process").toBeNull();
+  });
+
+  it("reads the person's scopes", () => {
+    const session = sessionFromAnswer(200, {
+      login: true,
+      signed_in: true,
+      subject: "olga@example.com",
+      permissions: ["read"],
+      scopes: ["orders-*"],
+      providers: [],
+      password_login: true,
+    });
+    expect(session.scopes).toEqual(["orders-*"]);
   });
 
   it("refuses server errors and malformed bodies instead of guessing", () => {

@@ -15,8 +15,15 @@ export interface Session {
   subject: string | null;
   /** null: no login, show everything and let the API decide. */
   permissions: Permissions;
+  /**
+   * The processes the person reaches (docs/auth.md "Scopes"); null: every process. The API
+   * already answers only what they cover; the header names them.
+   */
+  scopes: string[] | null;
   providers: Provider[];
   passwordLogin: boolean;
+  /** The tracing tool's page of a trace, `{trace_id}` to replace (the proxy's `trace_url`); null when none. */
+  traceUrl: string | null;
   /**
    * Set when no login is configured in front of the API (`login: false`) yet the API answered
    * 401: nobody can sign in here, and the sign-in page must say why rather than offer nothing.
@@ -30,8 +37,10 @@ export const NO_LOGIN: Session = {
   signedIn: false,
   subject: null,
   permissions: null,
+  scopes: null,
   providers: [],
   passwordLogin: false,
+  traceUrl: null,
 };
 
 /**
@@ -52,6 +61,7 @@ export function sessionFromAnswer(status: number, body: unknown): Session {
   const permissions = Array.isArray(b.permissions)
     ? b.permissions.filter((p): p is string => typeof p === "string")
     : null;
+  const scopes = Array.isArray(b.scopes) ? b.scopes.filter((p): p is string => typeof p === "string") : null;
   const providers = Array.isArray(b.providers)
     ? b.providers
         .filter((p): p is Provider => typeof p?.id === "string")
@@ -62,8 +72,10 @@ export function sessionFromAnswer(status: number, body: unknown): Session {
     signedIn: b.signed_in,
     subject: typeof b.subject === "string" ? b.subject : null,
     permissions,
+    scopes,
     providers,
     passwordLogin: b.password_login === true,
+    traceUrl: typeof b.trace_url === "string" && b.trace_url.includes("{trace_id}") ? b.trace_url : null,
   };
 }
 

@@ -56,7 +56,15 @@ export const END_NODE = "end";
  */
 export const RAISE_NODE = "!raise";
 
+/** The narrowest node; a longer task id widens every node of the graph (they share one column). */
 const NODE_W = 220;
+/**
+ * A task id is drawn in a 13 px monospace font (look.css `.graph .node .node-id`): 0.6 em per
+ * character (7.8 px), rounded up; the current task's mark adds two characters.
+ */
+export const NODE_CHAR_W = 8;
+/** The detail line is 11 px sans-serif: at most 0.62 em per character. */
+const DETAIL_CHAR_W = 7;
 const NODE_H = 46;
 const ROW = 80;
 const MARGIN = 24;
@@ -201,6 +209,12 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
   const tasks = asArray(field(definition, "tasks"));
   const count = tasks.length;
   const ids = tasks.map((task, i) => text(field(task, "id")) || `#${i}`);
+  // As wide as the longest task id (up to 64 characters) and its detail line, so none is cut.
+  const nodeW = Math.max(
+    NODE_W,
+    ...ids.map((id) => (id.length + 2) * NODE_CHAR_W + 16),
+    ...tasks.map((task) => detailOf(task).length * DETAIL_CHAR_W + 24),
+  );
   const index = new Map(ids.map((id, i) => [id, i]));
   const raw: RawEdge[] = [];
   tasks.forEach((task, i) => {
@@ -237,7 +251,7 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
     detail: detailOf(tasks[i]),
     x,
     y: rowY(i),
-    width: NODE_W,
+    width: nodeW,
     height: NODE_H,
     terminal: false,
     current: id === current,
@@ -245,9 +259,9 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
   nodes.push({
     id: END_NODE,
     detail: "",
-    x: x + NODE_W / 4,
+    x: x + nodeW / 4,
     y: rowY(count),
-    width: NODE_W / 2,
+    width: nodeW / 2,
     height: NODE_H - 12,
     terminal: true,
     current: false,
@@ -256,17 +270,17 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
     nodes.push({
       id: RAISE_NODE,
       detail: "",
-      x: x + NODE_W / 4,
+      x: x + nodeW / 4,
       y: rowY(count + 1),
-      width: NODE_W / 2,
+      width: nodeW / 2,
       height: NODE_H - 12,
       terminal: true,
       current: false,
     });
-  const mid = x + NODE_W / 2;
+  const mid = x + nodeW / 2;
   const name = (row: number) => (row === count ? END_NODE : row === count + 1 ? RAISE_NODE : ids[row]);
 
-  const rightColumn = x + NODE_W + rightLanesWidth + LABEL_GAP;
+  const rightColumn = x + nodeW + rightLanesWidth + LABEL_GAP;
   const leftColumn = x - leftLanesWidth - LABEL_GAP;
   const out: GraphEdge[] = [];
   // The point on each labelled edge its leader starts from, and the height its label would like.
@@ -294,7 +308,7 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
     }
     const onLeft = edge.kind === "error";
     const lane = onLeft ? leftLanes[left.indexOf(edge)] : rightLanes[right.indexOf(edge)];
-    const side = onLeft ? x : x + NODE_W;
+    const side = onLeft ? x : x + nodeW;
     const laneX = onLeft ? side - LANE_GAP * (lane + 1) : side + LANE_GAP * (lane + 1);
     const targetNode = nodes[edge.to];
     const targetSide = onLeft ? targetNode.x : targetNode.x + targetNode.width;
@@ -326,7 +340,7 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
       lowest = Math.max(lowest, lineY + 4);
     }
   }
-  const width = x + NODE_W + rightWidth + MARGIN;
+  const width = x + nodeW + rightWidth + MARGIN;
   const height = Math.max(rowY(raises ? count + 1 : count) + NODE_H, lowest) + MARGIN;
   return { width, height, nodes, edges: out };
 }

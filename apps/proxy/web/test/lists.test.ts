@@ -88,10 +88,12 @@ describe("instance list pagination", () => {
 });
 
 describe("error code filter", () => {
-  it("says the error code is matched exactly instead of silently matching nothing for a wildcard", async () => {
+  it("says the error code is matched exactly or by a prefix, instead of silently matching nothing for a wildcard inside it", async () => {
     const { page, web } = stack;
-    await page.goto(`${web.url}/#/instances?error_code=http.5%25`);
-    await expect.poll(() => page.getByRole("alert").textContent()).toContain("matched exactly");
+    await page.goto(`${web.url}/#/instances?error_code=http.%253`);
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toContain("matched exactly (http.503), or as a prefix");
     expect(await page.locator("tbody tr[data-instance]").count(), "nothing is listed as if it matched").toBe(0);
   });
 });

@@ -45,4 +45,12 @@ describe("the UI through a proxy without a config, in front of an API that requi
     );
     expect(await page.getByText("No sign-in method is configured on this proxy.").count()).toBe(0);
   });
+
+  it("answers /favicon.ico with an icon, not 404 (browsers and bookmarks ask for it by that name)", async () => {
+    const res = await fetch(`${proxy!.url}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/x-icon");
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect([...bytes.slice(0, 4)], "an ICO header").toEqual([0, 0, 1, 0]);
+  });
 });

@@ -293,3 +293,83 @@ describe("tasklist", () => {
     await page.close();
   });
 });
+
+// Issue 34: a reviewer answers in one go, and a refusal is read where the person is looking.
+describe("answering a task", () => {
+  it("rejects in one go: a required box never touched is sent as false", async () => {
+    const { page, web } = stack;
+    const id = await parkedExpense(7);
+    await page.goto("about:blank");
+    await page.goto(`${web.url}/#/external/${id}`);
+    const form = page.getByRole("form", { name: "Resolve" });
+    await expect.poll(() => form.getByLabel("approver.name").count()).toBe(1);
+    await form.getByLabel("amount").fill("7");
+    await form.getByLabel("approver.name").fill("Rex");
+    await form.getByRole("button", { name: "Resolve" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("Resolved: task approve took the result");
+    expect((await settled(id)).output).toEqual({ decision: { approved: false, amount: 7, approver: { name: "Rex" } } });
+  });
+
+  for (const width of [1440, 390])
+    it(`at ${width} px checks required fields before sending, and writes each problem beside its field, focused and in view`, async () => {
+      const { browser, web, client } = stack;
+      const id = await parkedExpense(8);
+      const page = await browser.newPage({ viewport: { width, height: 700 } });
+      const signals: string[] = [];
+      page.on("request", (request) => {
+        if (request.url().includes("/external-tasks/signal")) signals.push(request.url());
+      });
+      await page.goto(`${web.url}/#/external/${id}`);
+      const form = page.getByRole("form", { name: "Resolve" });
+      await expect.poll(() => form.getByLabel("approver.name").count()).toBe(1);
+      const focusedInView = () =>
+        page.evaluate(() => {
+          const active = document.activeElement as HTMLElement;
+          const error = document.getElementById(`${active.id}-error`);
+          const seen = (el: Element | null) =>
+            !!el && el.getBoundingClientRect().top >= 0 && el.getBoundingClientRect().bottom <= window.innerHeight;
+          return `${active.id} invalid=${active.getAttribute("aria-invalid")} field-in-view=${seen(active)} error-in-view=${seen(error)}: ${error?.textContent ?? ""}`;
+        });
+
+      await form.getByRole("button", { name: "Resolve" }).click();
+      await expect
+        .poll(focusedInView, { message: "the first empty required field, before anything is sent" })
+        .toBe("result-amount invalid=true field-in-view=true error-in-view=true: required: fill it in");
+      expect(await page.locator("#result-approver\\.name-error").textContent()).toBe("required: fill it in");
+      expect(signals, "nothing sent").toEqual([]);
+
+      await form.getByLabel("amount").fill("0");
+      await form.getByLabel("approver.name").fill("Bo");
+      await form.getByRole("button", { name: "Resolve" }).click();
+      await expect
+        .poll(focusedInView, { message: "the API's refusal beside the field its path names" })
+        .toMatch(/^result-amount invalid=true field-in-view=true error-in-view=true: result\.amount: /);
+      expect(await page.locator("#result-approver\\.name-error").count(), "the fixed field is no longer marked").toBe(
+        0,
+      );
+      const serious = (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+      expect(describeViolations(serious), "axe with problems beside the fields").toBe("");
+      await client.call("cancelInstance", { params: { id } });
+      await page.close();
+    });
+
+  it("shows the tree's business key on the tasklist, the task's page and the instance's page", async () => {
+    const { page, web, client } = stack;
+    const id = (
+      await client.call("startInstance", { body: { process: "expense", input: { amount: 2 }, key: "exp-42" } })
+    ).id;
+    await eventually("parked", async () =>
+      (await client.call("listExternalTasks", { query: { instance_id: id } })).items.length === 1 ? true : undefined,
+    );
+    await page.goto("about:blank");
+    await page.goto(`${web.url}/#/external`);
+    await expect.poll(() => page.locator(`tr[data-instance="${id}"] .row-key`).textContent()).toBe("key exp-42");
+    await page.goto("about:blank");
+    await page.goto(`${web.url}/#/external/${id}`);
+    await expect.poll(() => page.getByTestId("business-key").textContent()).toBe("exp-42");
+    await page.goto("about:blank");
+    await page.goto(`${web.url}/#/instances/${id}`);
+    await expect.poll(() => page.getByTestId("business-key").textContent()).toBe("exp-42");
+    await client.call("cancelInstance", { params: { id } });
+  });
+});

@@ -170,6 +170,9 @@ export const externalTaskActions = [
             {
               instance_id: str("The waiting instance."),
               root_id: str("The root of its tree."),
+              key: nullable(
+                str("**Extension.** The business key of the tree (its root's `key`); null when none was given."),
+              ),
               process: str("Process name."),
               version: int("Process version.", { minimum: 1, maximum: MAX_VERSION }),
               task: str("Task id."),
@@ -187,6 +190,7 @@ export const externalTaskActions = [
             [
               "instance_id",
               "root_id",
+              "key",
               "process",
               "version",
               "task",
@@ -212,6 +216,7 @@ export const externalTaskActions = [
           {
             instance_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
             root_id: "019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
+            key: "A-1001",
             process: "order-fulfilment",
             version: 3,
             task: "approve",

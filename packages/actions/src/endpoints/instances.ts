@@ -166,6 +166,10 @@ export const LOG_ENTRY_SCHEMA = responseObject(
     actor_label: nullable(ACTOR_LABEL),
     data: openObject("Structured details; never contains secrets."),
     created_at: dateTime("When it was written (ISO 8601 UTC)."),
+    trace_id: str(
+      '**Extension.** The trace id of the instance\'s trace (32 hex digits, docs/tracing.md "The trace of an instance"), for a link to the tracing tool; absent when the server does not trace and the instance stored no trace context.',
+      { pattern: "^[0-9a-f]{32}$" },
+    ),
   },
   ["id", "instance_id", "level", "event", "message", "created_at"],
   { title: "LogEntry" },
@@ -201,6 +205,10 @@ export const INSTANCE_FILTERS: Record<string, JsonSchema> = {
   phase: str("Only running instances waiting in this phase.", { enum: [...INSTANCE_PHASES] }),
   task: str("Exact task id the instance sits on (pair with `process`).", { minLength: 1 }),
   error_code: str("Exact error code, e.g. `http.503` or `out_of_stock`.", { minLength: 1 }),
+  error_code_prefix: str(
+    "**Extension.** Error codes starting with this text: `http.5` selects `http.500`…`http.599`. Matched literally (`_` and `%` are not wildcards).",
+    { minLength: 1, maxLength: 200 },
+  ),
   process: processName("Exact process name, across every version."),
   version: int("Exact process version; 0 means any.", { minimum: 0, maximum: MAX_VERSION }),
   children: bool("Include child instances. Omitted or false: roots only, one row per tree."),

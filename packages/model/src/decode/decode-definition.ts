@@ -9,12 +9,13 @@ import { typeDefinition } from "../typing.js";
 import { checkChildPatterns, checkRaisedAndPanicked } from "./cross-task-checks.js";
 import type { DecodeContext, DecodeResult } from "./decode-context.js";
 import { decodeConfigSchema, decodeDefs, decodeObjectSchema } from "./decode-document-schemas.js";
+import { decodeConcurrency } from "./decode-flow.js";
 import { decodeTask } from "./decode-task.js";
 import { rejectUnknownFields, report, type Scope } from "./scope.js";
 
 export type { DecodeContext, DecodeResult } from "./decode-context.js";
 
-const DEFINITION_FIELDS = ["name", "tasks", "input_schema", "output", "config_schema", "$defs"];
+const DEFINITION_FIELDS = ["name", "tasks", "input_schema", "output", "config_schema", "$defs", "concurrency"];
 
 export function decodeDefinition(raw: unknown, ctx: DecodeContext = {}): DecodeResult {
   try {
@@ -81,6 +82,10 @@ function decode(raw: unknown, ctx: DecodeContext): DecodeResult {
   if (raw.input_schema !== undefined) def.input_schema = decodeObjectSchema(sc, raw.input_schema, "input_schema");
   if (raw.config_schema !== undefined) def.config_schema = decodeConfigSchema(sc, raw.config_schema);
   if (raw.output !== undefined) def.output = raw.output as Definition["output"];
+  if (raw.concurrency !== undefined) {
+    const c = decodeConcurrency(sc, raw.concurrency, "concurrency");
+    if (c !== undefined) def.concurrency = c;
+  }
 
   let routingOk = true;
   const rawIndex: number[] = [];

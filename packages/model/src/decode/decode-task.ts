@@ -5,6 +5,7 @@ import { authoredCodeProblem, RESERVED_TASK_IDS, TASK_ID } from "../names.js";
 import { onlyOnceProblems } from "../only-once.js";
 import { joinPath } from "../problems.js";
 import { decodeAction } from "./decode-action.js";
+import { decodeConcurrency, decodeRateLimit } from "./decode-flow.js";
 import type { ChildNames } from "./decode-child.js";
 import { decodeOnError } from "./decode-on-error.js";
 import type { TaskIndex } from "./decode-routing.js";
@@ -12,7 +13,18 @@ import { decodeSwitch } from "./decode-switch.js";
 import { decodeTimeout } from "./decode-timing.js";
 import { decodeSchemaOrNull, expectBoolean, expectObject, rejectUnknownFields, report, type Scope } from "./scope.js";
 
-const TASK_FIELDS = ["id", "action", "output", "switch", "on_error", "raises", "only_once", "timeout"];
+const TASK_FIELDS = [
+  "id",
+  "action",
+  "output",
+  "switch",
+  "on_error",
+  "raises",
+  "only_once",
+  "timeout",
+  "concurrency",
+  "rate_limit",
+];
 
 export function taskIdProblem(id: string): string | undefined {
   if (RESERVED_TASK_IDS.includes(id)) return `task id "${id}" is reserved (it is a goto keyword)`;
@@ -55,6 +67,18 @@ export function decodeTask(base: Scope, raw: unknown, tasks: TaskIndex, names: C
     if (v === true) task.only_once = true;
     if (v === true && obj.action === undefined)
       report(sc, joinPath(path, "only_once"), "only_once needs an action to protect");
+  }
+  for (const field of ["concurrency", "rate_limit"] as const) {
+    if (obj[field] === undefined) continue;
+    const at = joinPath(path, field);
+    if (obj.action === undefined) report(sc, at, `${field} needs an action to hold back (a routing task runs inline)`);
+    else if (field === "concurrency") {
+      const c = decodeConcurrency(sc, obj[field], at);
+      if (c !== undefined) task.concurrency = c;
+    } else {
+      const r = decodeRateLimit(sc, obj[field], at);
+      if (r !== undefined) task.rate_limit = r;
+    }
   }
   for (const p of onlyOnceProblems(task)) report(sc, `${path}.${p.at}`, p.message);
   task.on_error.forEach((rule, i) => {

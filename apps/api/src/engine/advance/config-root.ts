@@ -1,5 +1,6 @@
 import { type Json, parseJson } from "@baton/expr";
 import type { Definition, Schema } from "@baton/model";
+import { scopesCover } from "@baton/actions/scope-rule";
 import { TaskFailure } from "./task-failure.js";
 
 /**
@@ -49,4 +50,37 @@ function readValue(raw: string, schema: Schema, variable: string): Json {
   } catch {
     throw new TaskFailure("engine.config", `${variable} is not valid JSON for a ${types.join(" or ")} setting`);
   }
+}
+
+/**
+ * Who may read each shared global (`--share-global`, docs/security.md "The secret model"):
+ * `NAME` shares `BATON_GLOBAL_<NAME>` with every process, `NAME=<scope pattern>` with the
+ * processes the pattern reaches (repeat it for more patterns); `*` shares every global with
+ * every process. By variable; null = every process.
+ */
+export type GlobalGrants = "all" | Map<string, string[] | null>;
+
+export function globalGrants(shared: readonly string[]): GlobalGrants {
+  if (shared.includes("*")) return "all";
+  const grants = new Map<string, string[] | null>();
+  for (const entry of shared) {
+    const at = entry.indexOf("=");
+    const variable = configVariables("global", at < 0 ? entry : entry.slice(0, at))[1];
+    if (at < 0) grants.set(variable, null);
+    else if (grants.get(variable) !== null)
+      grants.set(variable, [...(grants.get(variable) ?? []), entry.slice(at + 1)]);
+  }
+  return grants;
+}
+
+/** `env` as process `name` reads it: a global shared only with other scopes is absent (docs/auth.md "Scopes"). */
+export function grantedEnv(env: NodeJS.ProcessEnv, name: string, grants: GlobalGrants): NodeJS.ProcessEnv {
+  if (grants === "all") return env;
+  return new Proxy(env, {
+    get(target, key) {
+      if (typeof key !== "string" || !key.startsWith("BATON_GLOBAL_")) return target[key as string];
+      const patterns = grants.get(key);
+      return patterns === undefined || scopesCover(patterns, name) ? target[key] : undefined;
+    },
+  });
 }

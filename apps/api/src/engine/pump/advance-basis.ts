@@ -5,7 +5,7 @@ import type { Clock } from "../../clock.js";
 import type { Db } from "../../storage/db.js";
 import type { AdvanceInput, AdvanceResult } from "../advance/advance-types.js";
 import type { CompiledDefinition } from "../advance/compiled-definition.js";
-import { configRoot } from "../advance/config-root.js";
+import { configRoot, globalGrants, grantedEnv } from "../advance/config-root.js";
 import type { InMemoryBasis } from "../advance/in-memory.js";
 import type { InstanceState } from "../advance/instance-state.js";
 import { stateLimitFailure } from "../advance/state-limit.js";
@@ -30,6 +30,8 @@ export function createAdvanceBasis(deps: {
   const { db, clock, config, workerId, env } = deps;
   const definitions = createDefinitionCache(db);
   const configRoots = new WeakMap<CompiledDefinition, { [key: string]: Json }>();
+  // Globals shared with some scopes only are read by those processes only (docs/security.md "The secret model").
+  const grants = globalGrants(config.sharedGlobals ?? []);
   const secretsOf = secretsCache(env);
   const evalLimits = evalLimitsOf(config.limits);
   const now = () => clock.now();
@@ -46,7 +48,7 @@ export function createAdvanceBasis(deps: {
         config: () => {
           let root = configRoots.get(def);
           if (root === undefined) {
-            root = configRoot(def.definition, env);
+            root = configRoot(def.definition, grantedEnv(env, def.definition.name, grants));
             configRoots.set(def, root);
           }
           return root;
@@ -55,6 +57,8 @@ export function createAdvanceBasis(deps: {
         limitFlag,
         maxChildrenPerVisit: config.limits.childrenPerVisit,
         maxEntriesWithoutWaiting: config.limits.entriesWithoutWaiting,
+        maxVisitsRecorded: config.limits.visitsRecorded,
+        maxVisitRecordBytes: config.limits.visitRecordBytes,
       };
     },
     /**

@@ -9,8 +9,11 @@ import { asInstanceState, type InstanceState } from "../advance/instance-state.j
 import { LEASE_MS, LEASE_RENEW_MS } from "../statuses.js";
 import { createAdvanceBasis } from "./advance-basis.js";
 import { createChores } from "./chores.js";
+import { createFlowChore } from "../flow/chore.js";
 import { type LeasedRow, leaseDue, expireLeases, releaseKeptLease } from "../leases.js";
 import { createScheduleChore } from "../schedules/chore.js";
+import { createDeliveryChore } from "../events/chore.js";
+import { fetchPolicyOf } from "../fetch/host-policy.js";
 import type { WriteOutcome } from "./commit.js";
 import { createCommitter } from "./committer.js";
 import { createFailureLog } from "./failure-log.js";
@@ -69,6 +72,7 @@ export function startPump(deps: EngineDeps) {
     ...{ db, clock, config, log, workerId, basis, metrics, committer },
     wake: () => wake(),
     beforeWrite: deps.beforeWrite,
+    flowPass: () => flow.request(),
   });
   const inFlight = new Map<string, InFlight>();
   let reserved = 0;
@@ -81,7 +85,12 @@ export function startPump(deps: EngineDeps) {
 
   const logFailure = createFailureLog(log);
   const schedules = createScheduleChore({ db, clock, config, metrics, logFailure, wake: () => wake() });
-  const chores = [...createChores(db, clock, log, logFailure), schedules.run];
+  const flow = createFlowChore({ db, clock, config, metrics, logFailure, wake: () => wake() });
+  const deliveries = createDeliveryChore({
+    ...{ db, clock, config, workerId, metrics, env, logFailure },
+    policy: fetchPolicyOf(config),
+  });
+  const chores = [...createChores(db, clock, log, logFailure), schedules.run, deliveries.run, flow.run];
 
   const renewTimer = setInterval(
     () =>
@@ -261,6 +270,9 @@ export function startPump(deps: EngineDeps) {
       stopStats();
       await pumpRound;
       await schedules.idle();
+      flow.stop();
+      await flow.idle();
+      await deliveries.idle();
       const pending = [...inFlight.values()].map((v) => v.done);
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([

@@ -8,13 +8,14 @@ import type { InMemoryAdvance } from "../carry.js";
 import { type AdvanceBasis, advanceInputOf } from "./advance-basis.js";
 import type { LeasedRow } from "../leases.js";
 import { toStore } from "./commit.js";
+import { usesFlowControl } from "../flow/needs.js";
 
 /**
  * The advance the pump would run for `row` next, computed with no I/O (docs/engine.md "One
  * advance in memory"), for a request that writes the final row itself. Undefined whenever that
  * cannot be exact — the advance reaches a fetch, a child task or the signal buffer, the state
- * holds externalised values (reading them is I/O), the result would store new objects, or the
- * definition cannot be compiled — and the caller takes the path that leases the row first.
+ * holds externalised values (reading them is I/O), the result would store new objects, the
+ * definition declares flow control, or it cannot be compiled — and the caller takes the path that leases the row first.
  * The row is taken as a first attempt: it was not claimed, so no earlier attempt can have run.
  */
 export function createInMemoryAdvance(basis: AdvanceBasis, thresholdBytes: number, metrics: EngineMetrics) {
@@ -30,6 +31,8 @@ export function createInMemoryAdvance(basis: AdvanceBasis, thresholdBytes: numbe
       if (error instanceof DefinitionFault) return undefined;
       throw error;
     }
+    // Its advance may need a flow-control slot first (docs/flow-control.md "Slots"): the gate reads.
+    if (usesFlowControl(def.definition)) return undefined;
     // Taken as a first attempt (not reclaimed, no previous owner), whatever the row says: see above.
     const computed = await advanceInMemory(
       def,
@@ -47,7 +50,12 @@ export function createInMemoryAdvance(basis: AdvanceBasis, thresholdBytes: numbe
       state: stringifyJson(state.value),
       output: output === undefined ? null : stringifyJson(output.value),
       report: (applied) =>
-        metrics.advanced(taskKind, applied ? result.status : "dropped", (performance.now() - began) / 1000),
+        metrics.advanced(
+          taskKind,
+          applied ? result.status : "dropped",
+          (performance.now() - began) / 1000,
+          row.process,
+        ),
     };
   };
 }

@@ -1,8 +1,8 @@
 import { type Json, parseWrittenJson, type Scope } from "@baton/expr";
-import type { Logger } from "@baton/log";
+import { type Logger, withFields } from "@baton/log";
 import type { ServerConfig } from "../../config.js";
 import { flagOf } from "../../limits.js";
-import { type EngineMetrics, statusClass } from "../../metrics/metrics.js";
+import { type EngineMetrics, statusClass, type TraceExemplar } from "../../metrics/metrics.js";
 import type { Clock } from "../../clock.js";
 import type { Db } from "../../storage/db.js";
 import { isDatabaseUnavailable } from "../../storage/db-unavailable.js";
@@ -26,6 +26,9 @@ import type { WriteOutcome } from "./commit.js";
 import type { createCommitter } from "./committer.js";
 import type { InFlight } from "./in-flight.js";
 import { ensureLease, LeaseTooShort } from "./lease-renewal.js";
+import { crashedFailure, definitionFailure, failedWithoutAdvance } from "./failed-without-advance.js";
+import { gateAdvance } from "../flow/gate.js";
+import { type FlowNeed, usesFlowControl } from "../flow/needs.js";
 import { instanceTraceparent, type Tracing, tracing } from "../../tracing/index.js";
 import type { Span } from "../../tracing/sdk.js";
 
@@ -43,6 +46,8 @@ export interface RunnerDeps {
   wake: () => void;
   /** EngineDeps.beforeWrite. */
   beforeWrite?: (instanceId: string) => Promise<void>;
+  /** Asks for a flow-control grant pass soon (engine/flow/chore.ts): a wait was queued or a slot freed. */
+  flowPass: () => void;
 }
 
 /** Runs one claimed advance and submits its write; resolves with whether the write landed. */
@@ -61,7 +66,7 @@ export type RunAdvance = (
  * round retries the instance.
  */
 export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
-  const { db, clock, config, log, workerId, basis, metrics, committer, wake, beforeWrite } = deps;
+  const { db, clock, config, workerId, basis, metrics, committer, wake, beforeWrite, flowPass } = deps;
   const { definitions, secretsOf } = basis;
   const treeLimits = {
     maxDepth: config.limits.treeDepth,
@@ -70,10 +75,11 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     instancesFlag: flagOf("treeInstances"),
   };
   const treeMemo = newTreeMemo();
+  const gateDeps = { db, clock, workerId, metrics, maxKeyChars: config.limits.flowKeyChars, beforeWrite, flowPass };
   const fetchPolicy = fetchPolicyOf(config);
 
   /**
-   * With tracing on, the advance runs inside its span (docs/tracing.md "Spans"): a child of the
+   * With tracing on, the advance has its span (docs/tracing.md "Spans"): a child of the
    * instance's stored trace context, so whichever replica runs it, after a restart or a
    * reclaim, it joins the same trace; its fetch's client span and its log lines join it.
    */
@@ -100,9 +106,12 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
         "baton.lease_epoch": row.leaseEpoch,
         "baton.reclaimed": row.reclaimedFrom !== null,
       },
-      tracer.contextOf(instanceTraceparent(row.traceParent, row.rootId, row.id)),
+      instanceTraceparent(row.traceParent, row.rootId, row.id),
     );
-    return tracer.within(span, () => run(row, stored, entry, keepLease, { tracer, span })).finally(() => span.end());
+    const traceParent = tracer.traceparentOf(span);
+    const exemplar = tracer.logFields(span);
+    const log = withFields(deps.log, exemplar);
+    return run(row, stored, entry, keepLease, { tracer, span, traceParent, log, exemplar }).finally(() => span.end());
   }
 
   async function run(
@@ -110,14 +119,16 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     stored: InstanceState | undefined,
     entry: InFlight,
     keepLease: boolean,
-    trace?: { tracer: Tracing; span: Span },
+    trace?: { tracer: Tracing; span: Span; traceParent: string; log: Logger; exemplar: TraceExemplar },
   ): Promise<WriteOutcome> {
+    // Inside the advance's span, every line carries its trace_id and span_id (docs/tracing.md "Logs").
+    const log = trace?.log ?? deps.log;
     const abandoned = entry.abort.signal;
     let secrets: string[] = [];
     const began = performance.now();
     let taskKind = "unknown";
     const report = (outcome: string) => {
-      metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000);
+      metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000, row.process, trace?.exemplar);
       trace?.span.setAttributes({ "baton.task_kind": taskKind, "baton.outcome": outcome });
     };
     try {
@@ -132,63 +143,77 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
         !crashed && listRefs(storedJson).length > 0 ? asInstanceState(await resolveRefs(db, storedJson)) : storedState;
       // After the last round trip before the advance (claim, kept-lease write, object reads).
       await ensureLease(db, clock, workerId, row.id, entry);
-      let result: AdvanceResult;
+      let result: AdvanceResult | undefined;
       let children: ChildEnvironment | undefined;
+      let needs: FlowNeed[] = [];
       try {
         const def = await definitions.get(row.process, row.version);
         secrets = secretsOf(def.definition);
         const task = def.byId.get(row.task)?.task;
         taskKind = task?.action?.type ?? "routing";
-        if (row.reclaimedFrom !== null && task?.only_once) metrics.onlyOnceInterrupted();
-        result = crashed
-          ? crashedFailure(row, state, config.limits.advanceAttempts)
-          : await advance(def, advanceInputOf(row, state), {
-              ...basis.environment(def),
-              fetch: async (task: CompiledTask, scope: Scope, taskEpoch: number) => {
-                // The request leaves right after this check: the definition and signal reads are behind it.
-                await ensureLease(db, clock, workerId, row.id, entry);
-                return runFetch(task.fetch!, {
-                  instanceId: row.id,
-                  taskId: task.task.id,
-                  taskEpoch,
-                  scope,
-                  policy: fetchPolicy,
-                  defs: def.definition.$defs,
-                  abort: abandoned,
-                  maxResponseBytes: config.limits.fetchResponseBytes,
-                  observeCall: (host, status, seconds) => metrics.fetched(host, statusClass(status), seconds),
-                });
-              },
-              peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
-              // Made on first use (only child tasks read it), then the same one for the whole
-              // advance: its version lookups and the depth it learned are shared by its spawns.
-              get children() {
-                children ??= childReads(
-                  childEnvironment(
-                    db,
-                    clock,
-                    definitions,
-                    {
-                      id: row.id,
-                      rootId: row.rootId,
-                      process: row.process,
-                      version: row.version,
-                      leaseEpoch: row.leaseEpoch,
-                    },
-                    treeLimits,
-                    treeMemo,
-                  ),
-                );
-                return children;
-              },
-            });
+        // Flow control (docs/flow-control.md "Slots"): a definition without it reads nothing here.
+        if (!crashed && usesFlowControl(def.definition)) {
+          const gate = await gateAdvance(gateDeps, def, row, state, basis.environment(def));
+          needs = gate.needs;
+          if (gate.failure !== undefined)
+            result = failedWithoutAdvance(row, state, gate.failure.code, `flow-control key: ${gate.failure.message}`);
+          else if (gate.parked !== undefined) {
+            report(gate.parked.applied ? "waiting" : "dropped");
+            return gate.parked;
+          }
+        }
+        if (result === undefined)
+          result = crashed
+            ? crashedFailure(row, state, config.limits.advanceAttempts)
+            : await advance(def, advanceInputOf(row, state), {
+                ...basis.environment(def),
+                fetch: async (task: CompiledTask, scope: Scope, taskEpoch: number) => {
+                  // The request leaves right after this check: the definition and signal reads are behind it.
+                  await ensureLease(db, clock, workerId, row.id, entry);
+                  return runFetch(task.fetch!, {
+                    instanceId: row.id,
+                    taskId: task.task.id,
+                    taskEpoch,
+                    scope,
+                    policy: fetchPolicy,
+                    defs: def.definition.$defs,
+                    abort: abandoned,
+                    maxResponseBytes: config.limits.fetchResponseBytes,
+                    observeCall: (host, status, seconds) =>
+                      metrics.fetched(host, statusClass(status), seconds, trace?.exemplar),
+                    traceParent: trace?.traceParent,
+                  });
+                },
+                peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
+                // Made on first use (only child tasks read it), then the same one for the whole
+                // advance: its version lookups and the depth it learned are shared by its spawns.
+                get children() {
+                  children ??= childReads(
+                    childEnvironment(
+                      db,
+                      clock,
+                      definitions,
+                      {
+                        id: row.id,
+                        rootId: row.rootId,
+                        process: row.process,
+                        version: row.version,
+                        leaseEpoch: row.leaseEpoch,
+                      },
+                      treeLimits,
+                      treeMemo,
+                    ),
+                  );
+                  return children;
+                },
+              });
       } catch (error) {
         if (!(error instanceof DefinitionFault)) throw error;
         result = definitionFailure(row, state, error.message);
       }
-      result = basis.finish(result, state, secrets);
+      const finished = basis.finish(result, state, secrets);
       // The code only: an error message may quote an upstream's body.
-      if (trace !== undefined && result.errorCode !== null) trace.tracer.fail(trace.span, result.errorCode);
+      if (trace !== undefined && finished.errorCode !== null) trace.tracer.fail(trace.span, finished.errorCode);
       if (beforeWrite !== undefined) await beforeWrite(row.id);
       if (abandoned.aborted) {
         report("abandoned");
@@ -199,17 +224,21 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
         .submit({
           claim: row,
           storedState,
-          result,
+          result: finished,
           keepLeaseFor: keepLease ? workerId : undefined,
-          traceParent: trace?.tracer.traceparentOf(trace.span),
+          traceParent: trace?.traceParent,
         })
         .finally(() => (entry.writing = false));
-      report(outcome.applied ? result.status : "dropped");
+      report(outcome.applied ? finished.status : "dropped");
+      // A slot this advance held may be free now: the visit moved on or the instance settled.
+      const settled = finished.status !== "running";
+      if (outcome.applied && needs.some((n) => settled || (n.taskEpoch !== -1 && finished.taskEpoch !== row.taskEpoch)))
+        flowPass();
       if (!outcome.applied)
         log.warn("advance dropped: the lease moved on", { instance: row.id, lease_epoch: row.leaseEpoch });
       // Work this write made due elsewhere in the tree: the children it spawned, or the parent
       // a settling child may have woken. Without a wake they would wait for the next poll.
-      else if ((result.spawns?.length ?? 0) > 0 || (row.parentId !== null && isSettled(outcome.status ?? ""))) wake();
+      else if ((finished.spawns?.length ?? 0) > 0 || (row.parentId !== null && isSettled(outcome.status ?? ""))) wake();
       return outcome;
     } catch (error) {
       if (error instanceof LeaseTooShort) {
@@ -260,35 +289,5 @@ function childReads(children: ChildEnvironment): ChildEnvironment {
     resolveChild: abandonWhenUnavailable(children.resolveChild),
     loadChildren: abandonWhenUnavailable(children.loadChildren),
     reserveChildren: abandonWhenUnavailable(children.reserveChildren),
-  };
-}
-
-function crashedFailure(row: LeasedRow, state: InstanceState, limit: number): AdvanceResult {
-  return failedWithoutAdvance(
-    row,
-    state,
-    "engine.crashed",
-    `the instance was claimed ${row.attempts} times since its last write without an advance landing (the process running it stopped, or its write kept failing); it fails instead of being tried again (${flagOf("advanceAttempts")} is ${limit})`,
-  );
-}
-
-function definitionFailure(row: LeasedRow, state: InstanceState, message: string): AdvanceResult {
-  return failedWithoutAdvance(row, state, "engine.definition", message);
-}
-
-/** The result that fails the instance at its task, as it stands, with `code` and its instance.failed line. */
-function failedWithoutAdvance(row: LeasedRow, state: InstanceState, code: string, why: string): AdvanceResult {
-  const text = `task "${row.task}": ${code}: ${why}`;
-  return {
-    status: "failed",
-    task: row.task,
-    taskEpoch: row.taskEpoch,
-    retryCount: row.retryCount,
-    state,
-    written: new Set(),
-    errorCode: code,
-    errorMessage: text,
-    wakeAt: null,
-    logs: [{ level: "error", event: "instance.failed", message: text, task: row.task, data: { code } }],
   };
 }

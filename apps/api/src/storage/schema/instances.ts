@@ -89,6 +89,12 @@ export const instances = pgTable(
     // sampler's live counts, abandoned pause/cancel); the trailing columns let counts that the
     // counters cannot answer (views/instance-counts.ts) scan this index alone.
     index("instances_status_created_idx").on(t.status, t.createdAt, t.id, t.parentId, t.process, t.phase, t.errorCode),
+    // The activity over time (views/instance-activity.ts, docs/api.md "Activity over time"): settled
+    // roots by the instant they settled, read index-only over a window. Partial on exactly the
+    // predicate that query repeats, so a running row's writes never touch it.
+    index("instances_settled_idx")
+      .on(t.updatedAt, t.process, t.status)
+      .where(sql`parent_id IS NULL AND status IN ('completed', 'failed', 'raised')`),
   ],
 );
 

@@ -5,7 +5,7 @@
 // pause, resume and cancel some roots. Afterwards: every root settled as its verbs say, every
 // logical start is exactly one instance, child counts are exact, no upstream Idempotency-Key
 // was answered twice unless a fault hit it in flight, only_once was never re-sent, no process
-// exited but those killed, and /healthz said 503 during each outage and 200 promptly after.
+// exited but those killed, and /healthz said 503 during each outage and 200 again after it.
 // Bounded to about three minutes. PostgreSQL only: PGlite cannot be stopped under a server.
 import { randomUUID } from "node:crypto";
 import {
@@ -17,6 +17,7 @@ import {
   startUpstream,
   type TestServer,
   type Upstream,
+  until,
 } from "@baton/testkit";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
@@ -126,6 +127,7 @@ describe.skipIf(!process.env.DATABASE_URL)("chaos: replicas killed and PostgreSQ
 
     const started = new Map<string, string>(); // key → instance id
     const cancelled = new Set<string>();
+    const cancelling = new Set<string>();
     const pausedThenResumed = new Set<string>();
     let loadDone = false;
     const load = (async () => {
@@ -138,7 +140,11 @@ describe.skipIf(!process.env.DATABASE_URL)("chaos: replicas killed and PostgreSQ
         started.set(key, res.body.id);
         if (n % 6 === 1) {
           const c = await persist("cancel", (api) => api.post(`/api/instances/${res.body.id}/cancel`));
-          if (c.status < 300) cancelled.add(res.body.id);
+          // 200: cancelled. 202: cancelling, and a result its in-flight advance settles wins
+          // (docs/engine.md "Operator verbs"). 204: nothing live, it had completed already (a
+          // cancel retried across a fault can land that late).
+          if (c.status === 200) cancelled.add(res.body.id);
+          else if (c.status === 202) cancelling.add(res.body.id);
         } else if (n % 6 === 3) {
           const p = await persist("pause", (api) => api.post(`/api/instances/${res.body.id}/pause`));
           if (p.status < 300) {
@@ -192,19 +198,22 @@ describe.skipIf(!process.env.DATABASE_URL)("chaos: replicas killed and PostgreSQ
           await sleep(2_000);
           await pg!.start();
           const back = Date.now();
-          // Every live replica answers 200 again promptly.
+          // Every live replica answers 200 again. The deadline is a hang guard (testkit's
+          // `until`), not a speed check: how soon follows from the reconnect backoff
+          // (docs/engine.md "When the database goes away"), and under CI's load a replica may
+          // wait seconds for a core.
           for (const r of live()) {
-            for (;;) {
-              const res = await client(r.server.url)
-                .get("/healthz")
-                .catch(() => ({ status: 0 }));
-              if (res.status === 200) break;
-              if (Date.now() - back > 5_000)
-                throw new Error(
-                  `a replica's /healthz stayed ${res.status} 5 s after PostgreSQL came back:\n${r.server.stderr().slice(-3000)}`,
-                );
-              await sleep(50);
-            }
+            let last = 0;
+            await until(`a replica's /healthz to answer 200 after PostgreSQL came back`, async () => {
+              last = (
+                await client(r.server.url)
+                  .get("/healthz")
+                  .catch(() => ({ status: 0 }))
+              ).status;
+              return last === 200 ? true : undefined;
+            }).catch((error: Error) => {
+              throw new Error(`${error.message} (last ${last}):\n${r.server.stderr().slice(-3000)}`);
+            });
           }
           outages.push({ down, upAfterMs: Date.now() - back });
           faults.push({ at, until: Date.now() + 11_000, what: "outage" });
@@ -240,7 +249,8 @@ describe.skipIf(!process.env.DATABASE_URL)("chaos: replicas killed and PostgreSQ
 
     // Every root settled as the verbs applied to it say.
     for (const v of views) {
-      if (cancelled.has(v.id)) expect(v.status, v.id).toBe("cancelled");
+      if (cancelled.has(v.id)) expect(v.status, `${v.id}: its cancel answered 200`).toBe("cancelled");
+      else if (cancelling.has(v.id)) expect(["cancelled", "completed"], v.id).toContain(v.status);
       else expect(v.status, `${v.id}: ${JSON.stringify(v)}`).toBe("completed");
     }
     // Every logical start is exactly one instance.

@@ -9,7 +9,8 @@
 // whatever process reads it; a global the operator does not share (--share-global) is read by
 // no process, with a warning at start. Secrecy is also declared where the value is configured:
 // a variable --secret-variables names, or a setting read from a `_FILE`, is `***` everywhere
-// though no definition declares it secret.
+// though no definition declares it secret. A global shared with a scope (`NAME=ledger-*`) is
+// read by the processes the scope reaches only (docs/auth.md "Scopes").
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +23,7 @@ const PAYMENT_KEY = "payment-key-global-51d2e8";
 const UNSHARED = "unshared-global-key-0b44";
 const DECLARED = "declared-by-operator-9c1d";
 const FILED = "filed-by-operator-3e7b";
+const LEDGER = "ledger-team-global-6a1f";
 
 let database: SharedDatabase;
 let server: TestServer;
@@ -54,13 +56,17 @@ beforeAll(async () => {
   writeFileSync(secretFile, `${FILED}\n`);
   server = await startServer({
     database: database.location,
-    args: ["--poll", "50", "--share-global", "PAYMENT_KEY", "--secret-variables", "BATON_OPSEC_*"],
+    args: [
+      ...["--poll", "50", "--share-global", "PAYMENT_KEY", "--secret-variables", "BATON_OPSEC_*"],
+      ...["--share-global", "LEDGER_KEY=ledger-*"],
+    ],
     env: {
       BATON_ORDERS_CRM_TOKEN: CRM_TOKEN,
       BATON_GLOBAL_PAYMENT_KEY: PAYMENT_KEY,
       BATON_GLOBAL_UNSHARED_KEY: UNSHARED,
       BATON_OPSEC_TOKEN: DECLARED,
       BATON_FILED_KEY_FILE: secretFile,
+      BATON_GLOBAL_LEDGER_KEY: LEDGER,
     },
   });
   api = client(server.url);
@@ -148,6 +154,21 @@ describe("a secret value read under a plain setting name", () => {
     expect((await api.get(`/api/instances/${id}`)).body.error_message).toContain("upstream refused key ***");
     expect(failed).not.toContain(secret);
     expect(server.stderr()).not.toContain(secret);
+  });
+});
+
+describe("a global shared with a scope", () => {
+  it("is read by the processes the scope reaches and by no other", async () => {
+    const shown = async (name: string) => {
+      await deploy(api, leaking(name, "LEDGER_KEY"));
+      const id = (await start(api, { process: name })).id;
+      return until(`${name} to pass its leak task`, async () => {
+        const detail = await api.get(`/api/instances/${id}/detail`);
+        return detail.body.state.outputs?.leak?.value as string | undefined;
+      });
+    };
+    expect(await shown("ledger-eu")).toBe(LEDGER);
+    expect(await shown("orders-peek"), "a process outside ledger-* reads the setting unset").toBe("none");
   });
 });
 

@@ -257,6 +257,18 @@ describe("GET /api/instances over trees and every status", () => {
     expect(ids(await api.get("/api/instances?error_code=http.5"))).toEqual([]);
   });
 
+  it("filters by error_code_prefix, literally: `_` and `%` are no wildcards, in lists and counts", async () => {
+    expect(ids(await api.get("/api/instances?error_code_prefix=http.5"))).toEqual([R2]);
+    expect(ids(await api.get("/api/instances?error_code_prefix=http.5&children=true"))).toEqual([R2, C2]);
+    expect(ids(await api.get("/api/instances?error_code_prefix=out_of"))).toEqual([R3]);
+    expect(ids(await api.get("/api/instances?error_code_prefix=out%25of"))).toEqual([]);
+    expect(ids(await api.get("/api/instances?error_code_prefix=http_5"))).toEqual([]);
+    const counts = await api.get("/api/instances/counts?by=error_code&error_code_prefix=http.&children=true");
+    expect(counts.body.groups).toEqual([{ error_code: "http.503", count: 2 }]);
+    const scanned = await api.get(`/api/instances/counts?by=error_code&error_code_prefix=http.&created_after=${T0}`);
+    expect(scanned.body.groups, "the scan path too").toEqual([{ error_code: "http.503", count: 1 }]);
+  });
+
   it("filters by process, version and task", async () => {
     expect(ids(await api.get("/api/instances?process=other"))).toEqual([R4]);
     expect(ids(await api.get("/api/instances?process=tree&version=2"))).toEqual([R5]);

@@ -80,13 +80,13 @@ describe("start-up of baton-api loads only what the command needs", () => {
       const { packages, apiFiles } = await loaded(args, args.join("_"));
       expect(apiFiles.filter((f) => !FLAG_TABLE.includes(f))).toEqual([]);
       // Third-party packages: the command-line parser alone. Workspace packages: their subpaths
-      // of constants (limits, durations, connection flags, log levels, flag variables).
+      // of constants (limits, durations, scope patterns, connection flags, log levels, flag variables).
       const thirdParty = packages.filter((p) => !p.startsWith("@baton/") && !p.startsWith("packages/"));
       expect(thirdParty).toEqual(["commander"]);
       const workspace = packages.filter((p) => p.startsWith("@baton/") || p.startsWith("packages/"));
       for (const p of workspace)
         expect(p, `${p} is a package index or a module with imports`).toMatch(
-          /(expr\/dist\/eval-limits|model\/dist\/(limits|duration)|http-edge\/dist\/.*|log\/dist\/index|flag-env\/dist\/index)\.js$/,
+          /(expr\/dist\/eval-limits|model\/dist\/(limits|duration)|actions\/dist\/scope-rule|http-edge\/dist\/.*|log\/dist\/index|flag-env\/dist\/index)\.js$/,
         );
     });
   }

@@ -68,4 +68,19 @@ describe("GET /metrics on a server with --auth token", () => {
     expect(unmatched.status).toBe(404);
     expect(value(await scrape(), "baton_http_requests_total", { action: "unmatched", status: "404" })).toBe(1);
   });
+
+  it("counts requests refused or answered as missing because of the caller's scopes, by scope rule", async () => {
+    const admin = client(server.url, { authorization: `Bearer ${adminToken}` });
+    const created = await admin.post("/api/tokens", { label: "scoped reader", perms: ["read"], scopes: ["orders-*"] });
+    expect(created.status, created.text).toBe(200);
+    const scoped = client(server.url, { authorization: `Bearer ${created.body.token}` });
+    const before = parse(await scrapeText());
+    expect((await scoped.get("/api/definitions/billing/versions/1")).status).toBe(404);
+    expect((await scoped.get("/api/definitions/orders-x/versions/1")).status, "in scope: a plain 404").toBe(404);
+    const after = parse(await scrapeText());
+    expect(
+      value(after, "baton_scope_refusals_total", { rule: "path-process" }) -
+        value(before, "baton_scope_refusals_total", { rule: "path-process" }),
+    ).toBe(1);
+  });
 });

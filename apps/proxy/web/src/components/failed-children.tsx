@@ -36,7 +36,14 @@ export function useChildFailures(id: string, live: boolean) {
 }
 
 /** "2 of 120 children failed", the children by status, and every failed child with its error. */
-export function ChildFailuresView({ loaded }: { loaded: ReturnType<typeof useChildFailures> }) {
+export function ChildFailuresView({
+  loaded,
+  places,
+}: {
+  loaded: ReturnType<typeof useChildFailures>;
+  /** Each child id's place in this parent (`each_sku[31]`), from its `_children`. */
+  places: ReadonlyMap<string, string>;
+}) {
   const data = loaded.data;
   if (!data) return <ErrorBox error={loaded.error} />;
   const { counts, failed } = data;
@@ -56,6 +63,7 @@ export function ChildFailuresView({ loaded }: { loaded: ReturnType<typeof useChi
           <thead>
             <tr>
               <th scope="col">Child</th>
+              <th scope="col">Place</th>
               <th scope="col">Process</th>
               <th scope="col">Status</th>
               <th scope="col">Task</th>
@@ -69,6 +77,9 @@ export function ChildFailuresView({ loaded }: { loaded: ReturnType<typeof useChi
                   <Link to={{ page: "instance", id: row.id }} className="mono">
                     {row.id}
                   </Link>
+                </td>
+                <td className="mono" data-testid="child-place">
+                  {places.get(row.id) ?? ""}
                 </td>
                 <td>
                   {row.process} <span className="muted">v{row.version}</span>

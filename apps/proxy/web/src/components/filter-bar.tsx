@@ -74,7 +74,7 @@ export function FilterBar({ applied, processes }: { applied: InstanceFilters; pr
           />
         </label>
         <label>
-          Error code (exact)
+          Error code (http.503, or a prefix: http.5%)
           <input value={draft.error_code} onChange={(e) => set("error_code", e.target.value)} size={12} />
         </label>
         <button type="submit">Apply filters</button>

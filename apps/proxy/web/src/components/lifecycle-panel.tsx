@@ -3,9 +3,10 @@ import { callRaw } from "../api.js";
 import { type LifecycleVerb, lifecycleVerbs, type Permissions } from "../permissions.js";
 import { ErrorBox } from "./error-box.js";
 import { Link } from "./link.js";
+import { ResetForm } from "./reset-form.js";
 import { UpgradeForm } from "./upgrade-form.js";
 
-type StopVerb = Exclude<LifecycleVerb, "upgrade">;
+type StopVerb = Exclude<LifecycleVerb, "upgrade" | "reset">;
 
 const ACTION = {
   pause: "pauseInstance",
@@ -28,7 +29,7 @@ function describe(
   return `${LABEL[verb]}: ${body?.outcome ?? "done"} (${what}, status now ${body?.status}).`;
 }
 
-/** Pause, resume, cancel, retry and upgrade: only those the status and permissions allow. */
+/** Pause, resume, cancel, retry, reset and upgrade: only those the status and permissions allow. */
 export function LifecyclePanel(props: {
   id: string;
   /** The tree's root: the only id the lifecycle verbs accept. */
@@ -46,6 +47,8 @@ export function LifecyclePanel(props: {
   offerForce?: boolean;
   permissions: Permissions;
   onChanged: () => void;
+  /** How many direct children have yet to settle: a `failing` root can be retried once they have. */
+  unsettledChildren?: number;
 }) {
   const verbs = lifecycleVerbs({ status: props.status, isRoot: props.isRoot }, props.permissions);
   const [busy, setBusy] = useState(false);
@@ -96,7 +99,7 @@ export function LifecyclePanel(props: {
         <Link to={{ page: "instance", id: props.rootId }} className="mono">
           {props.rootId}
         </Link>{" "}
-        to pause, resume, cancel, retry or upgrade it.
+        to pause, resume, cancel, retry, reset or upgrade it.
       </p>
     );
   }
@@ -106,6 +109,16 @@ export function LifecyclePanel(props: {
       {verbs.length === 0 && (
         <p className="muted">
           No action applies to a {props.status} instance{props.permissions ? " with your permissions" : ""}.
+        </p>
+      )}
+      {props.status === "failing" && props.isRoot && (
+        <p className="notice" data-testid="retry-when">
+          Retry becomes possible when this tree has failed: a child failed, and the tree fails once its
+          {props.unsettledChildren === undefined
+            ? " other children"
+            : ` ${props.unsettledChildren} other ${props.unsettledChildren === 1 ? "child that is" : "children that are"} still running`}{" "}
+          settle (a waiting child settles when it is answered, times out or is cancelled). Cancel ends the whole tree
+          now; it cannot be retried afterwards.
         </p>
       )}
       <div className="actions">
@@ -179,6 +192,15 @@ export function LifecyclePanel(props: {
         )}
         <ErrorBox error={error} />
       </div>
+      {verbs.includes("reset") && (
+        <ResetForm
+          id={props.id}
+          process={props.process}
+          version={props.version}
+          task={props.task}
+          onChanged={props.onChanged}
+        />
+      )}
       {verbs.includes("upgrade") && (
         <UpgradeForm
           id={props.id}

@@ -17,7 +17,8 @@ export function Pager({
   onMove: (cursor: Cursor) => void;
   label: string;
 }) {
-  if (!page) return null;
+  // Nothing to page through: the empty-state sentence says so, not a disabled "0–0 of 0".
+  if (!page || (shown === 0 && page.items_before === 0 && page.items_after === 0)) return null;
   const first = page.items_before + (shown ? 1 : 0);
   const last = page.items_before + shown;
   const total = page.items_before + shown + page.items_after;

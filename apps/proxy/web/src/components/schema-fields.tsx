@@ -1,22 +1,38 @@
 import { type FieldInput, type FormField, fieldLabel } from "../schema-form.js";
 
-/** One input per field of a generated form (src/schema-form.ts); the owner keeps the inputs. */
+/** The id of a field's input (`idPrefix` is the form's), which a form focuses to show a problem. */
+export const fieldInputId = (idPrefix: string, label: string): string => `${idPrefix}-${label}`;
+
+/**
+ * One input per field of a generated form (src/schema-form.ts); the owner keeps the inputs.
+ * `problems` (by label) are written beside their field, which is marked invalid and described by them.
+ */
 export function SchemaFields({
   fields,
   inputs,
   onChange,
   idPrefix,
+  problems = {},
 }: {
   fields: FormField[];
   inputs: Record<string, FieldInput>;
   onChange: (label: string, value: FieldInput) => void;
   idPrefix: string;
+  problems?: Record<string, string>;
 }) {
   return (
     <>
       {fields.map((field) => {
         const label = fieldLabel(field);
-        const id = `${idPrefix}-${label}`;
+        const id = fieldInputId(idPrefix, label);
+        const problem = problems[label];
+        const invalid = problem ? true : undefined;
+        const describedBy = problem ? `${id}-help ${id}-error` : `${id}-help`;
+        const problemText = problem ? (
+          <span className="field-error" id={`${id}-error`}>
+            {problem}
+          </span>
+        ) : null;
         const value = inputs[label];
         const text = typeof value === "string" ? value : "";
         const hint = [
@@ -39,12 +55,15 @@ export function SchemaFields({
           return (
             <label key={label} className="check">
               <input
+                id={id}
                 type="checkbox"
                 checked={value === true}
                 onChange={(e) => onChange(label, e.target.checked)}
-                aria-describedby={`${id}-help`}
+                aria-describedby={describedBy}
+                aria-invalid={invalid}
               />
               {label} {help}
+              {problemText}
             </label>
           );
         return (
@@ -55,7 +74,8 @@ export function SchemaFields({
                 id={id}
                 value={text}
                 onChange={(e) => onChange(label, e.target.value)}
-                aria-describedby={`${id}-help`}
+                aria-describedby={describedBy}
+                aria-invalid={invalid}
               >
                 <option value="">not set</option>
                 <option value="true">true</option>
@@ -66,7 +86,8 @@ export function SchemaFields({
                 id={id}
                 value={text}
                 onChange={(e) => onChange(label, e.target.value)}
-                aria-describedby={`${id}-help`}
+                aria-describedby={describedBy}
+                aria-invalid={invalid}
               >
                 <option value="">{field.required ? "choose one" : "not set"}</option>
                 {field.options!.map((option, index) => (
@@ -77,9 +98,11 @@ export function SchemaFields({
               </select>
             ) : field.kind === "json" ? (
               <textarea
+                id={id}
                 value={text}
                 onChange={(e) => onChange(label, e.target.value)}
-                aria-describedby={`${id}-help`}
+                aria-describedby={describedBy}
+                aria-invalid={invalid}
               />
             ) : (
               <input
@@ -88,10 +111,12 @@ export function SchemaFields({
                 inputMode={field.kind === "text" ? undefined : "decimal"}
                 maxLength={field.kind === "text" ? field.maxLength : undefined}
                 onChange={(e) => onChange(label, e.target.value)}
-                aria-describedby={`${id}-help`}
+                aria-describedby={describedBy}
+                aria-invalid={invalid}
               />
             )}
             {help}
+            {problemText}
           </label>
         );
       })}

@@ -27,7 +27,12 @@ export function StatusSummary({ filters }: { filters: InstanceFilters }) {
   );
   if (!counts.data) return <ErrorBox error={counts.error} />;
   const { groups, total, truncated } = counts.data;
-  const shownStatuses = INSTANCE_STATUSES.filter((s) => groups.some((g) => g.status === s));
+  // Trouble first, beside the process name: on a phone the columns that answer "is anything
+  // wrong?" are the ones on screen, the rest scroll.
+  const shownStatuses = [
+    ...INSTANCE_STATUSES.filter((s) => TROUBLE.has(s)),
+    ...INSTANCE_STATUSES.filter((s) => !TROUBLE.has(s)),
+  ].filter((s) => groups.some((g) => g.status === s));
   const processes = [...new Set(groups.map((g) => g.process ?? ""))];
   const cell = (process: string | null, status: string | null): number =>
     groups

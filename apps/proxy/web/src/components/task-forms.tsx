@@ -1,11 +1,21 @@
 // The two forms of a task's page (pages/task.tsx): resolve with a result generated from the
 // task's result_schema, or raise one of its declared codes with data generated from its schema.
 
-import { type FormEvent, useState } from "react";
-import { type FieldInput, formFields, formValue } from "../schema-form.js";
+import { ApiError } from "@baton/actions";
+import { type FormEvent, useEffect, useState } from "react";
+import {
+  type FieldInput,
+  type FieldProblem,
+  type FormField,
+  fieldLabel,
+  fieldOfPath,
+  formFields,
+  formValue,
+  problemText,
+} from "../schema-form.js";
 import { ErrorBox } from "./error-box.js";
 import { JsonBlock } from "./json-block.js";
-import { SchemaFields } from "./schema-fields.js";
+import { fieldInputId, SchemaFields } from "./schema-fields.js";
 
 export interface TaskSchemas {
   result: unknown;
@@ -26,15 +36,39 @@ export interface TaskFormProps {
   onDone: (sentence: string) => void;
 }
 
-function useSubmit(deliver: Deliver, onDone: (sentence: string) => void) {
+/**
+ * Sending one form: its own problems (a field that does not parse or is required and empty) and
+ * the API's refusal are written beside the fields they name (`prefix` is where the API puts the
+ * form's value: `result`, `error.data`), and focus moves to the first such field, so the reason is
+ * on screen where the person clicked Resolve, not below the fold (docs/ui.md "Tasklist").
+ */
+function useSubmit(
+  deliver: Deliver,
+  onDone: (sentence: string) => void,
+  fields: FormField[],
+  prefix: string,
+  idPrefix: string,
+) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
-  const [problems, setProblems] = useState<string[]>([]);
-  async function send(outcome: Outcome | { problems: string[] }) {
+  const [problems, setProblems] = useState<FieldProblem[]>([]);
+  const [apiProblems, setApiProblems] = useState<Record<string, string>>({});
+  const [attempt, setAttempt] = useState(0);
+  const byField: Record<string, string> = { ...apiProblems };
+  for (const p of problems) byField[p.label] = p.message;
+  const firstInvalid = fields.map(fieldLabel).find((label) => byField[label] !== undefined);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focus once per attempt, not on every render
+  useEffect(() => {
+    if (attempt > 0 && firstInvalid !== undefined)
+      document.getElementById(fieldInputId(idPrefix, firstInvalid))?.focus();
+  }, [attempt]);
+  async function send(outcome: Outcome | { problems: FieldProblem[] }) {
     setError(undefined);
     setProblems([]);
+    setApiProblems({});
     if ("problems" in outcome) {
       setProblems(outcome.problems);
+      setAttempt((n) => n + 1);
       return;
     }
     setBusy(true);
@@ -42,6 +76,14 @@ function useSubmit(deliver: Deliver, onDone: (sentence: string) => void) {
       onDone(await deliver(outcome));
     } catch (failure) {
       setError(failure);
+      const mapped: Record<string, string> = {};
+      if (failure instanceof ApiError)
+        for (const f of failure.fields ?? []) {
+          const label = fieldOfPath(fields, f.path, prefix);
+          if (label !== undefined && mapped[label] === undefined) mapped[label] = `${f.path}: ${f.message}`;
+        }
+      setApiProblems(mapped);
+      setAttempt((n) => n + 1);
     } finally {
       setBusy(false);
     }
@@ -51,20 +93,20 @@ function useSubmit(deliver: Deliver, onDone: (sentence: string) => void) {
       {problems.length > 0 && (
         <ul className="error" role="alert">
           {problems.map((p) => (
-            <li key={p}>{p}</li>
+            <li key={p.label}>{problemText(p)}</li>
           ))}
         </ul>
       )}
       <ErrorBox error={error} />
     </>
   );
-  return { busy, send, report };
+  return { busy, send, report, byField };
 }
 
 export function ResolveForm({ schemas, deliver, onDone }: TaskFormProps) {
   const fields = formFields(schemas.result, schemas.defs);
   const [inputs, setInputs] = useState<Record<string, FieldInput>>({});
-  const { busy, send, report } = useSubmit(deliver, onDone);
+  const { busy, send, report, byField } = useSubmit(deliver, onDone, fields, "result", "result");
   function submit(event: FormEvent) {
     event.preventDefault();
     const { value, problems } = formValue(fields, inputs);
@@ -79,6 +121,7 @@ export function ResolveForm({ schemas, deliver, onDone }: TaskFormProps) {
           inputs={inputs}
           onChange={(label, value) => setInputs((i) => ({ ...i, [label]: value }))}
           idPrefix="result"
+          problems={byField}
         />
         <details>
           <summary>The result schema</summary>
@@ -100,7 +143,7 @@ export function RaiseForm({ schemas, deliver, onDone }: TaskFormProps) {
   const [inputs, setInputs] = useState<Record<string, FieldInput>>({});
   const dataSchema = code ? schemas.raises[code] : null;
   const fields = dataSchema ? formFields(dataSchema, schemas.defs) : [];
-  const { busy, send, report } = useSubmit(deliver, onDone);
+  const { busy, send, report, byField } = useSubmit(deliver, onDone, fields, "error.data", "data");
   function submit(event: FormEvent) {
     event.preventDefault();
     if (!fields.length) return send({ kind: "error", code, message });
@@ -137,6 +180,7 @@ export function RaiseForm({ schemas, deliver, onDone }: TaskFormProps) {
             inputs={inputs}
             onChange={(label, value) => setInputs((i) => ({ ...i, [label]: value }))}
             idPrefix="data"
+            problems={byField}
           />
         )}
         {code && !dataSchema && <span className="field-help">{code} carries no data.</span>}

@@ -6,7 +6,7 @@
 import type { LogEntry } from "@baton/actions";
 import { useRef } from "react";
 import { call } from "../api.js";
-import { type Visit, buildTimeline, durationMs, formatDuration } from "../timeline.js";
+import { type Attempt, type Visit, buildTimeline, durationMs, formatDuration } from "../timeline.js";
 import { type Loaded, POLL_MS, useLoad } from "../use-load.js";
 import { ErrorBox } from "./error-box.js";
 import { TimeText } from "./time-text.js";
@@ -104,6 +104,17 @@ export function useTimeline(id: string, live: boolean): Loaded<TimelineData> & {
   return { ...loaded, loadMore };
 }
 
+/**
+ * The duration of an attempt: at least its call's own latency (a fetch's log entries may be
+ * written together after the call, 0 ms apart), and for a delay the time it was asked to wait,
+ * with how much later the engine woke (docs/ui.md "Instance — #/instances/<id>").
+ */
+function durationText(ms: number, attempt: Attempt, planned?: number): string {
+  if (planned !== undefined && ms > planned)
+    return `${formatDuration(planned)} (woke ${formatDuration(ms - planned)} later)`;
+  return formatDuration(Math.max(ms, attempt.latencyMs ?? 0));
+}
+
 function outcomeText(outcome: string, httpStatus?: number, code?: string): string {
   return [outcome, httpStatus !== undefined ? `HTTP ${httpStatus}` : "", code ?? ""].filter(Boolean).join(" · ");
 }
@@ -111,8 +122,11 @@ function outcomeText(outcome: string, httpStatus?: number, code?: string): strin
 export function TimelineView({
   loaded,
   wakeAt,
+  delays,
 }: {
   loaded: ReturnType<typeof useTimeline>;
+  /** The wait each `delay` task of the definition asks for (`for`), in ms, by task id. */
+  delays?: Readonly<Record<string, number>>;
   /** The instance's `wake_at`: when the engine next acts by itself (a retry, a deadline). */
   wakeAt: string | null | undefined;
 }) {
@@ -141,12 +155,12 @@ export function TimelineView({
             <tr>
               <th scope="col">Task</th>
               <th scope="col">Attempt</th>
-              <th scope="col">Started</th>
-              <th scope="col">Ended</th>
-              <th scope="col">Duration</th>
               <th scope="col">Outcome</th>
+              <th scope="col">Duration</th>
               <th scope="col">Call</th>
               <th scope="col">Then</th>
+              <th scope="col">Started</th>
+              <th scope="col">Ended</th>
             </tr>
           </thead>
           <tbody>
@@ -156,17 +170,15 @@ export function TimelineView({
                 return (
                   // biome-ignore lint/suspicious/noArrayIndexKey: visits and attempts only grow at the end
                   <tr key={`${v}.${a}`} data-task={visit.task} data-outcome={attempt.outcome}>
-                    <th scope="row">{a === 0 ? `${v + 1}. ${visit.task}` : ""}</th>
+                    <th scope="row">
+                      <span className="visit-task">{a === 0 ? `${v + 1}. ${visit.task}` : ""}</span>
+                    </th>
                     <td className="num">{attempt.outcome === "ran" ? "" : a + 1}</td>
-                    <td>
-                      <TimeText iso={attempt.start} />
-                    </td>
-                    <td>{attempt.end ? <TimeText iso={attempt.end} /> : ""}</td>
-                    <td className="num">{ms === undefined ? "" : formatDuration(ms)}</td>
                     <td className={attempt.outcome === "failed" || attempt.outcome === "timed out" ? "error-text" : ""}>
                       {outcomeText(attempt.outcome, attempt.httpStatus, attempt.code)}
                       {visit.via && attempt.outcome === "resolved" ? ` (via ${visit.via})` : ""}
                     </td>
+                    <td className="num">{ms === undefined ? "" : durationText(ms, attempt, delays?.[visit.task])}</td>
                     <td className="mono">
                       {attempt.host ?? ""}
                       {attempt.latencyMs !== undefined ? ` in ${formatDuration(attempt.latencyMs)}` : ""}
@@ -188,6 +200,10 @@ export function TimelineView({
                         ""
                       )}
                     </td>
+                    <td>
+                      <TimeText iso={attempt.start} />
+                    </td>
+                    <td>{attempt.end ? <TimeText iso={attempt.end} /> : ""}</td>
                   </tr>
                 );
               }),

@@ -82,7 +82,7 @@ export function ExternalTasksPage({ search = "" }: { search?: string }) {
             <tr>
               <th scope="col">Task</th>
               <th scope="col">Process</th>
-              <th scope="col">Instance</th>
+              <th scope="col">Instance and business key</th>
               <th scope="col">Status</th>
               <th scope="col">Input</th>
               <th scope="col">Waiting since</th>
@@ -103,6 +103,11 @@ export function ExternalTasksPage({ search = "" }: { search?: string }) {
                   <Link to={{ page: "instance", id: task.instance_id }} className="mono">
                     {task.instance_id}
                   </Link>
+                  {task.key !== null && (
+                    <div className="row-key">
+                      key <span className="mono">{task.key}</span>
+                    </div>
+                  )}
                 </td>
                 <td>
                   <StatusBadge status={task.status} />

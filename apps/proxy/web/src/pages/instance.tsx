@@ -14,20 +14,14 @@ import { TimeText } from "../components/time-text.js";
 import { ChildrenByStatus } from "../components/children-by-status.js";
 import { TimelineView, useTimeline } from "../components/timeline-view.js";
 import { pathTaken } from "../timeline.js";
+import { childPlaces } from "../children.js";
+import { delaysOf, mayNeedForce, unsettledCount } from "../instance-facts.js";
 import type { Permissions } from "../permissions.js";
 import { isSettled, POLL_MS, useLoad } from "../use-load.js";
 
 interface Views {
   status: InstanceStatusView;
   detail: InstanceDetail;
-}
-
-/** Whether a retry on `task` may meet the only_once protection (docs/ui.md "Small rules"). */
-function mayNeedForce(definition: unknown, task: string): boolean {
-  const tasks = (definition as { tasks?: { id?: string; only_once?: boolean; action?: { type?: string } }[] }).tasks;
-  const found = tasks?.find((t) => t.id === task);
-  if (!found) return true;
-  return found.only_once === true || ["child", "child_list", "child_map"].includes(found.action?.type ?? "");
 }
 
 function StateView({ detail }: { detail: InstanceDetail }) {
@@ -76,7 +70,17 @@ function StateView({ detail }: { detail: InstanceDetail }) {
   );
 }
 
-export function InstancePage({ id, search, permissions }: { id: string; search: string; permissions: Permissions }) {
+export function InstancePage({
+  id,
+  search,
+  permissions,
+  traceUrl,
+}: {
+  id: string;
+  search: string;
+  permissions: Permissions;
+  traceUrl: string | null;
+}) {
   // A settled instance changes no more by itself: polling stops once it is seen settled.
   const [settledId, setSettledId] = useState<string | null>(null);
   const views = useLoad<Views>(
@@ -136,6 +140,10 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
           <Link to={{ page: "version", name: status!.process, version: status!.version }}>
             {status!.process} v{status!.version}
           </Link>
+        </dd>
+        <dt>Business key</dt>
+        <dd className="mono" data-testid="business-key">
+          {status!.key ?? (detail!.parent_id === null ? "none" : "the root's (open the root)")}
         </dd>
         <dt>Status</dt>
         <dd>
@@ -234,6 +242,7 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
         status={status!.status}
         isRoot={isRoot}
         offerForce={definition.data ? mayNeedForce(definition.data.definition, status!.task) : undefined}
+        unsettledChildren={failures.data ? unsettledCount(failures.data.counts.groups) : undefined}
         permissions={permissions}
         onChanged={views.reload}
       />
@@ -255,17 +264,21 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
           />
         )}
       </section>
-      <TimelineView loaded={timeline} wakeAt={status!.wake_at} />
+      <TimelineView
+        loaded={timeline}
+        wakeAt={status!.wake_at}
+        delays={definition.data ? delaysOf(definition.data.definition) : undefined}
+      />
       <StateView detail={detail!} />
       <section aria-labelledby="children-heading">
         <h2 id="children-heading">Children</h2>
-        <ChildFailuresView loaded={failures} />
+        <ChildFailuresView loaded={failures} places={childPlaces(detail!.state._children)} />
         {failures.data && failures.data.counts.total > 0 && (
           <ChildrenByStatus id={id} search={search} counts={failures.data.counts} live={settledId !== id} />
         )}
         <ChildrenTree childMap={detail!.state._children} />
       </section>
-      <LogsPanel id={id} search={search} isRoot={isRoot} live={!isSettled(status!.status)} />
+      <LogsPanel id={id} search={search} isRoot={isRoot} live={!isSettled(status!.status)} traceUrl={traceUrl} />
     </section>
   );
 }

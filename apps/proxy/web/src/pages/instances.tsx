@@ -7,6 +7,8 @@ import { StatusBadge } from "../components/status-badge.js";
 import { TimeText } from "../components/time-text.js";
 import { BulkActions } from "../components/bulk-actions.js";
 import { FilterBar } from "../components/filter-bar.js";
+import { ActivityChart } from "../components/activity-chart.js";
+import { Incidents } from "../components/incidents.js";
 import { StatusSummary, useProcessNames } from "../components/status-summary.js";
 import {
   EMPTY_FILTERS,
@@ -67,7 +69,15 @@ export function InstanceTable({ rows, caption }: { rows: InstanceRow[]; caption:
             <td>{row.task}</td>
             <td>{row.phase ?? ""}</td>
             <td>
-              {row.error_code ?? ""}
+              {row.error_code && (
+                // A code is a link to every root with that code (docs/ui.md "Incidents").
+                <Link
+                  to={{ page: "instances", search: filtersToSearch({ ...EMPTY_FILTERS, error_code: row.error_code }) }}
+                >
+                  <code>{row.error_code}</code>
+                  <span className="sr-only">: list every instance with this code</span>
+                </Link>
+              )}
               {row.error_message && <span className="error-message">{row.error_message}</span>}
             </td>
             <td>{row.retry_count}</td>
@@ -125,6 +135,8 @@ export function InstancesPage({ search, permissions }: { search: string; permiss
     <section>
       <h1>Instances</h1>
       <FilterBar key={filterSearch} applied={filters} processes={processNames} />
+      {filterSearch === "" && <Incidents />}
+      {filterSearch === "" && <ActivityChart />}
       {problems.length === 0 && <StatusSummary filters={filters} />}
       {problems.length === 0 && can(permissions, "operate") && (
         <BulkActions

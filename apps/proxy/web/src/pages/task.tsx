@@ -133,6 +133,10 @@ export function TaskPage({ instance, permissions }: { instance: string; permissi
             </dd>
             <dt>Task</dt>
             <dd>{task.task}</dd>
+            <dt>Business key</dt>
+            <dd className="mono" data-testid="business-key">
+              {task.key ?? "none"}
+            </dd>
             <dt>Instance status</dt>
             <dd>
               <StatusBadge status={task.status} />

@@ -3,11 +3,12 @@ import { type FormEvent, useEffect, useRef, useState } from "react";
 import { call } from "../api.js";
 import { ErrorBox } from "../components/error-box.js";
 import { TimeText } from "../components/time-text.js";
+import { can, type Permissions } from "../permissions.js";
 import { useLoad } from "../use-load.js";
 
 const PERMS: Permission[] = ["read", "operate", "deploy", "worker", "admin"];
 
-export function TokensPage() {
+export function TokensPage({ permissions }: { permissions: Permissions }) {
   const list = useLoad((signal) => call("listTokens", { signal }), "tokens");
   const [created, setCreated] = useState<CreatedToken | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -56,12 +57,19 @@ export function TokensPage() {
           </p>
         )}
       </div>
-      <CreateTokenForm
-        onCreated={(token) => {
-          setCreated(token);
-          list.reload();
-        }}
-      />
+      {!can(permissions, "admin") && (
+        <p className="muted" data-testid="needs-admin">
+          Creating, listing and revoking API tokens needs the <code>admin</code> permission.
+        </p>
+      )}
+      {can(permissions, "admin") && (
+        <CreateTokenForm
+          onCreated={(token) => {
+            setCreated(token);
+            list.reload();
+          }}
+        />
+      )}
       {created && (
         <div className="secret" role="status" aria-label="New token secret">
           <p>

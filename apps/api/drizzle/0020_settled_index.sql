@@ -1,0 +1,1 @@
+CREATE INDEX "instances_settled_idx" ON "instances" USING btree ("updated_at","process","status") WHERE parent_id IS NULL AND status IN ('completed', 'failed', 'raised');
