@@ -21,6 +21,7 @@
 // and drops its own database there). BENCH_SERVER_LOG=<file> keeps the servers' JSON logs,
 // BENCH_LOG_LEVEL=debug raises the measured server's level (the engine's per-second stats).
 // BENCH_SERVER=<path to main.js> runs another build's server (an A/B against an older commit).
+// --otel: tracing on, sampled at 100 %, exported to a loopback OTLP sink (scripts/bench-otel.mjs).
 import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { Agent, createServer, request as httpRequest } from "node:http";
@@ -31,6 +32,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { historyRun } from "./bench-history.mjs";
 import { scheduledDefinition, schedulesLine, schedulesRun } from "./bench-schedules.mjs";
+import { startOtlpSink } from "./bench-otel.mjs";
 import { startupRun } from "./bench-startup.mjs";
 import { eventsDefinition, eventsLine, eventsRun } from "./bench-events.mjs";
 
@@ -676,6 +678,7 @@ async function main() {
     log("building @baton/api");
     execFileSync("pnpm", ["exec", "turbo", "run", "build", "--filter=@baton/api"], { cwd: root, stdio: "ignore" });
   }
+  const otel = args.includes("--otel") ? await startOtlpSink() : undefined;
   const pg = await startPostgres();
   log(pg.settings);
   if (STARTUP_RUNS > 0) {
@@ -908,6 +911,10 @@ async function main() {
         `(${(v.bytes / 1024).toFixed(0)} KiB), server CPU ${v.cpuMs.toFixed(0)} ms`,
     );
   for (const [message, count] of messages) console.log(`server log: ${count} × ${message}`);
+  if (otel !== undefined) {
+    console.log(otel.line());
+    await otel.close();
+  }
 }
 
 main().catch(async (error) => {

@@ -81,6 +81,10 @@ export interface ServerLimits extends ConnectionLimits {
   subscriptionFailures: number;
   /** Events one redeliver request may queue again. */
   redeliverEvents: number;
+  /** Inbound hooks stored. */
+  hooks: number;
+  /** Bytes of one request body to a hook. */
+  hookBodyBytes: number;
   /** Rows counted on each side of a list page (items_before/items_after); past it the count is marked inexact. */
   pageCount: number;
   /** Requests one client address may have in flight at once, counted before authentication. */
@@ -89,6 +93,10 @@ export interface ServerLimits extends ConnectionLimits {
   requestsPerCredential: number;
   /** Seconds a JWT may be valid for, from its iat (or from now) to its exp. */
   jwtLifetime: number;
+  /** Task epochs of one instance the visit journal records (docs/safe-change.md "The visit journal"). */
+  visitsRecorded: number;
+  /** Characters (as JSON) of one visit record's values; a larger record keeps none and a reset cannot pass it. */
+  visitRecordBytes: number;
   /** The largest limit a concurrency or rate_limit may declare (docs/flow-control.md). */
   flowMax: number;
   /** Characters of a flow-control key kept as written; a longer key is kept as its sha256. */
@@ -395,6 +403,20 @@ export const LIMITS: readonly LimitFlag[] = [
     min: 1,
   },
   {
+    key: "hooks",
+    flag: "limit-hooks",
+    description: "inbound hooks stored; creating one more is refused with 409 (docs/events.md)",
+    default: 100,
+    min: 1,
+  },
+  {
+    key: "hookBodyBytes",
+    flag: "limit-hook-body-bytes",
+    description: "bytes of one request body POSTed to a hook; a larger one is refused with 413 before it is verified",
+    default: 1_048_576,
+    min: 1024,
+  },
+  {
     key: "pageCount",
     flag: "limit-page-count",
     description:
@@ -427,6 +449,23 @@ export const LIMITS: readonly LimitFlag[] = [
     min: 10,
   },
   ...CONNECTION_FLAGS,
+  {
+    key: "visitsRecorded",
+    flag: "limit-visits-recorded",
+    description:
+      "task entries of one instance the visit journal records (the first ones); a reset cannot go back to a later entry (docs/safe-change.md)",
+    // The same as MAX_VISITS_RECORDED (engine/advance/advance.ts).
+    default: 10_000,
+    min: 1,
+  },
+  {
+    key: "visitRecordBytes",
+    flag: "limit-visit-record-bytes",
+    description:
+      "size (characters as JSON) of the values one visit record keeps; a larger record keeps none, and a reset cannot rebuild a state past it",
+    default: 1024 * 1024,
+    min: 1024,
+  },
   // Flow control (docs/flow-control.md).
   {
     key: "flowMax",

@@ -10,7 +10,7 @@ import { readDbConfig, withReadDbFlags } from "./read-db-flags.js";
 import { redactUrl } from "./format.js";
 import { errorText } from "./loggable-error.js";
 import type { startServer } from "./server.js";
-import { startTracing, stopTracing, traceLogFields } from "./tracing/index.js";
+import { startTracing, stopTracing } from "./tracing/index.js";
 
 // The process entry: the flags (flags.ts), the checks that need no database, then the server
 // (server.ts) until SIGTERM or SIGINT. What only serving needs is imported when it serves:
@@ -31,7 +31,7 @@ program
   .action(async (opts) => {
     const config = configFromFlags(opts);
     await checkBeforeOpening(config);
-    const log = createLogger(config.logLevel, undefined, traceLogFields);
+    const log = createLogger(config.logLevel);
     // Before the server: the first request's span needs it. Loads no OpenTelemetry code unless
     // the OTEL_* variables turn tracing on (docs/tracing.md "Off by default").
     await startTracing(process.env, pkg.version, log.warn).catch((error: unknown) =>

@@ -23,6 +23,7 @@ import { connectionAccepted } from "./event-loop.js";
 import { ambiguousVariables, readSettingFiles, secretVariables, withholdGlobals } from "./setting-grants.js";
 import { definitionsDeclaringConfig } from "./definitions/store.js";
 import { useObjectKey } from "./storage/object-key.js";
+import { tracing } from "./tracing/index.js";
 
 export interface RunningServer {
   url: string;
@@ -73,7 +74,7 @@ export async function startServer(config: ServerConfig, log: Logger): Promise<Ru
   let stopSampler: (() => Promise<void>) | undefined;
   let stopRetention: (() => Promise<void>) | undefined;
   let replica: ReadReplica | undefined;
-  const metrics = createMetrics({ pool: database.pool });
+  const metrics = createMetrics({ pool: database.pool, exemplars: tracing() !== undefined });
   let closing: Promise<void> | undefined;
   const checker = createChecker({ threads: config.limits.checkerThreads, queue: config.limits.checkerQueue });
   try {

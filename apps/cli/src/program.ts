@@ -10,6 +10,7 @@ import { registerGet } from "./commands/get.js";
 import { registerInstances } from "./commands/instances.js";
 import { registerLifecycle } from "./commands/lifecycle.js";
 import { registerLogs } from "./commands/logs.js";
+import { registerReset } from "./commands/reset.js";
 import { registerOpenApi } from "./commands/openapi.js";
 import { registerRun } from "./commands/run.js";
 import { registerSchedules } from "./commands/schedules.js";
@@ -63,6 +64,7 @@ export function buildProgram(io: CliIo, makeContext: ContextFactory): Command {
   registerGet(program, makeContext);
   registerLogs(program, makeContext);
   registerLifecycle(program, makeContext);
+  registerReset(program, makeContext);
   registerWorker(program, makeContext);
   registerTasks(program, makeContext);
   registerSignal(program, makeContext);

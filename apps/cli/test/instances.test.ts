@@ -90,6 +90,31 @@ describe("run", () => {
     expect(both).toMatchObject({ code: 2, stderr: "error: give an instance id or --where, not both\n" });
   }, 90_000);
 
+  it("reset puts a failed root back on a task; --where resets every root the filters select", async () => {
+    const ids = [
+      (await cli(["run", "failing", "--key", "reset-7"])).stdout.trim(),
+      (await cli(["run", "failing", "--key", "reset-7"])).stdout.trim(),
+    ];
+    const status = async () =>
+      JSON.parse((await cli(["instances", "--key", "reset-7", "--json"])).stdout)
+        .items.map((row: { status: string }) => row.status)
+        .sort();
+    for (let i = 0; i < 10 && (await status()).join() !== "failed,failed"; i++) await cli(["tick"]);
+    expect(await status()).toEqual(["failed", "failed"]);
+    const one = await cli(["reset", "@last", "--to", "call"]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toBe(
+      `${ids[1]}: reset to task call (visit 2, status running) with the state of its first entry (visit 1)\n`,
+    );
+    const unknown = await cli(["reset", ids[0]!, "--to", "nope"]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('has no task "nope"');
+    const dry = await cli(["reset", "--where", "key=reset-7,status=failed", "--to", "call", "--dry-run"]);
+    expect(dry.stdout).toBe(`dry run: reset --where key=reset-7,status=failed: matched 1\n  ${ids[0]}\n`);
+    const all = await cli(["reset", "--where", "key=reset-7,status=failed", "--to", "call", "--json"]);
+    expect(JSON.parse(all.stdout)).toMatchObject({ counts: { reset: 1 }, ids: { reset: [ids[0]] }, refused: [] });
+  }, 90_000);
+
   it("--json prints the start response", async () => {
     const run = await cli(["run", "greet@1", "--set", "who=Bo", "--json"]);
     expect(Object.keys(JSON.parse(run.stdout)).sort()).toEqual(["id", "process", "status", "version"]);

@@ -55,6 +55,7 @@ describe("GET /auth/session", () => {
       scopes: null,
       providers: [],
       password_login: false,
+      trace_url: null,
     });
   });
 
@@ -70,6 +71,7 @@ describe("GET /auth/session", () => {
       scopes: null,
       providers: [{ id: "corp", name: "Corp SSO" }],
       password_login: true,
+      trace_url: null,
     });
     const cookie = cookieOf(await signIn(app));
     const res = await app.request("/auth/session", { headers: { cookie } });
@@ -81,7 +83,25 @@ describe("GET /auth/session", () => {
       scopes: null,
       providers: [{ id: "corp", name: "Corp SSO" }],
       password_login: true,
+      trace_url: null,
     });
+  });
+});
+
+describe("trace_url", () => {
+  it("hands the configured tracing tool's URL template to the UI in the session view", async () => {
+    const config = parseConfig(`server: ${upstream.url}\ntrace_url: "https://jaeger.example/trace/{trace_id}"\n`);
+    const app = createProxyApp({ config, server: upstream.url, uiDir: "/nonexistent", log: quiet });
+    const res = await app.request("/auth/session");
+    expect(((await res.json()) as { trace_url: string | null }).trace_url).toBe(
+      "https://jaeger.example/trace/{trace_id}",
+    );
+  });
+
+  it("refuses a template without {trace_id}, naming the key", () => {
+    expect(() => parseConfig(`server: http://127.0.0.1:1\ntrace_url: "https://jaeger.example/trace/"\n`)).toThrow(
+      /trace_url.*does not contain \{trace_id\}/,
+    );
   });
 });
 

@@ -60,6 +60,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
 
   const settings: Parameters<typeof authRoutes>[1] = { now, log, cookie, trustedProxies };
   if (config?.redirectUrl !== undefined) settings.redirectUrl = config.redirectUrl;
+  if (config?.traceUrl !== undefined) settings.traceUrl = config.traceUrl;
   app.route("/auth", authRoutes(signIn, settings));
 
   const forwarded = apiForwarding(signIn, cookie, new URL(options.server), log, now);

@@ -32,6 +32,8 @@ export interface AuthRouteSettings {
   log: Logger;
   /** `trusted_proxies` (client-address.ts). */
   trustedProxies: TrustedProxies;
+  /** `trace_url`, handed to the UI in the session view. */
+  traceUrl?: string;
 }
 
 /** `/auth/*`: the session for the UI, password and OpenID Connect sign-in, logout. Mounted at `/auth`. */
@@ -60,7 +62,7 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
     }),
   );
 
-  auth.get("/session", async (c) => c.json(sessionView(signIn, await currentUser(c))));
+  auth.get("/session", async (c) => c.json(sessionView(signIn, await currentUser(c), settings.traceUrl)));
 
   auth.post("/login", async (c) => {
     if (!signIn?.passwordLogin)
@@ -112,14 +114,14 @@ export function authRoutes(signIn: SignIn | null, settings: AuthRouteSettings): 
     }
     signIn.throttle.succeeded(email);
     const who = await startSession(c, { subject: entry.email, groups: entry.groups, via: "password" });
-    return c.json(sessionView(signIn, who));
+    return c.json(sessionView(signIn, who, settings.traceUrl));
   });
 
   auth.post("/logout", async (c) => {
     const who = await currentUser(c);
     if (who) signIn!.signOut(who);
     deleteCookie(c, sessionCookie.name(c), cookieFlags(c));
-    return c.json(sessionView(signIn, null));
+    return c.json(sessionView(signIn, null, settings.traceUrl));
   });
 
   auth.get("/login/:provider", async (c) => {

@@ -182,7 +182,7 @@ describe("parseConfig refusals", () => {
 
   it("refuses unknown fields at the top and inside sections, naming the path and the allowed names", () => {
     expect(refusal("server: http://a\nsesion_ttl: 1h\n").issues).toEqual([
-      "sesion_ttl: unknown field; expected one of server, listen, login, password_throttle, redirect_url, role_scopes, roles, secure_cookie, session_ttl, token, trusted_proxies, user_scopes, users",
+      "sesion_ttl: unknown field; expected one of server, listen, login, password_throttle, redirect_url, role_scopes, roles, secure_cookie, session_ttl, token, trace_url, trusted_proxies, user_scopes, users",
     ]);
     expect(refusal(withLogin(`token: { secret: "${SECRET}", ttls: 1m }`)).issues).toEqual([
       "token.ttls: unknown field; expected one of audience, issuer, scopes_claim, secret, secret_file, ttl",

@@ -40,6 +40,8 @@ export interface ProxyConfig {
   passwordThrottle: PasswordThrottleConfig;
   /** `trusted_proxies`: peers whose X-Forwarded-For names the client (client-address.ts). */
   trustedProxies: string[];
+  /** `trace_url`: the tracing tool's page of a trace, `{trace_id}` replaced (docs/tracing.md "The UI's trace link"). */
+  traceUrl?: string;
 }
 
 export interface PasswordThrottleConfig {
@@ -101,6 +103,7 @@ export function parseConfig(
     "secure_cookie",
     "session_ttl",
     "token",
+    "trace_url",
     "trusted_proxies",
     "user_scopes",
     "users",
@@ -116,6 +119,12 @@ export function parseConfig(
     }
   }
   const redirectUrl = v.url(root.redirect_url, "redirect_url", false);
+  const traceUrl = v.url(root.trace_url, "trace_url", false);
+  if (traceUrl !== undefined && !traceUrl.includes("{trace_id}"))
+    v.issue(
+      "trace_url",
+      `"${traceUrl}" does not contain {trace_id}; expected e.g. https://jaeger.example/trace/{trace_id}`,
+    );
   const secureCookie = v.boolean(root.secure_cookie, "secure_cookie");
   const sessionTtlMs = v.duration(root.session_ttl, "session_ttl") ?? DEFAULT_SESSION_TTL_MS;
   const passwordThrottle = readPasswordThrottle(v, root.password_throttle);
@@ -156,6 +165,7 @@ export function parseConfig(
   };
   if (listen !== undefined) config.listen = listen;
   if (redirectUrl !== undefined) config.redirectUrl = redirectUrl;
+  if (traceUrl !== undefined) config.traceUrl = traceUrl;
   if (secureCookie !== undefined) config.secureCookie = secureCookie;
   return config;
 }

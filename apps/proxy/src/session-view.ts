@@ -10,9 +10,11 @@ export interface SessionView {
   scopes: string[] | null;
   providers: { id: string; name: string }[];
   password_login: boolean;
+  /** The tracing tool's page of a trace, `{trace_id}` to replace (config `trace_url`); null when not configured. */
+  trace_url: string | null;
 }
 
-export function sessionView(signIn: SignIn | null, who: SignedIn | null): SessionView {
+export function sessionView(signIn: SignIn | null, who: SignedIn | null, traceUrl?: string): SessionView {
   return {
     login: signIn !== null,
     signed_in: who !== null,
@@ -21,5 +23,6 @@ export function sessionView(signIn: SignIn | null, who: SignedIn | null): Sessio
     scopes: who?.scopes ?? null,
     providers: [...(signIn?.providers.values() ?? [])].map((p) => ({ id: p.id, name: p.name })),
     password_login: signIn?.passwordLogin ?? false,
+    trace_url: traceUrl ?? null,
   };
 }

@@ -117,8 +117,10 @@ describe("without a config", () => {
         signed_in: false,
         subject: null,
         permissions: null,
+        scopes: null,
         providers: [],
         password_login: false,
+        trace_url: null,
       });
     } finally {
       await proxy.stop();

@@ -98,11 +98,13 @@ describe("OpenID Connect sign-in", () => {
       signed_in: false,
       subject: null,
       permissions: null,
+      scopes: null,
       providers: [
         { id: "fake", name: "Fake IdP" },
         { id: "alt", name: "alt" },
       ],
       password_login: false,
+      trace_url: null,
     });
   });
 

@@ -16,6 +16,8 @@ export type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, Schedule
 import type { Delivery, ListDeliveriesQuery, RedeliverBody, Subscription, SubscriptionBody } from "./event-types.js";
 export type { DeliveryStatus, EventType } from "./event-types.js";
 export type { Delivery, ListDeliveriesQuery, RedeliverBody, Subscription, SubscriptionBody };
+import type { Hook, HookBody, HookReceipt } from "./hook-types.js";
+export type { Hook, HookBody, HookReceipt, HookRequestRecord, HookVerifier } from "./hook-types.js";
 
 /** An audit-log entry's level: the one LogLevel, @baton/log's. */
 export type { LogLevel };
@@ -380,6 +382,8 @@ export interface LogEntry {
   actor_label?: string | null;
   data?: { [key: string]: JsonValue };
   created_at: string;
+  /** Extension: the trace id of the instance's trace (docs/tracing.md); absent when none is known. */
+  trace_id?: string;
 }
 
 export interface ListInstanceLogsQuery extends ListQuery<"created_at"> {
@@ -413,6 +417,24 @@ export interface InstanceMove {
 export interface UpgradeResponse {
   upgraded: boolean;
   moves: InstanceMove[] | null;
+}
+
+/** Extension: the body of POST /instances/{id}/reset (docs/safe-change.md "Reset"). */
+export interface ResetBody {
+  to_task: string;
+  force?: boolean;
+  paused?: boolean;
+}
+
+export interface ResetResponse {
+  outcome: "reset";
+  status: "running" | "paused";
+  instances: number;
+  task: string;
+  task_epoch: number;
+  restored_from: { task_epoch: number; entered: boolean };
+  dropped: string[];
+  children: { cancelled: number; detached: number };
 }
 
 // ---- external tasks ----------------------------------------------------------------
@@ -643,6 +665,8 @@ export interface ActionTypes {
   cancelInstance: Io<InstanceIdParams, None, None, LifecycleResponse | undefined>;
   retryInstance: Io<InstanceIdParams, { force?: boolean }, None, LifecycleResponse>;
   upgradeInstance: Io<InstanceIdParams, None, UpgradeBody, UpgradeResponse>;
+  resetInstance: Io<InstanceIdParams, None, ResetBody, ResetResponse>;
+  bulkResetInstances: Io<None, None, BulkBody & ResetBody, BulkResult>;
   getObject: Io<{ ref: string }, None, None, JsonValue>;
   listExternalTasks: Io<None, ListExternalTasksQuery, None, Page<WaitingExternalTask>>;
   claimExternalTasks: Io<None, None, ClaimBody, ClaimResponse>;
@@ -686,6 +710,16 @@ export interface ActionTypes {
   resumeSubscription: Io<{ name: string }, None, None, Subscription>;
   listDeliveries: Io<{ name: string }, ListDeliveriesQuery, None, Page<Delivery>>;
   redeliver: Io<{ name: string }, None, RedeliverBody, { queued: number }>;
+  putHook: Io<{ name: string }, None, HookBody, Hook & { created: boolean }>;
+  listHooks: Io<
+    None,
+    { sort?: "name"; order?: "asc" | "desc"; limit?: number; after?: string; before?: string },
+    None,
+    Page<Hook>
+  >;
+  getHook: Io<{ name: string }, None, None, Hook>;
+  deleteHook: Io<{ name: string }, None, None, { deleted: boolean }>;
+  receiveHook: Io<{ name: string }, Record<string, string>, unknown, HookReceipt>;
 }
 
 export type ActionName = keyof ActionTypes;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLogger, isLogLevel, throttledLog } from "./index.js";
+import { createLogger, isLogLevel, throttledLog, withFields } from "./index.js";
 
 function capture(level?: Parameters<typeof createLogger>[0]) {
   const lines: string[] = [];
@@ -26,18 +26,12 @@ describe("createLogger", () => {
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["w", "e"]);
   });
 
-  it("adds the fields of its context hook to every line, the line's own fields last", () => {
-    const lines: string[] = [];
-    let ids: Record<string, unknown> | undefined = { trace_id: "a".repeat(32), span_id: "b".repeat(16) };
-    const log = createLogger(
-      "info",
-      (l) => lines.push(l),
-      () => ids,
-    );
-    log.info("inside a span", { instance: "i1" });
-    ids = undefined;
+  it("withFields puts its fields on every line, the line's own fields last", () => {
+    const { lines, log } = capture("debug");
+    const traced = withFields(log, { trace_id: "a".repeat(32), span_id: "b".repeat(16) });
+    traced.warn("inside a span", { instance: "i1", span_id: "c".repeat(16) });
     log.info("outside any span");
-    expect(JSON.parse(lines[0]!)).toMatchObject({ trace_id: "a".repeat(32), span_id: "b".repeat(16), instance: "i1" });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ trace_id: "a".repeat(32), span_id: "c".repeat(16), instance: "i1" });
     expect(JSON.parse(lines[1]!)).not.toHaveProperty("trace_id");
   });
 

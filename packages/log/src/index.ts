@@ -16,23 +16,34 @@ export interface Logger {
 /**
  * Structured JSON lines on stderr, one shape for baton-api and baton-proxy. Callers must never
  * pass a secret (token, JWT, password, cookie, client secret, config value marked secret) in
- * `fields`: there is no scrubbing here to rely on. `context` adds the fields of where the line is
- * written (the API's `trace_id` and `span_id` while a span is active, docs/tracing.md "Logs").
+ * `fields`: there is no scrubbing here to rely on.
  */
 export function createLogger(
   level: LogLevel = "info",
   write: (line: string) => void = (l) => process.stderr.write(l),
-  context?: () => Record<string, unknown> | undefined,
 ): Logger {
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...context?.(), ...fields })}\n`);
+    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
   };
   return {
     debug: (m, f) => emit("debug", m, f),
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
+  };
+}
+
+/**
+ * `log` with `fields` on every line, before the line's own (the API's `trace_id` and `span_id`
+ * of the span a request or an advance runs in, docs/tracing.md "Logs").
+ */
+export function withFields(log: Logger, fields: Record<string, unknown>): Logger {
+  return {
+    debug: (m, f) => log.debug(m, { ...fields, ...f }),
+    info: (m, f) => log.info(m, { ...fields, ...f }),
+    warn: (m, f) => log.warn(m, { ...fields, ...f }),
+    error: (m, f) => log.error(m, { ...fields, ...f }),
   };
 }
 

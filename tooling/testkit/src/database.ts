@@ -1,5 +1,5 @@
 import { freshPgliteDir, removePgliteDir } from "./pglite-template.js";
-import { createTestDatabase, dropTestDatabase } from "./server.js";
+import { dropTestDatabase, freshTestDatabase } from "./server.js";
 
 // Every database-backed suite runs on both engines: on PGlite by default, on PostgreSQL when
 // DATABASE_URL names a server the tests may create databases on (CI runs both).
@@ -28,7 +28,7 @@ export interface SharedDatabase {
 
 export async function sharedDatabase(prefix = "baton-db-"): Promise<SharedDatabase> {
   if (onPostgres) {
-    const url = await createTestDatabase();
+    const url = await freshTestDatabase();
     return { location: url, flags: ["--db", url], connection: { url }, dispose: () => dropTestDatabase(url) };
   }
   const dir = await freshPgliteDir(prefix);

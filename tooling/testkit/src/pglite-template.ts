@@ -15,7 +15,7 @@ const TEMPLATES = join(tmpdir(), "baton-pglite-templates");
  * (its on-disk format) and drizzle-orm (its migrations table). A template is reused only while
  * all of them are unchanged, so a copy is exactly what the server would have made itself.
  */
-function templateKey(): string {
+export function templateKey(): string {
   const hash = createHash("sha256");
   const migrations = join(API_DIR, "drizzle");
   const walk = (dir: string) => {
@@ -31,17 +31,23 @@ function templateKey(): string {
   return hash.digest("hex").slice(0, 16);
 }
 
-/** Runs `baton-api tokens list --data-dir dir`: it opens the database, which migrates it, and changes nothing else. */
-function migrateInto(dir: string): Promise<void> {
+/**
+ * Runs `baton-api tokens list` on the database the flags name (`--data-dir dir` or `--db url`):
+ * it opens the database, which migrates it, and changes nothing else.
+ */
+export function migrateInto(...flags: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [API_MAIN, "tokens", "list", "--data-dir", dir], {
+    const env = { ...process.env };
+    delete env.DATABASE_URL; // exactly the database of the flags
+    const child = spawn(process.execPath, [API_MAIN, "tokens", "list", ...flags], {
       stdio: ["ignore", "ignore", "pipe"],
+      env,
     });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.once("error", reject);
     child.once("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`migrating a PGlite template exited ${code}:\n${stderr}`)),
+      code === 0 ? resolve() : reject(new Error(`migrating a template database exited ${code}:\n${stderr}`)),
     );
   });
 }
@@ -97,7 +103,7 @@ function migratedTemplate(): Promise<string> {
     mkdirSync(TEMPLATES, { recursive: true });
     const building = join(TEMPLATES, `building-${process.pid}-${randomBytes(4).toString("hex")}`);
     try {
-      await migrateInto(building);
+      await migrateInto("--data-dir", building);
       renameSync(building, path);
     } catch (error) {
       if (!existsSync(path)) throw error;

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { spawnListening } from "./listening-process.js";
-import { freshPgliteDir, removePgliteDir } from "./pglite-template.js";
+import { freshPgliteDir, migrateInto, removePgliteDir, templateKey } from "./pglite-template.js";
 import { holdToContract } from "./response-contract.js";
 
 export const API_MAIN = fileURLToPath(new URL("../../../apps/api/dist/main.js", import.meta.url));
@@ -47,6 +47,70 @@ export async function createTestDatabase(): Promise<string> {
   return url.toString();
 }
 
+let template: Promise<string> | undefined;
+
+/**
+ * The name of a database on DATABASE_URL's server with this checkout's migrations applied
+ * (the key of pglite-template.ts in its name), made once per server by the built server and
+ * kept there. Several test processes may make it at once: each migrates its own and renames it
+ * into place, and the first rename wins. Nothing may stay connected to it: PostgreSQL copies a
+ * template only while no session is on it.
+ */
+function migratedTemplateDatabase(): Promise<string> {
+  template ??= (async () => {
+    const name = `baton_tpl_${templateKey()}`;
+    const sql = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    try {
+      if ((await sql`select 1 from pg_database where datname = ${name}`).length > 0) return name;
+      const building = await createTestDatabase();
+      const buildingName = new URL(building).pathname.slice(1);
+      try {
+        await migrateInto("--db", building);
+        // The migrating process has exited, but its session may end a moment later (55006).
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await sql.unsafe(`alter database ${buildingName} rename to ${name}`);
+            return name;
+          } catch (error) {
+            const code = (error as { code?: string }).code;
+            if (code === "42P04") return name; // another test process renamed its copy first
+            if (code !== "55006" || attempt >= 50) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
+      } finally {
+        await sql.unsafe(`drop database if exists ${buildingName} with (force)`);
+      }
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  })();
+  template.catch(() => (template = undefined));
+  return template;
+}
+
+/**
+ * A fresh PostgreSQL database on the server of DATABASE_URL, already migrated: a copy
+ * (`CREATE DATABASE … TEMPLATE`) of `migratedTemplateDatabase`, so a server or harness opening it
+ * finds nothing to migrate (migrating an empty database took about a second per server start).
+ * `createTestDatabase` is an empty one, for tests of migrations themselves.
+ */
+export async function freshTestDatabase(): Promise<string> {
+  const admin = process.env.DATABASE_URL;
+  if (!admin) throw new Error("freshTestDatabase needs DATABASE_URL");
+  const source = await migratedTemplateDatabase();
+  const name = `baton_t_${randomBytes(6).toString("hex")}`;
+  const sql = postgres(admin, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`create database ${name} template ${source}`);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 export async function dropTestDatabase(url: string): Promise<void> {
   const admin = process.env.DATABASE_URL;
   if (!admin) return;
@@ -61,8 +125,9 @@ export async function dropTestDatabase(url: string): Promise<void> {
 
 /**
  * Starts the real, built `baton-api` on a free loopback port: on a fresh PostgreSQL
- * database when DATABASE_URL is set, else on a fresh PGlite data directory, a copy of the
- * migrated template (pglite-template.ts), which the server opens without running initdb.
+ * database when DATABASE_URL is set (a copy of a migrated template database,
+ * `freshTestDatabase`), else on a fresh PGlite data directory, a copy of the migrated template
+ * (pglite-template.ts), which the server opens without running initdb.
  */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const args = [...(options.args ?? [])];
@@ -71,7 +136,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let ownsDatabase = false;
   if (!has("--db") && !has("--data-dir")) {
     if (!database) {
-      database = process.env.DATABASE_URL ? await createTestDatabase() : await freshPgliteDir();
+      database = process.env.DATABASE_URL ? await freshTestDatabase() : await freshPgliteDir();
       ownsDatabase = true;
     }
     if (/^postgres(ql)?:/.test(database)) args.push("--db", database);

@@ -24,6 +24,7 @@ export { declareSecretValues, redactJsonText } from "./secrets.js";
 export { startInstance } from "./starts/start.js";
 export { cancelTree, type LifecycleResult, pauseTree, resumeTree } from "./trees/lifecycle.js";
 export { retryTree } from "./trees/retry.js";
+export { type ResetResult, resetTree } from "./trees/reset.js";
 export { requireRoot, selectRoots } from "./trees/roots.js";
 export { upgradeTree } from "./trees/upgrade.js";
 export {
@@ -66,3 +67,5 @@ export {
   rotateSecret,
 } from "./events/subscriptions.js";
 export { listDeliveries, listSubscriptions } from "./events/view.js";
+export { receiveHook } from "./hooks/receive.js";
+export { deleteHook, hookView, putHook, readHook } from "./hooks/verbs.js";

@@ -16,6 +16,7 @@ import { scopeFilter } from "../auth/scope.js";
 import type { ActionHandler, ActionHandlers } from "../http/action-handler.js";
 import { invalid, Refusal } from "../refusal.js";
 import type { Services } from "../services.js";
+import { resetRoot } from "./reset.js";
 
 type Body = Record<string, any>;
 /** One root's outcome: a verb outcome, `unchanged` (nothing to do), or a refusal. */
@@ -75,6 +76,14 @@ function runVerb(services: Services, verb: BulkVerb, rootId: string, actor: stri
         checker: services.checker,
         maxCompatSteps: services.config.limits.compatSteps,
       }).then((result): RootOutcome => ({ outcome: result.upgraded ? "upgraded" : "unchanged" }));
+    case "reset":
+      return resetRoot(
+        services,
+        rootId,
+        body.to_task,
+        { force: body.force === true, paused: body.paused === true },
+        actor,
+      ).then((): RootOutcome => ({ outcome: "reset" }));
   }
 }
 
@@ -83,7 +92,8 @@ type BulkAction =
   | "bulkResumeInstances"
   | "bulkCancelInstances"
   | "bulkRetryInstances"
-  | "bulkUpgradeInstances";
+  | "bulkUpgradeInstances"
+  | "bulkResetInstances";
 
 function bulk<N extends BulkAction>(verb: BulkVerb): ActionHandler<N> {
   return async (request, services) => {
@@ -114,7 +124,7 @@ function bulk<N extends BulkAction>(verb: BulkVerb): ActionHandler<N> {
         (ids.refused ??= []).push(rootId);
       } else (ids[result.outcome] ??= []).push(rootId);
     }
-    if (verb === "resume" || verb === "retry") services.engine.wake();
+    if (verb === "resume" || verb === "retry" || verb === "reset") services.engine.wake();
     const counts = Object.fromEntries(Object.entries(ids).map(([outcome, list]) => [outcome, list.length]));
     return { body: { dry_run: false, counts, ids, refused, next_cursor } };
   };
@@ -126,4 +136,5 @@ export const bulkHandlers: ActionHandlers = {
   bulkCancelInstances: bulk("cancel"),
   bulkRetryInstances: bulk("retry"),
   bulkUpgradeInstances: bulk("upgrade"),
+  bulkResetInstances: bulk("reset"),
 };

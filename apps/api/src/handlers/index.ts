@@ -10,8 +10,10 @@ import { lifecycleHandlers } from "./lifecycle.js";
 import { processDocsHandlers } from "./process-docs.js";
 import { scheduleHandlers } from "./schedules.js";
 import { subscriptionHandlers } from "./subscriptions.js";
+import { hookHandlers } from "./hooks.js";
 import { tokenHandlers } from "./tokens.js";
 import { upgradeHandlers } from "./upgrade.js";
+import { resetHandlers } from "./reset.js";
 
 /** Every implemented action; the registry entries missing here answer 501. */
 export const handlers = {
@@ -23,9 +25,11 @@ export const handlers = {
   ...lifecycleHandlers,
   ...bulkHandlers,
   ...upgradeHandlers,
+  ...resetHandlers,
   ...tokenHandlers,
   ...externalTaskHandlers,
   ...scheduleHandlers,
   ...subscriptionHandlers,
+  ...hookHandlers,
   ...debugHandlers,
 } satisfies ActionHandlers;

@@ -31,6 +31,7 @@ import { invalid, notFound } from "../refusal.js";
 import { mapPage, paginate } from "../views/pagination.js";
 import { isUuid } from "../storage/ids.js";
 import { instances, logs } from "../storage/schema/index.js";
+import { instanceTraceparent, traceIdOf, tracing } from "../tracing/index.js";
 
 const REF = /^[0-9a-f]{64}$/i;
 
@@ -57,12 +58,13 @@ function idempotencyKey(value: string | null): string | undefined {
 // ---- handlers -------------------------------------------------------------------------
 
 export const instanceHandlers = {
-  startInstance: async ({ body, principal, headers }, services) => {
+  startInstance: async ({ body, principal, headers, traceParent }, services) => {
     const { replayed, ...started } = await startInstance(
       body,
       principal.actor,
       services,
       idempotencyKey(headers.get("idempotency-key")),
+      traceParent,
     );
     return { body: started, headers: replayed ? { "idempotent-replayed": "true" } : undefined };
   },
@@ -120,7 +122,15 @@ export const instanceHandlers = {
       db,
       page.items.map((r) => r.actor),
     );
-    return { body: mapPage(page, (r) => withActorLabel(redactLogView(logView(r), secrets), label)) };
+    // One trace per tree (docs/tracing.md "Children"): the instance's trace id is every entry's.
+    const traced = row.traceParent !== null || tracing() !== undefined;
+    const traceId = traced ? traceIdOf(instanceTraceparent(row.traceParent, row.rootId, row.id)) : undefined;
+    return {
+      body: mapPage(page, (r) => {
+        const entry = withActorLabel(redactLogView(logView(r), secrets), label);
+        return traceId === undefined ? entry : { ...entry, trace_id: traceId };
+      }),
+    };
   },
 
   getObject: async ({ params, principal }, services) => {

@@ -21,6 +21,8 @@ export interface ActionRequest<N extends ActionName = ActionName> {
   headers: Headers;
   /** Aborted when the client goes away before the answer (a long-poll stops waiting). */
   abort?: AbortSignal;
+  /** The request's server span as a traceparent, while the server traces (docs/tracing.md "Spans"). */
+  traceParent?: string;
 }
 
 export interface ActionReply<N extends ActionName = ActionName> {

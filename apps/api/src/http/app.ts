@@ -22,6 +22,7 @@ import { errorText, errorStack } from "../loggable-error.js";
 import type { UnparsedBody } from "../definitions/decode-request.js";
 import { DEFINITION_ACTIONS } from "../definitions/request-job.js";
 import { tracing } from "../tracing/index.js";
+import type { Span } from "../tracing/sdk.js";
 
 const PUBLIC_PRINCIPAL: Principal = { actor: null, perms: [], scopes: null };
 
@@ -49,7 +50,7 @@ function errorResponse(error: ApiError): Response {
 /** The limit of a request body and the flag that sets it (docs/limits.md "Requests"). */
 interface BodyLimit {
   bytes: number;
-  flag: "--max-body" | "--max-definition-body";
+  flag: "--max-body" | "--max-definition-body" | "--limit-hook-body-bytes";
 }
 
 /** The body as text ("" when none was sent), after the size and content-type checks. */
@@ -176,6 +177,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     if (isDatabaseUnavailable(error)) {
       // Only the code: a driver error's message and parameters may carry request values.
       services.log.warn("database unavailable", {
+        ...logFields(c),
         method: c.req.method,
         path: c.req.path,
         code: databaseErrorCode(error),
@@ -183,6 +185,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
       return errorResponse(databaseUnavailable(services.config.dbTimeouts.reconnectMaxMs));
     }
     services.log.error("request failed", {
+      ...logFields(c),
       method: c.req.method,
       path: c.req.path,
       error: errorText(error),
@@ -203,9 +206,15 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
   const actionOf = new WeakMap<Request, string>();
   const routeOf = new WeakMap<Request, string>();
   const tracer = tracing();
+  /** Each request's server span while the server traces: the parent of what it starts, its log lines' ids. */
+  const spanOf = new WeakMap<Request, Span>();
+  const logFields = (c: Context<Env>) => {
+    const span = tracer && spanOf.get(c.req.raw);
+    return span ? tracer!.logFields(span) : {};
+  };
   if (tracer) {
     // The server span of every request (docs/tracing.md "Spans"), a child of the caller's
-    // `traceparent`; everything the request does (a start, a resolve, its log lines) runs inside it.
+    // `traceparent`; a start made by the request hangs from it (ActionRequest.traceParent).
     app.use(async (c, next) => {
       const span = tracer.startSpan(
         c.req.method,
@@ -213,8 +222,9 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
         { "http.request.method": c.req.method, "url.path": c.req.path, "url.scheme": "http" },
         tracer.fromHeaders((name) => c.req.header(name)),
       );
+      spanOf.set(c.req.raw, span);
       try {
-        await tracer.within(span, next);
+        await next();
       } finally {
         const route = routeOf.get(c.req.raw);
         if (route !== undefined) {
@@ -233,7 +243,13 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     app.use(async (c, next) => {
       const began = performance.now();
       await next();
-      metrics.http(actionOf.get(c.req.raw) ?? "unmatched", c.res.status, (performance.now() - began) / 1000);
+      const span = tracer && spanOf.get(c.req.raw);
+      metrics.http(
+        actionOf.get(c.req.raw) ?? "unmatched",
+        c.res.status,
+        (performance.now() - began) / 1000,
+        span ? tracer!.logFields(span) : undefined,
+      );
     });
   }
 
@@ -242,6 +258,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     bytes: services.config.maxDefinitionBodyBytes,
     flag: "--max-definition-body",
   };
+  const hookBodyLimit: BodyLimit = { bytes: services.config.limits.hookBodyBytes, flag: "--limit-hook-body-bytes" };
   const largeBodies = admission(1);
   const callers = createCallerGate({
     perAddress: services.config.limits.requestsPerAddress,
@@ -252,13 +269,18 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     const handler = handlers[action.name as ActionName] as ActionHandler<ActionName> | undefined;
     // A definition endpoint's body is handed to its handler unparsed: parsing and validating it
     // runs on a checker thread (definitions/request-job.ts, docs/limits.md "Requests").
-    const unparsed = DEFINITION_ACTIONS.has(action.name);
+    // A hook's body too: its signature covers the exact bytes (docs/events.md "Receiving").
+    const hookReceive = action.name === "receiveHook";
+    const unparsed = DEFINITION_ACTIONS.has(action.name) || hookReceive;
+    const unparsedLimit = hookReceive ? hookBodyLimit : definitionBodyLimit;
     const route = `/api${action.path}`;
     app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
       actionOf.set(c.req.raw, action.name);
       if (tracer) routeOf.set(c.req.raw, action.root ? action.path : route);
-      // The probes are never counted: a flood must not make a replica look dead.
+      // The probes are never counted: a flood must not make a replica look dead. A hook is
+      // public (its signature is its credential) but counted per address like any caller.
       const counted = action.permissions !== "public";
+      const leaveHookAddress = hookReceive ? callers.enterAddress(c) : undefined;
       // Before authentication: a flood of bogus credentials costs a map lookup, not a token lookup.
       const leaveAddress = counted ? callers.enterAddress(c) : undefined;
       let leaveCredential: (() => void) | undefined;
@@ -276,6 +298,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
       } finally {
         leaveCredential?.();
         leaveAddress?.();
+        leaveHookAddress?.();
       }
     });
     const handleAction = async (c: Context<Env>, principal: Principal): Promise<Response> => {
@@ -294,7 +317,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
       let body: unknown;
       const turn: { leave?: () => void } = {};
       try {
-        if (unparsed) body = { unparsed: await readBodyText(c, definitionBodyLimit) } satisfies UnparsedBody;
+        if (unparsed) body = { unparsed: await readBodyText(c, unparsedLimit) } satisfies UnparsedBody;
         else {
           raw =
             action.body || ["post", "put", "delete"].includes(action.method)
@@ -330,6 +353,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
           get abort() {
             return web.signal;
           },
+          ...(tracer ? { traceParent: tracer.traceparentOf(spanOf.get(web)!) } : {}),
         } as ActionRequest<ActionName>;
         return toResponse(await handler(request, services));
       } finally {

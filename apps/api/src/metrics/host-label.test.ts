@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boundedHostLabel } from "./host-label.js";
+import { boundedHostLabel, boundedProcessLabel } from "./host-label.js";
 
 describe("boundedHostLabel", () => {
   it("names the first hosts and puts every later one under other", () => {
@@ -12,5 +12,15 @@ describe("boundedHostLabel", () => {
 
   it("labels an empty host invalid", () => {
     expect(boundedHostLabel()("")).toBe("invalid");
+  });
+});
+
+describe("boundedProcessLabel", () => {
+  it("names the first processes and puts every later one under other, as the host label does", () => {
+    const label = boundedProcessLabel(2);
+    expect(label("orders")).toBe("orders");
+    expect(label("refunds")).toBe("refunds");
+    expect(label("payouts")).toBe("other");
+    expect(label("orders")).toBe("orders");
   });
 });

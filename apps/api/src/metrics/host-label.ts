@@ -1,5 +1,22 @@
 /** Distinct fetch hosts that get a series of their own; later ones share `other` (docs/metrics.md). */
 export const MAX_HOST_LABELS = 50;
+/** Distinct process names that get a series of their own; later ones share `other` (docs/metrics.md). */
+export const MAX_PROCESS_LABELS = 50;
+
+/**
+ * The `process` label of the advance metrics: the same rule as the host label, the first
+ * MAX_PROCESS_LABELS distinct process names this replica advances keep their name, every later
+ * one is `other`, so registering many processes cannot grow the series without bound.
+ */
+export function boundedProcessLabel(max = MAX_PROCESS_LABELS): (process: string) => string {
+  const known = new Set<string>();
+  return (name) => {
+    if (known.has(name)) return name;
+    if (known.size >= max) return "other";
+    known.add(name);
+    return name;
+  };
+}
 
 /**
  * The `host` label of the fetch metrics, from the called URL's `host` (`URL.host`: lower case,

@@ -2,7 +2,7 @@
 // registry, so docs/metrics.md has one place to be checked against.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PoolGauge } from "../storage/pool-gauge.js";
-import { boundedHostLabel } from "./host-label.js";
+import { boundedHostLabel, boundedProcessLabel } from "./host-label.js";
 
 // prom-client is the Node ecosystem's standard Prometheus client: it writes the text format,
 // and its default metrics cover the process (CPU, memory, GC, event-loop lag, handles).
@@ -12,14 +12,21 @@ import { boundedHostLabel } from "./host-label.js";
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const BATCH_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
 
+/** An exemplar's labels: the span the observation was made in (docs/metrics.md "Exemplars"). */
+export interface TraceExemplar {
+  trace_id: string;
+  span_id: string;
+}
+
 /** What the engine reports (engine/pump): plain functions, so a test or a tool may pass NO_ENGINE_METRICS. */
 export interface EngineMetrics {
   claimRound(rows: number, reclaimed: number): void;
-  advanced(taskKind: string, outcome: string, seconds: number): void;
+  /** `process` is bounded (docs/metrics.md "Bounded process label"); `trace` is the advance's span while tracing. */
+  advanced(taskKind: string, outcome: string, seconds: number, process: string, trace?: TraceExemplar): void;
   onlyOnceInterrupted(): void;
   committed(batchSize: number, seconds: number): void;
   /** `host` as URL.host gives it (docs/metrics.md: bounded host label). */
-  fetched(host: string, statusClass: string, seconds: number): void;
+  fetched(host: string, statusClass: string, seconds: number, trace?: TraceExemplar): void;
   /** A schedule's fire (docs/schedules.md "Fires"); `lagSeconds` from due to fired, for a started calendar fire. */
   scheduleFired(origin: string, outcome: string, lagSeconds?: number): void;
   /** Flow control (docs/flow-control.md): a wait queued, slots and permits granted by a pass. */
@@ -27,6 +34,8 @@ export interface EngineMetrics {
   flowGranted(reason: string, count: number): void;
   /** A delivery attempt (docs/events.md "Where to see them"); `lagSeconds` from the event's commit to a 2xx. */
   eventDelivered(subscription: string, outcome: string, lagSeconds?: number): void;
+  /** A request to a hook: started, signalled or unverified. */
+  hookReceived(hook: string, outcome: string): void;
 }
 
 export const NO_ENGINE_METRICS: EngineMetrics = {
@@ -39,6 +48,7 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   flowWaiting: () => {},
   flowGranted: () => {},
   eventDelivered: () => {},
+  hookReceived: () => {},
 };
 
 /** The sampler's figures (sampler.ts), set every interval from one query. */
@@ -64,8 +74,16 @@ export function dropMisnamedDefaults(registry: Registry): void {
     registry.removeSingleMetric(name);
 }
 
-export function createMetrics(options: { pool?: PoolGauge } = {}) {
+/**
+ * With `exemplars` (tracing on, docs/metrics.md "Exemplars") the registry writes OpenMetrics and
+ * the duration histograms carry the trace id of an observation in each bucket; without, the
+ * Prometheus text format 0.0.4 as always.
+ */
+export function createMetrics(options: { pool?: PoolGauge; exemplars?: boolean } = {}) {
+  const exemplars = options.exemplars === true;
   const registry = new Registry();
+  // The declared types bind a registry to one format; the runtime switches it (prom-client 15).
+  if (exemplars) registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE as unknown as typeof registry.contentType);
   collectDefaultMetrics({ register: registry });
   dropMisnamedDefaults(registry);
   const r = [registry];
@@ -110,16 +128,17 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
 
   const advances = new Counter({
     name: "baton_advances_total",
-    help: "Advances run by this replica, by task kind and outcome",
-    labelNames: ["task_kind", "outcome"],
+    help: "Advances run by this replica, by process (bounded, see docs/metrics.md), task kind and outcome",
+    labelNames: ["process", "task_kind", "outcome"],
     registers: r,
   });
   const advanceSeconds = new Histogram({
     name: "baton_advance_duration_seconds",
-    help: "Time from claim to committed write of one advance, by task kind and outcome",
-    labelNames: ["task_kind", "outcome"],
+    help: "Time from claim to committed write of one advance, by process, task kind and outcome",
+    labelNames: ["process", "task_kind", "outcome"],
     buckets: DURATION_BUCKETS,
     registers: r,
+    enableExemplars: exemplars,
   });
   const claimRounds = new Counter({ name: "baton_claim_rounds_total", help: "Claim rounds run", registers: r });
   const claimedRows = new Counter({ name: "baton_claimed_rows_total", help: "Instances claimed", registers: r });
@@ -158,6 +177,7 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     labelNames: ["host", "status_class"],
     buckets: DURATION_BUCKETS,
     registers: r,
+    enableExemplars: exemplars,
   });
   const externalCalls = new Counter({
     name: "baton_external_calls_total",
@@ -183,6 +203,7 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     labelNames: ["action", "status"],
     buckets: DURATION_BUCKETS,
     registers: r,
+    enableExemplars: exemplars,
   });
   const pool = options.pool;
   new Gauge({
@@ -216,7 +237,7 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     registers: r,
   });
   // Zero series for the label values known up front, so that rate() and alerts see them from the start.
-  for (const table of ["instances", "logs", "external_waits", "external_claims", "signals", "objects"])
+  for (const table of ["instances", "logs", "external_waits", "external_claims", "signals", "task_visits", "objects"])
     pruned.inc({ table }, 0);
   for (const state of ["waiting", "claimed"]) external.set({ state }, 0);
 
@@ -245,6 +266,14 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     registers: r,
   });
 
+  const resets = new Counter({
+    name: "baton_resets_total",
+    help: "Reset verbs on a root (docs/safe-change.md), single or bulk, by outcome (reset, refused)",
+    labelNames: ["outcome"],
+    registers: r,
+  });
+  for (const outcome of ["reset", "refused"]) resets.inc({ outcome }, 0);
+
   const deliveries = new Counter({
     name: "baton_event_deliveries_total",
     help: "Event delivery attempts by this replica, by subscription (at most --limit-subscriptions live) and outcome (delivered, retry, failed)",
@@ -258,7 +287,25 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     buckets: [...DURATION_BUCKETS, 60, 300, 3600],
     registers: r,
   });
+  const hookRequests = new Counter({
+    name: "baton_hook_requests_total",
+    help: "Requests to inbound hooks, by hook (at most --limit-hooks live) and outcome (started, signalled, unverified)",
+    labelNames: ["hook", "outcome"],
+    registers: r,
+  });
   const hostLabel = boundedHostLabel();
+  const processLabel = boundedProcessLabel();
+  // With exemplars on, prom-client's histograms take one object (labels, value, exemplar labels).
+  const observe = <L extends string>(
+    histogram: Histogram<L>,
+    labels: Partial<Record<L, string>>,
+    value: number,
+    trace: TraceExemplar | undefined,
+  ) => {
+    // prom-client declares exemplar labels with the metric's own label names; any names are taken.
+    if (exemplars) histogram.observe({ labels, value, exemplarLabels: (trace ?? {}) as Partial<Record<L, string>> });
+    else histogram.observe(labels, value);
+  };
 
   const engine: EngineMetrics = {
     claimRound(rows, reclaimed) {
@@ -266,9 +313,10 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       claimedRows.inc(rows);
       if (reclaimed > 0) reclaims.inc(reclaimed);
     },
-    advanced(taskKind, outcome, seconds) {
-      advances.inc({ task_kind: taskKind, outcome });
-      advanceSeconds.observe({ task_kind: taskKind, outcome }, seconds);
+    advanced(taskKind, outcome, seconds, process, trace) {
+      const labels = { process: processLabel(process), task_kind: taskKind, outcome };
+      advances.inc(labels);
+      observe(advanceSeconds, labels, seconds, trace);
     },
     onlyOnceInterrupted: () => onlyOnce.inc(),
     committed(size, seconds) {
@@ -276,10 +324,10 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       batchSize.observe(size);
       commitSeconds.observe(seconds);
     },
-    fetched(host, statusClass, seconds) {
+    fetched(host, statusClass, seconds, trace) {
       const labels = { host: hostLabel(host), status_class: statusClass };
       fetches.inc(labels);
-      fetchSeconds.observe(labels, seconds);
+      observe(fetchSeconds, labels, seconds, trace);
     },
     scheduleFired(origin, outcome, lagSeconds) {
       scheduleFires.inc({ origin, outcome });
@@ -295,6 +343,7 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
       deliveries.inc({ subscription, outcome });
       if (lag !== undefined) deliveryLag.observe({ subscription }, lag);
     },
+    hookReceived: (hook, outcome) => hookRequests.inc({ hook, outcome }),
   };
 
   return {
@@ -317,13 +366,17 @@ export function createMetrics(options: { pool?: PoolGauge } = {}) {
     externalCall(call: string, outcome: string): void {
       externalCalls.inc({ call, outcome });
     },
-    http(action: string, status: number, seconds: number): void {
+    http(action: string, status: number, seconds: number, trace?: TraceExemplar): void {
       const labels = { action, status: String(status) };
       httpRequests.inc(labels);
-      httpSeconds.observe(labels, seconds);
+      observe(httpSeconds, labels, seconds, trace);
     },
     pruned(table: string, rows: number): void {
       if (rows > 0) pruned.inc({ table }, rows);
+    },
+    /** One root's reset: `reset` or `refused` (docs/safe-change.md "Reset"). */
+    reset(outcome: "reset" | "refused"): void {
+      resets.inc({ outcome });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { acquireDataDirLock } from "./data-dir-lock.js";
+import { seedFromTemplate } from "./pglite-seed.js";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { type SQL, sql } from "drizzle-orm";
@@ -150,6 +151,12 @@ async function openPglite(dataDir: string): Promise<Database> {
     mkdirSync(dataDir, { recursive: true });
     // PGlite has no lock of its own: a second process on the same directory corrupts it.
     release = acquireDataDirLock(dataDir);
+    try {
+      seedFromTemplate(dataDir);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
   let client: PGlite;
   try {

@@ -46,11 +46,6 @@ export async function stopTracing(): Promise<void> {
   await stopping?.shutdown();
 }
 
-/** The trace_id/span_id fields of a log line (packages/log's context hook); none while tracing is off. */
-export function traceLogFields(): Record<string, unknown> | undefined {
-  return active?.logFields();
-}
-
 /**
  * The trace context an instance's spans hang from (docs/tracing.md "The trace of an
  * instance"): its stored `trace_parent`, else one derived from its ids — the tree root's id as

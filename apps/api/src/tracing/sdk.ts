@@ -1,8 +1,6 @@
 import {
   type Attributes,
   type Context,
-  context,
-  propagation,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -11,7 +9,6 @@ import {
   TraceFlags,
   trace,
 } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { parseTraceParent, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import {
@@ -24,23 +21,21 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic
 
 // The OpenTelemetry SDK as Baton runs it (docs/tracing.md). Only tracing/index.ts imports this
 // module, and only dynamically when tracing is on: with it off, no OpenTelemetry package is
-// loaded at all (docs/tracing.md "Off by default").
+// loaded at all (docs/tracing.md "Off by default"). Every span is given its parent explicitly,
+// as a traceparent: no context manager is registered, because an AsyncLocalStorage slows every
+// promise of the process on Node 20 (docs/tracing.md "Logs").
 
 export type { Span, Attributes, Context };
 
 export interface Tracing {
-  /** A span; its parent is `parent`, else the active context. */
-  startSpan(name: string, kind: Kind, attributes: Attributes, parent?: Context, links?: Context[]): Span;
-  /** Runs `fn` with `span` (or a context) active: log lines and child spans inside it join it. */
-  within<T>(span: Span | Context, fn: () => T): T;
-  /** The context a stored or received `traceparent` names (undefined when it is not a valid one). */
-  contextOf(traceparent: string | null | undefined): Context | undefined;
+  /** A span, a child of `parent` (a traceparent or a context); the root of a new trace without one. */
+  startSpan(name: string, kind: Kind, attributes: Attributes, parent?: string | Context): Span;
   /** The W3C `traceparent` of a span (docs/tracing.md "The trace of an instance"). */
   traceparentOf(span: Span): string;
   /** The context of an incoming request's `traceparent`/`tracestate` headers (ROOT when none). */
   fromHeaders(get: (name: string) => string | null | undefined): Context;
-  /** The `trace_id` and `span_id` fields of a log line written now (undefined outside a span). */
-  logFields(): { trace_id: string; span_id: string } | undefined;
+  /** The `trace_id` and `span_id` fields of a log line written inside `span` (docs/tracing.md "Logs"). */
+  logFields(span: Span): { trace_id: string; span_id: string };
   /** Ends `span` as failed with `code` (error.type) and `message`. */
   fail(span: Span, code: string, message?: string): void;
   /** Exports what is buffered and stops. */
@@ -94,29 +89,19 @@ export async function startSdk(
     resource,
     spanProcessors: (await exporterOf(env, warn)).map((e) => new BatchSpanProcessor(e)),
   });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(provider);
   const propagator = new W3CTraceContextPropagator();
-  propagation.setGlobalPropagator(propagator);
   const tracer = provider.getTracer("baton-api", version);
+  const contextOf = (traceparent: string) => {
+    const parsed = parseTraceParent(traceparent);
+    return parsed && trace.isSpanContextValid(parsed)
+      ? trace.setSpanContext(ROOT_CONTEXT, { ...parsed, isRemote: true })
+      : ROOT_CONTEXT;
+  };
 
   return {
-    startSpan(name, kind, attributes, parent, links) {
-      const linked = links?.flatMap((c) => {
-        const sc = trace.getSpanContext(c);
-        return sc === undefined ? [] : [{ context: sc }];
-      });
-      return tracer.startSpan(name, { kind: KINDS[kind], attributes, links: linked }, parent ?? context.active());
-    },
-    within(spanOrContext, fn) {
-      const ctx = "spanContext" in spanOrContext ? trace.setSpan(context.active(), spanOrContext) : spanOrContext;
-      return context.with(ctx, fn);
-    },
-    contextOf(traceparent) {
-      const parsed = traceparent ? parseTraceParent(traceparent) : null;
-      return parsed && trace.isSpanContextValid(parsed)
-        ? trace.setSpanContext(ROOT_CONTEXT, { ...parsed, isRemote: true })
-        : undefined;
+    startSpan(name, kind, attributes, parent) {
+      const ctx = parent === undefined ? ROOT_CONTEXT : typeof parent === "string" ? contextOf(parent) : parent;
+      return tracer.startSpan(name, { kind: KINDS[kind], attributes }, ctx);
     },
     traceparentOf(span) {
       return formatTraceparent(span.spanContext());
@@ -127,9 +112,7 @@ export async function startSdk(
         keys: () => [],
       });
     },
-    logFields() {
-      const span = trace.getSpan(context.active());
-      if (span === undefined) return undefined;
+    logFields(span) {
       const sc = span.spanContext();
       return { trace_id: sc.traceId, span_id: sc.spanId };
     },

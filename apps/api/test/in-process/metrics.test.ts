@@ -87,6 +87,8 @@ describe("metrics of the engine, in-process", () => {
     expect(value(m, "baton_advances_total", { task_kind: "fetch", outcome: "completed" })).toBe(1);
     expect(value(m, "baton_advances_total", { task_kind: "fetch", outcome: "failed" })).toBe(1);
     expect(histogramCount(text, "baton_advance_duration_seconds", { task_kind: "fetch" })).toBe(2);
+    expect(value(m, "baton_advances_total", { process: "m_ok", outcome: "completed" })).toBe(1);
+    expect(histogramCount(text, "baton_advance_duration_seconds", { process: "m_fail" })).toBe(1);
     expect(value(m, "baton_fetch_calls_total", { host, status_class: "2xx" })).toBe(1);
     expect(value(m, "baton_fetch_calls_total", { host, status_class: "5xx" })).toBe(1);
     expect(histogramCount(text, "baton_fetch_duration_seconds", { host })).toBe(2);
@@ -94,6 +96,27 @@ describe("metrics of the engine, in-process", () => {
     const batches = m.get("baton_commit_batch_size")!.metrics[0]!;
     expect(Number(batches.sum)).toBe(2);
     expect(value(m, "baton_lease_reclaims_total")).toBe(0);
+  });
+
+  it("with exemplars (tracing on) writes OpenMetrics whose duration buckets name a trace", () => {
+    const traced = createMetrics({ exemplars: true });
+    const trace = { trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", span_id: "00f067aa0ba902b7" };
+    traced.engine.advanced("fetch", "completed", 0.02, "orders", trace);
+    traced.engine.fetched("api.example:443", "2xx", 0.01, trace);
+    traced.http("startInstance", 200, 0.003, trace);
+    expect(traced.registry.contentType).toContain("application/openmetrics-text");
+    return traced.registry.metrics().then((text) => {
+      const exemplar = '# {trace_id="4bf92f3577b34da6a3ce929d0e0e4736",span_id="00f067aa0ba902b7"}';
+      for (const family of [
+        "baton_advance_duration_seconds",
+        "baton_fetch_duration_seconds",
+        "baton_http_request_duration_seconds",
+      ])
+        expect(
+          text.split("\n").some((line) => line.startsWith(`${family}_bucket`) && line.includes(exemplar)),
+          family,
+        ).toBe(true);
+    });
   });
 
   it("samples live instances, the due queue's lag and expired leases from the database", async () => {

@@ -2,7 +2,7 @@
 // fresh PostgreSQL database when DATABASE_URL is set), with the service clock under test control.
 import { type Json, parseJson, stringifyJson } from "@baton/expr";
 import { canonicalJson, declaredRaises, decodeDefinition, definitionHash, formatProblems } from "@baton/model";
-import { createTestDatabase, dropTestDatabase, freshPgliteDir, removePgliteDir } from "@baton/testkit";
+import { dropTestDatabase, freshPgliteDir, freshTestDatabase, removePgliteDir } from "@baton/testkit";
 import { and, desc, eq, max } from "drizzle-orm";
 import { DEFAULT_CONFIG, type ServerConfig } from "../../src/config.js";
 import { createChecker, type Checker } from "../../src/definitions/checker.js";
@@ -63,7 +63,7 @@ export interface InstanceView {
 }
 
 export async function openHarness(overrides: Partial<ServerConfig> = {}, workerId = "worker-a"): Promise<Harness> {
-  const url = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
+  const url = process.env.DATABASE_URL ? await freshTestDatabase() : undefined;
   // On PGlite a copy of the migrated template: `memory://` would run initdb in WASM on every open.
   const dataDir = url ? undefined : await freshPgliteDir();
   const database = await openDatabase({ url, dataDir, poolSize: 5 });

@@ -11,7 +11,7 @@ const WHERE_HELP =
   "act on every root these filters select instead of one id, e.g. status=failed,error_code=http.503 (keys: status, phase, task, error_code, process, version, key, created_after, created_before, updated_after, updated_before)";
 
 /** The --where group of every lifecycle verb, after the verb's own options (help lists them in that order). */
-function addWhereOptions(command: Command): Command {
+export function addWhereOptions(command: Command): Command {
   return command
     .option("--where <filters>", WHERE_HELP)
     .option("--dry-run", "with --where: list the roots it would act on, change nothing")
@@ -19,7 +19,7 @@ function addWhereOptions(command: Command): Command {
 }
 
 /** One id, or --where; never both, never neither. */
-function target(idArgument: string | undefined, where: string | undefined): void {
+export function target(idArgument: string | undefined, where: string | undefined): void {
   if (idArgument !== undefined && where !== undefined) throw new UsageError("give an instance id or --where, not both");
   if (idArgument === undefined && where === undefined)
     throw new UsageError("give an instance id (or @last), or --where FILTERS");
@@ -154,7 +154,7 @@ export function registerLifecycle(program: Command, makeContext: ContextFactory)
   ]);
 }
 
-function bulkOptions(options: Record<string, any>): { dryRun: boolean; limit?: number } {
+export function bulkOptions(options: Record<string, any>): { dryRun: boolean; limit?: number } {
   return {
     dryRun: Boolean(options.dryRun),
     ...(options.limit === undefined ? {} : { limit: parsePositiveInteger(options.limit, "--limit") }),

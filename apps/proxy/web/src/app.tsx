@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import { setUnauthenticatedHandler } from "./api.js";
 import { fetchSession, logout } from "./auth.js";
 import { Link } from "./components/link.js";
+import { TimeZoneSwitch } from "./components/time-text.js";
 import { ChannelsPage } from "./pages/channels.js";
 import { SchedulesPage } from "./pages/schedules.js";
 import { ComparePage } from "./pages/compare.js";
@@ -36,11 +37,13 @@ function Page({ route, session }: { route: Route; session: Session }) {
     case "instances":
       return <InstancesPage search={route.search} permissions={permissions} />;
     case "instance":
-      return <InstancePage id={route.id} search={route.search ?? ""} permissions={permissions} />;
+      return (
+        <InstancePage id={route.id} search={route.search ?? ""} permissions={permissions} traceUrl={session.traceUrl} />
+      );
     case "definitions":
       return <DefinitionsPage />;
     case "process":
-      return <ProcessPage name={route.name} />;
+      return <ProcessPage name={route.name} permissions={permissions} />;
     case "version":
       return <VersionPage name={route.name} version={route.version} />;
     case "compare":
@@ -166,6 +169,7 @@ export function App() {
             ))}
           </ul>
         </nav>
+        <TimeZoneSwitch />
         {session.login && (
           <div className="who">
             <span>{session.subject}</span>

@@ -14,6 +14,7 @@ export const BULK_LABEL: Record<BulkVerb, string> = {
   cancel: "Cancel",
   retry: "Retry",
   upgrade: "Upgrade",
+  reset: "Reset",
 };
 
 /** The most roots one call takes (the API's bound, docs/api.md "Bulk verbs"). */
@@ -25,8 +26,11 @@ export const PREVIEW_MAX_ROOTS = PREVIEW_MAX_CALLS * CALL_LIMIT;
 /** What the panel is set to: the verb and its own options. */
 export interface BulkChoice {
   verb: BulkVerb;
-  /** Retry only: override the only_once protection. */
+  /** Retry and reset: override the only_once protection. */
   force: boolean;
+  /** Reset only: the task to go back to, and whether the roots land paused. */
+  toTask: string;
+  paused: boolean;
   /** Upgrade only: the version the trees run now and the one to move them to. */
   from: number | null;
   to: number | null;
@@ -43,7 +47,8 @@ export function bulkBody(filters: InstanceFilters, choice: BulkChoice): BulkBody
   const { children: _children, ...query } = filtersToQuery(filters);
   return {
     ...query,
-    ...(choice.verb === "retry" && choice.force ? { force: true } : {}),
+    ...((choice.verb === "retry" || choice.verb === "reset") && choice.force ? { force: true } : {}),
+    ...(choice.verb === "reset" ? { to_task: choice.toTask, ...(choice.paused ? { paused: true } : {}) } : {}),
     ...(choice.verb === "upgrade" ? { from_version: choice.from ?? 0, to_version: choice.to ?? 0 } : {}),
   } as BulkBody;
 }

@@ -11,17 +11,19 @@ export function can(permissions: Permissions, needed: Permission): boolean {
   return permissions.includes("admin") || permissions.includes(needed);
 }
 
-export type LifecycleVerb = "pause" | "resume" | "cancel" | "retry" | "upgrade";
+export type LifecycleVerb = "pause" | "resume" | "cancel" | "retry" | "upgrade" | "reset";
 
 // docs/engine.md "Operator verbs", and what the engine's UPDATEs select on: pause takes running
 // trees, resume paused or still-pausing ones, cancel anything live that is not already
-// cancelling, retry only failed roots. Upgrade acts on any live tree.
+// cancelling, retry only failed roots. Upgrade acts on any live tree; reset on a settled one that
+// did not end cancelled, or a paused one (docs/safe-change.md "Reset").
 const VERB_STATUSES: Record<LifecycleVerb, readonly string[]> = {
   pause: ["running"],
   resume: ["paused", "pausing"],
   cancel: ["running", "pausing", "paused", "failing"],
   retry: ["failed"],
   upgrade: ["running", "pausing", "paused", "failing"],
+  reset: ["failed", "raised", "completed", "paused"],
 };
 
 /** Whether `verb` changes a root in `status` (else the verb leaves it unchanged or refuses it). */
@@ -35,6 +37,7 @@ const VERB_PERMISSION: Record<LifecycleVerb, Permission> = {
   cancel: "operate",
   retry: "operate",
   upgrade: "deploy",
+  reset: "operate",
 };
 
 export interface LifecycleTarget {

@@ -27,6 +27,15 @@ describe("sessionFromAnswer", () => {
     expect(session.passwordLogin).toBe(true);
   });
 
+  it("reads the tracing tool's URL template, and no template without {trace_id}", () => {
+    const base = { login: false, signed_in: false, subject: null, permissions: null, providers: [] };
+    expect(sessionFromAnswer(200, { ...base, trace_url: "https://tempo.example/t/{trace_id}" }).traceUrl).toBe(
+      "https://tempo.example/t/{trace_id}",
+    );
+    expect(sessionFromAnswer(200, { ...base, trace_url: "https://tempo.example/" }).traceUrl).toBeNull();
+    expect(sessionFromAnswer(200, base).traceUrl).toBeNull();
+  });
+
   it("reads a signed-in session with its permissions", () => {
     const session = sessionFromAnswer(200, {
       login: true,

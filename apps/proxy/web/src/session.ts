@@ -22,6 +22,8 @@ export interface Session {
   scopes: string[] | null;
   providers: Provider[];
   passwordLogin: boolean;
+  /** The tracing tool's page of a trace, `{trace_id}` to replace (the proxy's `trace_url`); null when none. */
+  traceUrl: string | null;
   /**
    * Set when no login is configured in front of the API (`login: false`) yet the API answered
    * 401: nobody can sign in here, and the sign-in page must say why rather than offer nothing.
@@ -38,6 +40,7 @@ export const NO_LOGIN: Session = {
   scopes: null,
   providers: [],
   passwordLogin: false,
+  traceUrl: null,
 };
 
 /**
@@ -72,6 +75,7 @@ export function sessionFromAnswer(status: number, body: unknown): Session {
     scopes,
     providers,
     passwordLogin: b.password_login === true,
+    traceUrl: typeof b.trace_url === "string" && b.trace_url.includes("{trace_id}") ? b.trace_url : null,
   };
 }
 

@@ -73,6 +73,15 @@ describe("channels", () => {
     await page.getByRole("button", { name: "Preview" }).click();
     const preview = page.getByRole("region", { name: "Promote preview" });
     await expect.poll(() => preview.textContent()).toContain("order: stable to v2 (was v1)");
+    // Issue 34: the diff and the compatibility check a step away, and who stays behind.
+    const change = preview.locator('li[data-change="order"]');
+    expect(await change.getByRole("link").getAttribute("href")).toBe("#/definitions/order/compare?from=1&to=2");
+    const live = await stack.client.call("countInstances", {
+      query: { process: "order", version: 1, status: "running,pausing,paused,failing" },
+    });
+    await expect
+      .poll(() => change.getByTestId("live-on-previous").textContent())
+      .toBe(` · ${live.total} live ${live.total === 1 ? "instance stays" : "instances stay"} on v1`);
     expect(
       (await client.call("listChannels", { query: { name: "order" } })).items.find((c) => c.channel === "stable")
         ?.version,

@@ -81,11 +81,13 @@ export interface Stack {
 
 /** The api, the preview server and a browser with one page; `close` stops all three. */
 /** `apiArgs`: extra flags of the API server (e.g. a lower `--limit-page-count`). */
-export async function startStack(apiArgs: string[] = []): Promise<Stack> {
+export async function startStack(apiArgs: string[] = [], apiEnv?: Record<string, string>): Promise<Stack> {
   chromiumPath(); // before anything starts: a missing browser is the first thing to say
   if (!existsSync(API_MAIN))
     throw new Error(`${API_MAIN} is missing: build the api first (pnpm exec turbo run build --filter=@baton/api)`);
-  const api = await startServer(apiArgs.length > 0 ? { args: apiArgs } : undefined);
+  const api = await startServer(
+    apiArgs.length > 0 || apiEnv !== undefined ? { args: apiArgs, ...(apiEnv ? { env: apiEnv } : {}) } : undefined,
+  );
   let web: Stack["web"] | undefined;
   let browser: Browser | undefined;
   try {

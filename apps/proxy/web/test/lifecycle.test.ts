@@ -104,6 +104,38 @@ describe("retry of a failed instance", () => {
   });
 });
 
+describe("reset of a completed instance", () => {
+  it("reruns it from the chosen task with the state of its first entry, and says what it did", async () => {
+    const { page, web, client } = stack;
+    upstream.handle((_request, res) => json(res, 200, { receipt: "r-7" }));
+    const id = (await client.call("startInstance", { body: { process: "charge" } })).id;
+    await eventually("charge completed", async () =>
+      (await client.call("getInstance", { params: { id } })).status === "completed" ? true : undefined,
+    );
+    const calls = upstream.requests.length;
+
+    await page.goto(`${web.url}/#/instances/${id}`);
+    await expect.poll(shownStatus).toBe("completed");
+    const form = page.getByRole("form", { name: "Reset" });
+    await expect.poll(() => form.getByRole("combobox").inputValue()).toBe("charge");
+    await form.getByRole("button", { name: "Reset", exact: true }).click();
+    await expect
+      .poll(() => form.getByRole("status").textContent())
+      .toBe(
+        "Reset to task charge (visit 2, status running) with the state of its first entry (visit 1). Dropped outputs: charge.",
+      );
+    await expect
+      .poll(() => upstream.requests.length, { message: "the reset calls the upstream once more", timeout: 15_000 })
+      .toBe(calls + 1);
+    await eventually("completed again", async () =>
+      (await client.call("getInstance", { params: { id } })).status === "completed" ? true : undefined,
+    );
+    await expect.poll(shownStatus, { message: "the page shows it completed again", timeout: 15_000 }).toBe("completed");
+    const logs = await client.call("listInstanceLogs", { params: { id }, query: { limit: 100 } });
+    expect(logs.items.map((l) => l.event)).toContain("instance.reset");
+  });
+});
+
 describe("upgrade of a paused instance", () => {
   it("moves it to a compatible newer version, and it then runs the new version's tasks", async () => {
     const { page, web, client } = stack;

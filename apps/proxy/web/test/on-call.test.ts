@@ -263,3 +263,125 @@ describe("tokens", () => {
     await page.close();
   });
 });
+
+describe("times, theme and starting a run", () => {
+  it("shows times in UTC once chosen, and remembers the choice across a reload", async () => {
+    const page = await pageAt(1440);
+    await page.goto(`${stack.web.url}/#/instances?process=broken`);
+    const created = page.locator(`tr[data-instance="${broken[0]}"] time`).first();
+    await expect.poll(() => created.textContent()).not.toContain("UTC");
+    await page.getByLabel("Times").selectOption("utc");
+    await expect.poll(() => created.textContent()).toMatch(/ UTC \(/);
+    await page.reload();
+    await expect.poll(() => created.textContent()).toMatch(/ UTC \(/);
+    expect(await page.getByLabel("Times").inputValue()).toBe("utc");
+    await page.getByLabel("Times").selectOption("local");
+    await page.close();
+  });
+
+  for (const width of [1440, 390])
+    it(`follows a dark system setting at ${width} px, with no contrast or other violation`, async () => {
+      const page = await stack.browser.newPage({ viewport: { width, height: 900 }, colorScheme: "dark" });
+      for (const hash of ["#/instances", `#/instances/${risky}`, "#/definitions/leaf"]) {
+        await page.goto("about:blank");
+        await page.goto(`${stack.web.url}/${hash}`);
+        await expect.poll(() => page.locator("main h1").count()).toBe(1);
+        await page.waitForLoadState("networkidle");
+        const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+        expect(background, "a dark page").toBe("rgb(20, 23, 28)");
+        await noSeriousAxe(page, `${hash} in the dark theme at ${width} px`);
+      }
+      await page.close();
+    });
+
+  it("starts a run from the process page with a form from its input_schema, sending an Idempotency-Key", async () => {
+    const page = await pageAt(1440);
+    const sent: Record<string, string>[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST" && request.url().endsWith("/api/instances")) sent.push(request.headers());
+    });
+    await page.goto(`${stack.web.url}/#/definitions/leaf`);
+    const form = page.getByRole("form", { name: "Start a run" });
+    await expect.poll(() => form.locator("#input-n").count()).toBe(1);
+    await form.getByRole("button", { name: "Start" }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("input-n");
+    expect(await page.locator("#input-n-error").textContent()).toBe("required: fill it in");
+    expect(sent, "nothing sent while a required field is empty").toEqual([]);
+
+    await form.locator("#input-n").fill("5");
+    await form.getByLabel("Business key").fill("k-5");
+    await form.getByRole("button", { name: "Start" }).click();
+    await expect.poll(() => form.getByRole("status").textContent()).toMatch(/^Started /);
+    const id = (await form.getByRole("status").getByRole("link").textContent())!;
+    const view = await stack.client.call("getInstance", { params: { id } });
+    expect(view.key).toBe("k-5");
+    const detail = await stack.client.call("getInstanceDetail", { params: { id } });
+    expect(detail.state.input).toEqual({ n: 5 });
+    const idempotencyKey = sent[0]!["idempotency-key"]!;
+    expect(idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    const again = await stack.client.call("startInstance", {
+      body: { process: "leaf", version: 1, input: { n: 5 }, key: "k-5" },
+      headers: { "idempotency-key": idempotencyKey },
+    });
+    expect(again.id, "the same request starts the same instance").toBe(id);
+    await stack.client.call("cancelInstance", { params: { id } });
+    await page.close();
+  });
+});
+
+/**
+ * Presses Tab until the focused element matches `selector` (and its text starts with `text`),
+ * at most `max` presses; how many it took.
+ */
+async function tabTo(page: Page, selector: string, text = "", max = 150): Promise<number> {
+  for (let presses = 1; presses <= max; presses++) {
+    await page.keyboard.press("Tab");
+    const reached = await page.evaluate(
+      ([s, t]) => !!document.activeElement?.matches(s!) && (document.activeElement.textContent ?? "").startsWith(t!),
+      [selector, text],
+    );
+    if (reached) return presses;
+  }
+  throw new Error(`${max} Tab presses never reached ${selector}`);
+}
+
+describe("keyboard only", () => {
+  it("resolves a human task from the tasklist without a pointer", async () => {
+    const { client } = stack;
+    const id = (await client.call("startInstance", { body: { process: "leaf", input: { n: 7 } } })).id;
+    await eventually("the leaf waits", async () =>
+      (await client.call("listExternalTasks", { query: { instance_id: id } })).items.length ? true : undefined,
+    );
+    const page = await pageAt(1440);
+    await page.goto(`${stack.web.url}/#/external`);
+    await expect.poll(() => page.locator(`tr[data-instance="${id}"]`).count()).toBe(1);
+    await tabTo(page, `tr[data-instance="${id}"] a[href="#/external/${id}"]`);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+    await tabTo(page, "#result-value");
+    await page.keyboard.type('{"ok": true}');
+    await tabTo(page, 'form[aria-label="Resolve"] button[type="submit"]');
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => page.getByRole("status").first().textContent())
+      .toContain("Resolved: task wait took the result");
+    await eventually("the leaf completed", async () =>
+      (await client.call("getInstance", { params: { id } })).status === "completed" ? true : undefined,
+    );
+    await page.close();
+  });
+
+  it("bulk-retries a failure group from the home page without a pointer", async () => {
+    const page = await pageAt(1440);
+    await page.goto(`${stack.web.url}/#/instances`);
+    const retry = 'tr[data-incident="broken/pre.error/failed"] a[href*="bulk=retry"]';
+    await expect.poll(() => page.locator(retry).count()).toBe(1);
+    await tabTo(page, retry);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByText("Dry run: Retry would take 2 roots").count()).toBe(1);
+    await tabTo(page, "button", "Yes, retry");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByTestId("bulk-result").textContent()).toContain("Retry: 2 retried");
+    await page.close();
+  });
+});

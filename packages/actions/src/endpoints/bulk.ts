@@ -5,10 +5,11 @@ import type { Permission } from "../action-spec.js";
 import { arrayOf, bool, int, nullable, responseObject, str, strictObject, MAX_VERSION } from "../schema.js";
 import { action } from "./define.js";
 import { INSTANCE_FILTERS } from "./instances.js";
+import { RESET_FORCE, RESET_PAUSED, RESET_TASK } from "./reset.js";
 
 /** Roots one bulk call acts on at most (`limit`). */
 export const BULK_LIMIT = { min: 1, max: 1000, default: 100 } as const;
-export const BULK_VERBS = ["pause", "resume", "cancel", "retry", "upgrade"] as const;
+export const BULK_VERBS = ["pause", "resume", "cancel", "retry", "upgrade", "reset"] as const;
 export type BulkVerb = (typeof BULK_VERBS)[number];
 
 // The list filters minus the tree ones: a bulk verb acts on roots, like the single verb.
@@ -20,6 +21,7 @@ const OUTCOMES: Record<BulkVerb, string[]> = {
   cancel: ["cancelled", "cancelling", "unchanged"],
   retry: ["retried", "refused"],
   upgrade: ["upgraded", "unchanged", "refused"],
+  reset: ["reset", "refused"],
 };
 
 const SINGLE: Record<BulkVerb, string> = {
@@ -28,6 +30,7 @@ const SINGLE: Record<BulkVerb, string> = {
   cancel: "POST /instances/{id}/cancel",
   retry: "POST /instances/{id}/retry",
   upgrade: "POST /instances/{id}/upgrade",
+  reset: "POST /instances/{id}/reset",
 };
 
 /** The action of each bulk verb: the one map of verb to action the CLI and the UI call through. */
@@ -37,6 +40,7 @@ export const BULK_ACTIONS = {
   cancel: "bulkCancelInstances",
   retry: "bulkRetryInstances",
   upgrade: "bulkUpgradeInstances",
+  reset: "bulkResetInstances",
 } as const;
 
 const RESULT_SCHEMA = responseObject(
@@ -113,6 +117,7 @@ function bulkAction(verb: BulkVerb, permission: Permission, extra: Record<string
           error_code: "http.503",
           limit: 100,
           ...(verb === "upgrade" ? { from_version: 3, to_version: 4 } : {}),
+          ...(verb === "reset" ? { task: "charge", to_task: "reserve" } : {}),
         },
       },
       response: {
@@ -150,4 +155,5 @@ export const bulkActions = [
     },
     ["from_version", "to_version"],
   ),
+  bulkAction("reset", "operate", { to_task: RESET_TASK, force: RESET_FORCE, paused: RESET_PAUSED }, ["to_task"]),
 ];

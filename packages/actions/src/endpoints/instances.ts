@@ -166,6 +166,10 @@ export const LOG_ENTRY_SCHEMA = responseObject(
     actor_label: nullable(ACTOR_LABEL),
     data: openObject("Structured details; never contains secrets."),
     created_at: dateTime("When it was written (ISO 8601 UTC)."),
+    trace_id: str(
+      '**Extension.** The trace id of the instance\'s trace (32 hex digits, docs/tracing.md "The trace of an instance"), for a link to the tracing tool; absent when the server does not trace and the instance stored no trace context.',
+      { pattern: "^[0-9a-f]{32}$" },
+    ),
   },
   ["id", "instance_id", "level", "event", "message", "created_at"],
   { title: "LogEntry" },

@@ -5,6 +5,7 @@ import type { CompiledDefinition, CompiledTask } from "./compiled-definition.js"
 import type { FetchResult } from "./tasks/fetch.js";
 import type { InstanceState } from "./instance-state.js";
 import type { BufferedSignal, ExternalPark } from "./tasks/wait.js";
+import type { VisitRecord } from "./visits.js";
 
 export interface EngineLog {
   level: LogLevel;
@@ -53,6 +54,10 @@ export interface AdvanceEnvironment {
   maxChildrenPerVisit?: number;
   /** Tasks entered in a row without waiting or calling out (--limit-entries-without-waiting); MAX_ENTRIES_WITHOUT_WAITING where absent. */
   maxEntriesWithoutWaiting?: number;
+  /** Task epochs the visit journal records per instance (--limit-visits-recorded); MAX_VISITS_RECORDED where absent. */
+  maxVisitsRecorded?: number;
+  /** Characters of one visit record's values (--limit-visit-record-bytes); MAX_VISIT_RECORD_BYTES where absent. */
+  maxVisitRecordBytes?: number;
 }
 
 export type AdvanceStatus = "running" | "completed" | "failed" | "raised";
@@ -79,6 +84,8 @@ export interface AdvanceResult {
   externalWait?: ExternalPark | "clear";
   /** A buffered signal this advance consumed (deleted in the same write). */
   consumedSignal?: number;
+  /** The task entries this advance made, for the visit journal (visits.ts); written with the advance. */
+  visits?: VisitRecord[];
 }
 
 /** Appends one entry to the advance's log (`AdvanceResult.logs`). */

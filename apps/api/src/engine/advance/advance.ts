@@ -14,6 +14,7 @@ import { consumedSignalOf } from "./tasks/wait.js";
 import type { AdvanceEnvironment, AdvanceInput, AdvanceResult, AdvanceRun } from "./advance-types.js";
 import { runTask } from "./advance-task.js";
 import { checkpoint, complete, type Decision, enter, settle } from "./advance-steps.js";
+import { recordVisit } from "./visits.js";
 
 /** Routing-only tasks run inline; a loop of them is checkpointed after this many entries. */
 export const MAX_INLINE_STEPS = 1000;
@@ -25,6 +26,11 @@ export const MAX_INLINE_STEPS = 1000;
  * false otherwise ran forever: 34,000 entries and log lines a second.
  */
 export const MAX_ENTRIES_WITHOUT_WAITING = 100_000;
+
+/** Task epochs of one instance the visit journal records (--limit-visits-recorded, visits.ts). */
+export const MAX_VISITS_RECORDED = 10_000;
+/** Characters of one visit record's values (--limit-visit-record-bytes, visits.ts). */
+export const MAX_VISIT_RECORD_BYTES = 1024 * 1024;
 
 /**
  * One advance (docs/engine.md#one-advance): run the current task's action, evaluate its output and switch, and
@@ -54,7 +60,12 @@ export async function advance(
     if ("stop" in step) return step.stop;
     const next = "failed" in step ? routeFailure(run, here, step.failed, step.call) : follow(run, here, step.decision);
     if (!("target" in next)) return next;
+    const fromEpoch = run.result.taskEpoch;
     enter(run.result, next.target);
+    recordVisit(run.result, run.state, here.task.id, fromEpoch, {
+      maxRecorded: env.maxVisitsRecorded ?? MAX_VISITS_RECORDED,
+      maxRecordBytes: env.maxVisitRecordBytes ?? MAX_VISIT_RECORD_BYTES,
+    });
     current = next.target;
     if (mustCheckpoint(run, next.target, steps)) return loopCheckpoint(run, next.target, steps);
   }

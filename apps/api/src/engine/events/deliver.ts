@@ -115,12 +115,11 @@ export function eventId(seq: number): string {
 /** The body of an event as sent: `{type, timestamp, data}`, values stored as objects spliced in, secrets redacted. */
 export async function eventBody(
   db: Db,
-  env: NodeJS.ProcessEnv,
+  secrets: readonly string[],
   event: { type: string; data: string; at: number },
 ): Promise<string> {
   const data = await resolveRefs(db, parseJson(event.data));
-  const text = stringifyJson({ type: event.type, timestamp: iso(event.at), data });
-  return redactJsonText(text, await serverSecrets(db, env));
+  return redactJsonText(stringifyJson({ type: event.type, timestamp: iso(event.at), data }), secrets);
 }
 
 /** One pass; answers how many deliveries it claimed (a full pass means more may be due). */
@@ -131,7 +130,9 @@ export async function deliveryPass(deps: DeliveryDeps): Promise<number> {
   const sentAt = clock.now();
   const claimed = await claimDue(db, workerId, sentAt, leaseMs, config.limits.deliveriesPerPass);
   if (claimed.length === 0) return 0;
-  const outcomes = await Promise.all(claimed.map((c) => attempt(deps, c, sentAt + leaseMs)));
+  // Read once per pass (serverSecrets counts the definitions on every call).
+  const secrets = await serverSecrets(db, deps.env);
+  const outcomes = await Promise.all(claimed.map((c) => attempt(deps, secrets, c, sentAt + leaseMs)));
   await recordOutcomes(
     db,
     clock.now(),
@@ -155,7 +156,12 @@ export async function deliveryPass(deps: DeliveryDeps): Promise<number> {
  * One attempt of one claimed delivery; undefined when too little of the lease is left to make
  * the call and still record it (the lease lapses and the next claim, any replica's, retries it).
  */
-async function attempt(deps: DeliveryDeps, c: Claimed, leaseUntil: number): Promise<Outcome | undefined> {
+async function attempt(
+  deps: DeliveryDeps,
+  redacted: readonly string[],
+  c: Claimed,
+  leaseUntil: number,
+): Promise<Outcome | undefined> {
   const { clock, config } = deps;
   const timeoutMs = config.limits.deliveryTimeoutMs;
   const fail = (error: string, code: number | null, latency: number | null): Outcome => ({
@@ -178,7 +184,7 @@ async function attempt(deps: DeliveryDeps, c: Claimed, leaseUntil: number): Prom
   const now = clock.now();
   // Never send with less lease left than the call may take: another replica could claim it meanwhile.
   if (leaseUntil - now < timeoutMs + LEASE_MARGIN_MS / 2) return undefined;
-  const body = await eventBody(deps.db, deps.env, { type: c.type, data: c.data, at: c.event_at });
+  const body = await eventBody(deps.db, redacted, { type: c.type, data: c.data, at: c.event_at });
   const secrets = [c.secret];
   if (c.previous_secret !== null && c.previous_secret_until !== null && c.previous_secret_until > now)
     secrets.push(c.previous_secret);
@@ -209,7 +215,7 @@ async function attempt(deps: DeliveryDeps, c: Claimed, leaseUntil: number): Prom
         latency: latency(),
         next_at: now,
       };
-    const text = redactText(response.body.toString("utf8"), await serverSecrets(deps.db, deps.env));
+    const text = redactText(response.body.toString("utf8"), redacted);
     return fail(`HTTP ${response.status}${text === "" ? "" : `: ${text}`}`, response.status, latency());
   } catch (error) {
     return fail((error as Error).message, null, latency());

@@ -8,6 +8,7 @@ import { type LeasedRow, leasedRow } from "../leases.js";
 import type { InMemoryAdvance } from "../carry.js";
 import { LEASE_MS } from "../statuses.js";
 import type { ParkedRow, ResolveWrite } from "./resolve.js";
+import { insertVisitsFrom, type VisitRow, visitRows } from "../visits/journal-rows.js";
 
 // The statement of the one-version resolve (resolve-advanced.ts decides what goes into it).
 
@@ -37,7 +38,7 @@ export function dueNow(a: AdvancedWrite, now: number): boolean {
 // The fence is the plain statement's (the claim is the wait's live claim, made for its current
 // arming; the instance is on that visit) plus everything the advance read: the row is `running`
 // with no request pending, at the same task and retry count, with the same state text.
-// $1 log lines, $2 now, then the item(s).
+// $1 log lines, $2 now, $3 the visit journal rows (visits/journal-rows.ts), then the item(s).
 const advancedStatement = (source: string) => `
 WITH x AS (${source}),
 target AS (
@@ -76,10 +77,11 @@ logged AS (
     id text, instance_id text, root_id text, level text, event text, message text, task text, actor text, data text,
     created_at bigint)
   JOIN upd ON upd.id = l.instance_id
-)
+),
+visited AS (${insertVisitsFrom("$3", "upd")})
 SELECT id, lease_epoch, lease_owner FROM upd`;
 
-/** The columns of one item, in the order of the single resolve's parameters $3 … $23. */
+/** The columns of one item, in the order of the single resolve's parameters $4 … $24. */
 const COLUMNS = [
   ["hash", "text"],
   ["instance_id", "text"],
@@ -105,11 +107,11 @@ const COLUMNS = [
 ] as const;
 
 const ADVANCED_ONE = advancedStatement(
-  `SELECT ${COLUMNS.map(([name, type], i) => `$${i + 3}::${type} AS ${name}`).join(", ")}`,
+  `SELECT ${COLUMNS.map(([name, type], i) => `$${i + 4}::${type} AS ${name}`).join(", ")}`,
 );
 const ADVANCED_MANY = advancedStatement(
   `SELECT ${COLUMNS.map(([name, type]) => `u.${name}::${type} AS ${name}`).join(", ")}
-   FROM unnest(${COLUMNS.map((_, i) => `$${i + 3}::text[]`).join(", ")}) AS u(${COLUMNS.map(([name]) => name).join(", ")})`,
+   FROM unnest(${COLUMNS.map((_, i) => `$${i + 4}::text[]`).join(", ")}) AS u(${COLUMNS.map(([name]) => name).join(", ")})`,
 );
 
 /**
@@ -127,6 +129,7 @@ export async function writeAdvancedResolves(
 ): Promise<Map<string, { leaseEpoch: number; kept: boolean }>> {
   const now = clock.now();
   const logs: ReturnType<typeof logRow>[] = [];
+  const visits: VisitRow[] = [];
   const records = items.map((a): Record<string, unknown> => {
     const { write, parked, computed } = a;
     const { facts } = write;
@@ -148,6 +151,7 @@ export async function writeAdvancedResolves(
           now,
         ),
       );
+    visits.push(...visitRows(facts.instanceId, result.visits, now));
     const keep = carrier !== null && dueNow(a, now);
     return {
       hash: write.hash,
@@ -171,6 +175,7 @@ export async function writeAdvancedResolves(
     [
       storableJson(logs),
       now,
+      storableJson(visits),
       ...COLUMNS.map(([name]) =>
         one
           ? records[0][name]

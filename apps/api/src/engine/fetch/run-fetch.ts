@@ -33,6 +33,8 @@ export interface FetchContext extends FetchVisit {
   maxResponseBytes?: number;
   /** Told of every call that was made (not one refused before it): the metrics hook. No status = no response. */
   observeCall?: (host: string, status: number | undefined, seconds: number) => void;
+  /** The advance's span, the client span's parent, while the server traces (docs/tracing.md "Spans"). */
+  traceParent?: string;
 }
 
 /** Runs one attempt of a fetch task; throws TaskFailure with a code of docs/language.md#error-codes. */
@@ -49,13 +51,18 @@ export async function runFetch(fetch: CompiledFetch, ctx: FetchContext): Promise
   // upstream receives it as `traceparent` unless the definition sets that header itself. The
   // URL is recorded without its query, which may carry secrets (docs/engine.md "fetch").
   const tracer = tracing();
-  const span = tracer?.startSpan(method, "client", {
-    "http.request.method": method,
-    "server.address": url.hostname,
-    "server.port": Number(url.port || (url.protocol === "https:" ? 443 : 80)),
-    "url.full": `${url.origin}${url.pathname}`,
-    "baton.task": ctx.taskId,
-  });
+  const span = tracer?.startSpan(
+    method,
+    "client",
+    {
+      "http.request.method": method,
+      "server.address": url.hostname,
+      "server.port": Number(url.port || (url.protocol === "https:" ? 443 : 80)),
+      "url.full": `${url.origin}${url.pathname}`,
+      "baton.task": ctx.taskId,
+    },
+    ctx.traceParent,
+  );
   if (span !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === "traceparent"))
     headers.traceparent = tracer!.traceparentOf(span);
 

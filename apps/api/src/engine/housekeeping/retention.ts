@@ -175,6 +175,7 @@ async function pruneTreeBatch(
     const rows = Object.fromEntries([
       await deleted("logs", sql`DELETE FROM logs WHERE root_id = ANY(${rootArray}) RETURNING 1 AS n`),
       await deleted("signals", sql`DELETE FROM signals WHERE instance_id = ANY(${idArray}) RETURNING 1 AS n`),
+      await deleted("task_visits", sql`DELETE FROM task_visits WHERE instance_id = ANY(${idArray}) RETURNING 1 AS n`),
       await deleted(
         "external_claims",
         sql`DELETE FROM external_claims WHERE instance_id = ANY(${idArray}) RETURNING 1 AS n`,

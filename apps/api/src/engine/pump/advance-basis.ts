@@ -57,6 +57,8 @@ export function createAdvanceBasis(deps: {
         limitFlag,
         maxChildrenPerVisit: config.limits.childrenPerVisit,
         maxEntriesWithoutWaiting: config.limits.entriesWithoutWaiting,
+        maxVisitsRecorded: config.limits.visitsRecorded,
+        maxVisitRecordBytes: config.limits.visitRecordBytes,
       };
     },
     /**

@@ -19,6 +19,7 @@ import { newId } from "../../storage/ids.js";
 import { storableJson } from "../../storage/text.js";
 import { LEASE_MS } from "../statuses.js";
 import { writeWaitChanges } from "./wait-rows.js";
+import { VISIT_COLUMNS, VISIT_ROW_TYPES, type VisitRow, visitRows } from "../visits/journal-rows.js";
 
 /** One finished advance waiting for its fenced write. */
 export interface PendingWrite {
@@ -113,6 +114,8 @@ interface Batch {
   logs: Array<ReturnType<typeof logRow> & { gate_id: string }>;
   /** The parents a settling child of this batch decrements: locked with the batch's rows. */
   parents: string[];
+  /** The visit journal rows of the batch's task entries (visits/journal-rows.ts). */
+  visits: VisitRow[];
 }
 
 /** The records of the batch statement, built from the writes (children in several turns of the event loop). */
@@ -128,6 +131,7 @@ async function buildBatch(writes: readonly PendingWrite[], now: number, threshol
   const logs: Array<ReturnType<typeof logRow> & { gate_id: string }> = [];
   const children: Array<ReturnType<typeof childRecord>> = [];
   const records: Array<{ id: string } & Record<string, unknown>> = [];
+  const visits: VisitRow[] = [];
   let built = 0;
   for (const [i, { claim, result, keepLeaseFor, traceParent }] of writes.entries()) {
     const keep =
@@ -162,6 +166,7 @@ async function buildBatch(writes: readonly PendingWrite[], now: number, threshol
       if (++built % CHILDREN_PER_TURN === 0) await acceptFirst();
     }
     records.push(advanceRecord(claim, result, stored[i], keep ? keepLeaseFor : undefined, now));
+    visits.push(...visitRows(claim.id, result.visits, now));
   }
   // A settling child decrements its parent's counter: the parent row is locked with the batch's
   // own rows, in id order (lifecycle verbs lock trees in id order too), so no two statements
@@ -173,7 +178,7 @@ async function buildBatch(writes: readonly PendingWrite[], now: number, threshol
         (result.status === "completed" || result.status === "failed" || result.status === "raised"),
     )
     .map(({ claim }) => claim.parentId as string);
-  return { objects, stored, records, children, logs, parents };
+  return { objects, stored, records, children, logs, parents, visits };
 }
 
 /**
@@ -215,7 +220,7 @@ function advanceRecord(
 
 /** The batch statement; answers the rows written (the fence held), by instance id. */
 async function runBatch(tx: Db, batch: Batch, now: number): Promise<Map<string, LandedRow>> {
-  const { records, children, logs, parents } = batch;
+  const { records, children, logs, parents, visits } = batch;
   const landed = await executePrepared(
     tx,
     sql`
@@ -308,6 +313,14 @@ async function runBatch(tx: Db, batch: Batch, now: number): Promise<Map<string, 
     ),
     cleared AS (
       DELETE FROM external_waits AS w USING x JOIN upd ON upd.id = x.id WHERE w.instance_id = x.id AND x.clear_wait
+    ),
+    visited AS (
+      -- The journal rows of the advances that landed (docs/safe-change.md "The visit journal").
+      INSERT INTO task_visits (${sql.raw(VISIT_COLUMNS)})
+      SELECT ${sql.raw(VISIT_COLUMNS.replace(/(\w+)/g, "v.$1"))}
+      FROM jsonb_to_recordset(${storableJson(visits)}::jsonb) AS v(${sql.raw(VISIT_ROW_TYPES)})
+      JOIN upd ON upd.id = v.instance_id
+      ON CONFLICT DO NOTHING
     )
     SELECT id, status, wake_at, lease_owner FROM upd`,
   );

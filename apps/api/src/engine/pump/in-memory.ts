@@ -50,7 +50,12 @@ export function createInMemoryAdvance(basis: AdvanceBasis, thresholdBytes: numbe
       state: stringifyJson(state.value),
       output: output === undefined ? null : stringifyJson(output.value),
       report: (applied) =>
-        metrics.advanced(taskKind, applied ? result.status : "dropped", (performance.now() - began) / 1000),
+        metrics.advanced(
+          taskKind,
+          applied ? result.status : "dropped",
+          (performance.now() - began) / 1000,
+          row.process,
+        ),
     };
   };
 }

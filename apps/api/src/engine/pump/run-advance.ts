@@ -1,8 +1,8 @@
 import { type Json, parseWrittenJson, type Scope } from "@baton/expr";
-import type { Logger } from "@baton/log";
+import { type Logger, withFields } from "@baton/log";
 import type { ServerConfig } from "../../config.js";
 import { flagOf } from "../../limits.js";
-import { type EngineMetrics, statusClass } from "../../metrics/metrics.js";
+import { type EngineMetrics, statusClass, type TraceExemplar } from "../../metrics/metrics.js";
 import type { Clock } from "../../clock.js";
 import type { Db } from "../../storage/db.js";
 import { isDatabaseUnavailable } from "../../storage/db-unavailable.js";
@@ -66,7 +66,7 @@ export type RunAdvance = (
  * round retries the instance.
  */
 export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
-  const { db, clock, config, log, workerId, basis, metrics, committer, wake, beforeWrite, flowPass } = deps;
+  const { db, clock, config, workerId, basis, metrics, committer, wake, beforeWrite, flowPass } = deps;
   const { definitions, secretsOf } = basis;
   const treeLimits = {
     maxDepth: config.limits.treeDepth,
@@ -79,7 +79,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
   const fetchPolicy = fetchPolicyOf(config);
 
   /**
-   * With tracing on, the advance runs inside its span (docs/tracing.md "Spans"): a child of the
+   * With tracing on, the advance has its span (docs/tracing.md "Spans"): a child of the
    * instance's stored trace context, so whichever replica runs it, after a restart or a
    * reclaim, it joins the same trace; its fetch's client span and its log lines join it.
    */
@@ -106,9 +106,12 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
         "baton.lease_epoch": row.leaseEpoch,
         "baton.reclaimed": row.reclaimedFrom !== null,
       },
-      tracer.contextOf(instanceTraceparent(row.traceParent, row.rootId, row.id)),
+      instanceTraceparent(row.traceParent, row.rootId, row.id),
     );
-    return tracer.within(span, () => run(row, stored, entry, keepLease, { tracer, span })).finally(() => span.end());
+    const traceParent = tracer.traceparentOf(span);
+    const exemplar = tracer.logFields(span);
+    const log = withFields(deps.log, exemplar);
+    return run(row, stored, entry, keepLease, { tracer, span, traceParent, log, exemplar }).finally(() => span.end());
   }
 
   async function run(
@@ -116,14 +119,16 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
     stored: InstanceState | undefined,
     entry: InFlight,
     keepLease: boolean,
-    trace?: { tracer: Tracing; span: Span },
+    trace?: { tracer: Tracing; span: Span; traceParent: string; log: Logger; exemplar: TraceExemplar },
   ): Promise<WriteOutcome> {
+    // Inside the advance's span, every line carries its trace_id and span_id (docs/tracing.md "Logs").
+    const log = trace?.log ?? deps.log;
     const abandoned = entry.abort.signal;
     let secrets: string[] = [];
     const began = performance.now();
     let taskKind = "unknown";
     const report = (outcome: string) => {
-      metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000);
+      metrics.advanced(taskKind, outcome, (performance.now() - began) / 1000, row.process, trace?.exemplar);
       trace?.span.setAttributes({ "baton.task_kind": taskKind, "baton.outcome": outcome });
     };
     try {
@@ -174,7 +179,9 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
                     defs: def.definition.$defs,
                     abort: abandoned,
                     maxResponseBytes: config.limits.fetchResponseBytes,
-                    observeCall: (host, status, seconds) => metrics.fetched(host, statusClass(status), seconds),
+                    observeCall: (host, status, seconds) =>
+                      metrics.fetched(host, statusClass(status), seconds, trace?.exemplar),
+                    traceParent: trace?.traceParent,
                   });
                 },
                 peekSignal: abandonWhenUnavailable((task: string) => peekSignal(db, row.id, task)),
@@ -219,7 +226,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
           storedState,
           result: finished,
           keepLeaseFor: keepLease ? workerId : undefined,
-          traceParent: trace?.tracer.traceparentOf(trace.span),
+          traceParent: trace?.traceParent,
         })
         .finally(() => (entry.writing = false));
       report(outcome.applied ? finished.status : "dropped");

@@ -13,6 +13,7 @@ import { type PlannedObject, planExternalize } from "../../storage/objects.js";
 import type { InstanceInsert } from "../../storage/schema/index.js";
 import type { LogEntry } from "../audit-log.js";
 import { freshInstanceRow, freshState } from "../starts/fresh-row.js";
+import { tracing } from "../../tracing/index.js";
 import { type FireOrigin, fireInput, type ReadSpec } from "./spec.js";
 
 /** What a schedule starts: a process and a channel or version (neither: the latest). */
@@ -82,6 +83,19 @@ export function buildFireStart(
   const id = newId(now);
   const key = fireKey(schedule, fireAt, origin);
   const plan = planExternalize(freshState(input.value), config.objectThresholdBytes);
+  // The fire's span, the root of the instance's trace (docs/tracing.md "Spans").
+  const tracer = tracing();
+  const span = tracer?.startSpan(`fire ${schedule}`, "producer", {
+    "baton.schedule": schedule,
+    "baton.fire_origin": origin,
+    "baton.fire_time": new Date(fireAt).toISOString(),
+    "baton.process": def.name,
+    "baton.version": version,
+    "baton.instance_id": id,
+    "baton.tree_root": id,
+    "baton.business_key": key,
+  });
+  span?.end();
   const row = freshInstanceRow({
     id,
     process: def.name,
@@ -89,6 +103,7 @@ export function buildFireStart(
     task: first.id,
     state: stringifyJson(plan.value),
     key,
+    traceParent: span && tracer!.traceparentOf(span),
     now,
   });
   const log: LogEntry = {

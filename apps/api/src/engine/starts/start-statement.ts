@@ -7,6 +7,7 @@ import { advancedColumns, instanceRecord, recordShape } from "../instance-column
 import { type LeasedRow, leasedRow } from "../leases.js";
 import { LEASE_MS } from "../statuses.js";
 import { startKeyUpsert } from "./start-keys.js";
+import { insertVisitsFrom, type VisitRow, visitRows } from "../visits/journal-rows.js";
 
 // A start is ONE statement in the common case (docs/engine.md "Starting an instance"): the row
 // and its instance.started line together, fenced on the definition it was validated against
@@ -55,7 +56,8 @@ const ROW_KEYS = [
 const ROW = recordShape(ROW_KEYS);
 
 // $1 the row, $2 pinned, $3 its log lines (instance.started first), $4–$7 the key: scope,
-// key, request hash, and the created_at at or before which a held key has expired.
+// key, request hash, and the created_at at or before which a held key has expired; $8 the visit
+// journal rows of its first advance (visits/journal-rows.ts).
 const START = `
 WITH r AS (SELECT * FROM jsonb_to_record($1::jsonb) AS r(${ROW.definitions})),
 fence AS (
@@ -72,7 +74,8 @@ logged AS (
   INSERT INTO logs (id, instance_id, root_id, level, event, message, task, actor, data, created_at)
   SELECT l.id, ins.id, ins.root_id, l.level, l.event, l.message, l.task, l.actor, l.data, ins.created_at
   FROM ins, jsonb_to_recordset($3::jsonb) AS l(id text, level text, event text, message text, task text, actor text, data text)
-)
+),
+visited AS (${insertVisitsFrom("$8", "ins")})
 SELECT (SELECT id FROM ins) AS id, EXISTS (SELECT 1 FROM fence) AS fence_held`;
 
 /** An Idempotency-Key to take with the start: its row names the new instance unless a live one exists. */
@@ -103,6 +106,7 @@ export async function insertStarted(
   pinned: boolean,
   carrier: string | null,
   key?: StartKeyClaim,
+  visits: readonly VisitRow[] = [],
 ): Promise<StartInserted> {
   const now = row.createdAt;
   // The carried lease is an attempt like a claim (docs/limits.md#poison-instances): a process
@@ -126,6 +130,7 @@ export async function insertStarted(
     key?.key ?? null,
     key?.hash ?? null,
     key?.expiredAtOrBefore ?? null,
+    storableJson(visits),
   ]);
   if (inserted?.id == null) return { started: false, why: inserted?.fence_held ? "key_taken" : "fenced" };
   if (carrier === null) return { started: true };
@@ -153,6 +158,8 @@ export interface AdvancedStart {
   row: InstanceInsert;
   /** The advance's log lines, after the instance.started line. */
   logs: LogRow[];
+  /** The visit journal rows of its task entries. */
+  visits: VisitRow[];
   /** Counts the advance in the engine's metrics once the insert's outcome is known. */
   report(applied: boolean): void;
 }
@@ -196,6 +203,7 @@ export async function firstAdvanceInMemory(
         at,
       ),
     ),
+    visits: visitRows(row.id, result.visits, at),
     report: advanced.report,
   };
 }

@@ -39,6 +39,8 @@ export async function startInstance(
   actor: string | null,
   services: StartDeps,
   idempotencyKey?: string,
+  /** The request's span (docs/tracing.md "The trace of an instance"): the start span's parent. */
+  parentTrace?: string,
 ): Promise<StartAnswer> {
   const key =
     idempotencyKey === undefined
@@ -49,10 +51,12 @@ export async function startInstance(
   // request's, and the parent stored on the row for every later span of the instance. One
   // span for the whole start, however many times a moved fence makes it try again.
   const tracer = tracing();
-  const span = tracer?.startSpan(`start ${body.process}`, "producer", {
-    "baton.process": body.process,
-    ...(body.key === undefined ? {} : { "baton.business_key": body.key }),
-  });
+  const span = tracer?.startSpan(
+    `start ${body.process}`,
+    "producer",
+    { "baton.process": body.process, ...(body.key === undefined ? {} : { "baton.business_key": body.key }) },
+    parentTrace,
+  );
   try {
     const answer = await startAttempts(body, actor, services, key, pinned, span && tracer!.traceparentOf(span));
     span?.setAttributes({
@@ -184,7 +188,15 @@ async function writeStart(
   const inMemory = services.config.pollMs > 0 && (first.action === undefined || first.action.type === "delay");
   const advanced = inMemory ? await firstAdvanceInMemory(services.engine, row, () => services.clock.now()) : undefined;
   if (advanced !== undefined) {
-    const landed = await insertStarted(services.db, advanced.row, [startedLine, ...advanced.logs], pinned, null, claim);
+    const landed = await insertStarted(
+      services.db,
+      advanced.row,
+      [startedLine, ...advanced.logs],
+      pinned,
+      null,
+      claim,
+      advanced.visits,
+    );
     advanced.report(landed.started);
     if (landed.started) return { ...answer, status: advanced.row.status as InstanceStatus };
     return landed.why === "fenced" ? undefined : keyTaken(services, idempotency);

@@ -9,6 +9,7 @@ import { sqlTextArray } from "../../storage/sql-arrays.js";
 import { appendLogs } from "../audit-log.js";
 import type { LifecycleResult } from "./lifecycle.js";
 import { lockTree } from "./lock.js";
+import { VISIT_COLUMNS, VISIT_ROW_TYPES, type VisitRow } from "../visits/journal-rows.js";
 
 /**
  * Revives a failed tree where it died: each instance whose own task failed (not one failed
@@ -108,6 +109,26 @@ export async function retryTree(
         // One array parameter, not one per id: a tree's rows fit however many there are.
         and(sql`${instances.id} = ANY(${sqlTextArray(diedHere.map((r) => r.id))})`, eq(instances.status, "failed")),
       );
+    // A retry is a new visit of the same task with the state unchanged: its journal row keeps
+    // the chain of visits a reset rebuilds a state along (docs/safe-change.md "The visit journal").
+    const retried: VisitRow[] = diedHere.map((r) => ({
+      instance_id: r.id,
+      task_epoch: r.taskEpoch + 1,
+      task: r.task,
+      kind: "retry",
+      from_epoch: r.taskEpoch,
+      from_task: r.task,
+      output: null,
+      children: null,
+      error: null,
+      snapshot: null,
+      whole: true,
+      created_at: now,
+    }));
+    await tx.execute(sql`
+      INSERT INTO task_visits (${sql.raw(VISIT_COLUMNS)})
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(retried)}::jsonb) AS v(${sql.raw(VISIT_ROW_TYPES)})
+      ON CONFLICT DO NOTHING`);
     for (const [id, pending] of waiting) {
       await tx
         .update(instances)

@@ -5,5 +5,7 @@ export * from "./external.js";
 export * from "./start-requests.js";
 export * from "./schedules.js";
 export * from "./object-keys.js";
+export * from "./visits.js";
 export * from "./flow.js";
 export * from "./events.js";
+export * from "./hooks.js";

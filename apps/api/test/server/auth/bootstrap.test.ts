@@ -54,7 +54,7 @@ describe("baton-api tokens", () => {
   it("list shows the tokens without secrets, as a table or as JSON", async () => {
     const table = await tokens("list");
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(/^ID\s+LABEL\s+PERMS\s+CREATED\s+LAST USED\s+EXPIRES\s+STATUS\n/);
+    expect(table.stdout).toMatch(/^ID\s+LABEL\s+PERMS\s+SCOPES\s+CREATED\s+LAST USED\s+EXPIRES\s+STATUS\n/);
     expect(table.stdout).toContain("first admin");
     expect(table.stdout).not.toMatch(TOKEN_SECRET_PATTERN);
     const json = await tokens("list", "--json");

@@ -261,6 +261,27 @@ describe("traces", () => {
       named(CALLER_TRACE, "advance spawn").find((s) => s.attributes["baton.outcome"] === "completed"),
     );
 
+    const scraped = await fetch(`${server.url}/metrics`);
+    expect(scraped.headers.get("content-type")).toContain("application/openmetrics-text");
+    const metricsText = await scraped.text();
+    expect(
+      metricsText
+        .split("\n")
+        .some(
+          (line) =>
+            line.startsWith("baton_advance_duration_seconds_bucket") && line.includes(`trace_id="${CALLER_TRACE}"`),
+        ),
+      "an advance duration bucket's exemplar names the order's trace",
+    ).toBe(true);
+    expect(metricsText).toContain('baton_advances_total{process="traced_order",task_kind="fetch",outcome="running"}');
+
+    const entries = (await api.get(`/api/instances/${id}/logs?limit=100`)).body.items as Array<{ trace_id?: string }>;
+    expect(entries.length).toBeGreaterThan(0);
+    expect(
+      entries.every((e) => e.trace_id === CALLER_TRACE),
+      "the instance's log entries carry its trace id",
+    ).toBe(true);
+
     expect(
       receiver.headers.every((h) => h === `Bearer ${OTLP_TOKEN}`),
       "OTEL_EXPORTER_OTLP_HEADERS are sent",
@@ -269,6 +290,24 @@ describe("traces", () => {
     expect(exported).not.toContain(SECRET);
     expect(exported).not.toContain(OTLP_TOKEN);
     expect(server.stderr()).not.toContain(SECRET);
+  });
+
+  it("a schedule's fire roots the trace of the instance it starts", async () => {
+    const api = client(server.url);
+    const put = await api.put("/api/schedules/traced_nightly", {
+      process: "traced_child",
+      cron: ["0 2 * * *"],
+      input: {},
+    });
+    expect(put.status, put.text).toBe(200);
+    const fired = await api.post("/api/schedules/traced_nightly/trigger");
+    expect(fired.body.outcome, fired.text).toBe("started");
+    const fire = await until("the fire span", async () => receiver.spans.find((s) => s.name === "fire traced_nightly"));
+    expect(fire.parentSpanId, "a fire starts a trace of its own").toBeUndefined();
+    expect(fire.attributes).toMatchObject({ "baton.schedule": "traced_nightly", "baton.fire_origin": "trigger" });
+    const advance = await one(fire.traceId, "advance notify");
+    expect(advance.parentSpanId).toBe(fire.spanId);
+    expect(advance.attributes["baton.instance_id"]).toBe(fire.attributes["baton.instance_id"]);
   });
 
   it("a kill -9 and a restart between two tasks still yield one trace", async () => {

@@ -1,8 +1,8 @@
-// Bulk pause, resume, cancel, retry and upgrade of the roots the list's filters select
+// Bulk pause, resume, cancel, retry, upgrade and reset of the roots the list's filters select
 // (POST /instances/bulk/{verb}, docs/api.md "Bulk verbs"), in two steps: a dry run that shows
 // what would change, then the real call after "Yes". Nothing changes before "Yes". The panel's
 // state (open, verb, options, preview shown) lives in the list's URL: `bulk=<verb>`,
-// `bulk_force`, `bulk_from`/`bulk_to`, `bulk_preview` (docs/ui.md "State in the URL").
+// `bulk_force`, `bulk_from`/`bulk_to`, `bulk_to_task`, `bulk_paused`, `bulk_preview` (docs/ui.md "State in the URL").
 
 import { BULK_VERBS, type BulkResult, type CompatReport, type DefinitionSummary, type Page } from "@baton/actions";
 import { useEffect, useRef, useState } from "react";
@@ -26,7 +26,15 @@ import { ErrorBox } from "./error-box.js";
 import { CompatSummary } from "./upgrade-form.js";
 import { VersionSelect } from "./version-select.js";
 
-const BULK_KEYS = ["bulk", "bulk_force", "bulk_from", "bulk_to", "bulk_preview"] as const;
+const BULK_KEYS = [
+  "bulk",
+  "bulk_force",
+  "bulk_from",
+  "bulk_to",
+  "bulk_to_task",
+  "bulk_paused",
+  "bulk_preview",
+] as const;
 
 function version(text: string | null): number | null {
   return text !== null && /^[1-9]\d{0,9}$/.test(text) ? Number(text) : null;
@@ -42,6 +50,8 @@ function choiceFromSearch(search: string, verbs: BulkVerb[]): BulkChoice | null 
     force: params.get("bulk_force") === "true",
     from: version(params.get("bulk_from")),
     to: version(params.get("bulk_to")),
+    toTask: params.get("bulk_to_task") ?? "",
+    paused: params.get("bulk_paused") === "true",
   };
 }
 
@@ -111,6 +121,7 @@ export function BulkActions({
 
   function blocker(c: BulkChoice): string | null {
     if (filters.children) return "Bulk actions act on whole trees through their roots: untick Include children first.";
+    if (c.verb === "reset") return c.toTask.trim() === "" ? "Name the task to go back to (Reset to task)." : null;
     if (c.verb !== "upgrade") return null;
     if (!process)
       return "Upgrade moves the trees of one process: filter the list by a process first (Process in the filters).";
@@ -196,7 +207,27 @@ export function BulkActions({
             ))}
           </select>
         </label>
-        {choice?.verb === "retry" && (
+        {choice?.verb === "reset" && (
+          <label>
+            Reset to task
+            <input
+              value={choice.toTask}
+              placeholder="task id"
+              onChange={(e) => change({ bulk_to_task: e.target.value || null })}
+            />
+          </label>
+        )}
+        {choice?.verb === "reset" && (
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={choice.paused}
+              onChange={(e) => change({ bulk_paused: e.target.checked ? "true" : null })}
+            />
+            land paused (to upgrade them first)
+          </label>
+        )}
+        {(choice?.verb === "retry" || choice?.verb === "reset") && (
           <label className="check">
             <input
               type="checkbox"

@@ -35,10 +35,13 @@ function becomes(choice: BulkChoice): string {
       return "retried from the failed task";
     case "upgrade":
       return `moved to v${choice.to} (refused where a blocking change concerns the task it sits on)`;
+    case "reset":
+      return `back on task ${choice.toTask} with the state of its first entry (refused where it cannot go back there)`;
   }
 }
 
-const done = (verb: BulkVerb) => (verb === "retry" ? "retried" : verb === "upgrade" ? "upgraded" : `${verb}d`);
+const done = (verb: BulkVerb) =>
+  verb === "retry" ? "retried" : verb === "upgrade" ? "upgraded" : verb === "reset" ? "reset" : `${verb}d`;
 const order = (a: { status: string }, b: { status: string }) =>
   INSTANCE_STATUSES.indexOf(a.status as never) - INSTANCE_STATUSES.indexOf(b.status as never);
 const thousands = (n: number) => n.toLocaleString("en-US");
@@ -88,8 +91,8 @@ export function BulkPreview({
         {stays.map((g) => (
           <li key={g.status} data-stays={g.status} className="muted">
             {thousands(g.count)} {g.status} →{" "}
-            {verb === "retry" || verb === "resume" || verb === "upgrade" ? "refused" : "unchanged"} (a {g.status} root
-            is not {done(verb)})
+            {verb === "retry" || verb === "resume" || verb === "upgrade" || verb === "reset" ? "refused" : "unchanged"}{" "}
+            (a {g.status} root is not {done(verb)})
           </li>
         ))}
       </ul>

@@ -3,9 +3,10 @@ import { callRaw } from "../api.js";
 import { type LifecycleVerb, lifecycleVerbs, type Permissions } from "../permissions.js";
 import { ErrorBox } from "./error-box.js";
 import { Link } from "./link.js";
+import { ResetForm } from "./reset-form.js";
 import { UpgradeForm } from "./upgrade-form.js";
 
-type StopVerb = Exclude<LifecycleVerb, "upgrade">;
+type StopVerb = Exclude<LifecycleVerb, "upgrade" | "reset">;
 
 const ACTION = {
   pause: "pauseInstance",
@@ -28,7 +29,7 @@ function describe(
   return `${LABEL[verb]}: ${body?.outcome ?? "done"} (${what}, status now ${body?.status}).`;
 }
 
-/** Pause, resume, cancel, retry and upgrade: only those the status and permissions allow. */
+/** Pause, resume, cancel, retry, reset and upgrade: only those the status and permissions allow. */
 export function LifecyclePanel(props: {
   id: string;
   /** The tree's root: the only id the lifecycle verbs accept. */
@@ -98,7 +99,7 @@ export function LifecyclePanel(props: {
         <Link to={{ page: "instance", id: props.rootId }} className="mono">
           {props.rootId}
         </Link>{" "}
-        to pause, resume, cancel, retry or upgrade it.
+        to pause, resume, cancel, retry, reset or upgrade it.
       </p>
     );
   }
@@ -191,6 +192,15 @@ export function LifecyclePanel(props: {
         )}
         <ErrorBox error={error} />
       </div>
+      {verbs.includes("reset") && (
+        <ResetForm
+          id={props.id}
+          process={props.process}
+          version={props.version}
+          task={props.task}
+          onChanged={props.onChanged}
+        />
+      )}
       {verbs.includes("upgrade") && (
         <UpgradeForm
           id={props.id}

@@ -17,11 +17,14 @@ export function LogsPanel({
   search,
   isRoot,
   live,
+  traceUrl,
 }: {
   id: string;
   search: string;
   isRoot: boolean;
   live: boolean;
+  /** The proxy's `trace_url` (docs/tracing.md "The UI's trace link"); null: no link. */
+  traceUrl: string | null;
 }) {
   // Level, mode and position live in the instance page's URL (`#/instances/<id>?log_level=warn&flat=true`),
   // so a reload or a link shows the same logs.
@@ -57,6 +60,8 @@ export function LogsPanel({
   );
   const entries = logs.data?.items ?? [];
   const showInstance = isRoot && !flat;
+  // One trace per tree (docs/tracing.md "Children"): every entry carries the same trace id.
+  const traceId = entries.find((e) => e.trace_id !== undefined)?.trace_id;
   return (
     <section aria-labelledby="logs-heading">
       <h2 id="logs-heading">Logs</h2>
@@ -83,6 +88,11 @@ export function LogsPanel({
               this instance only (flat)
             </label>
           </fieldset>
+        )}
+        {traceUrl !== null && traceId !== undefined && (
+          <a href={traceUrl.replaceAll("{trace_id}", encodeURIComponent(traceId))} target="_blank" rel="noreferrer">
+            Open the trace
+          </a>
         )}
         <Pager page={logs.data?.page} shown={entries.length} onMove={setCursor} label="Log pages" />
       </div>

@@ -102,6 +102,24 @@ async function scheduleWarningsOf(from: string, to: string, process: string): Pr
   }
 }
 
+/**
+ * How many live roots each changed process has on the version the target channel points at
+ * now: a promote moves the pointer, not them (they stay until upgraded).
+ */
+async function liveOnPrevious(changes: PointerChange[]): Promise<Record<string, number>> {
+  const counts = await Promise.all(
+    changes
+      .filter((change) => change.previous > 0)
+      .map(async (change) => {
+        const answer = await call("countInstances", {
+          query: { process: change.name, version: change.previous, status: "running,pausing,paused,failing" },
+        });
+        return [change.name, answer.total] as const;
+      }),
+  );
+  return Object.fromEntries(counts);
+}
+
 async function allChannelEntries(): Promise<ChannelEntry[]> {
   const entries: ChannelEntry[] = [];
   let after: string | undefined;
@@ -126,6 +144,7 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
   const [error, setError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
   const [warnings, setWarnings] = useState<ScheduleWarning[]>([]);
+  const [live, setLive] = useState<Record<string, number>>({});
   const body = () => ({ from: from.trim(), to: to.trim(), ...(process.trim() ? { process: process.trim() } : {}) });
 
   async function showPreview(event: FormEvent) {
@@ -138,8 +157,10 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
       const { from: f, to: t, process: p = "" } = body();
       if (!entries.some((e) => e.channel === f && (!p || e.name === p)))
         throw new Error(`Channel "${f}" points at no version${p ? ` of process "${p}"` : ""}: nothing to promote.`);
-      setPreview(promotePreview(entries, f, t, p));
+      const next = promotePreview(entries, f, t, p);
+      setPreview(next);
       setWarnings(await scheduleWarningsOf(f, t, p));
+      setLive(await liveOnPrevious(next.changes));
     } catch (failure) {
       setError(failure);
     } finally {
@@ -166,9 +187,23 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
   const changeList = (changes: PointerChange[], target: string, done: boolean) => (
     <ul>
       {changes.map((p) => (
-        <li key={p.name}>
+        <li key={p.name} data-change={p.name}>
           {p.name}: {target} {done ? "now at" : "to"} v{p.version}
           {p.previous ? ` (was v${p.previous})` : " (new)"}
+          {!done && p.previous > 0 && (
+            <>
+              {" · "}
+              <Link to={{ page: "compare", name: p.name, from: p.previous, to: p.version }}>
+                what changed and whether v{p.previous} instances can move (compare v{p.previous} → v{p.version})
+              </Link>
+              {live[p.name] !== undefined && (
+                <span data-testid="live-on-previous">
+                  {" · "}
+                  {live[p.name]} live {live[p.name] === 1 ? "instance stays" : "instances stay"} on v{p.previous}
+                </span>
+              )}
+            </>
+          )}
         </li>
       ))}
     </ul>

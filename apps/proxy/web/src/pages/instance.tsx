@@ -70,7 +70,17 @@ function StateView({ detail }: { detail: InstanceDetail }) {
   );
 }
 
-export function InstancePage({ id, search, permissions }: { id: string; search: string; permissions: Permissions }) {
+export function InstancePage({
+  id,
+  search,
+  permissions,
+  traceUrl,
+}: {
+  id: string;
+  search: string;
+  permissions: Permissions;
+  traceUrl: string | null;
+}) {
   // A settled instance changes no more by itself: polling stops once it is seen settled.
   const [settledId, setSettledId] = useState<string | null>(null);
   const views = useLoad<Views>(
@@ -268,7 +278,7 @@ export function InstancePage({ id, search, permissions }: { id: string; search: 
         )}
         <ChildrenTree childMap={detail!.state._children} />
       </section>
-      <LogsPanel id={id} search={search} isRoot={isRoot} live={!isSettled(status!.status)} />
+      <LogsPanel id={id} search={search} isRoot={isRoot} live={!isSettled(status!.status)} traceUrl={traceUrl} />
     </section>
   );
 }

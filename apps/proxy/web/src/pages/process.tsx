@@ -1,16 +1,18 @@
-import type { DefinitionSummary, Page } from "@baton/actions";
+import type { DefinitionSummary, Page, StoredDefinition } from "@baton/actions";
 import { type FormEvent, useState } from "react";
 import { call } from "../api.js";
 import { ErrorBox } from "../components/error-box.js";
 import { Link } from "../components/link.js";
 import { type Cursor, Pager } from "../components/pager.js";
+import { StartForm } from "../components/start-form.js";
 import { VersionSelect } from "../components/version-select.js";
+import { can, type Permissions } from "../permissions.js";
 import { useLoad } from "../use-load.js";
 import { navigate } from "../use-route.js";
 import { DefinitionTable } from "./definitions.js";
 
 /** The versions of one process, and a form to compare two of them. */
-export function ProcessPage({ name }: { name: string }) {
+export function ProcessPage({ name, permissions }: { name: string; permissions: Permissions }) {
   const [cursor, setCursor] = useState<Cursor>({});
   const list = useLoad<Page<DefinitionSummary>>(
     (signal) =>
@@ -20,6 +22,13 @@ export function ProcessPage({ name }: { name: string }) {
   const rows = list.data?.items ?? [];
   const newest = rows[0]?.version;
   const versions = rows.map((d) => d.version);
+  const newestDefinition = useLoad<StoredDefinition | null>(
+    (signal) =>
+      newest !== undefined && can(permissions, "operate")
+        ? call("getDefinition", { params: { name, version: newest }, signal })
+        : Promise.resolve(null),
+    `${name}@${newest}`,
+  );
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
 
@@ -42,6 +51,8 @@ export function ProcessPage({ name }: { name: string }) {
         </Link>
       </p>
       <ErrorBox error={list.error} />
+      <ErrorBox error={newestDefinition.error} />
+      {newestDefinition.data && <StartForm key={newest} definition={newestDefinition.data} />}
       {rows.length > 1 && (
         <form className="inline-form" onSubmit={compare} aria-label="Compare versions">
           <VersionSelect
