@@ -19,6 +19,7 @@ import { registerSignal } from "./commands/signal.js";
 import { registerTasks } from "./commands/tasks.js";
 import { registerTokens } from "./commands/tokens.js";
 import { registerValidate } from "./commands/validate.js";
+import { registerWaits } from "./commands/waits.js";
 import { registerWhoami } from "./commands/whoami.js";
 import { registerWorker } from "./commands/worker.js";
 import { DEFAULT_SERVER } from "./connection.js";
@@ -62,6 +63,7 @@ export function buildProgram(io: CliIo, makeContext: ContextFactory): Command {
   registerSchedules(program, makeContext);
   registerInstances(program, makeContext);
   registerGet(program, makeContext);
+  registerWaits(program, makeContext);
   registerLogs(program, makeContext);
   registerLifecycle(program, makeContext);
   registerReset(program, makeContext);
