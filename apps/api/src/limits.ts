@@ -81,6 +81,10 @@ export interface ServerLimits extends ConnectionLimits {
   subscriptionFailures: number;
   /** Events one redeliver request may queue again. */
   redeliverEvents: number;
+  /** Inbound hooks stored. */
+  hooks: number;
+  /** Bytes of one request body to a hook. */
+  hookBodyBytes: number;
   /** Rows counted on each side of a list page (items_before/items_after); past it the count is marked inexact. */
   pageCount: number;
   /** Requests one client address may have in flight at once, counted before authentication. */
@@ -397,6 +401,20 @@ export const LIMITS: readonly LimitFlag[] = [
     description: "events one redeliver request may queue again; a range holding more is refused with 400",
     default: 1000,
     min: 1,
+  },
+  {
+    key: "hooks",
+    flag: "limit-hooks",
+    description: "inbound hooks stored; creating one more is refused with 409 (docs/events.md)",
+    default: 100,
+    min: 1,
+  },
+  {
+    key: "hookBodyBytes",
+    flag: "limit-hook-body-bytes",
+    description: "bytes of one request body POSTed to a hook; a larger one is refused with 413 before it is verified",
+    default: 1_048_576,
+    min: 1024,
   },
   {
     key: "pageCount",

@@ -28,3 +28,4 @@ export {
 export { INSTANCE_PHASES, INSTANCE_STATUSES } from "./statuses.js";
 export { LOG_LEVELS } from "@baton/log";
 export { DELIVERY_STATUSES, EVENT_TYPES } from "./event-types.js";
+export { HOOK_VERIFIERS } from "./hook-types.js";

@@ -26,6 +26,7 @@ export const LIST_SORTS = {
   schedules: { keys: ["name"], defaultKey: "name", defaultOrder: "asc" },
   subscriptions: { keys: ["name"], defaultKey: "name", defaultOrder: "asc" },
   deliveries: { keys: ["id"], defaultKey: "id", defaultOrder: "desc" },
+  hooks: { keys: ["name"], defaultKey: "name", defaultOrder: "asc" },
 } as const satisfies Record<string, ListSorting>;
 
 /** The five list parameters as query-schema properties. */

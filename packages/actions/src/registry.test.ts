@@ -77,6 +77,11 @@ const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] =
   ["post", "/subscriptions/{name}/resume", ["deploy"], [400, 404, 500]],
   ["get", "/subscriptions/{name}/deliveries", ["read"], [400, 404, 500]],
   ["post", "/subscriptions/{name}/redeliver", ["deploy"], [400, 404, 500]],
+  ["put", "/hooks/{name}", ["deploy"], [400, 409, 500]],
+  ["get", "/hooks", ["read"], [400, 500]],
+  ["get", "/hooks/{name}", ["read"], [400, 404, 500]],
+  ["delete", "/hooks/{name}", ["deploy"], [400, 500]],
+  ["post", "/hooks/{name}", "public", [400, 401, 413, 500]],
   ["get", "/livez", "public", [400, 500]],
   ["get", "/readyz", "public", [400, 500, 503]],
   ["get", "/whoami", ["worker", "read", "operate", "deploy"], [400, 500]],
@@ -149,6 +154,11 @@ const NAMES: Record<ActionName, true> = {
   resumeSubscription: true,
   listDeliveries: true,
   redeliver: true,
+  putHook: true,
+  listHooks: true,
+  getHook: true,
+  deleteHook: true,
+  receiveHook: true,
 };
 
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
@@ -208,10 +218,12 @@ describe("registry", () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it("marks only the probes (public) and the /metrics extension as root, and only the probes as public", () => {
+  it("marks only the probes (public) and the /metrics extension as root, and only the probes and the hook receiver as public", () => {
     const roots = registry.filter((spec) => spec.root).map((spec) => spec.path);
     expect(roots).toEqual(["/healthz", "/livez", "/readyz", "/metrics"]);
+    // A hook's signature is its credential (docs/events.md "Receiving").
     expect(registry.filter((spec) => spec.permissions === "public").map((spec) => spec.name)).toEqual([
+      "receiveHook",
       "health",
       "liveness",
       "readiness",
@@ -277,8 +289,10 @@ describe("registry", () => {
       );
       expect(row).toBeDefined();
       expect([...spec.errors].sort()).toEqual(row![3]);
-      for (const status of spec.errors)
-        expect(status, "401/403 are added by the OpenAPI builder").not.toBeOneOf([401, 403]);
+      // A public endpoint gets no 401/403 from the builder; the hook receiver declares its own 401.
+      if (spec.permissions !== "public")
+        for (const status of spec.errors)
+          expect(status, "401/403 are added by the OpenAPI builder").not.toBeOneOf([401, 403]);
     });
 
     it("declares success responses with schemas, or none only for 204", () => {

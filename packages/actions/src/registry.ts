@@ -12,6 +12,7 @@ import { instanceActions } from "./endpoints/instances.js";
 import { resetActions } from "./endpoints/reset.js";
 import { scheduleActions } from "./endpoints/schedules.js";
 import { subscriptionActions } from "./endpoints/subscriptions.js";
+import { hookActions } from "./endpoints/hooks.js";
 import { tokenActions } from "./endpoints/tokens.js";
 import type { ActionName } from "./types.js";
 
@@ -29,6 +30,7 @@ const entries = [
   ...externalTaskActions,
   ...scheduleActions,
   ...subscriptionActions,
+  ...hookActions,
   ...tokenActions,
   ...debugActions,
 ];
@@ -72,6 +74,11 @@ export const TAGS: readonly { name: string; description: string }[] = [
   {
     name: "subscriptions",
     description: "Extension: signed webhooks reporting instance, external-task and schedule events, at least once.",
+  },
+  {
+    name: "hooks",
+    description:
+      "Extension: signed inbound webhooks (Standard Webhooks, GitHub, Stripe, a shared header) that start or signal work.",
   },
   { name: "tokens", description: "API tokens for machines (admin only)." },
   { name: "debug", description: "Readiness probe and the manual engine tick for tests." },

@@ -36,6 +36,7 @@ describe("action types", () => {
       | "listSchedules"
       | "listSubscriptions"
       | "listDeliveries"
+      | "listHooks"
     >();
   });
 

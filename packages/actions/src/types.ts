@@ -16,6 +16,8 @@ export type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, Schedule
 import type { Delivery, ListDeliveriesQuery, RedeliverBody, Subscription, SubscriptionBody } from "./event-types.js";
 export type { DeliveryStatus, EventType } from "./event-types.js";
 export type { Delivery, ListDeliveriesQuery, RedeliverBody, Subscription, SubscriptionBody };
+import type { Hook, HookBody, HookReceipt } from "./hook-types.js";
+export type { Hook, HookBody, HookReceipt, HookRequestRecord, HookVerifier } from "./hook-types.js";
 
 /** An audit-log entry's level: the one LogLevel, @baton/log's. */
 export type { LogLevel };
@@ -708,6 +710,16 @@ export interface ActionTypes {
   resumeSubscription: Io<{ name: string }, None, None, Subscription>;
   listDeliveries: Io<{ name: string }, ListDeliveriesQuery, None, Page<Delivery>>;
   redeliver: Io<{ name: string }, None, RedeliverBody, { queued: number }>;
+  putHook: Io<{ name: string }, None, HookBody, Hook & { created: boolean }>;
+  listHooks: Io<
+    None,
+    { sort?: "name"; order?: "asc" | "desc"; limit?: number; after?: string; before?: string },
+    None,
+    Page<Hook>
+  >;
+  getHook: Io<{ name: string }, None, None, Hook>;
+  deleteHook: Io<{ name: string }, None, None, { deleted: boolean }>;
+  receiveHook: Io<{ name: string }, Record<string, string>, unknown, HookReceipt>;
 }
 
 export type ActionName = keyof ActionTypes;

@@ -67,3 +67,5 @@ export {
   rotateSecret,
 } from "./events/subscriptions.js";
 export { listDeliveries, listSubscriptions } from "./events/view.js";
+export { receiveHook } from "./hooks/receive.js";
+export { deleteHook, hookView, putHook, readHook } from "./hooks/verbs.js";

@@ -10,6 +10,7 @@ import { lifecycleHandlers } from "./lifecycle.js";
 import { processDocsHandlers } from "./process-docs.js";
 import { scheduleHandlers } from "./schedules.js";
 import { subscriptionHandlers } from "./subscriptions.js";
+import { hookHandlers } from "./hooks.js";
 import { tokenHandlers } from "./tokens.js";
 import { upgradeHandlers } from "./upgrade.js";
 import { resetHandlers } from "./reset.js";
@@ -29,5 +30,6 @@ export const handlers = {
   ...externalTaskHandlers,
   ...scheduleHandlers,
   ...subscriptionHandlers,
+  ...hookHandlers,
   ...debugHandlers,
 } satisfies ActionHandlers;

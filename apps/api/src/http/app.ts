@@ -50,7 +50,7 @@ function errorResponse(error: ApiError): Response {
 /** The limit of a request body and the flag that sets it (docs/limits.md "Requests"). */
 interface BodyLimit {
   bytes: number;
-  flag: "--max-body" | "--max-definition-body";
+  flag: "--max-body" | "--max-definition-body" | "--limit-hook-body-bytes";
 }
 
 /** The body as text ("" when none was sent), after the size and content-type checks. */
@@ -258,6 +258,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     bytes: services.config.maxDefinitionBodyBytes,
     flag: "--max-definition-body",
   };
+  const hookBodyLimit: BodyLimit = { bytes: services.config.limits.hookBodyBytes, flag: "--limit-hook-body-bytes" };
   const largeBodies = admission(1);
   const callers = createCallerGate({
     perAddress: services.config.limits.requestsPerAddress,
@@ -268,13 +269,18 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
     const handler = handlers[action.name as ActionName] as ActionHandler<ActionName> | undefined;
     // A definition endpoint's body is handed to its handler unparsed: parsing and validating it
     // runs on a checker thread (definitions/request-job.ts, docs/limits.md "Requests").
-    const unparsed = DEFINITION_ACTIONS.has(action.name);
+    // A hook's body too: its signature covers the exact bytes (docs/events.md "Receiving").
+    const hookReceive = action.name === "receiveHook";
+    const unparsed = DEFINITION_ACTIONS.has(action.name) || hookReceive;
+    const unparsedLimit = hookReceive ? hookBodyLimit : definitionBodyLimit;
     const route = `/api${action.path}`;
     app.on(action.method.toUpperCase(), honoPaths(action), async (c) => {
       actionOf.set(c.req.raw, action.name);
       if (tracer) routeOf.set(c.req.raw, action.root ? action.path : route);
-      // The probes are never counted: a flood must not make a replica look dead.
+      // The probes are never counted: a flood must not make a replica look dead. A hook is
+      // public (its signature is its credential) but counted per address like any caller.
       const counted = action.permissions !== "public";
+      const leaveHookAddress = hookReceive ? callers.enterAddress(c) : undefined;
       // Before authentication: a flood of bogus credentials costs a map lookup, not a token lookup.
       const leaveAddress = counted ? callers.enterAddress(c) : undefined;
       let leaveCredential: (() => void) | undefined;
@@ -292,6 +298,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
       } finally {
         leaveCredential?.();
         leaveAddress?.();
+        leaveHookAddress?.();
       }
     });
     const handleAction = async (c: Context<Env>, principal: Principal): Promise<Response> => {
@@ -310,7 +317,7 @@ export function createApp(services: Services, handlers: ActionHandlers, authenti
       let body: unknown;
       const turn: { leave?: () => void } = {};
       try {
-        if (unparsed) body = { unparsed: await readBodyText(c, definitionBodyLimit) } satisfies UnparsedBody;
+        if (unparsed) body = { unparsed: await readBodyText(c, unparsedLimit) } satisfies UnparsedBody;
         else {
           raw =
             action.body || ["post", "put", "delete"].includes(action.method)

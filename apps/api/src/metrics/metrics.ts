@@ -34,6 +34,8 @@ export interface EngineMetrics {
   flowGranted(reason: string, count: number): void;
   /** A delivery attempt (docs/events.md "Where to see them"); `lagSeconds` from the event's commit to a 2xx. */
   eventDelivered(subscription: string, outcome: string, lagSeconds?: number): void;
+  /** A request to a hook: started, signalled or unverified. */
+  hookReceived(hook: string, outcome: string): void;
 }
 
 export const NO_ENGINE_METRICS: EngineMetrics = {
@@ -46,6 +48,7 @@ export const NO_ENGINE_METRICS: EngineMetrics = {
   flowWaiting: () => {},
   flowGranted: () => {},
   eventDelivered: () => {},
+  hookReceived: () => {},
 };
 
 /** The sampler's figures (sampler.ts), set every interval from one query. */
@@ -284,6 +287,12 @@ export function createMetrics(options: { pool?: PoolGauge; exemplars?: boolean }
     buckets: [...DURATION_BUCKETS, 60, 300, 3600],
     registers: r,
   });
+  const hookRequests = new Counter({
+    name: "baton_hook_requests_total",
+    help: "Requests to inbound hooks, by hook (at most --limit-hooks live) and outcome (started, signalled, unverified)",
+    labelNames: ["hook", "outcome"],
+    registers: r,
+  });
   const hostLabel = boundedHostLabel();
   const processLabel = boundedProcessLabel();
   // With exemplars on, prom-client's histograms take one object (labels, value, exemplar labels).
@@ -334,6 +343,7 @@ export function createMetrics(options: { pool?: PoolGauge; exemplars?: boolean }
       deliveries.inc({ subscription, outcome });
       if (lag !== undefined) deliveryLag.observe({ subscription }, lag);
     },
+    hookReceived: (hook, outcome) => hookRequests.inc({ hook, outcome }),
   };
 
   return {

@@ -1,6 +1,6 @@
 // Delivery passes beside the pump's claim rounds (docs/events.md "Delivery"): each round starts
-// a pass in the background when none runs, at most every PASS_EVERY_MS and at once again after a
-// pass that claimed its bound, so a slow receiver never holds up a claim; a POST /tick runs
+// passes in the background when none runs, at most every PASS_EVERY_MS, a full pass followed at
+// once by the next (MAX_PASSES_IN_A_ROW), so a slow receiver never holds up a claim; a POST /tick runs
 // passes inline until none claims anything (bounded), so a test's tick delivers what is due.
 import type { FailureLog } from "../pump/failure-log.js";
 import { type DeliveryDeps, deliveryPass } from "./deliver.js";
@@ -8,6 +8,8 @@ import { type DeliveryDeps, deliveryPass } from "./deliver.js";
 const PASS_EVERY_MS = 200;
 /** Passes one /tick runs at most. */
 const MAX_PASSES_PER_TICK = 20;
+/** Full passes run back to back in the background before the next claim round starts another. */
+const MAX_PASSES_IN_A_ROW = 10;
 
 export interface DeliveryChore {
   /** The claim round's chore; `force` (a tick) waits for the passes. */
@@ -27,7 +29,8 @@ export function createDeliveryChore(deps: DeliveryDeps & { logFailure: FailureLo
       for (let count = 1; ; count++) {
         const claimed = await deliveryPass(deps);
         again = claimed >= deps.config.limits.deliveriesPerPass;
-        if (!force || claimed === 0 || count >= MAX_PASSES_PER_TICK) break;
+        if (claimed === 0 || count >= (force ? MAX_PASSES_PER_TICK : MAX_PASSES_IN_A_ROW)) break;
+        if (!force && !again) break;
       }
     } catch (error) {
       again = false;

@@ -12,6 +12,9 @@ import { storableJson } from "../../storage/text.js";
 import { serverSecrets } from "../../views/secrets-lookup.js";
 import { checkFetchTarget, type FetchPolicy, type Resolver } from "../fetch/host-policy.js";
 import { httpCall } from "../fetch/http-call.js";
+import { tracing } from "../../tracing/index.js";
+import { deliverySpan } from "./delivery-span.js";
+import { TaskFailure } from "../advance/task-failure.js";
 import { redactJsonText, redactText } from "../secrets.js";
 import { signedHeaders } from "./signing.js";
 
@@ -47,6 +50,9 @@ interface Claimed {
   secret: string;
   previous_secret: string | null;
   previous_secret_until: number | null;
+  /** While tracing: the event's instance's trace_parent and root (docs/tracing.md "Spans"). */
+  trace_parent?: string | null;
+  trace_root?: string | null;
 }
 
 interface Outcome {
@@ -77,6 +83,12 @@ export function retryDelayMs(attempts: number, maxMs: number): number {
  * claim moves `lease_epoch`, the fence of the write that records the attempt.
  */
 async function claimDue(db: Db, workerId: string, now: number, leaseMs: number, limit: number): Promise<Claimed[]> {
+  // The instance an event is about, read only while tracing: its delivery's span joins its trace.
+  const traced =
+    tracing() === undefined
+      ? sql``
+      : sql`, (SELECT i.trace_parent FROM instances i WHERE i.id = (ev.data::jsonb)->>'instance_id') AS trace_parent,
+              (SELECT i.root_id FROM instances i WHERE i.id = (ev.data::jsonb)->>'instance_id') AS trace_root`;
   const result = await db.execute(sql`
     WITH picked AS (
       SELECT d.id FROM event_deliveries d
@@ -97,7 +109,7 @@ async function claimDue(db: Db, workerId: string, now: number, leaseMs: number, 
     FROM picked, events ev, subscriptions s
     WHERE d.id = picked.id AND ev.seq = d.event_seq AND s.name = d.subscription
     RETURNING d.id, d.subscription, d.lease_epoch, d.attempts, d.event_seq, ev.type, ev.data, ev.created_at AS event_at,
-              s.url, s.secret, s.previous_secret, s.previous_secret_until`);
+              s.url, s.secret, s.previous_secret, s.previous_secret_until ${traced}`);
   return rowsOf<Claimed>(result).map((r) => ({
     ...r,
     id: Number(r.id),
@@ -115,12 +127,11 @@ export function eventId(seq: number): string {
 /** The body of an event as sent: `{type, timestamp, data}`, values stored as objects spliced in, secrets redacted. */
 export async function eventBody(
   db: Db,
-  env: NodeJS.ProcessEnv,
+  secrets: readonly string[],
   event: { type: string; data: string; at: number },
 ): Promise<string> {
   const data = await resolveRefs(db, parseJson(event.data));
-  const text = stringifyJson({ type: event.type, timestamp: iso(event.at), data });
-  return redactJsonText(text, await serverSecrets(db, env));
+  return redactJsonText(stringifyJson({ type: event.type, timestamp: iso(event.at), data }), secrets);
 }
 
 /** One pass; answers how many deliveries it claimed (a full pass means more may be due). */
@@ -131,7 +142,9 @@ export async function deliveryPass(deps: DeliveryDeps): Promise<number> {
   const sentAt = clock.now();
   const claimed = await claimDue(db, workerId, sentAt, leaseMs, config.limits.deliveriesPerPass);
   if (claimed.length === 0) return 0;
-  const outcomes = await Promise.all(claimed.map((c) => attempt(deps, c, sentAt + leaseMs)));
+  // Read once per pass (serverSecrets counts the definitions on every call).
+  const secrets = await serverSecrets(db, deps.env);
+  const outcomes = await Promise.all(claimed.map((c) => attempt(deps, secrets, c, sentAt + leaseMs)));
   await recordOutcomes(
     db,
     clock.now(),
@@ -155,7 +168,12 @@ export async function deliveryPass(deps: DeliveryDeps): Promise<number> {
  * One attempt of one claimed delivery; undefined when too little of the lease is left to make
  * the call and still record it (the lease lapses and the next claim, any replica's, retries it).
  */
-async function attempt(deps: DeliveryDeps, c: Claimed, leaseUntil: number): Promise<Outcome | undefined> {
+async function attempt(
+  deps: DeliveryDeps,
+  redacted: readonly string[],
+  c: Claimed,
+  leaseUntil: number,
+): Promise<Outcome | undefined> {
   const { clock, config } = deps;
   const timeoutMs = config.limits.deliveryTimeoutMs;
   const fail = (error: string, code: number | null, latency: number | null): Outcome => ({
@@ -178,12 +196,13 @@ async function attempt(deps: DeliveryDeps, c: Claimed, leaseUntil: number): Prom
   const now = clock.now();
   // Never send with less lease left than the call may take: another replica could claim it meanwhile.
   if (leaseUntil - now < timeoutMs + LEASE_MARGIN_MS / 2) return undefined;
-  const body = await eventBody(deps.db, deps.env, { type: c.type, data: c.data, at: c.event_at });
+  const body = await eventBody(deps.db, redacted, { type: c.type, data: c.data, at: c.event_at });
   const secrets = [c.secret];
   if (c.previous_secret !== null && c.previous_secret_until !== null && c.previous_secret_until > now)
     secrets.push(c.previous_secret);
   const began = performance.now();
   const latency = () => Math.round(performance.now() - began);
+  const span = deliverySpan(c, url);
   try {
     const response = await httpCall({
       method: "POST",
@@ -193,12 +212,16 @@ async function attempt(deps: DeliveryDeps, c: Claimed, leaseUntil: number): Prom
         "user-agent": "baton-webhooks",
         // Real time, not the service clock: the receiver checks it against its own clock.
         ...signedHeaders(secrets, eventId(c.event_seq), Math.floor(Date.now() / 1000), body),
+        ...(span === undefined ? {} : { traceparent: tracing()!.traceparentOf(span) }),
       },
       body,
       timeoutMs,
       maxResponseBytes: config.limits.deliveryResponseBytes,
       address: { address: target.address, family: target.family },
     });
+    span?.setAttribute("http.response.status_code", response.status);
+    if (span !== undefined && (response.status < 200 || response.status > 299))
+      tracing()?.fail(span, String(response.status));
     if (response.status >= 200 && response.status < 300)
       return {
         id: c.id,
@@ -209,10 +232,13 @@ async function attempt(deps: DeliveryDeps, c: Claimed, leaseUntil: number): Prom
         latency: latency(),
         next_at: now,
       };
-    const text = redactText(response.body.toString("utf8"), await serverSecrets(deps.db, deps.env));
+    const text = redactText(response.body.toString("utf8"), redacted);
     return fail(`HTTP ${response.status}${text === "" ? "" : `: ${text}`}`, response.status, latency());
   } catch (error) {
+    if (span !== undefined) tracing()?.fail(span, error instanceof TaskFailure ? error.code : "error");
     return fail((error as Error).message, null, latency());
+  } finally {
+    span?.end();
   }
 }
 

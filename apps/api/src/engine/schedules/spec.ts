@@ -154,13 +154,28 @@ export function inputShapeProblems(input: CompiledShape, def: Definition, versio
   });
   const problems: FieldProblem[] = checked.problems.map((p) => ({ path: p.path || "body.input", message: p.message }));
   if (problems.length > 0) return problems;
+  return typeFitsInput(input, checked.type, def, version, "body.input");
+}
+
+/**
+ * The problems certain to refuse the value a checked shape builds (its type `type`) as the
+ * input of `def` version `version`, at `path` and below; schedules and hooks share it.
+ */
+export function typeFitsInput(
+  input: CompiledShape,
+  type: JsonSchema,
+  def: Definition,
+  version: number,
+  path: string,
+): FieldProblem[] {
+  const problems: FieldProblem[] = [];
   const target = `the input_schema of process "${def.name}" version ${version}`;
-  const result = isSubschema(closedObjects(input, checked.type) as never, def.input_schema ?? NO_INPUT, {
+  const result = isSubschema(closedObjects(input, type) as never, def.input_schema ?? NO_INPUT, {
     bDefs: def.$defs,
     names: { a: "the value the input shape builds", b: target },
   });
   for (const issue of result.issues)
-    if (issue.certain) problems.push({ path: `body.input${valuePath(issue.path)}`, message: issue.message });
+    if (issue.certain) problems.push({ path: `${path}${valuePath(issue.path)}`, message: issue.message });
   return problems;
 }
 

@@ -8,3 +8,4 @@ export * from "./object-keys.js";
 export * from "./visits.js";
 export * from "./flow.js";
 export * from "./events.js";
+export * from "./hooks.js";

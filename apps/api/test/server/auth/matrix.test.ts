@@ -128,11 +128,15 @@ const SPEC_PERMISSIONS: Record<string, Permission[]> = {
   "POST /subscriptions/{name}/rotate-secret": ["deploy"],
   "POST /subscriptions/{name}/resume": ["deploy"],
   "POST /subscriptions/{name}/redeliver": ["deploy"],
+  "PUT /hooks/{name}": ["deploy"],
+  "DELETE /hooks/{name}": ["deploy"],
 };
 
 describe("the registry drives the checks", () => {
-  it("declares a permission list on every endpoint but the probes", () => {
+  it("declares a permission list on every endpoint but the probes and the hook receiver", () => {
+    // POST /hooks/{name}: the request's signature is its credential (docs/events.md "Receiving").
     expect(registry.filter((a) => a.permissions === "public").map((a) => a.path)).toEqual([
+      "/hooks/{name}",
       "/healthz",
       "/livez",
       "/readyz",
