@@ -117,6 +117,29 @@ describe("authentication", () => {
     expect([started.actor, started.actor_label]).toEqual([actor, "ci deploys"]);
   });
 
+  it("mints a scoped token with --scopes, and baton whoami names its permissions and scopes", async () => {
+    const admin = { BATON_TOKEN: adminToken };
+    const created = await cli(
+      ["tokens", "create", "--label", "orders admin", "--perms", "admin", "--scopes", "orders-*", "--quiet"],
+      admin,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const scoped = { BATON_TOKEN: created.stdout.trim() };
+    const me = await cli(["whoami"], scoped);
+    expect(me.code, me.stderr).toBe(0);
+    expect(me.stdout).toMatch(/^actor: {2}orders admin \(token:\S+\)\nperms: {2}admin\nscopes: orders-\*\n$/);
+    expect(JSON.parse((await cli(["whoami", "--json"], admin)).stdout)).toMatchObject({ scopes: null, auth: "token" });
+    // A scoped admin mints within its own scopes only (exit 3: forbidden).
+    const wider = await cli(["tokens", "create", "--label", "x", "--perms", "read", "--scopes", "billing-*"], scoped);
+    expect(wider.code).toBe(3);
+    expect(wider.stderr).toMatch(/^error: forbidden: body\.scopes reaches processes outside/);
+    const listed = JSON.parse((await cli(["tokens", "--json"], scoped)).stdout);
+    expect(
+      listed.items.map((t: { label: string }) => t.label),
+      "its own scope's tokens only",
+    ).toEqual(["orders admin"]);
+  });
+
   it("refuses unknown permissions before asking the server", async () => {
     const run = await cli(["tokens", "create", "--label", "x", "--perms", "root"], { BATON_TOKEN: adminToken });
     expect(run.code).toBe(2);

@@ -77,7 +77,7 @@ describe("checkTokenRequest", () => {
 
   it("refuses unknown fields and non-object bodies", () => {
     expect(problems({ label: "x", perms: [], token: "svc_sk_mine" })).toEqual([
-      "token: unknown field; expected one of label, perms, expires_in, expires_at",
+      "token: unknown field; expected one of label, perms, scopes, expires_in, expires_at",
     ]);
     expect(problems([])).toEqual([": expected an object {label, perms, expires_in?, expires_at?}"]);
   });

@@ -57,11 +57,14 @@ export function likeLiteral(text: string): string {
  * same index, as a `process` filter; a child is listed only when its root's process is covered
  * too (a tree belongs to its root's process), checked by primary key on the root's row.
  */
-export function scopedRows(only: readonly string[] | null): SQL | undefined {
+export function scopedRows(only: readonly string[] | null, rootsOnly = false): SQL | undefined {
   if (only === null) return undefined;
   if (only.length === 0) return sql`false`;
-  const names = sqlTextArray(only);
-  return sql`(${instances.process} = ANY(${names}) AND (${instances.parentId} IS NULL OR EXISTS (SELECT 1 FROM instances scope_root WHERE scope_root.id = ${instances.rootId} AND scope_root.process = ANY(${names}))))`;
+  // One name is exactly the `process` filter's predicate, and a roots-only list needs no root check.
+  const own =
+    only.length === 1 ? eq(instances.process, only[0]!) : sql`${instances.process} = ANY(${sqlTextArray(only)})`;
+  if (rootsOnly) return own;
+  return sql`(${own} AND (${instances.parentId} IS NULL OR EXISTS (SELECT 1 FROM instances scope_root WHERE scope_root.id = ${instances.rootId} AND scope_root.process = ANY(${sqlTextArray(only)}))))`;
 }
 
 /**
@@ -72,7 +75,7 @@ export function instanceFilters(
   query: Partial<InstanceFilters>,
   only: readonly string[] | null = null,
 ): SQL | undefined {
-  const where: Array<SQL | undefined> = [scopedRows(only)];
+  const where: Array<SQL | undefined> = [scopedRows(only, query.parent_id === undefined && query.children !== true)];
   if (query.status !== undefined) {
     const statuses = [...new Set(String(query.status).split(","))];
     where.push(inArray(instances.status, statuses));

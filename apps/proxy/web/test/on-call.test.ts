@@ -328,3 +328,60 @@ describe("times, theme and starting a run", () => {
     await page.close();
   });
 });
+
+/**
+ * Presses Tab until the focused element matches `selector` (and its text starts with `text`),
+ * at most `max` presses; how many it took.
+ */
+async function tabTo(page: Page, selector: string, text = "", max = 150): Promise<number> {
+  for (let presses = 1; presses <= max; presses++) {
+    await page.keyboard.press("Tab");
+    const reached = await page.evaluate(
+      ([s, t]) => !!document.activeElement?.matches(s!) && (document.activeElement.textContent ?? "").startsWith(t!),
+      [selector, text],
+    );
+    if (reached) return presses;
+  }
+  throw new Error(`${max} Tab presses never reached ${selector}`);
+}
+
+describe("keyboard only", () => {
+  it("resolves a human task from the tasklist without a pointer", async () => {
+    const { client } = stack;
+    const id = (await client.call("startInstance", { body: { process: "leaf", input: { n: 7 } } })).id;
+    await eventually("the leaf waits", async () =>
+      (await client.call("listExternalTasks", { query: { instance_id: id } })).items.length ? true : undefined,
+    );
+    const page = await pageAt(1440);
+    await page.goto(`${stack.web.url}/#/external`);
+    await expect.poll(() => page.locator(`tr[data-instance="${id}"]`).count()).toBe(1);
+    await tabTo(page, `tr[data-instance="${id}"] a[href="#/external/${id}"]`);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+    await tabTo(page, "#result-value");
+    await page.keyboard.type('{"ok": true}');
+    await tabTo(page, 'form[aria-label="Resolve"] button[type="submit"]');
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => page.getByRole("status").first().textContent())
+      .toContain("Resolved: task wait took the result");
+    await eventually("the leaf completed", async () =>
+      (await client.call("getInstance", { params: { id } })).status === "completed" ? true : undefined,
+    );
+    await page.close();
+  });
+
+  it("bulk-retries a failure group from the home page without a pointer", async () => {
+    const page = await pageAt(1440);
+    await page.goto(`${stack.web.url}/#/instances`);
+    const retry = 'tr[data-incident="broken/pre.error/failed"] a[href*="bulk=retry"]';
+    await expect.poll(() => page.locator(retry).count()).toBe(1);
+    await tabTo(page, retry);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByText("Dry run: Retry would take 2 roots").count()).toBe(1);
+    await tabTo(page, "button", "Yes, retry");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByTestId("bulk-result").textContent()).toContain("Retry: 2 retried");
+    await page.close();
+  });
+});

@@ -12,6 +12,9 @@ import { storableJson } from "../../storage/text.js";
 import { serverSecrets } from "../../views/secrets-lookup.js";
 import { checkFetchTarget, type FetchPolicy, type Resolver } from "../fetch/host-policy.js";
 import { httpCall } from "../fetch/http-call.js";
+import { tracing } from "../../tracing/index.js";
+import { deliverySpan } from "./delivery-span.js";
+import { TaskFailure } from "../advance/task-failure.js";
 import { redactJsonText, redactText } from "../secrets.js";
 import { signedHeaders } from "./signing.js";
 
@@ -47,6 +50,9 @@ interface Claimed {
   secret: string;
   previous_secret: string | null;
   previous_secret_until: number | null;
+  /** While tracing: the event's instance's trace_parent and root (docs/tracing.md "Spans"). */
+  trace_parent?: string | null;
+  trace_root?: string | null;
 }
 
 interface Outcome {
@@ -77,6 +83,12 @@ export function retryDelayMs(attempts: number, maxMs: number): number {
  * claim moves `lease_epoch`, the fence of the write that records the attempt.
  */
 async function claimDue(db: Db, workerId: string, now: number, leaseMs: number, limit: number): Promise<Claimed[]> {
+  // The instance an event is about, read only while tracing: its delivery's span joins its trace.
+  const traced =
+    tracing() === undefined
+      ? sql``
+      : sql`, (SELECT i.trace_parent FROM instances i WHERE i.id = (ev.data::jsonb)->>'instance_id') AS trace_parent,
+              (SELECT i.root_id FROM instances i WHERE i.id = (ev.data::jsonb)->>'instance_id') AS trace_root`;
   const result = await db.execute(sql`
     WITH picked AS (
       SELECT d.id FROM event_deliveries d
@@ -97,7 +109,7 @@ async function claimDue(db: Db, workerId: string, now: number, leaseMs: number, 
     FROM picked, events ev, subscriptions s
     WHERE d.id = picked.id AND ev.seq = d.event_seq AND s.name = d.subscription
     RETURNING d.id, d.subscription, d.lease_epoch, d.attempts, d.event_seq, ev.type, ev.data, ev.created_at AS event_at,
-              s.url, s.secret, s.previous_secret, s.previous_secret_until`);
+              s.url, s.secret, s.previous_secret, s.previous_secret_until ${traced}`);
   return rowsOf<Claimed>(result).map((r) => ({
     ...r,
     id: Number(r.id),
@@ -190,6 +202,7 @@ async function attempt(
     secrets.push(c.previous_secret);
   const began = performance.now();
   const latency = () => Math.round(performance.now() - began);
+  const span = deliverySpan(c, url);
   try {
     const response = await httpCall({
       method: "POST",
@@ -199,12 +212,16 @@ async function attempt(
         "user-agent": "baton-webhooks",
         // Real time, not the service clock: the receiver checks it against its own clock.
         ...signedHeaders(secrets, eventId(c.event_seq), Math.floor(Date.now() / 1000), body),
+        ...(span === undefined ? {} : { traceparent: tracing()!.traceparentOf(span) }),
       },
       body,
       timeoutMs,
       maxResponseBytes: config.limits.deliveryResponseBytes,
       address: { address: target.address, family: target.family },
     });
+    span?.setAttribute("http.response.status_code", response.status);
+    if (span !== undefined && (response.status < 200 || response.status > 299))
+      tracing()?.fail(span, String(response.status));
     if (response.status >= 200 && response.status < 300)
       return {
         id: c.id,
@@ -218,7 +235,10 @@ async function attempt(
     const text = redactText(response.body.toString("utf8"), redacted);
     return fail(`HTTP ${response.status}${text === "" ? "" : `: ${text}`}`, response.status, latency());
   } catch (error) {
+    if (span !== undefined) tracing()?.fail(span, error instanceof TaskFailure ? error.code : "error");
     return fail((error as Error).message, null, latency());
+  } finally {
+    span?.end();
   }
 }
 

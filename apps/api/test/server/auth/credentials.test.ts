@@ -63,7 +63,15 @@ describe("POST /api/tokens", () => {
   it("returns the secret once with id, label, perms, created_at and expires_at", async () => {
     const res = await createToken({ label: "ci deploy", perms: ["deploy", "read"] });
     expect(res.status, res.text).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(["created_at", "expires_at", "id", "label", "perms", "token"]);
+    expect(Object.keys(res.body).sort()).toEqual([
+      "created_at",
+      "expires_at",
+      "id",
+      "label",
+      "perms",
+      "scopes",
+      "token",
+    ]);
     expect(res.body).toMatchObject({ label: "ci deploy", perms: ["deploy", "read"], expires_at: null });
     expect(res.body.token).toMatch(new RegExp(`^${TOKEN_SECRET_PATTERN.source}$`));
     expect(Date.parse(res.body.created_at)).not.toBeNaN();
@@ -136,6 +144,7 @@ describe("GET /api/tokens", () => {
       "last_used_at",
       "perms",
       "revoked_at",
+      "scopes",
     ]);
     expect(item).toMatchObject({ label: "listed", perms: ["worker"], revoked_at: null, expires_at: null });
     expect(item.last_used_at, "the token authenticated one request").not.toBeNull();

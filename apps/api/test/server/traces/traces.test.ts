@@ -196,6 +196,12 @@ describe("traces", () => {
 
   it("joins the caller, every task, the fetch, the worker's handler and the child in one trace", async () => {
     const api = client(server.url);
+    const subscribed = await api.put("/api/subscriptions/traced_hook", {
+      url: `${up.url}/hook`,
+      events: ["instance.completed"],
+      process: "traced_order",
+    });
+    expect(subscribed.status, subscribed.text).toBe(200);
     const started = await api.post(
       "/api/instances",
       { process: "traced_order", input: { order: "A-1" }, key: "order-A-1" },
@@ -234,7 +240,9 @@ describe("traces", () => {
       "baton.attempt": 1,
       "baton.outcome": "running",
     });
-    const call = await one(CALLER_TRACE, "POST");
+    const call = await until("the fetch's client span", async () =>
+      named(CALLER_TRACE, "POST").find((span) => span.attributes["baton.task"] === "charge"),
+    );
     expect(call.kind).toBe(3); // CLIENT
     expect(call.parentSpanId).toBe(charge.spanId);
     expect(call.attributes["url.full"]).toBe(`${up.url}/charge`);
@@ -260,6 +268,14 @@ describe("traces", () => {
     await until("the parent's collecting advance", async () =>
       named(CALLER_TRACE, "advance spawn").find((s) => s.attributes["baton.outcome"] === "completed"),
     );
+
+    // The webhook of its completion joins the trace too, under the instance's start span.
+    const hook = await until("the webhook delivery's span", async () =>
+      named(CALLER_TRACE, "POST").find((span) => span.attributes["baton.event_type"] === "instance.completed"),
+    );
+    expect(hook.parentSpanId).toBe(start.spanId);
+    expect(hook.attributes["baton.subscription"]).toBe("traced_hook");
+    expect(received.get("/hook")).toBe(`00-${CALLER_TRACE}-${hook.spanId}-01`);
 
     const scraped = await fetch(`${server.url}/metrics`);
     expect(scraped.headers.get("content-type")).toContain("application/openmetrics-text");
