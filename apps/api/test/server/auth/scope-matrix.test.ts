@@ -228,6 +228,9 @@ function requestFor(action: ActionSpec, target: Target): Req {
       };
     case "tick":
       return { method, path: path("/tick"), body: {} };
+    case "resetInstance":
+      // A valid body: the body is validated before the scope (a malformed one is a 400 either way).
+      return { method, path: path(`/instances/${instance((x) => x.verb)}/reset`), body: { to_task: "t" } };
   }
   const rule = action.scope;
   if (rule.by === "instance")
@@ -252,7 +255,11 @@ function requestFor(action: ActionSpec, target: Target): Req {
     return {
       method,
       path: path(action.path),
-      body: { dry_run: true, ...(action.path.endsWith("upgrade") ? { from_version: 1, to_version: 1 } : {}) },
+      body: {
+        dry_run: true,
+        ...(action.path.endsWith("upgrade") ? { from_version: 1, to_version: 1 } : {}),
+        ...(action.path.endsWith("reset") ? { to_task: "t" } : {}),
+      },
     };
   // A rule that names a process or handle needs its real one above; the others reach no single target.
   if (action.path.includes("{") && !["unscoped", "none", "list"].includes(rule.by))
