@@ -10,6 +10,7 @@
 //                          [--tick [--ticks K]]   (drive with K concurrent POST /tick loops instead of the pump)
 //                          [--retention N]   (N settled trees aged past --retention, pruned while N drain roots run)
 //                          [--history N,N,…]   (only the history workload: reads, starts and a drain as the table grows to N)
+//                          [--replicas K,K,…]   (only the write ceiling: --drain N and --fetch N roots drained by K replicas)
 //                          [--schedules N]   (N schedules firing every minute: fire lag, and a drain beside them; 0 = off)
 //                          [--startup [N]]   (only the startup workload: --version, --help and servers on
 //                                             PostgreSQL and a fresh PGlite data dir, N runs each, default 5)
@@ -31,6 +32,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { historyRun } from "./bench-history.mjs";
+import { replicasRun } from "./bench-replicas.mjs";
 import { scheduledDefinition, schedulesLine, schedulesRun } from "./bench-schedules.mjs";
 import { startOtlpSink } from "./bench-otel.mjs";
 import { startupRun } from "./bench-startup.mjs";
@@ -85,6 +87,8 @@ const HISTORY_SIZES = (() => {
   const i = args.indexOf("--history");
   return i >= 0 ? args[i + 1].split(",").map(Number) : [];
 })();
+// --replicas 1,2,3,4: only the write ceiling (scripts/bench-replicas.mjs), one run per replica count.
+const REPLICA_COUNTS = args.includes("--replicas") ? args[args.indexOf("--replicas") + 1].split(",").map(Number) : [];
 // --startup [N]: only the startup workload (scripts/bench-startup.mjs), N runs of each figure.
 const STARTUP_RUNS = (() => {
   const i = args.indexOf("--startup");
@@ -707,6 +711,15 @@ async function main() {
     const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
     cleanups.push(() => sql.end());
     await historyRun({ pgUrl: pg.url, sql, startApi, call, drain, park, log, upstreamUrl, pollMs: POLL_MS }, HISTORY_SIZES);
+    await cleanup();
+    return;
+  }
+  if (REPLICA_COUNTS.length > 0) {
+    const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
+    cleanups.push(() => sql.end());
+    log(`replicas: ${REPLICA_COUNTS.join(", ")} replicas; baseline ${baseline.toFixed(0)} single-row commits/s`);
+    const shared = { pgUrl: pg.url, sql, startApi, call, preload, park, waitFor, cpuSeconds, postgresPids, commitCount, log, upstreamUrl, pollMs: POLL_MS };
+    await replicasRun(shared, REPLICA_COUNTS, DRAIN_N, FETCH_N);
     await cleanup();
     return;
   }

@@ -286,7 +286,7 @@ export interface ListInstancesQuery extends ListQuery<"created_at" | "updated_at
 
 export type InstanceFilters = Omit<ListInstancesQuery, "sort" | "order" | "limit" | "after" | "before">;
 
-export type CountDimension = "status" | "process" | "error_code" | "phase";
+export type CountDimension = "status" | "process" | "error_code" | "phase" | "task";
 
 export interface CountInstancesQuery extends InstanceFilters {
   /** One or two dimensions, comma-separated (default "status"). */
@@ -298,6 +298,7 @@ export interface InstanceCountGroup {
   process?: string;
   error_code?: string | null;
   phase?: InstancePhase | null;
+  task?: string;
   count: number;
 }
 

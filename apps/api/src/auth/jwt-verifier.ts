@@ -1,4 +1,4 @@
-import { errors, jwtVerify } from "jose";
+import type { errors as JoseErrors } from "jose";
 import { SCOPES_MAX } from "@baton/actions";
 import { isPermission } from "./permissions.js";
 import { isScopePattern } from "./scope.js";
@@ -34,6 +34,7 @@ export type JwtVerdict = { ok: true; principal: Principal } | { ok: false; reaso
  * repeats them). The reasons never quote the token or its claims.
  */
 export async function verifyJwt(jwt: string, settings: JwtSettings, now: number): Promise<JwtVerdict> {
+  const { errors, jwtVerify } = await jose();
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(jwt, settings.key, {
@@ -45,7 +46,7 @@ export async function verifyJwt(jwt: string, settings: JwtSettings, now: number)
       currentDate: new Date(now),
     }));
   } catch (error) {
-    return { ok: false, reason: refusalReason(error) };
+    return { ok: false, reason: refusalReason(error, errors) };
   }
   // jose checks iat's future only under maxTokenAge, which would also cap the age: checked here.
   if (typeof payload.iat === "number" && payload.iat > Math.floor(now / 1000) + JWT_CLOCK_TOLERANCE_SECONDS) {
@@ -91,7 +92,12 @@ export async function verifyJwt(jwt: string, settings: JwtSettings, now: number)
   return { ok: true, principal: { actor: sub, perms: Object.freeze(perms.filter(isPermission)), scopes } };
 }
 
-function refusalReason(error: unknown): string {
+// Loaded on the first JWT: a server under --auth none or with API tokens only never loads jose
+// (docs/performance.md "Start-up").
+let loading: Promise<typeof import("jose")> | undefined;
+const jose = () => (loading ??= import("jose"));
+
+function refusalReason(error: unknown, errors: typeof JoseErrors): string {
   if (error instanceof errors.JWTExpired) return "the JWT has expired";
   if (error instanceof errors.JWTClaimValidationFailed) {
     switch (error.claim) {

@@ -12,8 +12,8 @@ describe("isDatabaseUnavailable", () => {
     }
   });
 
-  it("is true for a server shutting down, starting up, cancelling a statement or out of connections", () => {
-    for (const state of ["57P01", "57P02", "57P03", "57014", "25P03", "53300", "08006", "08001"])
+  it("is true for a server shutting down, starting up, cancelling a statement, out of connections or read-only", () => {
+    for (const state of ["57P01", "57P02", "57P03", "57014", "25P03", "53300", "08006", "08001", "25006"])
       expect(isDatabaseUnavailable(wrapped(pgError(state))), state).toBe(true);
   });
 

@@ -23,11 +23,18 @@ const CONNECTION_CODES = new Set([
 /**
  * SQLSTATEs of a server going away or refusing work for now: class 08 (connection exception),
  * 57P01–57P05 (shutdown, crash, starting up, database dropped, idle session), 57014 (statement
- * cancelled: --db-statement-timeout), 25P03 (idle in transaction too long), 53300 (too many connections).
+ * cancelled: --db-statement-timeout), 25P03 (idle in transaction too long), 53300 (too many connections),
+ * 25006 (a write on a node that is not, or no longer, the primary: a standby reached by a failover
+ * URL, or a primary fenced read-only; docs/deploy.md "High availability").
  */
 function isUnavailableState(state: string): boolean {
   return (
-    state.startsWith("08") || /^57P0[1-5]$/.test(state) || state === "57014" || state === "25P03" || state === "53300"
+    state.startsWith("08") ||
+    /^57P0[1-5]$/.test(state) ||
+    state === "57014" ||
+    state === "25P03" ||
+    state === "53300" ||
+    state === "25006"
   );
 }
 

@@ -2,11 +2,9 @@ import { mkdirSync } from "node:fs";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { seedFromTemplate } from "./pglite-seed.js";
 import { fileURLToPath } from "node:url";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { drizzle as drizzleLite } from "drizzle-orm/pglite";
-import { migrate as migrateLite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePg } from "drizzle-orm/postgres-js";
 import { migrate as migratePg } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
@@ -145,6 +143,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
 }
 
 async function openPglite(dataDir: string): Promise<Database> {
+  // Imported here, not at the top: a server on PostgreSQL never loads PGlite (docs/performance.md "Start-up").
+  const [{ PGlite }, { drizzle: drizzleLite }, { migrate: migrateLite }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("drizzle-orm/pglite"),
+    import("drizzle-orm/pglite/migrator"),
+  ]);
   const memory = dataDir === "memory://" || dataDir === "";
   let release = () => {};
   if (!memory) {

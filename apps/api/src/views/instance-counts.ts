@@ -19,6 +19,7 @@ const COLUMNS = {
   process: instances.process,
   error_code: instances.errorCode,
   phase: instances.phase,
+  task: instances.task,
 } as const;
 
 /** `by` as given ("status", "status,process"); the registry has checked each name, not repeats. */
@@ -46,7 +47,8 @@ export async function countInstances(
 ): Promise<InstanceCounts> {
   // The counters know each row's own process, not its root's: a scoped count of children scans
   // (instance-lists.ts scopedRows), so it never counts a child of another scope's tree.
-  const counters = countersAnswer(query) && (only === null || query.children !== true);
+  // The counters keep no task: a count by task scans the rows (narrow it with process and status).
+  const counters = countersAnswer(query) && !by.includes("task") && (only === null || query.children !== true);
   return counters ? countFromCounters(db, query, by, only) : countByScan(db, instanceFilters(query, only), by);
 }
 
@@ -65,7 +67,7 @@ function countersAnswer(query: Partial<InstanceFilters>): boolean {
 }
 
 /** The counters' columns: '' stands for an absent phase or error code (they are key columns). */
-const COUNTER_COLUMNS: Record<CountDimension, string> = {
+const COUNTER_COLUMNS: Record<Exclude<CountDimension, "task">, string> = {
   status: "status",
   process: "process",
   error_code: "nullif(error_code, '')",
@@ -95,7 +97,10 @@ async function countFromCounters(
   if (query.error_code !== undefined) where.push(`error_code = ${param(query.error_code)}`);
   if (query.error_code_prefix !== undefined)
     where.push(`error_code LIKE ${param(`${likeLiteral(query.error_code_prefix)}%`)}`);
-  const columns = by.map((dimension) => `${COUNTER_COLUMNS[dimension]} AS ${dimension}`);
+  // countInstances never sends a count by task here.
+  const columns = by.map(
+    (dimension) => `${COUNTER_COLUMNS[dimension as Exclude<CountDimension, "task">]} AS ${dimension}`,
+  );
   const keys = by.map((_, i) => String(i + 1));
   // Totals and pending deltas in one statement: the rollup moves rows between them in one
   // transaction, so one snapshot sees every row in exactly one of the two.

@@ -204,16 +204,24 @@ function span(edge: RawEdge): number {
   return Math.abs(edge.to - edge.from);
 }
 
-/** Lays out the tasks of a definition; `current` marks the task an instance sits on. */
-export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
+/**
+ * Lays out the tasks of a definition; `current` marks the task an instance sits on; `notes`
+ * (by task id) end a node's detail line, e.g. how many instances sit there ("3 live · 1 failed").
+ */
+export function layoutTaskGraph(
+  definition: Json,
+  current?: string,
+  notes: Readonly<Record<string, string>> = {},
+): TaskGraph {
   const tasks = asArray(field(definition, "tasks"));
   const count = tasks.length;
   const ids = tasks.map((task, i) => text(field(task, "id")) || `#${i}`);
+  const details = tasks.map((task, i) => [detailOf(task), notes[ids[i]!]].filter(Boolean).join(" · "));
   // As wide as the longest task id (up to 64 characters) and its detail line, so none is cut.
   const nodeW = Math.max(
     NODE_W,
     ...ids.map((id) => (id.length + 2) * NODE_CHAR_W + 16),
-    ...tasks.map((task) => detailOf(task).length * DETAIL_CHAR_W + 24),
+    ...details.map((detail) => detail.length * DETAIL_CHAR_W + 24),
   );
   const index = new Map(ids.map((id, i) => [id, i]));
   const raw: RawEdge[] = [];
@@ -248,7 +256,7 @@ export function layoutTaskGraph(definition: Json, current?: string): TaskGraph {
 
   const nodes: GraphNode[] = ids.map((id, i) => ({
     id,
-    detail: detailOf(tasks[i]),
+    detail: details[i]!,
     x,
     y: rowY(i),
     width: nodeW,

@@ -198,6 +198,23 @@ describe("an instance at a glance", () => {
       await page.close();
     });
 
+  for (const width of [1440, 390])
+    it(`writes on each task of a version's graph how many instances sit there, live, failed and raised, at ${width} px`, async () => {
+      const page = await pageAt(width);
+      await page.goto(`${stack.web.url}/#/definitions/broken/1`);
+      const node = (task: string) => page.locator(`svg g.node[data-task="${task}"] .node-detail`);
+      // Two roots and the child "bad" of the risky tree: children are counted too.
+      await expect.poll(() => node("call").textContent()).toBe("fetch GET · 3 failed");
+      await page.goto("about:blank");
+      await page.goto(`${stack.web.url}/#/definitions/longids/1`);
+      await expect.poll(() => node(LONG_B).textContent()).toBe("route · 1 raised");
+      expect(await node(LONG_A).textContent(), "nobody waits there now").toBe("delay");
+      await expect.poll(() => page.getByTestId("where-caption").count()).toBe(1);
+      expect(await pageWidth(page)).toBeLessThanOrEqual(width);
+      await noSeriousAxe(page, `a version's graph with counts at ${width} px`);
+      await page.close();
+    });
+
   it("shows a delay's duration as the time it was asked to wait, with how late the engine woke", async () => {
     const page = await pageAt(1440);
     await page.goto(`${stack.web.url}/#/instances/${longRun}`);

@@ -27,7 +27,7 @@ const TAG = "instances";
 /** The longest business `key` of an instance (docs/api.md "Business keys"). */
 export const INSTANCE_KEY_MAX_LENGTH = 200;
 /** The dimensions `GET /instances/counts` can group by. */
-export const COUNT_DIMENSIONS = ["status", "process", "error_code", "phase"] as const;
+export const COUNT_DIMENSIONS = ["status", "process", "error_code", "phase", "task"] as const;
 /** Groups one counts answer holds at most; more sets `truncated`. */
 export const COUNT_GROUPS_MAX = 1000;
 export const LIFECYCLE_OUTCOMES = ["paused", "pausing", "resumed", "cancelled", "cancelling", "retried"] as const;
@@ -380,6 +380,9 @@ export const instanceActions = [
                   process: str("Process name."),
                   error_code: nullable(str("Error code.")),
                   phase: PHASE,
+                  task: str(
+                    "The task the instances sit on (`by=task`, with `process`: task ids are unique within a definition).",
+                  ),
                   count: int("Instances in this group.", { minimum: 1 }),
                 },
                 required: ["count"],

@@ -257,6 +257,16 @@ describe("GET /api/instances over trees and every status", () => {
     expect(ids(await api.get("/api/instances?error_code=http.5"))).toEqual([]);
   });
 
+  it("counts by task (a scan: the counters keep no task), with the process and statuses asked", async () => {
+    const res = await api.get("/api/instances/counts?process=tree&status=failed,raised,failing&by=task,status");
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.groups).toEqual([
+      { task: "charge", status: "failed", count: 1 },
+      { task: "reserve", status: "raised", count: 1 },
+      { task: "start", status: "failing", count: 1 },
+    ]);
+  });
+
   it("filters by error_code_prefix, literally: `_` and `%` are no wildcards, in lists and counts", async () => {
     expect(ids(await api.get("/api/instances?error_code_prefix=http.5"))).toEqual([R2]);
     expect(ids(await api.get("/api/instances?error_code_prefix=http.5&children=true"))).toEqual([R2, C2]);

@@ -77,6 +77,25 @@ describe.skipIf(!onPostgres)("a server with --read-db on a streaming replica", (
     expect((await api.get(`/api/instances/${id}`)).body.status).toBe("completed");
   });
 
+  it("a multi-host URL with target_session_attrs=read-write naming the standby first reaches the primary", async () => {
+    // docs/deploy.md "High availability": a hot standby is not read-write (patches/postgres@3.4.9.patch),
+    // so a URL listing every node of a Patroni cluster finds the writable one.
+    const hosts = [replica.url, primary.url].map((u) => new URL(u).host).join(",");
+    const sql = postgres(
+      `postgres://postgres@${hosts}${new URL(primary.url).pathname}?target_session_attrs=read-write`,
+      {
+        max: 1,
+        onnotice: () => {},
+      },
+    );
+    try {
+      const [row] = await sql`select pg_is_in_recovery() as recovery, inet_server_port() as port`;
+      expect(row).toEqual({ recovery: false, port: Number(new URL(primary.url).port) });
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  });
+
   it("keeps serving reads from the primary when the replica stops, and writes never needed it", async () => {
     await replica.stop("immediate");
     const { id } = await start(api, { process: "one" });

@@ -26,14 +26,17 @@ export function TaskGraphView({
   current,
   status,
   path,
+  notes,
 }: {
   definition: unknown;
+  /** Text ending each task's detail line, by task id (the instances there now, on a version's page). */
+  notes?: Readonly<Record<string, string>>;
   current?: string;
   status?: string;
   /** The tasks the instance went through, in order (src/timeline.ts): marked with the edges between them. */
   path?: readonly string[];
 }) {
-  const graph = layoutTaskGraph(definition, current);
+  const graph = layoutTaskGraph(definition, current, notes);
   const taken = takenEdges(path, status);
   // The task whose definition is shown under the graph (a node clicked, or Enter/Space on it).
   const [selected, setSelected] = useState<string | null>(null);
