@@ -14,6 +14,7 @@ import { registerReset } from "./commands/reset.js";
 import { registerOpenApi } from "./commands/openapi.js";
 import { registerRun } from "./commands/run.js";
 import { registerSchedules } from "./commands/schedules.js";
+import { registerEvents } from "./commands/events.js";
 import { registerSession } from "./commands/session.js";
 import { registerSignal } from "./commands/signal.js";
 import { registerTasks } from "./commands/tasks.js";
@@ -61,6 +62,7 @@ export function buildProgram(io: CliIo, makeContext: ContextFactory): Command {
   registerDefinitions(program, makeContext);
   registerRun(program, makeContext);
   registerSchedules(program, makeContext);
+  registerEvents(program, makeContext);
   registerInstances(program, makeContext);
   registerGet(program, makeContext);
   registerWaits(program, makeContext);
