@@ -145,6 +145,9 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
   const [busy, setBusy] = useState(false);
   const [warnings, setWarnings] = useState<ScheduleWarning[]>([]);
   const [live, setLive] = useState<Record<string, number>>({});
+  // The channels that exist when the preview was made: a target outside them is a new channel
+  // (or a typo), which the preview says before anything moves.
+  const [known, setKnown] = useState<string[]>([]);
   const body = () => ({ from: from.trim(), to: to.trim(), ...(process.trim() ? { process: process.trim() } : {}) });
 
   async function showPreview(event: FormEvent) {
@@ -158,6 +161,7 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
       if (!entries.some((e) => e.channel === f && (!p || e.name === p)))
         throw new Error(`Channel "${f}" points at no version${p ? ` of process "${p}"` : ""}: nothing to promote.`);
       const next = promotePreview(entries, f, t, p);
+      setKnown([...new Set(entries.map((e) => e.channel))].sort());
       setPreview(next);
       setWarnings(await scheduleWarningsOf(f, t, p));
       setLive(await liveOnPrevious(next.changes));
@@ -254,6 +258,12 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
                 {preview.unchanged ? ` (${preview.unchanged} already match)` : ""}:
               </p>
               {changeList(preview.changes, to.trim(), false)}
+              {!known.includes(to.trim()) && (
+                <p data-testid="new-channel">
+                  <strong>{to.trim()}</strong> is a new channel: no process points at it yet, and this creates it. The
+                  channels that exist: {known.join(", ")}.
+                </p>
+              )}
               {warnings.length > 0 && (
                 <div role="alert" aria-label="Schedule warnings">
                   <p>
