@@ -7,6 +7,7 @@ import { Link } from "../components/link.js";
 import { type Cursor, Pager } from "../components/pager.js";
 import { TimeText } from "../components/time-text.js";
 import { can, type Permissions } from "../permissions.js";
+import { liveOnPrevious } from "../promote.js";
 import { useLoad } from "../use-load.js";
 
 export function ChannelsPage({ permissions }: { permissions: Permissions }) {
@@ -100,24 +101,6 @@ async function scheduleWarningsOf(from: string, to: string, process: string): Pr
   } catch {
     return [];
   }
-}
-
-/**
- * How many live roots each changed process has on the version the target channel points at
- * now: a promote moves the pointer, not them (they stay until upgraded).
- */
-async function liveOnPrevious(changes: PointerChange[]): Promise<Record<string, number>> {
-  const counts = await Promise.all(
-    changes
-      .filter((change) => change.previous > 0)
-      .map(async (change) => {
-        const answer = await call("countInstances", {
-          query: { process: change.name, version: change.previous, status: "running,pausing,paused,failing" },
-        });
-        return [change.name, answer.total] as const;
-      }),
-  );
-  return Object.fromEntries(counts);
 }
 
 async function allChannelEntries(): Promise<ChannelEntry[]> {
