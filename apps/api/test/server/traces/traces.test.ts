@@ -1,9 +1,7 @@
 // docs/tracing.md: one order followed from the caller through every task, call and worker. The
-// server exports to a real OTLP/HTTP receiver on loopback (this file's, decoding the exporter's
-// JSON payload); the worker runs @baton/worker in this process under an OpenTelemetry SDK of
-// its own, as an application would.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+// server exports to a real OTLP/HTTP receiver on loopback (test/support/otlp-receiver.ts,
+// decoding the exporter's JSON and protobuf payloads); the worker runs @baton/worker in this
+// process under an OpenTelemetry SDK of its own, as an application would.
 import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -20,78 +18,14 @@ import {
 } from "@baton/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deploy } from "../../support/instances-fixtures.js";
+import { type OtlpReceiver, startOtlpReceiver } from "../../support/otlp-receiver.js";
 
 const SECRET = "tr4ce-secret-value-9f2c1d";
 const OTLP_TOKEN = "otlp-header-token-5b7e";
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
 
-interface ReceivedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: Record<string, unknown>;
-  links: Array<{ traceId: string; spanId: string }>;
-  status?: { code?: number };
-  service: string;
-}
-
-/** An OTLP/HTTP receiver: the JSON protocol's ExportTraceServiceRequest, flattened to spans. */
-function otlpReceiver() {
-  const spans: ReceivedSpan[] = [];
-  const payloads: string[] = [];
-  const headers: string[] = [];
-  const value = (v: Record<string, unknown>): unknown =>
-    v.stringValue ?? (v.intValue === undefined ? undefined : Number(v.intValue)) ?? v.boolValue ?? v.doubleValue;
-  const attrs = (list: Array<{ key: string; value: Record<string, unknown> }> = []) =>
-    Object.fromEntries(list.map((a) => [a.key, value(a.value)]));
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      payloads.push(text);
-      headers.push(String(req.headers.authorization ?? ""));
-      const body = JSON.parse(text);
-      for (const rs of body.resourceSpans ?? []) {
-        const service = String(attrs(rs.resource?.attributes)["service.name"]);
-        for (const ss of rs.scopeSpans ?? [])
-          for (const s of ss.spans ?? [])
-            spans.push({
-              traceId: s.traceId,
-              spanId: s.spanId,
-              parentSpanId: s.parentSpanId || undefined,
-              name: s.name,
-              kind: s.kind,
-              attributes: attrs(s.attributes),
-              links: (s.links ?? []).map((l: { traceId: string; spanId: string }) => ({
-                traceId: l.traceId,
-                spanId: l.spanId,
-              })),
-              status: s.status,
-              service,
-            });
-      }
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end("{}");
-    });
-  });
-  return {
-    spans,
-    payloads,
-    headers,
-    listen: () =>
-      new Promise<string>((resolve) =>
-        server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
-      ),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-const receiver = otlpReceiver();
-let receiverUrl: string;
+let receiver: OtlpReceiver;
 let up: Upstream;
 /** The traceparent each upstream path received. */
 const received = new Map<string, string | undefined>();
@@ -100,7 +34,7 @@ const workerSpans = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(workerSpans)] });
 
 beforeAll(async () => {
-  receiverUrl = await receiver.listen();
+  receiver = await startOtlpReceiver();
   up = await startUpstream((req, res) => {
     received.set(req.path.split("?")[0]!, req.headers.traceparent as string | undefined);
     json(res, 200, { ok: true });
@@ -114,14 +48,15 @@ afterAll(async () => {
   await provider.shutdown();
 });
 
-function tracedServer(database?: string): Promise<TestServer> {
+/** A server tracing to the receiver, in OTLP's JSON protocol or its default, protobuf. */
+function tracedServer(database?: string, protocol: "http/json" | "http/protobuf" = "http/json"): Promise<TestServer> {
   return startServer({
     args: ["--poll", "100"],
     database,
     env: {
       OTEL_TRACES_EXPORTER: "otlp",
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
+      OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer ${OTLP_TOKEN}`,
       OTEL_SERVICE_NAME: "baton-traces-test",
       OTEL_BSP_SCHEDULE_DELAY: "50",
@@ -346,7 +281,8 @@ describe("traces", () => {
     const first = await one(traceId, "advance hold");
     const start = await one(traceId, "start traced_order");
     await server.kill();
-    const restarted = await tracedServer(server.database);
+    // The restarted process exports in protobuf, OTLP's default protocol.
+    const restarted = await tracedServer(server.database, "http/protobuf");
     try {
       await runWorker(restarted, "hold");
       expect((await settled(client(restarted.url), id)).status).toBe("completed");
@@ -354,6 +290,8 @@ describe("traces", () => {
       expect(after.parentSpanId, "the restarted process continues the stored trace").toBe(start.spanId);
       expect(first.parentSpanId).toBe(start.spanId);
       expect(received.get("/after-restart")?.slice(3, 35)).toBe(traceId);
+      expect(after.attributes).toMatchObject({ "baton.task": "after", "baton.attempt": 1, "baton.reclaimed": false });
+      expect(receiver.contentTypes).toContain("application/x-protobuf");
     } finally {
       await restarted.stop();
     }
