@@ -81,4 +81,20 @@ describe("checkTokenRequest", () => {
     ]);
     expect(problems([])).toEqual([": expected an object {label, perms, expires_in?, expires_at?}"]);
   });
+
+  it("takes scope patterns, null for every process, and names a bad pattern by its index", () => {
+    expect(checkTokenRequest({ label: "x", perms: ["read"], scopes: ["orders-*", "billing"] }, NOW)).toMatchObject({
+      ok: true,
+      value: { scopes: ["orders-*", "billing"] },
+    });
+    expect(checkTokenRequest({ label: "x", perms: ["read"], scopes: null }, NOW)).toMatchObject({
+      ok: true,
+      value: { scopes: null },
+    });
+    const omitted = checkTokenRequest({ label: "x", perms: ["read"] }, NOW);
+    expect(omitted.ok && "scopes" in omitted.value, "omitted: the creator's scopes, decided by the caller").toBe(false);
+    expect(problems({ label: "x", perms: [], scopes: ["orders-*", "*-bad"] })).toEqual([
+      'scopes[1]: "*-bad" is not a scope pattern; expected a process name, a prefix of one followed by * (orders-*), or *',
+    ]);
+  });
 });
