@@ -15,6 +15,8 @@
 //                          [--startup [N]]   (only the startup workload: --version, --help and servers on
 //                                             PostgreSQL and a fresh PGlite data dir, N runs each, default 5)
 //                          [--events N]   (N completions reported to a subscription: delivered/s, lag, the drain beside; 0 = off)
+//                          [--flow-keys K] [--flow-rated N] [--flow-rate R]   (flow control: K keys × 10 roots under a
+//                                             per-key limit of 1; N roots of a fetch held at R calls/s; 0 = off)
 //                          [--validate N,N,…|none]   (POST /definitions/validate of chained definitions of N tasks;
 //                                                     default 1000,10000,max — max is the server's task limit)
 //
@@ -37,6 +39,7 @@ import { scheduledDefinition, schedulesLine, schedulesRun } from "./bench-schedu
 import { startOtlpSink } from "./bench-otel.mjs";
 import { startupRun } from "./bench-startup.mjs";
 import { eventsDefinition, eventsLine, eventsRun } from "./bench-events.mjs";
+import { FLOW_PER_KEY, flowDefinitions, flowLines, preloadKeyed, ratedUpstream, rateFigures } from "./bench-flow.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const apiDir = join(root, "apps/api");
@@ -66,6 +69,11 @@ const LATENCY_N = flag("--latency", 200);
 const RETENTION_N = flag("--retention", 2000);
 const SCHEDULES_N = flag("--schedules", 10000);
 const EVENTS_N = flag("--events", 5000);
+// Flow control (scripts/bench-flow.mjs): keys × 10 roots under a per-key limit of 1; roots of a
+// fetch held at --flow-rate calls a second. 0 = off.
+const FLOW_KEYS = flag("--flow-keys", 1000);
+const FLOW_RATED_N = flag("--flow-rated", 2000);
+const FLOW_RATE = flag("--flow-rate", 200);
 const LATENCY_WARMUP = 20;
 // The tree warm-up: a smaller tree of the same shape.
 const TREE_WARMUP_DEPTH = Math.min(TREE_DEPTH, 8);
@@ -770,6 +778,9 @@ async function main() {
   await call(loader.url, "PUT", "/api/definitions", { ...drainDef, name: "bench_retention_load" });
   for (const def of [scheduledDefinition(drainDef), { ...drainDef, name: "bench_schedules_drain" }, eventsDefinition(drainDef)])
     await call(loader.url, "PUT", "/api/definitions", def);
+  const rated = await ratedUpstream();
+  cleanups.push(rated.close);
+  for (const def of flowDefinitions(drainDef, FLOW_RATE, rated.url)) await call(loader.url, "PUT", "/api/definitions", def);
   const externalDef = {
     name: "bench_external",
     tasks: [{ id: "ask", action: { type: "external", result_schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } } }],
@@ -791,6 +802,7 @@ async function main() {
     ["bench_retention_load", RETENTION_N],
     ["bench_schedules_drain", SCHEDULES_N > 0 ? DRAIN_N : 0],
     ["bench_events", EVENTS_N],
+    ["bench_flow_rated", FLOW_RATED_N],
   ]) {
     if (n === 0) continue;
     log(`${process}: preloading ${n} roots through POST /instances (--poll 0)`);
@@ -798,6 +810,11 @@ async function main() {
     await preload(loader.url, process, n, input);
     await park(sql, process);
     log(`${process}: preloaded in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  }
+  if (FLOW_KEYS > 0) {
+    log(`bench_flow_keyed: preloading ${FLOW_KEYS} keys × ${FLOW_PER_KEY} roots (--poll 0)`);
+    await preloadKeyed(call, loader.url, FLOW_KEYS);
+    await park(sql, "bench_flow_keyed");
   }
   await loader.stop();
 
@@ -859,6 +876,18 @@ async function main() {
     const drainBeside = (process, n) => drain(api.url, sql, process, n, MODE, api.pid).then((r) => ({ n, ...r }));
     eventsResult = await eventsRun({ call, base: api.url, n: EVENTS_N, drain: drainBeside, log });
   }
+  let keyedResult;
+  if (FLOW_KEYS > 0) {
+    log(`flow-keyed: releasing ${FLOW_KEYS * FLOW_PER_KEY} roots, ${FLOW_KEYS} keys under a per-key limit of 1`);
+    keyedResult = { n: FLOW_KEYS * FLOW_PER_KEY, ...(await drain(api.url, sql, "bench_flow_keyed", FLOW_KEYS * FLOW_PER_KEY, MODE, api.pid)) };
+  }
+  let ratedResult;
+  if (FLOW_RATED_N > 0) {
+    log(`flow-rated: releasing ${FLOW_RATED_N} roots of one fetch under rate_limit ${FLOW_RATE}/1s`);
+    rated.stamps.length = 0;
+    const r = await drain(api.url, sql, "bench_flow_rated", FLOW_RATED_N, MODE, api.pid);
+    ratedResult = { n: FLOW_RATED_N, ...r, figures: rateFigures(rated.stamps) };
+  }
   const messages = api.messages;
   await api.stop();
   let retentionResult;
@@ -916,6 +945,7 @@ async function main() {
         `while the same server ran ${r.loadN} drain roots at ${r.loadRate.toFixed(0)} instances/s); live rows lost: ${r.liveLost}`,
     );
   }
+  for (const line of flowLines(keyedResult, ratedResult, FLOW_RATE, results.find((r) => r.workload === "drain")?.rate)) console.log(line);
   if (eventsResult !== undefined) console.log(eventsLine(eventsResult, results.find((r) => r.workload === "drain")?.rate));
   if (schedulesResult !== undefined) console.log(schedulesLine(schedulesResult, results.find((r) => r.workload === "drain")?.rate));
   for (const v of validateResult)

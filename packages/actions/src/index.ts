@@ -25,7 +25,7 @@ export {
   INSTANCE_KEY_MAX_LENGTH,
   LIFECYCLE_OUTCOMES,
 } from "./endpoints/instances.js";
-export { INSTANCE_PHASES, INSTANCE_STATUSES } from "./statuses.js";
+export { FLOW_WAIT_REASONS, type FlowWaitReason, INSTANCE_PHASES, INSTANCE_STATUSES } from "./statuses.js";
 export { LOG_LEVELS } from "@baton/log";
 export { DELIVERY_STATUSES, EVENT_TYPES } from "./event-types.js";
 export { HOOK_VERIFIERS } from "./hook-types.js";

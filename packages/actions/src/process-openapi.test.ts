@@ -42,6 +42,37 @@ describe("buildProcessOpenApi", () => {
     expect(result.valid).toBe(true);
   });
 
+  it("describes the process's events as OpenAPI 3.1 webhooks, the completed output typed by its output schema", async () => {
+    const typed = buildProcessOpenApi(full, {
+      name: "order-fulfilment",
+      input_schema: INPUT_SCHEMA,
+      $defs: DEFS,
+      output_schema: { type: "object", properties: { shipped: { type: "boolean" } }, required: ["shipped"] },
+    }) as Doc & { webhooks: Record<string, any> };
+    const checked = await new Validator().validate(structuredClone(typed));
+    expect(checked.errors, JSON.stringify(checked.errors, null, 2)).toBeUndefined();
+    expect(Object.keys(typed.webhooks).sort()).toEqual([
+      "external_task.waiting",
+      "instance.cancelled",
+      "instance.completed",
+      "instance.failed",
+      "instance.paused",
+      "instance.raised",
+    ]);
+    const body = typed.webhooks["instance.completed"].post.requestBody.content["application/json"].schema;
+    expect(body.properties.type).toEqual({ type: "string", const: "instance.completed" });
+    expect(body.properties.data.properties.output).toEqual({
+      type: "object",
+      properties: { shipped: { type: "boolean" } },
+      required: ["shipped"],
+    });
+    expect(typed.webhooks["instance.completed"].post.parameters.map((p: { name: string }) => p.name)).toEqual([
+      "webhook-id",
+      "webhook-timestamp",
+      "webhook-signature",
+    ]);
+  });
+
   it("keeps only starting and reading instances", () => {
     expect(
       operations(doc)

@@ -16,6 +16,8 @@ export const PROCESS_OPERATIONS: readonly string[] = [
 export interface ProcessForOpenApi {
   name: string;
   input_schema?: JsonSchema;
+  /** The type of the instance `output` (the checker's inference, docs/language.md "Schemas"): types the events. */
+  output_schema?: JsonSchema;
   /** The definition's shared schemas, which `input_schema` may reference as `#/$defs/<name>`. */
   $defs?: Record<string, JsonSchema>;
 }
@@ -102,7 +104,94 @@ export function buildProcessOpenApi(doc: OpenApiDocument, definition: ProcessFor
   const schemas = (out.components.schemas ??= {});
   for (const [def, schema] of Object.entries(definition.$defs ?? {}))
     schemas[componentName(name, def)] = rehomeRefs(schema, name);
+  out.webhooks = processWebhooks(definition);
   return out;
+}
+
+/**
+ * OpenAPI 3.1 `webhooks`: what a subscription to this process receives (docs/events.md "Event
+ * types"), one entry per event type, the completed instance's `output` typed by the process's
+ * output schema. The payload shapes are the outbox triggers' (migration 0018): change both together.
+ */
+function processWebhooks(definition: ProcessForOpenApi): Record<string, unknown> {
+  const name = definition.name;
+  const str = { type: "string" };
+  const instanceData = (status: string, extra: Record<string, JsonSchema>): JsonSchema => ({
+    type: "object",
+    properties: {
+      instance_id: str,
+      root_id: str,
+      parent_id: { type: ["string", "null"] },
+      process: { type: "string", const: name },
+      version: { type: "integer" },
+      status: { type: "string", const: status },
+      business_key: { type: ["string", "null"] },
+      task: str,
+      ...extra,
+    },
+    required: ["instance_id", "root_id", "process", "version", "status", "task"],
+  });
+  const error: JsonSchema = {
+    type: "object",
+    properties: { code: str, message: { type: ["string", "null"] } },
+    required: ["code"],
+  };
+  const output =
+    definition.output_schema === undefined ? {} : (rehomeRefs(definition.output_schema, name) as JsonSchema);
+  const data: Record<string, JsonSchema> = {
+    "instance.completed": instanceData("completed", { output }),
+    "instance.failed": instanceData("failed", { error }),
+    "instance.raised": instanceData("raised", { error }),
+    "instance.cancelled": instanceData("cancelled", {}),
+    "instance.paused": instanceData("paused", {}),
+    "external_task.waiting": {
+      type: "object",
+      properties: {
+        instance_id: str,
+        process: { type: "string", const: name },
+        version: { type: "integer" },
+        business_key: { type: ["string", "null"] },
+        task: str,
+        input: {},
+        deadline: { type: ["integer", "null"] },
+      },
+      required: ["instance_id", "process", "version", "task"],
+    },
+  };
+  const webhooks: Record<string, unknown> = {};
+  for (const [type, schema] of Object.entries(data))
+    webhooks[type] = {
+      post: {
+        operationId: `${type.replace(/[._]/g, "-")}`,
+        summary: `${type} of process ${name}`,
+        description:
+          "POSTed to a subscription's URL (docs/events.md), signed by Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).",
+        parameters: ["webhook-id", "webhook-timestamp", "webhook-signature"].map((header) => ({
+          name: header,
+          in: "header",
+          required: true,
+          schema: { type: "string" },
+        })),
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: {
+                  type: { type: "string", const: type },
+                  timestamp: { type: "string", format: "date-time" },
+                  data: schema,
+                },
+                required: ["type", "timestamp", "data"],
+              },
+            },
+          },
+        },
+        responses: { "200": { description: "Any 2xx: delivered. Anything else is retried with backoff." } },
+      },
+    };
+  return webhooks;
 }
 
 function patchStartBody(op: Record<string, any>, definition: ProcessForOpenApi): void {

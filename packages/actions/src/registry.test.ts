@@ -51,6 +51,7 @@ const ENDPOINT_TABLE: [string, string, ActionSpec["permissions"], number[]][] = 
 // The extensions beyond the interface (docs/api.md "Extensions"), in the same shape.
 const EXTENSION_TABLE: [string, string, ActionSpec["permissions"], number[]][] = [
   ["get", "/instances/counts", ["read"], [400, 500]],
+  ["get", "/instances/waits", ["read"], [400, 500]],
   ["get", "/instances/activity", ["read"], [400, 500]],
   ["get", "/external-tasks", ["read"], [400, 500]],
   ["post", "/external-tasks/resolve-batch", ["worker"], [400, 500]],
@@ -106,6 +107,7 @@ const NAMES: Record<ActionName, true> = {
   startInstance: true,
   listInstances: true,
   countInstances: true,
+  listFlowWaits: true,
   instanceActivity: true,
   bulkPauseInstances: true,
   bulkResumeInstances: true,

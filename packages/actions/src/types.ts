@@ -8,7 +8,7 @@ import type { Json } from "@baton/expr";
 import type { LogLevel } from "@baton/log";
 import type { Permission } from "./action-spec.js";
 import type { SortOrder } from "./pagination.js";
-import type { InstancePhase, InstanceStatus } from "./statuses.js";
+import type { FlowWaitReason, InstancePhase, InstanceStatus } from "./statuses.js";
 import type { ListSchedulesQuery, Schedule, ScheduleBody, ScheduleFire, ScheduleWarning } from "./schedule-types.js";
 
 export type { FireOutcome, OverlapPolicy } from "./schedule-types.js";
@@ -280,6 +280,10 @@ export interface ListInstancesQuery extends ListQuery<"created_at" | "updated_at
   updated_before?: number;
   /** Extension: exact business key. */
   key?: string;
+  /** Extension: only running instances waiting for flow control (docs/flow-control.md). */
+  waiting_for?: FlowWaitReason;
+  /** Extension: only instances waiting for flow control on this key. */
+  wait_key?: string;
   /** Extension: only this instance's children. */
   parent_id?: string;
 }
@@ -330,6 +334,24 @@ export interface ExternalizedObject {
   size: number;
 }
 
+/** Extension: what a running instance waits for (docs/flow-control.md). */
+export interface FlowWait {
+  reason: FlowWaitReason;
+  scope: string;
+  key: string;
+  limit: number;
+  since: string;
+}
+
+/** Extension: GET /instances/waits, the waits grouped by scope and key. */
+export interface FlowWaitGroup {
+  reason: FlowWaitReason;
+  scope: string;
+  key: string;
+  waiting: number;
+  oldest_since: string;
+}
+
 export interface InstanceDetail {
   id: string;
   process: string;
@@ -361,6 +383,8 @@ export interface InstanceDetail {
   next_replayable: boolean;
   external_claim_epoch: number;
   objects: ExternalizedObject[];
+  /** Extension: sent only while it waits for flow control. */
+  waiting_for?: FlowWait;
 }
 
 export interface InstanceIdParams {
@@ -651,6 +675,12 @@ export interface ActionTypes {
   startInstance: Io<None, None, StartInstanceBody, StartInstanceResponse>;
   listInstances: Io<None, ListInstancesQuery, None, Page<InstanceRow>>;
   countInstances: Io<None, CountInstancesQuery, None, InstanceCounts>;
+  listFlowWaits: Io<
+    None,
+    { process?: string; reason?: FlowWaitReason; limit?: number },
+    None,
+    { groups: FlowWaitGroup[]; truncated: boolean }
+  >;
   instanceActivity: Io<None, { window?: "hour" | "day" | "week"; process?: string }, None, InstanceActivity>;
   bulkPauseInstances: Io<None, None, BulkBody | undefined, BulkResult>;
   bulkResumeInstances: Io<None, None, BulkBody | undefined, BulkResult>;

@@ -8,14 +8,15 @@
 // walking it in JavaScript: text (a request body as received, stored definitions as stored) and
 // short lists of strings; results as the text the caller stores or answers (canonical text, the
 // validate and compat answers), never as objects the event loop would have to parse or walk.
-import { buildOpenApi, buildProcessOpenApi, registry } from "@baton/actions";
-import { type Json, parseWrittenJson, stringifyJson } from "@baton/expr";
+import { buildOpenApi, buildProcessOpenApi, type ProcessForOpenApi, registry } from "@baton/actions";
+import { type Json, type JsonSchema, parseWrittenJson, stringifyJson } from "@baton/expr";
 import {
   type CompatReport,
   CompatTooLarge,
   compareDefinitions,
   type Definition,
   excuseMembers,
+  inferSchemas,
   type UpgradeGate,
   upgradeGates,
 } from "@baton/model";
@@ -94,7 +95,7 @@ export function runCheckJob(job: CheckJob): RequestReply | CompareReply | Upgrad
     case "upgrade":
       return runUpgrade(job);
     case "openapi":
-      return { text: stringifyJson(buildProcessOpenApi(baseOpenApi(), parseWrittenJson(job.definition) as never)) };
+      return { text: stringifyJson(buildProcessOpenApi(baseOpenApi(), withOutputType(job.definition))) };
   }
 }
 
@@ -142,4 +143,16 @@ function runCompare(job: CompareJob): CompareReply {
     });
   }
   return { ok: true, compared };
+}
+
+/** The stored definition with its inferred output type, which types its events' `output` (docs/events.md). */
+function withOutputType(text: string): ProcessForOpenApi {
+  const definition = parseWrittenJson(text) as unknown as Definition & ProcessForOpenApi;
+  let output: JsonSchema | undefined;
+  try {
+    output = inferSchemas(definition, 0).process_output as JsonSchema;
+  } catch {
+    output = undefined;
+  }
+  return output === undefined ? definition : { ...definition, output_schema: output };
 }

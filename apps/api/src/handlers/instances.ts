@@ -16,6 +16,7 @@ import {
 import { loadObjects } from "../storage/objects.js";
 import { countDimensions, countInstances } from "../views/instance-counts.js";
 import { instanceActivity } from "../views/instance-activity.js";
+import { flowWaitGroups, flowWaitOf } from "../views/flow-waits.js";
 import {
   findForView,
   findInstance,
@@ -82,7 +83,8 @@ export const instanceHandlers = {
     const limit = query.resolve === true ? services.config.objectResolveLimitBytes : -1;
     const shown = await showObjects(db, { state: parseWrittenJson(row.state), output: storedOutput(row) }, limit);
     const view = detailView(row, { state: shown.values.state!, output: shown.values.output, objects: shown.objects });
-    return { body: redactView(view, secrets) };
+    const waiting = row.status === "running" || row.status === "paused" ? await flowWaitOf(db, row.id) : undefined;
+    return { body: redactView(waiting === undefined ? view : { ...view, waiting_for: waiting }, secrets) };
   },
 
   listInstances: async ({ query, principal }, services) => {
@@ -105,6 +107,11 @@ export const instanceHandlers = {
     const window = (query.window ?? "day") as ActivityWindow;
     const only = await scopeFilter(db, principal);
     return { body: await instanceActivity(db, window, services.clock.now(), query, only) };
+  },
+
+  listFlowWaits: async ({ query, principal }, services) => {
+    const db = readerOf(services);
+    return { body: await flowWaitGroups(db, query, await scopeFilter(db, principal)) };
   },
 
   countInstances: async ({ query, principal }, services) => {

@@ -57,6 +57,8 @@ function countersAnswer(query: Partial<InstanceFilters>): boolean {
   return (
     query.task === undefined &&
     query.key === undefined &&
+    query.waiting_for === undefined &&
+    query.wait_key === undefined &&
     query.parent_id === undefined &&
     (query.version === undefined || query.version === 0) &&
     query.created_after === undefined &&

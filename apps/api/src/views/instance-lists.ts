@@ -95,6 +95,12 @@ export function instanceFilters(
   if (query.process !== undefined) where.push(eq(instances.process, query.process));
   if (query.version !== undefined && query.version !== 0) where.push(eq(instances.version, query.version));
   if (query.key !== undefined) where.push(eq(instances.key, query.key));
+  // Flow-control waits (docs/flow-control.md): a wait row exists while the instance waits.
+  if (query.waiting_for !== undefined || query.wait_key !== undefined) {
+    const reason = query.waiting_for === undefined ? sql`` : sql` AND w.reason = ${query.waiting_for}`;
+    const key = query.wait_key === undefined ? sql`` : sql` AND w.key = ${query.wait_key}`;
+    where.push(sql`EXISTS (SELECT 1 FROM flow_waits w WHERE w.instance_id = ${instances.id}${reason}${key})`);
+  }
   // A parent's children are never roots: parent_id implies children=true.
   if (query.parent_id !== undefined) where.push(eq(instances.parentId, String(query.parent_id).toLowerCase()));
   else if (query.children !== true) where.push(isNull(instances.parentId));

@@ -86,6 +86,12 @@ function printDetail(out: Output, detail: InstanceDetail): void {
   field(out, "process", `${detail.process} v${detail.version}`);
   field(out, "status", colorStatus(out.style, detail.status) + (detail.phase ? ` (${detail.phase})` : ""));
   field(out, "task", detail.task ?? "");
+  // Flow control (docs/flow-control.md "Watching it"): why a running instance does not move.
+  if (detail.waiting_for !== undefined) {
+    const w = detail.waiting_for;
+    const what = w.reason === "concurrency" ? "a slot of" : "a start permit of";
+    field(out, "waiting_for", `${what} ${w.scope} with key "${w.key}" (limit ${w.limit}) since ${w.since}`);
+  }
   field(out, "retry_count", String(detail.retry_count));
   field(out, "created_at", detail.created_at);
   field(out, "updated_at", detail.updated_at);

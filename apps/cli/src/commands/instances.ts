@@ -1,4 +1,10 @@
-import { INSTANCE_PHASES, INSTANCE_STATUSES, type InstanceRow, type ListInstancesQuery } from "@baton/actions";
+import {
+  FLOW_WAIT_REASONS,
+  INSTANCE_PHASES,
+  INSTANCE_STATUSES,
+  type InstanceRow,
+  type ListInstancesQuery,
+} from "@baton/actions";
 import type { Command } from "commander";
 import { UsageError } from "../cli-error.js";
 import { act, collectList, type ContextFactory, examples } from "../command-kit.js";
@@ -26,6 +32,8 @@ export function registerInstances(program: Command, makeContext: ContextFactory)
       .option("--children", "include child instances")
       .option("-k, --key <key>", "only instances started with this business key (exact)")
       .option("--parent <id>", "only the children of this instance")
+      .option("--waiting-for <reason>", `only instances waiting for flow control (${FLOW_WAIT_REASONS.join(", ")})`)
+      .option("--wait-key <key>", "only instances waiting for flow control on this key")
       .option("--since <duration|timestamp>", "only instances created since (1h, 2d, or an ISO 8601 time)"),
   ).action(
     act(makeContext, async (ctx, _args, options) => {
@@ -41,6 +49,7 @@ export function registerInstances(program: Command, makeContext: ContextFactory)
     "baton instances --process orders --task charge --phase external",
     "baton instances --children --all --json",
     "baton instances --key A-1001",
+    "baton instances --waiting-for concurrency --wait-key customer-42",
     "baton instances --parent 019a3c1e-7c2b-7d10-8f00-4b6e2a9d1c55",
   ]);
 }
@@ -73,6 +82,14 @@ export function instanceQuery(options: Record<string, any>, now: number): ListIn
   if (options.children) query.children = true;
   if (options.key !== undefined) query.key = options.key;
   if (options.parent !== undefined) query.parent_id = options.parent;
+  if (options.waitingFor !== undefined) {
+    if (!(FLOW_WAIT_REASONS as readonly string[]).includes(options.waitingFor))
+      throw new UsageError(
+        `--waiting-for: unknown reason "${options.waitingFor}"; expected one of ${FLOW_WAIT_REASONS.join(", ")}`,
+      );
+    query.waiting_for = options.waitingFor;
+  }
+  if (options.waitKey !== undefined) query.wait_key = options.waitKey;
   if (options.since) query.created_after = parseSince(options.since, now);
   return query;
 }

@@ -5,6 +5,7 @@ import { Link } from "./components/link.js";
 import { TimeZoneSwitch } from "./components/time-text.js";
 import { ChannelsPage } from "./pages/channels.js";
 import { SchedulesPage } from "./pages/schedules.js";
+import { EventsPage } from "./pages/events.js";
 import { ComparePage } from "./pages/compare.js";
 import { DefinitionsPage } from "./pages/definitions.js";
 import { ExternalTasksPage } from "./pages/external-tasks.js";
@@ -28,6 +29,7 @@ const NAV: { label: string; to: Route; pages: Route["page"][] }[] = [
   { label: "Definitions", to: { page: "definitions" }, pages: ["definitions", "process", "version", "compare"] },
   { label: "Channels", to: { page: "channels" }, pages: ["channels"] },
   { label: "Schedules", to: { page: "schedules" }, pages: ["schedules"] },
+  { label: "Events", to: { page: "events" }, pages: ["events"] },
   { label: "Tokens", to: { page: "tokens" }, pages: ["tokens"] },
 ];
 
@@ -52,6 +54,8 @@ function Page({ route, session }: { route: Route; session: Session }) {
       return <ChannelsPage permissions={permissions} />;
     case "schedules":
       return <SchedulesPage permissions={permissions} />;
+    case "events":
+      return <EventsPage permissions={permissions} />;
     case "external":
       return <ExternalTasksPage search={route.search} />;
     case "task":
@@ -91,6 +95,8 @@ export function routeTitle(route: Route): string {
         return "Channels";
       case "schedules":
         return "Schedules";
+      case "events":
+        return "Events";
       case "external":
         return "External tasks";
       case "task":

@@ -11,6 +11,7 @@ export type Route =
   | { page: "compare"; name: string; from: number | null; to: number | null }
   | { page: "channels" }
   | { page: "schedules" }
+  | { page: "events" }
   /** `search`: the tasklist's filters and position (`process`, `claimed`, `after`/`before`); absent when empty. */
   | { page: "external"; search?: string }
   /** One waiting external task, by the instance that waits on it (docs/ui.md "Tasklist"). */
@@ -45,7 +46,8 @@ export function parseRoute(hash: string): Route {
   if (head === "external" && parts.length === 2) return { page: "task", instance: a };
   if (head === "external" && parts.length === 1)
     return query ? { page: "external", search: query } : { page: "external" };
-  if (parts.length === 1 && (head === "channels" || head === "tokens" || head === "schedules")) return { page: head };
+  if (parts.length === 1 && (head === "channels" || head === "tokens" || head === "schedules" || head === "events"))
+    return { page: head };
   return { page: "not-found", hash };
 }
 
@@ -87,6 +89,7 @@ export function routeHash(route: Route): string {
       return `#/external${route.search ? `?${route.search}` : ""}`;
     case "channels":
     case "schedules":
+    case "events":
     case "tokens":
       return `#/${route.page}`;
     case "task":

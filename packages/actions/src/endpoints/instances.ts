@@ -19,7 +19,7 @@ import {
   MAX_VERSION,
 } from "../schema.js";
 import { action } from "./define.js";
-import { INSTANCE_PHASES, INSTANCE_STATUSES } from "../statuses.js";
+import { FLOW_WAIT_REASONS, INSTANCE_PHASES, INSTANCE_STATUSES } from "../statuses.js";
 import { LOG_LEVELS } from "@baton/log";
 
 const TAG = "instances";
@@ -143,8 +143,26 @@ const DETAIL_FIELDS: Record<string, JsonSchema> = {
   ),
 };
 
+/** Extension (docs/flow-control.md): what a running instance waits for, while it waits. */
+export const FLOW_WAIT_SCHEMA = responseObject(
+  {
+    reason: str("`concurrency`: a slot; `rate_limit`: a start permit.", { enum: [...FLOW_WAIT_REASONS] }),
+    scope: str("What is limited: `process:<name>`, `task:<name>/<task>` or `rate:<name>/<task>`."),
+    key: str("The evaluated key it waits on."),
+    limit: int("The limit of the version it runs.", { minimum: 1 }),
+    since: dateTime("When it started waiting (ISO 8601 UTC)."),
+  },
+  ["reason", "scope", "key", "limit", "since"],
+  { title: "FlowWait" },
+);
+DETAIL_FIELDS.waiting_for = {
+  ...FLOW_WAIT_SCHEMA,
+  description:
+    "**Extension.** Sent only while the instance waits for a flow-control slot or start permit (docs/flow-control.md).",
+};
+
 /** Sent only when set, as in the status view. */
-const DETAIL_OPTIONAL = new Set(["error_code", "error_message", "output"]);
+const DETAIL_OPTIONAL = new Set(["error_code", "error_message", "output", "waiting_for"]);
 
 export const INSTANCE_DETAIL_SCHEMA = responseObject(
   DETAIL_FIELDS,
@@ -219,6 +237,14 @@ export const INSTANCE_FILTERS: Record<string, JsonSchema> = {
   key: str("**Extension.** Exact business key (as given to `POST /instances`).", {
     minLength: 1,
     maxLength: INSTANCE_KEY_MAX_LENGTH,
+  }),
+  waiting_for: str(
+    "**Extension.** Only running instances waiting for a flow-control slot (`concurrency`) or start permit (`rate_limit`), docs/flow-control.md.",
+    { enum: [...FLOW_WAIT_REASONS] },
+  ),
+  wait_key: str("**Extension.** Only instances waiting for flow control on this key (any scope).", {
+    minLength: 1,
+    maxLength: 1024,
   }),
   parent_id: str("**Extension.** Only the children of this instance (implies `children`).", {
     pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
@@ -343,6 +369,66 @@ export const instanceActions = [
     },
   }),
   // Before getInstance: the router tries routes in registry order, and /instances/{id} would take "counts" as an id.
+  action({
+    name: "listFlowWaits",
+    method: "get",
+    path: "/instances/waits",
+    tag: TAG,
+    extension: true,
+    summary: "Instances waiting for flow control, grouped by scope and key",
+    description:
+      "The waits for flow-control slots and start permits (docs/flow-control.md), grouped by scope and key: how many instances wait on each and since when the oldest waits, " +
+      "the longest queues first. `process` keeps the scopes of one process; `reason` one kind of wait. At most `limit` groups (default 100); `truncated` says whether more exist. " +
+      "List the instances of one group with `GET /instances?waiting_for=<reason>&wait_key=<key>`.",
+    permissions: ["read"],
+    scope: { by: "list" },
+    query: strictObject({
+      process: processName("Only the scopes of this process."),
+      reason: str("Only this kind of wait.", { enum: [...FLOW_WAIT_REASONS] }),
+      limit: int("Groups to return.", { minimum: 1, maximum: 1000, default: 100 }),
+    }),
+    responses: {
+      200: {
+        description: "The groups.",
+        schema: responseObject(
+          {
+            groups: arrayOf(
+              responseObject(
+                {
+                  reason: str("The kind of wait.", { enum: [...FLOW_WAIT_REASONS] }),
+                  scope: str("What is limited."),
+                  key: str("The key."),
+                  waiting: int("Instances waiting on it.", { minimum: 1 }),
+                  oldest_since: dateTime("When its oldest wait began."),
+                },
+                ["reason", "scope", "key", "waiting", "oldest_since"],
+              ),
+              "The groups, the most instances waiting first.",
+            ),
+            truncated: bool("More groups exist than `limit`."),
+          },
+          ["groups", "truncated"],
+          { title: "FlowWaits" },
+        ),
+      },
+    },
+    errors: [400, 500],
+    example: {
+      request: { query: { process: "order-fulfilment" } },
+      response: {
+        groups: [
+          {
+            reason: "concurrency",
+            scope: "process:order-fulfilment",
+            key: "customer-42",
+            waiting: 3,
+            oldest_since: "2026-01-02T10:00:00.000Z",
+          },
+        ],
+        truncated: false,
+      },
+    },
+  }),
   action({
     name: "countInstances",
     method: "get",

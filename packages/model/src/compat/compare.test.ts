@@ -226,6 +226,21 @@ describe("compareDefinitions", () => {
     expect(more.changed).toEqual([{ address: "output", task: null }]);
   });
 
+  it("breaks the contract when an external task's waiting event loses a field of its input", () => {
+    const ask = (input: Record<string, unknown>) =>
+      decoded({
+        name: "ask",
+        input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+        tasks: [{ id: "approve", action: { type: "external", input } }],
+      });
+    const r = compareDefinitions(ask({ amount: "$: input.n", note: "x" }), ask({ note: "x" }), 1, 2);
+    const lost = r.issues.find((i) => i.address === "tasks.approve" && i.member === "contract");
+    expect(lost?.message).toContain("the external_task.waiting event's input may break what the old version sent");
+    expect(r.contract.compatible).toBe(false);
+    const more = compareDefinitions(ask({ note: "x" }), ask({ note: "x", amount: "$: input.n" }), 1, 2);
+    expect(more.issues.filter((i) => i.member === "contract")).toEqual([]);
+  });
+
   it("reports a reordering of tasks as a process-level change", () => {
     const a = decoded({ name: "p", tasks: [{ id: "x" }, { id: "y" }, { id: "z" }] });
     const b = decoded({ name: "p", tasks: [{ id: "x" }, { id: "z" }, { id: "y" }] });

@@ -122,6 +122,35 @@ function contractIssues(from: Definition, to: Definition): CompatIssue[] {
       message: `the output may break what the old version promised: ${i.message}`,
       gating: i.certain,
     });
+  issues.push(...waitingEventIssues(from, to));
+  return issues;
+}
+
+/**
+ * The `external_task.waiting` event carries an external task's evaluated input (docs/events.md
+ * "Event types"): a subscriber's contract, like the output. Each external task of both versions
+ * must send no input the old one did not promise.
+ */
+function waitingEventIssues(from: Definition, to: Definition): CompatIssue[] {
+  const issues: CompatIssue[] = [];
+  const fromTyping = typeDefinition(from);
+  const toTyping = typeDefinition(to);
+  const names = { a: "the new task input", b: "the input the old version's event carried" };
+  to.tasks.forEach((task, i) => {
+    if (task.action?.type !== "external") return;
+    const j = from.tasks.findIndex((t) => t.id === task.id && t.action?.type === "external");
+    if (j < 0) return;
+    const before = (fromTyping.tasks[j]?.payload ?? {}) as Schema;
+    const after = (toTyping.tasks[i]?.payload ?? {}) as Schema;
+    for (const issue of isSubschema(after, before, { aDefs: to.$defs, bDefs: from.$defs, names }).issues)
+      issues.push({
+        member: "contract",
+        address: `tasks.${task.id}`,
+        path: issue.path,
+        message: `the external_task.waiting event's input may break what the old version sent: ${issue.message}`,
+        gating: issue.certain,
+      });
+  });
   return issues;
 }
 

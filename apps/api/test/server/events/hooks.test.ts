@@ -105,6 +105,16 @@ const github = (body: string, delivery: string, secret = GITHUB_SECRET) => ({
 });
 
 describe("hooks over HTTP", () => {
+  it("describes the process's events in its OpenAPI document, the completed output typed", async () => {
+    const doc = await api.get("/api/definitions/build/openapi.json");
+    expect(doc.status, doc.text).toBe(200);
+    const body = doc.body.webhooks["instance.completed"].post.requestBody.content["application/json"].schema;
+    expect(body.properties.data.properties.output.properties).toEqual({
+      repo: { type: "string" },
+      sha: { type: "string" },
+    });
+  });
+
   it("refuses a shape that does not fit the target's input_schema, naming the field", async () => {
     const res = await api.put("/api/hooks/bad", {
       verifier: "github",
