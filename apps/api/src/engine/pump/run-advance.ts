@@ -151,6 +151,7 @@ export function createAdvanceRunner(deps: RunnerDeps): RunAdvance {
         secrets = secretsOf(def.definition);
         const task = def.byId.get(row.task)?.task;
         taskKind = task?.action?.type ?? "routing";
+        if (row.reclaimedFrom !== null && task?.only_once) metrics.onlyOnceInterrupted();
         // Flow control (docs/flow-control.md "Slots"): a definition without it reads nothing here.
         if (!crashed && usesFlowControl(def.definition)) {
           const gate = await gateAdvance(gateDeps, def, row, state, basis.environment(def));
