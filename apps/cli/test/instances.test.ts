@@ -407,3 +407,38 @@ describe("lifecycle", () => {
     expect(JSON.parse(same.stdout)).toEqual({ upgraded: false, moves: null });
   });
 });
+
+// Last in the file: its instances wait for an hour and would show in the lists above.
+describe("flow control", () => {
+  it("baton waits groups the waiting by key; instances --waiting-for lists them; get --detail says why", async () => {
+    await deployFiles(env, {
+      "one-per-customer.yaml": `name: one_per_customer
+input_schema:
+  type: object
+  properties: {customer: {type: string}}
+  required: [customer]
+concurrency: {key: "$: input.customer", limit: 1}
+tasks:
+  - id: hold
+    action: {type: delay, for: 1h}
+`,
+    });
+    for (let i = 0; i < 3; i++)
+      expect((await cli(["run", "one_per_customer", "--input", '{"customer": "ada"}'])).code).toBe(0);
+    await cli(["tick"]);
+    await cli(["tick"]);
+    const waits = await cli(["waits", "--process", "one_per_customer"]);
+    expect(waits.code, waits.stderr).toBe(0);
+    expect(waits.stdout).toMatch(/^\s+2\s+concurrency\s+process:one_per_customer\s+key "ada"\s+oldest since /);
+    const listed = JSON.parse(
+      (await cli(["instances", "--waiting-for", "concurrency", "--wait-key", "ada", "--json"])).stdout,
+    );
+    expect(listed.items ?? listed).toHaveLength(2);
+    const id = (listed.items ?? listed)[0].id;
+    const detail = await cli(["get", id, "--detail"]);
+    expect(detail.stdout).toMatch(/waiting_for.*a slot of process:one_per_customer with key "ada" \(limit 1\)/);
+    const bad = await cli(["instances", "--waiting-for", "nothing"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--waiting-for: unknown reason "nothing"');
+  });
+});
