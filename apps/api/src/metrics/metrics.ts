@@ -60,6 +60,8 @@ export interface SampledFigures {
   externalWaiting: number;
   externalClaimed: number;
   oldestExternalWaitingSeconds: number;
+  /** Flow-control waits per reason: instances waiting, keys with waits, the longest queue on one key. */
+  flowWaits: Array<{ reason: string; waiting: number; keys: number; longest: number }>;
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
@@ -118,6 +120,24 @@ export function createMetrics(options: { pool?: PoolGauge; exemplars?: boolean }
   const externalOldest = new Gauge({
     name: "baton_external_task_oldest_waiting_seconds",
     help: "Age of the oldest waiting external task (0 when none waits)",
+    registers: r,
+  });
+  const flowWaiting = new Gauge({
+    name: "baton_flow_waiting",
+    help: "Instances waiting for flow control, by reason (concurrency, rate_limit)",
+    labelNames: ["reason"],
+    registers: r,
+  });
+  const flowKeys = new Gauge({
+    name: "baton_flow_waiting_keys",
+    help: "Keys with at least one instance waiting for flow control, by reason",
+    labelNames: ["reason"],
+    registers: r,
+  });
+  const flowLongest = new Gauge({
+    name: "baton_flow_waiting_longest_queue",
+    help: "The most instances waiting on one key, by reason",
+    labelNames: ["reason"],
     registers: r,
   });
   const sampleAge = new Gauge({
@@ -358,6 +378,12 @@ export function createMetrics(options: { pool?: PoolGauge; exemplars?: boolean }
       external.set({ state: "waiting" }, figures.externalWaiting);
       external.set({ state: "claimed" }, figures.externalClaimed);
       externalOldest.set(figures.oldestExternalWaitingSeconds);
+      for (const reason of ["concurrency", "rate_limit"]) {
+        const f = figures.flowWaits?.find((w) => w.reason === reason);
+        flowWaiting.set({ reason }, f?.waiting ?? 0);
+        flowKeys.set({ reason }, f?.keys ?? 0);
+        flowLongest.set({ reason }, f?.longest ?? 0);
+      }
       sampleAge.set(nowMs / 1000);
     },
     scopeRefused(rule: string): void {

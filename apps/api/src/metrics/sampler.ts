@@ -15,7 +15,9 @@ export const SAMPLE_EVERY_MS = 5_000;
  * the live rows took 264 ms at 71,000 of them), the due queue and its oldest entry, expired
  * leases nobody reclaimed (a leased row's wake_at is its lease expiry, pump/claim.ts, so the
  * claim's index finds them: filtering every running row for lease_owner took 732 ms), and the
- * external-task queue (its table holds only current parks). Every replica samples the same
+ * external-task queue (its table holds only current parks), and the flow-control waits per reason
+ * (docs/flow-control.md: their row `phase` carries the number of keys with waits and `oldest` the
+ * longest queue on one key; never a key itself, which may be a customer). Every replica samples the same
  * database, so dashboards take max() over replicas, not sum().
  */
 export async function sampleOnce(db: Db, clock: Clock, metrics: Metrics): Promise<void> {
@@ -43,7 +45,10 @@ export async function sampleOnce(db: Db, clock: Clock, metrics: Metrics): Promis
         WHERE claimed_by IS NULL OR claim_expires_at IS NULL OR claim_expires_at <= ${now}
       UNION ALL
       SELECT 'claimed', NULL, NULL, count(*), NULL FROM external_waits
-        WHERE claimed_by IS NOT NULL AND claim_expires_at > ${now}`),
+        WHERE claimed_by IS NOT NULL AND claim_expires_at > ${now}
+      UNION ALL
+      SELECT 'flow', reason, count(*)::text, sum(n), max(n) FROM
+        (SELECT reason, count(*) AS n FROM flow_waits GROUP BY reason, scope, key) f GROUP BY reason`),
   );
   const one = (k: string) => rows.find((r) => r.k === k);
   const ageSeconds = (oldest: unknown) =>
@@ -59,6 +64,14 @@ export async function sampleOnce(db: Db, clock: Clock, metrics: Metrics): Promis
       externalWaiting: Number(one("waiting")?.n ?? 0),
       externalClaimed: Number(one("claimed")?.n ?? 0),
       oldestExternalWaitingSeconds: ageSeconds(one("waiting")?.oldest),
+      flowWaits: rows
+        .filter((r) => r.k === "flow")
+        .map((r) => ({
+          reason: String(r.status),
+          waiting: Number(r.n),
+          keys: Number(r.phase),
+          longest: Number(r.oldest),
+        })),
     },
     now,
   );

@@ -4,6 +4,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grantPass } from "../../src/engine/flow/grant.js";
+import { createMetrics } from "../../src/metrics/metrics.js";
+import { sampleOnce } from "../../src/metrics/sampler.js";
 import { cancelTree, pauseTree, resumeTree } from "../../src/engine/index.js";
 import { rowsOf } from "../../src/storage/db.js";
 import { type Harness, openHarness } from "../support/engine-harness.js";
@@ -101,6 +103,13 @@ describe("keyed concurrency on a task", () => {
     await h.tick(); // every instance reaches the gate and waits
     expect((await waits(h, def.name)).sort()).toEqual([a1, a2, a3, b1].sort());
     await queueInOrder(h, [a1, a2, a3, b1]);
+    // The sampled gauges (docs/metrics.md): waits, keys with waits, the longest queue; no key as a label.
+    const metrics = createMetrics({});
+    await sampleOnce(h.db, h.clock, metrics);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('baton_flow_waiting{reason="concurrency"} 4');
+    expect(text).toContain('baton_flow_waiting_keys{reason="concurrency"} 2');
+    expect(text).toContain('baton_flow_waiting_longest_queue{reason="concurrency"} 3');
     const order: string[] = [];
     for (let round = 0; round < 12; round++) {
       await h.tick(round % 2 === 0 ? 0 : 10_000);

@@ -94,6 +94,20 @@ describe("channels", () => {
     expect(channels.items.find((c) => c.channel === "stable")?.version).toBe(2);
   });
 
+  it("says that a target channel nobody points at yet is new, naming the ones that exist", async () => {
+    const { page, web } = stack;
+    await page.goto("about:blank");
+    await page.goto(`${web.url}/#/channels`);
+    await page.getByLabel("Promote from").fill("beta");
+    await page.getByLabel("to", { exact: true }).fill("stabel");
+    await page.getByRole("button", { name: "Preview" }).click();
+    const preview = page.getByRole("region", { name: "Promote preview" });
+    await expect
+      .poll(() => preview.getByTestId("new-channel").textContent())
+      .toMatch(/^stabel is a new channel: .* The channels that exist: .*beta.*stable/);
+    await preview.getByRole("button", { name: "Back" }).click();
+  });
+
   it("lists no unchanged pointer as a change", async () => {
     const { page, web } = stack;
     await page.goto(`${web.url}/#/channels`);

@@ -7,6 +7,7 @@ import { Link } from "../components/link.js";
 import { type Cursor, Pager } from "../components/pager.js";
 import { TimeText } from "../components/time-text.js";
 import { can, type Permissions } from "../permissions.js";
+import { liveOnPrevious } from "../promote.js";
 import { useLoad } from "../use-load.js";
 
 export function ChannelsPage({ permissions }: { permissions: Permissions }) {
@@ -102,24 +103,6 @@ async function scheduleWarningsOf(from: string, to: string, process: string): Pr
   }
 }
 
-/**
- * How many live roots each changed process has on the version the target channel points at
- * now: a promote moves the pointer, not them (they stay until upgraded).
- */
-async function liveOnPrevious(changes: PointerChange[]): Promise<Record<string, number>> {
-  const counts = await Promise.all(
-    changes
-      .filter((change) => change.previous > 0)
-      .map(async (change) => {
-        const answer = await call("countInstances", {
-          query: { process: change.name, version: change.previous, status: "running,pausing,paused,failing" },
-        });
-        return [change.name, answer.total] as const;
-      }),
-  );
-  return Object.fromEntries(counts);
-}
-
 async function allChannelEntries(): Promise<ChannelEntry[]> {
   const entries: ChannelEntry[] = [];
   let after: string | undefined;
@@ -145,6 +128,9 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
   const [busy, setBusy] = useState(false);
   const [warnings, setWarnings] = useState<ScheduleWarning[]>([]);
   const [live, setLive] = useState<Record<string, number>>({});
+  // The channels that exist when the preview was made: a target outside them is a new channel
+  // (or a typo), which the preview says before anything moves.
+  const [known, setKnown] = useState<string[]>([]);
   const body = () => ({ from: from.trim(), to: to.trim(), ...(process.trim() ? { process: process.trim() } : {}) });
 
   async function showPreview(event: FormEvent) {
@@ -158,6 +144,7 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
       if (!entries.some((e) => e.channel === f && (!p || e.name === p)))
         throw new Error(`Channel "${f}" points at no version${p ? ` of process "${p}"` : ""}: nothing to promote.`);
       const next = promotePreview(entries, f, t, p);
+      setKnown([...new Set(entries.map((e) => e.channel))].sort());
       setPreview(next);
       setWarnings(await scheduleWarningsOf(f, t, p));
       setLive(await liveOnPrevious(next.changes));
@@ -254,6 +241,12 @@ function PromoteForm({ channels, onDone }: { channels: string[]; onDone: () => v
                 {preview.unchanged ? ` (${preview.unchanged} already match)` : ""}:
               </p>
               {changeList(preview.changes, to.trim(), false)}
+              {!known.includes(to.trim()) && (
+                <p data-testid="new-channel">
+                  <strong>{to.trim()}</strong> is a new channel: no process points at it yet, and this creates it. The
+                  channels that exist: {known.join(", ")}.
+                </p>
+              )}
               {warnings.length > 0 && (
                 <div role="alert" aria-label="Schedule warnings">
                   <p>

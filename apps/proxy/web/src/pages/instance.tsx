@@ -157,6 +157,17 @@ export function InstancePage({
             <dd>{detail!.phase}</dd>
           </>
         )}
+        {detail!.waiting_for && (
+          <>
+            <dt>Waiting for</dt>
+            <dd data-testid="flow-wait">
+              {detail!.waiting_for.reason === "concurrency" ? "a concurrency slot of " : "a start permit of "}
+              <span className="mono">{detail!.waiting_for.scope}</span> with key{" "}
+              <span className="mono">{detail!.waiting_for.key}</span> (limit {detail!.waiting_for.limit}) since{" "}
+              <TimeText iso={detail!.waiting_for.since} />
+            </dd>
+          </>
+        )}
         {wait.data && (
           <>
             <dt>Waiting since</dt>
