@@ -134,12 +134,24 @@ async function openPostgres(url: string, max: number, timeouts: DatabaseTimeouts
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+/**
+ * `promise`, or a rejection once `ms` have passed without its answer. A busy event loop is not
+ * a silent database (docs/deploy.md "Probes"): when the timer fires, the verdict waits for the
+ * loop's I/O phase (setImmediate runs after it), so an answer that arrived while the loop was
+ * blocked past `ms` is read and wins; only a ping still unanswered after that times out.
+ */
+export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let immediate: NodeJS.Immediate | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(message), { code: "CONNECT_TIMEOUT" })), ms);
+    timer = setTimeout(() => {
+      immediate = setImmediate(() => reject(Object.assign(new Error(message), { code: "CONNECT_TIMEOUT" })));
+    }, ms);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, timeout]).finally(() => {
+    clearTimeout(timer);
+    if (immediate !== undefined) clearImmediate(immediate);
+  });
 }
 
 async function openPglite(dataDir: string): Promise<Database> {
