@@ -21,19 +21,18 @@ describe("lifecycleVerbs", () => {
     expect(lifecycleVerbs(root("running"), null)).toEqual(["pause", "cancel", "upgrade"]);
   });
 
-  it("offers resume on a paused or pausing root, never pause", () => {
-    expect(lifecycleVerbs(root("paused"), null)).toEqual(["resume", "cancel", "upgrade"]);
+  it("offers resume on a paused or pausing root, never pause, and reset once it is paused", () => {
+    expect(lifecycleVerbs(root("paused"), null)).toEqual(["resume", "cancel", "upgrade", "reset"]);
     expect(lifecycleVerbs(root("pausing"), null)).toEqual(["resume", "cancel", "upgrade"]);
   });
 
-  it("offers only retry on a failed root", () => {
-    expect(lifecycleVerbs(root("failed"), null)).toEqual(["retry"]);
+  it("offers retry and reset on a failed root", () => {
+    expect(lifecycleVerbs(root("failed"), null)).toEqual(["retry", "reset"]);
   });
 
-  it("offers nothing on other settled roots or while cancelling", () => {
-    for (const status of ["completed", "raised", "cancelled", "cancelling"]) {
-      expect(lifecycleVerbs(root(status), null), status).toEqual([]);
-    }
+  it("offers only reset on a completed or raised root, nothing on a cancelled or cancelling one", () => {
+    for (const status of ["completed", "raised"]) expect(lifecycleVerbs(root(status), null), status).toEqual(["reset"]);
+    for (const status of ["cancelled", "cancelling"]) expect(lifecycleVerbs(root(status), null), status).toEqual([]);
   });
 
   it("offers nothing on a child: the verbs refuse child ids", () => {
@@ -44,6 +43,7 @@ describe("lifecycleVerbs", () => {
     expect(lifecycleVerbs(root("running"), ["read"])).toEqual([]);
     expect(lifecycleVerbs(root("running"), ["read", "operate"])).toEqual(["pause", "cancel"]);
     expect(lifecycleVerbs(root("running"), ["deploy"])).toEqual(["upgrade"]);
-    expect(lifecycleVerbs(root("failed"), ["admin"])).toEqual(["retry"]);
+    expect(lifecycleVerbs(root("failed"), ["admin"])).toEqual(["retry", "reset"]);
+    expect(lifecycleVerbs(root("failed"), ["read", "deploy"])).toEqual([]);
   });
 });

@@ -177,7 +177,9 @@ describe("instance page", () => {
     expect(await page.locator("dl.facts").textContent()).toContain("pre.error");
     expect(await page.locator("svg g.node-current").getAttribute("data-task")).toBe("call");
     await expect
-      .poll(() => page.getByLabel(/force/).count(), { message: "call is not only_once: no force is offered" })
+      .poll(() => page.getByLabel(/override the only_once protection/).count(), {
+        message: "call is not only_once: retry offers no force",
+      })
       .toBe(0);
   });
 
