@@ -166,6 +166,7 @@ describe("GET /external-tasks", () => {
         .map((id, i) => ({
           instance_id: id,
           root_id: parents[i],
+          key: null,
           process: "approval",
           version: 1,
           task: "approve",
