@@ -1,15 +1,15 @@
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { installPacked } from "@baton/pack";
+import { compileConsumer, installPacked } from "@baton/pack";
 import { startServer } from "@baton/testkit";
 import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
-const workspace = path.join(packageDir, "..", "..");
+const _workspace = path.join(packageDir, "..", "..");
 
 // A typed consumer: compiles only if the shipped declarations are complete and self-contained,
 // and refuses what the registry's types refuse.
@@ -62,29 +62,8 @@ describe("the packed client", () => {
     expect(imported.stdout.trim().split(",")).toEqual(declaredValues(declarations));
     expect(declarations, "self-contained: nothing left to import").not.toMatch(/^\s*import\s/m);
 
-    writeFileSync(path.join(project, "consumer.ts"), CONSUMER);
-    writeFileSync(
-      path.join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "ES2022",
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          strict: true,
-          // A Node project has @types/node; this one borrows the workspace's.
-          typeRoots: [path.join(workspace, "node_modules", "@types")],
-          types: ["node"],
-        },
-        files: ["consumer.ts"],
-      }),
-    );
-    writeFileSync(
-      path.join(project, "package.json"),
-      JSON.stringify({ ...JSON.parse(readFileSync(path.join(project, "package.json"), "utf8")), type: "module" }),
-    );
-    const tsc = path.join(workspace, "node_modules", ".bin", "tsc");
-    const checked = await run(tsc, ["-p", "tsconfig.json"], { cwd: project }).catch((error) => error);
-    expect(checked.stdout ?? "", "the consumer type-checks against the shipped declarations").toBe("");
+    const checked = await compileConsumer(project, CONSUMER, { emit: true });
+    expect(checked, "the consumer type-checks against the shipped declarations").toBe("");
 
     const server = await startServer({ args: ["--poll", "20"] });
     try {

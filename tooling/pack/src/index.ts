@@ -180,3 +180,34 @@ export async function installPacked(packageDir: string, packageName: string): Pr
   const modules = readdirSync(path.join(project, "node_modules")).filter((name) => !name.startsWith("."));
   return { tarball, project, manifest, modules };
 }
+
+/**
+ * Writes `source` as consumer.ts into `project` (an installPacked project, made an ES module)
+ * and type-checks it with the workspace's tsc against the installed declarations, with the
+ * workspace's @types/node standing in for the project's own. `emit` also writes consumer.js to
+ * run. Answers tsc's output: empty when the consumer compiles.
+ */
+export async function compileConsumer(project: string, source: string, options: { emit: boolean }): Promise<string> {
+  const workspace = path.join(import.meta.dirname, "..", "..", "..");
+  writeFileSync(path.join(project, "consumer.ts"), source);
+  writeFileSync(
+    path.join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        ...(options.emit ? {} : { noEmit: true }),
+        typeRoots: [path.join(workspace, "node_modules", "@types")],
+        types: ["node"],
+      },
+      files: ["consumer.ts"],
+    }),
+  );
+  const manifest = path.join(project, "package.json");
+  writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, "utf8")), type: "module" }));
+  const tsc = path.join(workspace, "node_modules", ".bin", "tsc");
+  const checked = await run(tsc, ["-p", "tsconfig.json"], { cwd: project }).catch((error) => error);
+  return checked.stdout ?? "";
+}
